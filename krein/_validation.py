@@ -1,0 +1,107 @@
+"""Input checks shared by the whole package (clear errors naming the argument)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+#: Relative tolerance under which an asymmetric kernel matrix is symmetrized.
+SYMMETRY_RTOL = 1e-8
+
+
+def check_square_kernel(K, name="K", sym_rtol=SYMMETRY_RTOL, copy=False):
+    """Validate a square, finite, (numerically) symmetric kernel matrix.
+
+    A matrix whose asymmetry ``max |K - K'|`` is at most
+    ``sym_rtol * max(1, max |K|)`` is symmetrized as ``(K + K') / 2``; a larger
+    asymmetry is an error (DESIGN.md, "Bad input").
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+    name : str
+        Argument name used in error messages.
+    sym_rtol : float
+        Relative symmetry tolerance.
+    copy : bool
+        Always return a new array.
+
+    Returns
+    -------
+    K : ndarray of shape (n, n), float64, exactly symmetric.
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not 2-D square, has NaN/inf, or is asymmetric beyond tolerance.
+    """
+    K = np.array(K, dtype=float, copy=copy) if copy else np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square (n, n) matrix; got shape {K.shape}")
+    if K.shape[0] == 0:
+        raise ValueError(f"{name} is empty")
+    if not np.all(np.isfinite(K)):
+        raise ValueError(f"{name} contains NaN or inf")
+    asym = np.max(np.abs(K - K.T))
+    if asym > 0:
+        scale = max(1.0, float(np.max(np.abs(K))))
+        if asym > sym_rtol * scale:
+            raise ValueError(
+                f"{name} is not symmetric: max |{name} - {name}'| = {asym:.3g} exceeds the "
+                f"tolerance {sym_rtol:g} * max(1, max|{name}|) = {sym_rtol * scale:.3g}; "
+                "symmetrize it yourself, e.g. (K + K.T) / 2, if that is what you mean"
+            )
+        K = 0.5 * (K + K.T)
+    return K
+
+
+def check_kernel_rows(K_rows, n_train, name="K"):
+    """Validate an ``(m, n_train)`` matrix of kernel values between new and training points.
+
+    Raises
+    ------
+    ValueError
+        On wrong dimension, wrong width or NaN/inf.
+    """
+    K_rows = np.asarray(K_rows, dtype=float)
+    if K_rows.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D (n_test, n_train) matrix; got shape {K_rows.shape}")
+    if K_rows.shape[1] != n_train:
+        raise ValueError(
+            f"{name} has {K_rows.shape[1]} columns but the model was fitted on {n_train} "
+            f"training points: pass the (n_test, {n_train}) kernel between test and training points"
+        )
+    if not np.all(np.isfinite(K_rows)):
+        raise ValueError(f"{name} contains NaN or inf")
+    return K_rows
+
+
+def check_positive(value, name, allow_inf=False):
+    """Return ``float(value)`` if it is a real number > 0, else raise ``ValueError``."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and value > 0
+    ok = ok and (allow_inf or np.isfinite(value))
+    if not ok:
+        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+    return float(value)
+
+
+def check_binary_labels(y, name="y"):
+    """Map labels to ``{-1, +1}``.
+
+    Returns
+    -------
+    classes : ndarray of shape (2,)
+        Sorted original labels; ``classes[1]`` becomes +1.
+    y_pm : ndarray of shape (n,), float in {-1, +1}
+
+    Raises
+    ------
+    ValueError
+        If there are not exactly two classes.
+    """
+    y = np.asarray(y)
+    classes, y_idx = np.unique(y, return_inverse=True)
+    if classes.size != 2:
+        raise ValueError(f"{name} must have exactly 2 classes; got {classes.size} ({classes[:5]})")
+    return classes, np.where(y_idx == 1, 1.0, -1.0)

@@ -1,0 +1,307 @@
+"""Shared machinery of the kernel classifiers: kernels, labels, one-vs-one, prediction.
+
+Estimators are thin: they resolve the kernel matrix, split a multiclass problem
+into one-vs-one binary problems, and hand each binary problem (a square kernel
+block and labels in {-1, +1}) to the subclass's ``_fit_binary``, which wires a
+formulation to a solver.
+"""
+
+from __future__ import annotations
+
+import itertools
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_positive, check_square_kernel
+from ..kernels import KERNELS, pairwise_kernel
+
+__all__ = ["KernelClassifierBase", "BinaryModel", "libsvm_binary"]
+
+
+@dataclass
+class BinaryModel:
+    """One fitted two-class model inside a (possibly multiclass) estimator.
+
+    Attributes
+    ----------
+    idx : ndarray of shape (n_sub,)
+        Training indices this model was fitted on.
+    coef : ndarray of shape (n_sub,)
+        Expansion coefficients on (mapped) kernel rows ``k(x, X[idx])``.
+    intercept : float
+    info : dict
+        Diagnostics (objective, iterations, solution...).
+    """
+
+    idx: np.ndarray
+    coef: np.ndarray
+    intercept: float
+    info: dict = field(default_factory=dict)
+
+
+def libsvm_binary(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
+    """Solve the C-SVM dual on a precomputed kernel with libsvm (scikit-learn's SVC).
+
+    On an indefinite ``K`` libsvm's SMO still terminates at a stationary point
+    (Lin & Lin 2003), which is what the "direct SVM" baseline uses.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+    y : array of shape (n,) in {-1, +1}
+    C : float > 0
+    tol : float
+        libsvm stopping tolerance.
+    max_iter : int
+        -1 for no limit.
+    cache_size : float
+        libsvm kernel cache (MB).
+
+    Returns
+    -------
+    u : ndarray of shape (n,)
+        ``y * alpha`` (zero off the support vectors).
+    b : float
+        Intercept, so that ``f(x) = k(x, X) u + b``.
+    n_iter : int
+    """
+    from sklearn.svm import SVC
+
+    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter, cache_size=cache_size)
+    svc.fit(K, y)
+    u = np.zeros(K.shape[0])
+    u[svc.support_] = svc.dual_coef_[0]
+    # SVC orders classes [-1, +1], so its decision is positive for +1: f = K u + b.
+    n_iter = int(np.sum(getattr(svc, "n_iter_", [0])))
+    return u, float(svc.intercept_[0]), n_iter
+
+
+class KernelClassifierBase(ClassifierMixin, BaseEstimator):
+    """Base class: kernel handling, one-vs-one multiclass and prediction.
+
+    Subclasses set their ``__init__`` parameters (at least ``C``, ``kernel``,
+    ``kernel_params``) and implement ``_fit_binary(K, y) -> BinaryModel`` for a
+    square kernel block and labels in {-1, +1}.
+
+    Kernel
+    ------
+    ``kernel="precomputed"``: ``fit`` takes the square ``(n, n)`` Gram matrix and
+    ``predict``/``decision_function`` an ``(n_test, n)`` matrix.  A name from
+    :data:`krein.kernels.KERNELS` (with ``kernel_params``) or a callable
+    ``kernel(X, Z, **kernel_params)`` is evaluated on feature vectors.
+
+    Multiclass
+    ----------
+    One-vs-one: a binary model per pair of classes ``(i, j)``, ``i < j``, positive
+    for ``classes_[j]``.  ``decision_function`` returns ``(n, n_classes)`` vote
+    counts plus a confidence term smaller than one vote (as scikit-learn's SVC with
+    ``decision_function_shape="ovr"``); ``predict`` is its argmax.
+
+    Fitted attributes (common)
+    --------------------------
+    classes_ : ndarray of shape (n_classes,)
+    support_ : ndarray of shape (n_SV,)
+        Training indices with a non-zero coefficient in some binary model.
+    dual_coef_ : ndarray of shape (n_pairs, n_SV)
+        Coefficients of each binary model on ``support_`` (``y_i alpha_i``-like;
+        for ESVC the Krein coefficients), zero where a point is not in the pair.
+    intercept_ : ndarray of shape (n_pairs,)
+    support_vectors_ : ndarray of shape (n_SV, n_features)
+        Only for non-precomputed kernels.
+    n_iter_ : ndarray of shape (n_pairs,)
+    """
+
+    _requires_square_kernel = True
+
+    # ---------------------------------------------------------------- kernel
+    def _check_kernel_param(self):
+        k = self.kernel
+        if k == "precomputed" or callable(k):
+            return
+        if not isinstance(k, str) or k not in KERNELS:
+            raise ValueError(
+                f"kernel must be 'precomputed', a callable or one of {sorted(KERNELS)}; got {k!r}"
+            )
+        if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
+            raise ValueError(f"kernel_params must be a dict or None; got {self.kernel_params!r}")
+
+    def _gram(self, X, Z=None):
+        return pairwise_kernel(self.kernel, X, Z, self.kernel_params)
+
+    def _precomputed(self):
+        return isinstance(self.kernel, str) and self.kernel == "precomputed"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self._precomputed()
+        return tags
+
+    # ---------------------------------------------------------------- checks
+    def _validate_common(self):
+        check_positive(self.C, "C")
+        self._check_kernel_param()
+
+    def _reset_fitted(self):
+        for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, key)
+
+    # ---------------------------------------------------------------- fit
+    def fit(self, X, y):
+        """Fit the classifier.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+        y : array of shape (n,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Bad parameters (``C <= 0``, unknown kernel/solver...), NaN/inf,
+            a non-square or asymmetric precomputed kernel, fewer than two classes.
+        krein.solvers.SolverError
+            If a solver fails; the estimator is then left unfitted.
+        """
+        self._reset_fitted()
+        self._validate_params_extra()
+        self._validate_common()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        if self._precomputed():
+            K = check_square_kernel(X, "X (precomputed kernel)")
+            X_fit = None
+        else:
+            X_fit = X
+            K = self._gram(X)
+            K = check_square_kernel(K, "kernel matrix")
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(
+                f"y has only one class ({classes[0]!r}); a classifier needs at least two classes"
+            )
+        pairs = list(itertools.combinations(range(classes.size), 2))
+        models = []
+        for i, j in pairs:
+            if classes.size == 2:
+                idx = np.arange(K.shape[0])
+                K_sub = K
+            else:
+                idx = np.flatnonzero((y_idx == i) | (y_idx == j))
+                K_sub = K[np.ix_(idx, idx)]
+            y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
+            models.append(self._fit_binary(K_sub, y_pm, idx))
+        # ---- all binary problems solved: now (and only now) set attributes
+        self._set_fitted(classes, pairs, models, X_fit, K)
+        return self
+
+    def _validate_params_extra(self):
+        """Hook for subclass parameter checks (run before any work)."""
+
+    def _set_fitted(self, classes, pairs, models, X_fit, K):
+        n = K.shape[0]
+        self.classes_ = classes
+        self.pairs_ = pairs
+        self.binary_models_ = models
+        full = np.zeros((len(models), n))
+        for r, m in enumerate(models):
+            full[r, m.idx] = m.coef
+        support = np.flatnonzero(np.any(full != 0, axis=0))
+        self.support_ = support
+        self.dual_coef_ = full[:, support]
+        self.intercept_ = np.array([m.intercept for m in models])
+        self.n_iter_ = np.array([m.info.get("n_iter", 0) for m in models])
+        self.shape_fit_ = (n,) if X_fit is None else X_fit.shape
+        if X_fit is not None:
+            self.X_fit_ = X_fit
+            self.support_vectors_ = X_fit[support]
+        self._after_fit(K)
+
+    def _after_fit(self, K):
+        """Hook: set estimator-specific fitted attributes."""
+
+    # ---------------------------------------------------------------- predict
+    def _test_rows(self, X):
+        """``(m, n_train)`` kernel rows between ``X`` and the training points, and extra data
+        for subclasses (here the validated ``X``, or None when precomputed)."""
+        check_is_fitted(self, "binary_models_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self._precomputed():
+            return X, None
+        return self._gram(X, self.X_fit_), X
+
+    def _binary_decisions(self, K_rows, extra=None):
+        return np.column_stack(
+            [K_rows[:, m.idx] @ m.coef + m.intercept for m in self.binary_models_]
+        )
+
+    def decision_function(self, X):
+        """Decision values.
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+
+        Returns
+        -------
+        ndarray of shape (m,) for two classes (positive means ``classes_[1]``),
+        else (m, n_classes) one-vs-one votes plus confidences.
+        """
+        K_rows, Xv = self._test_rows(X)
+        dec = self._binary_decisions(K_rows, Xv)
+        if len(self.classes_) == 2:
+            return dec[:, 0]
+        return _ovo_to_ovr(dec, self.pairs_, len(self.classes_))
+
+    def predict(self, X):
+        """Predicted class labels, shape (m,)."""
+        dec = self.decision_function(X)
+        if len(self.classes_) == 2:
+            return self.classes_[(dec > 0).astype(int)]
+        return self.classes_[np.argmax(dec, axis=1)]
+
+
+def _ovo_to_ovr(dec, pairs, n_classes):
+    """Votes plus bounded confidences (scikit-learn's ``_ovr_decision_function``)."""
+    m = dec.shape[0]
+    votes = np.zeros((m, n_classes))
+    conf = np.zeros((m, n_classes))
+    for k, (i, j) in enumerate(pairs):
+        d = dec[:, k]
+        votes[:, j] += d > 0
+        votes[:, i] += d <= 0
+        conf[:, j] += d
+        conf[:, i] -= d
+    conf = conf / (3 * (np.abs(conf) + 1))
+    return votes + conf
+
+
+def check_solver_name(solver, allow_libsvm=True):
+    """Validate an estimator's ``solver``: "libsvm" or an installed CVXPY solver name."""
+    from ..solvers import check_solver
+
+    if isinstance(solver, str) and solver.lower() == "libsvm":
+        if not allow_libsvm:
+            raise ValueError("solver='libsvm' is not available here; pass a CVXPY solver name")
+        return "libsvm"
+    return check_solver(solver)
+
+
+def check_int(value, name, low=None, allow_minus_one=False):
+    """Check an integer parameter (``max_iter`` style)."""
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if ok and allow_minus_one and value == -1:
+        return int(value)
+    if not ok or (low is not None and value < low):
+        raise ValueError(f"{name} must be an integer >= {low}" + (" or -1" if allow_minus_one else "")
+                         + f"; got {value!r}")
+    return int(value)

@@ -1,0 +1,72 @@
+"""The 1-norm LP-SVM classifier (Mangasarian 1999; loosli §6.1.2)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..formulations.lpsvm import LPSVM
+from ..solvers import solve
+from .base import BinaryModel, KernelClassifierBase, check_solver_name
+
+__all__ = ["LPSVC"]
+
+
+class LPSVC(KernelClassifierBase):
+    """Linear-programming SVM: ``min ||c||_1 + C sum(xi)`` with ``f(x) = k(x, X) c + b``.
+
+    The kernel only enters linear constraints, so it may be indefinite; the LP
+    (:class:`krein.formulations.LPSVM`) is solved by any LP-capable CVXPY solver.
+
+    Parameters
+    ----------
+    C : float > 0
+        Weight of the slacks.
+    kernel, kernel_params :
+        As in :class:`krein.ESVC`.
+    solver : str
+        Installed CVXPY solver ("CLARABEL" default; "SCS", "ECOS", "HIGHS"...).
+    solver_options : dict, optional
+        Passed to the solver.
+    sv_tol : float
+        Coefficients with ``|c_j| <= sv_tol * max(1, max|c|)`` are set to zero
+        (interior-point solvers return tiny non-zeros instead of exact zeros).
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_pairs, n_SV)
+        Expansion coefficients ``c`` on ``support_`` (the "expansion vectors").
+    support_, intercept_, classes_, n_iter_ :
+        See the base class.
+    solutions_ : list of krein.solvers.Solution
+        One per binary problem, with the LP duality gap.
+
+    References
+    ----------
+    O. L. Mangasarian (1999), "Generalized support vector machines";
+    Loosli, Ong & Canu (2013) §6.1.2 ("LP SVM").
+    """
+
+    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, solver="CLARABEL",
+                 solver_options=None, sv_tol=1e-8):
+        self.C = C
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.solver = solver
+        self.solver_options = solver_options
+        self.sv_tol = sv_tol
+
+    def _validate_params_extra(self):
+        self._solver = check_solver_name(self.solver, allow_libsvm=False)
+        if not isinstance(self.sv_tol, (int, float)) or not 0 <= self.sv_tol < 1:
+            raise ValueError(f"sv_tol must be a number in [0, 1); got {self.sv_tol!r}")
+
+    def _fit_binary(self, K, y, idx):
+        f = LPSVM(K, y, C=self.C)
+        sol = solve(f, self._solver, **(self.solver_options or {}))
+        c = np.asarray(f.variables["c"].value, dtype=float).copy()
+        c[np.abs(c) <= self.sv_tol * max(1.0, np.abs(c).max())] = 0.0
+        b = float(f.variables["b"].value)
+        return BinaryModel(idx, c, b, {"n_iter": sol.iterations or 0, "solution": sol})
+
+    def _after_fit(self, K):
+        self.solutions_ = [m.info["solution"] for m in self.binary_models_]

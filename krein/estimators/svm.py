@@ -1,0 +1,409 @@
+"""SVM classifiers for indefinite kernels: ESVC (Krein space), spectrum-corrected SVC, direct SVC.
+
+Sources: Loosli, Ong & Canu (2013, "loosli") Algorithm 1, §4 and §6.1; Munoz &
+de Diego (2006, "munoz") eqs. (1)-(7); Lin & Lin (2003) for the direct SVM.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from sklearn.utils.validation import check_array, check_is_fitted
+
+from ..formulations.svm import SVMDual, SVMPrimal, preferred_form
+from ..solvers import solve
+from ..spectrum import OUT_OF_SAMPLE, TRANSFORMS, Spectrum, correct_eigenvalues, transductive_rows
+from .base import BinaryModel, KernelClassifierBase, check_int, check_solver_name, libsvm_binary
+
+__all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
+
+
+def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=None):
+    """Solve the C-SVM dual on a PSD-by-construction kernel; return (u, b, info)."""
+    if solver == "libsvm":
+        u, b, n_iter = libsvm_binary(K_psd, y, C, tol=tol, max_iter=max_iter)
+        return u, b, {"n_iter": n_iter, "solver": "libsvm"}
+    n = y.size
+    form = preferred_form(solver, n, None if factor is None else factor.shape[1])
+    if form == "factor" and factor is None:
+        lam, V = np.linalg.eigh(K_psd)
+        keep = lam > 0
+        factor = V[:, keep] * np.sqrt(lam[keep])
+    f = SVMDual(y, K=K_psd, L=factor if form == "factor" else None, C=C, form=form, psd_checked=True)
+    sol = solve(f, solver, **(solver_options or {}))
+    u, b = f.coefficients()
+    return u, b, {"n_iter": sol.iterations or 0, "solver": solver, "solution": sol}
+
+
+def _spectrum_diagnostics(est, K, models):
+    """Set ``spectrum_``, ``min_eigenvalue_``, ``signature_`` from the training kernel."""
+    spec = models[0].info.get("spectrum") if len(models) == 1 else None
+    if spec is None or spec.partial:
+        spec = Spectrum.from_kernel(K, check=False)
+    est.spectrum_ = spec
+    est.min_eigenvalue_ = spec.min_eigenvalue
+    est.signature_ = spec.signature
+
+
+class ESVC(KernelClassifierBase):
+    """SVM in a Krein space by eigendecomposition: ESVM and ESVM-L (loosli Algorithm 1).
+
+    With ``K = V diag(lam) V'`` the stabilization problem of loosli eq. (2) is
+    solved by a standard C-SVM on the flipped kernel ``V |lam| V'``, giving
+    ``c~ = y * alpha~``; the Krein-space coefficients are
+    ``c = V sign(lam) V' c~`` and the decision function uses the ORIGINAL kernel,
+    ``f(x) = k(x, X) c + b``.  On the training set this equals the flipped SVM's
+    decision values exactly; on a PSD kernel ESVC is the standard SVM.
+
+    ESVM-L (loosli §4, Table 2 with 90 %) keeps the largest-``|lam|`` eigenpairs,
+    by number (``n_components``) or by share of ``sum |lam|`` (``energy``), and
+    solves the SVM on ``V_L |lam_L| V_L'`` (partial decomposition by ARPACK).
+
+    Parameters
+    ----------
+    C : float > 0
+        Box bound.
+    kernel : "precomputed", str or callable
+        See :class:`~krein.estimators.base.KernelClassifierBase`.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.01, "r": -1}``
+        for the sigmoid).
+    n_components : int, optional
+        ESVM-L: number of eigenpairs kept.
+    energy : float in (0, 1], optional
+        ESVM-L: share of ``sum |lam|`` kept (see
+        :meth:`krein.spectrum.Spectrum.from_kernel` for the guarantee).
+    solver : str
+        ``"libsvm"`` (default, scikit-learn's SVC on the precomputed flipped
+        kernel) or any installed CVXPY solver name ("CLARABEL", "SCS", ...).
+    formulation : {"dual", "primal"}
+        With a CVXPY solver: the dual QP (:class:`~krein.formulations.SVMDual`) or
+        the primal in the feature map ``L = V |lam|^(1/2)``
+        (:class:`~krein.formulations.SVMPrimal`), for which
+        ``c = V sign(lam) |lam|^(-1/2) w``.  libsvm always solves the dual.
+    tol : float
+        libsvm stopping tolerance.
+    max_iter : int
+        libsvm iteration limit (-1: none).
+    solver_options : dict, optional
+        Passed to the CVXPY solver.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_pairs, n_SV)
+        Krein coefficients ``c`` on ``support_`` (dense: ESVM is not sparse).
+    flipped_dual_coef_ : ndarray of shape (n_pairs, n_train)
+        ``c~ = y * alpha~`` of the SVM on the flipped kernel.
+    support_, intercept_, classes_, n_iter_ :
+        See the base class.
+    min_eigenvalue_ : float
+        Least eigenvalue of the training kernel.
+    signature_ : tuple (p, q, z)
+    spectrum_ : krein.spectrum.Spectrum
+        Full spectrum of the training kernel.
+    n_components_ : ndarray of shape (n_pairs,)
+        Eigenpairs used by each binary model.
+
+    Raises
+    ------
+    ValueError
+        See :meth:`fit`; also for ``formulation="primal"`` with libsvm.
+
+    References
+    ----------
+    G. Loosli, C. S. Ong, S. Canu (2013), "Learning SVM in Krein spaces",
+    Algorithm 1 and §6.1.3.
+    """
+
+    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, n_components=None,
+                 energy=None, solver="libsvm", formulation="dual", tol=1e-3, max_iter=-1,
+                 solver_options=None):
+        self.C = C
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.n_components = n_components
+        self.energy = energy
+        self.solver = solver
+        self.formulation = formulation
+        self.tol = tol
+        self.max_iter = max_iter
+        self.solver_options = solver_options
+
+    def _validate_params_extra(self):
+        self._solver = check_solver_name(self.solver)
+        if self.formulation not in ("dual", "primal"):
+            raise ValueError(f"formulation must be 'dual' or 'primal'; got {self.formulation!r}")
+        if self.formulation == "primal" and self._solver == "libsvm":
+            raise ValueError("formulation='primal' needs a CVXPY solver (e.g. solver='CLARABEL'); "
+                             "libsvm solves the dual")
+        if self.n_components is not None and self.energy is not None:
+            raise ValueError("give at most one of n_components and energy")
+        check_int(self.max_iter, "max_iter", low=1, allow_minus_one=True)
+
+    def _fit_binary(self, K, y, idx):
+        n_comp = self.n_components
+        if n_comp is not None and isinstance(n_comp, (int, np.integer)) and n_comp > K.shape[0]:
+            n_comp = K.shape[0]  # a small one-vs-one block: keep everything it has
+        spec = Spectrum.from_kernel(K, n_components=n_comp, energy=self.energy, check=False)
+        lam, V = spec.eigenvalues, spec.eigenvectors
+        S = np.sign(lam)
+        S[np.abs(lam) <= spec.tol] = 0.0
+        if self.formulation == "primal":
+            keep = S != 0
+            L = V[:, keep] * np.sqrt(np.abs(lam[keep]))
+            f = SVMPrimal(y, L, C=self.C)
+            sol = solve(f, self._solver, **(self.solver_options or {}))
+            w = np.asarray(f.variables["w"].value)
+            b = float(f.variables["b"].value)
+            c = V[:, keep] @ (S[keep] / np.sqrt(np.abs(lam[keep])) * w)
+            # c~ = y * alpha~ satisfies L' c~ = w, i.e. V' c~ = |lam|^(-1/2) w on the kept part
+            u = V[:, keep] @ (w / np.sqrt(np.abs(lam[keep])))
+            info = {"n_iter": sol.iterations or 0, "solution": sol}
+        else:
+            K_abs = _flipped_kernel(K, spec)
+            factor = None
+            if spec.partial:
+                keep = S != 0
+                factor = V[:, keep] * np.sqrt(np.abs(lam[keep]))
+            u, b, info = _solve_psd_svm(K_abs, y, self.C, self._solver, self.tol, self.max_iter,
+                                        self.solver_options, factor=factor)
+            c = V @ (S * (V.T @ u))
+        info.update({"spectrum": spec, "flipped_coef": u, "n_components": lam.size})
+        return BinaryModel(idx, c, b, info)
+
+    def _after_fit(self, K):
+        models = self.binary_models_
+        n = K.shape[0]
+        self.flipped_dual_coef_ = np.zeros((len(models), n))
+        for r, m in enumerate(models):
+            self.flipped_dual_coef_[r, m.idx] = m.info["flipped_coef"]
+        self.n_components_ = np.array([m.info["n_components"] for m in models])
+        _spectrum_diagnostics(self, K, models)
+
+
+def _flipped_kernel(K, spec):
+    """``V |lam| V'`` using the cheaper side of the spectrum (full) or the kept part."""
+    lam, V = spec.eigenvalues, spec.eigenvectors
+    if spec.partial:
+        Kf = (V * np.abs(lam)) @ V.T
+    else:
+        neg = lam < 0
+        if 2 * np.count_nonzero(neg) <= lam.size:
+            Vn = V[:, neg]
+            Kf = K - 2.0 * (Vn * lam[neg]) @ Vn.T   # adds 2|lam_-| on the negative part
+        else:
+            pos = ~neg
+            Vp = V[:, pos]
+            Kf = 2.0 * (Vp * lam[pos]) @ Vp.T - K
+    return 0.5 * (Kf + Kf.T)
+
+
+class SpectrumSVC(KernelClassifierBase):
+    """C-SVM on a spectrum-corrected kernel, with a chosen out-of-sample map.
+
+    The training kernel is corrected by ``g`` (clip = "Trunc", flip = "Abs",
+    shift = "Shift" of loosli §6.1.1; mds, pseudo, add_diagonal, square of munoz
+    §2-3), a standard SVM is trained on it, and test rows ``k(x, X)`` are mapped
+    by ``out_of_sample`` before the expansion is applied:
+
+    * ``"spectral"``: munoz eqs. (3), (5), (7); folded into the coefficients, so
+      ``f(x) = k(x, X) V diag(h) V' c~ + b``.  With ``correction="flip"`` this is
+      exactly ESVC (munoz eq. 5 is the pseudo-Euclidean map).
+    * ``"raw"``: the uncorrected test kernel, as loosli Table 2 evaluated the
+      heuristics ("all performance rates are given using the original kernel").
+    * ``"transductive"``: decompose the joint train+test kernel at prediction time
+      (with ``kernel="precomputed"``, pass ``(m, n + m)`` rows
+      ``[K(test, train), K(test, test)]``).
+    * ``"auto"``: raw for shift/add_diagonal (exact for ``k + lambda delta``),
+      spectral otherwise.
+
+    Parameters
+    ----------
+    correction : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+    out_of_sample : {"auto", "spectral", "raw", "transductive"}
+    C : float > 0
+    kernel, kernel_params :
+        As in :class:`ESVC`.
+    eps : float >= 0
+        Threshold of mds/pseudo.
+    shift : float, optional
+        Constant of add_diagonal (default ``max(0, -lam_min)``).
+    solver : str
+        "libsvm" or an installed CVXPY solver.
+    tol, max_iter, solver_options :
+        As in :class:`ESVC`.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_pairs, n_SV)
+        Coefficients applied to the (raw) test rows, the map folded in for
+        "spectral".
+    corrected_dual_coef_ : ndarray of shape (n_pairs, n_train)
+        ``y * alpha`` of the SVM on the corrected kernel.
+    min_eigenvalue_, signature_, spectrum_ :
+        Of the uncorrected training kernel.
+
+    References
+    ----------
+    Loosli et al. (2013) §6.1.1; Munoz & de Diego (2006) eqs. (1)-(7);
+    Wu, Chang & Zhang (2005) for the transductive map.
+    """
+
+    def __init__(self, correction="flip", out_of_sample="auto", C=1.0, kernel="gaussian",
+                 kernel_params=None, eps=0.0, shift=None, solver="libsvm", tol=1e-3,
+                 max_iter=-1, solver_options=None):
+        self.correction = correction
+        self.out_of_sample = out_of_sample
+        self.C = C
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.eps = eps
+        self.shift = shift
+        self.solver = solver
+        self.tol = tol
+        self.max_iter = max_iter
+        self.solver_options = solver_options
+
+    def _validate_params_extra(self):
+        if self.correction not in TRANSFORMS:
+            raise ValueError(f"correction must be one of {list(TRANSFORMS)}; got {self.correction!r}")
+        if self.out_of_sample not in OUT_OF_SAMPLE:
+            raise ValueError(f"out_of_sample must be one of {list(OUT_OF_SAMPLE)}; "
+                             f"got {self.out_of_sample!r}")
+        correct_eigenvalues(np.zeros(1), self.correction, **self._gparams())  # validates eps/shift
+        self._solver = check_solver_name(self.solver)
+        check_int(self.max_iter, "max_iter", low=1, allow_minus_one=True)
+
+    def _gparams(self):
+        p = {"eps": self.eps}
+        if self.correction == "add_diagonal":
+            p["shift"] = self.shift
+        return p
+
+    @property
+    def _mode(self):
+        if self.out_of_sample != "auto":
+            return self.out_of_sample
+        return "raw" if self.correction in ("shift", "add_diagonal") else "spectral"
+
+    def _fit_binary(self, K, y, idx):
+        spec = Spectrum.from_kernel(K, check=False)
+        g = spec.corrected_eigenvalues(self.correction, **self._gparams())
+        if g.min() < -spec.tol:
+            raise ValueError(
+                f"the corrected kernel is not PSD (least corrected eigenvalue {g.min():.4g}); "
+                f"use a larger shift (> {-spec.min_eigenvalue:.4g})"
+            )
+        if self.correction in ("shift", "add_diagonal"):
+            s = float(g[0] - spec.eigenvalues[0])
+            Kc = K + s * np.eye(K.shape[0])
+        elif self.correction == "flip":
+            Kc = _flipped_kernel(K, spec)
+        else:
+            Kc = spec.reconstruct(np.maximum(g, 0.0))
+            Kc = 0.5 * (Kc + Kc.T)
+        u, b, info = _solve_psd_svm(Kc, y, self.C, self._solver, self.tol, self.max_iter,
+                                    self.solver_options)
+        if self._mode == "spectral":
+            h = _row_h(spec, g, self.correction)
+            V = spec.eigenvectors
+            coef = V @ (h * (V.T @ u))
+        else:
+            coef = u
+        info.update({"spectrum": spec, "corrected_coef": u})
+        return BinaryModel(idx, coef, b, info)
+
+    def _after_fit(self, K):
+        models = self.binary_models_
+        n = K.shape[0]
+        self.corrected_dual_coef_ = np.zeros((len(models), n))
+        for r, m in enumerate(models):
+            self.corrected_dual_coef_[r, m.idx] = m.info["corrected_coef"]
+        if self._mode == "transductive":
+            self.K_fit_ = K
+            # the expansion is on the transductive rows, so every point is needed
+            self.support_ = np.arange(n)
+            self.dual_coef_ = self.corrected_dual_coef_.copy()
+            if hasattr(self, "X_fit_"):
+                self.support_vectors_ = self.X_fit_
+        _spectrum_diagnostics(self, K, models)
+
+    # -------------------------------------------------------- transductive
+    def _test_rows(self, X):
+        if self._mode != "transductive":
+            return super()._test_rows(X)
+        check_is_fitted(self, "binary_models_")
+        n = self.K_fit_.shape[0]
+        if self._precomputed():
+            X = check_array(X, dtype=np.float64)
+            m = X.shape[0]
+            if X.shape[1] != n + m:
+                raise ValueError(
+                    f"with out_of_sample='transductive' and a precomputed kernel, pass (m, n + m) "
+                    f"rows [K(test, train), K(test, test)] with n = {n}; got shape {X.shape}"
+                )
+            return X[:, :n], X[:, n:]
+        rows, Xv = super()._test_rows(X)
+        return rows, self._gram(Xv)
+
+    def _binary_decisions(self, K_rows, extra=None):
+        if self._mode != "transductive":
+            return super()._binary_decisions(K_rows, extra)
+        K_tt = extra
+        out = []
+        for m in self.binary_models_:
+            Kb = self.K_fit_[np.ix_(m.idx, m.idx)]
+            Rb = K_rows[:, m.idx]
+            joint = np.block([[Kb, Rb.T], [Rb, K_tt]])
+            rows = transductive_rows(joint, m.idx.size, self.correction, **self._gparams())
+            out.append(rows @ m.info["corrected_coef"] + m.intercept)
+        return np.column_stack(out)
+
+
+def _row_h(spec, g, method):
+    lam = spec.eigenvalues
+    if method == "square":
+        return lam.copy()
+    h = np.zeros_like(lam)
+    nz = np.abs(lam) > spec.tol
+    h[nz] = g[nz] / lam[nz]
+    return h
+
+
+class DirectSVC(KernelClassifierBase):
+    """libsvm's C-SVM directly on the (possibly indefinite) kernel.
+
+    The dual is then non-convex; libsvm's SMO with Lin & Lin's modification
+    still terminates, at a stationary point that need not be optimal (Lin & Lin
+    2003; Haasdonk 2005 interprets it as a convex-hull separation in a
+    pseudo-Euclidean space).  This is the "SVM" baseline of Luss & d'Aspremont.
+
+    Parameters
+    ----------
+    C : float > 0
+    kernel, kernel_params :
+        As in :class:`ESVC`.
+    tol : float
+        libsvm stopping tolerance.
+    max_iter : int
+        -1 for no limit.
+
+    Attributes
+    ----------
+    dual_coef_, support_, intercept_, classes_, n_iter_ :
+        As scikit-learn's SVC (binary: ``y_i alpha_i`` on the support vectors).
+    """
+
+    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, tol=1e-3, max_iter=-1):
+        self.C = C
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _validate_params_extra(self):
+        check_int(self.max_iter, "max_iter", low=1, allow_minus_one=True)
+
+    def _fit_binary(self, K, y, idx):
+        u, b, n_iter = libsvm_binary(K, y, self.C, tol=self.tol, max_iter=self.max_iter)
+        return BinaryModel(idx, u, b, {"n_iter": n_iter})
+

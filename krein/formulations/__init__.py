@@ -1,0 +1,12 @@
+"""CVXPY formulations: WHAT is optimized (one module per model).
+
+A formulation builds its ``cvxpy.Problem`` once (DPP where possible) and never
+calls a solver; :func:`krein.solvers.solve` does that.
+"""
+
+from .base import Formulation
+from .lpsvm import LPSVM
+from .svm import SVMDual, SVMPrimal, optimal_intercept, preferred_form, psd_factor
+
+__all__ = ["Formulation", "SVMDual", "SVMPrimal", "LPSVM", "optimal_intercept",
+           "preferred_form", "psd_factor"]

@@ -1,0 +1,103 @@
+"""The Formulation contract: WHAT is optimized, as a CVXPY problem built once.
+
+A formulation holds a ``cvxpy.Problem``, its named ``cvxpy.Parameter`` objects
+(re-set between solves without recompiling when the problem is DPP) and its named
+variables.  It never calls a solver (that is :func:`krein.solvers.solve`).  It
+knows how to certify a returned point: :meth:`Formulation.certificate` computes
+primal/dual residuals and a duality gap with our own code from the variable (and
+dual) values, independent of what the solver reports.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import cvxpy as cp
+import numpy as np
+
+__all__ = ["Formulation"]
+
+
+class Formulation:
+    """Base class of all CVXPY formulations.
+
+    Attributes
+    ----------
+    problem : cvxpy.Problem
+    parameters : dict[str, cvxpy.Parameter]
+    variables : dict[str, cvxpy.Variable]
+    constraints : dict[str, cvxpy.Constraint]
+        Named constraints whose dual values are recorded in a solution.
+    name : str
+    """
+
+    name = "formulation"
+    #: Problem class for solver compatibility ("LP", "QP", "SOCP", "SDP").
+    problem_class = "QP"
+
+    def __init__(self, problem, parameters=None, variables=None, constraints=None):
+        self.problem = problem
+        self.parameters = dict(parameters or {})
+        self.variables = dict(variables or {})
+        self.constraints = dict(constraints or {})
+
+    # ------------------------------------------------------------------
+    def set(self, **values):
+        """Set parameter values by name (e.g. ``set(C=10.0)``).
+
+        Raises
+        ------
+        ValueError
+            For an unknown parameter name or an invalid value (``C <= 0``...).
+        """
+        for key, value in values.items():
+            if key not in self.parameters:
+                raise ValueError(
+                    f"unknown parameter {key!r} for {self.name}; parameters: {sorted(self.parameters)}"
+                )
+            param = self.parameters[key]
+            if param.is_nonneg() or param.is_pos():
+                if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+                    raise ValueError(f"{key} must be a positive finite number; got {value!r}")
+            param.value = value
+        return self
+
+    def is_dpp(self):
+        """Whether the problem is disciplined parametrized (re-solves skip recompiling)."""
+        return self.problem.is_dpp()
+
+    @property
+    def size(self):
+        """Problem size for messages: numbers of scalar variables and constraints."""
+        n_var = sum(int(np.prod(v.shape)) if v.shape else 1 for v in self.problem.variables())
+        n_con = sum(int(np.prod(c.shape)) if c.shape else 1 for c in self.problem.constraints)
+        return {"n_variables": n_var, "n_constraints": n_con}
+
+    def values(self):
+        """Current variable values by name (after a solve)."""
+        return {k: (None if v.value is None else np.array(v.value)) for k, v in self.variables.items()}
+
+    def dual_values(self):
+        """Current dual values of the named constraints (after a solve)."""
+        return {
+            k: (None if c.dual_value is None else np.array(c.dual_value))
+            for k, c in self.constraints.items()
+        }
+
+    def certificate(self):
+        """Optimality certificate at the current point, computed by our code.
+
+        The default reports the largest constraint violation as the primal
+        residual and leaves the dual residual and the gap undefined (NaN);
+        formulations with a known dual override it.
+
+        Returns
+        -------
+        dict with keys ``primal_residual``, ``dual_residual``, ``gap``.
+        """
+        viol = [float(np.max(np.atleast_1d(c.violation()))) for c in self.problem.constraints]
+        return {
+            "primal_residual": max(viol, default=0.0),
+            "dual_residual": float("nan"),
+            "gap": float("nan"),
+        }

@@ -1,0 +1,94 @@
+"""The 1-norm linear-programming SVM (Mangasarian 1999; loosli §6.1.2, "LP SVM").
+
+With expansion ``f(x) = sum_j c_j k(x, x_j) + b`` the kernel may be indefinite
+(it only enters linear constraints)::
+
+    minimize    ||c||_1 + C sum(xi)
+    subject to  y_i (K_i c + b) >= 1 - xi_i,  xi >= 0
+
+Its LP dual (derived from the Lagrangian, used as the certificate)::
+
+    maximize    1'alpha
+    subject to  ||K' (y * alpha)||_inf <= 1,  y'alpha = 0,  0 <= alpha <= C
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+
+from .._validation import check_positive
+from .base import Formulation
+from .svm import _check_y
+
+__all__ = ["LPSVM"]
+
+
+class LPSVM(Formulation):
+    """The 1-norm LP-SVM on a (possibly indefinite, possibly rectangular) kernel, DPP in ``C``.
+
+    Parameters
+    ----------
+    K : array of shape (n, m)
+        Kernel between the training points (rows) and the expansion points
+        (columns; usually the same training points, ``m = n``).
+    y : array of shape (n,)
+        Labels in {-1, +1}.
+    C : float > 0
+
+    Attributes
+    ----------
+    variables : {"c", "b", "xi"}
+    parameters : {"C"}
+    constraints : {"margin" (dual: alpha), "slack"}
+
+    Raises
+    ------
+    ValueError
+        On bad shapes, NaN/inf, labels or ``C <= 0``.
+
+    References
+    ----------
+    O. L. Mangasarian (1999), "Generalized support vector machines", in Advances
+    in Large Margin Classifiers; Loosli, Ong & Canu (2013) §6.1.2.
+    """
+
+    name = "lp-svm"
+    problem_class = "LP"
+
+    def __init__(self, K, y, C=1.0):
+        y = _check_y(y)
+        check_positive(C, "C")
+        K = np.asarray(K, dtype=float)
+        if K.ndim != 2 or K.shape[0] != y.size:
+            raise ValueError(f"K must have shape ({y.size}, m); got {K.shape}")
+        if not np.all(np.isfinite(K)):
+            raise ValueError("K contains NaN or inf")
+        self.K, self.y = K, y
+        n, m = K.shape
+        c = cp.Variable(m, name="c")
+        b = cp.Variable(name="b")
+        xi = cp.Variable(n, name="xi")
+        Cp = cp.Parameter(nonneg=True, name="C", value=float(C))
+        cons = {"margin": cp.multiply(y, K @ c + b) >= 1 - xi, "slack": xi >= 0}
+        problem = cp.Problem(cp.Minimize(cp.norm1(c) + Cp * cp.sum(xi)), list(cons.values()))
+        super().__init__(problem, {"C": Cp}, {"c": c, "b": b, "xi": xi}, cons)
+
+    def certificate(self):
+        """Primal residual, LP-dual residual and gap ``P(c, b) - 1'alpha``."""
+        C = float(self.parameters["C"].value)
+        c = np.asarray(self.variables["c"].value, dtype=float)
+        b = float(self.variables["b"].value)
+        xi = np.asarray(self.variables["xi"].value, dtype=float)
+        f = self.K @ c + b
+        primal_res = float(max(np.max(1.0 - xi - self.y * f, initial=0.0), np.max(-xi, initial=0.0)))
+        P = float(np.abs(c).sum() + C * np.maximum(0.0, 1.0 - self.y * f).sum())
+        dual = self.constraints["margin"].dual_value
+        if dual is None:
+            return {"primal_residual": primal_res, "dual_residual": float("nan"), "gap": float("nan")}
+        alpha = np.clip(np.asarray(dual, dtype=float), 0.0, C)
+        dual_res = max(float(np.max(np.abs(self.K.T @ (self.y * alpha)))) - 1.0,
+                       abs(float(self.y @ alpha)), 0.0)
+        D = float(alpha.sum())
+        return {"primal_residual": primal_res, "dual_residual": dual_res, "gap": P - D,
+                "primal_objective": P, "dual_objective": D}

@@ -1,0 +1,321 @@
+"""Kernel functions, including the indefinite ones the papers use.
+
+Every kernel has the signature ``kernel(X, Z=None, **params) -> K`` with ``X`` of
+shape ``(n_x, d)``, ``Z`` of shape ``(n_z, d)`` (``Z=None`` means ``Z = X``) and
+``K`` of shape ``(n_x, n_z)``.  Kernels from dissimilarities take a dissimilarity
+matrix ``D`` instead of feature vectors.
+
+Sources
+-------
+* sigmoid ``tanh(a <x, z> + r)``: Loosli, Ong & Canu (2013) §6; Lin & Lin (2003).
+* gaussian with l1 distance ``exp(-gamma ||x - z||_1^2)``: Haasdonk (2005) Fig. 4.
+* Epanechnikov ``max(0, 1 - ||x - z||^2 / sigma^2)^d``: Luss & d'Aspremont (2009)
+  §6 (indefinite for most ``d``).
+* ``-1/2 J (D*D) J``: the classical scaling kernel of a dissimilarity
+  (Haasdonk 2005, Prop. 1; Loosli et al. 2013 §6.3.2 "linear kernel on
+  dissimilarities").
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.spatial.distance import cdist
+
+__all__ = [
+    "linear_kernel",
+    "gaussian_kernel",
+    "sigmoid_kernel",
+    "epanechnikov_kernel",
+    "dissimilarity_kernel",
+    "centering_matrix",
+    "get_kernel",
+    "KERNELS",
+    "pairwise_kernel",
+]
+
+
+def _check_pair(X, Z):
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must be a 2-D array (n_samples, n_features); got shape {X.shape}")
+    if Z is None:
+        Z = X
+    else:
+        Z = np.asarray(Z, dtype=float)
+        if Z.ndim != 2:
+            raise ValueError(f"Z must be a 2-D array (n_samples, n_features); got shape {Z.shape}")
+        if Z.shape[1] != X.shape[1]:
+            raise ValueError(
+                f"X and Z must have the same number of features; got {X.shape[1]} and {Z.shape[1]}"
+            )
+    if not (np.all(np.isfinite(X)) and np.all(np.isfinite(Z))):
+        raise ValueError("X and Z must not contain NaN or inf")
+    return X, Z
+
+
+def _positive(name, value):
+    if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a positive finite number; got {value!r}")
+    return float(value)
+
+
+def linear_kernel(X, Z=None):
+    """Linear kernel ``K = X Z'``.
+
+    Parameters
+    ----------
+    X : array of shape (n_x, d)
+    Z : array of shape (n_z, d), optional
+        Defaults to ``X``.
+
+    Returns
+    -------
+    K : ndarray of shape (n_x, n_z)
+
+    Raises
+    ------
+    ValueError
+        On non-2-D input, mismatched feature counts, NaN or inf.
+    """
+    X, Z = _check_pair(X, Z)
+    return X @ Z.T
+
+
+def gaussian_kernel(X, Z=None, gamma=1.0, metric="l2"):
+    """Gaussian kernel on a squared l2 or l1 distance.
+
+    ``k(x, z) = exp(-gamma ||x - z||_2^2)`` (``metric="l2"``, positive definite) or
+    ``k(x, z) = exp(-gamma ||x - z||_1^2)`` (``metric="l1"``; indefinite in
+    general, Haasdonk 2005 Fig. 4).
+
+    Parameters
+    ----------
+    X : array of shape (n_x, d)
+    Z : array of shape (n_z, d), optional
+    gamma : float > 0
+        Width parameter.
+    metric : {"l2", "l1"}
+        Which distance is squared.
+
+    Returns
+    -------
+    K : ndarray of shape (n_x, n_z)
+
+    Raises
+    ------
+    ValueError
+        For ``gamma <= 0``, an unknown ``metric`` or bad arrays.
+    """
+    X, Z = _check_pair(X, Z)
+    gamma = _positive("gamma", gamma)
+    if metric == "l2":
+        D2 = cdist(X, Z, "sqeuclidean")
+    elif metric == "l1":
+        D2 = cdist(X, Z, "cityblock") ** 2
+    else:
+        raise ValueError(f"metric must be 'l2' or 'l1'; got {metric!r}")
+    return np.exp(-gamma * D2)
+
+
+def sigmoid_kernel(X, Z=None, a=1.0, r=0.0):
+    """Sigmoid (hyperbolic tangent) kernel ``k(x, z) = tanh(a <x, z> + r)``.
+
+    Indefinite for most ``(a, r)`` (Lin & Lin 2003); the kernel of Loosli et al.
+    (2013) Figs. 1, 3-7 and Table 2.
+
+    Parameters
+    ----------
+    X : array of shape (n_x, d)
+    Z : array of shape (n_z, d), optional
+    a : float
+        Scale of the inner product.
+    r : float
+        Offset.
+
+    Returns
+    -------
+    K : ndarray of shape (n_x, n_z)
+    """
+    X, Z = _check_pair(X, Z)
+    if not np.isfinite(a) or not np.isfinite(r):
+        raise ValueError(f"a and r must be finite; got a={a!r}, r={r!r}")
+    return np.tanh(a * (X @ Z.T) + r)
+
+
+def epanechnikov_kernel(X, Z=None, sigma=1.0, degree=1):
+    """Epanechnikov kernel ``k(x, z) = max(0, 1 - ||x - z||^2 / sigma^2)^degree``.
+
+    Indefinite for most choices of ``sigma`` and ``degree`` (Luss & d'Aspremont
+    2009, §6, "EP" kernel).
+
+    Parameters
+    ----------
+    X : array of shape (n_x, d)
+    Z : array of shape (n_z, d), optional
+    sigma : float > 0
+        Support radius.
+    degree : float > 0
+        Exponent.
+
+    Returns
+    -------
+    K : ndarray of shape (n_x, n_z)
+    """
+    X, Z = _check_pair(X, Z)
+    sigma = _positive("sigma", sigma)
+    degree = _positive("degree", degree)
+    D2 = cdist(X, Z, "sqeuclidean")
+    return np.maximum(0.0, 1.0 - D2 / sigma**2) ** degree
+
+
+def centering_matrix(n):
+    """The centering matrix ``J = I - 1 1' / n`` of shape (n, n)."""
+    if not isinstance(n, numbers.Integral) or n < 1:
+        raise ValueError(f"n must be a positive integer; got {n!r}")
+    return np.eye(n) - np.full((n, n), 1.0 / n)
+
+
+def _check_dissimilarity(D, square=True):
+    D = np.asarray(D, dtype=float)
+    if D.ndim != 2:
+        raise ValueError(f"D must be a 2-D dissimilarity matrix; got shape {D.shape}")
+    if square and D.shape[0] != D.shape[1]:
+        raise ValueError(f"D must be square; got shape {D.shape}")
+    if not np.all(np.isfinite(D)):
+        raise ValueError("D must not contain NaN or inf")
+    return D
+
+
+def dissimilarity_kernel(D, kind="linear", gamma=1.0, center=True, D_train=None):
+    """Kernel built from a dissimilarity matrix.
+
+    * ``kind="linear"``: ``K = -1/2 J (D*D) J`` with the centering matrix ``J``
+      (classical scaling; Haasdonk 2005, Prop. 1 and eq. (1)); with
+      ``center=False``, ``K = -1/2 (D*D)``.
+    * ``kind="gaussian"``: ``K = exp(-gamma D*D)``.
+
+    For test rows, pass the ``(m, n)`` dissimilarities to the training objects as
+    ``D`` and the training ``(n, n)`` matrix as ``D_train``: the centering then uses
+    the training means (the standard out-of-sample formula of classical scaling),
+    so that ``D = D_train`` reproduces the training kernel.
+
+    Parameters
+    ----------
+    D : array of shape (n, n) or (m, n)
+        Dissimilarities (not squared).
+    kind : {"linear", "gaussian"}
+    gamma : float > 0
+        Width for ``kind="gaussian"``.
+    center : bool
+        Apply the double centering for ``kind="linear"``.
+    D_train : array of shape (n, n), optional
+        Training dissimilarities, required for centering test rows.
+
+    Returns
+    -------
+    K : ndarray of shape (n, n) or (m, n)
+
+    Raises
+    ------
+    ValueError
+        On an unknown ``kind``, bad shapes, NaN/inf, ``gamma <= 0``.
+    """
+    if kind not in ("linear", "gaussian"):
+        raise ValueError(f"kind must be 'linear' or 'gaussian'; got {kind!r}")
+    D = _check_dissimilarity(D, square=D_train is None)
+    D2 = D * D
+    if kind == "gaussian":
+        gamma = _positive("gamma", gamma)
+        return np.exp(-gamma * D2)
+    if not center:
+        return -0.5 * D2
+    if D_train is None:
+        row = D2.mean(axis=1, keepdims=True)
+        col = D2.mean(axis=0, keepdims=True)
+        return -0.5 * (D2 - row - col + D2.mean())
+    Dt = _check_dissimilarity(D_train)
+    if D.shape[1] != Dt.shape[0]:
+        raise ValueError(
+            f"D has {D.shape[1]} columns but D_train is {Dt.shape}: test rows must be "
+            "dissimilarities to the training objects"
+        )
+    Dt2 = Dt * Dt
+    col = Dt2.mean(axis=0, keepdims=True)
+    row = D2.mean(axis=1, keepdims=True)
+    return -0.5 * (D2 - row - col + Dt2.mean())
+
+
+KERNELS = {
+    "linear": linear_kernel,
+    "gaussian": gaussian_kernel,
+    "rbf": gaussian_kernel,
+    "sigmoid": sigmoid_kernel,
+    "tanh": sigmoid_kernel,
+    "epanechnikov": epanechnikov_kernel,
+}
+"""Named kernels on feature vectors: name -> function ``(X, Z=None, **params)``."""
+
+
+def get_kernel(name):
+    """Look up a named kernel.
+
+    Parameters
+    ----------
+    name : str
+        One of ``KERNELS`` ("linear", "gaussian"/"rbf", "sigmoid"/"tanh",
+        "epanechnikov").
+
+    Returns
+    -------
+    callable
+        ``kernel(X, Z=None, **params) -> (n_x, n_z)`` array.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the accepted ones).
+    """
+    try:
+        return KERNELS[name]
+    except (KeyError, TypeError):
+        raise ValueError(
+            f"unknown kernel {name!r}; accepted: {sorted(KERNELS)}, 'precomputed' or a callable"
+        ) from None
+
+
+def pairwise_kernel(kernel, X, Z=None, params=None):
+    """Evaluate a named or callable kernel, with an output check.
+
+    Parameters
+    ----------
+    kernel : str or callable
+        A name from ``KERNELS`` or a callable ``kernel(X, Z, **params)``.
+    X : array of shape (n_x, d)
+    Z : array of shape (n_z, d), optional
+    params : dict, optional
+        Keyword parameters of the kernel.
+
+    Returns
+    -------
+    K : ndarray of shape (n_x, n_z)
+
+    Raises
+    ------
+    ValueError
+        If the callable returns an array of the wrong shape or with NaN/inf.
+    """
+    params = dict(params or {})
+    fn = get_kernel(kernel) if isinstance(kernel, str) else kernel
+    if not callable(fn):
+        raise ValueError(f"kernel must be a name, 'precomputed' or a callable; got {kernel!r}")
+    Zx = X if Z is None else Z
+    K = np.asarray(fn(X, Zx, **params), dtype=float)
+    n_x = np.shape(X)[0]
+    n_z = np.shape(Zx)[0]
+    if K.shape != (n_x, n_z):
+        raise ValueError(f"kernel returned shape {K.shape}; expected {(n_x, n_z)}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("kernel returned NaN or inf values")
+    return K

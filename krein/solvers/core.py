@@ -1,0 +1,201 @@
+"""``solve(formulation, solver=..., **options) -> Solution`` over any installed CVXPY solver."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import cvxpy as cp
+import numpy as np
+
+__all__ = ["Solution", "SolverError", "installed_solvers", "solve", "check_solver"]
+
+#: How to install solvers that are not there by default.
+_INSTALL_HINT = {
+    "ECOS": "pip install ecos",
+    "OSQP": "pip install osqp",
+    "SCS": "pip install scs",
+    "CLARABEL": "pip install clarabel",
+    "MOSEK": "pip install mosek (licence needed)",
+    "GUROBI": "pip install gurobipy (licence needed)",
+    "HIGHS": "pip install highspy",
+    "PIQP": "pip install piqp",
+    "PROXQP": "pip install proxsuite",
+    "CVXOPT": "pip install cvxopt",
+}
+
+#: CVXPY statuses accepted as a solution.
+_OK = {cp.OPTIMAL}
+
+
+class SolverError(RuntimeError):
+    """A solver ended with a status other than optimal, or failed outright.
+
+    Attributes
+    ----------
+    solver : str
+    status : str
+    size : dict
+        Numbers of variables and constraints of the problem.
+    """
+
+    def __init__(self, message, solver=None, status=None, size=None):
+        super().__init__(message)
+        self.solver = solver
+        self.status = status
+        self.size = size or {}
+
+
+@dataclass
+class Solution:
+    """The result of a solve, with an optimality certificate computed by krein.
+
+    Attributes
+    ----------
+    solver : str
+    status : str
+        CVXPY status (``"optimal"``) or a custom loop's.
+    objective : float
+        Objective value reported for the returned point.
+    primal : dict[str, ndarray]
+        Variable values by name.
+    dual : dict[str, ndarray]
+        Dual values of the formulation's named constraints.
+    setup_time, solve_time : float
+        Seconds spent compiling/setting up and inside the solver.
+    iterations : int or None
+    primal_residual, dual_residual, gap : float
+        Computed by the formulation's :meth:`~krein.formulations.Formulation.certificate`
+        from the returned point (NaN where undefined).
+    certificate : dict
+        Everything the certificate returned (may include primal/dual objectives).
+    trace : pandas.DataFrame or None
+        Per-iteration records of custom loops.
+    """
+
+    solver: str
+    status: str
+    objective: float
+    primal: dict
+    dual: dict
+    setup_time: float
+    solve_time: float
+    iterations: int | None
+    primal_residual: float
+    dual_residual: float
+    gap: float
+    certificate: dict = field(default_factory=dict)
+    trace: object = None
+
+
+def installed_solvers():
+    """Names of the CVXPY solvers installed here (``cvxpy.installed_solvers()``)."""
+    return list(cp.installed_solvers())
+
+
+def check_solver(solver):
+    """Normalize a CVXPY solver name and check that it is installed.
+
+    Parameters
+    ----------
+    solver : str
+        Case-insensitive CVXPY solver name.
+
+    Returns
+    -------
+    str
+        The upper-case name.
+
+    Raises
+    ------
+    ValueError
+        For a non-string, unknown or missing solver; the message lists the installed
+        solvers and how to install the requested one.
+    """
+    if not isinstance(solver, str):
+        raise ValueError(f"solver must be a CVXPY solver name (str); got {solver!r}")
+    name = solver.upper()
+    inst = installed_solvers()
+    if name not in inst:
+        hint = _INSTALL_HINT.get(name, f"pip install cvxpy[{name}] or see the CVXPY solver docs")
+        raise ValueError(
+            f"solver {solver!r} is not installed; installed CVXPY solvers: {inst}. "
+            f"To add it: {hint}"
+        )
+    return name
+
+
+def solve(formulation, solver="CLARABEL", *, verbose=False, warm_start=False, **options):
+    """Solve a formulation with any installed CVXPY solver.
+
+    Parameters
+    ----------
+    formulation : krein.formulations.Formulation
+    solver : str
+        A name from :func:`installed_solvers` (case-insensitive), e.g. "CLARABEL",
+        "SCS", "ECOS", "OSQP".
+    verbose : bool
+        Passed to CVXPY.
+    warm_start : bool
+        Passed to CVXPY (used by re-solves with new parameter values).
+    **options
+        Solver-specific options passed through (e.g. ``eps_abs`` for SCS).
+
+    Returns
+    -------
+    Solution
+        With residuals and gap from ``formulation.certificate()``.
+
+    Raises
+    ------
+    ValueError
+        Unknown or missing solver, or a solver that cannot handle this problem
+        class (e.g. a QP given to an LP-only solver).
+    SolverError
+        When the solver fails or ends with a status other than optimal; nothing
+        is returned in that case.
+    """
+    name = check_solver(solver)
+    problem = formulation.problem
+    t0 = time.perf_counter()
+    try:
+        problem.solve(solver=name, verbose=verbose, warm_start=warm_start, **options)
+    except cp.error.SolverError as exc:
+        msg = str(exc)
+        if "support" in msg or "cannot" in msg.lower():
+            raise ValueError(
+                f"solver {name} cannot solve {formulation.name} "
+                f"({formulation.problem_class}): {msg}"
+            ) from exc
+        raise SolverError(
+            f"solver {name} failed on {formulation.name} {formulation.size}: {msg}",
+            solver=name, status="solver_error", size=formulation.size,
+        ) from exc
+    except TypeError as exc:  # unknown solver option
+        raise ValueError(f"bad option for solver {name}: {exc}") from exc
+    wall = time.perf_counter() - t0
+    status = problem.status
+    if status not in _OK:
+        raise SolverError(
+            f"solver {name} ended with status {status!r} on {formulation.name} "
+            f"{formulation.size}",
+            solver=name, status=status, size=formulation.size,
+        )
+    stats = problem.solver_stats
+    solve_time = float(stats.solve_time) if stats and stats.solve_time is not None else float("nan")
+    setup_time = wall - solve_time if np.isfinite(solve_time) else wall
+    cert = formulation.certificate()
+    return Solution(
+        solver=name,
+        status=status,
+        objective=float(problem.value),
+        primal=formulation.values(),
+        dual=formulation.dual_values(),
+        setup_time=float(setup_time),
+        solve_time=solve_time,
+        iterations=None if stats is None or stats.num_iters is None else int(stats.num_iters),
+        primal_residual=float(cert.get("primal_residual", float("nan"))),
+        dual_residual=float(cert.get("dual_residual", float("nan"))),
+        gap=float(cert.get("gap", float("nan"))),
+        certificate=cert,
+    )

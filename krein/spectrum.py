@@ -1,0 +1,551 @@
+"""One eigendecomposition, reused: signature, indefiniteness measures and spectrum corrections.
+
+Symbols follow Munoz & de Diego (2006, "munoz") and Loosli, Ong & Canu (2013,
+"loosli"): ``K = V diag(lam) V'``, ``p``/``q`` positive/negative eigenvalues.
+
+Spectrum corrections (each ``g`` maps the eigenvalues, the corrected kernel is
+``V diag(g(lam)) V'``):
+
+==============  ==========================================  =========================
+method          g(lam)                                      source
+==============  ==========================================  =========================
+``clip``        ``max(lam, 0)`` ("Trunc", "denoise")         loosli §6.1.1; munoz (1)
+``mds``         ``lam if lam > eps else 0``                  munoz eq. (1)
+``flip``        ``|lam|`` ("Abs")                            loosli §6.1.1; munoz (4)
+``pseudo``      ``|lam| if |lam| >= eps else 0``             munoz eq. (4)
+``shift``       ``lam - min(lam_min, 0)``  ("Shift")         loosli §6.1.1
+``add_diagonal````lam + lambda``                              munoz eq. (6)
+``square``      ``lam**2``                                   munoz eq. (7)
+==============  ==========================================  =========================
+
+Out-of-sample maps for new kernel rows ``k(x, X)`` (shape ``(m, n)``):
+
+* ``"spectral"``: ``k(x, X) V diag(h) V'`` with ``h = g(lam) / lam`` on the
+  non-null eigenvalues.  This is munoz eq. (3) for clip/mds (``h`` = indicator),
+  eq. (5) for flip/pseudo (``h = sign``) and eq. (7) for square (``h = lam``, i.e.
+  ``k(x, X) K``).  It reproduces the corrected training kernel on training rows
+  (exactly for clip/flip/mds/pseudo/square; for shift/add_diagonal when ``K`` has
+  no eigenvalue within the null tolerance, since ``h`` has ``1/lam`` there).
+* ``"raw"``: the rows unchanged, as the heuristics of loosli Table 2 were
+  evaluated.  For shift/add_diagonal this is the exact map of the kernel
+  ``k(x, z) + lambda * [x == z]`` on new points (the added diagonal only touches
+  pairs of identical points).
+* ``"transductive"``: decompose the joint train+test kernel, correct it with the
+  same method, and read off the test-vs-train block (:func:`transductive_rows`).
+* ``"auto"``: ``"raw"`` for shift/add_diagonal, ``"spectral"`` otherwise.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.linalg
+import scipy.sparse.linalg
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted
+
+from ._validation import check_kernel_rows, check_square_kernel
+
+__all__ = [
+    "Spectrum",
+    "SpectrumCorrection",
+    "correct_eigenvalues",
+    "transductive_rows",
+    "TRANSFORMS",
+    "OUT_OF_SAMPLE",
+]
+
+TRANSFORMS = ("clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square")
+OUT_OF_SAMPLE = ("auto", "spectral", "raw", "transductive")
+
+# Below this size a partial decomposition is done by a full eigh (faster than ARPACK).
+_FULL_EIGH_BELOW = 300
+
+
+def _null_tol(eigenvalues, n):
+    """Eigenvalues with ``|lam| <= tol`` are numerically zero (as numpy.linalg.matrix_rank)."""
+    if eigenvalues.size == 0:
+        return 0.0
+    return float(n * np.finfo(float).eps * np.max(np.abs(eigenvalues)))
+
+
+def correct_eigenvalues(eigenvalues, method, *, eps=0.0, shift=None):
+    """Apply a spectrum correction ``g`` to eigenvalues.
+
+    Parameters
+    ----------
+    eigenvalues : array of shape (k,)
+    method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+        See the module docstring for each ``g``.
+    eps : float >= 0
+        Threshold for ``mds`` (keep ``lam > eps``) and ``pseudo`` (keep
+        ``|lam| >= eps``); munoz §2.1-2.2.
+    shift : float, optional
+        The constant ``lambda`` added by ``add_diagonal`` (munoz eq. 6). Default
+        ``max(0, -lam_min)``, the smallest that makes the result PSD.
+        For ``shift`` it is always ``max(0, -lam_min)`` (loosli §6.1.1).
+
+    Returns
+    -------
+    g : ndarray of shape (k,)
+        Corrected eigenvalues, all >= 0 except ``add_diagonal`` with a too-small
+        user ``shift``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``method`` or a negative ``eps``.
+    """
+    lam = np.asarray(eigenvalues, dtype=float)
+    if not isinstance(eps, numbers.Real) or eps < 0 or not np.isfinite(eps):
+        raise ValueError(f"eps must be a finite number >= 0; got {eps!r}")
+    if method == "clip":
+        return np.maximum(lam, 0.0)
+    if method == "mds":
+        return np.where(lam > eps, lam, 0.0)
+    if method == "flip":
+        return np.abs(lam)
+    if method == "pseudo":
+        return np.where(np.abs(lam) >= eps, np.abs(lam), 0.0)
+    if method == "shift":
+        return lam + max(0.0, -float(lam.min(initial=0.0)))
+    if method == "add_diagonal":
+        if shift is None:
+            shift = max(0.0, -float(lam.min(initial=0.0)))
+        if not isinstance(shift, numbers.Real) or not np.isfinite(shift):
+            raise ValueError(f"shift must be a finite number; got {shift!r}")
+        return lam + float(shift)
+    if method == "square":
+        return lam**2
+    raise ValueError(f"unknown spectrum correction {method!r}; accepted: {list(TRANSFORMS)}")
+
+
+def _row_multipliers(lam, g, method, null_tol):
+    """``h`` with ``k(x, X) V diag(h) V'`` the spectral out-of-sample map."""
+    if method == "square":
+        return lam.copy()
+    h = np.zeros_like(lam)
+    nz = np.abs(lam) > null_tol
+    h[nz] = g[nz] / lam[nz]
+    return h
+
+
+@dataclass(frozen=True)
+class Spectrum:
+    """Eigendecomposition of a symmetric kernel matrix, computed once and reused.
+
+    Build it with :meth:`from_kernel`.  Eigenvalues are stored in ascending order
+    (as ``numpy.linalg.eigh`` returns them); a partial decomposition keeps only the
+    ``k`` components of largest ``|lam|``.
+
+    Attributes
+    ----------
+    eigenvalues : ndarray of shape (k,)
+        Ascending.
+    eigenvectors : ndarray of shape (n, k)
+        Orthonormal columns.
+    n : int
+        Size of the kernel matrix.
+    partial : bool
+        True when ``k < n`` components were kept.
+    total_abs : float or None
+        ``sum |lam|`` over the full spectrum when known (full decomposition),
+        else an upper bound (see :meth:`from_kernel`).
+    tol : float
+        Eigenvalues with ``|lam| <= tol`` count as zero in :attr:`signature`.
+    """
+
+    eigenvalues: np.ndarray
+    eigenvectors: np.ndarray
+    n: int
+    partial: bool = False
+    total_abs: float | None = None
+    tol: float = 0.0
+
+    # ------------------------------------------------------------------ build
+    @classmethod
+    def from_kernel(cls, K, *, n_components=None, energy=None, tol=None, check=True):
+        """Decompose a symmetric kernel matrix once.
+
+        Parameters
+        ----------
+        K : array of shape (n, n)
+            Symmetric kernel (Gram) matrix; symmetrized if asymmetric within
+            ``krein._validation.SYMMETRY_RTOL``, else ``ValueError``.
+        n_components : int, optional
+            Keep the ``n_components`` eigenpairs of largest ``|lam|`` (partial
+            decomposition by ``scipy.sparse.linalg.eigsh(which="LM")``, or a full
+            ``eigh`` truncated when ``n`` is small or ``n_components`` large).
+        energy : float in (0, 1], optional
+            Keep the fewest largest-``|lam|`` eigenpairs whose share of
+            ``sum |lam|`` is at least ``energy`` (ESVM-L, loosli §4 and Table 2,
+            ``energy=0.9``).  The full sum is not known from a partial
+            decomposition, so eigenpairs are computed in growing batches and the
+            unseen remainder is bounded from above by
+            ``min((n-k) |lam_k|, sqrt((n-k) (||K||_F^2 - sum_{i<=k} lam_i^2)))``;
+            the selection is therefore conservative (share >= ``energy``,
+            possibly a few more components than the exact minimum).  When more
+            than a quarter of the spectrum is needed, a full ``eigh`` is used and
+            the selection is exact.
+        tol : float, optional
+            Zero tolerance of the signature; default
+            ``n * machine_eps * max |lam|`` (as ``numpy.linalg.matrix_rank``).
+        check : bool
+            Validate ``K`` (square, finite, symmetric). Only skip for matrices
+            built by this package.
+
+        Returns
+        -------
+        Spectrum
+
+        Raises
+        ------
+        ValueError
+            On a bad ``K``, both ``n_components`` and ``energy`` given, or values
+            out of range.
+        """
+        if check:
+            K = check_square_kernel(K)
+        n = K.shape[0]
+        if n_components is not None and energy is not None:
+            raise ValueError("give at most one of n_components and energy")
+        if n_components is not None:
+            if not isinstance(n_components, numbers.Integral) or not 1 <= n_components <= n:
+                raise ValueError(f"n_components must be an integer in [1, {n}]; got {n_components!r}")
+            lam, V = _top_magnitude(K, int(n_components))
+            partial = n_components < n
+            total = float(np.abs(lam).sum()) if not partial else None
+            spec = cls(lam, V, n, partial, total)
+        elif energy is not None:
+            if not isinstance(energy, numbers.Real) or not 0 < energy <= 1:
+                raise ValueError(f"energy must be a number in (0, 1]; got {energy!r}")
+            spec = _energy_spectrum(cls, K, float(energy))
+        else:
+            lam, V = np.linalg.eigh(K)
+            spec = cls(lam, V, n, False, float(np.abs(lam).sum()))
+        if tol is None:
+            tol = _null_tol(spec.eigenvalues, n)
+        elif not isinstance(tol, numbers.Real) or tol < 0:
+            raise ValueError(f"tol must be a number >= 0; got {tol!r}")
+        object.__setattr__(spec, "tol", float(tol))
+        return spec
+
+    # ------------------------------------------------------------ properties
+    @property
+    def signature(self):
+        """``(p, q, z)``: counts of eigenvalues ``> tol``, ``< -tol`` and the rest.
+
+        For a partial decomposition ``z`` also counts the ``n - k`` components
+        that were not computed.
+        """
+        lam = self.eigenvalues
+        p = int(np.sum(lam > self.tol))
+        q = int(np.sum(lam < -self.tol))
+        return p, q, self.n - p - q
+
+    @property
+    def min_eigenvalue(self):
+        """Least eigenvalue (of the kept components for a partial decomposition)."""
+        return float(self.eigenvalues.min())
+
+    @property
+    def max_eigenvalue(self):
+        """Largest eigenvalue (of the kept components for a partial decomposition)."""
+        return float(self.eigenvalues.max())
+
+    @property
+    def r_mm(self):
+        """``100 |lam_min| / lam_max`` (munoz eq. 2); 0 when ``lam_min >= 0``."""
+        lmax = self.max_eigenvalue
+        if lmax <= 0:
+            return float("inf") if self.min_eigenvalue < 0 else 0.0
+        return 100.0 * max(0.0, -self.min_eigenvalue) / lmax
+
+    @property
+    def r_neg(self):
+        """``100 sum_{lam<0} |lam| / sum |lam|`` (munoz eq. 2), over the kept components."""
+        lam = self.eigenvalues
+        total = np.abs(lam).sum()
+        return 0.0 if total == 0 else 100.0 * float(-lam[lam < 0].sum()) / float(total)
+
+    @property
+    def energy_share(self):
+        """Share of ``sum |lam|`` carried by the kept components (1.0 when full).
+
+        For a partial decomposition this is a lower bound (the remainder is bounded).
+        """
+        if not self.partial:
+            return 1.0
+        kept = float(np.abs(self.eigenvalues).sum())
+        return kept / self.total_abs if self.total_abs else float("nan")
+
+    def summary(self):
+        """Dictionary of the spectrum diagnostics (for tables and ``krein diagnose``)."""
+        p, q, z = self.signature
+        return {
+            "n": self.n,
+            "p": p,
+            "q": q,
+            "z": z,
+            "min_eigenvalue": self.min_eigenvalue,
+            "max_eigenvalue": self.max_eigenvalue,
+            "r_mm": self.r_mm,
+            "r_neg": self.r_neg,
+            "tol": self.tol,
+            "partial": self.partial,
+        }
+
+    # ------------------------------------------------------------ matrices
+    def reconstruct(self, values=None):
+        """``V diag(values) V'`` (default the eigenvalues themselves), shape (n, n)."""
+        values = self.eigenvalues if values is None else np.asarray(values, dtype=float)
+        return (self.eigenvectors * values) @ self.eigenvectors.T
+
+    def corrected_eigenvalues(self, method, **params):
+        """``g(lam)`` for a correction method; see :func:`correct_eigenvalues`."""
+        return correct_eigenvalues(self.eigenvalues, method, **params)
+
+    def corrected_kernel(self, method, **params):
+        """The corrected training kernel ``V diag(g(lam)) V'`` of shape (n, n).
+
+        For ``shift`` and ``add_diagonal`` with a full decomposition this equals
+        ``K + lambda I``.  For a partial decomposition only the kept components
+        are used.
+        """
+        return self.reconstruct(self.corrected_eigenvalues(method, **params))
+
+    def row_map(self, method, **params):
+        """The ``(n, n)`` matrix ``M = V diag(h) V'`` of the spectral out-of-sample map.
+
+        New rows ``k(x, X)`` are corrected as ``k(x, X) @ M`` (munoz eqs. 3, 5, 7).
+        """
+        lam = self.eigenvalues
+        g = self.corrected_eigenvalues(method, **params)
+        h = _row_multipliers(lam, g, method, self.tol)
+        return (self.eigenvectors * h) @ self.eigenvectors.T
+
+    def apply_row_map(self, K_rows, method, **params):
+        """Spectral out-of-sample map ``k(x, X) V diag(h) V'`` without forming ``M``.
+
+        Parameters
+        ----------
+        K_rows : array of shape (m, n)
+        method : str
+        **params : eps, shift
+
+        Returns
+        -------
+        ndarray of shape (m, n)
+        """
+        K_rows = check_kernel_rows(K_rows, self.n, "K_rows")
+        lam = self.eigenvalues
+        g = self.corrected_eigenvalues(method, **params)
+        h = _row_multipliers(lam, g, method, self.tol)
+        V = self.eigenvectors
+        return ((K_rows @ V) * h) @ V.T
+
+
+def _top_magnitude(K, k):
+    n = K.shape[0]
+    if n < _FULL_EIGH_BELOW or k > n // 4:
+        lam, V = np.linalg.eigh(K)
+        idx = np.sort(np.argsort(-np.abs(lam), kind="stable")[:k])
+        return lam[idx], V[:, idx]
+    lam, V = scipy.sparse.linalg.eigsh(K, k=k, which="LM")
+    order = np.argsort(lam)
+    return lam[order], V[:, order]
+
+
+def _energy_spectrum(cls, K, energy):
+    n = K.shape[0]
+    fro2 = float(np.sum(K * K))
+    k = max(8, int(np.ceil(0.05 * n)))
+    while n >= _FULL_EIGH_BELOW and k <= n // 4:
+        lam, V = scipy.sparse.linalg.eigsh(K, k=k, which="LM")
+        order = np.argsort(-np.abs(lam), kind="stable")
+        lam, V = lam[order], V[:, order]
+        a = np.abs(lam)
+        seen = np.cumsum(a)
+        rest_seen = seen[-1] - seen  # kept-but-unselected part for each prefix
+        rest2 = max(0.0, fro2 - float(np.sum(lam**2)))
+        unseen = min((n - k) * a[-1], np.sqrt((n - k) * rest2))
+        upper_total = seen + rest_seen + unseen
+        ok = np.flatnonzero(seen >= energy * upper_total)
+        if ok.size:
+            m = int(ok[0]) + 1
+            sel = np.argsort(lam[:m])
+            return cls(lam[:m][sel], V[:, :m][:, sel], n, m < n, float(upper_total[ok[0]]))
+        k *= 2
+    lam, V = np.linalg.eigh(K)
+    a = np.abs(lam)
+    order = np.argsort(-a, kind="stable")
+    total = float(a.sum())
+    m = int(np.searchsorted(np.cumsum(a[order]), energy * total * (1 - 1e-12))) + 1
+    m = min(m, n)
+    idx = np.sort(order[:m])
+    return cls(lam[idx], V[:, idx], n, m < n, total)
+
+
+def transductive_rows(K_joint, n_train, method, **params):
+    """Transductive correction: decompose the joint kernel and read the test rows.
+
+    Parameters
+    ----------
+    K_joint : array of shape (n + m, n + m)
+        Kernel on training points (first ``n_train``) then test points.
+    n_train : int
+    method : str
+        A correction from :data:`TRANSFORMS`.
+    **params
+        ``eps`` / ``shift`` as in :func:`correct_eigenvalues`.
+
+    Returns
+    -------
+    ndarray of shape (m, n_train)
+        The test-vs-train block of the corrected joint kernel.
+
+    Notes
+    -----
+    The training block of the corrected joint kernel differs from the corrected
+    training kernel the model was fitted on; this is the usual transductive
+    heuristic (e.g. Wu, Chang & Zhang 2005), not an exact map.
+    """
+    K_joint = check_square_kernel(K_joint, "K_joint")
+    if not isinstance(n_train, numbers.Integral) or not 0 < n_train < K_joint.shape[0]:
+        raise ValueError(f"n_train must be an integer in (0, {K_joint.shape[0]}); got {n_train!r}")
+    spec = Spectrum.from_kernel(K_joint, check=False)
+    V = spec.eigenvectors
+    g = spec.corrected_eigenvalues(method, **params)
+    return (V[n_train:] * g) @ V[:n_train].T
+
+
+class SpectrumCorrection(TransformerMixin, BaseEstimator):
+    """Scikit-learn transformer that corrects a precomputed kernel's spectrum.
+
+    ``fit_transform(K_train)`` returns the corrected ``(n, n)`` training kernel;
+    ``transform(K_rows)`` maps ``(m, n)`` kernel rows between new and training
+    points.  So ``make_pipeline(SpectrumCorrection("clip"),
+    SVC(kernel="precomputed"))`` works inside ``cross_val_score`` on a
+    precomputed kernel.
+
+    Parameters
+    ----------
+    method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+        Spectrum correction (module docstring; munoz §2-3, loosli §6.1.1).
+    out_of_sample : {"auto", "spectral", "raw", "transductive"}
+        Map for new rows (module docstring).  With ``"transductive"``,
+        ``transform`` expects ``(m, n + m)`` rows ``[K(test, train), K(test, test)]``.
+    eps : float
+        Threshold of ``mds``/``pseudo``.
+    shift : float, optional
+        Constant of ``add_diagonal``.
+
+    Attributes
+    ----------
+    spectrum_ : Spectrum
+        Decomposition of the training kernel.
+    n_features_in_ : int
+        Number of training points ``n``.
+    min_eigenvalue_ : float
+        Least eigenvalue of the uncorrected training kernel.
+
+    Notes
+    -----
+    ``fit_transform`` returns the corrected kernel ``V g(lam) V'``; ``transform``
+    always applies the out-of-sample map, which reproduces that block on the
+    training rows for the spectral maps (not for ``"raw"``, by definition).
+    """
+
+    def __init__(self, method="clip", out_of_sample="auto", eps=0.0, shift=None):
+        self.method = method
+        self.out_of_sample = out_of_sample
+        self.eps = eps
+        self.shift = shift
+
+    def _params(self):
+        if self.method not in TRANSFORMS:
+            raise ValueError(f"method must be one of {list(TRANSFORMS)}; got {self.method!r}")
+        if self.out_of_sample not in OUT_OF_SAMPLE:
+            raise ValueError(
+                f"out_of_sample must be one of {list(OUT_OF_SAMPLE)}; got {self.out_of_sample!r}"
+            )
+        params = {"eps": self.eps}
+        if self.method == "add_diagonal":
+            params["shift"] = self.shift
+        return params
+
+    def resolved_out_of_sample(self):
+        """The out-of-sample map actually used (``"auto"`` resolved)."""
+        if self.out_of_sample != "auto":
+            return self.out_of_sample
+        return "raw" if self.method in ("shift", "add_diagonal") else "spectral"
+
+    def fit(self, K, y=None):
+        """Decompose the training kernel.
+
+        Parameters
+        ----------
+        K : array of shape (n, n)
+            Training kernel matrix.
+        y : ignored
+
+        Returns
+        -------
+        self
+        """
+        params = self._params()
+        spec = Spectrum.from_kernel(K)
+        correct_eigenvalues(spec.eigenvalues, self.method, **params)  # validates params
+        self.spectrum_ = spec
+        self.n_features_in_ = spec.n
+        self.min_eigenvalue_ = spec.min_eigenvalue
+        if self.resolved_out_of_sample() == "transductive":
+            self.K_fit_ = check_square_kernel(K)
+        return self
+
+    def fit_transform(self, K, y=None):
+        """Fit and return the corrected training kernel, shape (n, n)."""
+        self.fit(K, y)
+        return self.spectrum_.corrected_kernel(self.method, **self._params())
+
+    def transform(self, K_rows):
+        """Correct kernel rows between new points and the training points.
+
+        Parameters
+        ----------
+        K_rows : array of shape (m, n), or (m, n + m) for ``"transductive"``
+
+        Returns
+        -------
+        ndarray of shape (m, n)
+
+        Raises
+        ------
+        ValueError
+            On a wrong width or NaN/inf.
+        """
+        check_is_fitted(self, "spectrum_")
+        params = self._params()
+        n = self.n_features_in_
+        mode = self.resolved_out_of_sample()
+        if mode == "transductive":
+            K_rows = np.asarray(K_rows, dtype=float)
+            m = K_rows.shape[0] if K_rows.ndim == 2 else -1
+            if K_rows.ndim != 2 or K_rows.shape[1] != n + m:
+                raise ValueError(
+                    f"with out_of_sample='transductive', transform expects (m, n + m) rows "
+                    f"[K(test, train), K(test, test)] with n = {n}; got shape {K_rows.shape}"
+                )
+            joint = np.block([[self.K_fit_, K_rows[:, :n].T], [K_rows[:, :n], K_rows[:, n:]]])
+            return transductive_rows(joint, n, self.method, **params)
+        K_rows = check_kernel_rows(K_rows, n, "K_rows")
+        if mode == "raw":
+            return K_rows.copy()
+        return self.spectrum_.apply_row_map(K_rows, self.method, **params)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = True
+        return tags
