@@ -1,0 +1,32 @@
+"""Data sets for learning with indefinite kernels.
+
+Real data (shipped as compressed ``.npz`` files in ``krein/datasets/data``,
+converted from public copies by ``scripts/convert_datasets.py``; loading needs
+NumPy only):
+
+- :func:`load` -- vector data sets: sonar, heart, breast_cancer, wdbc,
+  diabetes, ionosphere, german, liver, a1a (train/test), usps (train/test).
+- :func:`load_dissimilarity` -- dissimilarity matrices: catcortex, balls3d,
+  newsgroups, protein, coilyork.
+- :func:`list_datasets` -- names, kinds and one-line descriptions.
+
+Sources, checksums, citations and licences are recorded per set in
+``krein/datasets/data/SOURCES.json`` and returned by ``return_info=True``.
+
+Synthetic data:
+
+- :func:`make_checkerboard` -- the 2-D checkerboard of Loosli, Ong & Canu
+  (2013), with optional class overlap at the cell boundaries.
+"""
+
+from ._loaders import PAPER_SPLITS, USPS_PAPER_PAIRS, list_datasets, load, load_dissimilarity
+from ._synthetic import make_checkerboard
+
+__all__ = [
+    "list_datasets",
+    "load",
+    "load_dissimilarity",
+    "make_checkerboard",
+    "PAPER_SPLITS",
+    "USPS_PAPER_PAIRS",
+]
