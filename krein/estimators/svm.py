@@ -194,7 +194,9 @@ def _flipped_kernel(K, spec):
             pos = ~neg
             Vp = V[:, pos]
             Kf = 2.0 * (Vp * lam[pos]) @ Vp.T - K
-    return 0.5 * (Kf + Kf.T)
+    # Not re-symmetrized: libsvm reads K[i, j] as given, and the CVXPY formulations
+    # symmetrize (within krein._validation.SYMMETRY_RTOL) when they check their input.
+    return Kf
 
 
 class SpectrumSVC(KernelClassifierBase):
