@@ -262,9 +262,17 @@ class SVMDual(Formulation):
         Ku = self._Ku(u)
         return _svm_certificate(alpha, self.y, float(self.parameters["C"].value), Ku, float(u @ Ku))
 
-    def coefficients(self):
-        """``(u, b)``: expansion coefficients ``y * alpha`` and the hinge-optimal bias."""
-        alpha = np.asarray(self.variables["alpha"].value, dtype=float)
+    def coefficients(self, sv_tol=1e-7):
+        """``(u, b)``: expansion coefficients ``y * alpha`` and the hinge-optimal bias.
+
+        ``alpha`` is clipped to ``[0, C]`` and entries below ``sv_tol * C`` are set
+        to zero: interior-point and first-order solvers return tiny positive
+        values instead of exact zeros, which would otherwise all count as
+        support vectors.
+        """
+        C = float(self.parameters["C"].value)
+        alpha = np.clip(np.asarray(self.variables["alpha"].value, dtype=float), 0.0, C)
+        alpha[alpha <= sv_tol * C] = 0.0
         u = self.y * alpha
         return u, optimal_intercept(self._Ku(u), self.y)
 

@@ -1,0 +1,504 @@
+"""Command-line interface: ``krein compare | diagnose | solvers | methods | datasets``.
+
+``krein compare`` with no arguments cross-validates every registered method on
+standardized Sonar with a clearly indefinite sigmoid kernel and prints the table::
+
+    krein compare                                   # Sonar, sigmoid a=4/60, r=-2, 5-fold CV
+    krein compare --dataset checkerboard --n-samples 200 --kernel-params a=1,r=-0.5
+    krein compare --dataset catcortex --binary paper --kernel dissimilarity-linear
+    krein diagnose --dataset sonar                  # signature, r_mm, r_neg, DCM
+    krein solvers                                   # installed CVXPY solvers and problem classes
+    krein methods                                   # the method registry
+
+Bad input (unknown data set, kernel, method or solver, bad ``--kernel-params``,
+``--C <= 0``, ``--cv < 2``...) prints one line naming the option and the accepted
+values on stderr and exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+__all__ = ["main", "parse_kernel_params", "parse_binary", "solver_capabilities"]
+
+#: Command-line option of each argument of :func:`krein.compare.compare`.
+_FLAGS = {
+    "dataset": "--dataset",
+    "kernel": "--kernel",
+    "kernel_params": "--kernel-params",
+    "methods": "--methods",
+    "cv": "--cv",
+    "repeats": "--repeats",
+    "C": "--C",
+    "solver": "--solver",
+    "n_samples": "--n-samples",
+    "binary": "--binary",
+    "random_state": "--seed",
+}
+
+DEFAULT_OUT = "krein-results"
+
+
+class UsageError(Exception):
+    """Bad command-line input: reported on one line, exit status 2."""
+
+    def __init__(self, option, message):
+        super().__init__(f"{option}: {message}" if option else message)
+
+
+class _Parser(argparse.ArgumentParser):
+    """ArgumentParser whose errors are one line on stderr and exit status 2."""
+
+    def error(self, message):
+        _fail(self.prog, message)
+
+
+def _one_line(text):
+    return " ".join(str(text).split())
+
+
+def _fail(prog, message):
+    sys.stderr.write(f"{prog}: error: {_one_line(message)}\n")
+    sys.exit(2)
+
+
+# --------------------------------------------------------------------------- parsing helpers
+def _scalar(text):
+    t = text.strip()
+    low = t.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    if low in ("none", "null"):
+        return None
+    try:
+        return int(t)
+    except ValueError:
+        pass
+    try:
+        return float(t)
+    except ValueError:
+        return t
+
+
+def parse_kernel_params(text):
+    """Parse ``--kernel-params`` text ``"k=v,k=v"`` into a dict.
+
+    Values are read as int, then float, then ``true``/``false``/``none``, else
+    kept as strings (e.g. ``metric=l1``).
+
+    Parameters
+    ----------
+    text : str or None
+        Comma-separated ``name=value`` pairs; empty or None gives ``{}``.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    UsageError
+        On an item without ``=``, an empty name or value, or a repeated name.
+    """
+    if text is None or not text.strip():
+        return {}
+    params = {}
+    for item in text.split(","):
+        item = item.strip()
+        if not item:
+            continue
+        key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not sep or not key or not value or not key.isidentifier():
+            raise UsageError("--kernel-params", f"bad item {item!r}; expected name=value pairs "
+                                                "separated by commas, e.g. a=0.1,r=-1")
+        if key in params:
+            raise UsageError("--kernel-params", f"parameter {key!r} given twice")
+        params[key] = _scalar(value)
+    return params
+
+
+def parse_binary(text):
+    """Parse ``--binary``: ``"paper"`` or ``"POS:NEG"`` (each side comma-separated labels).
+
+    Parameters
+    ----------
+    text : str or None
+
+    Returns
+    -------
+    None, "paper" or tuple
+        ``"3:5"`` gives ``(3, 5)``; ``"1,2:3"`` gives ``((1, 2), 3)``.
+
+    Raises
+    ------
+    UsageError
+        On any other syntax.
+    """
+    if text is None:
+        return None
+    t = text.strip()
+    if t.lower() == "paper":
+        return "paper"
+    pos, sep, neg = t.partition(":")
+    sides = []
+    for side in (pos, neg):
+        labels = [_scalar(v) for v in side.split(",") if v.strip()]
+        if not labels:
+            sides = None
+            break
+        sides.append(labels[0] if len(labels) == 1 else tuple(labels))
+    if not sep or sides is None:
+        raise UsageError("--binary", f"bad value {text!r}; expected 'paper' or POS:NEG with "
+                                     "comma-separated labels per side, e.g. 3:5 or 1,2:3")
+    return tuple(sides)
+
+
+def _methods_list(text):
+    if text is None:
+        return None
+    names = [m.strip() for m in text.split(",") if m.strip()]
+    if not names:
+        from .registry import list_methods
+
+        raise UsageError("--methods", f"no method given; registered: {', '.join(list_methods())}")
+    return names
+
+
+# --------------------------------------------------------------------------- formatting
+def _fmt_num(v, digits=4):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}g}"
+    return str(v)
+
+
+def _params_text(params):
+    return ", ".join(f"{k}={_fmt_num(v)}" for k, v in params.items()) or "(none)"
+
+
+def _data_lines(data):
+    labels, counts = data.classes
+    cls = ", ".join(f"{lab}: {c}" for lab, c in zip(labels.tolist(), counts.tolist()))
+    shape = (f"{data.n_samples} x {data.n_features} features" if data.X is not None
+             else f"{data.n_samples} x {data.n_samples} dissimilarities")
+    lines = [f"dataset: {data.dataset} ({data.kind}, {shape}; {data.description})",
+             f"classes: {cls}",
+             f"kernel:  {data.kernel}  {_params_text(data.kernel_params)}"]
+    if data.kernel in ("sigmoid", "tanh") and data.X is not None:
+        from .compare import SIGMOID_A_TIMES_D, SIGMOID_R, default_kernel_params
+
+        if data.kernel_params == default_kernel_params(data.kernel, data.n_features):
+            note = "; chosen to be clearly indefinite on Sonar" if data.dataset == "sonar" else ""
+            lines[-1] += (f"  [default: a = {SIGMOID_A_TIMES_D:g}/n_features, r = {SIGMOID_R:g}"
+                          f"{note}]")
+    return lines
+
+
+def _spectrum_line(spec, note=""):
+    s = spec.summary()
+    return (f"spectrum of the full kernel ({s['n']} x {s['n']}{note}): signature p/q/z = "
+            f"{s['p']}/{s['q']}/{s['z']} (|lambda| <= {s['tol']:.2g} counts as zero), "
+            f"least eigenvalue {s['min_eigenvalue']:.4g}, largest {s['max_eigenvalue']:.4g}")
+
+
+def _text_table(rows, left=("method",)):
+    """Plain-text table: columns from the first row, ``left`` columns left-aligned."""
+    cols = list(rows[0])
+    cells = [[str(r[c]) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+
+    def line(values):
+        return "  ".join(v.ljust(w) if c in left else v.rjust(w)
+                         for v, w, c in zip(values, widths, cols)).rstrip()
+
+    return "\n".join([line(cols)] + [line(row) for row in cells])
+
+
+def _display_table(summary):
+    import pandas as pd
+
+    rows = []
+    for _, r in summary.iterrows():
+        if pd.isna(r["accuracy_mean"]):
+            acc = "failed"
+        else:
+            acc = f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}"
+        rows.append({
+            "method": r["method"],
+            "accuracy %": acc,
+            "fit s": "-" if pd.isna(r["fit_seconds_mean"]) else f"{r['fit_seconds_mean']:.3f}",
+            "#SV": "-" if pd.isna(r["n_support_mean"]) else f"{r['n_support_mean']:.1f}",
+            "train lambda_min": f"{r['min_eigenvalue_mean']:.4g}",
+            "errors": int(r["n_errors"]),
+        })
+    return _text_table(rows)
+
+
+# --------------------------------------------------------------------------- commands
+def _cmd_compare(args):
+    from .compare import InvalidArgument, run_comparison
+
+    try:
+        kernel_params = parse_kernel_params(args.kernel_params)
+        binary = parse_binary(args.binary)
+        methods = _methods_list(args.methods)
+    except UsageError as exc:
+        _fail(args.prog, str(exc))
+    out = None if args.no_save else args.out
+    try:
+        result = run_comparison(dataset=args.dataset, kernel=args.kernel,
+                                kernel_params=kernel_params or None, methods=methods, cv=args.cv,
+                                repeats=args.repeats, C=args.C, solver=args.solver,
+                                random_state=args.seed, out=out, progress=not args.no_progress,
+                                n_samples=args.n_samples, binary=binary)
+    except InvalidArgument as exc:
+        _fail(args.prog, f"{_FLAGS.get(exc.argument, exc.argument)}: {exc.message}")
+    data = result.data
+    note = ("; centered on all objects, the folds use training centering"
+            if data.per_fold_kernel else "")
+    print("krein compare")
+    for line in _data_lines(data):
+        print(line)
+    print(_spectrum_line(data.spectrum(), note))
+    print(f"protocol: {result.cv}-fold stratified CV x {result.repeats} repeat(s) (seed "
+          f"{result.random_state}), same folds for every method; C = {result.C:g}; solver = "
+          f"{result.solver or 'each method default'}")
+    print()
+    print(_display_table(result.summary))
+    print()
+    failed = result.folds[result.folds["error"] != ""]
+    for name, group in failed.groupby("method", sort=False):
+        print(f"errors in {name} ({len(group)} of {result.cv * result.repeats} fits), first: "
+              f"{group['error'].iloc[0][:300]}")
+    if result.files:
+        print("files written:")
+        for path in result.files:
+            print(f"  {path}")
+    else:
+        print("no files written (--no-save)")
+    return 0
+
+
+def _cmd_diagnose(args):
+    import numpy as np
+
+    from .compare import InvalidArgument, load_kernel_data
+    from .geometry import class_mean_distance
+
+    try:
+        kernel_params = parse_kernel_params(args.kernel_params)
+        binary = parse_binary(args.binary)
+    except UsageError as exc:
+        _fail(args.prog, str(exc))
+    try:
+        data = load_kernel_data(args.dataset, args.kernel, kernel_params or None,
+                                n_samples=args.n_samples, binary=binary, random_state=args.seed)
+    except InvalidArgument as exc:
+        _fail(args.prog, f"{_FLAGS.get(exc.argument, exc.argument)}: {exc.message}")
+    print("krein diagnose")
+    for line in _data_lines(data):
+        print(line)
+    spec = data.spectrum()
+    s = spec.summary()
+    if data.per_fold_kernel:
+        print("(kernel -1/2 J D^2 J centered on all objects)")
+    print(f"n: {s['n']}")
+    print(f"signature (p, q, z): ({s['p']}, {s['q']}, {s['z']})  zero tolerance |lambda| <= "
+          f"{s['tol']:.3g} (n * eps * max|lambda|)")
+    lam = spec.eigenvalues
+    print(f"least eigenvalue: {s['min_eigenvalue']:.6g}   (next: "
+          f"{', '.join(f'{v:.4g}' for v in lam[1:4])})")
+    print(f"largest eigenvalue: {s['max_eigenvalue']:.6g}")
+    print(f"r_mm  = 100 |lambda_min| / lambda_max      = {s['r_mm']:.4g} %  "
+          "(Munoz & de Diego eq. 2)")
+    print(f"r_neg = 100 sum|lambda_neg| / sum|lambda|  = {s['r_neg']:.4g} %")
+    if np.unique(data.y).size == 2:
+        dcm = class_mean_distance(data.K, data.y)
+        note = ("negative: every SVM solution has w'Mw < 0 (Haasdonk 2005 §7.3)" if dcm < 0
+                else "non-negative")
+        print(f"DCM (squared pE distance of the class means, c'Kc) = {dcm:.6g}  ({note})")
+    else:
+        print(f"DCM: not defined for {np.unique(data.y).size} classes (use --binary)")
+    return 0
+
+
+def solver_capabilities():
+    """Problem classes each installed CVXPY solver accepts, plus the libsvm pseudo-solver.
+
+    Read from CVXPY: ``QP_SOLVERS`` (native quadratic objective), and for conic
+    solvers their ``SUPPORTED_CONSTRAINTS`` (``NonNeg`` -> LP, ``SOC`` -> SOCP,
+    ``PSD``/``SvecPSD`` -> SDP, ``ExpCone``) and ``MIP_CAPABLE``.  A conic solver
+    without a native quadratic objective still takes QPs (CVXPY rewrites them as
+    SOCPs) when it supports ``SOC``.
+
+    Returns
+    -------
+    list of dict
+        One per solver: ``name``, ``LP``, ``QP``, ``SOCP``, ``SDP``, ``EXP``,
+        ``MIP`` (each ``"yes"``, ``"via SOCP"`` or ``"-"``) and ``notes``.
+    """
+    import cvxpy as cp
+    from cvxpy.reductions.solvers import defines
+
+    rows = []
+    for name in cp.installed_solvers():
+        conic = defines.SOLVER_MAP_CONIC.get(name)
+        qp = defines.SOLVER_MAP_QP.get(name)
+        cons = {c.__name__ for c in getattr(conic, "SUPPORTED_CONSTRAINTS", [])} if conic else set()
+        quad = bool(qp) or bool(conic and getattr(conic, "supports_quad_obj", lambda: False)())
+        mip = any(getattr(s, "MIP_CAPABLE", False) for s in (conic, qp) if s is not None)
+        rows.append({
+            "name": name,
+            "LP": "yes" if (qp or "NonNeg" in cons) else "-",
+            "QP": "yes" if quad else ("via SOCP" if "SOC" in cons else "-"),
+            "SOCP": "yes" if "SOC" in cons else "-",
+            "SDP": "yes" if cons & {"PSD", "SvecPSD"} else "-",
+            "EXP": "yes" if "ExpCone" in cons else "-",
+            "MIP": "yes" if mip else "-",
+            "notes": "",
+        })
+    rows.append({"name": "libsvm", "LP": "-", "QP": "SVM dual only", "SOCP": "-", "SDP": "-",
+                 "EXP": "-", "MIP": "-",
+                 "notes": "pseudo-solver: scikit-learn's SVC (SMO) on a precomputed kernel; the "
+                          "default of esvm/flip/clip/shift/square..., not for lp-svm"})
+    return rows
+
+
+def _cmd_solvers(args):
+    rows = solver_capabilities()
+    print("CVXPY solvers installed here (problem classes accepted), and the libsvm pseudo-solver:")
+    print(_text_table([{k: v for k, v in r.items() if k != "notes"} for r in rows],
+                      left=("name",)))
+    for r in rows:
+        if r["notes"]:
+            print(f"{r['name']}: {r['notes']}")
+    print("Pass one with --solver NAME (krein compare) or solver=NAME (estimators).")
+    return 0
+
+
+def _cmd_methods(args):
+    from .registry import list_methods
+
+    methods = list_methods()
+    width = max(len(m) for m in methods)
+    for name, desc in methods.items():
+        print(f"{name:<{width}}  {desc}")
+    return 0
+
+
+def _cmd_datasets(args):
+    from .compare import available_datasets
+
+    names = available_datasets()
+    width = max(len(n) for n in names)
+    for name, desc in names.items():
+        print(f"{name:<{width}}  {desc}")
+    return 0
+
+
+# --------------------------------------------------------------------------- parser
+def _add_data_args(p):
+    p.add_argument("--dataset", default="sonar", metavar="NAME",
+                   help="data set (see 'krein datasets'; default sonar, standardized)")
+    p.add_argument("--kernel", default=None, metavar="NAME",
+                   help="kernel: linear, gaussian/rbf, sigmoid/tanh, epanechnikov for vector data "
+                        "(default sigmoid); dissimilarity-linear (default) or "
+                        "dissimilarity-gaussian for dissimilarity data")
+    p.add_argument("--kernel-params", default=None, metavar="K=V,K=V",
+                   help="kernel parameters, e.g. a=0.1,r=-1 (default: scaled to the data; sigmoid "
+                        "a=4/n_features, r=-2)")
+    p.add_argument("--n-samples", type=int, default=None, metavar="N",
+                   help="checkerboard size (default 300), or a stratified subsample of a real set")
+    p.add_argument("--binary", default=None, metavar="POS:NEG",
+                   help="binary task: 'paper' (dissimilarity sets) or POS:NEG labels, e.g. 3:5")
+    p.add_argument("--seed", type=int, default=0, metavar="S",
+                   help="random seed of the folds, checkerboard and subsample (default 0)")
+
+
+def _build_parser():
+    from . import __version__
+
+    parser = _Parser(prog="krein", description="Learning with indefinite kernels: compare "
+                     "methods, diagnose kernels, list solvers and methods.")
+    parser.add_argument("--version", action="version", version=f"krein {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    p = sub.add_parser("compare", help="cross-validate methods on one data set and kernel",
+                       description="Cross-validate registered methods with the same folds. "
+                       "Without arguments: standardized Sonar, a clearly indefinite sigmoid "
+                       "kernel, every method, 5-fold CV.")
+    _add_data_args(p)
+    p.add_argument("--methods", default=None, metavar="A,B,C",
+                   help="comma-separated method names (default: all; see 'krein methods')")
+    p.add_argument("--cv", type=int, default=5, metavar="K", help="number of folds (default 5)")
+    p.add_argument("--repeats", type=int, default=1, metavar="R",
+                   help="repetitions of the K-fold split (default 1)")
+    p.add_argument("-C", "--C", dest="C", type=float, default=1.0, metavar="VALUE",
+                   help="SVM box bound / slack weight (default 1)")
+    p.add_argument("--solver", default=None, metavar="NAME",
+                   help="libsvm or an installed CVXPY solver (see 'krein solvers'); default: each "
+                        "method's own")
+    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
+                   help=f"directory for CSV and PNG files (default ./{DEFAULT_OUT})")
+    p.add_argument("--no-save", action="store_true", help="write no files")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.set_defaults(func=_cmd_compare)
+
+    p = sub.add_parser("diagnose", help="spectrum and geometry of a kernel on a data set",
+                       description="Signature, least/largest eigenvalue, r_mm, r_neg and the "
+                       "class-mean distance DCM of a kernel on a data set.")
+    _add_data_args(p)
+    p.set_defaults(func=_cmd_diagnose)
+
+    p = sub.add_parser("solvers", help="installed CVXPY solvers and the problem classes they take")
+    p.set_defaults(func=_cmd_solvers)
+    p = sub.add_parser("methods", help="list the method registry")
+    p.set_defaults(func=_cmd_methods)
+    p = sub.add_parser("datasets", help="list the data sets")
+    p.set_defaults(func=_cmd_datasets)
+    return parser
+
+
+def main(argv=None):
+    """Entry point of the ``krein`` command.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Arguments without the program name; default ``sys.argv[1:]``.
+
+    Returns
+    -------
+    int
+        Exit status 0 on success (the console script passes it to ``sys.exit``).
+
+    Raises
+    ------
+    SystemExit
+        With status 2 on bad input, after one line on stderr naming the option
+        and the accepted values (and 0 for ``--help``/``--version``).
+    """
+    parser = _build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 0
+    args.prog = f"krein {args.command}"
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("interrupted\n")
+        return 130
+    except BrokenPipeError:
+        # output piped into e.g. `head`: stop quietly
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""Tests for the command-line interface (krein.cli) and krein.compare, run in-process."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from krein.cli import main, parse_binary, parse_kernel_params
+from krein.compare import (
+    FOLD_COLUMNS,
+    SUMMARY_COLUMNS,
+    InvalidArgument,
+    compare,
+    default_kernel_params,
+    load_kernel_data,
+    run_comparison,
+)
+from krein.kernels import dissimilarity_kernel
+
+METHODS = ["esvm", "clip", "lp-svm"]
+
+
+@pytest.fixture(scope="module")
+def checkerboard_run(tmp_path_factory):
+    """One small `krein compare` run on the checkerboard, shared by several tests."""
+    out = tmp_path_factory.mktemp("cmp")
+    buf = io.StringIO()  # capsys is function-scoped; this fixture is module-scoped
+    with contextlib.redirect_stdout(buf):
+        rc = main(["compare", "--dataset", "checkerboard", "--n-samples", "80",
+                   "--kernel", "sigmoid", "--kernel-params", "a=1,r=-0.5",
+                   "--methods", ",".join(METHODS), "--cv", "3", "--out", str(out),
+                   "--no-progress"])
+    return rc, buf.getvalue(), out
+
+
+def test_compare_prints_table_and_writes_files(checkerboard_run):
+    rc, text, out = checkerboard_run
+    assert rc == 0
+    assert "dataset: checkerboard" in text
+    assert "sigmoid" in text and "a=1" in text and "r=-0.5" in text
+    assert re.search(r"signature p/q/z = \d+/\d+/\d+", text)
+    for m in METHODS:
+        assert re.search(rf"^{re.escape(m)}\s+\d+\.\d ± \d+\.\d", text, re.M), m
+    for name in ["compare_checkerboard.csv", "compare_checkerboard_folds.csv",
+                 "compare_checkerboard.png", "compare_checkerboard_boundaries.png"]:
+        path = out / name
+        assert path.is_file() and path.stat().st_size > 0, name
+        assert str(path) in text
+    assert (out / "compare_checkerboard.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list(out.glob("*.tmp")), "temporary files left behind"
+
+    summary = pd.read_csv(out / "compare_checkerboard.csv")
+    assert list(summary.columns) == SUMMARY_COLUMNS
+    assert list(summary["method"]) == METHODS
+    assert summary["accuracy_mean"].between(0, 1).all()
+    assert (summary["n_errors"] == 0).all()
+    assert (summary["min_eigenvalue_mean"] < 0).all()  # the sigmoid kernel is indefinite here
+
+
+def test_compare_same_folds_for_every_method(checkerboard_run):
+    _, _, out = checkerboard_run
+    folds = pd.read_csv(out / "compare_checkerboard_folds.csv")
+    assert list(folds.columns) == FOLD_COLUMNS
+    assert len(folds) == len(METHODS) * 3
+    assert folds["accuracy"].between(0, 1).all()
+    assert folds["n_train"].add(folds["n_test"]).eq(80).all()
+    cols = ["repeat", "fold", "n_test", "min_eigenvalue"]
+    per_method = {m: g.sort_values(["repeat", "fold"])[cols].to_numpy()
+                  for m, g in folds.groupby("method")}
+    ref = per_method[METHODS[0]]
+    assert sorted(ref[:, 2]) == [26, 27, 27]
+    for m in METHODS[1:]:
+        np.testing.assert_array_equal(per_method[m], ref)
+
+
+def test_compare_library_errors_become_rows():
+    # lp-svm rejects solver="libsvm": every fit fails, recorded as rows, no crash.
+    res = run_comparison("checkerboard", kernel_params={"a": 1.0, "r": -0.5}, n_samples=40,
+                         methods=["svm", "lp-svm"], solver="libsvm", cv=2, progress=False)
+    s = res.summary.set_index("method")
+    assert s.loc["lp-svm", "n_errors"] == 2 and np.isnan(s.loc["lp-svm", "accuracy_mean"])
+    assert s.loc["svm", "n_errors"] == 0 and 0 <= s.loc["svm", "accuracy_mean"] <= 1
+    errors = res.folds.loc[res.folds["method"] == "lp-svm", "error"]
+    assert errors.str.contains("libsvm").all()
+
+
+def test_compare_repeats_use_different_shuffles():
+    table = compare("checkerboard", kernel_params={"a": 1.0, "r": -0.5}, n_samples=40,
+                    methods=["svm"], cv=2, repeats=2, progress=False)
+    assert list(table.columns) == SUMMARY_COLUMNS
+    assert table.attrs["repeats"] == 2 and table.attrs["kernel_params"] == {"a": 1.0, "r": -0.5}
+
+
+def test_dissimilarity_folds_use_training_centering():
+    data = load_kernel_data("catcortex", binary="paper")
+    assert data.kernel == "dissimilarity-linear" and data.per_fold_kernel
+    tr, te = np.arange(0, 47, 2), np.arange(1, 47, 2)
+    K_tr, K_te = data.blocks(tr, te)
+    D_tr = data.D[np.ix_(tr, tr)]
+    np.testing.assert_allclose(K_tr, dissimilarity_kernel(D_tr))
+    np.testing.assert_allclose(K_te, dissimilarity_kernel(data.D[np.ix_(te, tr)], D_train=D_tr))
+
+
+def test_compare_cli_dissimilarity(capsys):
+    rc = main(["compare", "--dataset", "catcortex", "--binary", "paper", "--methods", "esvm,svm",
+               "--cv", "3", "--no-save", "--no-progress"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "dissimilarity-linear" in out and "training centering" in out
+    assert re.search(r"^esvm\s+\d+\.\d ± ", out, re.M)
+
+
+def test_diagnose_sonar(capsys):
+    assert main(["diagnose", "--dataset", "sonar"]) == 0
+    out = capsys.readouterr().out
+    m = re.search(r"signature \(p, q, z\): \((\d+), (\d+), (\d+)\)", out)
+    assert m, out
+    p, q, z = map(int, m.groups())
+    assert p + q + z == 208
+    # the default sigmoid kernel is clearly indefinite on standardized Sonar
+    assert q >= 24
+    least = float(re.search(r"least eigenvalue: (\S+)", out).group(1))
+    assert least < -10
+    assert "zero tolerance" in out and "r_mm" in out and "r_neg" in out and "DCM" in out
+    assert default_kernel_params("sigmoid", 60) == {"a": 4 / 60, "r": -2.0}
+
+
+def test_solvers_and_methods(capsys):
+    assert main(["solvers"]) == 0
+    out = capsys.readouterr().out
+    for name in ["CLARABEL", "SCS", "libsvm"]:
+        assert name in out
+    assert re.search(r"^CLARABEL\s+yes\s+yes\s+yes\s+yes", out, re.M)
+    assert main(["methods"]) == 0
+    out = capsys.readouterr().out
+    import krein
+
+    for name in krein.list_methods():
+        assert re.search(rf"^{re.escape(name)}\s", out, re.M)
+
+
+@pytest.mark.parametrize("args, expected", [
+    (["--dataset", "nope"], ["--dataset", "'nope'", "sonar", "checkerboard"]),
+    (["--methods", "esvm,nope"], ["--methods", "'nope'", "esvm", "lp-svm"]),
+    (["--kernel", "nope"], ["--kernel", "'nope'", "sigmoid"]),
+    (["--dataset", "catcortex", "--kernel", "sigmoid"], ["--kernel", "dissimilarity-linear"]),
+    (["--solver", "NOPE"], ["--solver", "NOPE", "CLARABEL", "libsvm"]),
+    (["--kernel-params", "a=1,r"], ["--kernel-params", "name=value"]),
+    (["--kernel-params", "b=1"], ["--kernel-params", "b", "accepted: a, r"]),
+    (["--C", "0"], ["--C", "positive"]),
+    (["--C", "-2"], ["--C", "positive"]),
+    (["--cv", "1"], ["--cv", ">= 2"]),
+    (["--cv", "x"], ["--cv", "invalid int"]),
+    (["--binary", "nonsense"], ["--binary", "POS:NEG"]),
+])
+def test_bad_input_exits_2_with_one_line(capsys, args, expected):
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--no-save", "--no-progress", *args])
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip()
+    assert "\n" not in err and "Traceback" not in err
+    assert err.startswith("krein compare: error:")
+    for piece in expected:
+        assert piece in err, (piece, err)
+    assert captured.out == ""
+
+
+def test_bad_input_diagnose_exits_2(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["diagnose", "--dataset", "nope"])
+    assert exc.value.code == 2
+    assert "--dataset" in capsys.readouterr().err
+
+
+def test_library_validation_names_argument():
+    with pytest.raises(InvalidArgument, match="C: must be a positive"):
+        compare("checkerboard", n_samples=40, C=0.0, progress=False)
+    with pytest.raises(ValueError, match="cv"):
+        compare("checkerboard", n_samples=40, cv=1, progress=False)
+
+
+def test_parsers():
+    assert parse_kernel_params("a=0.5, r=-1,metric=l1") == {"a": 0.5, "r": -1, "metric": "l1"}
+    assert parse_kernel_params("") == {}
+    assert parse_binary("paper") == "paper"
+    assert parse_binary("3:5") == (3, 5)
+    assert parse_binary("1,2:3") == ((1, 2), 3)
+
+
+def test_no_command_prints_help(capsys):
+    assert main([]) == 0
+    assert "compare" in capsys.readouterr().out
