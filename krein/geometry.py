@@ -104,8 +104,10 @@ def pseudo_euclidean_embedding(K=None, *, D2=None, tol=None):
         Symmetric squared dissimilarities with zero diagonal (pass ``D * D`` for
         a dissimilarity ``D``).
     tol : float, optional
-        Eigenvalues with ``|lam| <= tol`` are dropped; default as
-        :attr:`krein.spectrum.Spectrum.tol`.
+        Eigenvalues with ``|lam| <= tol`` are dropped.  Default
+        ``10 n eps ||A||_F`` with ``A`` the given ``K`` (or ``D2 / 2``): the
+        round-off of forming ``J A J`` scales with ``A``, not with the centered
+        matrix, which can be much smaller (e.g. all points nearly coinciding).
 
     Returns
     -------
@@ -124,6 +126,7 @@ def pseudo_euclidean_embedding(K=None, *, D2=None, tol=None):
         n = K.shape[0]
         J = centering_matrix(n)
         Kc = J @ K @ J
+        scale = np.linalg.norm(K)
     else:
         D2 = check_square_kernel(D2, "D2")
         if np.max(np.abs(np.diag(D2))) > 1e-12 * max(1.0, np.max(np.abs(D2))):
@@ -131,7 +134,10 @@ def pseudo_euclidean_embedding(K=None, *, D2=None, tol=None):
         n = D2.shape[0]
         J = centering_matrix(n)
         Kc = -0.5 * (J @ D2 @ J)
+        scale = 0.5 * np.linalg.norm(D2)
     Kc = 0.5 * (Kc + Kc.T)
+    if tol is None:
+        tol = 10.0 * n * np.finfo(float).eps * scale
     spec = Spectrum.from_kernel(Kc, tol=tol, check=False)
     lam, V = spec.eigenvalues, spec.eigenvectors
     pos = np.flatnonzero(lam > spec.tol)[::-1]

@@ -224,7 +224,7 @@ def dissimilarity_kernel(D, kind="linear", gamma=1.0, center=True, D_train=None)
     """
     if kind not in ("linear", "gaussian"):
         raise ValueError(f"kind must be 'linear' or 'gaussian'; got {kind!r}")
-    D = _check_dissimilarity(D, square=D_train is None)
+    D = _check_dissimilarity(D, square=(kind == "linear" and center and D_train is None))
     D2 = D * D
     if kind == "gaussian":
         gamma = _positive("gamma", gamma)

@@ -257,11 +257,17 @@ class Spectrum:
 
     @property
     def r_mm(self):
-        """``100 |lam_min| / lam_max`` (munoz eq. 2); 0 when ``lam_min >= 0``."""
-        lmax = self.max_eigenvalue
-        if lmax <= 0:
-            return float("inf") if self.min_eigenvalue < 0 else 0.0
-        return 100.0 * max(0.0, -self.min_eigenvalue) / lmax
+        """``100 |lam_min| / lam_max`` (munoz eq. 2).
+
+        0 when no eigenvalue is below ``-tol``; ``inf`` when there are negative
+        eigenvalues but none above ``tol``.
+        """
+        lmax, lmin = self.max_eigenvalue, self.min_eigenvalue
+        if lmin >= -self.tol:
+            return 0.0
+        if lmax <= self.tol:  # no positive eigenvalue beyond the null tolerance
+            return float("inf")
+        return 100.0 * -lmin / lmax
 
     @property
     def r_neg(self):
