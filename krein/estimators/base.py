@@ -173,6 +173,14 @@ class KernelClassifierBase(ClassifierMixin, BaseEstimator):
             If a solver fails; the estimator is then left unfitted.
         """
         self._reset_fitted()
+        try:
+            return self._fit(X, y)
+        except BaseException:
+            # nothing half-fitted survives a failure (validate_data sets n_features_in_ early)
+            self._reset_fitted()
+            raise
+
+    def _fit(self, X, y):
         self._validate_params_extra()
         self._validate_common()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)

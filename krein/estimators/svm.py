@@ -155,8 +155,9 @@ class ESVC(KernelClassifierBase):
             w = np.asarray(f.variables["w"].value)
             b = float(f.variables["b"].value)
             c = V[:, keep] @ (S[keep] / np.sqrt(np.abs(lam[keep])) * w)
-            # c~ = y * alpha~ satisfies L' c~ = w, i.e. V' c~ = |lam|^(-1/2) w on the kept part
-            u = V[:, keep] @ (w / np.sqrt(np.abs(lam[keep])))
+            # c~ = y * alpha~ with alpha~ the dual value of the margin constraints
+            alpha = np.clip(np.asarray(f.constraints["margin"].dual_value, dtype=float), 0.0, self.C)
+            u = y * alpha
             info = {"n_iter": sol.iterations or 0, "solution": sol}
         else:
             K_abs = _flipped_kernel(K, spec)
