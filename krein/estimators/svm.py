@@ -182,19 +182,28 @@ class ESVC(KernelClassifierBase):
 
 
 def _flipped_kernel(K, spec):
-    """``V |lam| V'`` using the cheaper side of the spectrum (full) or the kept part."""
+    """``V |lam| V'`` using the cheaper side of the spectrum (full) or the kept part.
+
+    For a full decomposition ``K - 2 V_- lam_- V_-'`` (or ``2 V_+ lam_+ V_+' - K``),
+    whichever side has fewer eigenvalues beyond the null tolerance: O(n^2 q)
+    instead of the O(n^3) of a full product.
+    """
     lam, V = spec.eigenvalues, spec.eigenvectors
     if spec.partial:
         Kf = (V * np.abs(lam)) @ V.T
     else:
-        neg = lam < 0
+        # eigenvalues within the null tolerance are left as they are (|change| <= 2 tol):
+        # flipping round-off would only cost time
+        neg = lam < -spec.tol
         if 2 * np.count_nonzero(neg) <= lam.size:
             Vn = V[:, neg]
-            Kf = K - 2.0 * (Vn * lam[neg]) @ Vn.T   # adds 2|lam_-| on the negative part
+            Kf = (Vn * (-2.0 * lam[neg])) @ Vn.T   # adds 2|lam_-| on the negative part
+            Kf += K
         else:
             pos = ~neg
             Vp = V[:, pos]
-            Kf = 2.0 * (Vp * lam[pos]) @ Vp.T - K
+            Kf = (Vp * (2.0 * lam[pos])) @ Vp.T
+            Kf -= K
     # Not re-symmetrized: libsvm reads K[i, j] as given, and the CVXPY formulations
     # symmetrize (within krein._validation.SYMMETRY_RTOL) when they check their input.
     return Kf
