@@ -161,10 +161,9 @@ class ESVC(KernelClassifierBase):
             info = {"n_iter": sol.iterations or 0, "solution": sol}
         else:
             K_abs = _flipped_kernel(K, spec)
-            factor = None
-            if spec.partial:
-                keep = S != 0
-                factor = V[:, keep] * np.sqrt(np.abs(lam[keep]))
+            keep = S != 0
+            # thin factor of K_abs: lets preferred_form pick sum_squares(L'u) when rank << n
+            factor = V[:, keep] * np.sqrt(np.abs(lam[keep])) if self._solver != "libsvm" else None
             u, b, info = _solve_psd_svm(K_abs, y, self.C, self._solver, self.tol, self.max_iter,
                                         self.solver_options, factor=factor)
             c = V @ (S * (V.T @ u))
@@ -313,8 +312,14 @@ class SpectrumSVC(KernelClassifierBase):
         else:
             Kc = spec.reconstruct(np.maximum(g, 0.0))
             Kc = 0.5 * (Kc + Kc.T)
+        factor = None
+        if self._solver != "libsvm":
+            keep = g > spec.tol
+            factor = spec.eigenvectors[:, keep] * np.sqrt(g[keep])
+            if self.correction in ("shift", "add_diagonal") and keep.sum() < g.size:
+                factor = None  # K + s I is full rank: the eigenbasis above misses the null space
         u, b, info = _solve_psd_svm(Kc, y, self.C, self._solver, self.tol, self.max_iter,
-                                    self.solver_options)
+                                    self.solver_options, factor=factor)
         if self._mode == "spectral":
             h = _row_h(spec, g, self.correction)
             V = spec.eigenvectors
