@@ -53,6 +53,8 @@ __all__ = [
     "SpectrumCorrection",
     "correct_eigenvalues",
     "transductive_rows",
+    "check_correction",
+    "row_multipliers",
     "TRANSFORMS",
     "OUT_OF_SAMPLE",
 ]
@@ -120,6 +122,45 @@ def correct_eigenvalues(eigenvalues, method, *, eps=0.0, shift=None):
     if method == "square":
         return lam**2
     raise ValueError(f"unknown spectrum correction {method!r}; accepted: {list(TRANSFORMS)}")
+
+
+def check_correction(method, out_of_sample="auto"):
+    """Validate a correction method and out-of-sample map; return the resolved map.
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`TRANSFORMS`.
+    out_of_sample : str
+        One of :data:`OUT_OF_SAMPLE`; ``"auto"`` resolves to ``"raw"`` for
+        shift/add_diagonal and ``"spectral"`` otherwise (module docstring).
+
+    Returns
+    -------
+    str
+        The map actually used.
+
+    Raises
+    ------
+    ValueError
+        For an unknown method or map.
+    """
+    if method not in TRANSFORMS:
+        raise ValueError(f"correction method must be one of {list(TRANSFORMS)}; got {method!r}")
+    if out_of_sample not in OUT_OF_SAMPLE:
+        raise ValueError(f"out_of_sample must be one of {list(OUT_OF_SAMPLE)}; got {out_of_sample!r}")
+    if out_of_sample != "auto":
+        return out_of_sample
+    return "raw" if method in ("shift", "add_diagonal") else "spectral"
+
+
+def row_multipliers(lam, g, method, null_tol):
+    """``h`` of the spectral out-of-sample map ``k(x, X) V diag(h) V'``.
+
+    ``h = g(lam) / lam`` on eigenvalues beyond ``null_tol`` (0 on the others);
+    for ``square`` ``h = lam`` (munoz eq. 7, ``k(x, X) K``).
+    """
+    return _row_multipliers(lam, g, method, null_tol)
 
 
 def _row_multipliers(lam, g, method, null_tol):
@@ -471,12 +512,7 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         self.shift = shift
 
     def _params(self):
-        if self.method not in TRANSFORMS:
-            raise ValueError(f"method must be one of {list(TRANSFORMS)}; got {self.method!r}")
-        if self.out_of_sample not in OUT_OF_SAMPLE:
-            raise ValueError(
-                f"out_of_sample must be one of {list(OUT_OF_SAMPLE)}; got {self.out_of_sample!r}"
-            )
+        check_correction(self.method, self.out_of_sample)
         params = {"eps": self.eps}
         if self.method == "add_diagonal":
             params["shift"] = self.shift
@@ -484,9 +520,7 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
 
     def resolved_out_of_sample(self):
         """The out-of-sample map actually used (``"auto"`` resolved)."""
-        if self.out_of_sample != "auto":
-            return self.out_of_sample
-        return "raw" if self.method in ("shift", "add_diagonal") else "spectral"
+        return check_correction(self.method, self.out_of_sample)
 
     def fit(self, K, y=None):
         """Decompose the training kernel.

@@ -11,7 +11,8 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from ..formulations.svm import SVMDual, SVMPrimal, preferred_form
 from ..solvers import solve
-from ..spectrum import OUT_OF_SAMPLE, TRANSFORMS, Spectrum, correct_eigenvalues, transductive_rows
+from ..spectrum import (Spectrum, check_correction, correct_eigenvalues, row_multipliers,
+                        transductive_rows)
 from .base import BinaryModel, KernelClassifierBase, check_int, check_solver_name, libsvm_binary
 
 __all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
@@ -275,11 +276,7 @@ class SpectrumSVC(KernelClassifierBase):
         self.solver_options = solver_options
 
     def _validate_params_extra(self):
-        if self.correction not in TRANSFORMS:
-            raise ValueError(f"correction must be one of {list(TRANSFORMS)}; got {self.correction!r}")
-        if self.out_of_sample not in OUT_OF_SAMPLE:
-            raise ValueError(f"out_of_sample must be one of {list(OUT_OF_SAMPLE)}; "
-                             f"got {self.out_of_sample!r}")
+        check_correction(self.correction, self.out_of_sample)
         correct_eigenvalues(np.zeros(1), self.correction, **self._gparams())  # validates eps/shift
         self._solver = check_solver_name(self.solver)
         check_int(self.max_iter, "max_iter", low=1, allow_minus_one=True)
@@ -292,9 +289,7 @@ class SpectrumSVC(KernelClassifierBase):
 
     @property
     def _mode(self):
-        if self.out_of_sample != "auto":
-            return self.out_of_sample
-        return "raw" if self.correction in ("shift", "add_diagonal") else "spectral"
+        return check_correction(self.correction, self.out_of_sample)
 
     def _fit_binary(self, K, y, idx):
         spec = Spectrum.from_kernel(K, check=False)
@@ -321,7 +316,7 @@ class SpectrumSVC(KernelClassifierBase):
         u, b, info = _solve_psd_svm(Kc, y, self.C, self._solver, self.tol, self.max_iter,
                                     self.solver_options, factor=factor)
         if self._mode == "spectral":
-            h = _row_h(spec, g, self.correction)
+            h = row_multipliers(spec.eigenvalues, g, self.correction, spec.tol)
             V = spec.eigenvectors
             coef = V @ (h * (V.T @ u))
         else:
@@ -374,16 +369,6 @@ class SpectrumSVC(KernelClassifierBase):
             rows = transductive_rows(joint, m.idx.size, self.correction, **self._gparams())
             out.append(rows @ m.info["corrected_coef"] + m.intercept)
         return np.column_stack(out)
-
-
-def _row_h(spec, g, method):
-    lam = spec.eigenvalues
-    if method == "square":
-        return lam.copy()
-    h = np.zeros_like(lam)
-    nz = np.abs(lam) > spec.tol
-    h[nz] = g[nz] / lam[nz]
-    return h
 
 
 class DirectSVC(KernelClassifierBase):
