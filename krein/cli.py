@@ -383,19 +383,19 @@ def _cmd_solvers(args):
 def _cmd_methods(args):
     from .registry import list_methods
 
-    methods = list_methods()
-    width = max(len(m) for m in methods)
-    for name, desc in methods.items():
-        print(f"{name:<{width}}  {desc}")
-    return 0
+    return _print_names(list_methods())
 
 
 def _cmd_datasets(args):
     from .compare import available_datasets
 
-    names = available_datasets()
-    width = max(len(n) for n in names)
-    for name, desc in names.items():
+    return _print_names(available_datasets())
+
+
+def _print_names(table):
+    """Print a ``{name: description}`` table in two aligned columns; return exit code 0."""
+    width = max(len(n) for n in table)
+    for name, desc in table.items():
         print(f"{name:<{width}}  {desc}")
     return 0
 

@@ -160,11 +160,6 @@ def row_multipliers(lam, g, method, null_tol):
     ``h = g(lam) / lam`` on eigenvalues beyond ``null_tol`` (0 on the others);
     for ``square`` ``h = lam`` (munoz eq. 7, ``k(x, X) K``).
     """
-    return _row_multipliers(lam, g, method, null_tol)
-
-
-def _row_multipliers(lam, g, method, null_tol):
-    """``h`` with ``k(x, X) V diag(h) V'`` the spectral out-of-sample map."""
     if method == "square":
         return lam.copy()
     h = np.zeros_like(lam)
@@ -370,7 +365,7 @@ class Spectrum:
         """
         lam = self.eigenvalues
         g = self.corrected_eigenvalues(method, **params)
-        h = _row_multipliers(lam, g, method, self.tol)
+        h = row_multipliers(lam, g, method, self.tol)
         return (self.eigenvectors * h) @ self.eigenvectors.T
 
     def apply_row_map(self, K_rows, method, **params):
@@ -389,7 +384,7 @@ class Spectrum:
         K_rows = check_kernel_rows(K_rows, self.n, "K_rows")
         lam = self.eigenvalues
         g = self.corrected_eigenvalues(method, **params)
-        h = _row_multipliers(lam, g, method, self.tol)
+        h = row_multipliers(lam, g, method, self.tol)
         V = self.eigenvectors
         return ((K_rows @ V) * h) @ V.T
 
