@@ -1,9 +1,58 @@
-"""HOW problems are solved: :func:`solve` for any installed CVXPY solver.
+"""HOW problems are solved: :func:`solve` for any installed CVXPY solver, and custom loops.
 
 ``solve(formulation, solver="CLARABEL", **options) -> Solution``.  The custom
-loops of later modules return the same :class:`Solution` plus a trace.
+loops (IndefiniteSVM: :func:`projected_gradient`, :func:`accelerated_gradient`,
+:func:`accpm`, :func:`exchange`) return the same :class:`Solution` plus a trace.
 """
 
-from .core import Solution, SolverError, installed_solvers, solve, check_solver
+from .core import Solution, SolverError, check_solver, installed_solvers, solve
+from .indefinite import Certifier, accelerated_gradient, projected_gradient
+from .proxy import ProxyKernelOracle
 
-__all__ = ["Solution", "SolverError", "installed_solvers", "solve", "check_solver"]
+__all__ = ["Solution", "SolverError", "installed_solvers", "solve", "check_solver",
+           "ProxyKernelOracle", "Certifier", "projected_gradient", "accelerated_gradient",
+           "accpm", "exchange", "solve_indefinite", "INDEFINITE_ALGORITHMS"]
+
+#: Algorithms for the IndefiniteSVM problem (luss Algorithms 1-3 and FISTA).
+INDEFINITE_ALGORITHMS = ("pg", "apg", "accpm", "exchange")
+
+
+def accpm(problem, **options):
+    """ACCPM (luss Algorithm 2); see :func:`krein.solvers.accpm.accpm`."""
+    from .accpm import accpm as _accpm
+
+    return _accpm(problem, **options)
+
+
+def exchange(problem, **options):
+    """Exchange method (luss Algorithm 3); see :func:`krein.solvers.exchange.exchange`."""
+    from .exchange import exchange as _exchange
+
+    return _exchange(problem, **options)
+
+
+def solve_indefinite(problem, algorithm="pg", **options):
+    """Solve a :class:`~krein.formulations.indefinite.ProxyKernelProblem` by name.
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+    algorithm : {"pg", "apg", "accpm", "exchange"}
+    **options
+        Passed to the algorithm (``tol``, ``atol``, ``max_iter``, ``gap_every``,
+        ``oracle``, ...).
+
+    Returns
+    -------
+    Solution
+
+    Raises
+    ------
+    ValueError
+        For an unknown algorithm.
+    """
+    funcs = {"pg": projected_gradient, "apg": accelerated_gradient, "accpm": accpm,
+             "exchange": exchange}
+    if algorithm not in funcs:
+        raise ValueError(f"algorithm must be one of {INDEFINITE_ALGORITHMS}; got {algorithm!r}")
+    return funcs[algorithm](problem, **options)

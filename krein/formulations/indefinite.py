@@ -1,0 +1,515 @@
+"""IndefiniteSVM (Luss & d'Aspremont 2009, "luss"): the proxy-kernel problem.
+
+The saddle problem (luss eq. 4, and eqs. 15 and 19 for SVR and one-class)::
+
+    max_{beta in A}  min_{K >= 0}  c'beta - 1/2 u'K u + rho ||K - K0||_F^2,   u = M beta,
+
+has the inner minimizer ``K* = (K0 + u u'/(4 rho))_+`` (Theorem 1, eq. 5;
+Corollary 2, eq. 16) and reduces to the concave maximization (7) / (17) / (20).
+The three tasks differ only in ``(c, M, A)``:
+
+=========  ==========================  =================  =====================================
+task       variable beta               u = M beta         feasible set A
+=========  ==========================  =================  =====================================
+svc        alpha (n,)                  y * alpha          y'alpha = 0, 0 <= alpha <= C   (7)
+svr        [alpha+; alpha-] (2n,)      alpha+ - alpha-    1'u = 0, 0 <= alpha+- <= C      (17)
+one-class  alpha (n,)                  alpha              1'alpha = 1, 0 <= alpha <= 1/(nu n)  (20)
+=========  ==========================  =================  =====================================
+
+with ``c = 1`` (svc), ``c = [y - eps; -y - eps]`` (svr, luss eq. 14 with the
+epsilon-insensitive loss written out; the paper's text drops the ``eps``) and
+``c = 0`` (one-class).  Every set is ``{a'beta = b0, 0 <= beta <= U}`` with
+``a`` in {-1, +1}, so one exact projection serves all
+(:mod:`krein.solvers.projection`).
+
+This module holds :class:`ProxyKernelProblem` (the data of the problem and its
+upper bounds) and the CVXPY formulations used by the algorithms and the tests:
+
+* :class:`ProxyKernelProjection` — the inner problem of eq. (4) (or eq. 23 with a
+  rank-one ``H``) as an SDP; its solution is Theorem 1's (Theorem 3's) closed form;
+* :class:`IndefiniteSVMSDP` — the joint minimization (10) (an SDP with a matrix
+  fractional term), an independent path to the optimal value of (7) for small n;
+* :class:`ExchangeQCLP` — the exchange subproblem (13);
+* :class:`AnalyticCenter` — the analytic-center problem of ACCPM (Algorithm 2);
+* :class:`PerturbSVM` — problem (22) for PSD kernels.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+
+from .._validation import check_positive, check_square_kernel
+from .base import Formulation
+
+__all__ = ["ProxyKernelProblem", "proxy_kernel", "ProxyKernelProjection", "IndefiniteSVMSDP",
+           "ExchangeQCLP", "AnalyticCenter", "PerturbSVM", "TASKS"]
+
+TASKS = ("svc", "svr", "one-class")
+
+
+def proxy_kernel(K0, u, rho, weights=None):
+    """Closed-form proxy kernel by a dense eigendecomposition (reference path).
+
+    ``K* = (K0 + u u'/(4 rho))_+`` (luss Theorem 1, eq. 5; Corollary 2, eq. 16).
+    With ``weights = h`` (componentwise penalty ``H = rho h h'``, luss Theorem 3,
+    eq. 24): ``K* = W^-1/2 (W^1/2 K0 W^1/2 + (W^-1/2 u)(W^-1/2 u)'/(4 rho))_+ W^-1/2``
+    with ``W = diag(h)``.
+
+    Parameters
+    ----------
+    K0 : array of shape (n, n)
+    u : array of shape (n,)
+        ``y * alpha`` (svc) or ``alpha`` (svr, one-class).
+    rho : float > 0
+    weights : array of shape (n,), optional
+        Positive ``h``.
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+
+    Notes
+    -----
+    luss eq. (25) (the PSD case of Theorem 3) prints ``W^-1/2 Y alpha``; the
+    rank-one term of eq. (24) without projection is
+    ``W^-1/2 (W^-1/2 u)(W^-1/2 u)' W^-1/2 / (4 rho) = W^-1 u u' W^-1 / (4 rho)``, i.e.
+    ``W^-1`` — which reduces to Theorem 1's ``u u'/(4 rho)`` for ``h = 1`` while
+    the printed form does not.  We implement the derivation.
+    """
+    K0 = check_square_kernel(K0, "K0")
+    rho = check_positive(rho, "rho")
+    u = np.asarray(u, dtype=float)
+    s = np.ones_like(u) if weights is None else np.sqrt(np.asarray(weights, dtype=float))
+    X = K0 * np.outer(s, s) + np.outer(u / s, u / s) / (4.0 * rho)
+    lam, V = np.linalg.eigh(X)
+    Kp = (V * np.maximum(lam, 0.0)) @ V.T
+    Kp = Kp / np.outer(s, s)
+    return 0.5 * (Kp + Kp.T)
+
+
+class ProxyKernelProblem:
+    """Data of the IndefiniteSVM problem for one task (luss eqs. 7, 17, 20).
+
+    Parameters
+    ----------
+    K0 : array of shape (n, n)
+        Symmetric (possibly indefinite) training kernel.
+    y : array of shape (n,)
+        Labels in {-1, +1} (svc) or real targets (svr); ignored for one-class.
+    task : {"svc", "svr", "one-class"}
+    C : float > 0
+        Box bound (svc, svr).
+    rho : float > 0
+        Penalty on ``||K - K0||_F^2``.
+    epsilon : float >= 0
+        Width of the insensitive tube (svr).
+    nu : float in (0, 1]
+        One-class parameter: the box is ``1/(nu n)``.
+    weights : array of shape (n,), optional
+        ``h`` of a componentwise penalty ``H = rho h h'`` (luss eq. 23, Theorem 3).
+    check : bool
+        Validate ``K0``.
+
+    Attributes
+    ----------
+    n : int
+        Number of training points.
+    m : int
+        Dimension of ``beta`` (``2n`` for svr, else ``n``).
+    c, a, upper : ndarray of shape (m,)
+        Linear term, equality normal (entries +-1) and box of ``beta``.
+    b0 : float
+        Right-hand side of ``a'beta = b0``.
+
+    Raises
+    ------
+    ValueError
+        Unknown task, bad ``K0``, labels not in {-1, +1} for svc, ``C``/``rho``
+        not positive, ``nu`` outside (0, 1], shape mismatches.
+    """
+
+    def __init__(self, K0, y=None, task="svc", C=1.0, rho=1.0, epsilon=0.1, nu=0.5,
+                 weights=None, check=True):
+        if task not in TASKS:
+            raise ValueError(f"task must be one of {TASKS}; got {task!r}")
+        K0 = check_square_kernel(K0, "K0") if check else np.asarray(K0, dtype=float)
+        n = K0.shape[0]
+        self.K0 = K0
+        self.n = n
+        self.task = task
+        self.rho = check_positive(rho, "rho")
+        self.weights = None if weights is None else np.asarray(weights, dtype=float)
+        if self.weights is not None and (self.weights.shape != (n,) or np.any(self.weights <= 0)
+                                         or not np.all(np.isfinite(self.weights))):
+            raise ValueError(f"weights must be positive and finite with shape ({n},)")
+        if task == "one-class":
+            if not (isinstance(nu, (int, float, np.floating)) and 0 < nu <= 1):
+                raise ValueError(f"nu must be in (0, 1]; got {nu!r}")
+            self.nu = float(nu)
+            self.y = None
+            self.C = None
+            self.m = n
+            self.c = np.zeros(n)
+            self.a = np.ones(n)
+            self.b0 = 1.0
+            self.upper = np.full(n, 1.0 / (self.nu * n))
+            return
+        self.C = check_positive(C, "C")
+        y = np.asarray(y, dtype=float).ravel()
+        if y.shape != (n,):
+            raise ValueError(f"y must have shape ({n},); got {y.shape}")
+        if not np.all(np.isfinite(y)):
+            raise ValueError("y contains NaN or inf")
+        self.y = y
+        if task == "svc":
+            if not np.all(np.abs(y) == 1.0):
+                raise ValueError("y must be in {-1, +1} for task='svc'")
+            self.m = n
+            self.c = np.ones(n)
+            self.a = y.copy()
+            self.b0 = 0.0
+            self.upper = np.full(n, self.C)
+        else:  # svr
+            eps = float(epsilon)
+            if not np.isfinite(eps) or eps < 0:
+                raise ValueError(f"epsilon must be a finite number >= 0; got {epsilon!r}")
+            self.epsilon = eps
+            self.m = 2 * n
+            self.c = np.concatenate([y - eps, -y - eps])
+            self.a = np.concatenate([np.ones(n), -np.ones(n)])
+            self.b0 = 0.0
+            self.upper = np.full(2 * n, self.C)
+
+    # ------------------------------------------------------------- the map M
+    def u_of(self, beta):
+        """``u = M beta`` (shape (n,))."""
+        beta = np.asarray(beta, dtype=float)
+        if self.task == "svc":
+            return self.y * beta
+        if self.task == "svr":
+            return beta[: self.n] - beta[self.n:]
+        return beta.copy()
+
+    def pullback(self, g_u):
+        """``M' g`` for a vector ``g`` in u-space (shape (m,))."""
+        if self.task == "svc":
+            return self.y * g_u
+        if self.task == "svr":
+            return np.concatenate([g_u, -g_u])
+        return np.asarray(g_u, dtype=float).copy()
+
+    def alpha_of(self, beta):
+        """The paper's ``alpha``: ``beta`` (svc, one-class) or ``alpha+ - alpha-`` (svr)."""
+        return self.u_of(beta) if self.task == "svr" else np.asarray(beta, dtype=float)
+
+    def initial_point(self):
+        """A feasible starting ``beta``: the projection of the box midpoint (svc/svr) or
+        the uniform weights ``1/n`` (one-class)."""
+        from ..solvers.projection import project_box_hyperplane
+
+        if self.task == "one-class":
+            return np.full(self.n, 1.0 / self.n)
+        return project_box_hyperplane(0.5 * self.upper, self.a, self.b0, self.upper)
+
+    # ------------------------------------------------------------- bounds
+    def omega_upper(self, Kv, vKv):
+        """Upper bound on ``omega(K) = max_{beta in A} c'beta - 1/2 u'K u`` from any ``v``.
+
+        For PSD ``K``, ``1/2 (u - v)'K(u - v) >= 0`` gives
+        ``omega(K) <= 1/2 v'K v + max_{beta in A} (c - M'K v)'beta`` for every ``v``
+        (the value of the SVM primal at ``w = Phi' v`` with the optimal intercept /
+        offset); the maximum is an exact LP over ``A``.
+
+        Parameters
+        ----------
+        Kv : array of shape (n,)
+            ``K v``.
+        vKv : float
+            ``v'K v``.
+
+        Returns
+        -------
+        bound : float
+        nu : float
+            Multiplier of ``a'beta = b0`` at the bound: the SVM intercept (svc,
+            svr) or minus the one-class offset.
+        """
+        from ..solvers.projection import box_hyperplane_lp
+
+        w = self.c - self.pullback(Kv)
+        val, nu = box_hyperplane_lp(w, self.a, self.b0, self.upper)
+        return 0.5 * vKv + val, nu
+
+    def libsvm_point(self, K, tol=1e-6):
+        """A near-optimal ``v`` of ``omega(K)`` from libsvm on the PSD kernel ``K``.
+
+        Parameters
+        ----------
+        K : array of shape (n, n)
+            PSD proxy kernel.
+        tol : float
+            libsvm stopping tolerance.
+
+        Returns
+        -------
+        v : ndarray of shape (n,)
+            In u-space (``y * alpha`` for svc, ``alpha+ - alpha-`` for svr, ``alpha``
+            scaled to sum to one for one-class).
+        """
+        from sklearn.svm import SVC, SVR, OneClassSVM
+
+        n = self.n
+        v = np.zeros(n)
+        if self.task == "svc":
+            est = SVC(kernel="precomputed", C=self.C, tol=tol).fit(K, self.y)
+            v[est.support_] = est.dual_coef_[0]
+        elif self.task == "svr":
+            est = SVR(kernel="precomputed", C=self.C, epsilon=self.epsilon, tol=tol).fit(K, self.y)
+            v[est.support_] = est.dual_coef_[0]
+        else:
+            est = OneClassSVM(kernel="precomputed", nu=self.nu, tol=tol).fit(K)
+            v[est.support_] = est.dual_coef_[0]
+            v /= max(v.sum(), np.finfo(float).tiny)
+        return v
+
+
+# ====================================================================== CVXPY
+class ProxyKernelProjection(Formulation):
+    """The inner problem of luss eq. (4) (eq. 23 with ``H = rho h h'``) as an SDP.
+
+    ``minimize  -1/2 u'K u + sum_ij H_ij (K_ij - K0_ij)^2  subject to  K >= 0``
+    in the variable ``K`` (symmetric ``n x n``).  Its solution is the closed form
+    of Theorem 1 (Theorem 3), so this formulation exists to test it; use small
+    ``n`` (<= 30).
+
+    Parameters
+    ----------
+    K0 : array of shape (n, n)
+    u : array of shape (n,)
+    rho : float > 0
+    weights : array of shape (n,), optional
+
+    Attributes
+    ----------
+    variables : {"K"}
+    """
+
+    name = "proxy-kernel-projection"
+    problem_class = "SDP"
+
+    def __init__(self, K0, u, rho, weights=None):
+        K0 = check_square_kernel(K0, "K0")
+        rho = check_positive(rho, "rho")
+        n = K0.shape[0]
+        u = np.asarray(u, dtype=float)
+        h = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+        sqrtH = np.sqrt(rho * np.outer(h, h))
+        K = cp.Variable((n, n), PSD=True, name="K")
+        obj = -0.5 * cp.sum(cp.multiply(np.outer(u, u), K)) \
+            + cp.sum_squares(cp.multiply(sqrtH, K - K0))
+        super().__init__(cp.Problem(cp.Minimize(obj)), variables={"K": K})
+
+
+class IndefiniteSVMSDP(Formulation):
+    """The joint minimization (luss eq. 10): an SDP whose optimal value is that of (7).
+
+    Dualizing the SVM (inner maximization of eq. 3) for fixed ``K`` gives::
+
+        minimize   1/2 w' (Y K Y)^-1 w + C 1'mu + rho ||K - K0||_F^2
+        subject to w = 1 + delta - mu + nu y,  delta, mu >= 0,  K >= 0
+
+    (``delta``, ``mu``, ``nu`` the multipliers of ``alpha >= 0``, ``alpha <= C``,
+    ``y'alpha = 0``).  ``w'(YKY)^-1 w = (Y w)'K^-1 (Y w)`` is CVXPY's jointly
+    convex ``matrix_frac`` (infinite outside the range of a singular ``K``).
+    luss prints the same problem with the opposite sign convention on
+    ``delta``/``mu``.  For small ``n`` (<= 30): one SDP with an ``(n+1)``-square LMI.
+
+    Parameters
+    ----------
+    K0 : array of shape (n, n)
+    y : array of shape (n,) in {-1, +1}
+    C, rho : float > 0
+
+    Attributes
+    ----------
+    variables : {"K", "delta", "mu", "nu"}
+    """
+
+    name = "indefinite-svm-sdp"
+    problem_class = "SDP"
+
+    def __init__(self, K0, y, C, rho):
+        K0 = check_square_kernel(K0, "K0")
+        n = K0.shape[0]
+        y = np.asarray(y, dtype=float)
+        C = check_positive(C, "C")
+        rho = check_positive(rho, "rho")
+        K = cp.Variable((n, n), PSD=True, name="K")
+        delta = cp.Variable(n, nonneg=True, name="delta")
+        mu = cp.Variable(n, nonneg=True, name="mu")
+        nu = cp.Variable(name="nu")
+        w = 1.0 + delta - mu + nu * y
+        obj = 0.5 * cp.matrix_frac(cp.multiply(y, w), K) + C * cp.sum(mu) \
+            + rho * cp.sum_squares(K - K0)
+        super().__init__(cp.Problem(cp.Minimize(obj)),
+                         variables={"K": K, "delta": delta, "mu": mu, "nu": nu})
+
+
+class ExchangeQCLP(Formulation):
+    """The exchange subproblem (luss eq. 13; Chen & Ye 2008) for any task.
+
+    ::
+
+        maximize   t
+        subject to a'beta = b0,  0 <= beta <= U,
+                   t <= c'beta - 1/2 ||L_i' M beta||^2 + rho ||K_i - K0||_F^2,  i = 1..p
+
+    with ``K_i = L_i L_i'`` the kept proxy kernels (one second-order-cone
+    constraint each, through the factor: never an unchecked ``quad_form``).
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+    factors : list of arrays of shape (n, r_i)
+        ``L_i`` with ``K_i = L_i L_i'``.
+    dists : list of float
+        ``||K_i - K0||_F^2`` (weighted when the problem has weights).
+
+    Attributes
+    ----------
+    variables : {"beta", "t"}
+    constraints : {"cut_0", ..., "cut_{p-1}", "equality"}
+        The cut duals are the weights of the kernels in the MKL reading of (13).
+    """
+
+    name = "exchange-qclp"
+    problem_class = "SOCP"
+
+    def __init__(self, problem, factors, dists):
+        if len(factors) != len(dists) or not factors:
+            raise ValueError("factors and dists must be non-empty lists of equal length")
+        P = problem
+        beta = cp.Variable(P.m, name="beta")
+        t = cp.Variable(name="t")
+        if P.task == "svc":
+            u = cp.multiply(P.y, beta)
+        elif P.task == "svr":
+            u = beta[: P.n] - beta[P.n:]
+        else:
+            u = beta
+        cons = {"equality": P.a @ beta == P.b0}
+        box = [beta >= 0, beta <= P.upper]
+        for i, (L, d) in enumerate(zip(factors, dists)):
+            cons[f"cut_{i}"] = t <= P.c @ beta - 0.5 * cp.sum_squares(L.T @ u) + P.rho * float(d)
+        prob = cp.Problem(cp.Maximize(t), list(cons.values()) + box)
+        super().__init__(prob, variables={"beta": beta, "t": t}, constraints=cons)
+
+
+class AnalyticCenter(Formulation):
+    """Analytic center of ``{x : A x <= b, a'x = b0}`` (luss Algorithm 2, step 1).
+
+    ``maximize sum(log(b - A x))  subject to  a'x = b0``, written with ``A`` and
+    ``b`` as CVXPY parameters of a fixed number of rows (unused rows are
+    ``0 x <= 1``, which add ``log 1 = 0``), so the problem is DPP and is compiled
+    once for all ACCPM iterations.
+
+    Parameters
+    ----------
+    n : int
+        Dimension of ``x``.
+    max_rows : int
+        Number of rows allocated for ``A``.
+    a : array of shape (n,)
+    b0 : float
+
+    Attributes
+    ----------
+    parameters : {"A", "b"}
+    variables : {"x"}
+    """
+
+    name = "analytic-center"
+    problem_class = "EXP"
+
+    def __init__(self, n, max_rows, a, b0):
+        A = cp.Parameter((max_rows, n), name="A")
+        b = cp.Parameter(max_rows, name="b")
+        x = cp.Variable(n, name="x")
+        cons = {"equality": np.asarray(a, dtype=float) @ x == float(b0)}
+        prob = cp.Problem(cp.Maximize(cp.sum(cp.log(b - A @ x))), list(cons.values()))
+        super().__init__(prob, parameters={"A": A, "b": b}, variables={"x": x}, constraints=cons)
+        self.max_rows = max_rows
+
+    def set_rows(self, A, b):
+        """Load the rows ``A x <= b`` (at most ``max_rows``), padding with ``0 x <= 1``."""
+        A = np.asarray(A, dtype=float)
+        b = np.asarray(b, dtype=float)
+        if A.shape[0] > self.max_rows:
+            raise ValueError(f"{A.shape[0]} rows exceed max_rows={self.max_rows}")
+        Ap = np.zeros(self.parameters["A"].shape)
+        bp = np.ones(self.max_rows)
+        Ap[: A.shape[0]] = A
+        bp[: A.shape[0]] = b
+        self.parameters["A"].value = Ap
+        self.parameters["b"].value = bp
+        return self
+
+
+class PerturbSVM(Formulation):
+    """PerturbSVM (luss eq. 22): the SVM with a fourth-order penalty, for PSD ``K0``.
+
+    ::
+
+        maximize   1'alpha - 1/2 ||L'(y * alpha)||^2 - 1/(16 rho) ||alpha||_2^4
+        subject to y'alpha = 0,  0 <= alpha <= C
+
+    (``sum_ij (alpha_i alpha_j)^2 = ||alpha||^4``), with ``K0 = L L'``.  Written
+    with an epigraph ``s >= ||alpha||^2`` and ``- s^2 / (16 rho)`` (concave and
+    decreasing in ``s``, so ``s = ||alpha||^2`` at the optimum).  The proxy
+    kernel is the rank-one update ``K0 + u u'/(4 rho)`` (eq. 21).
+
+    Parameters
+    ----------
+    K0 : array of shape (n, n)
+        PSD kernel (checked: the least eigenvalue must be >= ``-psd_tol * max|lam|``).
+    y : array of shape (n,) in {-1, +1}
+    C, rho : float > 0
+        Parameters of the problem (DPP in ``C`` and ``1/(16 rho)``).
+    psd_tol : float
+
+    Attributes
+    ----------
+    parameters : {"C", "inv16rho"}
+    variables : {"alpha", "s"}
+
+    Raises
+    ------
+    ValueError
+        If ``K0`` is not PSD (use the IndefiniteSVM algorithms instead).
+    """
+
+    name = "perturb-svm"
+    problem_class = "SOCP"
+
+    def __init__(self, K0, y, C=1.0, rho=1.0, psd_tol=1e-8):
+        K0 = check_square_kernel(K0, "K0")
+        lam, V = np.linalg.eigh(K0)
+        scale = max(float(np.max(np.abs(lam))), 1e-300)
+        if lam[0] < -psd_tol * scale:
+            raise ValueError(f"PerturbSVM needs a PSD K0; least eigenvalue {lam[0]:.4g}")
+        keep = lam > psd_tol * scale
+        L = V[:, keep] * np.sqrt(lam[keep])
+        n = K0.shape[0]
+        y = np.asarray(y, dtype=float)
+        Cp = cp.Parameter(nonneg=True, name="C", value=check_positive(C, "C"))
+        q = cp.Parameter(nonneg=True, name="inv16rho", value=1.0 / (16.0 * check_positive(rho, "rho")))
+        alpha = cp.Variable(n, name="alpha")
+        s = cp.Variable(nonneg=True, name="s")
+        obj = cp.sum(alpha) - 0.5 * cp.sum_squares(L.T @ cp.multiply(y, alpha)) - q * cp.square(s)
+        cons = {"equality": y @ alpha == 0, "lower": alpha >= 0, "upper": alpha <= Cp,
+                "epigraph": cp.sum_squares(alpha) <= s}
+        super().__init__(cp.Problem(cp.Maximize(obj), list(cons.values())),
+                         parameters={"C": Cp, "inv16rho": q},
+                         variables={"alpha": alpha, "s": s}, constraints=cons)
+        self.factor = L

@@ -1,0 +1,433 @@
+"""Custom loops for IndefiniteSVM (Luss & d'Aspremont 2009, "luss"), with certified gaps.
+
+All algorithms maximize the concave ``f(beta) = c'beta + g(M beta)`` of luss eq.
+(7) (eqs. 17, 20 for SVR / one-class; see
+:class:`~krein.formulations.indefinite.ProxyKernelProblem`) over
+``A = {a'beta = b0, 0 <= beta <= U}``, where ``g`` and its gradient come from
+the O(n^2) oracle :class:`~krein.solvers.proxy.ProxyKernelOracle`.
+
+Certified duality gap (luss §2.4 and §3.2 "Stopping criterion").  For any PSD
+``K_i``, ``omega(K_i) + rho ||K_i - K0||_F^2`` bounds the optimal value from
+above (weak duality of the saddle problem eq. 3-4).  We use
+``K_i = X(beta_i)_+`` and bound ``omega(K_i)`` from above by the SVM primal value
+at a point ``v`` (:meth:`ProxyKernelProblem.omega_upper`, exact optimal
+intercept), so the bound holds whatever the accuracy of the SVM solver:
+
+* every iteration with ``v = u_i`` — free, since ``K_i u_i`` is the gradient; this
+  equals the Frank-Wolfe gap ``max_{beta in A} grad f(beta_i)'(beta - beta_i)``;
+* every ``gap_every`` iterations with ``v`` from libsvm on ``K_i`` (as the
+  MATLAB IndefiniteSVM does), which is tighter: the proxy kernel is formed
+  (all roots of the secular equation, one ``n x n`` product) and one SVM is
+  solved.
+
+The loops keep the best lower bound ``f(beta_best)`` and the least upper bound
+seen; ``gap = upper - lower`` is a certificate for the returned ``beta_best``.
+They stop when ``gap <= max(atol, tol * |lower|)``.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+
+from ..formulations.indefinite import ProxyKernelProblem
+from .core import Solution
+from .projection import box_hyperplane_lp, project_box_hyperplane
+from .proxy import ProxyKernelOracle
+
+__all__ = ["Certifier", "projected_gradient", "accelerated_gradient", "STEP_RULES",
+           "lipschitz_bound"]
+
+STEP_RULES = ("backtracking", "lipschitz", "diminishing")
+
+
+def lipschitz_bound(problem, oracle):
+    """A Lipschitz constant of ``grad f`` on the feasible set.
+
+    ``grad_u g = -X(u)_+ u`` with ``||X_+(u) - X_+(v)||_F <= ||X(u) - X(v)||_F``
+    (the projection is 1-Lipschitz) and ``||uu' - vv'||_F <= (|u| + |v|)|u - v|``
+    give ``L_u <= lam_max(K0)_+ + 3 R^2 / (4 rho)`` with ``R = max |u|`` on the
+    feasible set; ``L = ||M||^2 L_u`` (``||M||^2 = 2`` for svr), scaled by
+    ``1 / min(h)`` with componentwise weights.
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+    oracle : ProxyKernelOracle
+
+    Returns
+    -------
+    float
+    """
+    P = problem
+    lmax = max(float(oracle.eigenvalues[-1]), 0.0)
+    if P.task == "one-class":
+        R2 = float(P.upper[0])  # sum a = 1, 0 <= a <= U  =>  |a|^2 <= U
+    else:
+        R2 = float(P.n) * float(P.C) ** 2
+    hmin = 1.0 if P.weights is None else float(np.min(P.weights))
+    L_u = (lmax + 3.0 * (R2 / hmin) / (4.0 * P.rho)) / hmin
+    return (2.0 if P.task == "svr" else 1.0) * L_u
+
+
+class Certifier:
+    """Objective, gradient and certified upper bounds for a :class:`ProxyKernelProblem`.
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+    oracle : ProxyKernelOracle, optional
+        Built from ``problem`` if not given (one ``eigh`` of ``K0``).
+    libsvm_tol : float
+        Tolerance of the SVM solved on the proxy kernel at gap checks.
+
+    Attributes
+    ----------
+    lower : float
+        Best objective value seen (``-inf`` before any evaluation).
+    upper : float
+        Least certified upper bound seen (``+inf`` before any).
+    best_beta : ndarray or None
+    upper_source : str
+        "frank-wolfe", "libsvm" or an algorithm's own bound.
+    n_libsvm : int
+        Number of libsvm gap checks.
+    """
+
+    def __init__(self, problem, oracle=None, libsvm_tol=1e-6):
+        self.problem = problem
+        self.oracle = oracle if oracle is not None else ProxyKernelOracle(
+            problem.K0, problem.rho, weights=problem.weights, check=False)
+        self.libsvm_tol = libsvm_tol
+        self.lower = -np.inf
+        self.upper = np.inf
+        self.best_beta = None
+        self.upper_source = ""
+        self.n_libsvm = 0
+        self.libsvm_seconds = 0.0
+
+    def evaluate(self, beta, record=True):
+        """``f(beta)``, ``grad f(beta)`` and the oracle record.
+
+        With ``record`` (only for feasible ``beta``) the lower bound is updated.
+
+        Returns
+        -------
+        f : float
+        grad : ndarray of shape (m,)
+        ev : ProxyEval
+        """
+        P = self.problem
+        ev = self.oracle.evaluate(P.u_of(beta))
+        f = float(P.c @ beta) + ev.value
+        grad = P.c + P.pullback(ev.grad)
+        if record and f > self.lower:
+            self.lower = f
+            self.best_beta = np.array(beta, copy=True)
+        return f, grad, ev
+
+    def offer_upper(self, value, source):
+        """Record an upper bound if it improves the least one."""
+        if value < self.upper:
+            self.upper = float(value)
+            self.upper_source = source
+
+    def frank_wolfe(self, beta, f, grad):
+        """Certified bound ``f + max_{b in A} grad'(b - beta)`` (free); recorded."""
+        P = self.problem
+        val, _ = box_hyperplane_lp(grad, P.a, P.b0, P.upper)
+        ub = f + val - float(grad @ beta)
+        self.offer_upper(ub, "frank-wolfe")
+        return ub
+
+    def libsvm_bound(self, beta, ev):
+        """Certified bound from libsvm on ``K_i = X(beta)_+`` (luss §3.2); recorded.
+
+        Returns
+        -------
+        upper : float
+        """
+        t0 = time.perf_counter()
+        P = self.problem
+        K = self.oracle.proxy_kernel(P.u_of(beta))
+        v = P.libsvm_point(K, tol=self.libsvm_tol)
+        Kv = K @ v
+        ub, _ = P.omega_upper(Kv, float(v @ Kv))
+        ub += P.rho * ev.dist2
+        self.n_libsvm += 1
+        self.libsvm_seconds += time.perf_counter() - t0
+        self.offer_upper(ub, "libsvm")
+        return ub
+
+    @property
+    def gap(self):
+        """``upper - lower`` (>= 0 up to round-off)."""
+        return self.upper - self.lower
+
+    def converged(self, tol, atol):
+        """Whether ``gap <= max(atol, tol * |lower|)``."""
+        return np.isfinite(self.gap) and self.gap <= max(atol, tol * abs(self.lower))
+
+    def solution(self, name, status, n_iter, trace, t_setup, t_solve):
+        """Pack the best point as a :class:`~krein.solvers.Solution`."""
+        P = self.problem
+        beta = self.best_beta
+        viol = max(abs(float(P.a @ beta) - P.b0), float(np.max(-beta)), float(np.max(beta - P.upper)), 0.0)
+        rel = self.gap / max(abs(self.lower), np.finfo(float).tiny)
+        cert = {"lower": self.lower, "upper": self.upper, "gap": self.gap, "relative_gap": rel,
+                "upper_source": self.upper_source, "n_oracle": self.oracle.n_evals,
+                "n_libsvm": self.n_libsvm, "libsvm_seconds": self.libsvm_seconds}
+        return Solution(
+            solver=name, status=status, objective=self.lower,
+            primal={"beta": beta, "alpha": P.alpha_of(beta), "u": P.u_of(beta)}, dual={},
+            setup_time=t_setup, solve_time=t_solve, iterations=n_iter, primal_residual=viol,
+            dual_residual=float("nan"), gap=self.gap, certificate=cert,
+            trace=pd.DataFrame(trace))
+
+
+def _check_common(problem, tol, atol, max_iter, gap_every):
+    if not isinstance(problem, ProxyKernelProblem):
+        raise TypeError("problem must be a krein.formulations.indefinite.ProxyKernelProblem")
+    for name, v in (("tol", tol), ("atol", atol)):
+        if not (isinstance(v, (int, float, np.floating)) and np.isfinite(v) and v >= 0):
+            raise ValueError(f"{name} must be a finite number >= 0; got {v!r}")
+    if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
+        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
+    if not (isinstance(gap_every, (int, np.integer)) and gap_every >= 0):
+        raise ValueError(f"gap_every must be an integer >= 0 (0: never call libsvm); got {gap_every!r}")
+
+
+def _start(problem, beta0):
+    P = problem
+    if beta0 is None:
+        return P.initial_point()
+    beta0 = np.asarray(beta0, dtype=float)
+    if beta0.shape != (P.m,):
+        raise ValueError(f"beta0 must have shape ({P.m},); got {beta0.shape}")
+    return project_box_hyperplane(beta0, P.a, P.b0, P.upper)
+
+
+def _finish(cert, name, k, converged, trace, t_setup, t0, gap_every, last_checked, max_iter):
+    """Final libsvm check at the returned point (so the reported gap is certified there)."""
+    if gap_every and last_checked is not cert.best_beta and cert.best_beta is not None \
+            and not converged:
+        _, _, ev = cert.evaluate(cert.best_beta)
+        cert.libsvm_bound(cert.best_beta, ev)
+    status = "optimal" if converged else "max_iter"
+    if not converged:
+        warnings.warn(f"{name} stopped at max_iter={max_iter} with gap {cert.gap:.3g} "
+                      f"(relative {cert.gap / max(abs(cert.lower), 1e-300):.3g})", ConvergenceWarning,
+                      stacklevel=3)
+    return cert.solution(name, status, k, trace, t_setup, time.perf_counter() - t0)
+
+
+def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, atol=1e-8,
+                       max_iter=1000, gap_every=10, beta0=None, libsvm_tol=1e-6,
+                       oracle=None, verbose=False):
+    """Projected gradient ascent on luss eq. (7) (luss Algorithm 1).
+
+    ``beta_{k+1} = P_A(beta_k + t_k grad f(beta_k))`` with the exact projection of
+    :func:`~krein.solvers.projection.project_box_hyperplane`.
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+    step : {"backtracking", "lipschitz", "diminishing"}
+        ``"diminishing"``: the paper's ``t_k = step0 / k`` (luss §3.2 used 5/k
+        for IndefiniteSVM and 10/k for PerturbSVM; default ``step0 = 5``);
+        ``"lipschitz"``: ``t = 1/L`` from :func:`lipschitz_bound` (safe, often
+        small); ``"backtracking"`` (default): start from ``1/lam_max(K0)``, halve
+        until the sufficient-ascent condition
+        ``f(b+) >= f(b) + grad'(b+ - b) - |b+ - b|^2 / (2t)`` holds, and try a
+        1.5x longer step at the next iteration.
+    step0 : float, optional
+        Initial / base step.
+    tol, atol : float
+        Relative and absolute tolerance on the certified gap.
+    max_iter : int
+    gap_every : int
+        Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
+    beta0 : array of shape (m,), optional
+        Starting point (projected onto the feasible set).
+    libsvm_tol : float
+    oracle : ProxyKernelOracle, optional
+        Reuse an eigendecomposition of ``K0`` (e.g. across C values).
+    verbose : bool
+
+    Returns
+    -------
+    Solution
+        ``primal`` holds ``beta``, ``alpha`` and ``u``; ``gap`` is certified;
+        ``trace`` has one row per iteration (``iter, objective, lower, upper, gap,
+        step, n_negative, seconds, gap_seconds``).
+
+    Raises
+    ------
+    ValueError
+        Bad parameters.
+
+    Warns
+    -----
+    ConvergenceWarning
+        When ``max_iter`` is reached before the gap tolerance.
+    """
+    _check_common(problem, tol, atol, max_iter, gap_every)
+    if step not in STEP_RULES:
+        raise ValueError(f"step must be one of {STEP_RULES}; got {step!r}")
+    t0 = time.perf_counter()
+    cert = Certifier(problem, oracle, libsvm_tol)
+    t_setup = time.perf_counter() - t0
+    P = problem
+    L = lipschitz_bound(P, cert.oracle)
+    if step == "diminishing":
+        base = 5.0 if step0 is None else float(step0)
+    elif step == "lipschitz":
+        base = 1.0 / L if step0 is None else float(step0)
+    else:
+        lmax = max(float(cert.oracle.eigenvalues[-1]), 1e-12)
+        base = (1.0 / lmax) if step0 is None else float(step0)
+    if not base > 0:
+        raise ValueError(f"step0 must be > 0; got {step0!r}")
+    beta = _start(P, beta0)
+    f, grad, ev = cert.evaluate(beta)
+    t = base
+    trace = []
+    converged = False
+    last_checked = None
+    k = 0
+    for k in range(1, max_iter + 1):
+        it0 = time.perf_counter()
+        if step == "diminishing":
+            t = base / k
+        beta_new = project_box_hyperplane(beta + t * grad, P.a, P.b0, P.upper)
+        f_new, grad_new, ev_new = cert.evaluate(beta_new)
+        if step == "backtracking":
+            for _ in range(60):
+                d = beta_new - beta
+                if f_new >= f + grad @ d - (d @ d) / (2.0 * t) - 1e-12 * abs(f):
+                    break
+                t *= 0.5
+                beta_new = project_box_hyperplane(beta + t * grad, P.a, P.b0, P.upper)
+                f_new, grad_new, ev_new = cert.evaluate(beta_new)
+        beta, f, grad, ev = beta_new, f_new, grad_new, ev_new
+        used = t
+        if step == "backtracking":
+            t *= 1.5
+        cert.frank_wolfe(beta, f, grad)
+        it_s = time.perf_counter() - it0
+        g0 = time.perf_counter()
+        if gap_every and (k % gap_every == 0):
+            cert.libsvm_bound(beta, ev)
+            last_checked = beta
+        gap_s = time.perf_counter() - g0
+        trace.append({"iter": k, "objective": f, "lower": cert.lower, "upper": cert.upper,
+                      "gap": cert.gap, "step": used, "n_negative": ev.n_negative,
+                      "seconds": it_s, "gap_seconds": gap_s})
+        if verbose:
+            print(f"pg {k:5d}  f={f:.8g}  gap={cert.gap:.3g}  t={used:.3g}")
+        if cert.converged(tol, atol):
+            converged = True
+            break
+    return _finish(cert, "pg", k, converged, trace, t_setup, t0, gap_every, last_checked, max_iter)
+
+
+def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1000,
+                         gap_every=10, beta0=None, libsvm_tol=1e-6, oracle=None, restart=True,
+                         verbose=False):
+    """Accelerated projected gradient (FISTA, Beck & Teboulle 2009) on luss eq. (7).
+
+    ``grad f`` is Lipschitz (:func:`lipschitz_bound`), so Nesterov's method
+    applies: extrapolate ``w = beta_k + (theta_{k-1} - 1)/theta_k (beta_k - beta_{k-1})``,
+    take a projected step from ``w`` with backtracking on the sufficient-ascent
+    condition, and restart the momentum when ``f`` decreases (O'Donoghue &
+    Candes 2015 function-value restart).  After a restart the step may grow again
+    (x1.5), since the local curvature is usually far below the global bound.
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+    step0 : float, optional
+        Initial step (default ``1 / lam_max(K0)``).
+    tol, atol, max_iter, gap_every, beta0, libsvm_tol, oracle, verbose :
+        As in :func:`projected_gradient`.
+    restart : bool
+        Adaptive restart (recommended).
+
+    Returns
+    -------
+    Solution
+        As :func:`projected_gradient`.
+
+    Warns
+    -----
+    ConvergenceWarning
+        When ``max_iter`` is reached before the gap tolerance.
+    """
+    _check_common(problem, tol, atol, max_iter, gap_every)
+    t0 = time.perf_counter()
+    cert = Certifier(problem, oracle, libsvm_tol)
+    t_setup = time.perf_counter() - t0
+    P = problem
+    lmax = max(float(cert.oracle.eigenvalues[-1]), 1e-12)
+    t = (1.0 / lmax) if step0 is None else float(step0)
+    if not t > 0:
+        raise ValueError(f"step0 must be > 0; got {step0!r}")
+    beta = _start(P, beta0)
+    f, grad, ev = cert.evaluate(beta)
+    beta_prev = beta
+    theta = 1.0
+    trace = []
+    converged = False
+    last_checked = None
+    k = 0
+    w, fw, gw = beta, f, grad
+    for k in range(1, max_iter + 1):
+        it0 = time.perf_counter()
+        for _ in range(60):
+            beta_new = project_box_hyperplane(w + t * gw, P.a, P.b0, P.upper)
+            f_new, grad_new, ev_new = cert.evaluate(beta_new)
+            d = beta_new - w
+            if f_new >= fw + gw @ d - (d @ d) / (2.0 * t) - 1e-12 * abs(fw):
+                break
+            t *= 0.5
+        used = t
+        restarted = False
+        if restart and f_new < f:
+            # momentum overshoot: restart from the better of the two points
+            theta = 1.0
+            restarted = True
+            t *= 1.5
+        theta_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * theta * theta))
+        mom = (theta - 1.0) / theta_new
+        beta_prev, beta = beta, beta_new
+        f, grad, ev = f_new, grad_new, ev_new
+        theta = theta_new
+        if restarted:
+            w, fw, gw = beta, f, grad
+        else:
+            # the extrapolated point may leave A; f is defined everywhere (not recorded)
+            if mom > 0:
+                w = beta + mom * (beta - beta_prev)
+                fw, gw, _ = cert.evaluate(w, record=False)
+            else:
+                w, fw, gw = beta, f, grad
+        cert.frank_wolfe(beta, f, grad)
+        it_s = time.perf_counter() - it0
+        g0 = time.perf_counter()
+        if gap_every and (k % gap_every == 0):
+            cert.libsvm_bound(beta, ev)
+            last_checked = beta
+        gap_s = time.perf_counter() - g0
+        trace.append({"iter": k, "objective": f, "lower": cert.lower, "upper": cert.upper,
+                      "gap": cert.gap, "step": used, "n_negative": ev.n_negative,
+                      "restart": restarted, "seconds": it_s, "gap_seconds": gap_s})
+        if verbose:
+            print(f"apg {k:5d}  f={f:.8g}  gap={cert.gap:.3g}  t={used:.3g}")
+        if cert.converged(tol, atol):
+            converged = True
+            break
+    return _finish(cert, "apg", k, converged, trace, t_setup, t0, gap_every, last_checked, max_iter)

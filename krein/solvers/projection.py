@@ -1,0 +1,146 @@
+"""Exact projection onto, and linear maximization over, ``{a'x = b, 0 <= x <= U}``.
+
+This is the feasible set of every dual here: ``{y'alpha = 0, 0 <= alpha <= C}``
+for the SVM (luss Algorithm 1, step 2), ``{1'alpha = 1, 0 <= alpha <= 1/(nu l)}``
+for the one-class SVM and ``{1'(a+ - a-) = 0, 0 <= a+-  <= C}`` for the SVR,
+always with ``a_i`` in {-1, +1}.
+
+Both operations reduce to a one-dimensional problem in the multiplier ``nu`` of
+the equality constraint, whose breakpoints are sorted once (O(m log m)):
+
+* projection: ``x(nu) = clip(v - nu a, 0, U)`` and ``a'x(nu)`` is non-increasing
+  and piecewise linear in ``nu``; the root of ``a'x(nu) = b`` is bracketed
+  between consecutive breakpoints by bisection and found by linear
+  interpolation (exact up to round-off);
+* linear maximization: by LP duality
+  ``max {w'x : a'x = b, 0 <= x <= U} = min_nu  nu b + sum_i U_i max(0, w_i - nu a_i)``,
+  a convex piecewise-linear function minimized at a breakpoint.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["project_box_hyperplane", "box_hyperplane_lp", "check_feasible_set"]
+
+
+def check_feasible_set(a, b, upper):
+    """Validate ``a`` in {-1, +1}^m, ``upper >= 0`` and non-emptiness of the set.
+
+    Raises
+    ------
+    ValueError
+        If the set ``{a'x = b, 0 <= x <= U}`` is empty or the arrays are malformed.
+    """
+    a = np.asarray(a, dtype=float)
+    upper = np.broadcast_to(np.asarray(upper, dtype=float), a.shape)
+    if a.ndim != 1 or not np.all(np.abs(a) == 1.0):
+        raise ValueError("a must be a 1-d array of +-1")
+    if np.any(upper < 0) or not np.all(np.isfinite(upper)):
+        raise ValueError("upper bounds must be finite and >= 0")
+    lo = float(np.sum(upper[a < 0]) * -1.0)
+    hi = float(np.sum(upper[a > 0]))
+    if not lo - 1e-12 * max(1.0, abs(lo)) <= b <= hi + 1e-12 * max(1.0, abs(hi)):
+        raise ValueError(f"the set {{a'x = {b}, 0 <= x <= U}} is empty (a'x ranges over [{lo}, {hi}])")
+    return a, np.array(upper), float(b)
+
+
+def _h(v, a, upper, nu):
+    return float(a @ np.clip(v - nu * a, 0.0, upper))
+
+
+def project_box_hyperplane(v, a, b, upper):
+    """Euclidean projection of ``v`` onto ``{x : a'x = b, 0 <= x <= U}``.
+
+    Parameters
+    ----------
+    v : array of shape (m,)
+    a : array of shape (m,)
+        Entries in {-1, +1}.
+    b : float
+    upper : float or array of shape (m,)
+        Upper bounds ``U >= 0``.
+
+    Returns
+    -------
+    x : ndarray of shape (m,)
+        The projection (``a'x = b`` to round-off).
+
+    Notes
+    -----
+    ``x = clip(v - nu a, 0, U)`` (KKT of the projection); ``nu`` solves the
+    monotone piecewise-linear equation ``a'x(nu) = b``.  Cost O(m log m)
+    (luss §3.2, step 2).
+    """
+    v = np.asarray(v, dtype=float)
+    a = np.asarray(a, dtype=float)
+    upper = np.broadcast_to(np.asarray(upper, dtype=float), v.shape)
+    # breakpoints of x_i(nu): v_i - nu a_i = 0 or = U_i  <=>  nu = v_i a_i, (v_i - U_i) a_i
+    bp = np.unique(np.concatenate([v * a, (v - upper) * a]))
+    lo, hi = 0, bp.size - 1
+    h_lo, h_hi = _h(v, a, upper, bp[lo]), _h(v, a, upper, bp[hi])
+    if h_lo <= b:
+        # h is constant (= max a'x) left of the first breakpoint: b is at its maximum
+        return np.clip(v - bp[lo] * a, 0.0, upper)
+    if h_hi >= b:
+        # h is constant (= min a'x) right of the last breakpoint
+        return np.clip(v - bp[hi] * a, 0.0, upper)
+    while hi - lo > 1:  # h(bp[lo]) > b > h(bp[hi]); h is non-increasing
+        mid = (lo + hi) // 2
+        hm = _h(v, a, upper, bp[mid])
+        if hm > b:
+            lo, h_lo = mid, hm
+        elif hm < b:
+            hi, h_hi = mid, hm
+        else:
+            return np.clip(v - bp[mid] * a, 0.0, upper)
+    # h is linear on [bp[lo], bp[hi]]
+    t = (h_lo - b) / (h_lo - h_hi)
+    nu = bp[lo] + t * (bp[hi] - bp[lo])
+    return np.clip(v - nu * a, 0.0, upper)
+
+
+def box_hyperplane_lp(w, a, b, upper):
+    """``max {w'x : a'x = b, 0 <= x <= U}`` exactly, with a maximizer.
+
+    Parameters
+    ----------
+    w : array of shape (m,)
+    a : array of shape (m,)
+        Entries in {-1, +1}.
+    b : float
+    upper : float or array of shape (m,)
+
+    Returns
+    -------
+    value : float
+        The maximum (from the LP dual, ``min_nu nu b + sum U_i max(0, w_i - nu a_i)``).
+    nu : float
+        The dual multiplier of ``a'x = b`` (for the SVM: the intercept ``b`` of
+        ``f = K u + b``; for the one-class SVM: minus the offset).
+
+    Notes
+    -----
+    The dual function is convex piecewise linear with breakpoints
+    ``nu = w_i a_i``; its right slope ``b - sum{U_i a_i : w_i - nu a_i > 0}`` is
+    evaluated on the sorted breakpoints by cumulative sums.
+    """
+    w = np.asarray(w, dtype=float)
+    a = np.asarray(a, dtype=float)
+    upper = np.broadcast_to(np.asarray(upper, dtype=float), w.shape)
+    t = w * a
+    order = np.argsort(t)
+    ts, as_, us = t[order], a[order], upper[order]
+    # at nu just right of ts[j]: active i are (a=+1 and t_i > nu) or (a=-1 and t_i < nu)
+    pos_u = np.where(as_ > 0, us, 0.0)
+    neg_u = np.where(as_ < 0, us, 0.0)
+    pos_after = np.cumsum(pos_u[::-1])[::-1]          # sum over i >= j of pos
+    pos_strict_after = np.r_[pos_after[1:], 0.0]       # i > j
+    neg_upto = np.cumsum(neg_u)                        # i <= j
+    slope_right = b - (pos_strict_after * 1.0 - neg_upto * 1.0)
+    # minimum at the first breakpoint where the right slope is >= 0
+    j = int(np.searchsorted(slope_right, 0.0, side="left"))
+    j = min(j, ts.size - 1)
+    nu = float(ts[j])
+    value = nu * b + float(np.sum(upper * np.maximum(0.0, w - nu * a)))
+    return value, nu
