@@ -6,6 +6,9 @@ Estimators (scikit-learn compatible):
 * :class:`SpectrumSVC` — SVM on a clipped/flipped/shifted/... kernel.
 * :class:`DirectSVC` — libsvm directly on the indefinite kernel.
 * :class:`LPSVC` — 1-norm LP-SVM.
+* :class:`IndefiniteSVC`, :class:`IndefiniteSVR`, :class:`IndefiniteOneClassSVM` —
+  IndefiniteSVM with a learned proxy kernel (Luss & d'Aspremont 2009).
+* :class:`PerturbSVC` — PerturbSVM for PSD kernels (Luss & d'Aspremont 2009, eq. 22).
 
 Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 :mod:`krein.kernels`, :mod:`krein.geometry`, :mod:`krein.formulations` with
@@ -13,7 +16,8 @@ Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 (:func:`make_method`, :func:`list_methods`).
 """
 
-from .estimators import ESVC, LPSVC, DirectSVC, SpectrumSVC
+from .estimators import (ESVC, LPSVC, DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC,
+                         IndefiniteSVR, PerturbSVC, SpectrumSVC)
 from .registry import list_methods, make_method, register_method
 from .solvers import Solution, SolverError, installed_solvers, solve
 from .spectrum import Spectrum, SpectrumCorrection
@@ -25,6 +29,10 @@ __all__ = [
     "SpectrumSVC",
     "DirectSVC",
     "LPSVC",
+    "IndefiniteSVC",
+    "IndefiniteSVR",
+    "IndefiniteOneClassSVM",
+    "PerturbSVC",
     "Spectrum",
     "SpectrumCorrection",
     "solve",

@@ -502,9 +502,9 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
 
 # --------------------------------------------------------------------------- options
 def _check_methods(methods):
-    registered = list(list_methods())
+    registered = list(list_methods(task="classifier"))
     if methods is None:
-        return registered
+        return list(list_methods(task="classifier", compare=True))
     if isinstance(methods, str):
         methods = [m.strip() for m in methods.split(",") if m.strip()]
     try:

@@ -9,19 +9,25 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["make_method", "list_methods", "register_method"]
+__all__ = ["make_method", "list_methods", "register_method", "TASKS"]
+
+
+#: Kinds of estimator in the registry.
+TASKS = ("classifier", "regressor", "outlier")
 
 
 @dataclass(frozen=True)
 class _Entry:
     factory: Callable
     description: str
+    task: str = "classifier"
+    compare: bool = True
 
 
 _REGISTRY: dict[str, _Entry] = {}
 
 
-def register_method(name, factory, description):
+def register_method(name, factory, description, task="classifier", compare=True):
     """Add a method to the registry.
 
     Parameters
@@ -32,20 +38,42 @@ def register_method(name, factory, description):
         ``factory() -> estimator`` with default parameters.
     description : str
         One line shown by ``krein.list_methods()`` and ``krein compare --help``.
+    task : {"classifier", "regressor", "outlier"}
+        Kind of estimator.
+    compare : bool
+        Whether ``krein compare`` runs it by default (classifiers that accept any
+        symmetric kernel; e.g. PerturbSVM needs a PSD kernel and is left out).
 
     Raises
     ------
     ValueError
-        If the name is taken.
+        If the name is taken or the task unknown.
     """
     if name in _REGISTRY:
         raise ValueError(f"method {name!r} is already registered")
-    _REGISTRY[name] = _Entry(factory, description)
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}; got {task!r}")
+    _REGISTRY[name] = _Entry(factory, description, task, bool(compare))
 
 
-def list_methods():
-    """Registered methods: ``{name: description}`` in registration order."""
-    return {k: v.description for k, v in _REGISTRY.items()}
+def list_methods(task=None, compare=None):
+    """Registered methods: ``{name: description}`` in registration order.
+
+    Parameters
+    ----------
+    task : {"classifier", "regressor", "outlier"}, optional
+        Only methods of this kind.
+    compare : bool, optional
+        Only methods that ``krein compare`` runs by default (True) or not (False).
+
+    Returns
+    -------
+    dict[str, str]
+    """
+    if task is not None and task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS} or None; got {task!r}")
+    return {k: v.description for k, v in _REGISTRY.items()
+            if (task is None or v.task == task) and (compare is None or v.compare == compare)}
 
 
 def make_method(name, **params):
@@ -99,6 +127,21 @@ def _register_builtin():
     register_method("square", lambda: SpectrumSVC("square", out_of_sample="spectral"),
                     "SVM on K^2, test rows k(x,X) K (Munoz & de Diego eq. 7)")
     register_method("lp-svm", LPSVC, "1-norm LP-SVM on the raw kernel (Mangasarian 1999), CVXPY")
+    from .estimators.indefinite import (IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR,
+                                        PerturbSVC)
+
+    register_method("indefinite-svm", IndefiniteSVC,
+                    "IndefiniteSVM: SVM with a learned PSD proxy kernel, projected gradient "
+                    "(Luss & d'Aspremont 2009, eq. 7)")
+    register_method("perturb-svm", PerturbSVC,
+                    "PerturbSVM: SVM with perturbed support vectors, PSD kernels only "
+                    "(Luss & d'Aspremont 2009, eq. 22)", compare=False)
+    register_method("indefinite-svr", IndefiniteSVR,
+                    "Indefinite SVR with a learned proxy kernel (Luss & d'Aspremont 2009, eq. 17)",
+                    task="regressor", compare=False)
+    register_method("indefinite-one-class", IndefiniteOneClassSVM,
+                    "Indefinite one-class SVM with a learned proxy kernel "
+                    "(Luss & d'Aspremont 2009, eq. 20)", task="outlier", compare=False)
 
 
 _register_builtin()

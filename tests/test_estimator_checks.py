@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from krein import ESVC, LPSVC, DirectSVC, SpectrumSVC
+from krein import (ESVC, LPSVC, DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR,
+                   PerturbSVC, SpectrumSVC)
 
 SIGMOID = {"a": 0.5, "r": -1.0}
 
@@ -32,6 +33,13 @@ ESTIMATORS = [
     ESVC(energy=0.9),
     # transductive out-of-sample map on an indefinite kernel
     SpectrumSVC("clip", out_of_sample="transductive", kernel="sigmoid", kernel_params=SIGMOID),
+    # IndefiniteSVM (Luss & d'Aspremont): classifier, regressor, outlier detector, PerturbSVM
+    IndefiniteSVC(),
+    IndefiniteSVC(kernel="sigmoid", kernel_params=SIGMOID, algorithm="apg"),
+    IndefiniteSVC(kernel="precomputed"),
+    IndefiniteSVR(),
+    IndefiniteOneClassSVM(),
+    PerturbSVC(),
 ]
 
 #: scikit-learn's harness sets ``n_components = 1`` on any estimator that has an
@@ -55,8 +63,21 @@ _TRANSDUCTIVE = (
 )
 
 
+#: IndefiniteSVR with the default rho = 1 on a PSD (Gaussian) kernel is PerturbSVM's
+#: regression analogue: the proxy K0 + alpha alpha'/4 adds the fourth-order penalty
+#: |alpha|^4 / 16, which shrinks alpha, and new points use k(x, X) without the rank-one
+#: term, so the training R^2 on the check's data is 0.42 (sklearn's SVR: 0.82; ours
+#: reaches 0.80 at rho = 100 and tends to SVR as rho grows, tested in test_indefinite).
+_SVR_DEFAULT_RHO = (
+    "R^2 = 0.42 < 0.5 on the check's data at the default rho = 1: the fourth-order "
+    "penalty of the proxy kernel shrinks alpha (luss eq. 17); tends to SVR as rho grows"
+)
+
+
 def expected_failed_checks(estimator):
     """``{check_name: reason}`` of the checks this instance cannot pass, and why."""
+    if isinstance(estimator, IndefiniteSVR) and estimator.rho == 1.0:
+        return {"check_regressors_train": _SVR_DEFAULT_RHO}
     if isinstance(estimator, ESVC) and estimator.energy is not None:
         return {
             name: _ENERGY_AND_N_COMPONENTS

@@ -563,9 +563,18 @@ def test_make_method(sigmoid_problem):
     assert krein.make_method("esvm-l").energy == 0.9
     assert krein.make_method("esvm") is not krein.make_method("esvm")   # fresh each time
     K, y, Kt = sigmoid_problem["K"], sigmoid_problem["y"], sigmoid_problem["K_test"]
-    for name in names:   # every registered method fits and predicts on a precomputed kernel
+    # every classifier `krein compare` runs fits and predicts on a precomputed indefinite kernel
+    for name in krein.list_methods(task="classifier", compare=True):
         pred = krein.make_method(name, kernel="precomputed").fit(K, y).predict(Kt)
         assert pred.shape == (Kt.shape[0],) and set(np.unique(pred)) <= {-1, 1}
+    # the others: PerturbSVM needs a PSD kernel (and says so), SVR / one-class are not classifiers
+    assert set(krein.list_methods(compare=False)) == {"perturb-svm", "indefinite-svr",
+                                                       "indefinite-one-class"}
+    with pytest.raises(ValueError, match="PSD"):
+        krein.make_method("perturb-svm", kernel="precomputed").fit(K, y)
+    assert krein.list_methods(task="regressor") == {"indefinite-svr": krein.list_methods()["indefinite-svr"]}
+    with pytest.raises(ValueError, match="task"):
+        krein.list_methods(task="nope")
 
 
 # =============================================================================

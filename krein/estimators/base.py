@@ -20,7 +20,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import check_positive, check_square_kernel
 from ..kernels import KERNELS, pairwise_kernel
 
-__all__ = ["KernelClassifierBase", "BinaryModel", "libsvm_binary"]
+__all__ = ["KernelClassifierBase", "KernelMixin", "BinaryModel", "libsvm_binary"]
 
 
 @dataclass
@@ -81,7 +81,42 @@ def libsvm_binary(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
     return u, float(svc.intercept_[0]), n_iter
 
 
-class KernelClassifierBase(ClassifierMixin, BaseEstimator):
+class KernelMixin:
+    """Kernel handling shared by every kernel estimator (classifiers, SVR, one-class).
+
+    Expects the attributes ``kernel`` ("precomputed", a name from
+    :data:`krein.kernels.KERNELS` or a callable) and ``kernel_params``.
+    """
+
+    # ---------------------------------------------------------------- kernel
+    def _check_kernel_param(self):
+        k = self.kernel
+        if k == "precomputed" or callable(k):
+            return
+        if not isinstance(k, str) or k not in KERNELS:
+            raise ValueError(
+                f"kernel must be 'precomputed', a callable or one of {sorted(KERNELS)}; got {k!r}"
+            )
+        if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
+            raise ValueError(f"kernel_params must be a dict or None; got {self.kernel_params!r}")
+
+    def _gram(self, X, Z=None):
+        return pairwise_kernel(self.kernel, X, Z, self.kernel_params)
+
+    def _precomputed(self):
+        return isinstance(self.kernel, str) and self.kernel == "precomputed"
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.pairwise = self._precomputed()
+        return tags
+
+    def _reset_fitted(self):
+        for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+            delattr(self, key)
+
+
+class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
     """Base class: kernel handling, one-vs-one multiclass and prediction.
 
     Subclasses set their ``__init__`` parameters (at least ``C``, ``kernel``,
@@ -118,37 +153,10 @@ class KernelClassifierBase(ClassifierMixin, BaseEstimator):
 
     _requires_square_kernel = True
 
-    # ---------------------------------------------------------------- kernel
-    def _check_kernel_param(self):
-        k = self.kernel
-        if k == "precomputed" or callable(k):
-            return
-        if not isinstance(k, str) or k not in KERNELS:
-            raise ValueError(
-                f"kernel must be 'precomputed', a callable or one of {sorted(KERNELS)}; got {k!r}"
-            )
-        if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
-            raise ValueError(f"kernel_params must be a dict or None; got {self.kernel_params!r}")
-
-    def _gram(self, X, Z=None):
-        return pairwise_kernel(self.kernel, X, Z, self.kernel_params)
-
-    def _precomputed(self):
-        return isinstance(self.kernel, str) and self.kernel == "precomputed"
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.pairwise = self._precomputed()
-        return tags
-
     # ---------------------------------------------------------------- checks
     def _validate_common(self):
         check_positive(self.C, "C")
         self._check_kernel_param()
-
-    def _reset_fitted(self):
-        for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, key)
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y):

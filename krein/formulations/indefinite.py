@@ -42,6 +42,24 @@ import numpy as np
 from .._validation import check_positive, check_square_kernel
 from .base import Formulation
 
+def _check_pm1(y, n, name="y"):
+    y = np.asarray(y, dtype=float).ravel()
+    if y.shape != (n,):
+        raise ValueError(f"{name} must have shape ({n},); got {y.shape}")
+    if not np.all(np.abs(y) == 1.0):
+        raise ValueError(f"{name} must contain only -1 and +1")
+    return y
+
+
+def _check_weights(weights, n):
+    if weights is None:
+        return np.ones(n)
+    h = np.asarray(weights, dtype=float).ravel()
+    if h.shape != (n,) or not np.all(np.isfinite(h)) or np.any(h <= 0):
+        raise ValueError(f"weights must be positive and finite with shape ({n},)")
+    return h
+
+
 __all__ = ["ProxyKernelProblem", "proxy_kernel", "ProxyKernelProjection", "IndefiniteSVMSDP",
            "ExchangeQCLP", "AnalyticCenter", "PerturbSVM", "TASKS"]
 
@@ -79,8 +97,11 @@ def proxy_kernel(K0, u, rho, weights=None):
     """
     K0 = check_square_kernel(K0, "K0")
     rho = check_positive(rho, "rho")
+    n = K0.shape[0]
     u = np.asarray(u, dtype=float)
-    s = np.ones_like(u) if weights is None else np.sqrt(np.asarray(weights, dtype=float))
+    if u.shape != (n,):
+        raise ValueError(f"u must have shape ({n},); got {u.shape}")
+    s = np.sqrt(_check_weights(weights, n))
     X = K0 * np.outer(s, s) + np.outer(u / s, u / s) / (4.0 * rho)
     lam, V = np.linalg.eigh(X)
     Kp = (V * np.maximum(lam, 0.0)) @ V.T
@@ -139,12 +160,10 @@ class ProxyKernelProblem:
         self.n = n
         self.task = task
         self.rho = check_positive(rho, "rho")
-        self.weights = None if weights is None else np.asarray(weights, dtype=float)
-        if self.weights is not None and (self.weights.shape != (n,) or np.any(self.weights <= 0)
-                                         or not np.all(np.isfinite(self.weights))):
-            raise ValueError(f"weights must be positive and finite with shape ({n},)")
+        self.weights = None if weights is None else _check_weights(weights, n)
         if task == "one-class":
-            if not (isinstance(nu, (int, float, np.floating)) and 0 < nu <= 1):
+            if isinstance(nu, bool) or not (isinstance(nu, (int, float, np.integer, np.floating))
+                                            and 0 < nu <= 1):
                 raise ValueError(f"nu must be in (0, 1]; got {nu!r}")
             self.nu = float(nu)
             self.y = None
@@ -241,7 +260,7 @@ class ProxyKernelProblem:
         val, nu = box_hyperplane_lp(w, self.a, self.b0, self.upper)
         return 0.5 * vKv + val, nu
 
-    def libsvm_point(self, K, tol=1e-6):
+    def libsvm_point(self, K, tol=1e-4):
         """A near-optimal ``v`` of ``omega(K)`` from libsvm on the PSD kernel ``K``.
 
         Parameters
@@ -303,7 +322,9 @@ class ProxyKernelProjection(Formulation):
         rho = check_positive(rho, "rho")
         n = K0.shape[0]
         u = np.asarray(u, dtype=float)
-        h = np.ones(n) if weights is None else np.asarray(weights, dtype=float)
+        if u.shape != (n,):
+            raise ValueError(f"u must have shape ({n},); got {u.shape}")
+        h = _check_weights(weights, n)
         sqrtH = np.sqrt(rho * np.outer(h, h))
         K = cp.Variable((n, n), PSD=True, name="K")
         obj = -0.5 * cp.sum(cp.multiply(np.outer(u, u), K)) \
@@ -342,7 +363,7 @@ class IndefiniteSVMSDP(Formulation):
     def __init__(self, K0, y, C, rho):
         K0 = check_square_kernel(K0, "K0")
         n = K0.shape[0]
-        y = np.asarray(y, dtype=float)
+        y = _check_pm1(y, n)
         C = check_positive(C, "C")
         rho = check_positive(rho, "rho")
         K = cp.Variable((n, n), PSD=True, name="K")
@@ -501,7 +522,7 @@ class PerturbSVM(Formulation):
         keep = lam > psd_tol * scale
         L = V[:, keep] * np.sqrt(lam[keep])
         n = K0.shape[0]
-        y = np.asarray(y, dtype=float)
+        y = _check_pm1(y, n)
         Cp = cp.Parameter(nonneg=True, name="C", value=check_positive(C, "C"))
         q = cp.Parameter(nonneg=True, name="inv16rho", value=1.0 / (16.0 * check_positive(rho, "rho")))
         alpha = cp.Variable(n, name="alpha")

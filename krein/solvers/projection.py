@@ -66,6 +66,11 @@ def project_box_hyperplane(v, a, b, upper):
     x : ndarray of shape (m,)
         The projection (``a'x = b`` to round-off).
 
+    Raises
+    ------
+    ValueError
+        If the set is empty or ``a`` has entries other than +-1.
+
     Notes
     -----
     ``x = clip(v - nu a, 0, U)`` (KKT of the projection); ``nu`` solves the
@@ -73,8 +78,7 @@ def project_box_hyperplane(v, a, b, upper):
     (luss §3.2, step 2).
     """
     v = np.asarray(v, dtype=float)
-    a = np.asarray(a, dtype=float)
-    upper = np.broadcast_to(np.asarray(upper, dtype=float), v.shape)
+    a, upper, b = check_feasible_set(a, b, np.broadcast_to(np.asarray(upper, dtype=float), v.shape))
     # breakpoints of x_i(nu): v_i - nu a_i = 0 or = U_i  <=>  nu = v_i a_i, (v_i - U_i) a_i
     bp = np.unique(np.concatenate([v * a, (v - upper) * a]))
     lo, hi = 0, bp.size - 1
@@ -119,6 +123,11 @@ def box_hyperplane_lp(w, a, b, upper):
         The dual multiplier of ``a'x = b`` (for the SVM: the intercept ``b`` of
         ``f = K u + b``; for the one-class SVM: minus the offset).
 
+    Raises
+    ------
+    ValueError
+        If the set is empty or ``a`` has entries other than +-1.
+
     Notes
     -----
     The dual function is convex piecewise linear with breakpoints
@@ -126,8 +135,7 @@ def box_hyperplane_lp(w, a, b, upper):
     evaluated on the sorted breakpoints by cumulative sums.
     """
     w = np.asarray(w, dtype=float)
-    a = np.asarray(a, dtype=float)
-    upper = np.broadcast_to(np.asarray(upper, dtype=float), w.shape)
+    a, upper, b = check_feasible_set(a, b, np.broadcast_to(np.asarray(upper, dtype=float), w.shape))
     t = w * a
     order = np.argsort(t)
     ts, as_, us = t[order], a[order], upper[order]

@@ -31,7 +31,7 @@ import numpy as np
 from scipy.linalg import null_space
 
 from .._validation import check_positive, check_square_kernel
-from .secular import rank_one_eig, secular_roots
+from .secular import rank_one_eig, secular_roots, shifted_poles
 
 __all__ = ["ProxyKernelOracle", "ProxyEval"]
 
@@ -255,8 +255,10 @@ class ProxyKernelOracle:
             mu, delta = secular_roots(eig, np.arange(m))  # delta[j, l] = p_l - mu_j
             p = eig.poles
             # Loewner: zhat_l^2 = prod_j (mu_j - p_l) / (rr prod_{k != l} (p_k - p_l))
+            D = shifted_poles(p)
             with np.errstate(divide="ignore", invalid="ignore"):
-                diffp = p[None, :] - p[:, None]          # [l, k] = p_k - p_l
+                # [l, k] = p_k - p_l on the rounded poles dlasd4 used (DELTA refers to them)
+                diffp = (D[None, :] - D[:, None]) * (D[None, :] + D[:, None])
                 np.fill_diagonal(diffp, 1.0)
                 num = -delta.T                            # [l, j] = mu_j - p_l
                 logabs = np.sum(np.log(np.abs(num)), axis=1) - np.sum(np.log(np.abs(diffp)), axis=1)
@@ -266,9 +268,9 @@ class ProxyKernelOracle:
             # expand each group's component along the group direction
             live = np.flatnonzero(eig.group >= 0)
             gl = eig.group[live]
-            gnorm = eig.zeta[gl]
+            gnorm = np.sqrt(np.bincount(gl, weights=z[live] ** 2, minlength=m))[gl]
             Wfull = np.zeros((n, m))
-            Wfull[live] = Wr[gl] * (zf[live] / gnorm)[:, None]
+            Wfull[live] = Wr[gl] * (z[live] / gnorm)[:, None]
             cols_arr = np.column_stack(cols) if cols else np.zeros((n, 0))
             W = np.hstack([Wfull, cols_arr])
             vals = np.concatenate([mu, np.asarray(vals, dtype=float)])

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg.lapack import dlasd4
 
-__all__ = ["RankOneEig", "rank_one_eig", "secular_roots"]
+__all__ = ["RankOneEig", "rank_one_eig", "secular_roots", "shifted_poles"]
 
 
 @dataclass
@@ -54,10 +54,11 @@ class RankOneEig:
         For each index, the position (in ``keep``) of its pole group, or -1 if
         the component is deflated because its weight is negligible.
     zeta : ndarray of shape (m,)
-        Weights of the reduced secular equation (unit norm overall: the group
-        norms of ``z / |z|``).
+        Unit-norm weights of the reduced secular equation (the group norms of
+        the kept part of ``z``, normalized).
     rr : float
-        ``r * |z|^2``, the weight of the reduced equation.
+        Weight of the reduced equation: ``r * |z_kept|^2``, so the reduced matrix
+        is ``diag(poles) + rr zeta zeta'``.
     deflated_values : ndarray
         Eigenvalues that the update leaves unchanged (tiny-weight poles, and
         each merged group's pole repeated ``size - 1`` times).
@@ -125,8 +126,7 @@ def rank_one_eig(d, z, r, tol=None):
     cand = set(np.flatnonzero(gaps * 0.5 <= tol).tolist()) if live.size > 1 else set()
     if not cand:  # the common case: nothing to merge
         group[live] = np.arange(live.size)
-        return RankOneEig(d, z, float(r), live, group, np.abs(zn[live]), rr,
-                          np.concatenate(deflated))
+        return _reduced(d, z, r, live, group, np.abs(zn[live]), rr, deflated)
     cur = 0
     cur_w = zn[live[0]] ** 2 if live.size else 0.0
     group_pos = 0
@@ -156,7 +156,26 @@ def rank_one_eig(d, z, r, tol=None):
         zeta2.append(cur_w)
     keep = np.asarray(keep, dtype=np.intp)
     zeta = np.sqrt(np.asarray(zeta2, dtype=float))
-    return RankOneEig(d, z, float(r), keep, group, zeta, rr, np.concatenate(deflated))
+    return _reduced(d, z, r, keep, group, zeta, rr, deflated)
+
+
+def _reduced(d, z, r, keep, group, zeta, rr, deflated):
+    """Renormalize the kept weights: ``rr zeta zeta'`` with ``|zeta| = 1`` (what dlasd4 and
+    the trace identities assume); deflated components can carry a noticeable share of
+    ``|z|`` when ``rr`` is small against ``max |d|``."""
+    w = float(np.linalg.norm(zeta))
+    return RankOneEig(d, z, float(r), np.asarray(keep, dtype=np.intp), group, zeta / w, rr * w * w,
+                      np.concatenate(deflated))
+
+
+def shifted_poles(p):
+    """``D = sqrt(p - p_0)``: the non-negative singular-value form dlasd4 works on.
+
+    Differences of poles must be taken as ``(D_k - D_l)(D_k + D_l)`` wherever they
+    are combined with dlasd4's ``DELTA * WORK`` (the Loewner formula), so that both
+    refer to the same rounded poles.
+    """
+    return np.sqrt(np.maximum(p - p[0], 0.0))
 
 
 def secular_roots(eig, which):
@@ -191,8 +210,13 @@ def secular_roots(eig, which):
     delta = np.empty((k, m))
     if k == 0:
         return mu, delta
+    if m == 1:
+        # one pole: the root is p + rr exactly (dlasd4 with N = 1 returns DELTA = WORK = 1)
+        mu[:] = p[0] + eig.rr
+        delta[:] = -eig.rr
+        return mu, delta
     shift = -p[0]
-    D = np.sqrt(np.maximum(p + shift, 0.0))
+    D = shifted_poles(p)
     # strictly increasing D is required; exact ties cannot occur after merging
     zeta = eig.zeta
     rr = eig.rr

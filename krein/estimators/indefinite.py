@@ -1,0 +1,612 @@
+"""IndefiniteSVM estimators (Luss & d'Aspremont 2009, "luss"): SVC, SVR, one-class, PerturbSVM.
+
+Each estimator builds a :class:`~krein.formulations.indefinite.ProxyKernelProblem`
+from the training kernel ``K0`` and hands it to an algorithm of
+:mod:`krein.solvers` (projected gradient, accelerated gradient, ACCPM or the
+exchange method), all of which stop on a certified duality gap.  The learned
+proxy kernel is ``K* = (K0 + u u'/(4 rho))_+`` (Theorem 1) with ``u = y * alpha``
+(SVC) or ``u = alpha`` (SVR, one-class); on the training points the decision
+values are ``K* u + b``.
+
+Test kernels (``test_kernel``): a new point ``x`` has no coefficient in the
+rank-one update, so the proxy kernel must be extended somehow.
+
+* ``"spectral"`` (default): ``k*(x, X) = k(x, X) P_+`` with ``P_+`` the projector
+  on the positive eigenspace of ``X(u) = K0 + u u'/(4 rho)``, the Nystroem-type
+  extension of ``K* = X P_+`` (as Munoz & de Diego's clip map, applied to
+  ``X(u)``); folded into the coefficients, so ``f(x) = k(x, X) (P_+ u) + b``.
+* ``"transductive"``: luss §2.3 — add ``u u'/(4 rho)`` to the training block of the
+  joint train+test kernel, clip the joint spectrum and read the test rows (with
+  ``kernel="precomputed"``, pass ``(m, n + m)`` rows ``[K(test, train), K(test, test)]``).
+  This is how luss Table 2 was evaluated; it is O((n + m)^3) per prediction.
+* ``"clip"``: the ``rho -> infinity`` limit, ``k(x, X) V_+ V_+'`` with ``V_+`` the
+  positive eigenvectors of ``K0``.
+* ``"raw"``: the original kernel rows, ``f(x) = k(x, X) u + b`` (what PerturbSVM
+  uses, luss §4.3: "only the support vectors are perturbed").
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
+
+from .._validation import check_positive, check_square_kernel
+from ..formulations.indefinite import PerturbSVM, ProxyKernelProblem
+from ..solvers import INDEFINITE_ALGORITHMS, solve, solve_indefinite
+from ..solvers.indefinite import Certifier
+from ..solvers.projection import project_box_hyperplane
+from ..solvers.proxy import ProxyKernelOracle
+from .base import BinaryModel, KernelClassifierBase, KernelMixin, check_int
+
+__all__ = ["IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC", "TEST_KERNELS"]
+
+#: Out-of-sample maps of the proxy kernel (module docstring).
+TEST_KERNELS = ("spectral", "transductive", "clip", "raw")
+
+
+# ---------------------------------------------------------------------------- shared
+class _ProxyMixin:
+    """Parameter checks, the solve, and the out-of-sample maps shared by the estimators."""
+
+    def _check_proxy_params(self):
+        check_positive(self.rho, "rho")
+        if self.algorithm not in INDEFINITE_ALGORITHMS:
+            raise ValueError(f"algorithm must be one of {INDEFINITE_ALGORITHMS}; got {self.algorithm!r}")
+        if self.test_kernel not in TEST_KERNELS:
+            raise ValueError(f"test_kernel must be one of {TEST_KERNELS}; got {self.test_kernel!r}")
+        for name in ("tol", "atol"):
+            v = getattr(self, name)
+            if not (isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v) and v >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0; got {v!r}")
+        check_int(self.max_iter, "max_iter", low=1)
+        check_int(self.gap_every, "gap_every", low=0)
+        if self.algorithm_options is not None and not isinstance(self.algorithm_options, dict):
+            raise ValueError(f"algorithm_options must be a dict or None; got {self.algorithm_options!r}")
+
+    def _solve_proxy(self, P):
+        """Solve ``P``; return (solution, oracle, u, intercept, coefficients for test rows)."""
+        oracle = ProxyKernelOracle(P.K0, P.rho, check=False)
+        opts = dict(self.algorithm_options or {})
+        sol = solve_indefinite(P, self.algorithm, tol=self.tol, atol=self.atol,
+                               max_iter=self.max_iter, gap_every=self.gap_every, oracle=oracle,
+                               **opts)
+        beta = sol.primal["beta"]
+        u = P.u_of(beta)
+        ev = oracle.evaluate(u)
+        _, nu = P.omega_upper(ev.Ku, ev.uKu)
+        return sol, oracle, u, nu, self._test_coef(oracle, u)
+
+    def _test_coef(self, oracle, u):
+        mode = self.test_kernel
+        if mode in ("raw", "transductive"):
+            return u
+        Q = oracle.eigenvectors
+        if mode == "clip":
+            keep = oracle.eigenvalues > _null_tol(oracle.eigenvalues)
+            return Q[:, keep] @ (Q[:, keep].T @ u)
+        mu, W = oracle.eigendecomposition(u)   # "spectral": P_+ u
+        pos = mu > _null_tol(mu)
+        Wp = W[:, pos]
+        return Q @ (Wp @ (Wp.T @ (Q.T @ u)))
+
+    def _transductive_values(self, K_fit, u, rows, K_tt):
+        """luss §2.3: decision values (without intercept) of the test rows."""
+        n = K_fit.shape[0]
+        Ktr = K_fit + np.outer(u, u) / (4.0 * self.rho)
+        joint = np.block([[Ktr, rows.T], [rows, K_tt]])
+        joint = 0.5 * (joint + joint.T)
+        lam, V = np.linalg.eigh(joint)
+        Vt = V[n:] * np.maximum(lam, 0.0)
+        return (Vt @ V[:n].T) @ u
+
+
+def _null_tol(lam):
+    lam = np.asarray(lam)
+    return lam.size * np.finfo(float).eps * max(float(np.max(np.abs(lam))) if lam.size else 0.0, 1e-300)
+
+
+_PARAMS_DOC = """
+    rho : float > 0
+        Penalty on ``||K - K0||_F^2`` (luss eq. 3); large ``rho`` gives the clipped kernel.
+    algorithm : {"pg", "apg", "accpm", "exchange"}
+        Projected gradient (luss Algorithm 1), accelerated projected gradient
+        (FISTA), ACCPM (Algorithm 2) or the exchange method (Algorithm 3).
+    kernel : "precomputed", str or callable
+        See :class:`~krein.estimators.base.KernelClassifierBase`.
+    kernel_params : dict, optional
+    test_kernel : {"spectral", "transductive", "clip", "raw"}
+        Out-of-sample map (module docstring of :mod:`krein.estimators.indefinite`).
+    tol, atol : float >= 0
+        Relative and absolute tolerance on the certified duality gap.
+    max_iter : int >= 1
+    gap_every : int >= 0
+        Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
+    algorithm_options : dict, optional
+        Extra options of the algorithm (e.g. ``{"step": "diminishing", "step0": 5}``
+        for "pg", ``{"solver": "SCS"}`` for "exchange").
+"""
+
+
+# ---------------------------------------------------------------------------- SVC
+class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
+    """SVM classification with an indefinite kernel through a learned proxy kernel.
+
+    Solves luss eq. (4)/(7): ``max_{alpha} min_{K >= 0} 1'alpha - 1/2 u'K u +
+    rho ||K - K0||_F^2`` with ``u = y * alpha``, ``y'alpha = 0``, ``0 <= alpha <= C``.
+
+    Parameters
+    ----------
+    C : float > 0
+        Box bound.
+    """ + _PARAMS_DOC + """
+    Attributes
+    ----------
+    objective_ : ndarray of shape (n_pairs,)
+        Final value of (7) for each binary problem (the certified lower bound).
+    duality_gap_ : ndarray of shape (n_pairs,)
+        Certified gap (upper bound minus ``objective_``).
+    n_iter_ : ndarray of shape (n_pairs,)
+    trace_ : pandas.DataFrame
+        Per-iteration records of all binary problems (column ``pair``):
+        objective, bounds, gap, step, seconds.
+    alpha_ : ndarray of shape (n_pairs, n_train)
+        Dual variables (zero off each pair).
+    proxy_dual_coef_ : ndarray of shape (n_pairs, n_train)
+        ``u = y * alpha``: the coefficients on the proxy kernel ``K*``.
+    dual_coef_, support_, intercept_, classes_ :
+        As :class:`~krein.estimators.base.KernelClassifierBase`; ``dual_coef_`` are
+        the coefficients applied to the raw test rows (the out-of-sample map
+        folded in, except for "transductive").
+
+    References
+    ----------
+    Luss & d'Aspremont (2009), eqs. (4), (5), (7), §2.3, Algorithms 1-3.
+    """
+
+    def __init__(self, C=1.0, rho=1.0, algorithm="pg", kernel="gaussian", kernel_params=None,
+                 test_kernel="spectral", tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
+                 algorithm_options=None):
+        self.C = C
+        self.rho = rho
+        self.algorithm = algorithm
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.test_kernel = test_kernel
+        self.tol = tol
+        self.atol = atol
+        self.max_iter = max_iter
+        self.gap_every = gap_every
+        self.algorithm_options = algorithm_options
+
+    def _validate_params_extra(self):
+        self._check_proxy_params()
+
+    def _fit_binary(self, K, y, idx):
+        P = ProxyKernelProblem(K, y, task="svc", C=self.C, rho=self.rho, check=False)
+        sol, oracle, u, b, coef = self._solve_proxy(P)
+        info = {"n_iter": sol.iterations, "solution": sol, "u": u, "alpha": sol.primal["alpha"]}
+        return BinaryModel(idx, coef, b, info)
+
+    def _after_fit(self, K):
+        _proxy_after_fit(self, K)
+
+    def _test_rows(self, X):
+        if self.test_kernel != "transductive":
+            return super()._test_rows(X)
+        return _transductive_rows(self, X, super()._test_rows)
+
+    def _binary_decisions(self, K_rows, extra=None):
+        if self.test_kernel != "transductive":
+            return super()._binary_decisions(K_rows, extra)
+        out = []
+        for m in self.binary_models_:
+            Kb = self.K_fit_[np.ix_(m.idx, m.idx)]
+            out.append(self._transductive_values(Kb, m.info["u"], K_rows[:, m.idx], extra)
+                       + m.intercept)
+        return np.column_stack(out)
+
+
+def _proxy_after_fit(est, K):
+    import pandas as pd
+
+    models = est.binary_models_
+    n = K.shape[0]
+    est.objective_ = np.array([m.info["solution"].objective for m in models])
+    est.duality_gap_ = np.array([m.info["solution"].gap for m in models])
+    est.alpha_ = np.zeros((len(models), n))
+    est.proxy_dual_coef_ = np.zeros((len(models), n))
+    frames = []
+    for r, m in enumerate(models):
+        est.alpha_[r, m.idx] = m.info["alpha"]
+        est.proxy_dual_coef_[r, m.idx] = m.info["u"]
+        tr = m.info["solution"].trace
+        if tr is not None and len(tr):
+            tr = tr.copy()
+            tr.insert(0, "pair", r)
+            frames.append(tr)
+    est.trace_ = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    if getattr(est, "test_kernel", None) == "transductive":
+        est.K_fit_ = K
+        est.support_ = np.arange(n)
+        est.dual_coef_ = est.proxy_dual_coef_.copy()
+        if hasattr(est, "X_fit_"):
+            est.support_vectors_ = est.X_fit_
+
+
+def _transductive_rows(est, X, default_rows):
+    """Test rows and the test-test block for the transductive map."""
+    check_is_fitted(est, "K_fit_")
+    n = est.K_fit_.shape[0]
+    if est._precomputed():
+        X = check_array(X, dtype=np.float64)
+        m = X.shape[0]
+        if X.shape[1] != n + m:
+            raise ValueError(
+                f"with test_kernel='transductive' and a precomputed kernel, pass (m, n + m) rows "
+                f"[K(test, train), K(test, test)] with n = {n}; got shape {X.shape}")
+        return X[:, :n], X[:, n:]
+    rows, Xv = default_rows(X)
+    return rows, est._gram(Xv)
+
+
+# ---------------------------------------------------------------------------- single-problem base
+class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
+    """Fit/predict machinery of the SVR and one-class estimators (one problem, no classes)."""
+
+    _task = None
+
+    def fit(self, X, y=None):
+        """Fit the model.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+        y : array of shape (n,)
+            Targets (SVR); ignored by the one-class SVM.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            Bad parameters, NaN/inf, a non-square or asymmetric precomputed kernel.
+        krein.solvers.SolverError
+            If a CVXPY subproblem fails; the estimator is then left unfitted.
+        """
+        self._reset_fitted()
+        try:
+            return self._fit(X, y)
+        except BaseException:
+            self._reset_fitted()
+            raise
+
+    def _fit(self, X, y):
+        self._check_proxy_params()
+        self._check_task_params()
+        self._check_kernel_param()
+        if self._task == "svr":
+            X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
+        else:
+            X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        if self._precomputed():
+            K = check_square_kernel(X, "X (precomputed kernel)")
+            X_fit = None
+        else:
+            X_fit = X
+            K = check_square_kernel(self._gram(X), "kernel matrix")
+        P = self._problem(K, y)
+        sol, oracle, u, nu, coef = self._solve_proxy(P)
+        self._set_fitted(K, X_fit, P, sol, u, nu, coef)
+        return self
+
+    def _set_fitted(self, K, X_fit, P, sol, u, nu, coef):
+        n = K.shape[0]
+        scale = self._coef_scale(n)
+        self.alpha_ = P.alpha_of(sol.primal["beta"])
+        self.proxy_dual_coef_ = u
+        self.objective_ = float(sol.objective)
+        self.duality_gap_ = float(sol.gap)
+        self.n_iter_ = int(sol.iterations)
+        self.trace_ = sol.trace
+        self.solution_ = sol
+        self.shape_fit_ = (n,) if X_fit is None else X_fit.shape
+        if self.test_kernel == "transductive":
+            support = np.arange(n)
+            self.K_fit_ = K
+        else:
+            support = np.flatnonzero(coef != 0)
+        self.support_ = support
+        self.dual_coef_ = (scale * coef[support])[None, :]
+        if X_fit is not None:
+            self.X_fit_ = X_fit
+            self.support_vectors_ = X_fit[support]
+
+    def _coef_scale(self, n):
+        return 1.0
+
+    def _raw_decision(self, X):
+        """Kernel expansion without intercept/offset, shape (m,)."""
+        check_is_fitted(self, "dual_coef_")
+        if self.test_kernel == "transductive":
+            rows, K_tt = _transductive_rows(self, X, self._rows)
+            return self._coef_scale(self.K_fit_.shape[0]) * self._transductive_values(
+                self.K_fit_, self.proxy_dual_coef_, rows, K_tt)
+        rows, _ = self._rows(X)
+        return rows[:, self.support_] @ self.dual_coef_[0]
+
+    def _rows(self, X):
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self._precomputed():
+            return X, None
+        return self._gram(X, self.X_fit_), X
+
+
+# ---------------------------------------------------------------------------- SVR
+class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
+    """Support vector regression with an indefinite kernel (luss §4.1, Corollary 2, eq. 17).
+
+    ``max_{alpha} min_{K >= 0} y'alpha - eps |alpha|_1 - 1/2 alpha'K alpha +
+    rho ||K - K0||_F^2`` subject to ``1'alpha = 0``, ``-C <= alpha <= C``; the proxy
+    kernel is ``(K0 + alpha alpha'/(4 rho))_+`` (eq. 16).  (luss eq. 14 prints
+    ``alpha'y - |alpha|``; the tube width ``epsilon`` of the epsilon-insensitive
+    loss is written out here.)  ``alpha = alpha+ - alpha-`` with both parts in
+    ``[0, C]`` makes the feasible set a box with one equality.
+
+    Parameters
+    ----------
+    C : float > 0
+    epsilon : float >= 0
+        Width of the insensitive tube.
+    """ + _PARAMS_DOC + """
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (1, n_SV)
+        Coefficients applied to the raw test rows (map folded in).
+    support_ : ndarray of shape (n_SV,)
+    intercept_ : ndarray of shape (1,)
+    alpha_ : ndarray of shape (n,)
+        ``alpha+ - alpha-`` (the coefficients on the proxy kernel).
+    objective_ : float
+        Final value of (17).
+    duality_gap_ : float
+        Certified gap.
+    n_iter_ : int
+    trace_ : pandas.DataFrame
+
+    References
+    ----------
+    Luss & d'Aspremont (2009), §4.1, eqs. (14)-(17).
+    """
+
+    _task = "svr"
+
+    def __init__(self, C=1.0, epsilon=0.1, rho=1.0, algorithm="pg", kernel="gaussian",
+                 kernel_params=None, test_kernel="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
+                 gap_every=10, algorithm_options=None):
+        self.C = C
+        self.epsilon = epsilon
+        self.rho = rho
+        self.algorithm = algorithm
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.test_kernel = test_kernel
+        self.tol = tol
+        self.atol = atol
+        self.max_iter = max_iter
+        self.gap_every = gap_every
+        self.algorithm_options = algorithm_options
+
+    def _check_task_params(self):
+        check_positive(self.C, "C")
+        if not (isinstance(self.epsilon, numbers.Real) and np.isfinite(self.epsilon) and self.epsilon >= 0):
+            raise ValueError(f"epsilon must be a finite number >= 0; got {self.epsilon!r}")
+
+    def _problem(self, K, y):
+        return ProxyKernelProblem(K, y, task="svr", C=self.C, rho=self.rho, epsilon=self.epsilon,
+                                  check=False)
+
+    def _set_fitted(self, K, X_fit, P, sol, u, nu, coef):
+        super()._set_fitted(K, X_fit, P, sol, u, nu, coef)
+        self.intercept_ = np.array([nu])
+
+    def predict(self, X):
+        """Predicted targets ``k*(x, X) alpha + b``, shape (m,).
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            (``(m, n_train + m)`` for ``test_kernel="transductive"``).
+        """
+        return self._raw_decision(X) + self.intercept_[0]
+
+
+# ---------------------------------------------------------------------------- one-class
+class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
+    """One-class SVM with an indefinite kernel (luss §4.2, eq. 20).
+
+    ``max_{alpha} min_{K >= 0} -1/2 alpha'K alpha + rho ||K - K0||_F^2`` subject to
+    ``1'alpha = 1``, ``0 <= alpha <= 1/(nu n)`` (luss eqs. 18-20, Schoelkopf et al.
+    2001).  Scaled as scikit-learn's :class:`~sklearn.svm.OneClassSVM` (whose
+    coefficients sum to ``nu n``): ``dual_coef_ = nu n alpha`` on the support, and
+    ``decision_function = score_samples - offset_`` is positive for inliers.
+
+    Parameters
+    ----------
+    nu : float in (0, 1]
+        Upper bound on the fraction of outliers / lower bound on support vectors.
+    """ + _PARAMS_DOC + """
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (1, n_SV)
+    support_ : ndarray of shape (n_SV,)
+    offset_ : float
+        The offset ``rho'`` of the decision function (scaled by ``nu n``).
+    alpha_ : ndarray of shape (n,)
+        Dual variables (summing to one).
+    objective_, duality_gap_, n_iter_, trace_ :
+        As :class:`IndefiniteSVR`.
+
+    References
+    ----------
+    Luss & d'Aspremont (2009), §4.2, eqs. (18)-(20).
+    """
+
+    _task = "one-class"
+
+    def __init__(self, nu=0.5, rho=1.0, algorithm="pg", kernel="gaussian", kernel_params=None,
+                 test_kernel="spectral", tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
+                 algorithm_options=None):
+        self.nu = nu
+        self.rho = rho
+        self.algorithm = algorithm
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.test_kernel = test_kernel
+        self.tol = tol
+        self.atol = atol
+        self.max_iter = max_iter
+        self.gap_every = gap_every
+        self.algorithm_options = algorithm_options
+
+    def _check_task_params(self):
+        nu = self.nu
+        if not (isinstance(nu, numbers.Real) and not isinstance(nu, bool) and 0 < nu <= 1):
+            raise ValueError(f"nu must be a number in (0, 1]; got {nu!r}")
+
+    def _problem(self, K, y):
+        return ProxyKernelProblem(K, None, task="one-class", nu=self.nu, rho=self.rho, check=False)
+
+    def _coef_scale(self, n):
+        return self.nu * n
+
+    def _set_fitted(self, K, X_fit, P, sol, u, nu, coef):
+        super()._set_fitted(K, X_fit, P, sol, u, nu, coef)
+        # LP multiplier of 1'alpha = 1 is minus the offset of K* alpha
+        self.offset_ = float(-nu) * self._coef_scale(K.shape[0])
+
+    def score_samples(self, X):
+        """Kernel expansion ``nu n k*(x, X) alpha``, shape (m,)."""
+        return self._raw_decision(X)
+
+    def decision_function(self, X):
+        """``score_samples(X) - offset_``: positive for inliers, shape (m,)."""
+        return self.score_samples(X) - self.offset_
+
+    def predict(self, X):
+        """+1 for inliers, -1 for outliers, shape (m,)."""
+        return np.where(self.decision_function(X) >= 0, 1, -1)
+
+    def fit_predict(self, X, y=None):
+        """Fit, then predict on the training points, shape (n,)."""
+        return self.fit(X).predict(X)
+
+
+# ---------------------------------------------------------------------------- PerturbSVM
+class PerturbSVC(KernelClassifierBase):
+    """PerturbSVM (luss §4.3, eq. 22): an SVM on a PSD kernel with perturbed support vectors.
+
+    For PSD ``K0`` the proxy kernel of Theorem 1 is the rank-one update
+    ``K0 + u u'/(4 rho)`` (eq. 21) and problem (4) becomes the standard SVM dual
+    with a fourth-order penalty ``- ||alpha||^4 / (16 rho)`` (eq. 22), a convex
+    problem solved directly in CVXPY (:class:`~krein.formulations.PerturbSVM`),
+    or by the general IndefiniteSVM algorithms.  Test rows use the original
+    kernel ("only the support vectors are perturbed"): ``f(x) = k(x, X) u + b``.
+
+    Parameters
+    ----------
+    C : float > 0
+    rho : float > 0
+    algorithm : {"cvxpy", "pg", "apg", "accpm", "exchange"}
+        ``"cvxpy"`` solves eq. (22) with ``solver``; the others run the general
+        algorithm (whose proxy kernel is then exactly the rank-one update).
+    solver : str
+        CVXPY solver for ``algorithm="cvxpy"``.
+    kernel, kernel_params :
+        As :class:`IndefiniteSVC`.
+    psd_tol : float
+        ``K0`` is accepted as PSD when ``lam_min >= -psd_tol * max|lam|``.
+    tol, atol, max_iter, gap_every, algorithm_options :
+        As :class:`IndefiniteSVC` (``algorithm_options`` go to ``solve`` for "cvxpy").
+
+    Attributes
+    ----------
+    objective_, duality_gap_ : ndarray of shape (n_pairs,)
+        Value of (22) and a certified gap (Frank-Wolfe bound at the returned point).
+    alpha_, proxy_dual_coef_, dual_coef_, support_, intercept_, classes_, n_iter_ :
+        As :class:`IndefiniteSVC` (``dual_coef_ = u`` on the raw kernel).
+
+    Raises
+    ------
+    ValueError
+        In ``fit``, if the kernel is not PSD.
+
+    References
+    ----------
+    Luss & d'Aspremont (2009), §4.3, eqs. (21)-(22).
+    """
+
+    def __init__(self, C=1.0, rho=1.0, algorithm="cvxpy", solver="CLARABEL", kernel="gaussian",
+                 kernel_params=None, psd_tol=1e-8, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
+                 algorithm_options=None):
+        self.C = C
+        self.rho = rho
+        self.algorithm = algorithm
+        self.solver = solver
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.psd_tol = psd_tol
+        self.tol = tol
+        self.atol = atol
+        self.max_iter = max_iter
+        self.gap_every = gap_every
+        self.algorithm_options = algorithm_options
+
+    def _validate_params_extra(self):
+        from ..solvers import check_solver
+
+        check_positive(self.rho, "rho")
+        allowed = ("cvxpy",) + INDEFINITE_ALGORITHMS
+        if self.algorithm not in allowed:
+            raise ValueError(f"algorithm must be one of {allowed}; got {self.algorithm!r}")
+        if self.algorithm == "cvxpy":
+            check_solver(self.solver)
+        if not (isinstance(self.psd_tol, numbers.Real) and self.psd_tol >= 0):
+            raise ValueError(f"psd_tol must be a number >= 0; got {self.psd_tol!r}")
+        check_int(self.max_iter, "max_iter", low=1)
+        check_int(self.gap_every, "gap_every", low=0)
+        if self.algorithm_options is not None and not isinstance(self.algorithm_options, dict):
+            raise ValueError(f"algorithm_options must be a dict or None; got {self.algorithm_options!r}")
+
+    def _fit_binary(self, K, y, idx):
+        P = ProxyKernelProblem(K, y, task="svc", C=self.C, rho=self.rho, check=False)
+        oracle = ProxyKernelOracle(K, self.rho, check=False)
+        lam = oracle.eigenvalues
+        if lam[0] < -self.psd_tol * max(float(np.max(np.abs(lam))), 1e-300):
+            raise ValueError(f"PerturbSVC needs a PSD kernel (least eigenvalue {lam[0]:.4g}); "
+                             f"use IndefiniteSVC for indefinite kernels")
+        if self.algorithm == "cvxpy":
+            f = PerturbSVM(K, y, C=self.C, rho=self.rho, psd_tol=max(self.psd_tol, 1e-12))
+            sol = solve(f, self.solver, **(self.algorithm_options or {}))
+            alpha = project_box_hyperplane(f.values()["alpha"], P.a, P.b0, P.upper)
+            cert = Certifier(P, oracle)
+            fval, grad, _ = cert.evaluate(alpha)
+            cert.frank_wolfe(alpha, fval, grad)
+            sol = cert.solution("perturb-cvxpy", "optimal", sol.iterations or 0, [], sol.setup_time,
+                                sol.solve_time)
+        else:
+            sol = solve_indefinite(P, self.algorithm, tol=self.tol, atol=self.atol,
+                                   max_iter=self.max_iter, gap_every=self.gap_every, oracle=oracle,
+                                   **(self.algorithm_options or {}))
+        u = P.u_of(sol.primal["beta"])
+        ev = oracle.evaluate(u)
+        _, b = P.omega_upper(ev.Ku, ev.uKu)
+        info = {"n_iter": sol.iterations, "solution": sol, "u": u, "alpha": sol.primal["alpha"]}
+        return BinaryModel(idx, u, b, info)
+
+    def _after_fit(self, K):
+        _proxy_after_fit(self, K)
