@@ -314,3 +314,35 @@ def test_sigmoid_bad_params(data, kw):
     X, _ = data
     with pytest.raises(ValueError, match="finite"):
         sigmoid_kernel(X, **kw)
+
+
+# =============================================================================
+# Simpson score (Luss & d'Aspremont 2009, §5.1)
+# =============================================================================
+def test_simpson_matches_set_definition():
+    from krein.kernels import simpson_kernel
+
+    rng = np.random.default_rng(0)
+    X = rng.random((12, 9))
+    X[3] = 0.0                                  # an empty set: similarity 0 to everything
+    Z = rng.random((7, 9))
+    K = simpson_kernel(X, Z, threshold=0.6)
+    for i, x in enumerate(X):
+        for j, z in enumerate(Z):
+            a, b = set(np.flatnonzero(x > 0.6)), set(np.flatnonzero(z > 0.6))
+            ref = len(a & b) / min(len(a), len(b)) if a and b else 0.0
+            assert K[i, j] == pytest.approx(ref, abs=1e-15)
+    Kx = simpson_kernel(X, threshold=0.6)
+    np.testing.assert_array_equal(Kx, Kx.T)
+    assert np.all(np.diag(Kx)[np.any(X > 0.6, axis=1)] == 1.0)
+
+
+def test_simpson_is_indefinite_on_usps():
+    from krein.datasets import load
+    from krein.kernels import simpson_kernel
+
+    X, y = load("usps", binary=(3, 5))
+    K = simpson_kernel(X[:300])
+    assert np.linalg.eigvalsh(K)[0] < -1.0     # luss Table 1: lambda_min = -70 at n = 767
+    with pytest.raises(ValueError, match="threshold"):
+        simpson_kernel(X[:5], threshold=np.nan)

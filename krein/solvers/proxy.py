@@ -254,25 +254,36 @@ class ProxyKernelOracle:
                         vals.append(eig.poles[g])
             mu, delta = secular_roots(eig, np.arange(m))  # delta[j, l] = p_l - mu_j
             p = eig.poles
-            # Loewner: zhat_l^2 = prod_j (mu_j - p_l) / (rr prod_{k != l} (p_k - p_l))
+            # Loewner: zhat_l^2 = prod_j (mu_j - p_l) / (rr prod_{k != l} (p_k - p_l)), as sums
+            # of logs accumulated over row blocks (no m x m temporaries); pole differences on
+            # the rounded poles dlasd4 used, D_k^2 - D_l^2 = (D_k - D_l)(D_k + D_l)
             D = shifted_poles(p)
+            logabs = np.zeros(m)
+            step = max(1, 2**18 // max(m, 1))
             with np.errstate(divide="ignore", invalid="ignore"):
-                # [l, k] = p_k - p_l on the rounded poles dlasd4 used (DELTA refers to them)
-                diffp = (D[None, :] - D[:, None]) * (D[None, :] + D[:, None])
-                np.fill_diagonal(diffp, 1.0)
-                num = -delta.T                            # [l, j] = mu_j - p_l
-                logabs = np.sum(np.log(np.abs(num)), axis=1) - np.sum(np.log(np.abs(diffp)), axis=1)
+                for a in range(0, m, step):
+                    blk = slice(a, min(a + step, m))
+                    logabs += np.sum(np.log(np.abs(delta[blk])), axis=0)
+                    dd = (D[None, :] - D[blk, None]) * (D[None, :] + D[blk, None])
+                    dd[np.arange(dd.shape[0]), np.arange(a, blk.stop)] = 1.0
+                    logabs[blk] -= np.sum(np.log(np.abs(dd)), axis=1)
             zhat = np.sqrt(np.exp(logabs) / eig.rr) * np.sign(eig.zeta)
-            Wr = zhat[:, None] / delta.T                  # (m, m): column j ∝ (P - mu_j)^-1 zhat
-            Wr /= np.linalg.norm(Wr, axis=0)
-            # expand each group's component along the group direction
+            # eigenvector j of the reduced matrix: zhat / (p - mu_j), normalized (in place)
+            np.divide(zhat[None, :], delta, out=delta)
+            delta /= np.linalg.norm(delta, axis=1)[:, None]
+            Wr = delta.T                                   # (m, m) view: column j
             live = np.flatnonzero(eig.group >= 0)
             gl = eig.group[live]
-            gnorm = np.sqrt(np.bincount(gl, weights=z[live] ** 2, minlength=m))[gl]
-            Wfull = np.zeros((n, m))
-            Wfull[live] = Wr[gl] * (z[live] / gnorm)[:, None]
-            cols_arr = np.column_stack(cols) if cols else np.zeros((n, 0))
-            W = np.hstack([Wfull, cols_arr])
+            W = np.zeros((n, m + len(cols)))
+            if live.size == m:       # no merged groups: one row per pole, up to the sign of z
+                delta *= np.sign(z[live])[None, :]        # row l of Wr = column l of delta
+                W[live, :m] = Wr
+            else:                    # expand each group's component along the group direction
+                gnorm = np.sqrt(np.bincount(gl, weights=z[live] ** 2, minlength=m))[gl]
+                W[live, :m] = Wr[gl] * (z[live] / gnorm)[:, None]
+            del delta, Wr
+            for c, col in enumerate(cols):
+                W[:, m + c] = col
             vals = np.concatenate([mu, np.asarray(vals, dtype=float)])
         else:
             W = np.column_stack(cols) if cols else np.zeros((n, 0))
@@ -294,7 +305,11 @@ class ProxyKernelOracle:
         """
         mu, W = self.eigendecomposition(u)
         pos = mu > tol
-        L = self.eigenvectors @ (W[:, pos] * np.sqrt(mu[pos]))
+        B = W[:, pos]
+        del W
+        B *= np.sqrt(mu[pos])
+        L = self.eigenvectors @ B
+        del B
         if self._sqrt_h is not None:
             L /= self._sqrt_h[:, None]
         return L
@@ -309,8 +324,8 @@ class ProxyKernelOracle:
         Returns
         -------
         ndarray of shape (n, n)
-            Symmetric PSD (up to round-off).
+            ``L L'`` for the factor of :meth:`proxy_factor`: PSD and symmetric up to
+            round-off (not re-symmetrized, to avoid another ``n x n`` temporary).
         """
         L = self.proxy_factor(u)
-        K = L @ L.T
-        return 0.5 * (K + K.T)
+        return L @ L.T
