@@ -63,8 +63,7 @@ class _ProxyMixin:
                 raise ValueError(f"{name} must be a finite number >= 0; got {v!r}")
         check_int(self.max_iter, "max_iter", low=1)
         check_int(self.gap_every, "gap_every", low=0)
-        if self.algorithm_options is not None and not isinstance(self.algorithm_options, dict):
-            raise ValueError(f"algorithm_options must be a dict or None; got {self.algorithm_options!r}")
+        _check_algorithm_options(self.algorithm, self.algorithm_options)
 
     def _solve_proxy(self, P):
         """Solve ``P``; return (solution, oracle, u, intercept, coefficients for test rows)."""
@@ -101,6 +100,30 @@ class _ProxyMixin:
         lam, V = np.linalg.eigh(joint)
         Vt = V[n:] * np.maximum(lam, 0.0)
         return (Vt @ V[:n].T) @ u
+
+
+#: options the estimators set themselves (not accepted in ``algorithm_options``)
+_RESERVED = ("problem", "tol", "atol", "max_iter", "gap_every", "oracle")
+
+
+def _check_algorithm_options(algorithm, options):
+    """``algorithm_options`` must be a dict of keywords the algorithm accepts."""
+    import inspect
+
+    from .. import solvers
+
+    if options is None:
+        return
+    if not isinstance(options, dict):
+        raise ValueError(f"algorithm_options must be a dict or None; got {options!r}")
+    func = {"pg": solvers.projected_gradient, "apg": solvers.accelerated_gradient,
+            "accpm": solvers.accpm, "exchange": solvers.exchange}[algorithm]
+    accepted = [k for k in inspect.signature(func).parameters if k not in _RESERVED]
+    bad = sorted(set(options) - set(accepted))
+    if bad:
+        raise ValueError(f"algorithm_options has unknown key(s) {bad} for algorithm={algorithm!r}; "
+                         f"accepted: {accepted} (tol, atol, max_iter, gap_every are estimator "
+                         f"parameters)")
 
 
 def _null_tol(lam):
@@ -575,12 +598,21 @@ class PerturbSVC(KernelClassifierBase):
             raise ValueError(f"algorithm must be one of {allowed}; got {self.algorithm!r}")
         if self.algorithm == "cvxpy":
             check_solver(self.solver)
-        if not (isinstance(self.psd_tol, numbers.Real) and self.psd_tol >= 0):
-            raise ValueError(f"psd_tol must be a number >= 0; got {self.psd_tol!r}")
+        if not (isinstance(self.psd_tol, numbers.Real) and np.isfinite(self.psd_tol)
+                and self.psd_tol >= 0):
+            raise ValueError(f"psd_tol must be a finite number >= 0; got {self.psd_tol!r}")
+        for name in ("tol", "atol"):
+            v = getattr(self, name)
+            if not (isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v) and v >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0; got {v!r}")
         check_int(self.max_iter, "max_iter", low=1)
         check_int(self.gap_every, "gap_every", low=0)
-        if self.algorithm_options is not None and not isinstance(self.algorithm_options, dict):
-            raise ValueError(f"algorithm_options must be a dict or None; got {self.algorithm_options!r}")
+        if self.algorithm == "cvxpy":
+            if self.algorithm_options is not None and not isinstance(self.algorithm_options, dict):
+                raise ValueError(f"algorithm_options must be a dict or None; "
+                                 f"got {self.algorithm_options!r}")
+        else:
+            _check_algorithm_options(self.algorithm, self.algorithm_options)
 
     def _fit_binary(self, K, y, idx):
         P = ProxyKernelProblem(K, y, task="svc", C=self.C, rho=self.rho, check=False)

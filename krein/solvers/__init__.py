@@ -8,6 +8,9 @@ loops (IndefiniteSVM: :func:`projected_gradient`, :func:`accelerated_gradient`,
 from .core import Solution, SolverError, check_solver, installed_solvers, solve
 from .indefinite import Certifier, accelerated_gradient, projected_gradient
 from .proxy import ProxyKernelOracle
+# the functions (not the submodules of the same name) are the package attributes
+from .accpm import accpm  # noqa: E402
+from .exchange import exchange  # noqa: E402
 
 __all__ = ["Solution", "SolverError", "installed_solvers", "solve", "check_solver",
            "ProxyKernelOracle", "Certifier", "projected_gradient", "accelerated_gradient",
@@ -15,20 +18,6 @@ __all__ = ["Solution", "SolverError", "installed_solvers", "solve", "check_solve
 
 #: Algorithms for the IndefiniteSVM problem (luss Algorithms 1-3 and FISTA).
 INDEFINITE_ALGORITHMS = ("pg", "apg", "accpm", "exchange")
-
-
-def accpm(problem, **options):
-    """ACCPM (luss Algorithm 2); see :func:`krein.solvers.accpm.accpm`."""
-    from .accpm import accpm as _accpm
-
-    return _accpm(problem, **options)
-
-
-def exchange(problem, **options):
-    """Exchange method (luss Algorithm 3); see :func:`krein.solvers.exchange.exchange`."""
-    from .exchange import exchange as _exchange
-
-    return _exchange(problem, **options)
 
 
 def solve_indefinite(problem, algorithm="pg", **options):
@@ -51,8 +40,15 @@ def solve_indefinite(problem, algorithm="pg", **options):
     ValueError
         For an unknown algorithm.
     """
+    import inspect
+
     funcs = {"pg": projected_gradient, "apg": accelerated_gradient, "accpm": accpm,
              "exchange": exchange}
     if algorithm not in funcs:
         raise ValueError(f"algorithm must be one of {INDEFINITE_ALGORITHMS}; got {algorithm!r}")
-    return funcs[algorithm](problem, **options)
+    func = funcs[algorithm]
+    accepted = [k for k in inspect.signature(func).parameters if k != "problem"]
+    bad = sorted(set(options) - set(accepted))
+    if bad:
+        raise ValueError(f"unknown option(s) {bad} for algorithm {algorithm!r}; accepted: {accepted}")
+    return func(problem, **options)

@@ -121,7 +121,8 @@ def box_hyperplane_lp(w, a, b, upper):
         The maximum (from the LP dual, ``min_nu nu b + sum U_i max(0, w_i - nu a_i)``).
     nu : float
         The dual multiplier of ``a'x = b`` (for the SVM: the intercept ``b`` of
-        ``f = K u + b``; for the one-class SVM: minus the offset).
+        ``f = K u + b``; for the one-class SVM: minus the offset); the midpoint of
+        the interval of optimal multipliers when it is not unique.
 
     Raises
     ------
@@ -146,9 +147,14 @@ def box_hyperplane_lp(w, a, b, upper):
     pos_strict_after = np.r_[pos_after[1:], 0.0]       # i > j
     neg_upto = np.cumsum(neg_u)                        # i <= j
     slope_right = b - (pos_strict_after * 1.0 - neg_upto * 1.0)
-    # minimum at the first breakpoint where the right slope is >= 0
-    j = int(np.searchsorted(slope_right, 0.0, side="left"))
+    # minimum at the first breakpoint where the right slope is >= 0; where the slope is 0
+    # the minimizers form an interval up to the next breakpoint with a positive slope, and
+    # its midpoint is returned (libsvm's intercept when no variable is free)
+    stol = 1e-12 * max(float(np.sum(us)), abs(b), 1.0)
+    j = int(np.searchsorted(slope_right, -stol, side="left"))
     j = min(j, ts.size - 1)
-    nu = float(ts[j])
-    value = nu * b + float(np.sum(upper * np.maximum(0.0, w - nu * a)))
+    j2 = int(np.searchsorted(slope_right, stol, side="right"))
+    j2 = min(max(j2, j), ts.size - 1)
+    nu = float(0.5 * (ts[j] + ts[j2]))
+    value = float(ts[j]) * b + float(np.sum(upper * np.maximum(0.0, w - float(ts[j]) * a)))
     return value, nu

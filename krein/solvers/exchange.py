@@ -1,0 +1,394 @@
+"""Exchange method for the SIQCLP form of IndefiniteSVM (luss §3.4, Algorithm 3; Chen & Ye 2008).
+
+Chen & Ye (2008) move the inner minimization of luss eq. (4) into the
+constraints and get the semi-infinite quadratically constrained linear program
+(luss eq. 8)::
+
+    maximize   t
+    subject to beta in A = {a'beta = b0, 0 <= beta <= U},
+               t <= c'beta - 1/2 (M beta)'K (M beta) + rho ||K - K0||_F^2   for all K >= 0,
+
+whose optimal value is that of the concave maximization (7) (eqs. 17, 20 for
+SVR / one-class; see :class:`~krein.formulations.indefinite.ProxyKernelProblem`).
+The exchange method keeps a finite set of kernels ``K_1, ..., K_p`` and solves
+the QCLP (luss eq. 13, :class:`~krein.formulations.indefinite.ExchangeQCLP`)
+with one second-order-cone constraint per kept kernel; the most violated
+constraint at its solution ``beta_i`` is the proxy kernel
+``K_{i+1} = X(beta_i)_+`` of Theorem 1 (eq. 5), which is added (Algorithm 3).
+
+Bounds
+------
+* ``f(beta_i)`` (the objective of eq. 7 at the projected QCLP solution) is a
+  lower bound on the optimal value.
+* The QCLP value ``t_i`` is an upper bound *in exact arithmetic* (a relaxation
+  keeping finitely many of the infinitely many constraints; luss Algorithm 3,
+  step 2 stops when ``f(beta_i) >= t_i``).  A conic solver returns ``t_i`` only
+  to its own tolerance, so ``t_i`` is recorded in the trace (column ``t``) but
+  not used as a certificate.
+* The certified "exchange" bound is the QCLP's Lagrangian dual function at the
+  solver's cut multipliers.  For any ``lam`` in the simplex, every cut ``h_j``
+  dominates ``f`` (``f(beta) = min_{K >= 0} h_K(beta)``; also with truncated
+  factors, see ``rank_tol`` in :func:`exchange`), so::
+
+      OPT <= max_{beta in A} sum_j lam_j h_j(beta)
+           = omega(K_lam) + rho sum_j lam_j ||K_j - K0||_F^2,   K_lam = sum_j lam_j L_j L_j',
+
+  and ``omega(K_lam)`` (a standard SVM dual value on the PSD ``K_lam``) is bounded
+  above by the SVM primal value at ``v = M beta_i`` with the exact optimal
+  intercept (:meth:`ProxyKernelProblem.omega_upper`).  ``lam`` are the cut duals
+  clipped at zero and normalized, so the bound holds whatever the accuracy of
+  the QCLP solver (up to floating-point round-off, like the Frank-Wolfe and
+  libsvm bounds of :class:`~krein.solvers.indefinite.Certifier`); at an exact
+  QCLP solution it equals ``t_i``.  It costs ``O(n sum_j r_j)``.
+* The Frank-Wolfe bound (every iteration) and the libsvm bound on
+  ``X(beta_i)_+`` (every ``gap_every`` iterations) of
+  :class:`~krein.solvers.indefinite.Certifier` are offered as well; the
+  reported gap is the least certified upper bound minus the best lower bound.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+
+import cvxpy as cp
+import numpy as np
+
+from ..formulations.indefinite import ExchangeQCLP
+from .core import SolverError, check_solver, installed_solvers, solve
+from .indefinite import Certifier, _check_common, _finish
+from .projection import project_box_hyperplane
+from .proxy import ProxyKernelOracle
+
+__all__ = ["exchange", "exchange_bound"]
+
+
+def exchange_bound(problem, factors, dists, weights, beta):
+    """Certified upper bound from the QCLP's cut multipliers (the MKL dual of eq. 13).
+
+    ``omega_upper(K_lam, v = M beta) + rho sum_j lam_j d_j`` with
+    ``K_lam = sum_j lam_j L_j L_j'`` and ``lam = max(weights, 0) / sum(max(weights, 0))``.
+    Valid for *any* non-negative weights and any ``beta``, as long as every cut
+    ``(L_j, d_j)`` dominates ``f`` (see the module docstring).
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+    factors : list of arrays of shape (n, r_j)
+    dists : list of float
+        ``d_j`` of the cuts (``||K_j - K0||_F^2`` of the untruncated proxy kernel).
+    weights : array of shape (p,)
+        Cut multipliers (any scale; negative entries are treated as zero).
+    beta : array of shape (m,)
+
+    Returns
+    -------
+    bound : float
+        ``+inf`` when the weights are all non-positive or not finite.
+    lam : ndarray of shape (p,)
+        The normalized weights used.
+    """
+    P = problem
+    w = np.maximum(np.nan_to_num(np.asarray(weights, dtype=float), nan=0.0, posinf=0.0), 0.0)
+    s = float(w.sum())
+    if not s > 0 or not np.isfinite(s):
+        return np.inf, np.full(len(factors), np.nan)
+    lam = w / s
+    v = P.u_of(beta)
+    Kv = np.zeros(P.n)
+    vKv = 0.0
+    for lj, L in zip(lam, factors):
+        if lj == 0.0:
+            continue
+        Lv = L.T @ v
+        Kv += lj * (L @ Lv)
+        vKv += lj * float(Lv @ Lv)
+    ub, _ = P.omega_upper(Kv, vKv)
+    return float(ub + P.rho * float(lam @ np.asarray(dists, dtype=float))), lam
+
+
+def _new_cut(problem, oracle, u, ev, rank_tol):
+    """Factor of ``X(u)_+`` and the distance ``||X(u)_+ - K0||_F^2`` of the cut.
+
+    Eigen-columns at or below ``rank_tol * (lam_max(K0') + |u'|^2 / (4 rho))`` (an
+    upper bound on the largest eigenvalue of ``X(u)``; ``u' = u / sqrt(h)`` with
+    weights) are dropped.
+    """
+    ut = u if problem.weights is None else u / np.sqrt(problem.weights)
+    mu_bound = max(float(oracle.eigenvalues[-1]), 0.0) + float(ut @ ut) / (4.0 * problem.rho)
+    L = oracle.proxy_factor(u, tol=rank_tol * mu_bound)
+    return L, float(ev.dist2)
+
+
+def _check_exchange(solver, prune, prune_tol, solver_options, libsvm_tol, rank_tol, oracle,
+                    problem):
+    name = check_solver(solver)
+    if not isinstance(prune, (bool, np.bool_)):
+        raise ValueError(f"prune must be True or False; got {prune!r}")
+    for arg, v in (("prune_tol", prune_tol), ("rank_tol", rank_tol)):
+        if not (isinstance(v, numbers.Real) and np.isfinite(v) and 0 <= v < 1):
+            raise ValueError(f"{arg} must be a number in [0, 1); got {v!r}")
+    if not (isinstance(libsvm_tol, numbers.Real) and np.isfinite(libsvm_tol) and libsvm_tol > 0):
+        raise ValueError(f"libsvm_tol must be a finite number > 0; got {libsvm_tol!r}")
+    if solver_options is None:
+        solver_options = {}
+    elif not isinstance(solver_options, dict):
+        raise ValueError(f"solver_options must be a dict of CVXPY solver options or None; "
+                         f"got {type(solver_options).__name__}")
+    if oracle is not None:
+        if not isinstance(oracle, ProxyKernelOracle):
+            raise ValueError("oracle must be a krein.solvers.ProxyKernelOracle or None")
+        if oracle.n != problem.n or oracle.rho != problem.rho or not (
+                oracle.K0 is problem.K0 or np.array_equal(oracle.K0, problem.K0)):
+            raise ValueError(f"oracle does not match the problem: oracle (n={oracle.n}, "
+                             f"rho={oracle.rho}) vs problem (n={problem.n}, rho={problem.rho}), "
+                             "or a different K0")
+    return name, dict(solver_options)
+
+
+#: Second-order-cone solvers tried, in this order, after the requested one fails on a QCLP.
+FALLBACK_SOLVERS = ("CLARABEL", "ECOS", "SCS")
+
+
+def _solve_once(problem, factors, shifted, solver, options):
+    form = ExchangeQCLP(problem, factors, shifted)
+    try:
+        with warnings.catch_warnings():   # the status is recorded in the trace instead
+            warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+            sol = solve(form, solver, **options)
+        duals = [sol.dual[f"cut_{j}"] for j in range(len(factors))]
+        return sol.objective, sol.primal["beta"], duals, False
+    except SolverError as exc:
+        beta_var = form.variables["beta"]
+        if exc.status != cp.OPTIMAL_INACCURATE or beta_var.value is None:
+            raise
+        duals = [form.constraints[f"cut_{j}"].dual_value for j in range(len(factors))]
+        return float(form.problem.value), np.array(beta_var.value), duals, True
+
+
+def _solve_qclp(problem, factors, dists, solver, options):
+    """Solve eq. (13) with :class:`ExchangeQCLP`; returns ``(t, beta, duals, status, solver, s)``.
+
+    The constant ``rho min_j d_j`` is taken out of every cut (the optimal ``beta``
+    and multipliers do not change; ``t`` is shifted back), which keeps the
+    conic solver's scaling sane when the distances are large.  A solution with
+    status ``optimal_inaccurate`` is accepted (nothing certified depends on its
+    accuracy); when the solver fails outright, the other installed solvers of
+    :data:`FALLBACK_SOLVERS` are tried with their default options.
+    """
+    t0 = time.perf_counter()
+    d0 = float(min(dists))
+    shifted = [float(d) - d0 for d in dists]
+    installed = set(installed_solvers())
+    tries = [(solver, options)] + [(s, {}) for s in FALLBACK_SOLVERS
+                                   if s != solver and s in installed]
+    errors = []
+    for name, opts in tries:
+        try:
+            t, beta, duals, inaccurate = _solve_once(problem, factors, shifted, name, opts)
+        except (SolverError, ValueError) as exc:
+            if name == solver and isinstance(exc, ValueError):
+                raise      # the requested solver cannot do SOCPs or got a bad option
+            errors.append(f"{name}: {exc}")
+            continue
+        duals = np.array([np.nan if d is None else float(np.asarray(d).ravel()[0]) for d in duals])
+        status = "optimal_inaccurate" if inaccurate else "optimal"
+        return (float(t) + problem.rho * d0, np.asarray(beta, dtype=float), duals, status, name,
+                time.perf_counter() - t0)
+    raise SolverError(f"every solver failed on the exchange QCLP with {len(factors)} cuts: "
+                      + "; ".join(errors), solver=solver, status="solver_error")
+
+
+def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, gap_every=1,
+             libsvm_tol=1e-6, oracle=None, prune=True, prune_tol=1e-8, rank_tol=1e-10,
+             solver_options=None, verbose=False):
+    """Exchange method of Chen & Ye (2008) for the SIQCLP (luss eq. 8; §3.4, Algorithm 3).
+
+    Start from ``K_1 = (K0)_+`` (the proxy kernel at ``u = 0``).  At iteration
+    ``i`` solve the QCLP (luss eq. 13) with the kept kernels to get
+    ``(t_i, beta_i)``; evaluate ``f(beta_i)`` (lower bound) and the certified
+    upper bounds; stop when the certified gap is at most
+    ``max(atol, tol * |f - g(0)|)`` with ``g(0) = rho ||(K0)_-||_F^2``, as in
+    :meth:`Certifier.converged <krein.solvers.indefinite.Certifier.converged>`
+    (luss step 2 stops when ``f(beta_i) >= t_i``); otherwise prune
+    the inactive cuts and add ``K_{i+1} = X(beta_i)_+`` (Theorem 1, step 1).
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+        Task "svc", "svr" or "one-class", optionally with componentwise weights.
+    solver : str
+        Any installed CVXPY solver that handles second-order cones (default
+        "CLARABEL"; "ECOS" was about 2x faster on these QCLPs at ``n = 300``
+        and as fast at ``n = 500``; "SCS" was no faster and is less accurate).
+        A solution with status ``optimal_inaccurate`` is accepted: every
+        reported bound is certified independently of the QCLP's accuracy.
+    tol, atol : float
+        Relative (to ``|f - g(0)|``) and absolute tolerance on the certified gap.
+    max_iter : int
+        Maximum number of QCLPs solved.
+    gap_every : int
+        Iterations between libsvm gap checks on ``X(beta_i)_+`` (0: never).
+    libsvm_tol : float
+        Tolerance of libsvm at the gap checks.
+    oracle : ProxyKernelOracle, optional
+        Reuse an eigendecomposition of ``K0`` (must match ``problem``'s ``K0`` and ``rho``).
+    prune : bool
+        Drop inactive cuts (Chen & Ye): before adding the new kernel, every kept
+        kernel whose cut multiplier is below ``prune_tol`` times the sum of the
+        cut multipliers is removed, except the newest one.  Removing cuts with
+        zero multipliers leaves the QCLP's optimal value unchanged.
+    prune_tol : float in [0, 1)
+    rank_tol : float in [0, 1)
+        Eigen-columns of the factor ``L_i`` of ``K_i = X(u_i)_+`` with eigenvalue
+        at or below ``rank_tol * (lam_max(K0) + |u_i|^2 / (4 rho))`` (an upper
+        bound on the largest one) are dropped: fewer cone rows.  The truncated
+        ``K_i'`` satisfies ``K_i' <= K_i`` (Loewner order), so the cut
+        ``c'beta - 1/2 u'K_i' u + rho ||K_i - K0||_F^2`` (with the untruncated
+        distance) still dominates ``f`` and every bound stays valid; it is looser
+        by at most ``|u|^2`` times the threshold over 2.  Default ``1e-10``:
+        negligible, and it removes numerically zero columns; 0 keeps every
+        positive eigenvalue.  (On sigmoid kernels the spectrum of ``X_+`` does
+        not decay, so truncation saves little there; it helps on smooth
+        kernels such as wide Gaussians.)
+    solver_options : dict, optional
+        Passed to the CVXPY solver (e.g. ``{"eps_abs": 1e-6}`` for SCS).
+    verbose : bool
+        Print one line per iteration.
+
+    Returns
+    -------
+    Solution
+        ``solver="exchange"``; ``primal`` holds ``beta``, ``alpha`` and ``u`` of the
+        best point; ``gap`` is certified (see the module docstring for which
+        bounds are); ``dual["kernel_weights"]`` are the normalized cut
+        multipliers of the last QCLP (the weights of the kept kernels in the MKL
+        reading of eq. 13) and ``certificate`` adds ``t`` (last QCLP value, not
+        certified), ``exchange_upper``, ``n_cuts``, ``qclp_seconds``,
+        ``qclp_solver``, ``n_inaccurate`` (QCLPs accepted as
+        ``optimal_inaccurate``) and ``n_fallback`` (QCLPs solved by a fallback
+        solver).  ``trace`` has one row per iteration: ``iter, objective, lower,
+        upper, gap, t, exchange_upper, n_cuts, n_pruned, qclp_status,
+        qclp_solver, qclp_seconds, seconds, gap_seconds`` (``objective`` is
+        ``f(beta_i)``, ``t`` the QCLP value ``t_i``, ``exchange_upper`` the
+        certified bound from its multipliers, ``n_cuts`` the number of kernels in
+        the QCLP, ``gap_seconds`` the libsvm check).
+
+    Raises
+    ------
+    ValueError
+        Bad parameters (each names the argument), or a solver that is not
+        installed or cannot solve an SOCP.
+    SolverError
+        When a QCLP fails (status other than optimal / optimal_inaccurate)
+        with the requested solver and with every installed fallback of
+        :data:`FALLBACK_SOLVERS` (tried with default options; recorded in the
+        trace column ``qclp_solver``).
+
+    Warns
+    -----
+    ConvergenceWarning
+        When ``max_iter`` is reached before the gap tolerance.
+
+    Notes
+    -----
+    Each QCLP has one second-order cone with ``r_i`` rows per kept kernel
+    (``r_i`` the number of positive eigenvalues of ``X(beta_i)``, about the
+    number of positive eigenvalues of ``K0``), so its cost grows with the
+    number of kept cuts (at ``n = 300`` with 15 cuts: several seconds per
+    QCLP; CVXPY's compilation dominates for ``n < 100``).  Pruning at the
+    default ``prune_tol`` removes few cuts, because an interior-point solver
+    leaves multipliers between about ``1e-9`` and ``1e-4`` on inactive cuts
+    (``prune_tol=1e-4`` prunes more with the same iterations on small problems,
+    but did not make the ``n = 300`` run below faster).
+
+    No rate of convergence is known, only a monotone decrease of ``t_i``
+    (Chen & Ye 2008), and luss §5 found the method slower than projected
+    gradient.  Each cut is a quadratic model of ``f`` that misses the quartic
+    term ``-|u|^4 / (16 rho)`` of eq. (7), so the QCLP's maximizers overshoot
+    to large ``|u|`` until cuts surround the optimum: the method is quick when
+    ``rho`` is large relative to ``|u|^2`` (``K* ~ (K0)_+``) and very slow
+    otherwise.  Measured on a sigmoid kernel ``tanh(X X'/10 - 1)``, ``X`` of
+    shape (300, 10), ``C = 1``: with ``rho = 1``, 30 iterations (65-155 s)
+    still left a certified gap larger than ``f - g(0)`` (``f(beta_i)`` below
+    ``f(0)``), while projected gradient certified a relative gap of ``1e-3``
+    in 10 iterations (0.2 s); with ``rho = 100`` the exchange method reached
+    ``1e-3`` in 20 iterations (17 s, ECOS).
+
+    References
+    ----------
+    Luss & d'Aspremont (2009), §3.4, eqs. (8), (13), Algorithm 3.
+    Chen & Ye (2008), "Training SVM with indefinite kernels", ICML.
+    """
+    _check_common(problem, tol, atol, max_iter, gap_every)
+    solver_name, options = _check_exchange(solver, prune, prune_tol, solver_options, libsvm_tol,
+                                           rank_tol, oracle, problem)
+    t0 = time.perf_counter()
+    cert = Certifier(problem, oracle, libsvm_tol)
+    orc = cert.oracle
+    P = problem
+    zeros = np.zeros(P.n)
+    L1, d1 = _new_cut(P, orc, zeros, orc.evaluate(zeros), rank_tol)   # K_1 = (K0)_+
+    factors, dists = [L1], [d1]
+    t_setup = time.perf_counter() - t0
+    trace = []
+    converged = False
+    last_checked = None
+    qclp_total = 0.0
+    n_inaccurate = 0
+    n_fallback = 0
+    t_val, xb, lam = np.nan, np.inf, np.array([1.0])
+    k = 0
+    for k in range(1, max_iter + 1):
+        it0 = time.perf_counter()
+        t_val, beta_raw, duals, q_status, q_solver, q_s = _solve_qclp(P, factors, dists,
+                                                                      solver_name, options)
+        qclp_total += q_s
+        n_inaccurate += int(q_status != "optimal")
+        n_fallback += int(q_solver != solver_name)
+        beta = project_box_hyperplane(beta_raw, P.a, P.b0, P.upper)
+        f, grad, ev = cert.evaluate(beta)
+        cert.frank_wolfe(beta, f, grad)
+        xb, lam = exchange_bound(P, factors, dists, duals, beta)
+        cert.offer_upper(xb, "exchange")
+        n_cuts = len(factors)
+        it_s = time.perf_counter() - it0
+        g0 = time.perf_counter()
+        if gap_every and (k % gap_every == 0):
+            cert.libsvm_bound(beta, ev)
+            last_checked = beta
+        gap_s = time.perf_counter() - g0
+        done = cert.converged(tol, atol)
+        n_pruned = 0
+        if not done and k < max_iter:
+            it1 = time.perf_counter()
+            if prune and n_cuts > 1:
+                w = np.where(np.isfinite(duals), duals, np.inf)   # unknown multiplier: keep
+                active = w >= prune_tol * float(np.sum(np.maximum(duals[np.isfinite(duals)], 0.0)))
+                active[-1] = True                                   # never drop the newest cut
+                n_pruned = int(n_cuts - active.sum())
+                factors = [F for F, a in zip(factors, active) if a]
+                dists = [d for d, a in zip(dists, active) if a]
+            L_new, d_new = _new_cut(P, orc, P.u_of(beta), ev, rank_tol)  # K_{i+1} = X(beta_i)_+
+            factors.append(L_new)
+            dists.append(d_new)
+            it_s += time.perf_counter() - it1
+        trace.append({"iter": k, "objective": f, "lower": cert.lower, "upper": cert.upper,
+                      "gap": cert.gap, "t": t_val, "exchange_upper": xb, "n_cuts": n_cuts,
+                      "n_pruned": n_pruned, "qclp_status": q_status, "qclp_solver": q_solver,
+                      "qclp_seconds": q_s,
+                      "seconds": it_s, "gap_seconds": gap_s})
+        if verbose:
+            print(f"exchange {k:4d}  f={f:.10g}  t={t_val:.10g}  gap={cert.gap:.3g} "
+                  f"({cert.upper_source})  cuts={n_cuts}  qclp={q_s:.2f}s")
+        if done:
+            converged = True
+            break
+    sol = _finish(cert, "exchange", k, converged, trace, t_setup, t0, gap_every, last_checked,
+                  max_iter)
+    sol.dual = {"kernel_weights": lam}
+    sol.certificate.update({"t": t_val, "exchange_upper": xb, "n_cuts": len(factors),
+                            "qclp_seconds": qclp_total, "qclp_solver": solver_name,
+                            "n_inaccurate": n_inaccurate, "n_fallback": n_fallback})
+    return sol
