@@ -177,7 +177,14 @@ def _max_step(s, r):
     return float(np.min(s[pos] / r[pos]))
 
 
-def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS):
+def _scaled_rows(Cm, isc, work):
+    """``diag(isc) Cm``, written into ``work`` (a reused buffer) when given."""
+    if work is None:
+        return Cm * isc[:, None]
+    return np.multiply(Cm, isc[:, None], out=work[: Cm.shape[0]])
+
+
+def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS, work=None):
     """Damped Newton for ``min -sum log(s(x))`` s.t. ``a'x = b0`` from a strictly feasible
     ``x`` (``a'x = b0`` already).
 
@@ -202,6 +209,10 @@ def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS):
     hs : _HessianSolver
         The last factorization (at a point within Hessian-distance ``r < 1`` of
         ``x``, its Hessian within a factor ``(1 - r)^+-2`` of ``H(x)``).
+
+    ``work`` (shape at least ``(p, m)``) receives the scaled rows ``B`` of each
+    factorization, saving an allocation of ``p m`` doubles per center; the returned
+    ``hs`` refers to it.
     """
     steps = 0
     hs = None
@@ -222,7 +233,7 @@ def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS):
             if r >= 0.5 or lam2 > 0.1 * prev:
                 hs = None  # chord steps no longer contract fast: refactorize here
         if hs is None:
-            hs = _HessianSolver(isl * isl + isu * isu, Cm * isc[:, None], a)
+            hs = _HessianSolver(isl * isl + isu * isu, _scaled_rows(Cm, isc, work), a)
             hs.x_ref = x_f = x
             dx, lam2 = hs.newton_step(g)
             if lam2 / 2.0 <= tol or steps >= max_steps:
@@ -545,9 +556,12 @@ class _CvxpyCenter:
         return x, (iters or 0), accurate
 
 
-def _check_accpm(center, center_solver, max_cuts, m):
+def _check_accpm(center, center_solver, max_cuts, center_options, m):
     if center not in CENTERS:
         raise ValueError(f"center must be one of {CENTERS}; got {center!r}")
+    if center_options is not None and not isinstance(center_options, dict):
+        raise ValueError(f"center_options must be a dict of solver options or None; "
+                         f"got {center_options!r}")
     if center == "cvxpy":
         center_solver = check_solver(center_solver)
     if max_cuts is None:
@@ -657,7 +671,7 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
     _check_common(problem, tol, atol, max_iter, gap_every)
     P = problem
     m = P.m
-    center_solver, max_cuts = _check_accpm(center, center_solver, max_cuts, m)
+    center_solver, max_cuts = _check_accpm(center, center_solver, max_cuts, center_options, m)
     t0 = time.perf_counter()
     cert = Certifier(problem, oracle, libsvm_tol)
     U = np.asarray(P.upper, dtype=float)
@@ -673,6 +687,7 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
     Cbuf = np.empty((max_cuts + 1, m))
     dbuf = np.empty(max_cuts + 1)
     qbuf = np.zeros(max_cuts + 1)   # numerators c_j'H_a^-1 c_j of eq. (12)
+    work = np.empty((max_cuts + 1, m))  # scaled rows of the current factorization
     p = 0
     n_pruned = 0
     total_steps = 0
@@ -716,7 +731,7 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
         it0 = time.perf_counter()
         Cm, d = Cbuf[:p], dbuf[:p]
         if cvx is None:
-            x, steps, lam2, hs = _newton_center(x_start, U, a, Cm, d)
+            x, steps, lam2, hs = _newton_center(x_start, U, a, Cm, d, work=work)
         else:
             x, steps, accurate = cvx(Cm, d, x_start)
             n_inaccurate += not accurate
@@ -730,7 +745,8 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
         if exact:
             # the Hessian and the exact Newton decrement at the center itself
             sl, su, sc = _slacks(x, U, Cm, d)
-            hs = _HessianSolver(1.0 / sl ** 2 + 1.0 / su ** 2, Cm / sc[:, None], a)
+            hs = _HessianSolver(1.0 / sl ** 2 + 1.0 / su ** 2,
+                                _scaled_rows(Cm, 1.0 / sc, work), a)
             hs.x_ref = x
             _, lam2 = hs.newton_step(1.0 / su - 1.0 / sl + Cm.T @ (1.0 / sc))
             if p >= max_cuts:

@@ -201,7 +201,7 @@ def _solve_qclp(problem, factors, dists, solver, options):
 
 
 def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, gap_every=1,
-             libsvm_tol=1e-6, oracle=None, prune=True, prune_tol=1e-8, rank_tol=1e-10,
+             libsvm_tol=1e-4, oracle=None, prune=True, prune_tol=1e-8, rank_tol=1e-10,
              solver_options=None, verbose=False):
     """Exchange method of Chen & Ye (2008) for the SIQCLP (luss eq. 8; §3.4, Algorithm 3).
 

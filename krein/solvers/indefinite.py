@@ -233,8 +233,8 @@ def _start(problem, beta0):
 
 def _finish(cert, name, k, converged, trace, t_setup, t0, gap_every, last_checked, max_iter):
     """Final libsvm check at the returned point (so the reported gap is certified there)."""
-    if gap_every and last_checked is not cert.best_beta and cert.best_beta is not None \
-            and not converged:
+    if gap_every and cert.best_beta is not None and not converged and not (
+            last_checked is not None and np.array_equal(last_checked, cert.best_beta)):
         _, _, ev = cert.evaluate(cert.best_beta)
         cert.libsvm_bound(cert.best_beta, ev)
     status = "optimal" if converged else "max_iter"
