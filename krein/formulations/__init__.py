@@ -5,12 +5,12 @@ calls a solver; :func:`krein.solvers.solve` does that.
 """
 
 from .base import Formulation
-from .indefinite import (AnalyticCenter, ExchangeQCLP, IndefiniteSVMSDP, PerturbSVM,
-                         ProxyKernelProblem, ProxyKernelProjection, proxy_kernel)
+from .indefinite import (AnalyticCenter, ExchangeLevelProjection, ExchangeQCLP, IndefiniteSVMSDP,
+                         PerturbSVM, ProxyKernelProblem, ProxyKernelProjection, proxy_kernel)
 from .lpsvm import LPSVM
 from .svm import SVMDual, SVMPrimal, optimal_intercept, preferred_form, psd_factor
 
 __all__ = ["Formulation", "SVMDual", "SVMPrimal", "LPSVM", "optimal_intercept",
            "preferred_form", "psd_factor", "ProxyKernelProblem", "proxy_kernel",
-           "ProxyKernelProjection", "IndefiniteSVMSDP", "ExchangeQCLP", "AnalyticCenter",
-           "PerturbSVM"]
+           "ProxyKernelProjection", "IndefiniteSVMSDP", "ExchangeQCLP",
+           "ExchangeLevelProjection", "AnalyticCenter", "PerturbSVM"]

@@ -61,7 +61,7 @@ def _check_weights(weights, n):
 
 
 __all__ = ["ProxyKernelProblem", "proxy_kernel", "ProxyKernelProjection", "IndefiniteSVMSDP",
-           "ExchangeQCLP", "AnalyticCenter", "PerturbSVM", "TASKS"]
+           "ExchangeQCLP", "ExchangeLevelProjection", "AnalyticCenter", "PerturbSVM", "TASKS"]
 
 TASKS = ("svc", "svr", "one-class")
 
@@ -425,6 +425,66 @@ class ExchangeQCLP(Formulation):
             cons[f"cut_{i}"] = t <= P.c @ beta - 0.5 * cp.sum_squares(L.T @ u) + P.rho * float(d)
         prob = cp.Problem(cp.Maximize(t), list(cons.values()) + box)
         super().__init__(prob, variables={"beta": beta, "t": t}, constraints=cons)
+
+
+class ExchangeLevelProjection(Formulation):
+    """Projection onto a level set of the exchange model (level-stabilized exchange step).
+
+    ::
+
+        minimize   ||beta - center||^2
+        subject to a'beta = b0,  0 <= beta <= U,
+                   c'beta - 1/2 ||L_i' M beta||^2 + rho ||K_i - K0||_F^2 >= level,  i = 1..p
+
+    the Euclidean projection of the best point found so far onto the set where
+    every kept cut of the QCLP (luss eq. 13) reaches ``level``: the step of the
+    level method of Lemarechal, Nemirovskii & Nesterov (1995) applied to the
+    quadratic cuts of the exchange method (see :func:`krein.solvers.exchange`).
+    Non-empty whenever ``level`` is at most the optimal value of
+    :class:`ExchangeQCLP` with the same cuts.
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+    factors : list of arrays of shape (n, r_i)
+        ``L_i`` with ``K_i = L_i L_i'``.
+    dists : list of float
+        ``rho``-free distances ``||K_i - K0||_F^2`` (any common constant may be
+        subtracted from them and from ``level`` / ``rho``).
+    center : array of shape (m,)
+        The point projected (the best point of the exchange run).
+    level : float
+
+    Attributes
+    ----------
+    variables : {"beta"}
+    constraints : {"cut_0", ..., "cut_{p-1}", "equality"}
+    """
+
+    name = "exchange-level-projection"
+    problem_class = "SOCP"
+
+    def __init__(self, problem, factors, dists, center, level):
+        if len(factors) != len(dists) or not factors:
+            raise ValueError("factors and dists must be non-empty lists of equal length")
+        P = problem
+        center = np.asarray(center, dtype=float)
+        if center.shape != (P.m,):
+            raise ValueError(f"center must have shape ({P.m},); got {center.shape}")
+        beta = cp.Variable(P.m, name="beta")
+        if P.task == "svc":
+            u = cp.multiply(P.y, beta)
+        elif P.task == "svr":
+            u = beta[: P.n] - beta[P.n:]
+        else:
+            u = beta
+        cons = {"equality": P.a @ beta == P.b0}
+        box = [beta >= 0, beta <= P.upper]
+        for i, (L, d) in enumerate(zip(factors, dists)):
+            cons[f"cut_{i}"] = (P.c @ beta - 0.5 * cp.sum_squares(L.T @ u) + P.rho * float(d)
+                                >= float(level))
+        prob = cp.Problem(cp.Minimize(cp.sum_squares(beta - center)), list(cons.values()) + box)
+        super().__init__(prob, variables={"beta": beta}, constraints=cons)
 
 
 class AnalyticCenter(Formulation):

@@ -580,7 +580,7 @@ def _check_accpm(center, center_solver, max_cuts, center_options, m):
 
 
 def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=None,
-          libsvm_tol=1e-6, oracle=None, center="newton", center_solver="CLARABEL",
+          libsvm_tol=1e-4, oracle=None, center="newton", center_solver="CLARABEL",
           max_cuts=None, center_options=None, verbose=False):
     """Analytic center cutting plane method on luss eq. (7) (luss Algorithm 2).
 
@@ -620,12 +620,14 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
         Iterations between libsvm gap checks (0: only the free bounds).  Each
         check forms the proxy kernel and solves an SVM: at ``libsvm_tol = 1e-6``
         libsvm's SMO may need 1e5-1e6 iterations on these kernels (0.1-0.5 s at
-        n = 100); a looser ``libsvm_tol`` is much faster and the bound stays valid
-        (only less tight).
+        n = 100); the default ``1e-4`` (as in the other loops) is much faster and
+        the bound stays valid (only less tight).
     beta0 : array of shape (m,), optional
         A known point (projected onto ``A``): it is evaluated first and its cut
         ``grad f(beta0)'(x - beta0) >= 0`` is added to ``L_0``.
     libsvm_tol : float
+        Tolerance of libsvm at the gap checks (default ``1e-4``, as in
+        :func:`~krein.solvers.projected_gradient` and the exchange method).
     oracle : ProxyKernelOracle, optional
         Reuse an eigendecomposition of ``K0``.
     center : {"newton", "cvxpy"}

@@ -18,8 +18,8 @@ constraint at its solution ``beta_i`` is the proxy kernel
 
 Bounds
 ------
-* ``f(beta_i)`` (the objective of eq. 7 at the projected QCLP solution) is a
-  lower bound on the optimal value.
+* ``f(beta_i)`` (the objective of eq. 7 at the projected QCLP solution, and
+  at the level point with the level step) is a lower bound on the optimal value.
 * The QCLP value ``t_i`` is an upper bound *in exact arithmetic* (a relaxation
   keeping finitely many of the infinitely many constraints; luss Algorithm 3,
   step 2 stops when ``f(beta_i) >= t_i``).  A conic solver returns ``t_i`` only
@@ -55,7 +55,7 @@ import warnings
 import cvxpy as cp
 import numpy as np
 
-from ..formulations.indefinite import ExchangeQCLP
+from ..formulations.indefinite import ExchangeLevelProjection, ExchangeQCLP
 from .core import SolverError, check_solver, installed_solvers, solve
 from .indefinite import Certifier, _check_common, _finish
 from .projection import project_box_hyperplane
@@ -122,8 +122,12 @@ def _new_cut(problem, oracle, u, ev, rank_tol):
 
 
 def _check_exchange(solver, prune, prune_tol, solver_options, libsvm_tol, rank_tol, oracle,
-                    problem):
+                    problem, stabilization="level", level=0.5):
     name = check_solver(solver)
+    if stabilization not in ("level", None):
+        raise ValueError(f"stabilization must be 'level' or None; got {stabilization!r}")
+    if not (isinstance(level, numbers.Real) and 0 < level < 1):
+        raise ValueError(f"level must be a number in (0, 1); got {level!r}")
     if not isinstance(prune, (bool, np.bool_)):
         raise ValueError(f"prune must be True or False; got {prune!r}")
     for arg, v in (("prune_tol", prune_tol), ("rank_tol", rank_tol)):
@@ -200,19 +204,98 @@ def _solve_qclp(problem, factors, dists, solver, options):
                       + "; ".join(errors), solver=solver, status="solver_error")
 
 
+def _active_cuts(duals, prune_tol):
+    """Cuts whose multiplier is at least ``prune_tol`` times the sum (unknown: kept)."""
+    duals = np.asarray(duals, dtype=float)
+    w = np.where(np.isfinite(duals), duals, np.inf)
+    return w >= prune_tol * float(np.sum(np.maximum(duals[np.isfinite(duals)], 0.0)))
+
+
+def _solve_projection(problem, factors, dists, center, level, solver, options):
+    """Level step: project ``center`` onto the level set of the cut model.
+
+    Solves :class:`ExchangeLevelProjection` (with the same constant shift as
+    :func:`_solve_qclp`) by ``solver`` and then the installed fallbacks; a
+    point with status ``optimal_inaccurate`` is accepted (for Clarabel,
+    ``accept_unknown`` is set: an "insufficient progress" end still returns its
+    last iterate), since the trial point needs no accuracy for any bound to
+    hold.  Returns ``(beta, duals, status, solver, seconds)``, or ``None``
+    when every solver fails (the caller then takes the QCLP point).
+    """
+    t0 = time.perf_counter()
+    d0 = float(min(dists))
+    shifted = [float(d) - d0 for d in dists]
+    shifted_level = float(level) - problem.rho * d0
+    installed = set(installed_solvers())
+    tries = [(solver, options)] + [(s, {}) for s in FALLBACK_SOLVERS
+                                   if s != solver and s in installed]
+    for name, opts in tries:
+        opts = dict(opts)
+        if name == "CLARABEL":
+            opts.setdefault("accept_unknown", True)
+        form = ExchangeLevelProjection(problem, factors, shifted, center, shifted_level)
+        try:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message="Solution may be inaccurate")
+                solve(form, name, **opts)
+            status = "optimal"
+        except (SolverError, ValueError) as exc:
+            if not (isinstance(exc, SolverError) and exc.status == cp.OPTIMAL_INACCURATE):
+                continue
+            status = "optimal_inaccurate"
+        beta = form.variables["beta"].value
+        if beta is None or not np.all(np.isfinite(beta)):
+            continue
+        duals = np.array([np.nan if form.constraints[f"cut_{j}"].dual_value is None
+                          else float(np.ravel(form.constraints[f"cut_{j}"].dual_value)[0])
+                          for j in range(len(factors))])
+        return np.asarray(beta, dtype=float), duals, status, name, time.perf_counter() - t0
+    return None
+
+
 def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, gap_every=1,
              libsvm_tol=1e-4, oracle=None, prune=True, prune_tol=1e-8, rank_tol=1e-10,
-             solver_options=None, verbose=False):
+             stabilization="level", level=0.5, solver_options=None, verbose=False):
     """Exchange method of Chen & Ye (2008) for the SIQCLP (luss eq. 8; §3.4, Algorithm 3).
 
     Start from ``K_1 = (K0)_+`` (the proxy kernel at ``u = 0``).  At iteration
     ``i`` solve the QCLP (luss eq. 13) with the kept kernels to get
-    ``(t_i, beta_i)``; evaluate ``f(beta_i)`` (lower bound) and the certified
-    upper bounds; stop when the certified gap is at most
-    ``max(atol, tol * |f - g(0)|)`` with ``g(0) = rho ||(K0)_-||_F^2``, as in
-    :meth:`Certifier.converged <krein.solvers.indefinite.Certifier.converged>`
-    (luss step 2 stops when ``f(beta_i) >= t_i``); otherwise prune
-    the inactive cuts and add ``K_{i+1} = X(beta_i)_+`` (Theorem 1, step 1).
+    ``(t_i, beta_i)``; choose the trial point (below); evaluate ``f`` there
+    (lower bound) and the certified upper bounds; stop when the certified gap
+    is at most ``max(atol, tol * |f - g(0)|)`` with ``g(0) = rho ||(K0)_-||_F^2``,
+    as in :meth:`Certifier.converged <krein.solvers.indefinite.Certifier.converged>`
+    (luss step 2 stops when ``f(beta_i) >= t_i``); otherwise prune the inactive
+    cuts and add the kernel ``X(beta)_+`` of the trial point (Theorem 1, step 1).
+
+    Trial point (``stabilization``)
+    -------------------------------
+    * ``None`` — **luss Algorithm 3 as written**: the trial point is the QCLP
+      maximizer ``beta_i``.  This is a Kelley-type cutting-plane method on
+      quadratic cuts.  Each cut misses the quartic term ``-|u|^4 / (16 rho)``
+      of eq. (7), so the maximizers overshoot to large ``|u|`` and the method
+      crawls unless ``rho`` is large (measured below).
+    * ``"level"`` (default) — the **level method** of Lemarechal, Nemirovskii &
+      Nesterov (1995) on the same cuts.  Let ``f*`` be the best value found and
+      ``t_i`` the QCLP value (capped by the best certified upper bound).  The
+      trial point is the projection of the best point onto
+      ``{beta in A : every kept cut >= f* + level (t_i - f*)}``
+      (:class:`~krein.formulations.indefinite.ExchangeLevelProjection`; a
+      second conic solve per iteration).  The QCLP, its cuts, the kernel added
+      (Theorem 1 at the trial point) and every bound are those of Algorithm 3;
+      only the point where the next cut is taken changes.  That keeps the
+      iterates near the best point and removes the overshoot.  If the projection
+      fails with every solver, the QCLP point is used for that iteration
+      (trace column ``step``).  This variant is ours, not the paper's: keep
+      ``stabilization=None`` to reproduce luss Fig. 2.
+
+    Measured on the first ``n`` USPS training digits with the Simpson kernel
+    (``benchmarks/indefinite.py``), ``C = 1``, ``rho = 1``, ECOS:
+
+    * ``n = 200``, ``stabilization=None``: 60 iterations (50 s) left a relative
+      gap of 2.2.
+    * ``n = 200``, ``"level"``: relative gap below ``1e-3`` in 19 iterations (7 s).
+    * ``n = 500``, ``"level"``: relative gap below ``1e-3`` in 16 iterations
+      (about 100 s).
 
     Parameters
     ----------
@@ -238,8 +321,16 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
         Drop inactive cuts (Chen & Ye): before adding the new kernel, every kept
         kernel whose cut multiplier is below ``prune_tol`` times the sum of the
         cut multipliers is removed, except the newest one.  Removing cuts with
-        zero multipliers leaves the QCLP's optimal value unchanged.
+        zero multipliers leaves the QCLP's optimal value unchanged.  With
+        the level step a cut is kept when it passes this test in the QCLP or
+        in the projection.
     prune_tol : float in [0, 1)
+    stabilization : {"level", None}
+        Trial point: the level-set projection (default) or the QCLP
+        maximizer (luss Algorithm 3 as written); see above.
+    level : float in (0, 1)
+        Level parameter of the level method (ignored with
+        ``stabilization=None``): the target is ``f* + level (t_i - f*)``.
     rank_tol : float in [0, 1)
         Eigen-columns of the factor ``L_i`` of ``K_i = X(u_i)_+`` with eigenvalue
         at or below ``rank_tol * (lam_max(K0) + |u_i|^2 / (4 rho))`` (an upper
@@ -270,8 +361,11 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
         ``optimal_inaccurate``) and ``n_fallback`` (QCLPs solved by a fallback
         solver).  ``trace`` has one row per iteration: ``iter, objective, lower,
         upper, gap, t, exchange_upper, n_cuts, n_pruned, qclp_status,
-        qclp_solver, qclp_seconds, seconds, gap_seconds`` (``objective`` is
-        ``f(beta_i)``, ``t`` the QCLP value ``t_i``, ``exchange_upper`` the
+        qclp_solver, qclp_seconds, qclp_objective, step, level, projection_status,
+        projection_seconds, seconds, gap_seconds`` (``objective`` is ``f`` at the
+        trial point, ``qclp_objective`` at the QCLP point (with the level step
+        both are evaluated and both are lower bounds), ``step`` "qclp" or "level", ``level`` the target of the
+        level step, ``t`` the QCLP value ``t_i``, ``exchange_upper`` the
         certified bound from its multipliers, ``n_cuts`` the number of kernels in
         the QCLP, ``gap_seconds`` the libsvm check).
 
@@ -303,13 +397,14 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     (``prune_tol=1e-4`` prunes more with the same iterations on small problems,
     but did not make the ``n = 300`` run below faster).
 
-    No rate of convergence is known, only a monotone decrease of ``t_i``
-    (Chen & Ye 2008), and luss §5 found the method slower than projected
-    gradient.  Each cut is a quadratic model of ``f`` that misses the quartic
-    term ``-|u|^4 / (16 rho)`` of eq. (7), so the QCLP's maximizers overshoot
-    to large ``|u|`` until cuts surround the optimum: the method is quick when
-    ``rho`` is large relative to ``|u|^2`` (``K* ~ (K0)_+``) and very slow
-    otherwise.  Measured on a sigmoid kernel ``tanh(X X'/10 - 1)``, ``X`` of
+    With ``stabilization=None`` no rate of convergence is known, only a
+    monotone decrease of ``t_i`` (Chen & Ye 2008), and luss §5 found the
+    method slower than projected gradient; it is quick when ``rho`` is large
+    relative to ``|u|^2`` (``K* ~ (K0)_+``) and very slow otherwise.  The
+    level method converges for any concave ``f`` with a rate of
+    ``O(1 / eps^2)`` iterations (Lemarechal, Nemirovskii & Nesterov 1995,
+    for linear cuts; quadratic cuts only tighten the model).  Measured with
+    ``stabilization=None`` on a sigmoid kernel ``tanh(X X'/10 - 1)``, ``X`` of
     shape (300, 10), ``C = 1``: with ``rho = 1``, 30 iterations (65-155 s)
     still left a certified gap larger than ``f - g(0)`` (``f(beta_i)`` below
     ``f(0)``), while projected gradient certified a relative gap of ``1e-3``
@@ -320,10 +415,12 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     ----------
     Luss & d'Aspremont (2009), §3.4, eqs. (8), (13), Algorithm 3.
     Chen & Ye (2008), "Training SVM with indefinite kernels", ICML.
+    C. Lemarechal, A. Nemirovskii, Y. Nesterov (1995), "New variants of bundle
+    methods", Math. Programming 69.
     """
     _check_common(problem, tol, atol, max_iter, gap_every)
     solver_name, options = _check_exchange(solver, prune, prune_tol, solver_options, libsvm_tol,
-                                           rank_tol, oracle, problem)
+                                           rank_tol, oracle, problem, stabilization, level)
     t0 = time.perf_counter()
     cert = Certifier(problem, oracle, libsvm_tol)
     orc = cert.oracle
@@ -336,6 +433,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     converged = False
     last_checked = None
     qclp_total = 0.0
+    proj_total = 0.0
     n_inaccurate = 0
     n_fallback = 0
     t_val, xb, lam = np.nan, np.inf, np.array([1.0])
@@ -347,41 +445,67 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
         qclp_total += q_s
         n_inaccurate += int(q_status != "optimal")
         n_fallback += int(q_solver != solver_name)
-        beta = project_box_hyperplane(beta_raw, P.a, P.b0, P.upper)
+        beta_q = project_box_hyperplane(beta_raw, P.a, P.b0, P.upper)
+        xb, lam = exchange_bound(P, factors, dists, duals, beta_q)
+        cert.offer_upper(xb, "exchange")
+        step, lev, p_status, p_s, p_duals = "qclp", np.nan, "", 0.0, None
+        f_q = -np.inf
+        beta = beta_q
+        if stabilization == "level" and cert.best_beta is not None:
+            # the QCLP point is a candidate too (an O(n^2) evaluation, no cut): near the
+            # optimum, where the model is accurate, it is the better of the two points
+            f_q, grad_q, ev_q = cert.evaluate(beta_q)
+            cert.frank_wolfe(beta_q, f_q, grad_q)
+            lev = cert.lower + level * (min(t_val, cert.upper) - cert.lower)
+            proj = _solve_projection(P, factors, dists, cert.best_beta, lev, solver_name,
+                                     options)
+            if proj is None:
+                p_status = "failed"
+            else:
+                beta_l, p_duals, p_status, _, p_s = proj
+                beta = project_box_hyperplane(beta_l, P.a, P.b0, P.upper)
+                step = "level"
+            proj_total += p_s
         f, grad, ev = cert.evaluate(beta)
         cert.frank_wolfe(beta, f, grad)
-        xb, lam = exchange_bound(P, factors, dists, duals, beta)
-        cert.offer_upper(xb, "exchange")
         n_cuts = len(factors)
         it_s = time.perf_counter() - it0
         g0 = time.perf_counter()
         if gap_every and (k % gap_every == 0):
-            cert.libsvm_bound(beta, ev)
-            last_checked = beta
+            if step == "level" and f_q > f:
+                cert.libsvm_bound(beta_q, ev_q)
+                last_checked = beta_q
+            else:
+                cert.libsvm_bound(beta, ev)
+                last_checked = beta
         gap_s = time.perf_counter() - g0
         done = cert.converged(tol, atol)
         n_pruned = 0
         if not done and k < max_iter:
             it1 = time.perf_counter()
             if prune and n_cuts > 1:
-                w = np.where(np.isfinite(duals), duals, np.inf)   # unknown multiplier: keep
-                active = w >= prune_tol * float(np.sum(np.maximum(duals[np.isfinite(duals)], 0.0)))
+                active = _active_cuts(duals, prune_tol)
+                if p_duals is not None:      # level step: keep the cuts active in either problem
+                    active |= _active_cuts(p_duals, prune_tol)
                 active[-1] = True                                   # never drop the newest cut
                 n_pruned = int(n_cuts - active.sum())
                 factors = [F for F, a in zip(factors, active) if a]
                 dists = [d for d, a in zip(dists, active) if a]
-            L_new, d_new = _new_cut(P, orc, P.u_of(beta), ev, rank_tol)  # K_{i+1} = X(beta_i)_+
+            L_new, d_new = _new_cut(P, orc, P.u_of(beta), ev, rank_tol)  # K_{i+1} = X(beta)_+
             factors.append(L_new)
             dists.append(d_new)
             it_s += time.perf_counter() - it1
         trace.append({"iter": k, "objective": f, "lower": cert.lower, "upper": cert.upper,
                       "gap": cert.gap, "t": t_val, "exchange_upper": xb, "n_cuts": n_cuts,
                       "n_pruned": n_pruned, "qclp_status": q_status, "qclp_solver": q_solver,
-                      "qclp_seconds": q_s,
+                      "qclp_seconds": q_s, "qclp_objective": f_q if step == "level" else f,
+                      "step": step, "level": lev,
+                      "projection_status": p_status, "projection_seconds": p_s,
                       "seconds": it_s, "gap_seconds": gap_s})
         if verbose:
             print(f"exchange {k:4d}  f={f:.10g}  t={t_val:.10g}  gap={cert.gap:.3g} "
-                  f"({cert.upper_source})  cuts={n_cuts}  qclp={q_s:.2f}s")
+                  f"({cert.upper_source})  cuts={n_cuts}  step={step}  qclp={q_s:.2f}s "
+                  f"proj={p_s:.2f}s")
         if done:
             converged = True
             break
@@ -389,6 +513,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
                   max_iter)
     sol.dual = {"kernel_weights": lam}
     sol.certificate.update({"t": t_val, "exchange_upper": xb, "n_cuts": len(factors),
-                            "qclp_seconds": qclp_total, "qclp_solver": solver_name,
+                            "qclp_seconds": qclp_total, "projection_seconds": proj_total,
+                            "stabilization": stabilization, "qclp_solver": solver_name,
                             "n_inaccurate": n_inaccurate, "n_fallback": n_fallback})
     return sol
