@@ -9,6 +9,11 @@ Estimators (scikit-learn compatible):
 * :class:`IndefiniteSVC`, :class:`IndefiniteSVR`, :class:`IndefiniteOneClassSVM` —
   IndefiniteSVM with a learned proxy kernel (Luss & d'Aspremont 2009).
 * :class:`PerturbSVC` — PerturbSVM for PSD kernels (Luss & d'Aspremont 2009, eq. 22).
+* :class:`KSVC` — KSVM, the Krein-space SVM by an active-set method (Loosli et al. 2013, Alg. 2).
+* :class:`ConvexHullClassifier` — Haasdonk's convex-hull classifier (CH-DU) in
+  pseudo-Euclidean space, convex (CVXPY) or local (nu-SVM, multi-start) solvers.
+* :class:`ModSVC` — Lin & Lin's convexified SVM (Luss & d'Aspremont 2009, §5.1).
+* :class:`RVC` — Tipping's relevance vector classifier (fast marginal-likelihood updates).
 
 Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 :mod:`krein.kernels`, :mod:`krein.geometry`, :mod:`krein.formulations` with
@@ -16,8 +21,9 @@ Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 (:func:`make_method`, :func:`list_methods`).
 """
 
-from .estimators import (ESVC, LPSVC, DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC,
-                         IndefiniteSVR, PerturbSVC, SpectrumSVC)
+from .estimators import (ESVC, KSVC, LPSVC, RVC, ConvexHullClassifier, DirectSVC,
+                         IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC, PerturbSVC,
+                         SpectrumSVC)
 from .registry import list_methods, make_method, register_method
 from .solvers import Solution, SolverError, installed_solvers, solve
 from .spectrum import Spectrum, SpectrumCorrection
@@ -33,6 +39,10 @@ __all__ = [
     "IndefiniteSVR",
     "IndefiniteOneClassSVM",
     "PerturbSVC",
+    "KSVC",
+    "ConvexHullClassifier",
+    "ModSVC",
+    "RVC",
     "Spectrum",
     "SpectrumCorrection",
     "solve",

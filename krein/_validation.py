@@ -105,3 +105,14 @@ def check_binary_labels(y, name="y"):
     if classes.size != 2:
         raise ValueError(f"{name} must have exactly 2 classes; got {classes.size} ({classes[:5]})")
     return classes, np.where(y_idx == 1, 1.0, -1.0)
+
+
+def check_int(value, name, low=None, allow_minus_one=False):
+    """Check an integer parameter (``max_iter`` style)."""
+    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
+    if ok and allow_minus_one and value == -1:
+        return int(value)
+    if not ok or (low is not None and value < low):
+        raise ValueError(f"{name} must be an integer >= {low}" + (" or -1" if allow_minus_one else "")
+                         + f"; got {value!r}")
+    return int(value)

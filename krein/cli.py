@@ -294,6 +294,8 @@ def _cmd_diagnose(args):
         binary = parse_binary(args.binary)
     except UsageError as exc:
         _fail(args.prog, str(exc))
+    if not (np.isfinite(args.C) and args.C > 0):
+        _fail(args.prog, f"--C: must be a positive finite number; got {args.C!r}")
     try:
         data = load_kernel_data(args.dataset, args.kernel, kernel_params or None,
                                 n_samples=args.n_samples, binary=binary, random_state=args.seed)
@@ -318,12 +320,109 @@ def _cmd_diagnose(args):
     print(f"r_neg = 100 sum|lambda_neg| / sum|lambda|  = {s['r_neg']:.4g} %")
     if np.unique(data.y).size == 2:
         dcm = class_mean_distance(data.K, data.y)
-        note = ("negative: every SVM solution has w'Mw < 0 (Haasdonk 2005 §7.3)" if dcm < 0
+        note = ("negative: the optimal CH/SVM solution has w'Mw < 0 (Haasdonk 2005 §7.3)" if dcm < 0
                 else "non-negative")
         print(f"DCM (squared pE distance of the class means, c'Kc) = {dcm:.6g}  ({note})")
     else:
         print(f"DCM: not defined for {np.unique(data.y).size} classes (use --binary)")
+    print()
+    for line in _haasdonk_lines(data.K, data.y, args.C):
+        print(line)
     return 0
+
+
+def _yes_no(flag):
+    return "yes" if flag else "no"
+
+
+def _haasdonk_lines(K, y, C):
+    """Haasdonk (2005) suitability criteria as text tables (``krein diagnose``).
+
+    Before training: :func:`krein.geometry.suitability_before` (§7.3); after
+    training: :func:`krein.geometry.suitability_after` (§7.4) of a libsvm
+    ``SVC(kernel="precomputed", C=C)`` fitted on ``K`` -- the stationary point of
+    SVM-DU that Haasdonk interprets (§5, Prop. 2).  Labels with more than two
+    classes get the label-free criteria only.
+    """
+    import numpy as np
+
+    from .geometry import suitability_after, suitability_before
+
+    binary = np.unique(y).size == 2
+    b = suitability_before(K, y if binary else None)
+    lines = ["Haasdonk (2005) suitability criteria, pseudo-Euclidean (pE) geometry of the kernel",
+             "before training (§7.3), on the centered kernel J K J = Gram matrix of the pE "
+             "embedding (Prop. 1):"]
+    rows = [
+        {"criterion": "pE signature (p, q), z = n - p - q",
+         "value": f"({b['p']}, {b['q']}), z = {b['z']}",
+         "meaning": f"embedding in R^(p,q), Prop. 1 (|lambda| <= {b['tol']:.2g} counts as zero)"},
+        {"criterion": "negative eigenvalues: J K J (K)",
+         "value": f"{b['q']} ({b['q_kernel']})",
+         "meaning": "rough criterion: more make w'Mw <= 0 more likely"},
+        {"criterion": "their share of sum|lambda| (J K J)",
+         "value": f"{100 * b['negative_share']:.3g} %",
+         "meaning": "small: slightly indefinite; large: strongly indefinite (§7.5)"},
+        {"criterion": "K conditionally PD (J K J >= 0)",
+         "value": _yes_no(b["cpd"]),
+         "meaning": "yes: Euclidean embedding, SVM-DU convex, classical SVM geometry"},
+        {"criterion": "-K conditionally PD (J K J <= 0)",
+         "value": _yes_no(b["negated_cpd"]),
+         "meaning": "yes: w'Mw <= 0 for all labels and alpha -> unsuitable kernel"},
+    ]
+    if binary:
+        rows.append({"criterion": "DCM = ||m+ - m-||^2_pE = c'Kc",
+                     "value": f"{b['dcm']:.4g}",
+                     "meaning": ("> 0: a solution with w'Mw > 0 can exist" if b["dcm"] > 0 else
+                                 "<= 0: the optimal CH/SVM solution has w'Mw <= 0")
+                     + "; bounds w'Mw of the global CH optimum"})
+    rows.append({"criterion": "verdict before training",
+                 "value": "unsuitable" if b["unsuitable"] else "not ruled out",
+                 "meaning": ("-K cpd or DCM <= 0" if b["unsuitable"] else
+                             "neither -K cpd nor DCM <= 0" if binary else
+                             "-K not cpd (DCM needs two classes)")})
+    lines.append(_text_table(rows, left=("criterion", "value", "meaning")))
+    if not binary:
+        lines.append(f"after training: not computed for {np.unique(y).size} classes (use --binary)")
+        return lines
+
+    from sklearn.svm import SVC
+
+    classes, y_idx = np.unique(y, return_inverse=True)
+    model = SVC(kernel="precomputed", C=C).fit(K, y_idx)
+    a = suitability_after(K, y_idx, model.dual_coef_, model.support_, model.intercept_, C)
+    n = a["n"]
+    lines += ["", f"after training (§7.4): libsvm SVC(kernel=\"precomputed\", C={C:g}) on K, a "
+                  "stationary point of SVM-DU (Prop. 2); +1 = class "
+                  f"{classes.tolist()[1]}:"]
+    margin = f"{a['margin']:.4g}" if a["wMw_positive"] else "-"
+    rows = [
+        {"criterion": "w'Mw = c'Kc (SVM normal, eq. 9)",
+         "value": f"{a['wMw']:.4g}",
+         "meaning": ("> 0: suitable solution" if a["wMw_positive"] else
+                     "<= 0: acts as a counter-intuitive CH classifier; try a smaller C")},
+        {"criterion": "w'Mw of the CH normal (2/sum alpha)^2 c'Kc",
+         "value": f"{a['wMw_ch']:.4g}",
+         "meaning": f"Table 1 column; CH reduction mu = 2C/sum alpha = {a['mu']:.3g}"},
+        {"criterion": "margin 2 / sqrt(w'Mw)",
+         "value": margin,
+         "meaning": "defined when w'Mw > 0 (remark after Prop. 2)"},
+        {"criterion": "support vectors, bounded (alpha = C)",
+         "value": f"{a['n_support']}, {a['n_bounded']}",
+         "meaning": f"{100 * a['bounded_share']:.3g} % of n = {n} bounded"},
+        {"criterion": "training errors <= bounded SVs",
+         "value": f"{a['n_errors']} <= {a['n_bounded']}",
+         "meaning": (f"error rate {100 * a['error_rate']:.3g} % <= bound "
+                     f"{100 * a['bounded_share']:.3g} % ({'holds' if a['bound_holds'] else 'FAILS'})")},
+        {"criterion": "errors among alpha < C",
+         "value": str(a["n_errors_unbounded"]),
+         "meaning": "0 at a stationary point (Prop. 2)"},
+        {"criterion": "stationarity (KKT) violation",
+         "value": f"{a['kkt_violation']:.2g}",
+         "meaning": "max over i of the SVM-DU KKT residual in y_i f(x_i); libsvm tol 1e-3"},
+    ]
+    lines.append(_text_table(rows, left=("criterion", "value", "meaning")))
+    return lines
 
 
 def solver_capabilities():
@@ -450,8 +549,13 @@ def _build_parser():
 
     p = sub.add_parser("diagnose", help="spectrum and geometry of a kernel on a data set",
                        description="Signature, least/largest eigenvalue, r_mm, r_neg and the "
-                       "class-mean distance DCM of a kernel on a data set.")
+                       "class-mean distance DCM of a kernel on a data set, then Haasdonk's (2005) "
+                       "suitability criteria: before training (pE signature, cpd / negated cpd, "
+                       "DCM) and after training a libsvm SVC on the kernel (w'Mw, bounded "
+                       "support vectors as a bound on the training error).")
     _add_data_args(p)
+    p.add_argument("-C", "--C", dest="C", type=float, default=1.0, metavar="VALUE",
+                   help="box bound C of the SVC fitted for the after-training criteria (default 1)")
     p.set_defaults(func=_cmd_diagnose)
 
     p = sub.add_parser("solvers", help="installed CVXPY solvers and the problem classes they take")

@@ -581,7 +581,9 @@ class ComparisonResult:
 
 
 def _build(name, C, solver):
-    est = make_method(name, kernel="precomputed", C=C)
+    est = make_method(name, kernel="precomputed")
+    if "C" in est.get_params(deep=False):    # methods without a C (RVM) keep their defaults
+        est.set_params(C=C)
     if solver and "solver" in est.get_params(deep=False):
         est.set_params(solver=solver)
     return est

@@ -142,6 +142,17 @@ def _register_builtin():
     register_method("indefinite-one-class", IndefiniteOneClassSVM,
                     "Indefinite one-class SVM with a learned proxy kernel "
                     "(Luss & d'Aspremont 2009, eq. 20)", task="outlier", compare=False)
+    from .estimators import KSVC, RVC, ConvexHullClassifier, ModSVC
+
+    register_method("ksvm", KSVC, "KSVM: Krein-space SVM, active set on the least-squares "
+                    "stabilization problem (Loosli et al. 2013, Alg. 2, eq. 26)")
+    register_method("ch", ConvexHullClassifier,
+                    "CH-DU: closest points of the reduced class hulls in pseudo-Euclidean space; "
+                    "CVXPY when convex, else multi-start projected gradient (Haasdonk 2005)")
+    register_method("mod-svm", ModSVC, "Mod SVM: kernel only in the separation constraints, "
+                    "identity regularizer (Lin & Lin 2003; Luss & d'Aspremont 2009 §5.1), CVXPY")
+    register_method("rvm", RVC, "RVM: relevance vector classifier, Laplace approximation and "
+                    "fast marginal-likelihood updates (Tipping 2001; Tipping & Faul 2003)")
 
 
 _register_builtin()

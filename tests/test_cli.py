@@ -196,3 +196,78 @@ def test_parsers():
 def test_no_command_prints_help(capsys):
     assert main([]) == 0
     assert "compare" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- diagnose: Haasdonk
+
+
+def _table_value(out, criterion):
+    """The value column of a `krein diagnose` criteria row (columns separated by 2+ spaces)."""
+    m = re.search(rf"^{re.escape(criterion)}\s{{2,}}(.+?)\s{{2,}}", out, re.M)
+    assert m, (criterion, out)
+    return m.group(1)
+
+
+def test_diagnose_prints_haasdonk_criteria(capsys):
+    from sklearn.svm import SVC
+
+    from krein.geometry import suitability_after, suitability_before
+
+    argv = ["diagnose", "--dataset", "checkerboard", "--n-samples", "60",
+            "--kernel-params", "a=1,r=-0.5", "--C", "0.5"]
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "DCM (squared pE distance" in out  # the existing output is kept
+    assert "Haasdonk (2005) suitability criteria" in out
+    assert "before training (§7.3)" in out and "after training (§7.4)" in out
+    assert 'SVC(kernel="precomputed", C=0.5)' in out
+    # the printed numbers are those of the library functions on the same kernel
+    data = load_kernel_data("checkerboard", kernel_params={"a": 1, "r": -0.5}, n_samples=60)
+    b = suitability_before(data.K, data.y)
+    assert _table_value(out, "pE signature (p, q), z = n - p - q") == (
+        f"({b['p']}, {b['q']}), z = {b['z']}")
+    assert _table_value(out, "negative eigenvalues: J K J (K)") == f"{b['q']} ({b['q_kernel']})"
+    assert b["q"] > 0
+    assert float(_table_value(out, "DCM = ||m+ - m-||^2_pE = c'Kc")) == pytest.approx(b["dcm"], rel=1e-3)
+    assert _table_value(out, "-K conditionally PD (J K J <= 0)") == "no"
+    assert _table_value(out, "K conditionally PD (J K J >= 0)") == "no"
+    y = np.unique(data.y, return_inverse=True)[1]
+    m = SVC(kernel="precomputed", C=0.5).fit(data.K, y)
+    a = suitability_after(data.K, y, m.dual_coef_, m.support_, m.intercept_, 0.5)
+    assert float(_table_value(out, "w'Mw = c'Kc (SVM normal, eq. 9)")) == pytest.approx(a["wMw"], rel=1e-3)
+    assert _table_value(out, "support vectors, bounded (alpha = C)") == (
+        f"{a['n_support']}, {a['n_bounded']}")
+    errors = int(np.sum(m.predict(data.K) != y))
+    assert _table_value(out, "training errors <= bounded SVs") == f"{errors} <= {a['n_bounded']}"
+    assert errors <= a["n_bounded"]
+    assert _table_value(out, "errors among alpha < C") == "0"
+
+
+def test_diagnose_multiclass_skips_label_criteria(capsys):
+    assert main(["diagnose", "--dataset", "catcortex"]) == 0
+    out = capsys.readouterr().out
+    assert "DCM: not defined for 4 classes" in out
+    assert re.search(r"^pE signature \(p, q\), z = n - p - q\s+\(\d+, \d+\), z = \d+", out, re.M)
+    assert "after training: not computed for 4 classes (use --binary)" in out
+    assert "w'Mw = c'Kc" not in out
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf"])
+def test_diagnose_bad_C_exits_2(capsys, value):
+    with pytest.raises(SystemExit) as exc:
+        main(["diagnose", "--dataset", "checkerboard", "--n-samples", "40", "--C", value])
+    assert exc.value.code == 2
+    captured = capsys.readouterr()
+    assert captured.err.startswith("krein diagnose: error: --C: must be a positive")
+    assert captured.out == ""
+
+
+def test_compare_runs_the_krein_and_pseudo_euclidean_methods():
+    """Issue 4's methods run through the comparison on Sonar and the checkerboard (RVC has
+    no C: the comparison leaves it at its defaults)."""
+    for dataset, n in (("sonar", 60), ("checkerboard", 60)):
+        res = run_comparison(dataset, n_samples=n, methods=["ksvm", "ch", "mod-svm", "rvm"],
+                             cv=2, progress=False)
+        s = res.summary.set_index("method")
+        assert (s["n_errors"] == 0).all(), res.folds["error"].tolist()
+        assert s["accuracy_mean"].between(0, 1).all()

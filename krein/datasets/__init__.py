@@ -21,6 +21,8 @@ Synthetic data:
 
 from ._loaders import PAPER_SPLITS, USPS_PAPER_PAIRS, list_datasets, load, load_dissimilarity
 from ._synthetic import make_checkerboard
+from ._toy import (make_pe_local_optima, make_pe_negative_means, make_pe_overlapping,
+                   make_pe_separable, pseudo_euclidean_kernel)
 
 __all__ = [
     "list_datasets",
@@ -29,4 +31,9 @@ __all__ = [
     "make_checkerboard",
     "PAPER_SPLITS",
     "USPS_PAPER_PAIRS",
+    "pseudo_euclidean_kernel",
+    "make_pe_separable",
+    "make_pe_overlapping",
+    "make_pe_negative_means",
+    "make_pe_local_optima",
 ]

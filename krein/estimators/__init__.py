@@ -1,9 +1,14 @@
 """scikit-learn estimators (thin: they wire formulations to solvers)."""
 
 from .base import KernelClassifierBase, KernelMixin
+from .hull import ConvexHullClassifier
 from .indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
+from .ksvm import KSVC
 from .lpsvm import LPSVC
+from .modsvm import ModSVC
+from .rvm import RVC
 from .svm import ESVC, DirectSVC, SpectrumSVC
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "DirectSVC", "LPSVC",
-           "IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC"]
+           "IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC", "KSVC",
+           "ConvexHullClassifier", "ModSVC", "RVC"]

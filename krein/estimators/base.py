@@ -9,7 +9,6 @@ formulation to a solver.
 from __future__ import annotations
 
 import itertools
-import numbers
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -17,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_positive, check_square_kernel
+from .._validation import check_int, check_positive, check_square_kernel  # noqa: F401 (re-export)
 from ..kernels import KERNELS, pairwise_kernel
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "BinaryModel", "libsvm_binary"]
@@ -310,14 +309,3 @@ def check_solver_name(solver, allow_libsvm=True):
             raise ValueError("solver='libsvm' is not available here; pass a CVXPY solver name")
         return "libsvm"
     return check_solver(solver)
-
-
-def check_int(value, name, low=None, allow_minus_one=False):
-    """Check an integer parameter (``max_iter`` style)."""
-    ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
-    if ok and allow_minus_one and value == -1:
-        return int(value)
-    if not ok or (low is not None and value < low):
-        raise ValueError(f"{name} must be an integer >= {low}" + (" or -1" if allow_minus_one else "")
-                         + f"; got {value!r}")
-    return int(value)

@@ -1,0 +1,201 @@
+"""Haasdonk's convex-hull classifier (CH-DU) with a global (convex) and two local solvers.
+
+The problem, the decision rule and the Prop. 7 maps are in
+:mod:`krein.formulations.hull`; the two local solvers for the non-convex case
+(haasdonk §7.2), :func:`~krein.solvers.hull.hull_nu_svm` and
+:func:`~krein.solvers.hull.hull_multistart`, are in :mod:`krein.solvers.hull`
+(re-exported here).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.utils import check_random_state
+
+from .._validation import check_positive
+from ..formulations.hull import (ConvexHullDual, _check_mu, _project, _stationarity,
+                                 hull_convexity, hull_plane)
+from ..formulations.svm import preferred_form
+from ..solvers import check_solver, solve
+from ..solvers.hull import _check_tol, _one_row_table, hull_multistart, hull_nu_svm
+from .base import BinaryModel, KernelClassifierBase, check_int
+
+__all__ = ["ConvexHullClassifier", "hull_multistart", "hull_nu_svm", "HULL_SOLVERS"]
+
+#: Accepted values of ``ConvexHullClassifier(solver=...)``.
+HULL_SOLVERS = ("auto", "cvxpy", "nu-svm", "multistart")
+
+
+# ---------------------------------------------------------------------------- estimator
+class ConvexHullClassifier(KernelClassifierBase):
+    """Haasdonk's convex-hull (CH) classifier: closest points of reduced hulls in pE space.
+
+    Solves CH-DU (haasdonk §4): the closest points ``z+``, ``z-`` of the reduced
+    convex hulls (bound ``mu``) of the two classes in the pseudo-Euclidean
+    embedding of the kernel, and classifies by the minimum-distance rule
+    (haasdonk eqs. (6)-(7))::
+
+        f(x) = ||Phi(x) - z-||^2_pE - ||Phi(x) - z+||^2_pE = 2 k(x, X) u - alpha_bar' K u,
+
+    ``u = y * alpha_bar``: the plane through the midpoint of ``z+ z-``, pE-orthogonal
+    to ``w = z+ - z-`` (bias corrected from the paper's eq. (7), see
+    :mod:`krein.formulations.hull`).  Multiclass: one-vs-one (base class).
+
+    Parameters
+    ----------
+    mu : float > 0
+        Reduction bound of the hulls, ``1 / min(n+, n-) <= mu``; ``mu >= 1`` gives
+        the ordinary hulls (haasdonk Fig. 1a, the hard-margin SVM), smaller values
+        shrink the hulls towards the class means (Figs. 1b, 1d; the nu-SVM with
+        ``nu = 2 / (mu n)``).  A ``mu`` below ``1 / (size of a class)`` is a
+        ``ValueError`` at fit time.
+    kernel, kernel_params :
+        As in :class:`krein.ESVC` (default Gaussian, which is PD: convex CH-DU).
+    solver : {"auto", "cvxpy", "nu-svm", "multistart"}
+        ``"cvxpy"``: the convex QP (:class:`~krein.formulations.hull.ConvexHullDual`),
+        only when CH-DU is convex on the kernel (checked; ``ValueError`` otherwise);
+        the global optimum.  ``"nu-svm"``: libsvm's nu-SVM on the kernel, polished
+        (:func:`hull_nu_svm`); a stationary point.  ``"multistart"``: projected
+        gradient from ``n_starts`` random points (:func:`hull_multistart`); the best
+        stationary point found, with the table of the distinct ones.  ``"auto"``:
+        ``"cvxpy"`` when the convexity check passes, else ``"multistart"``.
+    cvxpy_solver : str
+        Installed CVXPY solver for the convex path ("CLARABEL", "SCS", "ECOS", "OSQP"...).
+    solver_options : dict, optional
+        Passed to the CVXPY solver.
+    n_starts : int >= 1
+        Random starts of ``"multistart"``.
+    tol : float > 0
+        Stationarity target of the local solvers (residual of
+        :func:`~krein.formulations.hull.hull_stationarity`).
+    max_iter : int >= 1
+        Projected-gradient iterations per start (``ConvergenceWarning`` when hit).
+    libsvm_tol : float > 0
+        libsvm's tolerance on the ``"nu-svm"`` path.
+    psd_tol : float >= 0, optional
+        Tolerance of the convexity check (:func:`~krein.formulations.hull.hull_convexity`).
+    random_state : None, int or RandomState
+        Seeds the random starts.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_pairs, n_SV)
+        ``2 u = 2 y * alpha_bar`` on ``support_`` (the coefficients of ``k(x, X)`` in
+        ``f``; ``alpha_bar_i > 0`` marks the support vectors of haasdonk Fig. 1).
+    support_ : ndarray of shape (n_SV,)
+    intercept_ : ndarray of shape (n_pairs,)
+        ``-alpha_bar' K u``.
+    alpha_bar_ : list of ndarray
+        Per pair, the CH coefficients on that pair's training points.
+    stationarity_ : ndarray of shape (n_pairs,)
+        Projected-gradient residual of the returned point (0 iff stationary).
+    fw_gap_ : ndarray of shape (n_pairs,)
+        Frank-Wolfe gap (a bound on ``F - F*`` when the problem is convex).
+    w_norm_pe_ : ndarray of shape (n_pairs,)
+        ``w'Mw = ||z+ - z-||^2_pE``, the CH-DU objective (haasdonk §7.4: a
+        non-positive value flags an unsuitable solution).
+    convex_ : ndarray of shape (n_pairs,), dtype object
+        Result of the convexity check (None where it was not run).
+    solver_ : list of str
+        The path used per pair.
+    local_optima_ : pandas.DataFrame
+        The distinct stationary points found per pair (column ``pair``; see
+        :func:`hull_multistart` for the other columns; one row for the convex and
+        nu-SVM paths).
+    solutions_ : list of krein.solvers.Solution
+    classes_, n_iter_ :
+        See the base class.
+
+    References
+    ----------
+    B. Haasdonk (2005), "Feature space interpretation of SVMs with indefinite
+    kernels", IEEE TPAMI 27(4): §4 (CH-DU, eqs. (4)-(7)), Prop. 7, §7.2.
+    """
+
+    def __init__(self, mu=1.0, kernel="gaussian", kernel_params=None, solver="auto",
+                 cvxpy_solver="CLARABEL", solver_options=None, n_starts=10, tol=1e-6,
+                 max_iter=10000, libsvm_tol=1e-3, psd_tol=None, random_state=None):
+        self.mu = mu
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.solver = solver
+        self.cvxpy_solver = cvxpy_solver
+        self.solver_options = solver_options
+        self.n_starts = n_starts
+        self.tol = tol
+        self.max_iter = max_iter
+        self.libsvm_tol = libsvm_tol
+        self.psd_tol = psd_tol
+        self.random_state = random_state
+
+    def _validate_common(self):
+        check_positive(self.mu, "mu")
+        self._check_kernel_param()
+
+    def _validate_params_extra(self):
+        if not isinstance(self.solver, str) or self.solver not in HULL_SOLVERS:
+            raise ValueError(f"solver must be one of {HULL_SOLVERS}; got {self.solver!r}")
+        self._cvxpy_solver = check_solver(self.cvxpy_solver)
+        if self.solver_options is not None and not isinstance(self.solver_options, dict):
+            raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
+        check_int(self.n_starts, "n_starts", low=1)
+        check_int(self.max_iter, "max_iter", low=1)
+        _check_tol(self.tol)
+        _check_tol(self.libsvm_tol, "libsvm_tol")
+        if self.psd_tol is not None and (not isinstance(self.psd_tol, numbers.Real)
+                                         or not np.isfinite(self.psd_tol) or self.psd_tol < 0):
+            raise ValueError(f"psd_tol must be None or a finite number >= 0; got {self.psd_tol!r}")
+        self._rng = check_random_state(self.random_state)
+
+    def _fit_binary(self, K, y, idx):
+        mu = _check_mu(self.mu, y)
+        path, conv = self.solver, None
+        if path in ("auto", "cvxpy"):
+            conv = hull_convexity(K, y, self.psd_tol)
+            if path == "auto":
+                path = "cvxpy" if conv.is_convex else "multistart"
+        if path == "cvxpy":
+            form = preferred_form(self._cvxpy_solver, y.size, conv.factor.shape[1]) \
+                if conv.is_convex else "factor"
+            f = ConvexHullDual(K, y, mu, convexity=conv, form=form)   # raises if not convex
+            sol = solve(f, self._cvxpy_solver, **(self.solver_options or {}))
+            a = np.asarray(f.variables["alpha_bar"].value, dtype=float)
+            a[a < 1e-10] = 0.0      # interior-point round-off
+            a = _project(a, y, mu)
+            st = _stationarity(a, K, y, mu)
+            sol.primal["alpha_bar"] = a
+            sol.certificate.update({"projected": st})
+            sol.objective, sol.dual_residual, sol.gap = st["objective"], st["residual"], st["fw_gap"]
+            table = _one_row_table(sol, K, y, mu, global_opt=True)
+        elif path == "nu-svm":
+            sol = hull_nu_svm(K, y, mu, tol=self.tol, libsvm_tol=self.libsvm_tol,
+                              max_iter=self.max_iter)
+            table = _one_row_table(sol, K, y, mu, global_opt=False)
+        else:
+            sol, table = hull_multistart(K, y, mu, n_starts=self.n_starts, tol=self.tol,
+                                         max_iter=self.max_iter, random_state=self._rng)
+        a = sol.primal["alpha_bar"]
+        coef, b = hull_plane(a, K, y)
+        info = {"n_iter": sol.iterations or 0, "solution": sol, "table": table, "path": path,
+                "convexity": conv, "alpha_bar": a}
+        return BinaryModel(idx, coef, b, info)
+
+    def _after_fit(self, K):
+        ms = self.binary_models_
+        self.solutions_ = [m.info["solution"] for m in ms]
+        self.solver_ = [m.info["path"] for m in ms]
+        self.alpha_bar_ = [m.info["alpha_bar"] for m in ms]
+        self.stationarity_ = np.array([s.dual_residual for s in self.solutions_])
+        self.fw_gap_ = np.array([s.gap for s in self.solutions_])
+        self.w_norm_pe_ = np.array([s.objective for s in self.solutions_])
+        self.convex_ = np.array([None if m.info["convexity"] is None else m.info["convexity"].is_convex
+                                 for m in ms], dtype=object)
+        tables = []
+        for r, m in enumerate(ms):
+            t = m.info["table"].copy()
+            t.insert(0, "pair", [self.pairs_[r]] * len(t))
+            tables.append(t)
+        self.local_optima_ = pd.concat(tables, ignore_index=True)

@@ -1,0 +1,186 @@
+"""KSVC: the Krein-space SVM of Loosli, Ong & Canu (2013, "loosli") §5, Algorithm 2."""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+
+import numpy as np
+
+from ..formulations.ksvm import KSVMLeastSquares, ksvm_kkt_residual
+from ..solvers import solve
+from ..solvers.ksvm import ksvm_active_set, ksvm_intercept
+from .base import BinaryModel, KernelClassifierBase, check_solver_name
+
+__all__ = ["KSVC"]
+
+#: With a CVXPY (interior-point) solver, ``alpha_i <= rtol * C`` is set to 0 (sparse
+#: support) and ``alpha_i >= (1 - rtol) * C`` counts as at the bound for the intercept.
+_CVXPY_BOUND_RTOL = 1e-6
+
+#: Options of :func:`ksvm_active_set` the estimator sets itself.
+_RESERVED = ("K", "y", "C", "tol", "max_iter", "check_input")
+
+
+class KSVC(KernelClassifierBase):
+    """Krein-space SVM (KSVM): least-squares stabilization of the SVM dual, loosli §5.
+
+    For each binary problem (labels ``y`` in {-1, +1}, ``G = Y K Y``) solves
+    loosli eq. (26),
+
+        ``min ||G alpha - 1||^2``  s.t.  ``y'alpha = 0``, ``0 <= alpha <= C``,
+
+    a convex problem whatever the sign of the kernel, and predicts with the
+    ORIGINAL kernel: ``f(x) = sum_i alpha_i y_i k(x, x_i) + b``.  The default solver
+    is the active-set method of loosli Algorithm 2
+    (:func:`krein.solvers.ksvm.ksvm_active_set`, exact KKT conditions of (26)
+    instead of loosli's eq. 27, incremental QR); any installed CVXPY solver can
+    solve (26) instead (:class:`krein.formulations.ksvm.KSVMLeastSquares`).  The
+    intercept is the least-squares solution of the free-set SVM equations
+    ``y_i (f(x_i) + b) = 1`` (:func:`krein.solvers.ksvm.ksvm_intercept`).
+
+    Relation to the SVM.  On a positive definite kernel, let ``alpha*`` solve
+    the SVM dual (loosli eq. 21) with bias ``b*``.  If every ``0 < alpha*_i < C``
+    then ``G alpha* - 1 = -b* y``, and ``alpha*`` minimizes (26) iff
+    ``2 G (G alpha* - 1) + lambda y = -2 b* G y + lambda y = 0`` for some
+    ``lambda``: iff ``b* = 0`` or ``G y`` is parallel to ``y`` (``K 1`` constant,
+    e.g. points evenly spaced on a circle with a radial kernel).  Then KSVC and
+    the SVM coincide (same ``alpha``, same bias, same decisions; ``G`` being
+    nonsingular, the minimizer of (26) is unique).  Otherwise, in particular
+    when some ``alpha*_i`` is at a bound, they differ: (26) minimizes the squared
+    residual of the SVM stationarity without the bias term, a different
+    criterion ("the notion of margin is distorted", loosli §5.2).
+
+    Parameters
+    ----------
+    C : float > 0
+        Box bound.
+    kernel : "precomputed", str or callable
+        See :class:`~krein.estimators.base.KernelClassifierBase`.
+    kernel_params : dict, optional
+    tol : float in (0, 1)
+        Active-set stopping tolerance on the KKT residual of (26) (relative to
+        ``C``; :func:`krein.formulations.ksvm.ksvm_kkt_residual`).
+    max_iter : int >= 1, optional
+        Active-set iteration limit (default ``10 n + 100``); a
+        ``ConvergenceWarning`` is issued when it is reached.
+    solver : "active-set" or str
+        Algorithm 2, or the name of an installed CVXPY solver ("CLARABEL",
+        "OSQP", "SCS", "ECOS"...) for problem (26).
+    solver_options : dict, optional
+        Extra keywords: for "active-set" those of
+        :func:`~krein.solvers.ksvm.ksvm_active_set` (``rcond``, ``block``,
+        ``verify``, ``verbose``), otherwise passed to the CVXPY solver.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_pairs, n_SV)
+        ``y_i alpha_i`` on ``support_`` (as scikit-learn's SVC).
+    support_, intercept_, classes_, support_vectors_ :
+        As :class:`~krein.estimators.base.KernelClassifierBase`.
+    n_iter_ : ndarray of shape (n_pairs,)
+        Active-set iterations (or the CVXPY solver's iterations).
+    alpha_ : ndarray of shape (n_pairs, n_train)
+        The minimizers of (26) (zero off each pair).
+    objective_ : ndarray of shape (n_pairs,)
+        ``||G alpha - 1||^2`` at ``alpha_``.
+    kkt_residual_ : ndarray of shape (n_pairs,)
+        KKT residual of (26) at ``alpha_`` (best multiplier), recomputed from scratch.
+    trace_ : pandas.DataFrame
+        Per-iteration records of the active-set runs (column ``pair``; see
+        :func:`~krein.solvers.ksvm.ksvm_active_set`); empty with a CVXPY solver.
+    solutions_ : list of krein.solvers.Solution
+        One per binary problem.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: bad parameters, NaN/inf, a non-square or asymmetric
+        precomputed kernel, fewer than two classes.
+
+    References
+    ----------
+    Loosli, Ong & Canu (2013), "Learning SVM in Krein spaces", §5, eqs. (21)-(30),
+    Table 1, Algorithm 2.
+    """
+
+    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, tol=1e-6, max_iter=None,
+                 solver="active-set", solver_options=None):
+        self.C = C
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.tol = tol
+        self.max_iter = max_iter
+        self.solver = solver
+        self.solver_options = solver_options
+
+    # ---------------------------------------------------------------- checks
+    def _validate_params_extra(self):
+        tol = self.tol
+        if not (isinstance(tol, numbers.Real) and not isinstance(tol, bool) and np.isfinite(tol)
+                and 0 < tol < 1):
+            raise ValueError(f"tol must be a number in (0, 1); got {tol!r}")
+        mi = self.max_iter
+        if mi is not None and not (isinstance(mi, numbers.Integral) and not isinstance(mi, bool)
+                                   and mi >= 1):
+            raise ValueError(f"max_iter must be None or an integer >= 1; got {mi!r}")
+        if isinstance(self.solver, str) and self.solver.lower() == "active-set":
+            self._solver = "active-set"
+        else:
+            try:
+                self._solver = check_solver_name(self.solver, allow_libsvm=False)
+            except ValueError as exc:
+                raise ValueError(f"solver must be 'active-set' or an installed CVXPY solver "
+                                 f"name; got {self.solver!r}: {exc}") from None
+        opts = self.solver_options
+        if opts is not None and not isinstance(opts, dict):
+            raise ValueError(f"solver_options must be a dict or None; got {opts!r}")
+        if opts and self._solver == "active-set":
+            accepted = [k for k in inspect.signature(ksvm_active_set).parameters
+                        if k not in _RESERVED]
+            bad = sorted(set(opts) - set(accepted))
+            if bad:
+                raise ValueError(f"solver_options has unknown key(s) {bad} for "
+                                 f"solver='active-set'; accepted: {accepted} (tol and "
+                                 f"max_iter are estimator parameters)")
+
+    # ---------------------------------------------------------------- fit
+    def _fit_binary(self, K, y, idx):
+        opts = dict(self.solver_options or {})
+        if self._solver == "active-set":
+            # K was checked (square, finite, symmetric) by the base class
+            sol = ksvm_active_set(K, y, self.C, tol=self.tol, max_iter=self.max_iter,
+                                  check_input=False, **opts)
+            alpha = sol.primal["alpha"]
+            b = sol.primal["b"]
+            kkt = sol.certificate["kkt_residual"]
+        else:
+            f = KSVMLeastSquares(K, y, C=self.C)
+            sol = solve(f, self._solver, **opts)
+            alpha = np.clip(np.asarray(f.variables["alpha"].value, dtype=float), 0.0, self.C)
+            alpha[alpha <= _CVXPY_BOUND_RTOL * self.C] = 0.0
+            b = ksvm_intercept(K, y, alpha, self.C, bound_rtol=_CVXPY_BOUND_RTOL)
+            kkt = ksvm_kkt_residual(K, y, self.C, alpha)["residual"]
+        objective = float(np.sum((y * (K @ (y * alpha)) - 1.0) ** 2))
+        info = {"n_iter": max(int(sol.iterations or 0), 1), "solution": sol, "alpha": alpha,
+                "objective": objective, "kkt_residual": kkt}
+        return BinaryModel(idx, y * alpha, b, info)
+
+    def _after_fit(self, K):
+        import pandas as pd
+
+        models = self.binary_models_
+        n = K.shape[0]
+        self.alpha_ = np.zeros((len(models), n))
+        frames = []
+        for r, m in enumerate(models):
+            self.alpha_[r, m.idx] = m.info["alpha"]
+            tr = m.info["solution"].trace
+            if tr is not None and len(tr):
+                tr = tr.copy()
+                tr.insert(0, "pair", r)
+                frames.append(tr)
+        self.objective_ = np.array([m.info["objective"] for m in models])
+        self.kkt_residual_ = np.array([m.info["kkt_residual"] for m in models])
+        self.trace_ = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        self.solutions_ = [m.info["solution"] for m in models]

@@ -1,0 +1,91 @@
+"""Lin & Lin's modified SVM ("Mod SVM", Luss & d'Aspremont 2009 §5.1) as a classifier."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..formulations.modsvm import ModSVM
+from ..solvers import solve
+from .base import BinaryModel, KernelClassifierBase, check_solver_name, libsvm_binary
+
+__all__ = ["ModSVC"]
+
+
+class ModSVC(KernelClassifierBase):
+    """Lin & Lin's convexified SVM: ``min 1/2 ||alpha||^2 + C sum(xi)``, kernel only in the constraints.
+
+    Solves :class:`krein.formulations.ModSVM`::
+
+        minimize    1/2 ||alpha||^2 + C sum_i xi_i
+        subject to  y_i (sum_j alpha_j k(x_i, x_j) + b) >= 1 - xi_i,  xi >= 0
+
+    and predicts with ``f(x) = sum_j alpha_j k(x, x_j) + b``.  Convex for any
+    (indefinite) kernel: it is the linear SVM on the empirical kernel map
+    ``x -> k(x, X)``.  Multiclass: one-vs-one (base class).
+
+    Parameters
+    ----------
+    C : float > 0
+        Weight of the slacks.
+    kernel, kernel_params :
+        As in :class:`krein.ESVC` (default Gaussian).
+    solver : str
+        An installed CVXPY solver ("CLARABEL" default; "SCS", "ECOS", "OSQP", ...),
+        or "libsvm": the equivalent C-SVM dual on the PSD Gram matrix ``K K'`` of the
+        empirical kernel map (``alpha = K (y * beta)``), solved by scikit-learn's SVC.
+    solver_options : dict, optional
+        Passed to the CVXPY solver; for "libsvm" the keys ``tol`` (default 1e-3),
+        ``max_iter``, ``cache_size`` of :func:`krein.estimators.base.libsvm_binary`.
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_pairs, n_SV)
+        The expansion coefficients ``alpha`` on ``support_`` (in general every
+        training point: ``alpha = K (y * beta)`` is dense).
+    support_, intercept_, classes_, n_iter_ :
+        See the base class.
+    solutions_ : list
+        One :class:`krein.solvers.Solution` per binary problem (CVXPY solvers; with
+        the primal/dual gap), or a dict with libsvm's ``beta`` and ``n_iter``.
+
+    References
+    ----------
+    H.-T. Lin & C.-J. Lin (2003), "A study on sigmoid kernels for SVM and the
+    training of non-PSD kernels by SMO-type methods"; R. Luss & A. d'Aspremont
+    (2009), "Support vector machine classification with indefinite kernels",
+    §5.1 ("Mod SVM").
+    """
+
+    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, solver="CLARABEL",
+                 solver_options=None):
+        self.C = C
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.solver = solver
+        self.solver_options = solver_options
+
+    def _validate_params_extra(self):
+        self._solver = check_solver_name(self.solver, allow_libsvm=True)
+        if self.solver_options is not None and not isinstance(self.solver_options, dict):
+            raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
+        if self._solver == "libsvm":
+            bad = sorted(set(self.solver_options or {}) - {"tol", "max_iter", "cache_size"})
+            if bad:
+                raise ValueError(f"unknown solver_options {bad} for solver='libsvm'; accepted: "
+                                 "['cache_size', 'max_iter', 'tol']")
+
+    def _fit_binary(self, K, y, idx):
+        if self._solver == "libsvm":
+            G = K @ K.T
+            u, b, n_iter = libsvm_binary(G, y, self.C, **(self.solver_options or {}))
+            alpha = K.T @ u
+            return BinaryModel(idx, alpha, b, {"n_iter": n_iter,
+                                               "solution": {"beta": y * u, "n_iter": n_iter}})
+        f = ModSVM(K, y, C=self.C)
+        sol = solve(f, self._solver, **(self.solver_options or {}))
+        alpha = np.asarray(f.variables["alpha"].value, dtype=float).copy()
+        b = float(f.variables["b"].value)
+        return BinaryModel(idx, alpha, b, {"n_iter": sol.iterations or 0, "solution": sol})
+
+    def _after_fit(self, K):
+        self.solutions_ = [m.info["solution"] for m in self.binary_models_]

@@ -1,0 +1,304 @@
+"""The relevance vector classifier (Tipping 2001; loosli §6.1.2's "RVM" baseline)."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validation import check_square_kernel
+from ..solvers.rvm import sparse_bayes
+from .base import BinaryModel, KernelClassifierBase, check_int
+
+__all__ = ["RVC"]
+
+
+def _check_real(value, name, low, low_open=True):
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    ok = ok and (value > low if low_open else value >= low)
+    if not ok:
+        raise ValueError(f"{name} must be a finite real number {'>' if low_open else '>='} {low}; "
+                         f"got {value!r}")
+    return float(value)
+
+
+class RVC(KernelClassifierBase):
+    """Relevance vector classifier: sparse Bayesian logistic regression on kernel columns.
+
+    The model is ``p(c = +1 | x) = sigma(f(x))`` with ``f(x) = k(x, X) w + b``: the
+    design matrix is ``Phi = [K | 1]`` (the column of ones only with ``bias=True``)
+    and every weight (bias included) has its own Gaussian prior precision
+    ``alpha_i`` (Tipping 2001, §2.1 and §4).  The ``alpha_i`` maximize the Laplace
+    approximation of the marginal likelihood (tipping §4) by the fast sequential
+    algorithm of Tipping & Faul (2003) §4 (SparseBayes v2), in
+    :func:`krein.solvers.rvm.sparse_bayes`; most ``alpha_i`` go to infinity and
+    the surviving kernel columns are the *relevance vectors*.  Each step is
+    accepted only if the recomputed Laplace log marginal likelihood does not
+    decrease, so ``trace_["log_marginal_likelihood"]`` is non-decreasing
+    (SparseBayes applies the best predicted step unconditionally; see the solver's
+    docstring).
+
+    The kernel is only a design matrix: it need not be positive semi-definite,
+    symmetric kernels such as the sigmoid are used as they are (Loosli, Ong & Canu
+    2013, §6.1.2, use the RVM as a baseline on indefinite kernels).
+
+    Parameters
+    ----------
+    kernel : str or callable
+        "precomputed" (``fit`` takes the square ``(n, n)`` Gram matrix, ``predict``
+        an ``(m, n)`` matrix of kernel values against the training points), a name
+        from :data:`krein.kernels.KERNELS` or a callable ``kernel(X, Z, **kernel_params)``.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel.
+    bias : bool
+        Add a column of ones (an intercept with its own ARD prior; it can be pruned,
+        then ``intercept_`` is 0).
+    tol : float >= 0
+        A candidate action needs a predicted increase of the log marginal
+        likelihood above ``tol``; the fit stops when no candidate increases it.
+    max_iter : int >= 1
+        Maximum iterations (one add/re-estimate/delete each) per binary model;
+        ``ConvergenceWarning`` when reached.
+    alpha_max : float > 1
+        Precision (on unit-norm columns) above which a basis function is pruned.
+    min_delta_log_alpha : float >= 0
+        Re-estimates that change ``log alpha_i`` by less are not attempted
+        (SparseBayes' convergence test).
+    moderated : bool
+        False (default): ``predict_proba`` is ``sigma(f(x))`` at the posterior mode
+        (tipping §4, as SparseBayes).  True: MacKay's (1992) moderated output
+        ``sigma(kappa f(x))``, ``kappa = (1 + pi s^2(x) / 8)^-1/2`` with the
+        posterior variance ``s^2(x) = phi(x)' Sigma phi(x)`` of ``f(x)``, which
+        approximates ``E[sigma(f(x))]`` under the Laplace posterior; then
+        ``decision_function`` returns ``kappa f(x)`` so that predictions, decision
+        values and probabilities agree.
+    verbose : bool
+        Print one line per iteration.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (n_classes,)
+    relevance_vectors_ : ndarray of shape (n_RV,)
+        Training indices of the kernel columns kept by some binary model (sorted).
+    support_ : ndarray of shape (n_RV,)
+        Same as ``relevance_vectors_`` (the base-class name).
+    support_vectors_ : ndarray of shape (n_RV, n_features)
+        The relevance vectors themselves (not with ``kernel="precomputed"``).
+    dual_coef_ : ndarray of shape (n_models, n_RV)
+        Posterior-mode weights ``w`` on ``relevance_vectors_`` (zero where a model
+        pruned the column).
+    intercept_ : ndarray of shape (n_models,)
+        Posterior-mode bias weight (0 if pruned or ``bias=False``).
+    alpha_ : ndarray of shape (n_models, n_RV + bias)
+        Prior precisions of the weights on ``[relevance_vectors_, bias]``, ``inf``
+        where pruned (on the given kernel's scale).
+    sigma_ : ndarray of shape (n_models, n_RV + bias, n_RV + bias)
+        Posterior covariance ``(Phi' B Phi + A)^-1`` (tipping §4) of the same
+        weights; zero rows/columns where pruned (prior variance ``1/alpha = 0``).
+    log_marginal_likelihood_ : ndarray of shape (n_models,)
+        Final Laplace log marginal likelihood per model.
+    n_iter_ : ndarray of shape (n_models,)
+        Iterations of each binary model (including the one that found no
+        improving action).
+    trace_ : pandas.DataFrame
+        One row per iteration of every binary model: ``model`` (its index), then
+        the solver trace: ``iter, action, basis, alpha, predicted_gain, gain,
+        log_marginal_likelihood, n_basis, n_relevance, n_rejected, newton_steps,
+        seconds`` (:func:`krein.solvers.rvm.sparse_bayes`; ``basis`` indexes the
+        columns of ``[K | 1]``).
+    solutions_ : list of krein.solvers.Solution
+        One per binary model.
+    binary_models_ : list of BinaryModel
+
+    Multiclass
+    ----------
+    One-vs-rest: model ``k`` separates ``classes_[k]`` (target 1) from the other
+    classes (target 0) on all training points, and ``decision_function`` returns
+    the ``(m, n_classes)`` latent values ``f_k(x)``; ``predict`` is their argmax and
+    ``predict_proba`` is ``sigma(f_k)`` normalized over ``k`` (same argmax, rows
+    sum to one).  For two classes there is one model, positive for ``classes_[1]``,
+    and ``decision_function`` has shape ``(m,)``.  (Tipping 2001 §4 suggests a
+    multinomial likelihood; one-vs-rest keeps the binary fast algorithm.)
+
+    References
+    ----------
+    M. E. Tipping (2001), "Sparse Bayesian learning and the relevance vector
+    machine", JMLR 1:211-244, §4.
+    M. E. Tipping & A. C. Faul (2003), "Fast marginal likelihood maximisation for
+    sparse Bayesian models", AISTATS, §4.
+    D. J. C. MacKay (1992), "The evidence framework applied to classification
+    networks", Neural Computation 4(5) (moderated output).
+    G. Loosli, C. S. Ong & S. Canu (2013), "SVM in Krein spaces", §6.1.2.
+    """
+
+    def __init__(self, kernel="gaussian", kernel_params=None, bias=True, tol=1e-6, max_iter=1000,
+                 alpha_max=1e9, min_delta_log_alpha=1e-3, moderated=False, verbose=False):
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.bias = bias
+        self.tol = tol
+        self.max_iter = max_iter
+        self.alpha_max = alpha_max
+        self.min_delta_log_alpha = min_delta_log_alpha
+        self.moderated = moderated
+        self.verbose = verbose
+
+    # ---------------------------------------------------------------- checks
+    def _validate_common(self):
+        # no C here
+        self._check_kernel_param()
+
+    def _validate_params_extra(self):
+        for name in ("bias", "moderated", "verbose"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")
+        _check_real(self.tol, "tol", 0.0, low_open=False)
+        check_int(self.max_iter, "max_iter", low=1)
+        _check_real(self.alpha_max, "alpha_max", 1.0)
+        _check_real(self.min_delta_log_alpha, "min_delta_log_alpha", 0.0, low_open=False)
+
+    # ---------------------------------------------------------------- fit
+    def _fit(self, X, y):
+        self._validate_params_extra()
+        self._validate_common()
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        if self._precomputed():
+            K = check_square_kernel(X, "X (precomputed kernel)")
+            X_fit = None
+        else:
+            X_fit = X
+            K = check_square_kernel(self._gram(X), "kernel matrix")
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(
+                f"y has only one class ({classes[0]!r}); a classifier needs at least two classes"
+            )
+        idx = np.arange(K.shape[0])
+        positives = [1] if classes.size == 2 else list(range(classes.size))
+        models = [self._fit_binary(K, np.where(y_idx == k, 1.0, -1.0), idx) for k in positives]
+        # ---- every binary model fitted: now (and only now) set attributes
+        self._set_rvm_fitted(classes, models, X_fit, K.shape[0])
+        return self
+
+    def _fit_binary(self, K, y, idx):
+        n = K.shape[0]
+        Phi = np.column_stack([K, np.ones(n)]) if self.bias else K
+        sol = sparse_bayes(Phi, (y > 0).astype(float), bias_column=n if self.bias else None,
+                           tol=self.tol, max_iter=self.max_iter, alpha_max=self.alpha_max,
+                           min_delta_log_alpha=self.min_delta_log_alpha, verbose=self.verbose)
+        w = sol.primal["weights"]
+        coef = w[:n].copy()
+        b = float(w[n]) if self.bias else 0.0
+        return BinaryModel(idx, coef, b, {"n_iter": sol.iterations, "solution": sol})
+
+    def _set_rvm_fitted(self, classes, models, X_fit, n):
+        n_models = len(models)
+        sols = [m.info["solution"] for m in models]
+        support = np.unique(np.concatenate(
+            [s.primal["active"][s.primal["active"] < n] for s in sols])).astype(int)
+        n_sv = support.size
+        width = n_sv + int(bool(self.bias))
+        dual = np.zeros((n_models, n_sv))
+        alpha = np.full((n_models, width), np.inf)
+        sigma = np.zeros((n_models, width, width))
+        for r, s in enumerate(sols):
+            act = s.primal["active"]
+            # positions of the model's active columns among [support, bias]
+            pos = np.where(act < n, np.searchsorted(support, act), n_sv)
+            dual[r] = s.primal["weights"][support]
+            alpha[r, pos] = s.primal["alpha"][act]
+            sigma[r][np.ix_(pos, pos)] = s.primal["sigma"]
+        traces = []
+        for r, s in enumerate(sols):
+            tr = s.trace.copy()
+            tr.insert(0, "model", r)
+            traces.append(tr)
+        self.classes_ = classes
+        self.binary_models_ = models
+        self.support_ = support
+        self.relevance_vectors_ = support
+        self.dual_coef_ = dual
+        self.intercept_ = np.array([m.intercept for m in models])
+        self.alpha_ = alpha
+        self.sigma_ = sigma
+        self.log_marginal_likelihood_ = np.array([s.objective for s in sols])
+        self.n_iter_ = np.array([s.iterations for s in sols])
+        self.trace_ = pd.concat(traces, ignore_index=True)
+        self.solutions_ = sols
+        self.shape_fit_ = (n,) if X_fit is None else X_fit.shape
+        if X_fit is not None:
+            self.support_vectors_ = X_fit[support]
+
+    # ---------------------------------------------------------------- predict
+    def _rv_rows(self, X):
+        """``(m, n_RV)`` kernel values between ``X`` and the relevance vectors."""
+        check_is_fitted(self, "binary_models_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self._precomputed():
+            if not np.all(np.isfinite(X)):
+                raise ValueError("X (precomputed kernel rows) contains NaN or inf")
+            return X[:, self.support_]
+        if self.support_.size == 0:
+            return np.zeros((X.shape[0], 0))
+        return self._gram(X, self.support_vectors_)
+
+    def _latent(self, X):
+        """``(m, n_models)`` latent values ``f`` (moderated by ``kappa`` if requested)."""
+        R = self._rv_rows(X)
+        F = R @ self.dual_coef_.T + self.intercept_
+        if self.moderated:
+            Phi_x = np.column_stack([R, np.ones(R.shape[0])]) if self.bias else R
+            var = np.einsum("mi,kij,mj->mk", Phi_x, self.sigma_, Phi_x)
+            F = F / np.sqrt(1.0 + np.pi * np.maximum(var, 0.0) / 8.0)
+        return F
+
+    def decision_function(self, X):
+        """Latent decision values ``f(x) = k(x, X) w + b`` (``kappa f`` with ``moderated``).
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+
+        Returns
+        -------
+        ndarray of shape (m,) for two classes (positive means ``classes_[1]``),
+        else (m, n_classes) one-vs-rest values ``f_k(x)``.
+        """
+        F = self._latent(X)
+        return F[:, 0] if len(self.classes_) == 2 else F
+
+    def predict(self, X):
+        """Predicted labels, shape (m,): sign (two classes) or argmax of ``decision_function``."""
+        F = self.decision_function(X)
+        if len(self.classes_) == 2:
+            return self.classes_[(F > 0).astype(int)]
+        return self.classes_[np.argmax(F, axis=1)]
+
+    def predict_proba(self, X):
+        """Class probabilities, shape (m, n_classes), rows summing to one.
+
+        Two classes: ``[1 - sigma(f), sigma(f)]``.  More: ``sigma(f_k)`` normalized
+        over the one-vs-rest models (computed in log space).  ``f`` is the
+        moderated value with ``moderated=True`` (class docstring).
+        """
+        F = self._latent(X)
+        if len(self.classes_) == 2:
+            p = expit(F[:, 0])
+            return np.column_stack([expit(-F[:, 0]), p])
+        logp = -np.logaddexp(0.0, -F)
+        logp -= logp.max(axis=1, keepdims=True)
+        P = np.exp(logp)
+        return P / P.sum(axis=1, keepdims=True)
+
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`, shape (m, n_classes)."""
+        F = self._latent(X)
+        if len(self.classes_) == 2:
+            return np.column_stack([-np.logaddexp(0.0, F[:, 0]), -np.logaddexp(0.0, -F[:, 0])])
+        logp = -np.logaddexp(0.0, -F)
+        return logp - np.logaddexp.reduce(logp, axis=1, keepdims=True)

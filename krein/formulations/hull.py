@@ -1,0 +1,830 @@
+"""Haasdonk's convex-hull classifier (CH-DU) and its link to the SVM dual (Prop. 7).
+
+Source: B. Haasdonk (2005), "Feature space interpretation of SVMs with indefinite
+kernels", IEEE TPAMI 27(4) -- cited below as "haasdonk".
+
+Symbols: ``K`` kernel matrix (any symmetric matrix), ``y`` in {-1, +1},
+``Q = Y K Y``, ``alpha_bar`` the CH coefficients, ``u = y * alpha_bar``,
+``mu`` the reduction bound of the reduced convex hulls (haasdonk §3.2).
+
+The problem (haasdonk eqs. (4)-(5) and (CH-DU))
+-----------------------------------------------
+With the training points embedded in a pseudo-Euclidean space ``R^(p,q)``
+(haasdonk Prop. 1), the closest points ``z+ = sum_{y_i=+1} alpha_bar_i Phi(x_i)``
+and ``z- = sum_{y_i=-1} alpha_bar_i Phi(x_i)`` of the two reduced convex hulls
+solve::
+
+    minimize    F(alpha_bar) = ||z+ - z-||^2_pE = w'Mw = u'K u,   u = y * alpha_bar
+    subject to  0 <= alpha_bar_i <= mu,
+                sum_{y_i=+1} alpha_bar_i = 1,  sum_{y_i=-1} alpha_bar_i = 1.
+
+haasdonk writes (CH-DU) as ``max 1/2 sum_ij alpha_bar_i alpha_bar_j y_i y_j d2_ij``
+with ``d2`` the induced squared distance (eq. 1) and the constraints
+``y'alpha_bar = 0``, ``1'alpha_bar = 2`` (the same two class sums); on the feasible
+set ``1/2 u'D2 u = -u'K u`` because ``1'u = 0``, so it is this minimization (the
+paper's remark after (CH-DU), via its Lemma 6).  The feasible set is the product
+of two capped simplices; it is empty unless ``mu >= 1 / min(n+, n-)``, and
+``mu >= 1`` gives the ordinary (non-reduced) hulls.
+
+Convexity.  On the affine hull of the feasible set, ``u = P u + c0`` with ``P``
+the orthogonal projector onto the complement of ``span{1+, 1-}`` (the class
+indicator vectors, the constraint directions) and the fixed vector
+``c0 = 1+ / n+ - 1- / n-``.  Hence on the feasible set::
+
+    F = u' (P K P) u + 2 (P K c0)' u + c0' K c0,
+
+and CH-DU is convex iff ``P K P`` is positive semidefinite (exactly: ``Q`` is PSD on
+the feasible directions).  A conditionally positive definite kernel (PSD on
+``1' v = 0``) satisfies this, since ``1`` lies in ``span{1+, 1-}``.
+:func:`hull_convexity` checks it numerically and returns a factor
+``P K P = L L'`` of the *checked* PSD matrix, which :class:`ConvexHullDual` uses
+(``sum_squares(L' u)`` or ``quad_form`` on ``L L'``), never an unchecked
+``psd_wrap``.  Otherwise CH-DU is a non-convex QP (haasdonk §4, §6: multiple
+local optima, Lemma 4) and only local solvers apply (see
+:mod:`krein.estimators.hull`).
+
+Decision rule (haasdonk eqs. (6)-(7))
+-------------------------------------
+The minimum-distance classifier ``g(z) = ||z - z-||^2_pE - ||z - z+||^2_pE``
+is, in kernel terms (the pE embedding and the functions ``h`` of haasdonk
+eq. (3) cancel because ``1'u = 0``)::
+
+    g(x) = 2 k(x, X) u - alpha_bar' K u  =  2 <Phi(x) - (z+ + z-)/2, w>_pE,
+
+a hyperplane with normal ``w = z+ - z-`` through the midpoint of ``z+ z-``
+(haasdonk §4, text below Fig. 1).  In distances: ``g(x) = -sum_i u_i d2(x_i, x) + b``
+with ``b = 1/2 sum_ij alpha_bar_i alpha_bar_j y_i d2(x_i, x_j)``.
+
+.. note:: **Deviation from the paper's eq. (7).**  The text of eq. (7) we have reads
+   ``b = 1/2 sum_ij alpha_bar_i alpha_bar_j y_i y_j d2(x_i, x_j)`` (both labels).
+   That value is ``-F`` and does not put the plane through the midpoint:
+   two points ``x_+ = 1``, ``x_- = -1`` on the real line give
+   ``g(x) = 4x - 4``, which is ``-4`` at the midpoint ``0``.  Expanding eq. (6)
+   with the identity ``||z - sum_i a_i Phi_i||^2 = sum_i a_i d2(z, x_i) -
+   1/2 sum_ij a_i a_j d2_ij`` (``sum a = 1``) gives the bias with a single
+   ``y_i``, which equals ``1/2 (a+' D2 a+ - a-' D2 a-)``; we implement that one
+   (and test it against eq. (6) evaluated in an explicit embedding).
+
+Proposition 7 (SVM-DU <-> CH-DU)
+--------------------------------
+:func:`svm_to_hull`: a stationary point ``alpha`` of the C-SVM dual (SVM-DU)
+gives the CH-DU stationary point ``alpha_bar = 2 alpha / sum(alpha)`` with
+``mu = 2 C / sum(alpha)`` (Prop. 7.1).  :func:`hull_to_svm`: a CH-DU stationary
+point with an unbounded coefficient in each class gives ``alpha = alpha_bar / rho``,
+``C = mu / rho`` with ``rho = 1/2 alpha_bar' Q (e_k + e_l) > 0`` (Prop. 7.2).
+The decision functions are then positive multiples of each other up to a constant
+(parallel planes, Prop. 7.3).  :func:`svm_dual_stationarity` and
+:func:`hull_stationarity` are the certificates used to check both directions.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import cvxpy as cp
+import numpy as np
+
+from .._validation import check_positive, check_square_kernel
+from .base import Formulation
+from .svm import _check_y
+
+__all__ = [
+    "ConvexHullDual",
+    "HullConvexity",
+    "hull_convexity",
+    "hull_mu_min",
+    "hull_objective",
+    "hull_gradient",
+    "hull_lipschitz",
+    "hull_gradient_scale",
+    "project_hulls",
+    "hull_plane",
+    "hull_stationarity",
+    "hull_local_minimality",
+    "svm_to_hull",
+    "hull_to_svm",
+    "svm_dual_stationarity",
+]
+
+
+# ---------------------------------------------------------------------------- checks
+def _check_K_y(K, y):
+    y = _check_y(y)
+    K = check_square_kernel(K, "K")
+    if K.shape[0] != y.size:
+        raise ValueError(f"K has shape {K.shape} but y has {y.size} entries")
+    return K, y
+
+
+def hull_mu_min(y):
+    """Smallest ``mu`` for which the reduced hulls are non-empty: ``1 / min(n+, n-)``.
+
+    Parameters
+    ----------
+    y : array of shape (n,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    float
+    """
+    y = _check_y(y)
+    return 1.0 / min(int(np.sum(y > 0)), int(np.sum(y < 0)))
+
+
+def _check_mu(mu, y):
+    mu = check_positive(mu, "mu")
+    mu_min = hull_mu_min(y)
+    if mu < mu_min * (1.0 - 1e-12):
+        raise ValueError(
+            f"mu={mu!r} is infeasible: a class with {int(round(1 / mu_min))} points has an "
+            f"empty reduced convex hull for mu < 1/{int(round(1 / mu_min))} = {mu_min:.6g} "
+            "(haasdonk §3.2); use mu >= 1 / (size of the smaller class)"
+        )
+    return mu
+
+
+def _check_alpha_bar(alpha_bar, n):
+    a = np.asarray(alpha_bar, dtype=float)
+    if a.ndim not in (1, 2) or a.shape[0] != n:
+        raise ValueError(f"alpha_bar must have shape ({n},) or ({n}, S); got {a.shape}")
+    if not np.all(np.isfinite(a)):
+        raise ValueError("alpha_bar contains NaN or inf")
+    return a
+
+
+# ---------------------------------------------------------------------------- values
+def hull_objective(alpha_bar, K, y):
+    """CH-DU objective ``F = u'K u = ||z+ - z-||^2_pE = w'Mw`` with ``u = y * alpha_bar``.
+
+    Parameters
+    ----------
+    alpha_bar : array of shape (n,) or (n, S)
+        One point or ``S`` points (columns).
+    K : array of shape (n, n)
+    y : array of shape (n,) in {-1, +1}
+
+    Returns
+    -------
+    float, or ndarray of shape (S,)
+        The squared pE distance of the hull points (haasdonk eq. (4); §7.4 "sign of
+        w'Mw").  Negative values are possible for indefinite kernels.
+    """
+    K, y = _check_K_y(K, y)
+    a = _check_alpha_bar(alpha_bar, y.size)
+    U = (y * a.T).T
+    val = np.sum(U * (K @ U), axis=0)
+    return float(val) if a.ndim == 1 else val
+
+
+def hull_gradient(alpha_bar, K, y):
+    """Gradient ``2 y * (K u)`` of :func:`hull_objective`, same shape as ``alpha_bar``."""
+    K, y = _check_K_y(K, y)
+    a = _check_alpha_bar(alpha_bar, y.size)
+    U = (y * a.T).T
+    return (2.0 * y * (K @ U).T).T
+
+
+def hull_lipschitz(K):
+    """``L = 2 max_i sum_j |K_ij|`` (``= 2 ||K||_inf >= 2 ||K||_2``), an upper bound on the
+    Lipschitz constant of the CH-DU gradient (the first step of the local solvers).
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+
+    Returns
+    -------
+    float > 0 (1 if ``K = 0``)
+    """
+    K = np.asarray(K, dtype=float)
+    L = 2.0 * float(np.max(np.sum(np.abs(K), axis=1)))
+    return L if L > 0 else 1.0
+
+
+def hull_gradient_scale(K):
+    """``s = 2 max_ij |K_ij|``, the natural size of the CH-DU gradient.
+
+    ``|grad F_i| = 2 |(K u)_i| <= 2 max|K| ||u||_1 = 2 s`` on the feasible set, so
+    ``grad F / s`` is dimensionless and does not grow with ``n``; the stationarity
+    residual of :func:`hull_stationarity` uses the step ``1 / s``.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+
+    Returns
+    -------
+    float > 0 (1 if ``K = 0``)
+    """
+    s = 2.0 * float(np.max(np.abs(np.asarray(K, dtype=float))))
+    return s if s > 0 else 1.0
+
+
+# ---------------------------------------------------------------------------- projection
+def _project_capped_simplex(V, cap):
+    """Project every column of ``V`` (m, S) onto ``{x : 0 <= x <= cap, sum x = 1}``.
+
+    ``x = clip(v - tau, 0, cap)`` with ``tau`` the root of the non-increasing
+    piecewise-linear ``h(tau) = sum clip(v - tau, 0, cap) - 1``, found by Newton
+    steps safeguarded by bisection (vectorized over columns; Newton is exact once
+    it is on the root's linear piece).  Requires ``m * cap >= 1``.
+    """
+    V = np.asarray(V, dtype=float)
+    m, S = V.shape
+    lo = V.min(axis=0) - cap          # h(lo) = m*cap - 1 >= 0
+    hi = V.max(axis=0)                # h(hi) = -1 < 0
+    tau = np.clip((V.sum(axis=0) - 1.0) / m, lo, hi)
+    todo = np.ones(S, dtype=bool)
+    scale = np.maximum(1.0, np.abs(V).max(axis=0))
+    for _ in range(200):
+        idx = np.flatnonzero(todo)
+        if idx.size == 0:
+            break
+        W = V[:, idx] - tau[idx]
+        X = np.clip(W, 0.0, cap)
+        h = X.sum(axis=0) - 1.0
+        nfree = np.sum((W > 0) & (W < cap), axis=0)
+        eps = np.finfo(float).eps
+        done = (np.abs(h) <= 4 * m * eps) | (hi[idx] - lo[idx] <= 4 * eps * scale[idx])
+        pos = h > 0
+        lo[idx] = np.where(pos, tau[idx], lo[idx])
+        hi[idx] = np.where(pos, hi[idx], tau[idx])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            newton = tau[idx] + h / nfree
+        ok = (nfree > 0) & (newton > lo[idx]) & (newton < hi[idx])
+        tau_new = np.where(ok, newton, 0.5 * (lo[idx] + hi[idx]))
+        tau[idx] = np.where(done, tau[idx], tau_new)
+        todo[idx] = ~done
+    X = np.clip(V - tau, 0.0, cap)
+    # remove the last round-off from the sum on the free entries
+    free = (X > 0) & (X < cap)
+    nf = free.sum(axis=0)
+    corr = np.where(nf > 0, (1.0 - X.sum(axis=0)) / np.maximum(nf, 1), 0.0)
+    X = X + free * corr
+    return np.clip(X, 0.0, cap)
+
+
+def project_hulls(V, y, mu):
+    """Euclidean projection onto the CH-DU feasible set (product of two capped simplices).
+
+    Parameters
+    ----------
+    V : array of shape (n,) or (n, S)
+        Point(s) to project (columns).
+    y : array of shape (n,) in {-1, +1}
+    mu : float > 0
+        Upper bound; must be ``>= 1 / min(n+, n-)``.
+
+    Returns
+    -------
+    ndarray, same shape as ``V``
+        ``argmin ||x - v||`` over ``{0 <= x <= mu, sum_{y=+1} x = 1, sum_{y=-1} x = 1}``.
+
+    Raises
+    ------
+    ValueError
+        For bad labels, an infeasible ``mu`` or a shape mismatch.
+    """
+    y = _check_y(y)
+    mu = _check_mu(mu, y)
+    V = _check_alpha_bar(V, y.size)
+    return _project(V, y, mu)
+
+
+def _project(V, y, mu):
+    """:func:`project_hulls` without the input checks (internal loops)."""
+    one = V.ndim == 1
+    V2 = V[:, None] if one else V
+    out = np.empty_like(V2)
+    for cls in (1.0, -1.0):
+        rows = y == cls
+        out[rows] = _project_capped_simplex(V2[rows], mu)
+    return out[:, 0] if one else out
+
+
+def _lmo(G, y, mu):
+    """``argmin_{s in feasible set} g's`` per column (greedy fill of the smallest entries)."""
+    S = np.zeros_like(G)
+    cap = min(mu, 1.0)
+    k_full = int(np.floor(1.0 / cap + 1e-12))
+    for cls in (1.0, -1.0):
+        rows = np.flatnonzero(y == cls)
+        order = np.argsort(G[rows], axis=0, kind="stable")
+        Sc = np.zeros((rows.size, G.shape[1]))
+        cols = np.arange(G.shape[1])
+        k = min(k_full, rows.size)
+        for j in range(k):
+            Sc[order[j], cols] = cap
+        rest = 1.0 - k * cap
+        if k < rows.size and rest > 0:
+            Sc[order[k], cols] = rest
+        S[rows] = Sc
+    return S
+
+
+# ---------------------------------------------------------------------------- certificates
+def hull_stationarity(alpha_bar, K, y, mu, scale=None):
+    """Stationarity certificates of a CH-DU point (computed by our code, not a solver's).
+
+    * ``residual = ||alpha_bar - P(alpha_bar - grad F / s)||_inf`` with ``P`` the exact
+      projection onto the feasible set and ``s`` = :func:`hull_gradient_scale`: zero
+      iff the point is stationary (the KKT conditions of CH-DU hold).  It is
+      dimensionless (``alpha_bar`` is in [0, 1] and ``grad F / s`` is O(1)); near a
+      stationary point it is the largest KKT violation ``|grad F_i - lambda_class|``
+      relative to ``s``.
+    * ``fw_gap = grad F' (alpha_bar - s*)``, ``s*`` minimizing ``grad F' s`` over the
+      feasible set (the Frank-Wolfe gap): zero iff stationary; when CH-DU is convex
+      it bounds the suboptimality, ``F - F* <= fw_gap`` (a global certificate).
+    * ``violation``: largest violation of the constraints.
+
+    Parameters
+    ----------
+    alpha_bar : array of shape (n,) or (n, S)
+    K : array of shape (n, n)
+    y : array of shape (n,) in {-1, +1}
+    mu : float
+    scale : float, optional
+        Default :func:`hull_gradient_scale` ``(K)``.
+
+    Returns
+    -------
+    dict with ``residual``, ``fw_gap``, ``violation``, ``objective`` (floats, or
+    arrays of shape (S,) for several points).
+    """
+    K, y = _check_K_y(K, y)
+    mu = _check_mu(mu, y)
+    a = _check_alpha_bar(alpha_bar, y.size)
+    return _stationarity(a, K, y, mu, scale)
+
+
+def _stationarity(a, K, y, mu, scale=None):
+    """:func:`hull_stationarity` without the input checks (internal loops)."""
+    one = a.ndim == 1
+    A = a[:, None] if one else a
+    L = hull_gradient_scale(K) if scale is None else float(scale)
+    U = y[:, None] * A
+    KU = K @ U
+    G = 2.0 * y[:, None] * KU
+    Ap = _project(A - G / L, y, mu)
+    res = np.max(np.abs(A - Ap), axis=0)
+    S = _lmo(G, y, mu)
+    fw = np.sum(G * (A - S), axis=0)
+    pos, neg = y > 0, y < 0
+    viol = np.maximum.reduce([
+        np.max(-A, axis=0, initial=0.0), np.max(A - mu, axis=0, initial=0.0),
+        np.abs(A[pos].sum(axis=0) - 1.0), np.abs(A[neg].sum(axis=0) - 1.0)])
+    obj = np.sum(U * KU, axis=0)
+    out = {"residual": res, "fw_gap": fw, "violation": viol, "objective": obj}
+    if one:
+        out = {k: float(v[0]) for k, v in out.items()}
+    return out
+
+
+def hull_local_minimality(alpha_bar, K, y, mu, *, bound_tol=1e-7, sc_tol=None, curv_tol=None):
+    """Second-order test at a CH-DU stationary point: local minimum, saddle, or undecided.
+
+    For a QP, a KKT point is a local minimum iff the Hessian ``2 Q`` is copositive on
+    the critical cone.  Under strict complementarity (every coefficient at a bound has a
+    multiplier bounded away from zero) the critical cone is the subspace of directions
+    supported on the free coefficients with zero sum per class, and the test is the
+    sign of the least eigenvalue of the reduced Hessian there.  A negative eigenvalue
+    there proves a saddle whether or not strict complementarity holds.
+
+    Parameters
+    ----------
+    alpha_bar : array of shape (n,)
+        A (numerically) stationary point.
+    K : array of shape (n, n)
+    y : array of shape (n,) in {-1, +1}
+    mu : float
+    bound_tol : float
+        Coefficients within ``bound_tol`` of 0 or ``mu`` count as at the bound.
+    sc_tol, curv_tol : float, optional
+        Margins for strict complementarity and for the least reduced eigenvalue;
+        default ``1e-7 s`` and ``1e-9 s`` with ``s`` = :func:`hull_gradient_scale`.
+
+    Returns
+    -------
+    dict
+        ``local_min`` (True, False, or None when strict complementarity fails and the
+        reduced Hessian is PSD: undecided), ``strict_complementarity`` (bool),
+        ``min_curvature`` (least reduced eigenvalue; ``inf`` if the face is a vertex),
+        ``n_free`` (int).
+    """
+    K, y = _check_K_y(K, y)
+    mu = _check_mu(mu, y)
+    a = _check_alpha_bar(alpha_bar, y.size)
+    if a.ndim != 1:
+        raise ValueError("alpha_bar must be one point of shape (n,)")
+    return _local_minimality(a, K, y, mu, bound_tol, sc_tol, curv_tol)
+
+
+def _local_minimality(a, K, y, mu, bound_tol=1e-7, sc_tol=None, curv_tol=None):
+    """:func:`hull_local_minimality` without the input checks (internal loops)."""
+    L = hull_gradient_scale(K)
+    sc_tol = 1e-7 * L if sc_tol is None else sc_tol
+    curv_tol = 1e-9 * L if curv_tol is None else curv_tol
+    u = y * a
+    g = 2.0 * y * (K @ u)
+    at0 = a <= bound_tol
+    # with mu >= 1 the cap is redundant (class sums are 1): never an active constraint
+    atU = (a >= mu - bound_tol) if mu < 1.0 else np.zeros_like(at0)
+    free = ~at0 & ~atU
+    strict = True
+    for cls in (1.0, -1.0):
+        c = y == cls
+        F, Z, U = free & c, at0 & c, atU & c
+        if F.any():
+            lam = float(np.mean(g[F]))
+            if Z.any() and np.min(g[Z]) - lam <= sc_tol:
+                strict = False
+            if U.any() and np.max(g[U]) - lam >= -sc_tol:
+                strict = False
+        else:
+            lo_ = np.max(g[U]) if U.any() else -np.inf
+            hi_ = np.min(g[Z]) if Z.any() else np.inf
+            if not hi_ - lo_ > 2 * sc_tol:
+                strict = False
+    idx = np.flatnonzero(free)
+    if idx.size == 0:
+        min_curv = np.inf
+    else:
+        B = np.vstack([(y[idx] > 0).astype(float), (y[idx] < 0).astype(float)])
+        B = B[B.sum(axis=1) > 0]
+        # orthonormal basis of the null space of B (zero sum per class on the free set)
+        Qb, _ = np.linalg.qr(B.T, mode="complete")
+        Z = Qb[:, B.shape[0]:]
+        if Z.shape[1] == 0:
+            min_curv = np.inf
+        else:
+            H = 2.0 * (y[idx, None] * K[np.ix_(idx, idx)] * y[None, idx])
+            min_curv = float(np.linalg.eigvalsh(Z.T @ H @ Z)[0])
+    if min_curv < -curv_tol:
+        local = False
+    elif strict:
+        local = True
+    else:
+        local = None
+    return {"local_min": local, "strict_complementarity": strict,
+            "min_curvature": min_curv, "n_free": int(idx.size)}
+
+
+# ---------------------------------------------------------------------------- plane
+def hull_plane(alpha_bar, K, y):
+    """Coefficients and bias of the minimum-distance rule (haasdonk eqs. (6)-(7)).
+
+    ``g(x) = ||Phi(x) - z-||^2_pE - ||Phi(x) - z+||^2_pE = k(x, X) coef + intercept``
+    with ``coef = 2 u`` and ``intercept = -alpha_bar' K u``: the plane through the
+    midpoint of ``z+ z-`` with pE normal ``w = z+ - z-`` (see the module docstring
+    for the corrected bias of eq. (7)).
+
+    Parameters
+    ----------
+    alpha_bar : array of shape (n,)
+    K : array of shape (n, n)
+    y : array of shape (n,) in {-1, +1}
+
+    Returns
+    -------
+    coef : ndarray of shape (n,)
+    intercept : float
+    """
+    K, y = _check_K_y(K, y)
+    a = _check_alpha_bar(alpha_bar, y.size)
+    if a.ndim != 1:
+        raise ValueError("alpha_bar must be one point of shape (n,)")
+    u = y * a
+    Ku = K @ u
+    return 2.0 * u, -float(a @ Ku)
+
+
+# ---------------------------------------------------------------------------- convexity
+@dataclass(frozen=True)
+class HullConvexity:
+    """Result of :func:`hull_convexity`.
+
+    Attributes
+    ----------
+    is_convex : bool
+        Whether ``P K P`` is PSD within ``tol`` (CH-DU convex on its feasible set).
+    min_eigenvalue : float
+        Least eigenvalue of ``K`` restricted to the feasible directions (the range of
+        ``P``, which projects out ``span{1+, 1-}``), i.e. of ``Z'QZ`` for an
+        orthonormal basis ``Z`` of the directions with zero class sums.
+    tol : float
+        Tolerance used.
+    factor : ndarray of shape (n, r) or None
+        ``L`` with ``L L' = `` the PSD part of ``P K P`` (eigenvalues ``> tol``);
+        only when ``is_convex``.
+    linear : ndarray of shape (n,)
+        ``2 P K c0``, the linear term of ``F`` on the feasible set.
+    constant : float
+        ``c0' K c0`` (the squared pE distance of the class means, haasdonk §7.3 "DCM").
+    """
+
+    is_convex: bool
+    min_eigenvalue: float
+    tol: float
+    factor: np.ndarray | None
+    linear: np.ndarray
+    constant: float
+
+
+def hull_convexity(K, y, tol=None):
+    """Check numerically whether CH-DU is convex on its feasible set, and factor it.
+
+    CH-DU is convex iff ``P K P`` is PSD, ``P = I - 1+ 1+'/n+ - 1- 1-'/n-`` (the
+    projector onto the directions of the feasible set; see the module docstring).
+    A conditionally positive definite kernel always passes.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+    y : array of shape (n,) in {-1, +1}
+    tol : float, optional
+        Eigenvalues ``>= -tol`` count as zero.  Default ``100 n eps ||K||_inf``
+        (the round-off of forming ``P K P`` scales with ``K``; ``||K||_inf`` is the
+        cheap upper bound of ``||K||_2`` used by
+        :func:`krein.formulations.psd_factor`'s ``100 n eps max|lam|``).
+
+    Returns
+    -------
+    HullConvexity
+
+    Raises
+    ------
+    ValueError
+        On bad ``K``/``y`` or a negative ``tol``.
+    """
+    K, y = _check_K_y(K, y)
+    n = y.size
+    pos, neg = y > 0, y < 0
+    c0 = pos / pos.sum() - neg / neg.sum()
+
+    def proj_cols(A):  # P A (P acts on rows)
+        A = A.copy()
+        A[pos] -= A[pos].mean(axis=0)
+        A[neg] -= A[neg].mean(axis=0)
+        return A
+
+    PKP = proj_cols(proj_cols(K).T)
+    # move the two directions P removes (1+/sqrt(n+), 1-/sqrt(n-), eigenvalue 0 of P K P)
+    # above the whole spectrum, so that the remaining eigenpairs are exactly those of
+    # K restricted to the feasible directions: the two largest are then dropped
+    shift = 1.0 + hull_lipschitz(K)
+    M = PKP + shift * (np.outer(pos, pos) / pos.sum() + np.outer(neg, neg) / neg.sum())
+    lam, V = np.linalg.eigh(0.5 * (M + M.T))
+    lam, V = lam[:-2], V[:, :-2]
+    if tol is None:
+        scale = 0.5 * hull_lipschitz(K)   # max row sum of |K| >= ||K||_2
+        tol = 100 * n * np.finfo(float).eps * scale
+    elif not isinstance(tol, numbers.Real) or not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
+    Kc0 = K @ c0
+    linear = 2.0 * proj_cols(Kc0[:, None])[:, 0]
+    constant = float(c0 @ Kc0)
+    min_eig = float(lam[0]) if lam.size else 0.0
+    convex = bool(min_eig >= -tol)
+    factor = None
+    if convex:
+        keep = lam > tol
+        factor = V[:, keep] * np.sqrt(lam[keep])
+    return HullConvexity(convex, min_eig, float(tol), factor, linear, constant)
+
+
+# ---------------------------------------------------------------------------- CVXPY
+class ConvexHullDual(Formulation):
+    """CH-DU (haasdonk §4) as a convex QP in CVXPY, for kernels where it is convex.
+
+    Minimizes ``F = ||L' u||^2 + linear' u + constant`` (``= u'K u`` on the
+    feasible set, module docstring) over ``u = y * alpha_bar``,
+    ``0 <= alpha_bar <= mu``, class sums 1.  DPP in ``mu``.
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Kernel matrix; CH-DU must be convex on it (checked by
+        :func:`hull_convexity`).
+    y : array of shape (n,) in {-1, +1}
+    mu : float
+        Reduction bound, ``>= 1 / min(n+, n-)``.
+    convexity : HullConvexity, optional
+        A result of :func:`hull_convexity` on the same ``K, y`` (to skip the check).
+    psd_tol : float, optional
+        Tolerance of the convexity check.
+    form : {"factor", "quad_form"}
+        ``sum_squares(L' u)`` or ``quad_form(u, psd_wrap(L L'))`` (``L L'`` is PSD
+        by construction, from the checked eigendecomposition).
+
+    Attributes
+    ----------
+    variables : {"alpha_bar"}
+    parameters : {"mu"}
+    constraints : {"lower", "upper", "sum_pos", "sum_neg"}
+        The multipliers of the class sums are ``-lambda_+-`` of the KKT conditions.
+    convexity : HullConvexity
+
+    Raises
+    ------
+    ValueError
+        If CH-DU is not convex on ``K`` (the message gives the least eigenvalue and
+        points to the local solvers), or on bad input.
+
+    References
+    ----------
+    B. Haasdonk (2005), §4 (CH-DU) and §3.2 (reduced convex hulls); K. P. Bennett &
+    E. J. Bredensteiner (2000) and D. J. Crisp & C. J. C. Burges (2000) for the
+    Euclidean case.
+    """
+
+    name = "ch-du"
+    problem_class = "QP"
+
+    def __init__(self, K, y, mu=1.0, *, convexity=None, psd_tol=None, form="factor"):
+        K, y = _check_K_y(K, y)
+        mu = _check_mu(mu, y)
+        if form not in ("factor", "quad_form"):
+            raise ValueError(f"form must be 'factor' or 'quad_form'; got {form!r}")
+        conv = hull_convexity(K, y, psd_tol) if convexity is None else convexity
+        if not isinstance(conv, HullConvexity) or conv.linear.shape != (y.size,):
+            raise ValueError("convexity must be the HullConvexity of this K and y")
+        if not conv.is_convex:
+            raise ValueError(
+                "CH-DU is not convex for this kernel: the kernel projected onto the feasible "
+                f"directions (orthogonal to both class indicators) has eigenvalue "
+                f"{conv.min_eigenvalue:.6g} < -{conv.tol:.3g}; it is not conditionally "
+                "positive definite.  Use a local solver (ConvexHullClassifier(solver="
+                "'multistart') or solver='nu-svm')"
+            )
+        self.K, self.y, self.convexity = K, y, conv
+        n = y.size
+        a = cp.Variable(n, name="alpha_bar")
+        mup = cp.Parameter(nonneg=True, name="mu", value=float(mu))
+        u = cp.multiply(y, a)
+        L = conv.factor
+        if L.shape[1] == 0:
+            quad = 0.0
+        elif form == "factor":
+            quad = cp.sum_squares(L.T @ u)
+        else:
+            quad = cp.quad_form(u, cp.psd_wrap(L @ L.T))
+        obj = quad + conv.linear @ u + conv.constant
+        pos, neg = y > 0, y < 0
+        cons = {"lower": a >= 0, "upper": a <= mup,
+                "sum_pos": cp.sum(a[np.flatnonzero(pos)]) == 1,
+                "sum_neg": cp.sum(a[np.flatnonzero(neg)]) == 1}
+        problem = cp.Problem(cp.Minimize(obj), list(cons.values()))
+        super().__init__(problem, {"mu": mup}, {"alpha_bar": a}, cons)
+
+    def set(self, **values):  # noqa: D102 - documented in the base class
+        if "mu" in values:
+            _check_mu(values["mu"], self.y)
+        return super().set(**values)
+
+    def certificate(self):
+        """Constraint violation, stationarity residual and Frank-Wolfe gap at the solver's point.
+
+        ``gap`` is the Frank-Wolfe gap, an upper bound on ``F - F*`` (CH-DU is convex
+        here); ``dual_residual`` is the projected-gradient residual of
+        :func:`hull_stationarity`; ``objective_direct`` is ``u'K u`` recomputed.
+        """
+        a = np.asarray(self.variables["alpha_bar"].value, dtype=float)
+        mu = float(self.parameters["mu"].value)
+        st = hull_stationarity(a, self.K, self.y, mu)
+        return {"primal_residual": st["violation"], "dual_residual": st["residual"],
+                "gap": st["fw_gap"], "objective_direct": st["objective"]}
+
+
+# ---------------------------------------------------------------------------- Prop. 7
+def svm_to_hull(alpha, C):
+    """Prop. 7.1: SVM-DU point -> CH-DU point, ``alpha_bar = 2 alpha / sum(alpha)``,
+    ``mu = 2 C / sum(alpha)``.
+
+    Parameters
+    ----------
+    alpha : array of shape (n,)
+        Non-negative SVM dual variables with ``y'alpha = 0`` (not all zero).
+    C : float > 0
+
+    Returns
+    -------
+    alpha_bar : ndarray of shape (n,)
+    mu : float
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` has negative or non-finite entries or is zero, or ``C <= 0``.
+
+    Notes
+    -----
+    The class sums of ``alpha`` are equal (``y'alpha = 0``), so each class sum of
+    ``alpha_bar`` is 1.  Stationary points map to stationary points and local optima
+    to local optima (haasdonk Prop. 7.1).
+    """
+    C = check_positive(C, "C", allow_inf=False)
+    alpha = np.asarray(alpha, dtype=float)
+    if alpha.ndim != 1 or not np.all(np.isfinite(alpha)):
+        raise ValueError("alpha must be a finite 1-d array")
+    if np.any(alpha < -1e-12 * max(1.0, C)):
+        raise ValueError("alpha must be non-negative (SVM dual variables)")
+    s = float(np.sum(np.maximum(alpha, 0.0)))
+    if s <= 0:
+        raise ValueError("alpha is zero: Prop. 7.1 needs a nonzero stationary point")
+    return 2.0 * np.maximum(alpha, 0.0) / s, 2.0 * C / s
+
+
+def hull_to_svm(alpha_bar, mu, K, y, *, free_tol=1e-8):
+    """Prop. 7.2: CH-DU stationary point -> SVM-DU point ``alpha = alpha_bar / rho``,
+    ``C = mu / rho``, with the SVM bias.
+
+    ``rho = 1/2 alpha_bar' Q (e_k + e_l)`` for unbounded ``0 < alpha_bar_k, alpha_bar_l < mu``
+    with ``y_k = +1``, ``y_l = -1``.  At an exact stationary point ``(Q alpha_bar)_k``
+    is the same for every free ``k`` of a class (it is half the class multiplier), so
+    ``rho`` does not depend on the choice; numerically we average ``(Q alpha_bar)_k``
+    over the free coefficients of each class.
+
+    Parameters
+    ----------
+    alpha_bar : array of shape (n,)
+    mu : float
+        Its reduction bound (``mu >= 1`` means unbounded: the map then gives ``C``
+        with no bounded ``alpha``).
+    K : array of shape (n, n)
+    y : array of shape (n,) in {-1, +1}
+    free_tol : float
+        ``alpha_bar_i`` in ``(free_tol, mu - free_tol)`` counts as unbounded.
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,)
+    C : float
+    b : float
+        Intercept of ``f(x) = k(x, X) (y * alpha) + b`` with ``y_k f(x_k) = 1`` on
+        the free points (haasdonk eq. (8)).
+
+    Raises
+    ------
+    ValueError
+        If a class has no unbounded coefficient, or ``rho <= 0`` (Prop. 7.2 then
+        gives no SVM point; e.g. haasdonk Fig. 1c).
+    """
+    K, y = _check_K_y(K, y)
+    mu = check_positive(mu, "mu")
+    a = _check_alpha_bar(alpha_bar, y.size)
+    if a.ndim != 1:
+        raise ValueError("alpha_bar must be one point of shape (n,)")
+    g = y * (K @ (y * a))           # (Q alpha_bar)_i
+    free = (a > free_tol) & ((a < mu - free_tol) | (mu >= 1.0))
+    Fp, Fm = free & (y > 0), free & (y < 0)
+    if not Fp.any() or not Fm.any():
+        raise ValueError("Prop. 7.2 needs an unbounded coefficient (0 < alpha_bar < mu) in "
+                         "each class; this point has none in "
+                         + ("the positive class" if not Fp.any() else "the negative class"))
+    gp, gm = float(np.mean(g[Fp])), float(np.mean(g[Fm]))
+    rho = 0.5 * (gp + gm)
+    if not rho > 0:
+        raise ValueError(f"rho = 1/2 alpha_bar' Q (e_k + e_l) = {rho:.6g} is not positive: "
+                         "Prop. 7.2 gives no SVM-DU point")
+    return a / rho, float(mu / rho), (gm - gp) / (2.0 * rho)
+
+
+def svm_dual_stationarity(alpha, K, y, C):
+    """Stationarity residual of a point of the C-SVM dual (SVM-DU, haasdonk §5).
+
+    SVM-DU: ``max W(alpha) = 1'alpha - 1/2 alpha' Q alpha`` s.t. ``0 <= alpha <= C``,
+    ``y'alpha = 0`` (any symmetric ``K``).  The residual is the gradient mapping
+    ``L ||alpha - P(alpha + grad W / L)||_inf`` with ``grad W = 1 - Q alpha``, ``P``
+    the exact projection onto the feasible set and ``L = max_i sum_j |K_ij|``
+    (``>= ||Q||_2``); it is in the units of ``grad W`` (margin violations,
+    comparable to libsvm's ``tol``) and zero iff ``alpha`` is stationary.
+
+    Parameters
+    ----------
+    alpha : array of shape (n,)
+    K : array of shape (n, n)
+    y : array of shape (n,) in {-1, +1}
+    C : float > 0
+
+    Returns
+    -------
+    dict with ``residual`` and ``violation`` (largest constraint violation) and
+    ``objective`` (``W(alpha)``).
+    """
+    from ..solvers.projection import project_box_hyperplane   # (no import cycle at load time)
+
+    K, y = _check_K_y(K, y)
+    C = check_positive(C, "C")
+    alpha = np.asarray(alpha, dtype=float)
+    if alpha.shape != y.shape:
+        raise ValueError(f"alpha must have shape {y.shape}; got {alpha.shape}")
+    L = 0.5 * hull_lipschitz(K)
+    Qa = y * (K @ (y * alpha))
+    grad = 1.0 - Qa
+    p = project_box_hyperplane(alpha + grad / L, y, 0.0, C)
+    viol = max(float(np.max(-alpha, initial=0.0)), float(np.max(alpha - C, initial=0.0)),
+               abs(float(y @ alpha)))
+    return {"residual": float(L * np.max(np.abs(alpha - p))), "violation": viol,
+            "objective": float(alpha.sum() - 0.5 * alpha @ Qa)}

@@ -1,0 +1,261 @@
+"""KSVM's least-squares problem (Loosli, Ong & Canu 2013, "loosli", §5.1.2, eq. 26).
+
+With ``G = Y K Y`` (symmetric, possibly indefinite) the SVM dual (loosli eq. 21)
+only has a stationary point, not a minimum, when ``K`` is indefinite.  loosli
+replaces "stabilize ``J(alpha) = alpha'G alpha / 2 - 1'alpha``" (eq. 24) by
+"minimize the squared norm of its gradient" (eq. 25), under the SVM constraints::
+
+    minimize    ||G alpha - 1||^2
+    subject to  y'alpha = 0,  0 <= alpha <= C                          (26)
+
+which is a convex (least-squares) QP whatever the sign of ``K``: its Hessian is
+``2 G'G = 2 G^2``.  When ``G`` is singular the minimizer need not be unique; the
+optimal VALUE is.
+
+Exact KKT conditions of (26) (Lagrangian ``||G alpha - 1||^2 + lambda y'alpha
+- mu'alpha + eta'(alpha - C)``)::
+
+    2 G (G alpha - 1) + lambda y - mu + eta = 0          (stationarity)
+    y'alpha = 0,  0 <= alpha <= C                        (primal)
+    mu >= 0, eta >= 0, mu_i alpha_i = 0, eta_i (alpha_i - C) = 0
+
+loosli's eq. (27) writes ``(alpha'G - 1' + lambda y' - mu' + eta') G' = 0``: the
+multipliers sit INSIDE the product with ``G`` (eq. 27 is the SVM stationarity
+(22) multiplied by ``G``, the "normal residuals" of §5.1.1), which is not the
+gradient of the Lagrangian of (26).  krein follows the exact conditions above;
+:func:`ksvm_kkt_residual` measures them.
+"""
+
+from __future__ import annotations
+
+import cvxpy as cp
+import numpy as np
+
+from .._validation import check_positive
+from .base import Formulation
+from .svm import _check_y
+
+__all__ = ["KSVMLeastSquares", "ksvm_gram", "ksvm_kkt_residual", "best_multiplier"]
+
+
+def ksvm_gram(K, y):
+    """``G = Y K Y`` (``G_ij = y_i y_j K_ij``), shape (n, n).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+    y : ndarray of shape (n,) in {-1, +1}
+
+    Returns
+    -------
+    ndarray of shape (n, n)
+    """
+    return (y[:, None] * K) * y[None, :]
+
+
+def _natural_residual(alpha, s, C):
+    """``alpha - clip(alpha - s, 0, C)`` componentwise (zero iff the box KKT hold for ``s``)."""
+    return alpha - np.clip(alpha - s, 0.0, C)
+
+
+def best_multiplier(alpha, grad, y, C, hdiag):
+    """The multiplier ``lambda`` of ``y'alpha = 0`` that minimizes the KKT residual.
+
+    The scaled natural residual ``rho_i(lambda) = alpha_i - clip(alpha_i -
+    (grad_i + lambda y_i) / h_i, 0, C)`` makes ``y_i rho_i`` non-decreasing in
+    ``lambda`` for every ``i``, so ``max_i |rho_i|`` is the maximum of a
+    non-decreasing and a non-increasing function of ``lambda``; its minimizer is
+    their crossing, found by bisection on ``[min_i(-y_i grad_i), max_i(-y_i grad_i)]``
+    (outside that interval every component gets worse).
+
+    Parameters
+    ----------
+    alpha : ndarray of shape (n,)
+    grad : ndarray of shape (n,)
+        Gradient ``2 G (G alpha - 1)`` of the objective of (26).
+    y : ndarray of shape (n,) in {-1, +1}
+    C : float
+    hdiag : ndarray of shape (n,)
+        Positive scaling (the Hessian diagonal ``2 (G^2)_ii``).
+
+    Returns
+    -------
+    float
+    """
+    t = -y * grad
+    lo, hi = float(np.min(t)), float(np.max(t))
+
+    def parts(lam):
+        v = y * _natural_residual(alpha, (grad + lam * y) / hdiag, C)
+        return max(float(np.max(v)), 0.0), max(float(np.max(-v)), 0.0)
+
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        up, down = parts(mid)
+        if up > down:
+            hi = mid
+        else:
+            lo = mid
+    a_lo, b_lo = parts(lo)
+    a_hi, b_hi = parts(hi)
+    return lo if max(a_lo, b_lo) <= max(a_hi, b_hi) else hi
+
+
+def ksvm_kkt_residual(K, y, C, alpha, lam=None, *, G=None):
+    """KKT residuals of problem (26) at ``alpha`` (exact conditions, module docstring).
+
+    Two numbers, both relative to the box size ``C`` (dimensionless):
+
+    * ``primal = max(|y'alpha|, max(-alpha), max(alpha - C)) / C``;
+    * ``stationarity = max_i |alpha_i - clip(alpha_i - (grad_i + lambda y_i) / h_i,
+      0, C)| / C`` with ``grad = 2 G (G alpha - 1)`` and ``h_i = 2 (G^2)_ii`` the
+      Hessian diagonal: the move of ``alpha_i`` (as a share of ``C``) that an exact
+      minimization along coordinate ``i`` of the Lagrangian would make, clipped to
+      the box.  It is zero iff ``mu = max(grad + lambda y, 0)`` and
+      ``eta = max(-(grad + lambda y), 0)`` satisfy stationarity, sign and
+      complementarity conditions; it is invariant to scaling ``K``.
+
+    Objective gap: when ``alpha`` is feasible and no component is clipped,
+    convexity gives ``f(alpha) - f* <= sum_i |grad_i + lambda y_i| |alpha_i - alpha*_i|
+    <= stationarity * C^2 * sum_i h_i``; on a nearly singular ``G`` (flat
+    directions) a tiny residual can thus leave a visible, bounded objective gap.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    y : ndarray of shape (n,) in {-1, +1}
+    C : float > 0
+    alpha : ndarray of shape (n,)
+    lam : float, optional
+        Multiplier of ``y'alpha = 0``.  Default: the one minimizing the residual
+        (:func:`best_multiplier`), so the residual certifies ``alpha`` alone.
+    G : ndarray of shape (n, n), optional
+        Precomputed ``Y K Y`` (then ``K`` is not used).
+
+    Returns
+    -------
+    dict
+        ``primal``, ``stationarity``, ``residual`` (their maximum), ``lam``,
+        ``objective`` (``||G alpha - 1||^2``).
+
+    Raises
+    ------
+    ValueError
+        On shape mismatch or NaN/inf.
+    """
+    y = np.asarray(y, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    if G is None:
+        K = np.asarray(K, dtype=float)
+        if K.ndim != 2 or K.shape != (y.size, y.size):
+            raise ValueError(f"K must have shape ({y.size}, {y.size}); got {K.shape}")
+        G = ksvm_gram(K, y)
+    if alpha.shape != y.shape:
+        raise ValueError(f"alpha must have shape {y.shape}; got {alpha.shape}")
+    if not (np.all(np.isfinite(alpha)) and np.all(np.isfinite(G))):
+        raise ValueError("alpha or K contains NaN or inf")
+    C = check_positive(C, "C")
+    r = G @ alpha - 1.0
+    grad = 2.0 * (G @ r)
+    hdiag = 2.0 * np.einsum("ij,ij->j", G, G)
+    hdiag = np.maximum(hdiag, np.finfo(float).tiny)
+    if lam is None:
+        lam = best_multiplier(alpha, grad, y, C, hdiag)
+    stat = float(np.max(np.abs(_natural_residual(alpha, (grad + lam * y) / hdiag, C)))) / C
+    primal = max(abs(float(y @ alpha)), float(np.max(-alpha)), float(np.max(alpha - C)), 0.0) / C
+    return {"primal": primal, "stationarity": stat, "residual": max(primal, stat),
+            "lam": float(lam), "objective": float(r @ r)}
+
+
+class KSVMLeastSquares(Formulation):
+    """Problem (26) of loosli as a CVXPY problem, DPP in ``C``.
+
+    ``minimize cp.sum_squares(G @ alpha - 1)`` subject to ``y'alpha = 0`` and
+    ``0 <= alpha <= C``, with ``G = Y K Y`` a NumPy constant.  ``sum_squares`` of
+    an affine expression is convex whatever the sign of ``K`` (no PSD check or
+    factor needed).
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Symmetric kernel matrix, possibly indefinite.
+    y : array of shape (n,)
+        Labels in {-1, +1}.
+    C : float > 0
+
+    Attributes
+    ----------
+    variables : {"alpha"}
+    parameters : {"C"}
+    constraints : {"equality" (dual: lambda), "lower" (dual: mu), "upper" (dual: eta)}
+        With CVXPY's sign conventions these are exactly the multipliers of the
+        Lagrangian in the module docstring.
+    G : ndarray of shape (n, n)
+
+    Raises
+    ------
+    ValueError
+        On bad shapes, NaN/inf, an asymmetric ``K``, labels not in {-1, +1} or
+        ``C <= 0``.
+
+    References
+    ----------
+    Loosli, Ong & Canu (2013), §5.1.2, eqs. (25)-(27).
+    """
+
+    name = "ksvm-least-squares"
+    problem_class = "QP"
+
+    def __init__(self, K, y, C=1.0):
+        from .._validation import check_square_kernel
+
+        y = _check_y(y)
+        check_positive(C, "C")
+        K = check_square_kernel(K, "K")
+        if K.shape[0] != y.size:
+            raise ValueError(f"K must have shape ({y.size}, {y.size}); got {K.shape}")
+        self.K, self.y = K, y
+        self.G = ksvm_gram(K, y)
+        n = y.size
+        alpha = cp.Variable(n, name="alpha")
+        Cp = cp.Parameter(nonneg=True, name="C", value=float(C))
+        cons = {"equality": y @ alpha == 0, "lower": alpha >= 0, "upper": alpha <= Cp}
+        problem = cp.Problem(cp.Minimize(cp.sum_squares(self.G @ alpha - 1.0)), list(cons.values()))
+        super().__init__(problem, {"C": Cp}, {"alpha": alpha}, cons)
+
+    def certificate(self):
+        """Residuals at the current point, computed by krein.
+
+        Returns
+        -------
+        dict
+            ``primal_residual`` (largest constraint violation over ``C``),
+            ``dual_residual`` (``||2 G (G alpha - 1) + lambda y - mu + eta||_inf``
+            with the solver's multipliers, relative to the largest of its terms),
+            ``gap`` (the complementarity ``mu'alpha + eta'(C - alpha) - lambda
+            y'alpha``, which is the Lagrangian duality gap when stationarity holds),
+            ``kkt_residual`` (:func:`ksvm_kkt_residual` with the best multiplier)
+            and ``objective``.
+        """
+        C = float(self.parameters["C"].value)
+        alpha = np.asarray(self.variables["alpha"].value, dtype=float)
+        kkt = ksvm_kkt_residual(None, self.y, C, alpha, G=self.G)
+        out = {"primal_residual": kkt["primal"], "kkt_residual": kkt["residual"],
+               "objective": kkt["objective"], "dual_residual": float("nan"), "gap": float("nan")}
+        duals = self.dual_values()
+        if any(v is None for v in duals.values()):
+            return out
+        lam = float(np.asarray(duals["equality"]).reshape(()))
+        mu = np.asarray(duals["lower"], dtype=float)
+        eta = np.asarray(duals["upper"], dtype=float)
+        grad = 2.0 * (self.G @ (self.G @ alpha - 1.0))
+        stat = grad + lam * self.y - mu + eta
+        scale = max(1.0, float(np.max(np.abs(grad))), abs(lam), float(np.max(np.abs(mu))),
+                    float(np.max(np.abs(eta))))
+        out["dual_residual"] = float(np.max(np.abs(stat))) / scale
+        out["gap"] = float(mu @ alpha + eta @ (C - alpha) - lam * (self.y @ alpha))
+        out["lam"] = lam
+        return out

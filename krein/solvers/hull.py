@@ -1,0 +1,461 @@
+"""Local solvers of Haasdonk's convex-hull problem CH-DU for the non-convex case (haasdonk §7.2).
+
+The problem, the decision rule and the Prop. 7 maps are in
+:mod:`krein.formulations.hull`; the estimator is
+:class:`krein.estimators.hull.ConvexHullClassifier`.
+
+* :func:`hull_nu_svm` -- libsvm's nu-SVM (``sklearn.svm.NuSVC(kernel="precomputed")``)
+  on the kernel as given.  libsvm's nu-SVC dual (Chang & Lin 2001)
+  ``min 1/2 alpha'Q alpha, 0 <= alpha_i <= 1/n, y'alpha = 0, 1'alpha = nu`` is CH-DU
+  after the scaling of Prop. 7.1, ``alpha_bar = 2 alpha / sum(alpha)``, with
+  ``mu = 2 / (nu n)`` (Crisp & Burges 2000); its SMO solver terminates at a stationary
+  point on indefinite kernels (Lin & Lin 2003).  The point is then polished by the
+  projected-gradient loop below to the requested stationarity ``tol``.
+* :func:`hull_multistart` -- spectral projected gradient (Birgin, Martinez & Raydan
+  2000: Barzilai-Borwein step, non-monotone Grippo-Lampariello-Lucidi acceptance,
+  else the exact minimizer along the projected direction, in closed form for a
+  quadratic) from ``n_starts`` random points of the product of capped simplices, all
+  starts advanced together (one ``K @ (n, S)`` product per iteration).  Once a
+  start's free set stops changing, active-set steps on that face (a Newton step when
+  the reduced Hessian is positive semidefinite, a step to the boundary along negative
+  curvature otherwise) end it at the face's minimizer exactly.  The face steps only
+  decrease the objective, so the convergence of the non-monotone SPG to stationary
+  points (Birgin, Martinez & Raydan 2000) is kept; termination is certified anyway by
+  the residual.  Every end point is certified by the projected-gradient
+  residual and the Frank-Wolfe gap (:func:`~krein.formulations.hull.hull_stationarity`)
+  and classified by a second-order test
+  (:func:`~krein.formulations.hull.hull_local_minimality`); the distinct stationary
+  points form the table of local optima.  Random restarts are what haasdonk §7.2
+  suggests (after Lin & Lin 2003) to improve local solutions.
+"""
+
+from __future__ import annotations
+
+import numbers
+import time
+import warnings
+
+import numpy as np
+import pandas as pd
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from ..formulations.hull import (_check_K_y, _check_mu, _local_minimality, _project, _stationarity,
+                                 hull_gradient_scale, hull_lipschitz, project_hulls)
+from .._validation import check_int
+from .core import Solution
+
+__all__ = ["hull_multistart", "hull_nu_svm"]
+
+#: Memory of the non-monotone line search (Birgin, Martinez & Raydan 2000 use 10).
+_GLL_MEMORY = 10
+
+
+def _max_free(n):
+    """The face steps (an eigendecomposition of the free block each) are tried on free sets
+    of at most ``max(64, 2 n^(2/3))`` coefficients, so that one costs about as much as a
+    few gradient iterations (``n^2`` each)."""
+    return max(64, int(2 * n ** (2.0 / 3.0)))
+
+
+# ---------------------------------------------------------------------------- the loop
+def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
+    """Spectral projected gradient on CH-DU for the columns of ``A`` (n, S), together.
+
+    Stops a column when its residual ``||a - P(a - grad F / scale)||_inf <= tol``.
+    Returns ``A, n_iter (S,), converged (S,), residual (S,)``.
+    """
+    S = A.shape[1]
+    L = hull_lipschitz(K)
+    A = _project(A, y, mu)
+    Yc = y[:, None]
+    KU = K @ (Yc * A)
+    sigma = np.full(S, 1.0 / L)
+    smin, smax = 1e-8 / L, 1e8 / L
+    n_iter = np.zeros(S, dtype=int)
+    conv = np.zeros(S, dtype=bool)
+    res = np.full(S, np.inf)
+    active = np.arange(S)
+    Fhist = np.tile(np.sum(Yc * A * KU, axis=0), (_GLL_MEMORY, 1))   # last objectives
+    last_free = np.zeros(A.shape, dtype=bool)
+    tried = np.zeros(A.shape, dtype=bool)
+    it = 0
+    while active.size:
+        Aa, KUa = A[:, active], KU[:, active]
+        G = 2.0 * Yc * KUa
+        R = np.max(np.abs(Aa - _project(Aa - G / scale, y, mu)), axis=0)
+        res[active] = R
+        done = R <= tol
+        conv[active[done]] = True
+        if trace is not None:
+            F = np.sum(Yc * A * KU, axis=0)
+            trace.append({"iter": it, "n_active": int(active.size), "objective": float(F.min()),
+                          "max_residual": float(R.max()), "seconds": time.perf_counter() - t0})
+        keep = ~done
+        active, Aa, KUa, G = active[keep], Aa[:, keep], KUa[:, keep], G[:, keep]
+        if active.size == 0 or it >= max_iter:
+            break
+        it += 1
+        sig = sigma[active]
+        D = _project(Aa - sig * G, y, mu) - Aa
+        YD = Yc * D
+        KD = K @ YD
+        gd = np.sum(G * D, axis=0)          # < 0 unless D = 0
+        c2 = np.sum(YD * KD, axis=0)        # F(A + t D) = F + t gd + t^2 c2
+        # non-monotone (Grippo-Lampariello-Lucidi) acceptance of the full step, else the
+        # exact minimizer along D (closed form for a quadratic)
+        Fa = Fhist[:, active]
+        full = Fa[-1] + gd + c2 <= Fa.max(axis=0) + 1e-4 * gd
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lam = np.where(c2 > 0, np.minimum(1.0, -gd / (2.0 * c2)), 1.0)
+        lam = np.where(full, 1.0, np.clip(np.nan_to_num(lam, nan=0.0), 0.0, 1.0))
+        Fhist[:-1, active] = Fa[1:]
+        Fhist[-1, active] = Fa[-1] + lam * gd + lam ** 2 * c2
+        A[:, active] = Aa + lam * D
+        KU[:, active] = KUa + lam * KD
+        n_iter[active] += 1
+        dd = np.sum(D * D, axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            bb = np.where(c2 > 0, dd / (2.0 * c2), smax)     # Barzilai-Borwein s's / s'z
+        sigma[active] = np.clip(np.nan_to_num(bb, nan=1.0 / L), smin, smax)
+        if it % 50 == 0:   # refresh the running product against drift
+            KU[:, active] = K @ (Yc * A[:, active])
+        # face Newton step once the free set has settled (finite termination on the face)
+        free = (A[:, active] > 0) & ((A[:, active] < mu) if mu < 1.0 else True)
+        for c, j in enumerate(active):
+            if not np.array_equal(free[:, c], last_free[:, j]):
+                last_free[:, j] = free[:, c]
+                continue
+            if np.array_equal(free[:, c], tried[:, j]):
+                continue
+            tried[:, j] = free[:, c]
+            a_new, ku_new, steps = _face_descent(K, y, mu, A[:, j], KU[:, j], free[:, c])
+            if steps:
+                A[:, j], KU[:, j] = a_new, ku_new
+                Fhist[-1, j] = float(np.sum(y * a_new * ku_new))
+    return A, n_iter, conv, res
+
+
+def _face_descent(K, y, mu, a, ku, free, max_steps=20):
+    """Active-set steps on the face of the free set (acceleration of the projected gradient).
+
+    On the face ``{d : d_i = 0 off the free set, sum of d per class = 0}`` the objective
+    is a quadratic with reduced Hessian ``R``.  If ``R`` is positive semidefinite, the
+    (pseudo-inverse) Newton step minimizes it there; if ``R`` has a negative eigenvalue,
+    the objective decreases without bound along that eigenvector (signed downhill) and
+    the step goes to the first bound.  Either step is cut at the first bound it meets,
+    which then leaves the free set, and the next step uses the smaller face; a full
+    Newton step ends the sequence (the face minimizer, exactly).  Every step decreases
+    the objective.
+
+    Parameters
+    ----------
+    a, ku : arrays of shape (n,)
+        The point and ``K (y * a)``; updated copies are returned.
+    free : bool array of shape (n,)
+
+    Returns
+    -------
+    (a, ku, n_steps); ``n_steps = 0`` when nothing was done.
+    """
+    a, ku = a.copy(), ku.copy()
+    steps = 0
+    for _ in range(max_steps):
+        idx = np.flatnonzero(free)
+        if idx.size < 2 or idx.size > _max_free(y.size):
+            break
+        yF = y[idx]
+        B = np.vstack([(yF > 0), (yF < 0)]).astype(float)
+        B = B[B.sum(axis=1) > 0]
+        if idx.size <= B.shape[0]:
+            break
+        Qb, _ = np.linalg.qr(B.T, mode="complete")
+        Z = Qb[:, B.shape[0]:]
+        H = 2.0 * (yF[:, None] * K[np.ix_(idx, idx)] * yF[None, :])
+        w, V = np.linalg.eigh(Z.T @ H @ Z)
+        zg = Z.T @ (2.0 * yF * ku[idx])
+        wmax = max(float(np.abs(w).max()), np.finfo(float).tiny)
+        if w[0] < -1e-10 * wmax:                 # negative curvature: go to a bound
+            v = V[:, 0]
+            d = Z @ (v if v @ zg <= 0 else -v)
+            newton = False
+        else:                                    # (pseudo-inverse) Newton step
+            keep = w > 1e-10 * wmax
+            Vk = V[:, keep]
+            d = -Z @ (Vk @ ((Vk.T @ zg) / w[keep]))
+            newton = True
+        aF = a[idx]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            t_lo = np.where(d < 0, aF / -d, np.inf)
+            t_hi = np.where(d > 0, (mu - aF) / d, np.inf) if mu < 1.0 else np.full_like(d, np.inf)
+        lam = min(float(t_lo.min()), float(t_hi.min()))
+        if newton:
+            lam = min(1.0, lam)
+        if not (0 < lam < np.inf) or not np.any(d):
+            break
+        new = aF + lam * d
+        hit = None
+        if not (newton and lam == 1.0):          # land exactly on the bound that cut the step
+            k_lo, k_hi = int(np.argmin(t_lo)), int(np.argmin(t_hi))
+            if t_lo[k_lo] <= t_hi[k_hi]:
+                new[k_lo], hit = 0.0, idx[k_lo]
+            else:
+                new[k_hi], hit = mu, idx[k_hi]
+        new = np.clip(new, 0.0, mu)
+        ku += K[:, idx] @ (yF * (new - aF))
+        a[idx] = new
+        steps += 1
+        if hit is None:
+            break
+        free = free.copy()
+        free[hit] = False
+    return a, ku, steps
+
+
+def _random_starts(y, mu, n_starts, rng):
+    A = np.zeros((y.size, n_starts))
+    for cls in (1.0, -1.0):
+        rows = np.flatnonzero(y == cls)
+        A[rows] = rng.dirichlet(np.ones(rows.size), size=n_starts).T
+    return _project(A, y, mu)
+
+
+def _optima_table(K, y, mu, A, conv, distinct_tol, L):
+    """Group the end points into distinct stationary points; one row per group."""
+    st = _stationarity(A, K, y, mu, scale=L)
+    Yc = y[:, None]
+    KU = K @ (Yc * A)
+    G = 2.0 * KU - np.sum(A * KU, axis=0)          # decision values on the training points
+    order = np.argsort(st["objective"], kind="stable")
+    groups = []                                   # list of lists of column indices
+    for j in order:
+        for grp in groups:
+            if np.max(np.abs(G[:, j] - G[:, grp[0]])) <= distinct_tol * L:
+                grp.append(j)
+                break
+        else:
+            groups.append([j])
+    rows = []
+    for k, grp in enumerate(groups):
+        j = grp[0]
+        lm = _local_minimality(A[:, j], K, y, mu)
+        rows.append({
+            "optimum": k, "objective": float(st["objective"][j]),
+            "w_norm_pe_positive": bool(st["objective"][j] > 0),
+            "residual": float(st["residual"][j]), "fw_gap": float(st["fw_gap"][j]),
+            "local_min": lm["local_min"], "min_curvature": lm["min_curvature"],
+            "n_found": len(grp), "starts": sorted(int(i) for i in grp),
+            "n_support": int(np.sum(A[:, j] > 0)), "best": k == 0,
+            "alpha_bar": A[:, j].copy(), "converged": bool(all(conv[i] for i in grp)),
+        })
+    return pd.DataFrame(rows), [grp[0] for grp in groups], st
+
+
+def _check_tol(tol, name="tol"):
+    if not isinstance(tol, numbers.Real) or isinstance(tol, bool) or not np.isfinite(tol) or tol <= 0:
+        raise ValueError(f"{name} must be a positive finite number; got {tol!r}")
+    return float(tol)
+
+
+def _solution(name, a, K, y, mu, n_iter, converged, t_setup, t_solve, trace, extra):
+    st = _stationarity(a, K, y, mu)
+    cert = dict(st)
+    cert.update(extra)
+    return Solution(solver=name, status="stationary" if converged else "max_iter",
+                    objective=st["objective"], primal={"alpha_bar": a, "u": y * a}, dual={},
+                    setup_time=t_setup, solve_time=t_solve, iterations=int(n_iter),
+                    primal_residual=st["violation"], dual_residual=st["residual"],
+                    gap=st["fw_gap"], certificate=cert,
+                    trace=None if trace is None else pd.DataFrame(trace))
+
+
+def hull_multistart(K, y, mu=1.0, *, n_starts=10, tol=1e-6, max_iter=10000, random_state=None,
+                    init=None, distinct_tol=1e-4):
+    """Multi-start spectral projected gradient on CH-DU (haasdonk §4; §7.2 random restarts).
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+        Any symmetric kernel matrix.
+    y : array of shape (n,) in {-1, +1}
+    mu : float
+        Reduction bound, ``>= 1 / min(n+, n-)``.
+    n_starts : int >= 1
+        Number of random starts (uniform, i.e. Dirichlet(1), on each class simplex,
+        projected onto the capped simplex), in addition to the columns of ``init``.
+    tol : float > 0
+        Stop a start when the residual ``||a - P(a - grad F / s)||_inf <= tol``
+        (:func:`~krein.formulations.hull.hull_stationarity`).
+    max_iter : int >= 1
+        Iterations per start; a ``ConvergenceWarning`` counts the starts that hit it.
+    random_state : None, int or RandomState
+    init : array of shape (n,) or (n, S0), optional
+        Extra starting points (projected onto the feasible set).
+    distinct_tol : float > 0
+        Two end points are the same optimum when their decision values
+        (:func:`~krein.formulations.hull.hull_plane`) on the training points differ
+        by at most ``distinct_tol * s`` (``s`` =
+        :func:`~krein.formulations.hull.hull_gradient_scale`; those values are at most
+        ``4 s`` in size); this identifies optima by their hull points ``z+-``,
+        not by their possibly non-unique coefficients.
+
+    Returns
+    -------
+    solution : krein.solvers.Solution
+        The stationary point of least objective; ``primal = {"alpha_bar", "u"}``,
+        ``dual_residual`` = stationarity residual, ``gap`` = Frank-Wolfe gap,
+        ``certificate`` also has ``local_min``, ``n_distinct``, ``n_starts``;
+        ``trace`` has one row per iteration (``iter, n_active, objective``
+        (best over starts), ``max_residual`` (over active starts), ``seconds``).
+    table : pandas.DataFrame
+        One row per distinct stationary point, best first: ``optimum, objective``
+        (``= w'Mw``), ``w_norm_pe_positive, residual, fw_gap, local_min``
+        (True / False (saddle) / None (undecided)), ``min_curvature, n_found``
+        (number of starts that ended there), ``starts, n_support, best,
+        alpha_bar`` (the point), ``converged``.
+
+    Raises
+    ------
+    ValueError
+        On bad input or parameters.
+    """
+    K, y = _check_K_y(K, y)
+    mu = _check_mu(mu, y)
+    n_starts = check_int(n_starts, "n_starts", low=1)
+    tol = _check_tol(tol)
+    distinct_tol = _check_tol(distinct_tol, "distinct_tol")
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    t0 = time.perf_counter()
+    rng = check_random_state(random_state)
+    A0 = _random_starts(y, mu, n_starts, rng)
+    if init is not None:
+        init = np.asarray(init, dtype=float)
+        init = init[:, None] if init.ndim == 1 else init
+        if init.ndim != 2 or init.shape[0] != y.size or not np.all(np.isfinite(init)):
+            raise ValueError(f"init must be a finite array of shape ({y.size},) or ({y.size}, S0)")
+        A0 = np.hstack([project_hulls(init, y, mu), A0])
+    L = hull_gradient_scale(K)
+    t_setup = time.perf_counter() - t0
+    trace = []
+    A, n_iter, conv, _ = _spg(K, y, mu, A0, tol, max_iter, L, trace, t0)
+    table, reps, st = _optima_table(K, y, mu, A, conv, distinct_tol, L)
+    if not conv.all():
+        warnings.warn(f"CH-DU projected gradient: {int((~conv).sum())} of {conv.size} starts hit "
+                      f"max_iter={max_iter} before residual <= {tol:g}", ConvergenceWarning,
+                      stacklevel=2)
+    j = reps[0]
+    extra = {"local_min": table.loc[0, "local_min"], "n_distinct": len(reps),
+             "n_starts": int(A.shape[1]), "n_iter_per_start": n_iter}
+    sol = _solution("multistart-spg", A[:, j], K, y, mu, n_iter.max(), bool(conv[j]), t_setup,
+                    time.perf_counter() - t0 - t_setup, trace, extra)
+    return sol, table
+
+
+def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, polish=True,
+                cache_size=200):
+    """CH-DU through libsvm's nu-SVM on the kernel as given (haasdonk §7.1-7.2).
+
+    ``nu = 2 / (min(mu, 1) n)``; libsvm's dual variables are mapped by
+    ``alpha_bar = 2 alpha / sum(alpha)`` (Prop. 7.1's scaling; for nu-SVM it is an
+    exact change of variables) and projected onto the feasible set (round-off).
+    With ``polish=True`` the point is refined by the projected-gradient loop of
+    :func:`hull_multistart` until the stationarity residual is ``<= tol`` (libsvm
+    stops on its own, looser, criterion ``libsvm_tol``).
+
+    Parameters
+    ----------
+    K : array of shape (n, n)
+    y : array of shape (n,) in {-1, +1}
+    mu : float
+    tol : float > 0
+        Stationarity target of the polish.
+    libsvm_tol : float > 0
+        libsvm's stopping tolerance.
+    max_iter : int >= 1
+        Polishing iterations.
+    polish : bool
+    cache_size : float
+        libsvm kernel cache (MB).
+
+    Returns
+    -------
+    krein.solvers.Solution
+        As :func:`hull_multistart` (one start); ``certificate["libsvm_residual"]``
+        is the residual of libsvm's point before polishing, ``iterations`` the
+        polishing iterations and ``certificate["libsvm_iterations"]`` libsvm's.
+        ``certificate["libsvm_failed"]`` is True when libsvm returned no usable point
+        (``mu`` so close to ``1 / min(n+, n-)`` that no support vector is free:
+        libsvm's rescaling divides by zero); the polish then starts from the class
+        means, the centre of the (then tiny) feasible set.
+
+    Raises
+    ------
+    ValueError
+        On bad input; libsvm's own errors are passed through.
+    """
+    from sklearn.svm import NuSVC
+
+    K, y = _check_K_y(K, y)
+    mu = _check_mu(mu, y)
+    tol = _check_tol(tol)
+    libsvm_tol = _check_tol(libsvm_tol, "libsvm_tol")
+    max_iter = check_int(max_iter, "max_iter", low=1)
+    n = y.size
+    t0 = time.perf_counter()
+    nu = min(1.0, 2.0 / (min(mu, 1.0) * n))
+    svc = NuSVC(kernel="precomputed", nu=nu, tol=libsvm_tol, cache_size=cache_size)
+    libsvm_failed = False
+    try:
+        svc.fit(K, y)
+    except ValueError as exc:
+        # libsvm rescales its solution by 1/r, r the margin it reads off the free SVs; with
+        # mu near 1/min(n+, n-) (nu near its upper limit) no SV may be free, r = 0 and
+        # scikit-learn rejects the infinite coefficients.  The feasible set is then a tiny
+        # neighbourhood of the class means: start the polish from there instead.
+        if "not finite" not in str(exc):
+            raise
+        libsvm_failed = True
+    if libsvm_failed:
+        a = project_hulls(np.where(y > 0, 1.0 / np.sum(y > 0), 1.0 / np.sum(y < 0)), y, mu)
+    else:
+        alpha = np.zeros(n)
+        alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+        a = np.zeros(n)
+        for cls in (1.0, -1.0):
+            rows = y == cls
+            a[rows] = alpha[rows] / alpha[rows].sum()
+        a = project_hulls(a, y, mu)
+    L = hull_gradient_scale(K)
+    t_libsvm = time.perf_counter() - t0
+    res0 = _stationarity(a, K, y, mu, scale=L)["residual"]
+    trace = None
+    n_it, converged = 0, res0 <= tol
+    if polish and not converged:
+        trace = []
+        A, n_iter, conv, _ = _spg(K, y, mu, a[:, None], tol, max_iter, L, trace, t0)
+        a, n_it, converged = A[:, 0], int(n_iter[0]), bool(conv[0])
+        if not converged:
+            warnings.warn(f"CH-DU polish after nu-SVM hit max_iter={max_iter}", ConvergenceWarning,
+                          stacklevel=2)
+    lm = _local_minimality(a, K, y, mu)
+    extra = {"libsvm_residual": res0, "libsvm_seconds": t_libsvm, "nu": nu,
+             "libsvm_failed": libsvm_failed,
+             "libsvm_iterations": 0 if libsvm_failed else int(np.sum(getattr(svc, "n_iter_", [0]))),
+             "local_min": lm["local_min"], "min_curvature": lm["min_curvature"],
+             "n_distinct": 1, "n_starts": 1}
+    return _solution("nu-svm", a, K, y, mu, n_it, converged, t_libsvm,
+                     time.perf_counter() - t0 - t_libsvm, trace, extra)
+
+
+def _one_row_table(sol, K, y, mu, global_opt):
+    a = sol.primal["alpha_bar"]
+    lm = {"local_min": True, "min_curvature": float("nan")} if global_opt else \
+        _local_minimality(a, K, y, mu)
+    return pd.DataFrame([{
+        "optimum": 0, "objective": sol.objective, "w_norm_pe_positive": bool(sol.objective > 0),
+        "residual": sol.dual_residual, "fw_gap": sol.gap, "local_min": lm["local_min"],
+        "min_curvature": lm["min_curvature"], "n_found": 1, "starts": [0],
+        "n_support": int(np.sum(a > 0)), "best": True, "alpha_bar": a.copy(),
+        "converged": sol.status in ("optimal", "stationary")}])
+
+
