@@ -187,7 +187,12 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
             self._reset_fitted()
             raise
 
-    def _fit(self, X, y):
+    def _fit_input(self, X, y):
+        """Validate parameters and data; return ``(X_fit, K, classes, y_idx)``.
+
+        ``X_fit`` is ``None`` for a precomputed kernel; ``K`` the checked square
+        training kernel; ``y_idx`` the class index of each sample.
+        """
         self._validate_params_extra()
         self._validate_common()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
@@ -197,13 +202,16 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
             X_fit = None
         else:
             X_fit = X
-            K = self._gram(X)
-            K = check_square_kernel(K, "kernel matrix")
+            K = check_square_kernel(self._gram(X), "kernel matrix")
         classes, y_idx = np.unique(y, return_inverse=True)
         if classes.size < 2:
             raise ValueError(
                 f"y has only one class ({classes[0]!r}); a classifier needs at least two classes"
             )
+        return X_fit, K, classes, y_idx
+
+    def _fit(self, X, y):
+        X_fit, K, classes, y_idx = self._fit_input(X, y)
         pairs = list(itertools.combinations(range(classes.size), 2))
         models = []
         for i, j in pairs:

@@ -7,10 +7,8 @@ import numbers
 import numpy as np
 import pandas as pd
 from scipy.special import expit
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_square_kernel
 from ..solvers.rvm import sparse_bayes
 from .base import BinaryModel, KernelClassifierBase, check_int
 
@@ -163,21 +161,7 @@ class RVC(KernelClassifierBase):
 
     # ---------------------------------------------------------------- fit
     def _fit(self, X, y):
-        self._validate_params_extra()
-        self._validate_common()
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        check_classification_targets(y)
-        if self._precomputed():
-            K = check_square_kernel(X, "X (precomputed kernel)")
-            X_fit = None
-        else:
-            X_fit = X
-            K = check_square_kernel(self._gram(X), "kernel matrix")
-        classes, y_idx = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(
-                f"y has only one class ({classes[0]!r}); a classifier needs at least two classes"
-            )
+        X_fit, K, classes, y_idx = self._fit_input(X, y)
         idx = np.arange(K.shape[0])
         positives = [1] if classes.size == 2 else list(range(classes.size))
         models = [self._fit_binary(K, np.where(y_idx == k, 1.0, -1.0), idx) for k in positives]

@@ -24,6 +24,27 @@ from .svm import _check_y
 __all__ = ["LPSVM"]
 
 
+def check_margin_problem(K, y, C):
+    """Checked ``(K, y)`` of a kernel-expansion margin problem (LP-SVM, Mod SVM).
+
+    ``K`` of shape ``(n, m)`` (rows: training points, columns: expansion points),
+    ``y`` of shape ``(n,)`` in {-1, +1}, ``C > 0``.
+
+    Raises
+    ------
+    ValueError
+        Bad labels, ``C <= 0``, a shape mismatch, or NaN/inf in ``K``.
+    """
+    y = _check_y(y)
+    check_positive(C, "C")
+    K = np.asarray(K, dtype=float)
+    if K.ndim != 2 or K.shape[0] != y.size:
+        raise ValueError(f"K must have shape ({y.size}, m); got {K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("K contains NaN or inf")
+    return K, y
+
+
 class LPSVM(Formulation):
     """The 1-norm LP-SVM on a (possibly indefinite, possibly rectangular) kernel, DPP in ``C``.
 
@@ -57,13 +78,7 @@ class LPSVM(Formulation):
     problem_class = "LP"
 
     def __init__(self, K, y, C=1.0):
-        y = _check_y(y)
-        check_positive(C, "C")
-        K = np.asarray(K, dtype=float)
-        if K.ndim != 2 or K.shape[0] != y.size:
-            raise ValueError(f"K must have shape ({y.size}, m); got {K.shape}")
-        if not np.all(np.isfinite(K)):
-            raise ValueError("K contains NaN or inf")
+        K, y = check_margin_problem(K, y, C)
         self.K, self.y = K, y
         n, m = K.shape
         c = cp.Variable(m, name="c")

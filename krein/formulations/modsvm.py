@@ -38,9 +38,8 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-from .._validation import check_positive
 from .base import Formulation
-from .svm import _check_y
+from .lpsvm import check_margin_problem
 
 __all__ = ["ModSVM"]
 
@@ -83,13 +82,7 @@ class ModSVM(Formulation):
     problem_class = "QP"
 
     def __init__(self, K, y, C=1.0):
-        y = _check_y(y)
-        check_positive(C, "C")
-        K = np.asarray(K, dtype=float)
-        if K.ndim != 2 or K.shape[0] != y.size:
-            raise ValueError(f"K must have shape ({y.size}, m); got {K.shape}")
-        if not np.all(np.isfinite(K)):
-            raise ValueError("K contains NaN or inf")
+        K, y = check_margin_problem(K, y, C)
         self.K, self.y = K, y
         n, m = K.shape
         alpha = cp.Variable(m, name="alpha")
