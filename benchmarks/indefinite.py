@@ -158,7 +158,8 @@ def main(argv=None):
         # term of (7)): capped at 20 iterations
         n_ex = 200 if a.quick else 500
         jobs = [("pg", big, {}, None), ("apg", big, {}, None),
-                ("accpm", 300 if a.quick else 1000, {}, None),
+                # ACCPM needs about 5 n centers (krein/solvers/accpm.py)
+                ("accpm", 300 if a.quick else 1000, {"max_iter": 6000}, None),
                 ("exchange", n_ex, {"solver": "ECOS"}, None),
                 ("exchange-plain", n_ex, {"solver": "ECOS", "max_iter": 20,
                                           "stabilization": None}, None)]
