@@ -14,6 +14,9 @@ Estimators (scikit-learn compatible):
   pseudo-Euclidean space, convex (CVXPY) or local (nu-SVM, multi-start) solvers.
 * :class:`ModSVC` — Lin & Lin's convexified SVM (Luss & d'Aspremont 2009, §5.1).
 * :class:`RVC` — Tipping's relevance vector classifier (fast marginal-likelihood updates).
+* :class:`CorrectedKernelSVC` — libsvm after any kernel-correction transformer:
+  :class:`Bending`, :class:`ConformalTransformation`, :class:`ConformalLinearCombination`
+  (Munoz & de Diego 2006), :class:`SpectrumCorrection`.
 
 Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 :mod:`krein.kernels`, :mod:`krein.geometry`, :mod:`krein.formulations` with
@@ -21,9 +24,10 @@ Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 (:func:`make_method`, :func:`list_methods`).
 """
 
-from .estimators import (ESVC, KSVC, LPSVC, RVC, ConvexHullClassifier, DirectSVC,
-                         IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC, PerturbSVC,
-                         SpectrumSVC)
+from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombination,
+                         ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC,
+                         DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC,
+                         PerturbSVC, SpectrumSVC)
 from .registry import list_methods, make_method, register_method
 from .solvers import Solution, SolverError, installed_solvers, solve
 from .spectrum import Spectrum, SpectrumCorrection
@@ -43,6 +47,10 @@ __all__ = [
     "ConvexHullClassifier",
     "ModSVC",
     "RVC",
+    "CorrectedKernelSVC",
+    "Bending",
+    "ConformalTransformation",
+    "ConformalLinearCombination",
     "Spectrum",
     "SpectrumCorrection",
     "solve",

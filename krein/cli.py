@@ -6,6 +6,10 @@ standardized Sonar with a clearly indefinite sigmoid kernel and prints the table
     krein compare                                   # Sonar, sigmoid a=4/60, r=-2, 5-fold CV
     krein compare --dataset checkerboard --n-samples 200 --kernel-params a=1,r=-0.5
     krein compare --dataset catcortex --binary paper --kernel dissimilarity-linear
+    krein compare --dataset munoz-artificial        # pick-out of two coordinate kernels
+    krein compare --dataset ionosphere --kernel pick-out-munoz-ionosphere
+                                                    # pick-out of Munoz & de Diego §4.2's
+                                                    # 12 normalized kernels, raw features
     krein diagnose --dataset sonar                  # signature, r_mm, r_neg, DCM
     krein solvers                                   # installed CVXPY solvers and problem classes
     krein methods                                   # the method registry
@@ -202,7 +206,20 @@ def _spectrum_line(spec, note=""):
     s = spec.summary()
     return (f"spectrum of the full kernel ({s['n']} x {s['n']}{note}): signature p/q/z = "
             f"{s['p']}/{s['q']}/{s['z']} (|lambda| <= {s['tol']:.2g} counts as zero), "
-            f"least eigenvalue {s['min_eigenvalue']:.4g}, largest {s['max_eigenvalue']:.4g}")
+            f"least eigenvalue {s['min_eigenvalue']:.4g}, largest {s['max_eigenvalue']:.4g}, "
+            f"r_mm = {s['r_mm']:.3g} %, r_neg = {s['r_neg']:.3g} %")
+
+
+def _fold_deviation_line(folds):
+    """r_mm and r_neg (Munoz & de Diego eq. 2) of the training blocks, mean ± s.d. over folds."""
+    per_fold = folds.drop_duplicates(["repeat", "fold"])
+    parts = []
+    for col in ("r_mm", "r_neg"):
+        v = per_fold[col].to_numpy(dtype=float)
+        sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
+        parts.append(f"{col} = {v.mean():.3g} ± {sd:.2g} %")
+    return (f"deviation from Euclidean of the training blocks (Munoz & de Diego eq. 2; mean ± "
+            f"s.d. over {len(per_fold)} folds): {', '.join(parts)}")
 
 
 def _text_table(rows, left=("method",)):
@@ -258,12 +275,18 @@ def _cmd_compare(args):
     except InvalidArgument as exc:
         _fail(args.prog, f"{_FLAGS.get(exc.argument, exc.argument)}: {exc.message}")
     data = result.data
-    note = ("; centered on all objects, the folds use training centering"
-            if data.per_fold_kernel else "")
+    if data.label_dependent:
+        note = ("; pick-out with all labels, the folds use the training labels only and "
+                "label-free test rows")
+    elif data.per_fold_kernel:
+        note = "; centered on all objects, the folds use training centering"
+    else:
+        note = ""
     print("krein compare")
     for line in _data_lines(data):
         print(line)
     print(_spectrum_line(data.spectrum(), note))
+    print(_fold_deviation_line(result.folds))
     print(f"protocol: {result.cv}-fold stratified CV x {result.repeats} repeat(s) (seed "
           f"{result.random_state}), same folds for every method; C = {result.C:g}; solver = "
           f"{result.solver or 'each method default'}")
@@ -306,7 +329,9 @@ def _cmd_diagnose(args):
         print(line)
     spec = data.spectrum()
     s = spec.summary()
-    if data.per_fold_kernel:
+    if data.label_dependent:
+        print("(pick-out kernel with all labels; compare builds it per fold from training labels)")
+    elif data.per_fold_kernel:
         print("(kernel -1/2 J D^2 J centered on all objects)")
     print(f"n: {s['n']}")
     print(f"signature (p, q, z): ({s['p']}, {s['q']}, {s['z']})  zero tolerance |lambda| <= "
@@ -504,14 +529,19 @@ def _add_data_args(p):
     p.add_argument("--dataset", default="sonar", metavar="NAME",
                    help="data set (see 'krein datasets'; default sonar, standardized)")
     p.add_argument("--kernel", default=None, metavar="NAME",
-                   help="kernel: linear, gaussian/rbf, sigmoid/tanh, epanechnikov for vector data "
-                        "(default sigmoid); dissimilarity-linear (default) or "
+                   help="kernel: linear, gaussian/rbf, sigmoid/tanh, epanechnikov, "
+                        "pick-out-linear, pick-out-gaussian, pick-out-munoz-ionosphere (the 12 "
+                        "normalized kernels of Munoz & de Diego §4.2, pick-out instead of KWS; "
+                        "raw features unless scale=minmax|standard) for vector data (default "
+                        "sigmoid; pick-out-linear for munoz-artificial); dissimilarity-linear "
+                        "(default) or "
                         "dissimilarity-gaussian for dissimilarity data")
     p.add_argument("--kernel-params", default=None, metavar="K=V,K=V",
                    help="kernel parameters, e.g. a=0.1,r=-1 (default: scaled to the data; sigmoid "
                         "a=4/n_features, r=-2)")
     p.add_argument("--n-samples", type=int, default=None, metavar="N",
-                   help="checkerboard size (default 300), or a stratified subsample of a real set")
+                   help="synthetic set size (checkerboard 300, munoz-artificial 400 by default), "
+                        "or a stratified subsample of a real set")
     p.add_argument("--binary", default=None, metavar="POS:NEG",
                    help="binary task: 'paper' (dissimilarity sets) or POS:NEG labels, e.g. 3:5")
     p.add_argument("--seed", type=int, default=0, metavar="S",

@@ -11,12 +11,18 @@ Data
 ----
 * Vector data sets (:func:`krein.datasets.load`) are standardized with
   ``scale="standard"`` (zero mean, unit variance per feature, computed on all
-  rows, i.e. transductively, as the papers' experiments do).
+  rows, i.e. transductively, as the papers' experiments do), except with the
+  kernel ``"pick-out-munoz-ionosphere"``, whose kernel parameter ``scale``
+  (default ``"raw"``) chooses the features (below).
 * ``"checkerboard"``: :func:`krein.datasets.make_checkerboard` with
   ``n_samples`` (default 300) points, ``overlap=0.1`` (Loosli et al. 2013,
   §6.2) and ``random_state``, then standardized like the vector sets (centered
   on the board's middle: a sigmoid kernel on the raw unit square, which only
   sees inner products with the corner (0, 0), separates it badly).
+* ``"munoz-artificial"``: :func:`krein.datasets.make_munoz_artificial` with
+  ``n_samples`` (default 400) points and ``random_state``: two normal clouds
+  (Munoz & de Diego 2006 §4.1), NOT standardized (the paper's raw
+  coordinates).  Its default kernel is ``"pick-out-linear"`` (below).
 * Dissimilarity data sets (:func:`krein.datasets.load_dissimilarity`) use the
   kernels ``"dissimilarity-linear"`` (``K = -1/2 J D^2 J``, classical scaling,
   Haasdonk 2005 Prop. 1; the "linear kernel on dissimilarities" of Loosli et al.
@@ -30,6 +36,83 @@ dissimilarity-linear kernel depends on the centering, so each fold builds its
 training block from the training dissimilarities and its test rows with the
 training centering (:func:`krein.kernels.dissimilarity_kernel` with
 ``D_train``), exactly as a model that never saw the test objects would.
+
+Pick-out kernels (label-dependent)
+----------------------------------
+``"pick-out-linear"`` and ``"pick-out-gaussian"`` (vector and synthetic data)
+are the pick-out combination (Munoz & de Diego 2006 §4.1,
+:func:`krein.combinations.pick_out`) of one kernel per coordinate axis
+(:func:`krein.combinations.projection_kernels`: ``x_j z_j``, or
+``exp(-gamma (x_j - z_j)^2)``): the maximum of the coordinate kernels for two
+objects of the same class, the minimum across classes.  The kernel depends on
+the labels, so like dissimilarity-linear it is built per fold
+(:attr:`KernelData.per_fold_kernel`): the training block from the TRAINING
+labels only, the test rows by the label-free rule ``"mean"`` of
+:func:`krein.combinations.pick_out_rows` (expected value under a uniformly drawn
+label; for two classes ``(max + min) / 2``).  ``KernelData.K`` (spectrum line,
+``krein diagnose``, the decision-boundary figure) uses all labels.  The
+coordinate kernels themselves are label-free, computed once
+(``KernelData.base_kernels``).  ``"pick-out-munoz-ionosphere"`` (next
+section) works the same way with other base kernels.
+
+The kernels of Munoz & de Diego's Ionosphere experiment (§4.2)
+---------------------------------------------------------------
+``"pick-out-munoz-ionosphere"`` (any vector or synthetic data set; Ionosphere
+is the paper's case) is the pick-out combination, built per fold exactly as
+above, of the twelve normalized kernels of munoz §4.2
+(:func:`krein.combinations.munoz_ionosphere_kernels`): ten RBF kernels
+``exp(-||x - z||^2 / c_m)``, ``c_m = 10 + 5 (m - 1)``, the linear kernel
+``x'z`` and the polynomial kernel ``(1 + x'z)^2``, each normalized as
+``K(x, z) / sqrt(K(x, x) K(z, z))``.  The twelve are the base kernels
+(``KernelData.base_kernels``, the stacked slices ``1..12`` given to
+stacked-input methods such as the conformal linear combination).
+
+*This replaces the paper's combination*: munoz combines the twelve with its KWS
+method ("Kernel Weighting Scheme", its reference [9]: kernel values,
+neighbourhoods and labels weight each entry), which the paper does not define;
+the pick-out rule is the label-dependent combination this library has.  The
+resulting kernel is more indefinite than the paper's (on raw Ionosphere: 43.9 %
+negative eigenvalues, ``r_mm = 4.1``, ``r_neg = 8.0``; training blocks of ten
+60 % splits: 41.4 +- 0.4 %, ``r_mm = 4.23 +- 0.39``, ``r_neg = 7.23 +- 0.35``;
+munoz: 19.0 %, ``3.2 +- 0.3``, ``4.6 +- 0.4``), so classification results are
+not comparable with munoz Table 2 line by line.  In particular, methods that
+apply their model to the pick-out test rows (``svm``, ``clip``, ``flip``) do
+poorly here: the training block carries the labels (the widest RBF within a
+class, the narrowest or the cosine across), the label-free rows (the midpoint
+of max and min) do not, and on Ionosphere (5-fold CV, C = 1) ``svm`` and
+``clip`` stay near the majority rate (63 % and 57 % accuracy, ``flip`` 80 %,
+``clip-mds`` 87 %), while the conformal linear combination, whose test rows
+are ``sum_m beta_m K_m(x, X)`` of the label-free base kernels, reaches 93 %
+(munoz Table 2: 94.1 % for CLC with KWS).
+
+Features: the widths ``c_m`` are absolute numbers, and they fit the RAW
+Ionosphere features (all in [-1, 1], mean squared distance 18.5 between two
+objects; 66 after standardization, where ``exp(-d^2 / 10)`` is mostly
+negligible).  munoz does not mention any scaling, so the kernel parameter
+``scale`` defaults to ``"raw"``: shipped sets are loaded without scaling
+(``krein.datasets.load(name, scale=None)``).  ``scale="minmax"`` (each feature
+onto [-1, 1], LIBSVM's ``svm-scale``) puts any other data set on
+Ionosphere's range, which gives the widths the same meaning there;
+``scale="standard"`` standardizes like the other kernels.  Both are computed on
+all rows (transductively); on the synthetic sets they apply after the set's own
+preparation above.
+
+Stacked input
+-------------
+Methods whose estimator has ``accepts_stacked_kernels`` true (a
+:class:`~krein.estimators.corrected.CorrectedKernelSVC` with e.g. the conformal
+linear combination, which needs the base kernels besides ``K``) get, on data
+with base kernels (the pick-out kernels), the stacked blocks
+``[K, K_1, ..., K_M]`` of shape ``(n_train, n_train, 1 + M)`` and
+``(n_test, n_train, 1 + M)`` (:mod:`krein.combinations`); every other method
+gets ``K``.  On data without base kernels they get ``K`` too (and a method
+that needs base kernels records an error).
+
+Deviation from Euclideanness
+----------------------------
+Every fold records the least eigenvalue and ``r_mm``, ``r_neg`` (Munoz & de
+Diego 2006 eq. 2, :class:`krein.spectrum.Spectrum`) of its training block;
+the summary averages them.
 """
 
 from __future__ import annotations
@@ -45,6 +128,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from .combinations import (MUNOZ_IONOSPHERE_WIDTHS, accepts_stacked_kernels,
+                           munoz_ionosphere_kernels, pick_out, pick_out_rows,
+                           projection_kernels)
 from .kernels import KERNELS, dissimilarity_kernel, pairwise_kernel
 from .registry import list_methods, make_method
 from .spectrum import Spectrum
@@ -61,6 +147,8 @@ __all__ = [
     "default_kernel_params",
     "default_kernel",
     "DISSIMILARITY_KERNELS",
+    "PICK_OUT_KERNELS",
+    "FEATURE_SCALES",
     "SUMMARY_COLUMNS",
     "FOLD_COLUMNS",
 ]
@@ -68,23 +156,47 @@ __all__ = [
 #: Kernels for dissimilarity data sets.
 DISSIMILARITY_KERNELS = ("dissimilarity-linear", "dissimilarity-gaussian")
 
+#: Label-dependent pick-out kernels (module docstring): name -> base kernels, either a
+#: kernel of the single coordinates ("linear", "gaussian") or "munoz-ionosphere", the
+#: twelve normalized kernels of munoz §4.2 (:func:`krein.combinations.munoz_ionosphere_kernels`).
+PICK_OUT_KERNELS = {"pick-out-linear": "linear", "pick-out-gaussian": "gaussian",
+                    "pick-out-munoz-ionosphere": "munoz-ionosphere"}
+
+#: Feature scalings accepted by the kernel parameter ``scale`` of
+#: "pick-out-munoz-ionosphere" (module docstring); "raw" is munoz's.
+FEATURE_SCALES = ("raw", "minmax", "standard")
+
+#: Rule for the pick-out rows of test points (labels unknown); see
+#: :func:`krein.combinations.pick_out_rows`.
+PICK_OUT_TEST_RULE = "mean"
+
+#: Largest stack of per-coordinate kernels (n^2 * n_features doubles) built by compare.
+PICK_OUT_MAX_BYTES = 2 * 1024**3
+
 #: Synthetic data sets known to :func:`compare` besides the shipped ones.
 SYNTHETIC_DATASETS = {
     "checkerboard": "[synthetic] 2-D 4 x 4 checkerboard, 10 % overlap at cell boundaries "
                     "(Loosli et al. 2013 §6.2); n_samples points (default 300), standardized, "
                     "labels -1/+1",
+    "munoz-artificial": "[synthetic] 2-D normal clouds N((3,3), 0.7^2 I), N((5,5), 0.9^2 I) "
+                        "(Munoz & de Diego 2006 §4.1); n_samples points (default 400, half per "
+                        "class), raw coordinates, labels -1/+1; default kernel pick-out-linear",
 }
 
 #: Default number of checkerboard points.
 CHECKERBOARD_N = 300
 
+#: Default number of points of the munoz artificial data (the paper's 400).
+MUNOZ_N = 400
+
 #: Columns of the summary table returned by :func:`compare`.
 SUMMARY_COLUMNS = ["method", "accuracy_mean", "accuracy_std", "fit_seconds_mean",
-                   "n_support_mean", "min_eigenvalue_mean", "n_errors"]
+                   "n_support_mean", "min_eigenvalue_mean", "r_mm_mean", "r_neg_mean",
+                   "n_errors"]
 
 #: Columns of the per-cell table (``ComparisonResult.folds``, ``compare_<dataset>_folds.csv``).
 FOLD_COLUMNS = ["method", "repeat", "fold", "n_train", "n_test", "accuracy", "fit_seconds",
-                "n_support", "min_eigenvalue", "error", "warnings"]
+                "n_support", "min_eigenvalue", "r_mm", "r_neg", "error", "warnings"]
 
 # Default sigmoid kernel on standardized vectors: a = SIGMOID_A_TIMES_D / n_features,
 # r = SIGMOID_R.  Chosen by experiment on standardized Sonar (208 x 60, a = 1/15):
@@ -124,7 +236,8 @@ def available_datasets():
     dict of str to str
         Name -> one-line description starting with its kind (``[vector]``,
         ``[dissimilarity]`` or ``[synthetic]``): the shipped sets of
-        :func:`krein.datasets.list_datasets` plus ``"checkerboard"``.
+        :func:`krein.datasets.list_datasets` plus ``"checkerboard"`` and
+        ``"munoz-artificial"``.
     """
     from . import datasets
 
@@ -153,33 +266,43 @@ def available_kernels(kind="vector"):
     Returns
     -------
     list of str
-        :data:`krein.kernels.KERNELS` for feature vectors, or
+        :data:`krein.kernels.KERNELS` and the pick-out kernels
+        :data:`PICK_OUT_KERNELS` for feature vectors, or
         :data:`DISSIMILARITY_KERNELS` for dissimilarity matrices.
     """
     if kind == "dissimilarity":
         return list(DISSIMILARITY_KERNELS)
-    return sorted(KERNELS)
+    return sorted(KERNELS) + list(PICK_OUT_KERNELS)
 
 
-def default_kernel(kind="vector"):
+def default_kernel(kind="vector", dataset=None):
     """Default kernel of a kind of data set.
 
     Parameters
     ----------
     kind : {"vector", "synthetic", "dissimilarity"}
+    dataset : str, optional
+        Data set name: ``"munoz-artificial"`` has its own default.
 
     Returns
     -------
     str
-        ``"dissimilarity-linear"`` for dissimilarity data, else ``"sigmoid"``.
+        ``"pick-out-linear"`` for ``"munoz-artificial"`` (the pick-out
+        combination of the two coordinate kernels, Munoz & de Diego 2006
+        §4.1), ``"dissimilarity-linear"`` for dissimilarity data, else
+        ``"sigmoid"``.
     """
+    if dataset == "munoz-artificial":
+        return "pick-out-linear"
     return "dissimilarity-linear" if kind == "dissimilarity" else "sigmoid"
 
 
 def _kernel_param_names(kernel):
-    if kernel == "dissimilarity-linear":
+    if kernel in ("dissimilarity-linear", "pick-out-linear"):
         return []
-    if kernel == "dissimilarity-gaussian":
+    if kernel == "pick-out-munoz-ionosphere":
+        return ["scale"]
+    if kernel in ("dissimilarity-gaussian", "pick-out-gaussian"):
         return ["gamma"]
     sig = inspect.signature(KERNELS[kernel])
     return [p for p in sig.parameters if p not in ("X", "Z")]
@@ -195,7 +318,11 @@ def default_kernel_params(kernel, n_features=None, D=None):
     * ``gaussian``/``rbf``: ``gamma = 1 / n_features``, ``metric="l2"``.
     * ``epanechnikov``: ``sigma = sqrt(2 n_features)`` (the mean distance of two
       standardized points), ``degree = 1``.
-    * ``linear``, ``dissimilarity-linear``: no parameters.
+    * ``linear``, ``dissimilarity-linear``, ``pick-out-linear``: no parameters.
+    * ``pick-out-gaussian``: ``gamma = 1`` (of ``exp(-gamma (x_j - z_j)^2)`` on
+      each coordinate).
+    * ``pick-out-munoz-ionosphere``: ``scale = "raw"`` (the features munoz
+      §4.2's RBF widths refer to; module docstring).
     * ``dissimilarity-gaussian``: ``gamma = 1 / mean(D^2)`` over the off-diagonal
       entries.
 
@@ -217,6 +344,10 @@ def default_kernel_params(kernel, n_features=None, D=None):
         return {"a": SIGMOID_A_TIMES_D / d, "r": SIGMOID_R}
     if kernel in ("gaussian", "rbf"):
         return {"gamma": 1.0 / d, "metric": "l2"}
+    if kernel == "pick-out-gaussian":
+        return {"gamma": 1.0}
+    if kernel == "pick-out-munoz-ionosphere":
+        return {"scale": "raw"}
     if kernel == "epanechnikov":
         return {"sigma": float(np.sqrt(2.0 * d)), "degree": 1.0}
     if kernel == "dissimilarity-gaussian":
@@ -257,6 +388,9 @@ class KernelData:
         Dissimilarities (dissimilarity data).
     description : str
         One line on how the data were prepared.
+    base_kernels : ndarray of shape (n, n, M) or None
+        Label-free base kernels of a combined kernel (the per-coordinate
+        kernels of the pick-out kernels), else None.
     """
 
     dataset: str
@@ -268,6 +402,7 @@ class KernelData:
     X: np.ndarray | None = None
     D: np.ndarray | None = None
     description: str = ""
+    base_kernels: np.ndarray | None = field(default=None, repr=False)
     _spectrum: Spectrum | None = field(default=None, repr=False)
 
     @property
@@ -287,8 +422,13 @@ class KernelData:
 
     @property
     def per_fold_kernel(self):
-        """True when fold blocks are recomputed (dissimilarity-linear), not sliced."""
-        return self.kernel == "dissimilarity-linear"
+        """True when fold blocks are recomputed (dissimilarity-linear, pick-out), not sliced."""
+        return self.kernel == "dissimilarity-linear" or self.kernel in PICK_OUT_KERNELS
+
+    @property
+    def label_dependent(self):
+        """True for the pick-out kernels, whose fold blocks use the training labels."""
+        return self.kernel in PICK_OUT_KERNELS
 
     def spectrum(self):
         """Eigendecomposition of the full kernel ``K``, computed on the first call.
@@ -301,19 +441,36 @@ class KernelData:
             self._spectrum = Spectrum.from_kernel(self.K)
         return self._spectrum
 
-    def blocks(self, train, test):
+    def blocks(self, train, test, stacked=False):
         """Training block and test rows of one fold.
+
+        For the pick-out kernels the training block is the pick-out of the
+        base kernels with the training labels ``y[train]`` and the test rows
+        follow :data:`PICK_OUT_TEST_RULE`: no test label is used.
 
         Parameters
         ----------
         train, test : ndarray of int
             Indices.
+        stacked : bool
+            Return stacked blocks ``[K, K_1, ..., K_M]`` (last axis) when the
+            data have base kernels; plain blocks otherwise.
 
         Returns
         -------
-        K_train : ndarray of shape (n_train, n_train)
-        K_test : ndarray of shape (n_test, n_train)
+        K_train : ndarray of shape (n_train, n_train) (or (n_train, n_train, 1 + M))
+        K_test : ndarray of shape (n_test, n_train) (or (n_test, n_train, 1 + M))
         """
+        if self.label_dependent:
+            B_tr = self.base_kernels[np.ix_(train, train)]
+            B_te = self.base_kernels[np.ix_(test, train)]
+            y_tr = self.y[train]
+            K_tr = pick_out(B_tr, y_tr)
+            K_te = pick_out_rows(B_te, y_tr, rule=PICK_OUT_TEST_RULE)
+            if stacked:
+                return (np.concatenate([K_tr[:, :, None], B_tr], axis=2),
+                        np.concatenate([K_te[:, :, None], B_te], axis=2))
+            return K_tr, K_te
         if self.per_fold_kernel:
             D_tr = self.D[np.ix_(train, train)]
             K_tr = dissimilarity_kernel(D_tr, kind="linear")
@@ -321,16 +478,21 @@ class KernelData:
             return 0.5 * (K_tr + K_tr.T), K_te
         return self.K[np.ix_(train, train)], self.K[np.ix_(test, train)]
 
-    def rows(self, Z):
+    def rows(self, Z, stacked=False):
         """Kernel rows ``k(z, X)`` between new feature vectors and all objects.
+
+        Pick-out kernels: the rows of points of unknown label
+        (:data:`PICK_OUT_TEST_RULE`) against all objects with their labels.
 
         Parameters
         ----------
         Z : array of shape (m, d)
+        stacked : bool
+            Stacked rows ``[k, k_1, ..., k_M]`` when the data have base kernels.
 
         Returns
         -------
-        ndarray of shape (m, n)
+        ndarray of shape (m, n) (or (m, n, 1 + M))
 
         Raises
         ------
@@ -339,7 +501,41 @@ class KernelData:
         """
         if self.X is None:
             raise ValueError("kernel rows of new points need feature vectors (vector data)")
-        return pairwise_kernel(self.kernel, np.asarray(Z, dtype=float), self.X, self.kernel_params)
+        Z = np.asarray(Z, dtype=float)
+        if self.label_dependent:
+            B = _base_stack(self.kernel, Z, self.X, self.kernel_params)
+            R = pick_out_rows(B, self.y, rule=PICK_OUT_TEST_RULE)
+            return np.concatenate([R[:, :, None], B], axis=2) if stacked else R
+        return pairwise_kernel(self.kernel, Z, self.X, self.kernel_params)
+
+    def stacked_kernel(self):
+        """Stacked ``[K, K_1, ..., K_M]`` (n, n, 1 + M) on all objects; ``K`` if no base kernels."""
+        if self.base_kernels is None:
+            return self.K
+        return np.concatenate([self.K[:, :, None], self.base_kernels], axis=2)
+
+
+def _base_stack(kernel, X, Z, params):
+    """Base kernels of a pick-out kernel name: (n_x, n_z, d) per-coordinate kernels, or
+    (n_x, n_z, 12) for the munoz §4.2 family."""
+    base = PICK_OUT_KERNELS[kernel]
+    if base == "munoz-ionosphere":
+        return munoz_ionosphere_kernels(X, Z)
+    p = {"gamma": params["gamma"], "metric": "l2"} if base == "gaussian" else {}
+    return projection_kernels(X, Z, kernel=base, kernel_params=p)
+
+
+def _n_base_kernels(kernel, n_features):
+    if PICK_OUT_KERNELS[kernel] == "munoz-ionosphere":
+        return len(MUNOZ_IONOSPHERE_WIDTHS) + 2
+    return n_features
+
+
+def _scale_features(X, scale):
+    """Features scaled as ``krein.datasets.load(..., scale=scale)`` does (all rows)."""
+    from .datasets._loaders import _scale
+
+    return _scale(np.array(X, dtype=float), scale)
 
 
 def _is_int(v):
@@ -377,6 +573,12 @@ def _check_kernel_params(kernel, kernel_params):
     for k, v in kernel_params.items():
         if k == "metric":
             continue
+        if k == "scale":
+            if not isinstance(v, str) or v not in FEATURE_SCALES:
+                accepted = ", ".join(FEATURE_SCALES)
+                raise InvalidArgument("kernel_params", f"parameter scale of kernel {kernel!r} "
+                                                       f"must be one of {accepted}; got {v!r}")
+            continue
         if not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v):
             raise InvalidArgument("kernel_params", f"parameter {k} of kernel {kernel!r} must be a "
                                                    f"finite number; got {v!r}")
@@ -399,25 +601,32 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
     ----------
     dataset : str
         A name from :func:`available_datasets`.  Vector data sets are
-        standardized (``krein.datasets.load(name, scale="standard")``);
+        standardized (``krein.datasets.load(name, scale="standard")``), except
+        with ``"pick-out-munoz-ionosphere"``, whose kernel parameter ``scale``
+        (default ``"raw"``: unscaled) decides (module docstring);
         ``"checkerboard"`` is ``make_checkerboard(n_samples or 300,
-        overlap=0.1, random_state=random_state)``, standardized.
+        overlap=0.1, random_state=random_state)``, standardized;
+        ``"munoz-artificial"`` is ``make_munoz_artificial(n_samples or 400,
+        random_state=random_state)``, raw coordinates.
     kernel : str, optional
-        For vector data a name from :data:`krein.kernels.KERNELS`; for
-        dissimilarity data ``"dissimilarity-linear"`` or
-        ``"dissimilarity-gaussian"``.  Default (None): ``"sigmoid"`` for
-        vector data, ``"dissimilarity-linear"`` for dissimilarity data.
+        For vector data a name from :data:`krein.kernels.KERNELS` or
+        :data:`PICK_OUT_KERNELS`; for dissimilarity data
+        ``"dissimilarity-linear"`` or ``"dissimilarity-gaussian"``.  Default
+        (None): ``"pick-out-linear"`` for munoz-artificial, ``"sigmoid"`` for
+        other vector data, ``"dissimilarity-linear"`` for dissimilarity data.
     kernel_params : dict, optional
         Kernel parameters; missing ones get :func:`default_kernel_params`.
+        ``"pick-out-munoz-ionosphere"`` takes ``scale`` in
+        :data:`FEATURE_SCALES`.
     n_samples : int, optional
-        Checkerboard: number of points.  Shipped data: a stratified random
+        Synthetic data: number of points.  Shipped data: a stratified random
         subsample of this size (with ``random_state``); default all objects.
     binary : optional
         Passed to :func:`krein.datasets.load` / :func:`krein.datasets.load_dissimilarity`
         (e.g. ``(3, 5)`` for USPS, ``"paper"`` for the dissimilarity sets);
-        must be None for the checkerboard.
+        must be None for the synthetic sets.
     random_state : int
-        Seed of the checkerboard and of the subsample.
+        Seed of the synthetic data and of the subsample.
 
     Returns
     -------
@@ -435,7 +644,7 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
     dataset = _check_dataset(dataset)
     kind = _dataset_kind(dataset)
     if kernel is None:
-        kernel = default_kernel(kind)
+        kernel = default_kernel(kind, dataset)
     kernel = _check_kernel(kernel, kind)
     params = _check_kernel_params(kernel, kernel_params)
     if n_samples is not None and (not _is_int(n_samples) or n_samples < 4):
@@ -443,18 +652,37 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
     if not _is_int(random_state) or random_state < 0:
         raise InvalidArgument("random_state", f"must be an integer >= 0; got {random_state!r}")
 
+    # feature scaling chosen by the kernel ("pick-out-munoz-ionosphere"), else None
+    feature_scale = (params.get("scale", default_kernel_params(kernel)["scale"])
+                     if "scale" in _kernel_param_names(kernel) else None)
     X = D = None
     if kind == "synthetic":
         if binary is not None:
-            raise InvalidArgument("binary", f"the checkerboard is already binary; got {binary!r}")
-        n = int(n_samples) if n_samples is not None else CHECKERBOARD_N
-        X, y = datasets.make_checkerboard(n, overlap=0.1, random_state=random_state)
-        X = (X - X.mean(axis=0)) / X.std(axis=0)
-        desc = (f"make_checkerboard({n}, overlap=0.1, random_state={random_state}), "
-                "standardized")
+            raise InvalidArgument("binary", f"{dataset!r} is already binary; got {binary!r}")
+        if dataset == "munoz-artificial":
+            n = int(n_samples) if n_samples is not None else MUNOZ_N
+            X, y = datasets.make_munoz_artificial(n, random_state=random_state)
+            desc = f"make_munoz_artificial({n}, random_state={random_state}), raw coordinates"
+        else:
+            n = int(n_samples) if n_samples is not None else CHECKERBOARD_N
+            X, y = datasets.make_checkerboard(n, overlap=0.1, random_state=random_state)
+            X = (X - X.mean(axis=0)) / X.std(axis=0)
+            desc = (f"make_checkerboard({n}, overlap=0.1, random_state={random_state}), "
+                    "standardized")
+        if feature_scale not in (None, "raw"):
+            X = _scale_features(X, feature_scale)
+            desc += f", then scale={feature_scale!r} (kernel parameter)"
     else:
         try:
-            if kind == "vector":
+            if kind == "vector" and feature_scale is not None:
+                X, y = datasets.load(dataset, scale=None if feature_scale == "raw"
+                                     else feature_scale, binary=binary)
+                desc = {"raw": "raw features (not standardized; kernel parameter scale='raw')",
+                        "minmax": "each feature mapped onto [-1, 1] (kernel parameter "
+                                  "scale='minmax')",
+                        "standard": "standardized: zero mean, unit variance per feature "
+                                    "(kernel parameter scale='standard')"}[feature_scale]
+            elif kind == "vector":
                 X, y = datasets.load(dataset, scale="standard", binary=binary)
                 desc = "standardized: zero mean, unit variance per feature"
             else:
@@ -486,8 +714,21 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
 
     full = default_kernel_params(kernel, n_features=None if X is None else X.shape[1], D=D)
     full.update(params)
+    B = None
+    if kernel in PICK_OUT_KERNELS:
+        n_base = _n_base_kernels(kernel, X.shape[1])
+        size = 8 * y.shape[0] ** 2 * n_base
+        if size > PICK_OUT_MAX_BYTES:
+            raise InvalidArgument("kernel", f"{kernel} needs n^2 * {n_base} * 8 bytes = "
+                                            f"{size / 1024**3:.1f} GiB for the {n_base} base "
+                                            f"kernels of {dataset!r} (limit "
+                                            f"{PICK_OUT_MAX_BYTES / 1024**3:.0f} GiB); use "
+                                            "n_samples to subsample")
     try:
-        if kind == "dissimilarity":
+        if kernel in PICK_OUT_KERNELS:
+            B = _base_stack(kernel, X, None, full)
+            K = pick_out(B, y)
+        elif kind == "dissimilarity":
             if kernel == "dissimilarity-linear":
                 K = dissimilarity_kernel(D, kind="linear")
             else:
@@ -497,7 +738,7 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
     except (ValueError, TypeError) as exc:
         raise InvalidArgument("kernel_params", f"{exc} (kernel {kernel!r} with {full})") from None
     K = 0.5 * (K + K.T)
-    return KernelData(dataset, kind, kernel, full, np.asarray(y), K, X, D, desc)
+    return KernelData(dataset, kind, kernel, full, np.asarray(y), K, X, D, desc, base_kernels=B)
 
 
 # --------------------------------------------------------------------------- options
@@ -589,6 +830,14 @@ def _build(name, C, solver):
     return est
 
 
+def _takes_stacked(name, C, solver):
+    """Whether method ``name`` takes stacked kernels (module docstring, "Stacked input")."""
+    try:
+        return accepts_stacked_kernels(_build(name, C, solver))
+    except Exception:  # a method that cannot even be built fails in its cells instead
+        return False
+
+
 def _error_text(exc):
     text = f"{type(exc).__name__}: {exc}".strip()
     return " ".join(text.split())
@@ -626,6 +875,8 @@ def _summarize(folds, methods):
             "fit_seconds_mean": ok["fit_seconds"].mean() if len(ok) else np.nan,
             "n_support_mean": ok["n_support"].mean() if len(ok) else np.nan,
             "min_eigenvalue_mean": f["min_eigenvalue"].mean(),
+            "r_mm_mean": f["r_mm"].mean(),
+            "r_neg_mean": f["r_neg"].mean(),
             "n_errors": int((f["error"] != "").sum()),
         })
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
@@ -665,6 +916,8 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
         raise InvalidArgument("cv", f"{cv} folds but the smallest class of {data.dataset!r} has "
                                     f"{counts.min()} objects; use cv <= {counts.min()}")
     data.spectrum()
+    stacked = {name: data.base_kernels is not None and _takes_stacked(name, C, solver)
+               for name in methods}
 
     cells = []
     total = repeats * cv * len(methods)
@@ -674,13 +927,21 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
             skf = StratifiedKFold(n_splits=cv, shuffle=True, random_state=random_state + r)
             for k, (tr, te) in enumerate(skf.split(np.zeros((y.shape[0], 1)), y)):
                 K_tr, K_te = data.blocks(tr, te)
-                lam_min = float(np.linalg.eigvalsh(K_tr)[0])
+                spec = Spectrum.from_kernel(K_tr)
+                fold_spec = {"min_eigenvalue": spec.min_eigenvalue, "r_mm": spec.r_mm,
+                             "r_neg": spec.r_neg}
+                S_tr = S_te = None
                 for name in methods:
                     if bar is not None:
                         bar.set_postfix_str(f"repeat {r} fold {k} {name}", refresh=False)
-                    row = _run_cell(name, C, solver, K_tr, y[tr], K_te, y[te])
+                    if stacked[name]:
+                        if S_tr is None:
+                            S_tr, S_te = data.blocks(tr, te, stacked=True)
+                        row = _run_cell(name, C, solver, S_tr, y[tr], S_te, y[te])
+                    else:
+                        row = _run_cell(name, C, solver, K_tr, y[tr], K_te, y[te])
                     cells.append({"method": name, "repeat": r, "fold": k, "n_train": len(tr),
-                                  "n_test": len(te), "min_eigenvalue": lam_min, **row})
+                                  "n_test": len(te), **fold_spec, **row})
                     if bar is not None:
                         bar.update(1)
     finally:
@@ -717,12 +978,19 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
     dataset : str
         A name from :func:`available_datasets`: a shipped vector data set,
         standardized with ``scale="standard"`` (zero mean, unit variance per
-        feature over all rows); a dissimilarity data set; or
+        feature over all rows; with ``"pick-out-munoz-ionosphere"`` raw by
+        default, see its ``scale`` parameter); a dissimilarity data set; or
         ``"checkerboard"`` (``make_checkerboard(n_samples or 300, overlap=0.1,
-        random_state=random_state)``, also standardized).
+        random_state=random_state)``, also standardized); or
+        ``"munoz-artificial"`` (``make_munoz_artificial(n_samples or 400,
+        random_state=random_state)``, raw coordinates, default kernel
+        ``"pick-out-linear"``, built per fold from the training labels).
     kernel : str, optional
         Vector data: a name from :data:`krein.kernels.KERNELS` (default
-        ``"sigmoid"``).  Dissimilarity data: ``"dissimilarity-linear"``
+        ``"sigmoid"``) or a pick-out kernel of :data:`PICK_OUT_KERNELS`
+        (``"pick-out-munoz-ionosphere"``: the twelve normalized kernels of
+        Munoz & de Diego §4.2, combined by pick-out instead of the paper's KWS).
+        Dissimilarity data: ``"dissimilarity-linear"``
         (``-1/2 J D^2 J``, the default) or ``"dissimilarity-gaussian"``.
     kernel_params : dict, optional
         Kernel parameters; missing ones get :func:`default_kernel_params`
@@ -740,7 +1008,7 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
         have a ``solver`` parameter (a method that rejects it records errors).
     random_state : int >= 0
         Seed of the folds (``random_state + r`` for repeat ``r``), of the
-        checkerboard and of an ``n_samples`` subsample.
+        synthetic data and of an ``n_samples`` subsample.
     out : str or path-like, optional
         Directory (created if needed) for ``compare_<dataset>.csv`` (summary),
         ``compare_<dataset>_folds.csv`` (every cell), ``compare_<dataset>.png``
@@ -751,7 +1019,7 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
     progress : bool
         Show a tqdm progress bar over the (repeat, fold, method) cells (stderr).
     n_samples : int, optional
-        Checkerboard size, or a stratified subsample of a shipped data set.
+        Size of a synthetic data set, or a stratified subsample of a shipped one.
     binary : optional
         Binary task of the data set (see :func:`load_kernel_data`).
 
@@ -761,7 +1029,9 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
         One row per method with columns ``method``, ``accuracy_mean``,
         ``accuracy_std`` (sample standard deviation over the repeat x fold cells),
         ``fit_seconds_mean``, ``n_support_mean`` (``len(est.support_)``: support
-        or expansion vectors), ``min_eigenvalue_mean`` (least eigenvalue of the
+        or expansion vectors), ``r_mm_mean``, ``r_neg_mean`` (Munoz & de Diego
+        eq. 2 of the training block, in percent, averaged over folds),
+        ``min_eigenvalue_mean`` (least eigenvalue of the
         training kernel block, averaged over folds) and ``n_errors``.
         ``attrs`` holds the data set, kernel, parameters used and the files written.
 
@@ -888,7 +1158,9 @@ def _boundary_figure(result, grid=120):
     g0 = np.linspace(lo[0] - pad[0], hi[0] + pad[0], grid)
     g1 = np.linspace(lo[1] - pad[1], hi[1] + pad[1], grid)
     G0, G1 = np.meshgrid(g0, g1)
-    rows = data.rows(np.column_stack([G0.ravel(), G1.ravel()]))
+    grid_points = np.column_stack([G0.ravel(), G1.ravel()])
+    rows = data.rows(grid_points)
+    stacked_rows = None
     classes = np.unique(y)
     m = len(result.methods)
     ncol = min(m, 3 if m <= 9 else 4)
@@ -899,9 +1171,15 @@ def _boundary_figure(result, grid=120):
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                est = _build(name, result.C, result.solver).fit(data.K, y)
-                pred = est.predict(rows)
-                acc = float(np.mean(est.predict(data.K) == y))
+                est = _build(name, result.C, result.solver)
+                K_all, R = data.K, rows
+                if data.base_kernels is not None and accepts_stacked_kernels(est):
+                    if stacked_rows is None:
+                        stacked_rows = data.rows(grid_points, stacked=True)
+                    K_all, R = data.stacked_kernel(), stacked_rows
+                est.fit(K_all, y)
+                pred = est.predict(R)
+                acc = float(np.mean(est.predict(K_all) == y))
             Z = np.searchsorted(classes, pred).reshape(G0.shape)
             ax.contourf(G0, G1, Z, levels=np.arange(len(classes) + 1) - 0.5, cmap="coolwarm",
                         alpha=0.35)

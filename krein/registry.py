@@ -153,6 +153,22 @@ def _register_builtin():
                     "identity regularizer (Lin & Lin 2003; Luss & d'Aspremont 2009 §5.1), CVXPY")
     register_method("rvm", RVC, "RVM: relevance vector classifier, Laplace approximation and "
                     "fast marginal-likelihood updates (Tipping 2001; Tipping & Faul 2003)")
+    from .estimators import (Bending, ConformalLinearCombination, ConformalTransformation,
+                             CorrectedKernelSVC)
+
+    register_method("bending", lambda: CorrectedKernelSVC(Bending(weights="support-vectors")),
+                    "SVM on the bent kernel, weights from the support vectors of an MDS fit, "
+                    "test rows by eq. (8) (Munoz & de Diego 2006, Alg. 1)")
+    register_method("conformal", lambda: CorrectedKernelSVC(ConformalTransformation()),
+                    "SVM on the conformal transformation W A W of the flipped kernel closest to K, "
+                    "test rows by eq. (14) (Munoz & de Diego 2006, eqs. 13-14)")
+    register_method("clc", lambda: CorrectedKernelSVC(ConformalLinearCombination()),
+                    "SVM on the convex combination of base kernels closest to K (CLC, Munoz & "
+                    "de Diego 2006, eqs. 15-16); needs stacked base kernels (pick-out data sets)",
+                    compare=False)
+    register_method("akm", lambda: CorrectedKernelSVC(ConformalLinearCombination(method="average")),
+                    "SVM on the average of the base kernels (AKM baseline of Munoz & de Diego "
+                    "2006); needs stacked base kernels (pick-out data sets)", compare=False)
 
 
 _register_builtin()

@@ -271,3 +271,23 @@ def test_compare_runs_the_krein_and_pseudo_euclidean_methods():
         s = res.summary.set_index("method")
         assert (s["n_errors"] == 0).all(), res.folds["error"].tolist()
         assert s["accuracy_mean"].between(0, 1).all()
+
+
+def test_compare_cli_pick_out_munoz_ionosphere(capsys):
+    """`--kernel pick-out-munoz-ionosphere` on Ionosphere: raw features by default, the
+    training blocks' r_mm/r_neg printed; a bad `scale` is a one-line usage error."""
+    rc = main(["compare", "--dataset", "ionosphere", "--kernel", "pick-out-munoz-ionosphere",
+               "--n-samples", "60", "--methods", "clip,svm", "--cv", "2", "--no-save",
+               "--no-progress"])
+    out = capsys.readouterr().out
+    assert rc == 0
+    assert "pick-out-munoz-ionosphere  scale=raw" in out and "raw features" in out
+    assert re.search(r"training blocks .* r_mm = [\d.]+ ± [\d.e-]+ %, r_neg = ", out)
+    assert not re.search(r"^errors in", out, re.M)
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--dataset", "ionosphere", "--kernel", "pick-out-munoz-ionosphere",
+              "--kernel-params", "scale=none", "--no-save", "--no-progress"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and err.startswith("krein compare: error: --kernel-params")
+    assert "raw, minmax, standard" in err

@@ -567,9 +567,13 @@ def test_make_method(sigmoid_problem):
     for name in krein.list_methods(task="classifier", compare=True):
         pred = krein.make_method(name, kernel="precomputed").fit(K, y).predict(Kt)
         assert pred.shape == (Kt.shape[0],) and set(np.unique(pred)) <= {-1, 1}
-    # the others: PerturbSVM needs a PSD kernel (and says so), SVR / one-class are not classifiers
+    # the others: PerturbSVM needs a PSD kernel (and says so), SVR / one-class are not
+    # classifiers, CLC / AKM need stacked base kernels (and say so on a plain kernel)
     assert set(krein.list_methods(compare=False)) == {"perturb-svm", "indefinite-svr",
-                                                       "indefinite-one-class"}
+                                                       "indefinite-one-class", "clc", "akm"}
+    for name in ("clc", "akm"):
+        with pytest.raises(ValueError, match="base kernel|stack"):
+            krein.make_method(name, kernel="precomputed").fit(K, y)
     with pytest.raises(ValueError, match="PSD"):
         krein.make_method("perturb-svm", kernel="precomputed").fit(K, y)
     assert krein.list_methods(task="regressor") == {"indefinite-svr": krein.list_methods()["indefinite-svr"]}

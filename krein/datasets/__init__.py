@@ -17,10 +17,12 @@ Synthetic data:
 
 - :func:`make_checkerboard` -- the 2-D checkerboard of Loosli, Ong & Canu
   (2013), with optional class overlap at the cell boundaries.
+- :func:`make_munoz_artificial` -- the two Gaussian clouds of Munoz & de Diego
+  (2006) §4.1.
 """
 
 from ._loaders import PAPER_SPLITS, USPS_PAPER_PAIRS, list_datasets, load, load_dissimilarity
-from ._synthetic import make_checkerboard
+from ._synthetic import make_checkerboard, make_munoz_artificial
 from ._toy import (make_pe_local_optima, make_pe_negative_means, make_pe_overlapping,
                    make_pe_separable, pseudo_euclidean_kernel)
 
@@ -36,4 +38,5 @@ __all__ = [
     "make_pe_overlapping",
     "make_pe_negative_means",
     "make_pe_local_optima",
+    "make_munoz_artificial",
 ]

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 from sklearn.utils import check_random_state
 
-__all__ = ["make_checkerboard", "checkerboard_max_overlap"]
+__all__ = ["make_checkerboard", "checkerboard_max_overlap", "make_munoz_artificial"]
 
 
 def checkerboard_max_overlap(n_cells):
@@ -131,3 +131,90 @@ def make_checkerboard(n_samples=500, *, n_cells=4, overlap=0.0, low=0.0, high=1.
         in_band = np.any(dist < w, axis=1)
         y[in_band] = np.where(coin[in_band] == 1, 1, -1)
     return X, y
+
+
+#: Class means and standard deviations of the munoz artificial data (§4.1).
+MUNOZ_MEANS = ((3.0, 3.0), (5.0, 5.0))
+MUNOZ_STDS = (0.7, 0.9)
+
+
+def make_munoz_artificial(n_samples=400, random_state=None):
+    """The artificial data set of Munoz & de Diego (2006, "munoz") §4.1.
+
+    Two normal clouds in the plane, ``N(mu_k, sigma_k^2 I)`` with
+    ``mu_1 = (3, 3)``, ``mu_2 = (5, 5)``, ``sigma_1 = 0.7``, ``sigma_2 = 0.9``;
+    the paper uses 400 points, 200 per class.  The paper prints
+    ``sigma_2 = -0.9``: a standard deviation is positive (and ``N(mu, s^2 I)``
+    depends on ``s`` only through ``s^2``), so 0.9 is used.
+
+    The paper combines two kernels of the projections onto the coordinate axes
+    with the pick-out rule (:func:`krein.combinations.projection_kernels`,
+    :func:`krein.combinations.pick_out`) and reports the deviation from
+    Euclideanness ``r_mm = 1.6 +- 0.3``, ``r_neg = 2.8 +- 0.6`` (munoz eq. 2,
+    mean +- s.d. over 10 runs) and that about half of the eigenvalues are
+    negative, the first three clearly larger than the rest (Fig. 1).  The paper
+    does not name the kernel of the projections.  Measured here
+    (``make_munoz_artificial(random_state=s)``, s = 0..9, pick-out of the
+    training block of 300 random points, mean +- s.d.):
+
+    ==========================================  ============  ============  =========
+    projection kernel                           r_mm          r_neg         negative
+    ==========================================  ============  ============  =========
+    linear ``x_j z_j`` (default, see below)     3.6 +- 0.26   4.3 +- 0.22   102 / 300
+    Gaussian ``exp(-g (x_j - z_j)^2)``, g=0.02  1.55 +- 0.06  3.9 +- 0.19    96 / 300
+    Gaussian, g = 1                             10.5 +- 0.8   20.2 +- 0.4   113 / 300
+    paper (munoz §4.1)                          1.6 +- 0.3    2.8 +- 0.6    "half"
+    ==========================================  ============  ============  =========
+
+    No choice reproduces both published numbers.  The linear kernel (the inner
+    product of the projections, the literal reading, used by ``krein
+    compare``) has the "moderate" deviation of the paper and, as its Fig. 1,
+    three eigenvalues clearly above the rest (relative sizes 1, 0.14, 0.08,
+    then 0.017); the Gaussian with g = 0.02 matches ``r_mm`` but not ``r_neg``.
+    Each single linear projection kernel gives 10.4 % and 11.9 % test error
+    with an SVM (C = 1, 100 test points; the paper: "higher than 15 %"), their
+    average (AKM) 4.4 %.
+
+    Parameters
+    ----------
+    n_samples : int, default=400
+        Number of points, >= 2: ``n_samples // 2`` in class -1 (cloud 1) and
+        the rest in class +1 (cloud 2).
+    random_state : None, int or numpy.random.RandomState
+        Seed or generator (:func:`sklearn.utils.check_random_state`).
+
+    Returns
+    -------
+    X : ndarray of shape (n_samples, 2), float64
+        Points, in random order.
+    y : ndarray of shape (n_samples,), int64
+        Labels: -1 for the cloud around (3, 3), +1 for the cloud around (5, 5).
+
+    Raises
+    ------
+    ValueError
+        If ``n_samples`` is not an integer >= 2.
+
+    References
+    ----------
+    A. Munoz, I. Martin de Diego (2006), "From indefinite to positive
+    semi-definite matrices", SSPR/SPR, LNCS 4109, §4.1, Fig. 1, Table 1.
+
+    Examples
+    --------
+    >>> X, y = make_munoz_artificial(random_state=0)
+    >>> X.shape, int((y == 1).sum()), int((y == -1).sum())
+    ((400, 2), 200, 200)
+    """
+    if not isinstance(n_samples, numbers.Integral) or isinstance(n_samples, bool) or n_samples < 2:
+        raise ValueError(f"n_samples must be an integer >= 2; got {n_samples!r}")
+    n_samples = int(n_samples)
+    rng = check_random_state(random_state)
+    n1 = n_samples // 2
+    n2 = n_samples - n1
+    X1 = rng.normal(MUNOZ_MEANS[0], MUNOZ_STDS[0], size=(n1, 2))
+    X2 = rng.normal(MUNOZ_MEANS[1], MUNOZ_STDS[1], size=(n2, 2))
+    X = np.vstack([X1, X2])
+    y = np.concatenate([-np.ones(n1, dtype=np.int64), np.ones(n2, dtype=np.int64)])
+    order = rng.permutation(n_samples)
+    return X[order], y[order]

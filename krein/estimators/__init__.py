@@ -1,6 +1,10 @@
 """scikit-learn estimators (thin: they wire formulations to solvers)."""
 
 from .base import KernelClassifierBase, KernelMixin
+from .bending import Bending
+from .clc import ConformalLinearCombination
+from .conformal import ConformalTransformation
+from .corrected import CorrectedKernelSVC
 from .hull import ConvexHullClassifier
 from .indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
 from .ksvm import KSVC
@@ -11,4 +15,5 @@ from .svm import ESVC, DirectSVC, SpectrumSVC
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "DirectSVC", "LPSVC",
            "IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC", "KSVC",
-           "ConvexHullClassifier", "ModSVC", "RVC"]
+           "ConvexHullClassifier", "ModSVC", "RVC", "CorrectedKernelSVC", "Bending",
+           "ConformalTransformation", "ConformalLinearCombination"]

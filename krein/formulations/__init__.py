@@ -7,6 +7,7 @@ calls a solver; :func:`krein.solvers.solve` does that.
 from .base import Formulation
 from .indefinite import (AnalyticCenter, ExchangeLevelProjection, ExchangeQCLP, IndefiniteSVMSDP,
                          PerturbSVM, ProxyKernelProblem, ProxyKernelProjection, proxy_kernel)
+from .clc import ConformalLinearCombinationQP, clc_closed_form
 from .hull import ConvexHullDual, hull_convexity, hull_to_svm, svm_to_hull
 from .ksvm import KSVMLeastSquares
 from .lpsvm import LPSVM
@@ -17,4 +18,5 @@ __all__ = ["Formulation", "SVMDual", "SVMPrimal", "LPSVM", "optimal_intercept",
            "preferred_form", "psd_factor", "ProxyKernelProblem", "proxy_kernel",
            "ProxyKernelProjection", "IndefiniteSVMSDP", "ExchangeQCLP",
            "ExchangeLevelProjection", "AnalyticCenter", "PerturbSVM", "KSVMLeastSquares",
-           "ConvexHullDual", "hull_convexity", "svm_to_hull", "hull_to_svm", "ModSVM"]
+           "ConvexHullDual", "hull_convexity", "svm_to_hull", "hull_to_svm", "ModSVM",
+           "ConformalLinearCombinationQP", "clc_closed_form"]

@@ -4,7 +4,8 @@
 loops (IndefiniteSVM: :func:`projected_gradient`, :func:`accelerated_gradient`,
 :func:`accpm`, :func:`exchange`; KSVM's :func:`ksvm_active_set`; the RVM's
 :func:`sparse_bayes`; the convex-hull local solvers :func:`hull_nu_svm` and
-:func:`hull_multistart`) return the same :class:`Solution` plus a trace.
+:func:`hull_multistart`; Munoz & de Diego's :func:`bending` and
+:func:`conformal_fit`) return the same :class:`Solution` plus a trace.
 """
 
 from .core import Solution, SolverError, check_solver, installed_solvers, solve
@@ -13,6 +14,8 @@ from .proxy import ProxyKernelOracle
 # the functions (not the submodules of the same name) are the package attributes
 from .accpm import accpm  # noqa: E402
 from .exchange import exchange  # noqa: E402
+from .bending import bending  # noqa: E402
+from .conformal import conformal_fit  # noqa: E402
 from .hull import hull_multistart, hull_nu_svm  # noqa: E402
 from .ksvm import ksvm_active_set  # noqa: E402
 from .rvm import sparse_bayes  # noqa: E402
@@ -20,7 +23,8 @@ from .rvm import sparse_bayes  # noqa: E402
 __all__ = ["Solution", "SolverError", "installed_solvers", "solve", "check_solver",
            "ProxyKernelOracle", "Certifier", "projected_gradient", "accelerated_gradient",
            "accpm", "exchange", "solve_indefinite", "INDEFINITE_ALGORITHMS",
-           "ksvm_active_set", "sparse_bayes", "hull_multistart", "hull_nu_svm"]
+           "ksvm_active_set", "sparse_bayes", "hull_multistart", "hull_nu_svm", "bending",
+           "conformal_fit"]
 
 #: Algorithms for the IndefiniteSVM problem (luss Algorithms 1-3 and FISTA).
 INDEFINITE_ALGORITHMS = ("pg", "apg", "accpm", "exchange")
