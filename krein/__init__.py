@@ -15,8 +15,8 @@ Estimators (scikit-learn compatible):
 * :class:`ModSVC` — Lin & Lin's convexified SVM (Luss & d'Aspremont 2009, §5.1).
 * :class:`RVC` — Tipping's relevance vector classifier (fast marginal-likelihood updates).
 * :class:`CorrectedKernelSVC` — libsvm after any kernel-correction transformer:
-  :class:`Bending`, :class:`ConformalTransformation`, :class:`ConformalLinearCombination`
-  (Munoz & de Diego 2006), :class:`SpectrumCorrection`.
+  :class:`Bending`, :class:`NearestPSD`, :class:`ConformalTransformation`,
+  :class:`ConformalLinearCombination` (Munoz & de Diego 2006), :class:`SpectrumCorrection`.
 
 Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 :mod:`krein.kernels`, :mod:`krein.geometry`, :mod:`krein.formulations` with
@@ -27,7 +27,7 @@ Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombination,
                          ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC,
                          DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC,
-                         PerturbSVC, SpectrumSVC)
+                         NearestPSD, PerturbSVC, SpectrumSVC)
 from .registry import list_methods, make_method, register_method
 from .solvers import Solution, SolverError, installed_solvers, solve
 from .spectrum import Spectrum, SpectrumCorrection
@@ -51,6 +51,7 @@ __all__ = [
     "Bending",
     "ConformalTransformation",
     "ConformalLinearCombination",
+    "NearestPSD",
     "Spectrum",
     "SpectrumCorrection",
     "solve",

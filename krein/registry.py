@@ -154,11 +154,16 @@ def _register_builtin():
     register_method("rvm", RVC, "RVM: relevance vector classifier, Laplace approximation and "
                     "fast marginal-likelihood updates (Tipping 2001; Tipping & Faul 2003)")
     from .estimators import (Bending, ConformalLinearCombination, ConformalTransformation,
-                             CorrectedKernelSVC)
+                             CorrectedKernelSVC, NearestPSD)
 
     register_method("bending", lambda: CorrectedKernelSVC(Bending(weights="support-vectors")),
                     "SVM on the bent kernel, weights from the support vectors of an MDS fit, "
                     "test rows by eq. (8) (Munoz & de Diego 2006, Alg. 1)")
+    register_method("nearest-psd",
+                    lambda: CorrectedKernelSVC(NearestPSD(diagonal=1.0, weights="support-vectors")),
+                    "SVM on the nearest PSD matrix with unit diagonal (as Munoz & de Diego's AP on "
+                    "Ionosphere), weights from the support vectors of an MDS fit, Dykstra's "
+                    "alternating projections (Munoz & de Diego 2006, eqs. 9-12; Higham 2002)")
     register_method("conformal", lambda: CorrectedKernelSVC(ConformalTransformation()),
                     "SVM on the conformal transformation W A W of the flipped kernel closest to K, "
                     "test rows by eq. (14) (Munoz & de Diego 2006, eqs. 13-14)")

@@ -10,10 +10,11 @@ from .indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, Per
 from .ksvm import KSVC
 from .lpsvm import LPSVC
 from .modsvm import ModSVC
+from .nearest_psd import NearestPSD
 from .rvm import RVC
 from .svm import ESVC, DirectSVC, SpectrumSVC
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "DirectSVC", "LPSVC",
            "IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC", "KSVC",
            "ConvexHullClassifier", "ModSVC", "RVC", "CorrectedKernelSVC", "Bending",
-           "ConformalTransformation", "ConformalLinearCombination"]
+           "ConformalTransformation", "ConformalLinearCombination", "NearestPSD"]

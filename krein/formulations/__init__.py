@@ -12,6 +12,7 @@ from .hull import ConvexHullDual, hull_convexity, hull_to_svm, svm_to_hull
 from .ksvm import KSVMLeastSquares
 from .lpsvm import LPSVM
 from .modsvm import ModSVM
+from .nearest_psd import NearestPSDSDP, nearest_psd_certificate
 from .svm import SVMDual, SVMPrimal, optimal_intercept, preferred_form, psd_factor
 
 __all__ = ["Formulation", "SVMDual", "SVMPrimal", "LPSVM", "optimal_intercept",
@@ -19,4 +20,5 @@ __all__ = ["Formulation", "SVMDual", "SVMPrimal", "LPSVM", "optimal_intercept",
            "ProxyKernelProjection", "IndefiniteSVMSDP", "ExchangeQCLP",
            "ExchangeLevelProjection", "AnalyticCenter", "PerturbSVM", "KSVMLeastSquares",
            "ConvexHullDual", "hull_convexity", "svm_to_hull", "hull_to_svm", "ModSVM",
-           "ConformalLinearCombinationQP", "clc_closed_form"]
+           "ConformalLinearCombinationQP", "clc_closed_form", "NearestPSDSDP",
+           "nearest_psd_certificate"]

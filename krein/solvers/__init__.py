@@ -5,7 +5,7 @@ loops (IndefiniteSVM: :func:`projected_gradient`, :func:`accelerated_gradient`,
 :func:`accpm`, :func:`exchange`; KSVM's :func:`ksvm_active_set`; the RVM's
 :func:`sparse_bayes`; the convex-hull local solvers :func:`hull_nu_svm` and
 :func:`hull_multistart`; Munoz & de Diego's :func:`bending` and
-:func:`conformal_fit`) return the same :class:`Solution` plus a trace.
+:func:`conformal_fit`, :func:`alternating_projections`) return the same :class:`Solution` plus a trace.
 """
 
 from .core import Solution, SolverError, check_solver, installed_solvers, solve
@@ -14,6 +14,7 @@ from .proxy import ProxyKernelOracle
 # the functions (not the submodules of the same name) are the package attributes
 from .accpm import accpm  # noqa: E402
 from .exchange import exchange  # noqa: E402
+from .alternating import alternating_projections, project_diagonal, project_psd  # noqa: E402
 from .bending import bending  # noqa: E402
 from .conformal import conformal_fit  # noqa: E402
 from .hull import hull_multistart, hull_nu_svm  # noqa: E402
@@ -24,7 +25,7 @@ __all__ = ["Solution", "SolverError", "installed_solvers", "solve", "check_solve
            "ProxyKernelOracle", "Certifier", "projected_gradient", "accelerated_gradient",
            "accpm", "exchange", "solve_indefinite", "INDEFINITE_ALGORITHMS",
            "ksvm_active_set", "sparse_bayes", "hull_multistart", "hull_nu_svm", "bending",
-           "conformal_fit"]
+           "conformal_fit", "alternating_projections", "project_psd", "project_diagonal"]
 
 #: Algorithms for the IndefiniteSVM problem (luss Algorithms 1-3 and FISTA).
 INDEFINITE_ALGORITHMS = ("pg", "apg", "accpm", "exchange")
