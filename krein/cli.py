@@ -1,4 +1,4 @@
-"""Command-line interface: ``krein compare | diagnose | solvers | methods | datasets``.
+"""Command-line interface: ``krein compare | diagnose | solvers | methods | datasets | experiment``.
 
 ``krein compare`` with no arguments cross-validates every registered method on
 standardized Sonar with a clearly indefinite sigmoid kernel and prints the table::
@@ -13,6 +13,9 @@ standardized Sonar with a clearly indefinite sigmoid kernel and prints the table
     krein diagnose --dataset sonar                  # signature, r_mm, r_neg, DCM
     krein solvers                                   # installed CVXPY solvers and problem classes
     krein methods                                   # the method registry
+    krein experiment run experiments/sonar_heart.py --quick    # a declared grid, resumable
+    krein experiment table results/sonar_heart-quick           # paper-style table
+    krein experiment plot results/sonar_heart-quick --out figures
 
 Bad input (unknown data set, kernel, method or solver, bad ``--kernel-params``,
 ``--C <= 0``, ``--cv < 2``...) prints one line naming the option and the accepted
@@ -524,6 +527,192 @@ def _print_names(table):
     return 0
 
 
+# --------------------------------------------------------------------------- experiment
+def _split_names(text):
+    if text is None:
+        return None
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    return names
+
+
+def _sidecar_experiment(results, prog):
+    """The Experiment that wrote a results directory (from its experiment.json), or None."""
+    from .experiment import load_experiment, read_sidecar
+
+    path = os.fspath(results)
+    directory = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
+    info = read_sidecar(directory)
+    script = info.get("script")
+    if not script or not os.path.isfile(script):
+        return None
+    try:
+        return load_experiment(script, quick=bool(info.get("quick")))
+    except Exception as exc:  # a broken script still leaves the default table/figures
+        sys.stderr.write(f"{prog}: warning: could not load {script} ({_one_line(exc)}); using "
+                         "the default table and figures\n")
+        return None
+
+
+def _cmd_experiment_run(args):
+    from .experiment import (default_directory, load_experiment, make_figures, make_table,
+                             run_experiment)
+
+    prog = "krein experiment run"
+    try:
+        exp = load_experiment(args.script, quick=args.quick)
+    except ValueError as exc:
+        _fail(prog, str(exc))
+    out = args.out or default_directory(exp)
+    if args.n_jobs == 0:
+        _fail(prog, "--n-jobs: must be a non-zero integer (-1: all cores); got 0")
+    if args.dask and args.n_jobs != 1:
+        _fail(prog, "--n-jobs: not used with --dask (the cluster decides); leave it at 1")
+    print(f"krein experiment {exp.name}{' (quick)' if exp.quick else ''}: {len(exp.cells)} cells"
+          f"{' - ' + exp.description if exp.description else ''}")
+    backend = "dask" if args.dask else None
+    where = (f"Dask scheduler {args.dask}" if args.dask else
+             "serial" if args.n_jobs == 1 else f"joblib, n_jobs = {args.n_jobs}")
+    print(f"results: {os.path.join(out, 'results.csv')} ({where})")
+    try:
+        report = run_experiment(exp, out, n_jobs=args.n_jobs, backend=backend,
+                                scheduler=args.dask, progress=not args.no_progress,
+                                retry_errors=args.retry_errors)
+    except (ValueError, RuntimeError, ImportError) as exc:
+        _fail(prog, str(exc))
+    print(f"cells: {report.n_cells} (already done: {report.n_skipped}, run now: "
+          f"{report.n_run}, errors: {report.n_errors}) in {report.seconds:.1f} s")
+    df = report.results
+    if report.n_errors:
+        keys = {c.key for c in exp.cells}
+        err = df[(df["status"] == "error") & df["key"].isin(keys)]
+        print(f"first error ({len(err)} cells failed; rerun with --retry-errors to recompute "
+              f"them): {err['error'].iloc[0][:300]}")
+    from .compare import _atomic_write
+
+    if not args.no_table:
+        try:
+            table = make_table(df, exp, fmt=args.format)
+        except ValueError as exc:
+            table = None
+            print(f"no table ({_one_line(exc)})")
+        if table is not None:
+            print()
+            print(table.rstrip("\n"))
+            print()
+            ext = {"markdown": "md", "latex": "tex", "csv": "csv"}[args.format]
+            path = os.path.join(out, f"table.{ext}")
+            _atomic_write(path, lambda p: open(p, "w", encoding="utf-8").write(table))
+            print(f"table written: {path}")
+    if not args.no_figures:
+        fig_dir = args.figures or os.path.join(out, "figures")
+        paths = make_figures(df, fig_dir, exp)
+        for path in paths:
+            print(f"figure written: {path}")
+    return 0
+
+
+def _cmd_experiment_table(args):
+    from .experiment import make_table
+
+    prog = "krein experiment table"
+    exp = None if args.no_script else _sidecar_experiment(args.results, prog)
+    try:
+        text = make_table(args.results, exp, fmt=args.format, value=args.value,
+                          rows=_split_names(args.rows), columns=_split_names(args.columns))
+    except ValueError as exc:
+        _fail(prog, str(exc))
+    if args.output:
+        from .compare import _atomic_write
+
+        _atomic_write(args.output, lambda p: open(p, "w", encoding="utf-8").write(text))
+        print(f"table written: {args.output}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _cmd_experiment_plot(args):
+    from .experiment import make_figures, read_results
+
+    prog = "krein experiment plot"
+    try:
+        df = read_results(args.results)
+    except ValueError as exc:
+        _fail(prog, str(exc))
+    exp = None if args.no_script else _sidecar_experiment(args.results, prog)
+    paths = make_figures(df, args.out, exp)
+    if not paths:
+        print("no figure: the results have nothing the standard figures need")
+    for path in paths:
+        print(f"figure written: {path}")
+    return 0
+
+
+def _add_experiment_parser(sub):
+    p = sub.add_parser("experiment", help="run a declared experiment grid; tables and figures",
+                       description="Run the cells of an experiment script (experiments/NAME.py) "
+                       "with resume (finished cells are skipped), in parallel (joblib) or on a "
+                       "Dask cluster; make paper-style tables and figures from its results file.")
+    esub = p.add_subparsers(dest="experiment_command", metavar="ACTION")
+    p.set_defaults(func=lambda args: (p.print_help(), 0)[1])
+
+    r = esub.add_parser("run", help="run an experiment script (resumes where it stopped)",
+                        description="Run every cell of the script's grid not yet in "
+                        "DIR/results.csv; each finished cell is written at once (atomically). "
+                        "Kill it at any time and rerun: nothing finished is recomputed.")
+    r.add_argument("script", metavar="SCRIPT", help="experiment script, e.g. "
+                   "experiments/sonar_heart.py")
+    r.add_argument("--quick", action="store_true", help="the shrunken grid (seconds)")
+    r.add_argument("--n-jobs", type=int, default=1, metavar="N",
+                   help="parallel joblib workers (-1: all cores; default 1)")
+    r.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786 (pip install "
+                        "\"krein[dask]\")")
+    r.add_argument("--out", default=None, metavar="DIR",
+                   help="results directory (default results/NAME, results/NAME-quick with "
+                        "--quick)")
+    r.add_argument("--retry-errors", action="store_true",
+                   help="recompute the cells recorded with status=error")
+    r.add_argument("--format", default="markdown", choices=["markdown", "latex", "csv"],
+                   help="format of the table printed and written to DIR/table.* "
+                        "(default markdown)")
+    r.add_argument("--figures", default=None, metavar="DIR",
+                   help="directory for the figures (default DIR/figures)")
+    r.add_argument("--no-table", action="store_true", help="no table")
+    r.add_argument("--no-figures", action="store_true", help="no figures")
+    r.add_argument("--no-progress", action="store_true", help="no progress bar")
+    r.set_defaults(func=_cmd_experiment_run)
+
+    t = esub.add_parser("table", help="paper-style table from a results file",
+                        description="Mean (std) of a metric per setting and method, best per "
+                        "row marked, from RESULTS only (the experiment's own table when its "
+                        "script is still where the run recorded it).")
+    t.add_argument("results", metavar="RESULTS", help="results.csv or its directory")
+    t.add_argument("--format", default="markdown", choices=["markdown", "latex", "csv"],
+                   help="output format (default markdown)")
+    t.add_argument("--value", default=None, metavar="COLUMN",
+                   help="metric column (default accuracy, or the experiment's)")
+    t.add_argument("--rows", default=None, metavar="A,B",
+                   help="columns identifying a row (default: the varying settings)")
+    t.add_argument("--columns", default=None, metavar="A,B",
+                   help="columns identifying a table column (default method)")
+    t.add_argument("--output", default=None, metavar="FILE", help="write to FILE, not stdout")
+    t.add_argument("--no-script", action="store_true",
+                   help="ignore the experiment script recorded in experiment.json")
+    t.set_defaults(func=_cmd_experiment_table)
+
+    f = esub.add_parser("plot", help="figures from a results file",
+                        description="Accuracy per method, accuracy vs least eigenvalue (Loosli "
+                        "et al. Figs. 6-7), training time vs n (Fig. 5), gap vs iteration (Luss "
+                        "& d'Aspremont Fig. 1): each one the results support.")
+    f.add_argument("results", metavar="RESULTS", help="results.csv or its directory")
+    f.add_argument("--out", default="figures", metavar="DIR",
+                   help="directory for the PNG files (default figures)")
+    f.add_argument("--no-script", action="store_true",
+                   help="ignore the experiment script recorded in experiment.json")
+    f.set_defaults(func=_cmd_experiment_plot)
+
+
 # --------------------------------------------------------------------------- parser
 def _add_data_args(p):
     p.add_argument("--dataset", default="sonar", metavar="NAME",
@@ -594,6 +783,7 @@ def _build_parser():
     p.set_defaults(func=_cmd_methods)
     p = sub.add_parser("datasets", help="list the data sets")
     p.set_defaults(func=_cmd_datasets)
+    _add_experiment_parser(sub)
     return parser
 
 

@@ -1,0 +1,472 @@
+"""The results file of an experiment: cell keys, tidy rows, atomic writes, resume.
+
+Private helper of :mod:`krein.experiment`; the public entry points are
+:func:`krein.experiment.run_experiment` and :func:`krein.experiment.read_results`.
+
+Layout of a results directory ``DIR``
+-------------------------------------
+``DIR/results.csv``
+    One row per finished cell (tidy: one column per parameter, metric, timing,
+    provenance field).  Column groups, in this order: :data:`META_COLUMNS`
+    (``key``, ``experiment``, ``task``, ``status``, ``error``), the cell's
+    parameters sorted by name (nested dicts flattened with dots, e.g.
+    ``kernel_params.a``; lists as JSON text; an empty dict gives no column),
+    the cell's results in the order it returned them, then
+    :data:`PROVENANCE_COLUMNS`
+    (warnings, trace file, seconds, host, pid, timestamp, package versions and
+    ``config``, the canonical JSON the key is the hash of).  Rows follow the
+    order of the experiment's grid, so the file does not depend on the order
+    in which parallel workers finished.
+``DIR/traces/KEY.csv``
+    Optional per-cell trace (e.g. objective and gap per iteration), written
+    before the cell's row.
+``DIR/experiment.json``
+    Name, script, seed and table specification of the experiment that wrote
+    the directory.
+``DIR/.lock``
+    ``fcntl.flock``-ed by the running process: a second run on the same
+    directory is refused instead of overwriting the first one's rows.
+
+Why a whole-file atomic rewrite and not an append
+-------------------------------------------------
+After every finished cell the complete file is written to a fresh temporary
+file in ``DIR``, flushed, ``fsync``-ed, and moved onto ``results.csv`` with
+``os.replace`` (atomic on POSIX and Windows within one file system); then the
+directory is ``fsync``-ed so the rename itself survives a power cut.  A reader
+therefore sees either the previous complete file or the new complete file,
+never a half-written row, whatever moment the writer is killed at (SIGKILL
+included: the kill can only leave a stray temporary file, removed by the next
+run).  An append (even ``O_APPEND`` with ``fsync``) can be cut inside a row by
+a kill, and every reader would have to repair the tail.  The cost is writing
+``O(rows)`` bytes per cell; each row's CSV line is cached, so a rewrite is a
+join and a write: measured 2 ms per cell at 1,000 rows (0.9 MB) and 20 ms at
+10,000 rows of the classification task.  Only the parent process writes;
+parallel workers return their rows to it.
+
+Keys
+----
+A cell's key is the first 16 hex digits of the SHA-256 of the canonical JSON
+(sorted keys, no spaces, NumPy scalars as Python numbers, tuples as lists) of
+``{"params": params, "task": task}``, where ``params`` includes the
+experiment's ``seed``.  Equal configurations give equal keys in any process,
+on any machine, in any run; ``1`` and ``1.0`` are different configurations.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import hashlib
+import io
+import json
+import math
+import numbers
+import os
+import secrets
+
+import numpy as np
+
+__all__ = ["canonical_json", "cell_key", "flatten_params", "format_value", "ResultsStore",
+           "atomic_write_bytes", "META_COLUMNS", "PROVENANCE_COLUMNS", "RESULTS_FILE",
+           "TRACES_DIR", "VERSION_PACKAGES"]
+
+#: File name of the results table inside a results directory.
+RESULTS_FILE = "results.csv"
+
+#: Folder of per-cell trace files inside a results directory.
+TRACES_DIR = "traces"
+
+#: Leading columns of every row.
+META_COLUMNS = ["key", "experiment", "task", "status", "error"]
+
+#: Distribution names whose versions every row records, column ``version_<name>``.
+VERSION_PACKAGES = ["krein", "numpy", "scipy", "cvxpy", "scikit-learn"]
+
+#: Trailing columns of every row (filled by the runner, not by the cell).
+PROVENANCE_COLUMNS = (["warnings", "trace_file", "cell_seconds", "host", "pid", "timestamp",
+                       "version_python"]
+                      + [f"version_{p}" for p in VERSION_PACKAGES] + ["config"])
+
+_TMP_SUFFIX = ".tmp"
+
+
+# --------------------------------------------------------------------------- canonical form
+def _normalize(obj, where="params"):
+    """JSON-ready copy of ``obj``: NumPy scalars to Python, tuples/arrays to lists.
+
+    Raises
+    ------
+    ValueError
+        For a dict key that is not a string, a NaN, or a value of another type
+        (the message names the offending entry ``where``).
+    """
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+        if not isinstance(obj, (bool, numbers.Number, str)):
+            raise ValueError(f"{where}: unsupported NumPy scalar {obj!r}")
+        return _normalize(obj, where)
+    if isinstance(obj, numbers.Integral):
+        return int(obj)
+    if isinstance(obj, numbers.Real):
+        v = float(obj)
+        if math.isnan(v):
+            raise ValueError(f"{where}: NaN is not a configuration value (NaN != NaN)")
+        return v
+    if isinstance(obj, dict):
+        out = {}
+        for k, v in obj.items():
+            if not isinstance(k, str):
+                raise ValueError(f"{where}: dict keys must be strings; got {k!r}")
+            out[k] = _normalize(v, f"{where}.{k}")
+        return out
+    if isinstance(obj, (list, tuple, np.ndarray)):
+        return [_normalize(v, f"{where}[{i}]") for i, v in enumerate(list(obj))]
+    raise ValueError(f"{where}: values must be None, bool, int, float, str or lists/dicts of "
+                     f"them; got {type(obj).__name__} {obj!r}")
+
+
+def canonical_json(obj, where="params"):
+    """Canonical JSON text of a configuration (the input of :func:`cell_key`).
+
+    Parameters
+    ----------
+    obj : dict, list or scalar
+        None, bool, int, float (not NaN), str, and lists/tuples/dicts of them;
+        NumPy scalars and arrays are converted.
+    where : str
+        Name used in error messages.
+
+    Returns
+    -------
+    str
+        ``json.dumps`` with sorted keys and no spaces.
+
+    Raises
+    ------
+    ValueError
+        For an unsupported value (see :func:`_normalize`).
+    """
+    return json.dumps(_normalize(obj, where), sort_keys=True, separators=(",", ":"),
+                      allow_nan=True)
+
+
+def cell_key(task, params):
+    """Key of a cell: 16 hex digits of SHA-256 of its canonical configuration.
+
+    Parameters
+    ----------
+    task : str
+        Name of the cell function (:attr:`krein.experiment.Experiment.task`).
+    params : dict
+        The cell's parameters, including ``seed``.
+
+    Returns
+    -------
+    key : str
+        16 lower-case hex digits.
+    config : str
+        The canonical JSON that was hashed (stored in the ``config`` column).
+    """
+    config = canonical_json({"params": params, "task": task})
+    return hashlib.sha256(config.encode()).hexdigest()[:16], config
+
+
+def flatten_params(params, prefix=""):
+    """Flatten nested dicts into dotted column names; lists become JSON text.
+
+    Parameters
+    ----------
+    params : dict
+        A normalized configuration (:func:`canonical_json` accepts it).
+    prefix : str
+
+    Returns
+    -------
+    dict
+        ``{"kernel_params.a": 0.1, "param_grid.C": "[0.1,1]", ...}``; an empty
+        nested dict gives no column.
+    """
+    out = {}
+    for k, v in params.items():
+        name = f"{prefix}{k}"
+        if isinstance(v, dict):
+            out.update(flatten_params(v, name + "."))
+        elif isinstance(v, (list, tuple)):
+            out[name] = canonical_json(v, name)
+        else:
+            out[name] = v
+    return out
+
+
+def format_value(v):
+    """Text of one CSV cell.
+
+    ``None`` and NaN give the empty string (missing), floats their shortest
+    round-trip ``repr`` (``float(text) == v`` exactly), bools ``True``/``False``,
+    NumPy scalars their Python value, everything else ``str``.
+    """
+    if v is None:
+        return ""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, bool):
+        return "True" if v else "False"
+    if isinstance(v, float):
+        if math.isnan(v):
+            return ""
+        return repr(v)
+    return str(v)
+
+
+# --------------------------------------------------------------------------- atomic writes
+def _fsync_directory(directory):
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path, data):
+    """Write ``data`` to ``path`` atomically and durably.
+
+    A temporary file ``.NAME.<pid>.<random>.tmp`` in the same directory is
+    written, flushed and ``fsync``-ed, then ``os.replace``-d onto ``path``;
+    the directory is ``fsync``-ed after the rename.  Readers see the old or
+    the new content, never a mixture.
+
+    Parameters
+    ----------
+    path : str
+    data : bytes
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}."
+                                  f"{secrets.token_hex(6)}{_TMP_SUFFIX}")
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+    _fsync_directory(directory)
+
+
+def _remove_stale_temporaries(directory, basename):
+    prefix = f".{basename}."
+    with contextlib.suppress(FileNotFoundError):
+        for name in os.listdir(directory):
+            if name.startswith(prefix) and name.endswith(_TMP_SUFFIX):
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(directory, name))
+
+
+# --------------------------------------------------------------------------- the store
+class ResultsStore:
+    """The results file of one directory, owned by one process while open.
+
+    Use as a context manager: entering takes the directory lock, removes the
+    temporary files a killed writer left, and reads the existing rows (as the
+    exact text they were written with, so rewriting the file never changes
+    them); leaving releases the lock.
+
+    Parameters
+    ----------
+    directory : str
+        Results directory (created if needed).
+
+    Attributes
+    ----------
+    path : str
+        ``directory/results.csv``.
+    rows : dict of str to dict
+        Key -> row (column -> text), in file order.
+
+    Raises
+    ------
+    RuntimeError
+        (on entering) If another process holds the directory lock.
+    ValueError
+        (on entering) If ``results.csv`` exists but has no ``key`` column.
+    """
+
+    def __init__(self, directory):
+        self.directory = os.fspath(directory)
+        self.path = os.path.join(self.directory, RESULTS_FILE)
+        self.rows = {}
+        self._lock = None
+        self._row_cols = {}   # key -> (parameter columns, result columns) of that row
+        self._order = []
+        self._lines = {}      # key -> the row's CSV line for the columns in _line_columns
+        self._line_columns = None
+        self._interned = {}   # one shared tuple per distinct (parameter, result) column lists
+
+    # ---------------------------------------------------------------- lock
+    def __enter__(self):
+        os.makedirs(self.directory, exist_ok=True)
+        self._acquire_lock()
+        try:
+            _remove_stale_temporaries(self.directory, RESULTS_FILE)
+            _remove_stale_temporaries(os.path.join(self.directory, TRACES_DIR), "")
+            self._load()
+        except BaseException:
+            self._release_lock()
+            raise
+        return self
+
+    def __exit__(self, *exc):
+        self._release_lock()
+        return False
+
+    def _acquire_lock(self):
+        lock_path = os.path.join(self.directory, ".lock")
+        f = open(lock_path, "a+")
+        try:
+            import fcntl
+        except ImportError:  # no flock (Windows): single-writer by convention only
+            self._lock = f
+            return
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            f.close()
+            raise RuntimeError(f"{self.directory} is in use by another krein experiment run "
+                               f"(lock {lock_path}); wait for it to finish or choose another "
+                               "output directory") from None
+        self._lock = f
+
+    def _release_lock(self):
+        if self._lock is not None:
+            self._lock.close()  # closing the descriptor releases the flock
+            self._lock = None
+
+    # ---------------------------------------------------------------- read
+    def _load(self):
+        if not os.path.exists(self.path):
+            return
+        with open(self.path, newline="", encoding="utf-8") as f:
+            reader = csv.DictReader(f)
+            header = reader.fieldnames or []
+            if header and "key" not in header:
+                raise ValueError(f"{self.path} is not a krein results file (no 'key' column)")
+            for row in reader:
+                self.rows[row["key"]] = {k: (v if v is not None else "") for k, v in row.items()}
+        fixed = set(META_COLUMNS) | set(PROVENANCE_COLUMNS)
+        for key, row in self.rows.items():
+            try:
+                params = flatten_params(json.loads(row.get("config") or "{}").get("params", {}))
+            except (ValueError, AttributeError):
+                params = {}
+            pcols = [c for c in params if c in header]
+            # all the header's result columns: a resumed file keeps the header it had
+            rcols = [c for c in header if c not in fixed and c not in params]
+            self._row_cols[key] = self._intern(pcols, rcols)
+
+    def done_keys(self, retry_errors=False):
+        """Keys of finished cells (without ``status == "error"`` rows if ``retry_errors``)."""
+        if not retry_errors:
+            return set(self.rows)
+        return {k for k, r in self.rows.items() if r.get("status") != "error"}
+
+    # ---------------------------------------------------------------- write
+    def set_order(self, keys):
+        """Preferred row order: these keys first (grid order), other rows after, as found."""
+        self._order = list(keys)
+
+    def add(self, row, param_columns, result_columns):
+        """Add or replace one row (values are formatted with :func:`format_value`).
+
+        Parameters
+        ----------
+        row : dict
+            Column -> value; must contain ``key``.
+        param_columns, result_columns : list of str
+            Which of the row's columns are parameters and results (column order).
+        """
+        self.rows[row["key"]] = {k: format_value(v) for k, v in row.items()}
+        self._row_cols[row["key"]] = self._intern(param_columns, result_columns)
+        self._lines.pop(row["key"], None)
+
+    def _intern(self, param_columns, result_columns):
+        t = (tuple(param_columns), tuple(result_columns))
+        return self._interned.setdefault(t, t)
+
+    @property
+    def columns(self):
+        """Column order of the file: meta, parameters, results, provenance.
+
+        Parameter columns are sorted by name (the order of the canonical
+        configuration); result columns are collected row by row in file order
+        (:meth:`ordered_keys`), each new row contributing its own columns in the
+        order the cell returned them, each row read from an existing file the
+        result columns of that file's header.  The header therefore depends
+        only on the rows and the grid, not on the order in which cells
+        finished; a resumed run keeps the header it found and appends result
+        columns that appear only in new rows (compare files by column name).
+        """
+        params, results = {}, {}
+        distinct = {}  # the interned column lists in order of first use
+        for k in self.ordered_keys():
+            t = self._row_cols.get(k, ((), ()))
+            distinct.setdefault(id(t), t)
+        for pcols, rcols in distinct.values():
+            params.update(dict.fromkeys(pcols))
+            results.update(dict.fromkeys(rcols))
+        results = [c for c in results if c not in params]
+        return META_COLUMNS + sorted(params) + results + PROVENANCE_COLUMNS
+
+    def ordered_keys(self):
+        """Row keys in file order: :meth:`set_order` keys present, then the others."""
+        first = [k for k in self._order if k in self.rows]
+        seen = set(first)
+        return first + [k for k in self.rows if k not in seen]
+
+    def text(self):
+        """The CSV text of the current rows.
+
+        Each row's CSV line is cached until the column list changes, so a
+        rewrite after one more cell costs a join, not a re-encoding of every row.
+        """
+        cols = self.columns
+        if cols != self._line_columns:
+            self._lines, self._line_columns = {}, cols
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(cols)
+        parts = [buf.getvalue()]
+        for k in self.ordered_keys():
+            line = self._lines.get(k)
+            if line is None:
+                buf.seek(0)
+                buf.truncate()
+                row = self.rows[k]
+                writer.writerow([row.get(c, "") for c in cols])
+                line = self._lines[k] = buf.getvalue()
+            parts.append(line)
+        return "".join(parts)
+
+    def write(self):
+        """Rewrite ``results.csv`` atomically (:func:`atomic_write_bytes`)."""
+        atomic_write_bytes(self.path, self.text().encode("utf-8"))
+
+    def write_trace(self, key, frame):
+        """Write a cell's trace to ``traces/KEY.csv`` atomically; return the relative path."""
+        directory = os.path.join(self.directory, TRACES_DIR)
+        os.makedirs(directory, exist_ok=True)
+        rel = f"{TRACES_DIR}/{key}.csv"
+        atomic_write_bytes(os.path.join(self.directory, rel),
+                           frame.to_csv(index=False).encode("utf-8"))
+        return rel
