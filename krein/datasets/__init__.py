@@ -40,3 +40,8 @@ __all__ = [
     "make_pe_local_optima",
     "make_munoz_artificial",
 ]
+
+# Regenerated stand-ins (not the original data) for GaussM1, GaussM02, PolyDisH57.
+from ._regenerated import make_gauss_minkowski, make_polygon_hausdorff  # noqa: E402
+
+__all__ += ["make_gauss_minkowski", "make_polygon_hausdorff"]
