@@ -377,6 +377,23 @@ class IndefiniteSVMSDP(Formulation):
                          variables={"K": K, "delta": delta, "mu": mu, "nu": nu})
 
 
+def _cut_model(P, beta, factors, dists):
+    """The exchange cuts ``c'beta - 1/2 ||L_i' M beta||^2 + rho d_i`` and the feasible set.
+
+    Returns ``(cuts, cons, box)``: the list of CVXPY cut expressions, the dict
+    ``{"equality": a'beta == b0}`` and the box constraints ``0 <= beta <= U``.
+    """
+    if P.task == "svc":
+        u = cp.multiply(P.y, beta)
+    elif P.task == "svr":
+        u = beta[: P.n] - beta[P.n:]
+    else:
+        u = beta
+    cuts = [P.c @ beta - 0.5 * cp.sum_squares(L.T @ u) + P.rho * float(d)
+            for L, d in zip(factors, dists)]
+    return cuts, {"equality": P.a @ beta == P.b0}, [beta >= 0, beta <= P.upper]
+
+
 class ExchangeQCLP(Formulation):
     """The exchange subproblem (luss eq. 13; Chen & Ye 2008) for any task.
 
@@ -413,16 +430,8 @@ class ExchangeQCLP(Formulation):
         P = problem
         beta = cp.Variable(P.m, name="beta")
         t = cp.Variable(name="t")
-        if P.task == "svc":
-            u = cp.multiply(P.y, beta)
-        elif P.task == "svr":
-            u = beta[: P.n] - beta[P.n:]
-        else:
-            u = beta
-        cons = {"equality": P.a @ beta == P.b0}
-        box = [beta >= 0, beta <= P.upper]
-        for i, (L, d) in enumerate(zip(factors, dists)):
-            cons[f"cut_{i}"] = t <= P.c @ beta - 0.5 * cp.sum_squares(L.T @ u) + P.rho * float(d)
+        cuts, cons, box = _cut_model(P, beta, factors, dists)
+        cons.update({f"cut_{i}": t <= h for i, h in enumerate(cuts)})
         prob = cp.Problem(cp.Maximize(t), list(cons.values()) + box)
         super().__init__(prob, variables={"beta": beta, "t": t}, constraints=cons)
 
@@ -472,17 +481,8 @@ class ExchangeLevelProjection(Formulation):
         if center.shape != (P.m,):
             raise ValueError(f"center must have shape ({P.m},); got {center.shape}")
         beta = cp.Variable(P.m, name="beta")
-        if P.task == "svc":
-            u = cp.multiply(P.y, beta)
-        elif P.task == "svr":
-            u = beta[: P.n] - beta[P.n:]
-        else:
-            u = beta
-        cons = {"equality": P.a @ beta == P.b0}
-        box = [beta >= 0, beta <= P.upper]
-        for i, (L, d) in enumerate(zip(factors, dists)):
-            cons[f"cut_{i}"] = (P.c @ beta - 0.5 * cp.sum_squares(L.T @ u) + P.rho * float(d)
-                                >= float(level))
+        cuts, cons, box = _cut_model(P, beta, factors, dists)
+        cons.update({f"cut_{i}": h >= float(level) for i, h in enumerate(cuts)})
         prob = cp.Problem(cp.Minimize(cp.sum_squares(beta - center)), list(cons.values()) + box)
         super().__init__(prob, variables={"beta": beta}, constraints=cons)
 
