@@ -723,7 +723,7 @@ def _add_data_args(p):
                         "normalized kernels of Munoz & de Diego §4.2, pick-out instead of KWS; "
                         "raw features unless scale=minmax|standard) for vector data (default "
                         "sigmoid; pick-out-linear for munoz-artificial); dissimilarity-linear "
-                        "(default) or "
+                        "(default), dissimilarity-raw (K = D, Loosli et al. Table 3) or "
                         "dissimilarity-gaussian for dissimilarity data")
     p.add_argument("--kernel-params", default=None, metavar="K=V,K=V",
                    help="kernel parameters, e.g. a=0.1,r=-1 (default: scaled to the data; sigmoid "

@@ -26,11 +26,23 @@ Data
 * Dissimilarity data sets (:func:`krein.datasets.load_dissimilarity`) use the
   kernels ``"dissimilarity-linear"`` (``K = -1/2 J D^2 J``, classical scaling,
   Haasdonk 2005 Prop. 1; the "linear kernel on dissimilarities" of Loosli et al.
-  2013 §6.3.2) or ``"dissimilarity-gaussian"`` (``K = exp(-gamma D^2)``).
+  2013 §6.3.2 in one reading), ``"dissimilarity-raw"`` (``K = D / unit``,
+  default ``unit = 1``: the dissimilarities themselves used as an indefinite
+  kernel, the other reading of that phrase; with ``unit = 1`` its least
+  eigenvalues equal those printed in Loosli et al.'s Table 3 for the shipped
+  sets, see :func:`krein.datasets.load_dissimilarity`)
+  or ``"dissimilarity-gaussian"`` (``K = exp(-gamma D^2)``).
+* Regenerated dissimilarity sets (:data:`REGENERATED_DATASETS`):
+  ``"gaussm1-regenerated"``, ``"gaussm02-regenerated"`` and
+  ``"polydish57-regenerated"`` are NEW draws of
+  :func:`krein.datasets.make_gauss_minkowski` (``p = 1`` and ``p = 0.2``, 2000
+  objects) and :func:`krein.datasets.make_polygon_hausdorff` (4000 objects),
+  stand-ins for Delft sets of which no public copy was found; ``n_samples``
+  sets the number of objects and ``random_state`` the draw.
 
 Kernel matrix
 -------------
-Vector kernels and the dissimilarity-gaussian kernel are row-wise, so the kernel
+Vector kernels and the dissimilarity-raw and -gaussian kernels are row-wise, so the kernel
 is computed once on all points and every fold's blocks are slices of it.  The
 dissimilarity-linear kernel depends on the centering, so each fold builds its
 training block from the training dissimilarities and its test rows with the
@@ -154,7 +166,27 @@ __all__ = [
 ]
 
 #: Kernels for dissimilarity data sets.
-DISSIMILARITY_KERNELS = ("dissimilarity-linear", "dissimilarity-gaussian")
+DISSIMILARITY_KERNELS = ("dissimilarity-linear", "dissimilarity-raw", "dissimilarity-gaussian")
+
+#: Regenerated stand-ins for Delft dissimilarity sets without a public copy (Loosli et
+#: al. 2013 Table 3): name -> (generator name, keyword arguments, default size, description).
+REGENERATED_DATASETS = {
+    "gaussm1-regenerated": (
+        "make_gauss_minkowski", {"p": 1.0}, 2000,
+        "[dissimilarity] REGENERATED GaussM1: two 20-D Gaussian classes, Minkowski-1 "
+        "dissimilarities (krein.datasets.make_gauss_minkowski, p=1); n_samples objects "
+        "(default 2000, the paper's), a new draw per random_state, labels -1/+1"),
+    "gaussm02-regenerated": (
+        "make_gauss_minkowski", {"p": 0.2}, 2000,
+        "[dissimilarity] REGENERATED GaussM02: two 20-D Gaussian classes, Minkowski-0.2 "
+        "dissimilarities (krein.datasets.make_gauss_minkowski, p=0.2); n_samples objects "
+        "(default 2000, the paper's), a new draw per random_state, labels -1/+1"),
+    "polydish57-regenerated": (
+        "make_polygon_hausdorff", {}, 4000,
+        "[dissimilarity] REGENERATED PolyDisH57: pentagons vs heptagons, vertex Hausdorff "
+        "distances (krein.datasets.make_polygon_hausdorff); n_samples objects (default 4000, "
+        "the paper's), a new draw per random_state, labels -1/+1"),
+}
 
 #: Label-dependent pick-out kernels (module docstring): name -> base kernels, either a
 #: kernel of the single coordinates ("linear", "gaussian") or "munoz-ionosphere", the
@@ -243,6 +275,7 @@ def available_datasets():
 
     out = dict(datasets.list_datasets())
     out.update(SYNTHETIC_DATASETS)
+    out.update({k: v[3] for k, v in REGENERATED_DATASETS.items()})
     return dict(sorted(out.items()))
 
 
@@ -251,7 +284,7 @@ def _dataset_kind(name):
 
     if name in SYNTHETIC_DATASETS:
         return "synthetic"
-    if name in datasets.list_datasets("dissimilarity"):
+    if name in REGENERATED_DATASETS or name in datasets.list_datasets("dissimilarity"):
         return "dissimilarity"
     return "vector"
 
@@ -300,6 +333,8 @@ def default_kernel(kind="vector", dataset=None):
 def _kernel_param_names(kernel):
     if kernel in ("dissimilarity-linear", "pick-out-linear"):
         return []
+    if kernel == "dissimilarity-raw":
+        return ["unit"]
     if kernel == "pick-out-munoz-ionosphere":
         return ["scale"]
     if kernel in ("dissimilarity-gaussian", "pick-out-gaussian"):
@@ -319,6 +354,10 @@ def default_kernel_params(kernel, n_features=None, D=None):
     * ``epanechnikov``: ``sigma = sqrt(2 n_features)`` (the mean distance of two
       standardized points), ``degree = 1``.
     * ``linear``, ``dissimilarity-linear``, ``pick-out-linear``: no parameters.
+    * ``dissimilarity-raw``: ``unit = 1`` (``K = D / unit``; a unit such as
+      the mean dissimilarity makes ``C`` grids comparable across data sets
+      without changing the problem: the SVM-type methods are equivariant under
+      ``K -> K / s`` with ``C -> s C``).
     * ``pick-out-gaussian``: ``gamma = 1`` (of ``exp(-gamma (x_j - z_j)^2)`` on
       each coordinate).
     * ``pick-out-munoz-ionosphere``: ``scale = "raw"`` (the features munoz
@@ -348,6 +387,8 @@ def default_kernel_params(kernel, n_features=None, D=None):
         return {"gamma": 1.0}
     if kernel == "pick-out-munoz-ionosphere":
         return {"scale": "raw"}
+    if kernel == "dissimilarity-raw":
+        return {"unit": 1.0}
     if kernel == "epanechnikov":
         return {"sigma": float(np.sqrt(2.0 * d)), "degree": 1.0}
     if kernel == "dissimilarity-gaussian":
@@ -611,7 +652,8 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
     kernel : str, optional
         For vector data a name from :data:`krein.kernels.KERNELS` or
         :data:`PICK_OUT_KERNELS`; for dissimilarity data
-        ``"dissimilarity-linear"`` or ``"dissimilarity-gaussian"``.  Default
+        ``"dissimilarity-linear"``, ``"dissimilarity-raw"`` (``K = D``) or
+        ``"dissimilarity-gaussian"``.  Default
         (None): ``"pick-out-linear"`` for munoz-artificial, ``"sigmoid"`` for
         other vector data, ``"dissimilarity-linear"`` for dissimilarity data.
     kernel_params : dict, optional
@@ -685,6 +727,17 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
             elif kind == "vector":
                 X, y = datasets.load(dataset, scale="standard", binary=binary)
                 desc = "standardized: zero mean, unit variance per feature"
+            elif dataset in REGENERATED_DATASETS:
+                if binary is not None:
+                    raise InvalidArgument("binary", f"{dataset!r} is already binary; got "
+                                                    f"{binary!r}")
+                gen, kw, n_default, _ = REGENERATED_DATASETS[dataset]
+                n = int(n_samples) if n_samples is not None else n_default
+                D, y = getattr(datasets, gen)(n, random_state=random_state, **kw)
+                n_samples = None  # the draw has the requested size
+                desc = (f"REGENERATED (not the original data): {gen}({n}, "
+                        f"random_state={random_state}"
+                        + "".join(f", {k}={v!r}" for k, v in kw.items()) + ")")
             else:
                 D, y = datasets.load_dissimilarity(dataset, binary=binary)
                 desc = "dissimilarity matrix"
@@ -731,6 +784,11 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
         elif kind == "dissimilarity":
             if kernel == "dissimilarity-linear":
                 K = dissimilarity_kernel(D, kind="linear")
+            elif kernel == "dissimilarity-raw":
+                unit = full["unit"]
+                if not unit > 0:
+                    raise ValueError(f"unit must be > 0; got {unit!r}")
+                K = np.asarray(D, dtype=float) / float(unit)
             else:
                 K = dissimilarity_kernel(D, kind="gaussian", gamma=full["gamma"])
         else:
@@ -991,7 +1049,8 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
         (``"pick-out-munoz-ionosphere"``: the twelve normalized kernels of
         Munoz & de Diego §4.2, combined by pick-out instead of the paper's KWS).
         Dissimilarity data: ``"dissimilarity-linear"``
-        (``-1/2 J D^2 J``, the default) or ``"dissimilarity-gaussian"``.
+        (``-1/2 J D^2 J``, the default), ``"dissimilarity-raw"`` (``K = D``,
+        Loosli et al. Table 3) or ``"dissimilarity-gaussian"``.
     kernel_params : dict, optional
         Kernel parameters; missing ones get :func:`default_kernel_params`
         (sigmoid: ``a = 4 / n_features``, ``r = -2``).
