@@ -627,7 +627,8 @@ def classification_cell(params):
     -------
     dict
         ``n_train``, ``n_test``; :func:`classification_metrics` on the outer
-        test split; ``inner_score`` (best mean inner score, NaN without model
+        test split; ``train_accuracy`` (accuracy on the outer training split,
+        the kernel as given: Loosli et al. Figs. 6-7, bottom); ``inner_score`` (best mean inner score, NaN without model
         selection); ``best_<p>`` and ``best_kernel_<p>`` for the grid
         parameters; ``fit_seconds``, ``predict_seconds``, ``select_seconds``;
         ``n_support`` (``len(support_)``), ``n_iter`` (sum of ``n_iter_``);
@@ -749,6 +750,8 @@ def classification_cell(params):
 
     out = {"n_train": int(tr.size), "n_test": int(te.size)}
     out.update(classification_metrics(y[te], pred, classes))
+    # training accuracy with the kernel the method was given (Loosli Figs. 6-7, bottom)
+    out["train_accuracy"] = float(np.mean(est.predict(K_tr) == y[tr]))
     out["inner_score"] = inner_score
     for k, v in method_combos[best_m].items():
         out[f"best_{k}"] = v
