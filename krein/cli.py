@@ -13,9 +13,9 @@ standardized Sonar with a clearly indefinite sigmoid kernel and prints the table
     krein diagnose --dataset sonar                  # signature, r_mm, r_neg, DCM
     krein solvers                                   # installed CVXPY solvers and problem classes
     krein methods                                   # the method registry
-    krein experiment run experiments/sonar_heart.py --quick    # a declared grid, resumable
-    krein experiment table results/sonar_heart-quick           # paper-style table
-    krein experiment plot results/sonar_heart-quick --out figures
+    krein experiment run experiments/loosli_table2.py --quick  # a declared grid, resumable
+    krein experiment table results/loosli_table2-quick         # paper-style table
+    krein experiment plot results/loosli_table2-quick --out figures
 
 Bad input (unknown data set, kernel, method or solver, bad ``--kernel-params``,
 ``--C <= 0``, ``--cv < 2``...) prints one line naming the option and the accepted
@@ -661,7 +661,7 @@ def _add_experiment_parser(sub):
                         "DIR/results.csv; each finished cell is written at once (atomically). "
                         "Kill it at any time and rerun: nothing finished is recomputed.")
     r.add_argument("script", metavar="SCRIPT", help="experiment script, e.g. "
-                   "experiments/sonar_heart.py")
+                   "experiments/loosli_table2.py")
     r.add_argument("--quick", action="store_true", help="the shrunken grid (seconds)")
     r.add_argument("--n-jobs", type=int, default=1, metavar="N",
                    help="parallel joblib workers (-1: all cores; default 1)")

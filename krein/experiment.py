@@ -8,10 +8,10 @@ finished cell at once (atomically) to ``DIR/results.csv``; the table and the
 figures are made from that file only (:func:`results_table`,
 :func:`plot_results`).  On the command line::
 
-    krein experiment run experiments/sonar_heart.py [--quick] [--n-jobs N]
-                                                    [--dask ADDRESS] [--out DIR]
-    krein experiment table results/sonar_heart [--format markdown|latex|csv]
-    krein experiment plot results/sonar_heart [--out figures]
+    krein experiment run experiments/loosli_table2.py [--quick] [--n-jobs N]
+                                                      [--dask ADDRESS] [--out DIR]
+    krein experiment table results/loosli_table2 [--format markdown|latex|csv]
+    krein experiment plot results/loosli_table2 [--out figures]
 
 Declaring an experiment
 -----------------------
