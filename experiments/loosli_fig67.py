@@ -172,6 +172,8 @@ def experiment(quick=False):
         kernels = [_kernel(t2, dataset, t) for t in targets[dataset]]
         grid += classification_grid([{"dataset": dataset, **extra}], specs, kernels,
                                     save_trace=False, **kw)
+    # repeat by repeat: a run stopped early still has every data set and kernel
+    grid.sort(key=lambda c: c["repeat"])
     return Experiment("loosli_fig67", grid, seed=0,
                       description="Loosli et al. 2013 Figs. 6-7: test and training accuracy vs "
                                   "least eigenvalue, sigmoid kernels on Heart and Sonar",
