@@ -49,7 +49,7 @@ results: ``experiments/results/loosli_certificates.csv``.
 import importlib.util
 import os
 
-from krein.experiment import Experiment, cartesian
+from krein.experiment import Experiment, cartesian, save_png
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 METHODS = ["esvm", "esvm-l", "ksvm", "rvm", "indefinite-svm", "lp-svm", "flip", "clip",
@@ -283,7 +283,7 @@ def certificate_figures(results, out_dir):
     fig.tight_layout()
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "loosli_certificates.png")
-    fig.savefig(path, dpi=80)
+    save_png(fig, path, dpi=80)
     plt.close(fig)
     return [path]
 

@@ -30,7 +30,7 @@ points (``f(x_i) = y_i``).  The cell records these numbers; the figure
 ``--quick``: the same single cell (it takes milliseconds).
 """
 
-from krein.experiment import Experiment
+from krein.experiment import Experiment, save_png
 
 X_TRAIN = [[1.0, 0.3], [1.6, 1.2]]
 Y_TRAIN = [1, -1]
@@ -167,7 +167,7 @@ def fig1_figures(results, out_dir):
     fig.tight_layout()
     out = Path(out_dir) / "loosli_fig1.png"
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=90)
+    save_png(fig, out, dpi=90)
     return [out]
 
 

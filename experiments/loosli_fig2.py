@@ -22,7 +22,7 @@ spectrum and the mean cumulated share.
 ``--quick``: 80 training points, k in {2, 10, 80}, one repeat.
 """
 
-from krein.experiment import Experiment, cartesian
+from krein.experiment import Experiment, cartesian, save_png
 
 N_TEST = 2000
 
@@ -124,7 +124,7 @@ def fig2_figures(results, out_dir):
     fig.tight_layout()
     out = Path(out_dir) / "loosli_fig2.png"
     out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=85)
+    save_png(fig, out, dpi=85)
     return [out]
 
 

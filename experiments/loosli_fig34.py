@@ -31,7 +31,7 @@ about -90 here; the kernel is kept the same for both figures.
 ``--quick``: 60 and 40 training points, three methods, a 30 x 30 mesh.
 """
 
-from krein.experiment import Experiment, cartesian
+from krein.experiment import Experiment, cartesian, save_png
 
 METHODS = ["esvm", "esvm-l", "ksvm", "rvm", "lp-svm", "indefinite-svm", "flip", "clip", "shift"]
 LABELS = {"esvm": "ESVM", "esvm-l": "ESVM-L (90%)", "ksvm": "KSVM", "rvm": "RVM",
@@ -150,7 +150,7 @@ def fig34_figures(results, out_dir):
         fig.tight_layout()
         out = Path(out_dir) / f"{FIGURE_NAMES.get(n, f'loosli_fig34_n{n}')}.png"
         out.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(out, dpi=80)
+        save_png(fig, out, dpi=80)
         paths.append(out)
     return paths
 

@@ -27,7 +27,7 @@ Run it alone on the machine: parallel cells share cores and the timings.
 ``--quick``: three methods, sizes 40 and 80, 2 runs, budget 0.5 s.
 """
 
-from krein.experiment import Experiment, cartesian
+from krein.experiment import Experiment, cartesian, save_png
 
 METHODS = ["esvm", "esvm-l", "ksvm", "rvm", "indefinite-svm", "lp-svm", "flip", "clip",
            "shift", "svm"]
@@ -128,7 +128,7 @@ def fig5_figures(results, out_dir):
     fig.tight_layout()
     os.makedirs(out_dir, exist_ok=True)
     path = os.path.join(out_dir, "loosli_fig5.png")
-    fig.savefig(path, dpi=90)
+    save_png(fig, path, dpi=90)
     plt.close(fig)
     return [path]
 

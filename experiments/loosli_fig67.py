@@ -33,7 +33,7 @@ against the mean test and training accuracy.
 import importlib.util
 import os
 
-from krein.experiment import Experiment, classification_grid
+from krein.experiment import Experiment, classification_grid, save_png
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -140,7 +140,7 @@ def fig67_figures(results, out_dir):
         fig.tight_layout()
         os.makedirs(out_dir, exist_ok=True)
         path = os.path.join(out_dir, f"{fig_name}.png")
-        fig.savefig(path, dpi=80)
+        save_png(fig, path, dpi=80)
         plt.close(fig)
         paths.append(path)
     return paths

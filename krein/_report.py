@@ -493,12 +493,57 @@ def _figure(figsize):
     return _new_figure(figsize)
 
 
-def _save(fig, path):
+def save_png(fig, path, *, dpi=110, colors=128, bbox_inches="tight"):
+    """Write a Matplotlib figure as a small PNG, atomically.
+
+    The figure is rendered at ``dpi``, reduced to an adaptive palette of
+    ``colors`` colours (Pillow's median cut; line plots and colour maps look
+    the same and the file is 3-4 times smaller, which matters for figures
+    committed to a repository), and moved onto ``path`` only when complete.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    path : str or path-like
+        Destination; its directory is created.
+    dpi : float > 0
+    colors : int in [2, 256] or None
+        Palette size; None keeps full RGBA.
+    bbox_inches : str or None
+        Passed to ``savefig``.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        On ``colors`` outside [2, 256].
+    """
+    import io
+
+    from PIL import Image
+
     from .compare import _atomic_write
 
+    if colors is not None and not (isinstance(colors, int) and 2 <= colors <= 256):
+        raise ValueError(f"colors must be an integer in [2, 256] or None; got {colors!r}")
+    path = os.fspath(path)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    _atomic_write(path, lambda p: fig.savefig(p, format="png", dpi=110, bbox_inches="tight"))
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches=bbox_inches)
+    buf.seek(0)
+    img = Image.open(buf)
+    if colors is not None:
+        img = img.convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
+    _atomic_write(path, lambda p: img.save(p, format="PNG", optimize=True))
     return path
+
+
+def _save(fig, path):
+    return save_png(fig, path, dpi=110)
 
 
 def _ok(df):

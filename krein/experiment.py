@@ -130,7 +130,7 @@ import numpy as np
 
 from ._report import (TABLE_FORMATS, format_frame, plot_accuracy, plot_accuracy_vs_eigenvalue,
                       plot_convergence, plot_results, plot_time_vs_n, read_results,
-                      results_table, summarize, volatile_columns)
+                      results_table, save_png, summarize, volatile_columns)
 from ._results import (META_COLUMNS, PROVENANCE_COLUMNS, RESULTS_FILE, VERSION_PACKAGES,
                        ResultsStore, atomic_write_bytes, canonical_json, cell_key,
                        flatten_params)
@@ -155,6 +155,7 @@ __all__ = [
     "plot_accuracy_vs_eigenvalue",
     "plot_time_vs_n",
     "plot_convergence",
+    "save_png",
     "volatile_columns",
     "format_frame",
     "make_table",

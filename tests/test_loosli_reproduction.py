@@ -129,3 +129,27 @@ def test_svm_duality_gap_certificate_separates_optimal_from_perturbed():
     alpha2[j] += step
     gap2, kkt2 = cert._svm_gap(Q, y, y * alpha2, b, C)
     assert gap2 > 1e-4 and kkt2 > 1e-3
+
+
+# --------------------------------------------------------------------------- small figures
+def test_save_png_writes_a_palette_png_atomically(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from krein.experiment import save_png
+
+    fig, ax = plt.subplots()
+    x = np.linspace(0, 1, 200)
+    ax.imshow(np.outer(x, x), cmap="viridis")
+    path = save_png(fig, tmp_path / "sub" / "f.png", dpi=60, colors=32)
+    img = Image.open(path)
+    assert img.mode == "P" and len(img.getcolors(256)) <= 32
+    full = save_png(fig, tmp_path / "full.png", dpi=60, colors=None)
+    assert Image.open(full).mode in ("RGBA", "RGB")
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    with pytest.raises(ValueError, match="colors"):
+        save_png(fig, tmp_path / "bad.png", colors=1)
+    plt.close(fig)
