@@ -124,7 +124,7 @@ def comparison(table):
     A cell is flagged (``**!**``) when |ours - paper| exceeds the paper's standard
     deviation plus ours (both over 10 runs).
     """
-    from importlib import util
+    from krein.experiment import import_script
 
     paper = PAPER_TABLE2 if table == 2 else PAPER_TABLE3
     df = pd.read_csv(os.path.join(RESULTS, f"loosli_table{table}.csv"))
@@ -132,10 +132,7 @@ def comparison(table):
     train_least = _least(df)
     units = {}
     if table == 3:
-        spec = util.spec_from_file_location("t3", os.path.join(HERE, "loosli_table3.py"))
-        t3 = util.module_from_spec(spec)
-        spec.loader.exec_module(t3)
-        units = t3.UNITS
+        units = import_script(os.path.join(HERE, "loosli_table3.py")).UNITS
     lines = ["| data set (paper's least eig.; ours: training blocks) | "
              + " | ".join(HEAD) + " |", "|---|" + "---:|" * len(HEAD)]
     for d, (least, cells) in paper.items():

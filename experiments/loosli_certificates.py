@@ -46,10 +46,9 @@ Run: ``krein experiment run experiments/loosli_certificates.py``; committed
 results: ``experiments/results/loosli_certificates.csv``.
 """
 
-import importlib.util
 import os
 
-from krein.experiment import Experiment, cartesian, save_png
+from krein.experiment import Experiment, cartesian, import_script, save_png
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 METHODS = ["esvm", "esvm-l", "ksvm", "rvm", "indefinite-svm", "lp-svm", "flip", "clip",
@@ -58,10 +57,7 @@ THRESHOLD = 1e-2
 
 
 def _script(name):
-    spec = importlib.util.spec_from_file_location(name, os.path.join(_HERE, f"{name}.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return import_script(os.path.join(_HERE, f"{name}.py"))
 
 
 def _kernel(table, dataset):

@@ -30,10 +30,9 @@ against the mean test and training accuracy.
 ``C = 1``.
 """
 
-import importlib.util
 import os
 
-from krein.experiment import Experiment, classification_grid, save_png
+from krein.experiment import Experiment, classification_grid, import_script, save_png
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -50,11 +49,7 @@ LABELS = {"esvm": "ESVM", "esvm-l": "ESVM-L", "ksvm": "KSVM", "rvm": "RVM",
 
 
 def _table2():
-    spec = importlib.util.spec_from_file_location("loosli_table2",
-                                                  os.path.join(_HERE, "loosli_table2.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return import_script(os.path.join(_HERE, "loosli_table2.py"))
 
 
 def calibrate_a(dataset, target, r=0.0):

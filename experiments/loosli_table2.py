@@ -121,6 +121,34 @@ SIGMOID_R_NEGATED = {"sonar": -2.275725, "heart": -1.154167, "breast_cancer": 0.
                      "diabetes": 1.291879, "a1a": -1.597052}
 
 
+def method_specs(methods, c_grid, rho_grid):
+    """Method entries of :func:`krein.experiment.classification_grid` for Tables 2-3.
+
+    IndefiniteSVM is tested with the raw kernel rows (``test_kernel="raw"``,
+    the paper's rule) and selects ``C`` and ``rho``; LP-SVM runs on HiGHS;
+    the others take the common ``C`` grid.
+
+    Parameters
+    ----------
+    methods : list of str
+    c_grid, rho_grid : list of float
+
+    Returns
+    -------
+    list of str or dict
+    """
+    specs = []
+    for m in methods:
+        if m == "indefinite-svm":
+            specs.append({"method": m, "params": {"test_kernel": "raw"},
+                          "grid": {"C": c_grid, "rho": rho_grid}})
+        elif m == "lp-svm":
+            specs.append({"method": m, "params": {"solver": "HIGHS"}})
+        else:
+            specs.append(m)
+    return specs
+
+
 def table2_grid(quick=False, negated=False, repeats=None):
     """Cells of Table 2 (module docstring).
 
@@ -147,15 +175,7 @@ def table2_grid(quick=False, negated=False, repeats=None):
         datasets = list(PAPER_LEAST_EIGENVALUES)
         methods, c_grid, rho_grid = METHODS, [0.1, 1.0, 10.0, 100.0], [0.1, 1.0, 10.0]
         folds, inner = 5, 3
-    specs = []
-    for m in methods:
-        if m == "indefinite-svm":
-            specs.append({"method": m, "params": {"test_kernel": "raw"},
-                          "grid": {"C": c_grid, "rho": rho_grid}})
-        elif m == "lp-svm":
-            specs.append({"method": m, "params": {"solver": "HIGHS"}})
-        else:
-            specs.append(m)
+    specs = method_specs(methods, c_grid, rho_grid)
     grid = []
     for d in datasets:
         name = d["dataset"] if isinstance(d, dict) else d

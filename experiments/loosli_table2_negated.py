@@ -21,25 +21,17 @@ slope; this run tests whether a negative one explains its heuristic columns.
 ``--quick``: as ``loosli_table2.py --quick`` with the negated slope.
 """
 
-import importlib.util
 import os
 
-from krein.experiment import Experiment
+from krein.experiment import Experiment, import_script
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def _table2():
-    spec = importlib.util.spec_from_file_location("loosli_table2",
-                                                  os.path.join(_HERE, "loosli_table2.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
 def experiment(quick=False):
     """Table 2's grid with the negated slope, one repeat (module docstring)."""
-    grid = _table2().table2_grid(quick, negated=True, repeats=1)
+    t2 = import_script(os.path.join(_HERE, "loosli_table2.py"))
+    grid = t2.table2_grid(quick, negated=True, repeats=1)
     return Experiment("loosli_table2_negated", grid, seed=0,
                       description="Loosli et al. 2013 Table 2 with the sigmoid slope negated "
                                   "(a = -4/d, same least eigenvalues), one 5-fold CV run",

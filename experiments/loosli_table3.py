@@ -45,7 +45,11 @@ Run: ``krein experiment run experiments/loosli_table3.py [--quick]``; the
 committed full-run results are ``experiments/results/loosli_table3.csv``.
 """
 
-from krein.experiment import Experiment, classification_grid
+import os
+
+from krein.experiment import Experiment, classification_grid, import_script
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
 
 #: Least eigenvalues printed in Loosli et al. (2013) Table 3 (of K = D, all objects).
 PAPER_LEAST_EIGENVALUES = {"balls3d": -2.8894e03, "gaussm1-regenerated": -1.8739e03,
@@ -67,16 +71,9 @@ METHODS = ["esvm", "esvm-l", "ksvm", "rvm", "indefinite-svm", "lp-svm", "flip", 
 
 
 def _specs(methods, c_grid, rho_grid):
-    out = []
-    for m in methods:
-        if m == "indefinite-svm":
-            out.append({"method": m, "params": {"test_kernel": "raw"},
-                        "grid": {"C": c_grid, "rho": rho_grid}})
-        elif m == "lp-svm":
-            out.append({"method": m, "params": {"solver": "HIGHS"}})
-        else:
-            out.append(m)
-    return out
+    """Method entries shared with Table 2 (:func:`loosli_table2.method_specs`)."""
+    t2 = import_script(os.path.join(_HERE, "loosli_table2.py"))
+    return t2.method_specs(methods, c_grid, rho_grid)
 
 
 def _cells(dataset, methods, c_grid, rho_grid, folds, repeats, inner, n_samples=None,

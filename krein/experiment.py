@@ -147,6 +147,7 @@ __all__ = [
     "solver_version",
     "run_experiment",
     "load_experiment",
+    "import_script",
     "read_results",
     "results_table",
     "summarize",
@@ -1247,6 +1248,48 @@ def read_sidecar(directory):
 
 
 # --------------------------------------------------------------------------- scripts
+def import_script(path):
+    """Import a Python script by path (an experiment script or one it builds on).
+
+    The module gets a private name derived from the path and is registered
+    with cloudpickle to be pickled by value, so functions defined in it reach
+    joblib and Dask workers that cannot import it.  Every call executes the
+    file afresh.
+
+    Parameters
+    ----------
+    path : str or path-like
+
+    Returns
+    -------
+    module
+
+    Raises
+    ------
+    ValueError
+        Missing file or a file that cannot be imported as Python.
+    Exception
+        Whatever executing the script raises.
+    """
+    path = os.path.abspath(os.fspath(path))
+    if not os.path.isfile(path):
+        raise ValueError(f"script: no such file {path!r}")
+    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
+    modname = f"_krein_experiment_{stem}_{hashlib.sha256(path.encode()).hexdigest()[:8]}"
+    spec = importlib.util.spec_from_file_location(modname, path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"script: cannot import {path!r} (not a Python file?)")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[modname] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        sys.modules.pop(modname, None)
+        raise
+    _cloudpickle().register_pickle_by_value(module)
+    return module
+
+
 def load_experiment(path, quick=False):
     """Import an experiment script and return its :class:`Experiment`.
 
@@ -1275,21 +1318,7 @@ def load_experiment(path, quick=False):
         value that is not an :class:`Experiment`.
     """
     path = os.path.abspath(os.fspath(path))
-    if not os.path.isfile(path):
-        raise ValueError(f"script: no such file {path!r}")
-    stem = re.sub(r"\W", "_", os.path.splitext(os.path.basename(path))[0])
-    modname = f"_krein_experiment_{stem}_{hashlib.sha256(path.encode()).hexdigest()[:8]}"
-    spec = importlib.util.spec_from_file_location(modname, path)
-    if spec is None or spec.loader is None:
-        raise ValueError(f"script: cannot import {path!r} (not a Python file?)")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[modname] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(modname, None)
-        raise
-    _cloudpickle().register_pickle_by_value(module)
+    module = import_script(path)
     if callable(getattr(module, "experiment", None)):
         exp = module.experiment(quick=bool(quick))
     elif hasattr(module, "EXPERIMENT"):

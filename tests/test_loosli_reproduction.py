@@ -6,7 +6,6 @@ the convex C-SVM duality gap at a solution of a tight reference solver
 (CVXPY/Clarabel) versus a perturbed point.
 """
 
-import importlib.util
 import pathlib
 
 import numpy as np
@@ -16,15 +15,13 @@ import scipy.linalg
 from krein.compare import (REGENERATED_DATASETS, InvalidArgument, available_datasets,
                            available_kernels, load_kernel_data)
 from krein.datasets import load, load_dissimilarity, make_gauss_minkowski
+from krein.experiment import import_script
 
 EXPERIMENTS = pathlib.Path(__file__).resolve().parents[1] / "experiments"
 
 
 def _script(name):
-    spec = importlib.util.spec_from_file_location(name, EXPERIMENTS / f"{name}.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return import_script(EXPERIMENTS / f"{name}.py")
 
 
 # --------------------------------------------------------------------------- kernel K = D
