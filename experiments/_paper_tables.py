@@ -118,16 +118,24 @@ def _least(df, scale=None):
     return ok.groupby("dataset")["min_eigenvalue"].mean()
 
 
-def comparison(table):
+def comparison(table, results=None):
     """Markdown: every cell of the paper's table next to ours, flagged where they differ.
 
     A cell is flagged (``**!**``) when |ours - paper| exceeds the paper's standard
     deviation plus ours (both over 10 runs).
+
+    Parameters
+    ----------
+    table : {2, 3}
+        The paper's table.
+    results : str, optional
+        Name of the results file in ``experiments/results`` (default
+        ``loosli_table{table}``).
     """
     from krein.experiment import import_script
 
     paper = PAPER_TABLE2 if table == 2 else PAPER_TABLE3
-    df = pd.read_csv(os.path.join(RESULTS, f"loosli_table{table}.csv"))
+    df = pd.read_csv(os.path.join(RESULTS, f"{results or f'loosli_table{table}'}.csv"))
     ours = _ours(df)
     train_least = _least(df)
     units = {}
@@ -188,7 +196,8 @@ def certificates():
 def readme():
     """Rewrite the generated blocks of experiments/README.md."""
     text = open(README).read()
-    blocks = {"table2": comparison(2), "table3": comparison(3), "certificates": certificates()}
+    blocks = {"table2": comparison(2), "table2_negated": comparison(2, "loosli_table2_negated"),
+              "table3": comparison(3), "certificates": certificates()}
     for name, body in blocks.items():
         begin, end = f"<!-- BEGIN {name} -->", f"<!-- END {name} -->"
         if begin in text:

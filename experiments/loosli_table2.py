@@ -149,7 +149,7 @@ def method_specs(methods, c_grid, rho_grid):
     return specs
 
 
-def table2_grid(quick=False, negated=False, repeats=None):
+def table2_grid(quick=False, negated=False, repeats=None, datasets=None):
     """Cells of Table 2 (module docstring).
 
     Parameters
@@ -161,6 +161,8 @@ def table2_grid(quick=False, negated=False, repeats=None):
         ``+4 / n_features`` with :data:`SIGMOID_R`.
     repeats : int, optional
         Repeats of the 5-fold CV for every data set; default :data:`REPEATS`.
+    datasets : list of str, optional
+        A subset of :data:`PAPER_LEAST_EIGENVALUES` (full run only).
 
     Returns
     -------
@@ -172,7 +174,7 @@ def table2_grid(quick=False, negated=False, repeats=None):
         methods, c_grid, rho_grid = ["esvm", "esvm-l", "indefinite-svm", "flip"], [0.1, 1.0], [1.0]
         folds, inner = 2, 2
     else:
-        datasets = list(PAPER_LEAST_EIGENVALUES)
+        datasets = list(datasets or PAPER_LEAST_EIGENVALUES)
         methods, c_grid, rho_grid = METHODS, [0.1, 1.0, 10.0, 100.0], [0.1, 1.0, 10.0]
         folds, inner = 5, 3
     specs = method_specs(methods, c_grid, rho_grid)
