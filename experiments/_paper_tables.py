@@ -6,8 +6,8 @@ test run): it slims the full-run results of ``loosli_table2.py`` /
 of ``experiments/results/`` and rewrites the generated blocks of the README
 (between ``<!-- BEGIN name -->`` and ``<!-- END name -->``)::
 
-    python experiments/_paper_tables.py slim results/loosli_table2 results/loosli_table3 \\
-        results/loosli_certificates
+    python experiments/_paper_tables.py slim results/loosli_table2   # one experiment per call
+    python experiments/_paper_tables.py slim results/loosli_table3
     python experiments/_paper_tables.py readme
 
 Statistics: "ours" is the mean over the 10 repeats of the 5-fold CV accuracy
@@ -80,11 +80,16 @@ KEEP = ["key", "status", "error", "dataset", "method", "repeat", "fold", "kernel
         "solver_status", "gap", "n_inner_failures", "version_krein"]
 
 
-def slim(directory):
-    """Write ``experiments/results/NAME.csv``: the columns the README needs, 6 digits."""
+def slim(*directories):
+    """Write ``experiments/results/NAME.csv``: the columns the README needs, 6 digits.
+
+    Several directories of the same experiment (parts run separately) are
+    concatenated, each cell once.
+    """
     from krein.experiment import read_results
 
-    df = read_results(directory)
+    df = pd.concat([read_results(d) for d in directories], ignore_index=True)
+    df = df.drop_duplicates("key", keep="last")
     name = df["experiment"].iloc[0]
     keep = [c for c in KEEP if c in df.columns]
     if name == "loosli_certificates":
@@ -153,8 +158,12 @@ def comparison(table, results=None):
             if o is None:
                 row.append(f"{ptxt} / not run")
                 continue
-            mark = "f" if o[4] == "f" else ""
-            otxt = f"{o[0]:.2f} ({o[1]:.2f}{mark})"
+            if o[4] == "f" and o[3] < 2:
+                otxt = f"{o[0]:.2f} (1 of 5 folds)"
+            elif o[4] == "f" and o[3] < 5:
+                otxt = f"{o[0]:.2f} ({o[1]:.2f}f, {o[3]} of 5 folds)"
+            else:
+                otxt = f"{o[0]:.2f} ({o[1]:.2f}{'f' if o[4] == 'f' else ''})"
             flag = ""
             if p is not None and abs(o[0] - p[0]) > p[1] + (o[1] if np.isfinite(o[1]) else 0):
                 flag = " **!**"
@@ -164,7 +173,8 @@ def comparison(table, results=None):
     if extra:
         lines.append("")
         lines.append("Not in the paper: " + "; ".join(
-            f"{m}: " + ", ".join(f"{d} {ours[(d, m)][0]:.2f} ({ours[(d, m)][1]:.2f})"
+            f"{m}: " + ", ".join(f"{d} {ours[(d, m)][0]:.2f} ({ours[(d, m)][1]:.2f}"
+                                 f"{'f' if ours[(d, m)][4] == 'f' else ''})"
                                  for d in paper if (d, m) in ours) for m in extra) + ".")
     counts = df.groupby("dataset")["repeat"].nunique()
     lines.append("")
@@ -178,7 +188,8 @@ def certificates():
     df = df[df["status"] == "ok"]
     lines = ["| data set | " + " | ".join(HEAD + ["libsvm on K"]) + " |",
              "|---|" + "---|" * (len(HEAD) + 1)]
-    for d in dict.fromkeys(df["dataset"]):
+    present = set(df["dataset"])
+    for d in [d for d in list(PAPER_TABLE2) + list(PAPER_TABLE3) if d in present]:
         row = [d]
         for m in METHODS + ["svm"]:
             r = df[(df["dataset"] == d) & (df["method"] == m)]
@@ -210,8 +221,8 @@ def readme():
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["slim"]:
-        for directory in sys.argv[2:]:
-            print(slim(directory))
+        # slim DIR [DIR ...]: one experiment, possibly run in parts
+        print(slim(*sys.argv[2:]))
     elif sys.argv[1:2] == ["readme"]:
         readme()
     else:
