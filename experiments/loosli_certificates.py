@@ -196,8 +196,8 @@ def certificate_cell(params):
     import numpy as np
     from sklearn.model_selection import StratifiedKFold
 
-    from krein.compare import load_kernel_data
-    from krein.experiment import _build_estimator, cell_seed
+    from krein.kernel_data import load_kernel_data
+    from krein.experiment import build_estimator, cell_seed
 
     table, dataset, method = params["table"], params["dataset"], params["method"]
     kernel, kp, binary = _kernel(table, dataset)
@@ -211,7 +211,7 @@ def certificate_cell(params):
     fixed = {"test_kernel": "raw"} if method == "indefinite-svm" else {}
     if method == "lp-svm":
         fixed["solver"] = "HIGHS"
-    est = _build_estimator(method, {}, None, cell_seed(params, salt="estimator"))
+    est = build_estimator(method, {}, None, cell_seed(params, salt="estimator"))
     accepted = est.get_params(deep=False)
     est.set_params(**fixed, **{k: v for k, v in sel.items() if k in accepted})
     t0 = time.perf_counter()

@@ -62,7 +62,7 @@ def timing_cell(params):
     from threadpoolctl import threadpool_limits
 
     from krein.datasets import make_checkerboard
-    from krein.experiment import _build_estimator, cell_seed
+    from krein.experiment import build_estimator, cell_seed
     from krein.kernels import sigmoid_kernel
 
     method, budget = params["method"], float(params["budget"])
@@ -76,7 +76,7 @@ def timing_cell(params):
                 X, y = make_checkerboard(n + 2000, overlap=0.1, random_state=seed)
                 X = (X - X[:n].mean(axis=0)) / X[:n].std(axis=0)
                 K = sigmoid_kernel(X, X[:n], a=params["a"], r=params["r"])
-                est = _build_estimator(method, {}, None, seed)
+                est = build_estimator(method, {}, None, seed)
                 if "C" in est.get_params(deep=False):
                     est.set_params(C=params["C"])
                 t0 = time.perf_counter()

@@ -7,7 +7,7 @@ IndefiniteSVM, LP-SVM and the SVM on the flipped ("Abs eigs"), clipped
 deviation over 10 runs, least eigenvalue after the data set name.  Here:
 
 * data (shipped with krein, standardized on all rows,
-  :func:`krein.compare.load_kernel_data`): Sonar (208 x 60), Heart (Statlog,
+  :func:`krein.kernel_data.load_kernel_data`): Sonar (208 x 60), Heart (Statlog,
   270 x 13), Breast cancer (Wisconsin ORIGINAL, the 683 complete rows of
   699; the paper does not say which file), Diabetes (Pima, 768 x 8, zeros
   kept as values) and Adult as LIBSVM ``a1a`` (the 1605 training rows x 123

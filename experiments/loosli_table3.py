@@ -7,7 +7,7 @@ SVM on the flipped / clipped / shifted kernels, mean (spread) over 10 runs,
 "We use a linear kernel and train the SVM on the dissimilarity measures": the
 printed least eigenvalues (Balls3D -2889.4, CatCortex -24.61, Protein -322.34,
 NewsGroups -16.39) are those of the dissimilarity matrix ``D`` itself, so the
-kernel is ``K = D`` (``"dissimilarity-raw"`` of :mod:`krein.compare`), not the
+kernel is ``K = D`` (``"dissimilarity-raw"`` of :mod:`krein.kernel_data`), not the
 classical-scaling kernel ``-1/2 J D^2 J``.  Here:
 
 * data: the shipped Balls3D (200), CatCortex (65 objects, the paper's

@@ -1,7 +1,7 @@
 """Solver swapping: every CVXPY formulation of krein x every installed solver x sizes.
 
 The table a user reads to pick a solver for a krein formulation
-(:mod:`krein.solver_study` has the formulations, the cell and the summary):
+(:mod:`krein.experiment.solver_study` has the formulations, the cell and the summary):
 for each formulation (SVM dual and primal, LP-SVM, Mod SVM, CH-DU in its convex
 case, KSVM's least squares (26), the exchange QCLP (13), the ACCPM analytic
 center, PerturbSVM (22), the nearest-correlation SDP (munoz 9), CLC (munoz 15),
@@ -28,9 +28,9 @@ EXCLUDED = ("ECOS_BB", "GLPK_MI", "CBC", "SCIP", "GUROBI", "MOSEK", "CPLEX", "XP
 
 
 def solve_one(params):
-    """One (formulation, solver, n, problem) cell; columns of :func:`krein.solver_study.solve_cell`."""
+    """One (formulation, solver, n, problem) cell; columns of :func:`krein.experiment.solver_study.solve_cell`."""
     from krein.experiment import solver_version
-    from krein.solver_study import solve_cell
+    from krein.experiment.solver_study import solve_cell
 
     row = solve_cell(params["formulation"], params["solver"], params["n"], params["problem"])
     out = {k: v for k, v in row.items() if k not in ("formulation", "solver", "n", "seed",
@@ -48,8 +48,8 @@ def _as_cells(results):
 
 
 def solver_table(results):
-    """Summary table from the results (see :func:`krein.solver_study.summarize`)."""
-    from krein.solver_study import summarize
+    """Summary table from the results (see :func:`krein.experiment.solver_study.summarize`)."""
+    from krein.experiment.solver_study import summarize
 
     s = summarize(_as_cells(results[results["status"] == "ok"]))
     cols = ["formulation", "solver", "problem_class", "cells", "success_rate", "time_shgeom",
@@ -61,7 +61,7 @@ def solver_figures(results, out_dir):
     """Solve time vs n per solver, one panel per formulation."""
     from pathlib import Path
 
-    from krein.solver_study import plot_times
+    from krein.experiment.solver_study import plot_times
 
     return [plot_times(_as_cells(results[results["status"] == "ok"]),
                        Path(out_dir) / "solver_swap_times.png")]
@@ -69,7 +69,7 @@ def solver_figures(results, out_dir):
 
 def experiment(quick=False):
     """The study's grid (module docstring); ``quick``: tiny sizes, one seed."""
-    from krein.solver_study import FORMULATIONS, SDP_FORMULATIONS
+    from krein.experiment.solver_study import FORMULATIONS, SDP_FORMULATIONS
     from krein.solvers import installed_solvers
 
     solvers = sorted(s for s in installed_solvers() if s not in EXCLUDED)

@@ -116,3 +116,23 @@ def check_int(value, name, low=None, allow_minus_one=False):
         raise ValueError(f"{name} must be an integer >= {low}" + (" or -1" if allow_minus_one else "")
                          + f"; got {value!r}")
     return int(value)
+
+
+class InvalidArgument(ValueError):
+    """A bad argument of a data, kernel or comparison function (one line, names the argument).
+
+    The command-line interface maps ``argument`` to its option and prints the
+    message on one line with exit status 2.
+
+    Parameters
+    ----------
+    argument : str
+        Name of the Python argument (``"dataset"``, ``"kernel"``, ``"C"``...).
+    message : str
+        What is wrong, with the accepted values.
+    """
+
+    def __init__(self, argument, message):
+        super().__init__(f"{argument}: {message}")
+        self.argument = argument
+        self.message = message

@@ -196,7 +196,7 @@ def _data_lines(data):
              f"classes: {cls}",
              f"kernel:  {data.kernel}  {_params_text(data.kernel_params)}"]
     if data.kernel in ("sigmoid", "tanh") and data.X is not None:
-        from .compare import SIGMOID_A_TIMES_D, SIGMOID_R, default_kernel_params
+        from .kernel_data import SIGMOID_A_TIMES_D, SIGMOID_R, default_kernel_params
 
         if data.kernel_params == default_kernel_params(data.kernel, data.n_features):
             note = "; chosen to be clearly indefinite on Sonar" if data.dataset == "sonar" else ""
@@ -312,7 +312,7 @@ def _cmd_compare(args):
 def _cmd_diagnose(args):
     import numpy as np
 
-    from .compare import InvalidArgument, load_kernel_data
+    from .kernel_data import InvalidArgument, load_kernel_data
     from .geometry import class_mean_distance
 
     try:
@@ -359,97 +359,15 @@ def _cmd_diagnose(args):
     return 0
 
 
-def _yes_no(flag):
-    return "yes" if flag else "no"
-
-
 def _haasdonk_lines(K, y, C):
-    """Haasdonk (2005) suitability criteria as text tables (``krein diagnose``).
+    """Haasdonk's suitability criteria (:func:`krein.geometry.suitability_report`) as text."""
+    from .geometry import suitability_report
 
-    Before training: :func:`krein.geometry.suitability_before` (§7.3); after
-    training: :func:`krein.geometry.suitability_after` (§7.4) of a libsvm
-    ``SVC(kernel="precomputed", C=C)`` fitted on ``K`` -- the stationary point of
-    SVM-DU that Haasdonk interprets (§5, Prop. 2).  Labels with more than two
-    classes get the label-free criteria only.
-    """
-    import numpy as np
-
-    from .geometry import suitability_after, suitability_before
-
-    binary = np.unique(y).size == 2
-    b = suitability_before(K, y if binary else None)
-    lines = ["Haasdonk (2005) suitability criteria, pseudo-Euclidean (pE) geometry of the kernel",
-             "before training (§7.3), on the centered kernel J K J = Gram matrix of the pE "
-             "embedding (Prop. 1):"]
-    rows = [
-        {"criterion": "pE signature (p, q), z = n - p - q",
-         "value": f"({b['p']}, {b['q']}), z = {b['z']}",
-         "meaning": f"embedding in R^(p,q), Prop. 1 (|lambda| <= {b['tol']:.2g} counts as zero)"},
-        {"criterion": "negative eigenvalues: J K J (K)",
-         "value": f"{b['q']} ({b['q_kernel']})",
-         "meaning": "rough criterion: more make w'Mw <= 0 more likely"},
-        {"criterion": "their share of sum|lambda| (J K J)",
-         "value": f"{100 * b['negative_share']:.3g} %",
-         "meaning": "small: slightly indefinite; large: strongly indefinite (§7.5)"},
-        {"criterion": "K conditionally PD (J K J >= 0)",
-         "value": _yes_no(b["cpd"]),
-         "meaning": "yes: Euclidean embedding, SVM-DU convex, classical SVM geometry"},
-        {"criterion": "-K conditionally PD (J K J <= 0)",
-         "value": _yes_no(b["negated_cpd"]),
-         "meaning": "yes: w'Mw <= 0 for all labels and alpha -> unsuitable kernel"},
-    ]
-    if binary:
-        rows.append({"criterion": "DCM = ||m+ - m-||^2_pE = c'Kc",
-                     "value": f"{b['dcm']:.4g}",
-                     "meaning": ("> 0: a solution with w'Mw > 0 can exist" if b["dcm"] > 0 else
-                                 "<= 0: the optimal CH/SVM solution has w'Mw <= 0")
-                     + "; bounds w'Mw of the global CH optimum"})
-    rows.append({"criterion": "verdict before training",
-                 "value": "unsuitable" if b["unsuitable"] else "not ruled out",
-                 "meaning": ("-K cpd or DCM <= 0" if b["unsuitable"] else
-                             "neither -K cpd nor DCM <= 0" if binary else
-                             "-K not cpd (DCM needs two classes)")})
-    lines.append(_text_table(rows, left=("criterion", "value", "meaning")))
-    if not binary:
-        lines.append(f"after training: not computed for {np.unique(y).size} classes (use --binary)")
-        return lines
-
-    from sklearn.svm import SVC
-
-    classes, y_idx = np.unique(y, return_inverse=True)
-    model = SVC(kernel="precomputed", C=C).fit(K, y_idx)
-    a = suitability_after(K, y_idx, model.dual_coef_, model.support_, model.intercept_, C)
-    n = a["n"]
-    lines += ["", f"after training (§7.4): libsvm SVC(kernel=\"precomputed\", C={C:g}) on K, a "
-                  "stationary point of SVM-DU (Prop. 2); +1 = class "
-                  f"{classes.tolist()[1]}:"]
-    margin = f"{a['margin']:.4g}" if a["wMw_positive"] else "-"
-    rows = [
-        {"criterion": "w'Mw = c'Kc (SVM normal, eq. 9)",
-         "value": f"{a['wMw']:.4g}",
-         "meaning": ("> 0: suitable solution" if a["wMw_positive"] else
-                     "<= 0: acts as a counter-intuitive CH classifier; try a smaller C")},
-        {"criterion": "w'Mw of the CH normal (2/sum alpha)^2 c'Kc",
-         "value": f"{a['wMw_ch']:.4g}",
-         "meaning": f"Table 1 column; CH reduction mu = 2C/sum alpha = {a['mu']:.3g}"},
-        {"criterion": "margin 2 / sqrt(w'Mw)",
-         "value": margin,
-         "meaning": "defined when w'Mw > 0 (remark after Prop. 2)"},
-        {"criterion": "support vectors, bounded (alpha = C)",
-         "value": f"{a['n_support']}, {a['n_bounded']}",
-         "meaning": f"{100 * a['bounded_share']:.3g} % of n = {n} bounded"},
-        {"criterion": "training errors <= bounded SVs",
-         "value": f"{a['n_errors']} <= {a['n_bounded']}",
-         "meaning": (f"error rate {100 * a['error_rate']:.3g} % <= bound "
-                     f"{100 * a['bounded_share']:.3g} % ({'holds' if a['bound_holds'] else 'FAILS'})")},
-        {"criterion": "errors among alpha < C",
-         "value": str(a["n_errors_unbounded"]),
-         "meaning": "0 at a stationary point (Prop. 2)"},
-        {"criterion": "stationarity (KKT) violation",
-         "value": f"{a['kkt_violation']:.2g}",
-         "meaning": "max over i of the SVM-DU KKT residual in y_i f(x_i); libsvm tol 1e-3"},
-    ]
-    lines.append(_text_table(rows, left=("criterion", "value", "meaning")))
+    lines = []
+    for i, (title, rows) in enumerate(suitability_report(K, y, C)):
+        lines += ([] if i == 0 else [""]) + title.split("\n")
+        if rows:
+            lines.append(_text_table(rows, left=("criterion", "value", "meaning")))
     return lines
 
 
@@ -514,7 +432,7 @@ def _cmd_methods(args):
 
 
 def _cmd_datasets(args):
-    from .compare import available_datasets
+    from .datasets import available_datasets
 
     return _print_names(available_datasets())
 
@@ -587,7 +505,7 @@ def _cmd_experiment_run(args):
         err = df[(df["status"] == "error") & df["key"].isin(keys)]
         print(f"first error ({len(err)} cells failed; rerun with --retry-errors to recompute "
               f"them): {err['error'].iloc[0][:300]}")
-    from .compare import _atomic_write
+    from ._io import atomic_write
 
     if not args.no_table:
         try:
@@ -601,7 +519,7 @@ def _cmd_experiment_run(args):
             print()
             ext = {"markdown": "md", "latex": "tex", "csv": "csv"}[args.format]
             path = os.path.join(out, f"table.{ext}")
-            _atomic_write(path, lambda p: open(p, "w", encoding="utf-8").write(table))
+            atomic_write(path, lambda p: open(p, "w", encoding="utf-8").write(table))
             print(f"table written: {path}")
     if not args.no_figures:
         fig_dir = args.figures or os.path.join(out, "figures")
@@ -622,9 +540,9 @@ def _cmd_experiment_table(args):
     except ValueError as exc:
         _fail(prog, str(exc))
     if args.output:
-        from .compare import _atomic_write
+        from ._io import atomic_write
 
-        _atomic_write(args.output, lambda p: open(p, "w", encoding="utf-8").write(text))
+        atomic_write(args.output, lambda p: open(p, "w", encoding="utf-8").write(text))
         print(f"table written: {args.output}")
     else:
         sys.stdout.write(text)

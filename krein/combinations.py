@@ -65,7 +65,7 @@ kernels as one stack (the RBF kernels are already normalized, ``K(x, x) = 1``).
 The paper combines them with its KWS method (a kernel weighting scheme using
 labels and neighbourhoods, reference [9] of munoz) whose definition is not given
 there; ``krein compare`` uses the pick-out combination of the twelve instead
-(:mod:`krein.compare`, kernel ``"pick-out-munoz-ionosphere"``), which is also
+(:mod:`krein.kernel_data`, kernel ``"pick-out-munoz-ionosphere"``), which is also
 label-dependent and indefinite but NOT the paper's kernel (measured
 indefiniteness in :func:`munoz_ionosphere_kernels`).
 
@@ -444,7 +444,7 @@ def munoz_ionosphere_kernels(X, Z=None, *, widths=MUNOZ_IONOSPHERE_WIDTHS, degre
     hence PSD.  Each slice is PSD (a normalized PSD kernel is PSD).
 
     The paper combines these kernels with its KWS method, which it does not
-    define (module docstring); :mod:`krein.compare` combines them by pick-out
+    define (module docstring); :mod:`krein.kernel_data` combines them by pick-out
     (kernel ``"pick-out-munoz-ionosphere"``).  Measured on the raw Ionosphere
     features (``krein.datasets.load("ionosphere")``, 351 x 34), the pick-out of
     the twelve has 154 negative of 351 eigenvalues (43.9 %), ``r_mm = 4.1``,

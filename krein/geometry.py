@@ -40,6 +40,7 @@ __all__ = [
     "pe_squared_norm",
     "suitability_before",
     "suitability_after",
+    "suitability_report",
 ]
 
 
@@ -651,3 +652,111 @@ def suitability_after(K, y, dual_coef, support, intercept, C, *, bound_rtol=1e-8
         "kkt_violation": float(viol.max()) if n else 0.0,
         "decision": f,
     }
+
+
+def _yes_no(flag):
+    return "yes" if flag else "no"
+
+
+def suitability_report(K, y, C=1.0):
+    """Haasdonk (2005) suitability criteria as tables of criterion, value and meaning.
+
+    Before training: :func:`suitability_before` (§7.3); after training:
+    :func:`suitability_after` (§7.4) of a libsvm ``SVC(kernel="precomputed",
+    C=C)`` fitted on ``K`` -- the stationary point of SVM-DU that Haasdonk
+    interprets (§5, Prop. 2).  Labels with more than two classes get the
+    label-free criteria only.  ``krein diagnose`` prints it.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Symmetric (indefinite) kernel matrix.
+    y : array of shape (n,)
+        Labels.
+    C : float > 0
+        Box bound of the SVM fitted for the after-training criteria.
+
+    Returns
+    -------
+    list of (str, list of dict)
+        Sections ``(title, rows)``; each row has the keys ``criterion``,
+        ``value`` (text) and ``meaning``.  The second section has no rows
+        for more than two classes (its title says why).
+    """
+
+    binary = np.unique(y).size == 2
+    b = suitability_before(K, y if binary else None)
+    title = ("Haasdonk (2005) suitability criteria, pseudo-Euclidean (pE) geometry of the kernel\n"
+             "before training (§7.3), on the centered kernel J K J = Gram matrix of the pE "
+             "embedding (Prop. 1):")
+    rows = [
+        {"criterion": "pE signature (p, q), z = n - p - q",
+         "value": f"({b['p']}, {b['q']}), z = {b['z']}",
+         "meaning": f"embedding in R^(p,q), Prop. 1 (|lambda| <= {b['tol']:.2g} counts as zero)"},
+        {"criterion": "negative eigenvalues: J K J (K)",
+         "value": f"{b['q']} ({b['q_kernel']})",
+         "meaning": "rough criterion: more make w'Mw <= 0 more likely"},
+        {"criterion": "their share of sum|lambda| (J K J)",
+         "value": f"{100 * b['negative_share']:.3g} %",
+         "meaning": "small: slightly indefinite; large: strongly indefinite (§7.5)"},
+        {"criterion": "K conditionally PD (J K J >= 0)",
+         "value": _yes_no(b["cpd"]),
+         "meaning": "yes: Euclidean embedding, SVM-DU convex, classical SVM geometry"},
+        {"criterion": "-K conditionally PD (J K J <= 0)",
+         "value": _yes_no(b["negated_cpd"]),
+         "meaning": "yes: w'Mw <= 0 for all labels and alpha -> unsuitable kernel"},
+    ]
+    if binary:
+        rows.append({"criterion": "DCM = ||m+ - m-||^2_pE = c'Kc",
+                     "value": f"{b['dcm']:.4g}",
+                     "meaning": ("> 0: a solution with w'Mw > 0 can exist" if b["dcm"] > 0 else
+                                 "<= 0: the optimal CH/SVM solution has w'Mw <= 0")
+                     + "; bounds w'Mw of the global CH optimum"})
+    rows.append({"criterion": "verdict before training",
+                 "value": "unsuitable" if b["unsuitable"] else "not ruled out",
+                 "meaning": ("-K cpd or DCM <= 0" if b["unsuitable"] else
+                             "neither -K cpd nor DCM <= 0" if binary else
+                             "-K not cpd (DCM needs two classes)")})
+    sections = [(title, rows)]
+    if not binary:
+        sections.append((f"after training: not computed for {np.unique(y).size} classes "
+                         "(use --binary)", []))
+        return sections
+
+    from sklearn.svm import SVC
+
+    classes, y_idx = np.unique(y, return_inverse=True)
+    model = SVC(kernel="precomputed", C=C).fit(K, y_idx)
+    a = suitability_after(K, y_idx, model.dual_coef_, model.support_, model.intercept_, C)
+    n = a["n"]
+    title = (f"after training (§7.4): libsvm SVC(kernel=\"precomputed\", C={C:g}) on K, a "
+             "stationary point of SVM-DU (Prop. 2); +1 = class "
+             f"{classes.tolist()[1]}:")
+    margin = f"{a['margin']:.4g}" if a["wMw_positive"] else "-"
+    rows = [
+        {"criterion": "w'Mw = c'Kc (SVM normal, eq. 9)",
+         "value": f"{a['wMw']:.4g}",
+         "meaning": ("> 0: suitable solution" if a["wMw_positive"] else
+                     "<= 0: acts as a counter-intuitive CH classifier; try a smaller C")},
+        {"criterion": "w'Mw of the CH normal (2/sum alpha)^2 c'Kc",
+         "value": f"{a['wMw_ch']:.4g}",
+         "meaning": f"Table 1 column; CH reduction mu = 2C/sum alpha = {a['mu']:.3g}"},
+        {"criterion": "margin 2 / sqrt(w'Mw)",
+         "value": margin,
+         "meaning": "defined when w'Mw > 0 (remark after Prop. 2)"},
+        {"criterion": "support vectors, bounded (alpha = C)",
+         "value": f"{a['n_support']}, {a['n_bounded']}",
+         "meaning": f"{100 * a['bounded_share']:.3g} % of n = {n} bounded"},
+        {"criterion": "training errors <= bounded SVs",
+         "value": f"{a['n_errors']} <= {a['n_bounded']}",
+         "meaning": (f"error rate {100 * a['error_rate']:.3g} % <= bound "
+                     f"{100 * a['bounded_share']:.3g} % ({'holds' if a['bound_holds'] else 'FAILS'})")},
+        {"criterion": "errors among alpha < C",
+         "value": str(a["n_errors_unbounded"]),
+         "meaning": "0 at a stationary point (Prop. 2)"},
+        {"criterion": "stationarity (KKT) violation",
+         "value": f"{a['kkt_violation']:.2g}",
+         "meaning": "max over i of the SVM-DU KKT residual in y_i f(x_i); libsvm tol 1e-3"},
+    ]
+    sections.append((title, rows))
+    return sections

@@ -11,15 +11,9 @@ import pandas as pd
 import pytest
 
 from krein.cli import main, parse_binary, parse_kernel_params
-from krein.compare import (
-    FOLD_COLUMNS,
-    SUMMARY_COLUMNS,
-    InvalidArgument,
-    compare,
-    default_kernel_params,
-    load_kernel_data,
-    run_comparison,
-)
+from krein.compare import (FOLD_COLUMNS, SUMMARY_COLUMNS, InvalidArgument, compare,
+                           run_comparison)
+from krein.kernel_data import default_kernel_params, load_kernel_data
 from krein.kernels import dissimilarity_kernel
 
 METHODS = ["esvm", "clip", "lp-svm"]

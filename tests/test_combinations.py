@@ -14,8 +14,8 @@ from krein.cli import main
 from krein.combinations import (accepts_stacked_kernels, as_kernel_stack, average_kernel,
                                 check_stacked_kernel, check_stacked_rows, pick_out,
                                 pick_out_rows, projection_kernels, stack_kernels)
-from krein.compare import (FOLD_COLUMNS, SUMMARY_COLUMNS, InvalidArgument, load_kernel_data,
-                           run_comparison)
+from krein.compare import FOLD_COLUMNS, SUMMARY_COLUMNS, InvalidArgument, run_comparison
+from krein.kernel_data import load_kernel_data
 from krein.datasets import make_munoz_artificial
 from krein.kernels import gaussian_kernel
 from krein.spectrum import Spectrum
@@ -212,12 +212,9 @@ def test_compare_munoz_artificial_runs(tmp_path):
     assert (s["n_errors"] == 0).all(), res.folds["error"].tolist()
     assert s["accuracy_mean"].between(0, 1).all()
     # every fold's diagnostics are those of the training block built from training labels
-    from sklearn.model_selection import StratifiedKFold
-
     y = res.data.y
     folds = res.folds[res.folds["method"] == "clip"].sort_values("fold")
-    skf = StratifiedKFold(n_splits=2, shuffle=True, random_state=0)
-    for (_, row), (tr, _) in zip(folds.iterrows(), skf.split(np.zeros((80, 1)), y)):
+    for (_, row), (tr, _) in zip(folds.iterrows(), res.splits(0)):
         spec = Spectrum.from_kernel(pick_out(res.data.base_kernels[np.ix_(tr, tr)], y[tr]))
         assert row["min_eigenvalue"] == pytest.approx(spec.min_eigenvalue)
         assert row["r_mm"] == pytest.approx(spec.r_mm) and row["r_neg"] == pytest.approx(spec.r_neg)
@@ -401,8 +398,6 @@ def test_pick_out_munoz_ionosphere_fold_blocks_use_training_labels_only():
 def test_compare_ionosphere_pick_out_munoz_with_stacked_method(monkeypatch):
     """clip, svm and a CLC method run without error rows; the CLC cells equal a CLC SVM
     fitted on independently computed stacked blocks (so it got [K, K_1..K_12])."""
-    from sklearn.model_selection import StratifiedKFold
-
     from krein import registry
     from krein.estimators.clc import ConformalLinearCombination
     from krein.estimators.corrected import CorrectedKernelSVC
@@ -417,9 +412,8 @@ def test_compare_ionosphere_pick_out_munoz_with_stacked_method(monkeypatch):
     assert (res.summary["n_errors"] == 0).all(), res.folds["error"].tolist()
     data = res.data
     ref = _munoz_family_independent(data.X, data.X)
-    skf = StratifiedKFold(n_splits=2, shuffle=True, random_state=0)
     cells = res.folds.set_index(["method", "fold"])
-    for k, (tr, te) in enumerate(skf.split(np.zeros((80, 1)), data.y)):
+    for k, (tr, te) in enumerate(res.splits(0)):
         y_tr = data.y[tr]
         B_tr, B_te = ref[np.ix_(tr, tr)], ref[np.ix_(te, tr)]
         S_tr = stack_kernels(pick_out(B_tr, y_tr), B_tr)

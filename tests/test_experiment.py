@@ -1,4 +1,4 @@
-"""Tests of the experiment runner (krein.experiment, krein._results, krein._report, the CLI).
+"""Tests of the experiment runner (krein.experiment, krein.experiment.store, krein.experiment.report, the CLI).
 
 What is checked, and against what:
 
@@ -46,7 +46,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from krein._results import ResultsStore, flatten_params
+from krein.experiment.store import ResultsStore, flatten_params
 from krein.cli import main
 from krein.experiment import (Experiment, cartesian, cell_seed, classification_cell,
                               classification_grid, classification_metrics, load_experiment,
@@ -231,7 +231,7 @@ def test_inner_cv_agrees_with_gridsearchcv():
     from sklearn.model_selection import GridSearchCV, StratifiedKFold
 
     from krein import make_method
-    from krein.compare import load_kernel_data
+    from krein.kernel_data import load_kernel_data
 
     C_grid, a_grid = [0.01, 0.1, 1.0, 10.0], [0.25, 1.0]
     params = {"dataset": "checkerboard", "n_samples": 90, "kernel": "sigmoid",
@@ -418,12 +418,23 @@ def test_resume_after_keyboard_interrupt(tmp_path):
 
 
 WRITER = textwrap.dedent('''
-    import importlib.util, sys
+    import importlib.util, os, sys, types
 
-    # krein/_results.py alone (stdlib + NumPy): starts fast, so the test can kill it often
-    spec = importlib.util.spec_from_file_location("results_alone", sys.argv[1])
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
+    # krein/experiment/store.py and krein/_io.py alone (stdlib + NumPy), under a stub
+    # package: starts fast (no cvxpy, scikit-learn), so the test can kill it often
+    def load(name, path):
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        sys.modules[name] = mod
+        spec.loader.exec_module(mod)
+        return mod
+
+    for pkg in ("stub", "stub.experiment"):
+        sys.modules[pkg] = types.ModuleType(pkg)
+        sys.modules[pkg].__path__ = []
+    root = os.path.dirname(os.path.dirname(sys.argv[1]))
+    load("stub._io", os.path.join(root, "_io.py"))
+    mod = load("stub.experiment.store", sys.argv[1])
     with mod.ResultsStore(sys.argv[2]) as store:
         i = len(store.rows)
         print("ready", flush=True)
@@ -450,7 +461,7 @@ def test_results_file_is_always_complete_under_sigkill(tmp_path):
     n_before = 0
     for _ in range(12):
         proc = subprocess.Popen([sys.executable, str(writer),
-                                 str(REPO / "krein" / "_results.py"), str(out)], env=ENV,
+                                 str(REPO / "krein" / "experiment" / "store.py"), str(out)], env=ENV,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         try:
             assert proc.stdout.readline().strip() == "ready"

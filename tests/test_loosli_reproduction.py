@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from krein.compare import (REGENERATED_DATASETS, InvalidArgument, available_datasets,
-                           available_kernels, load_kernel_data)
+from krein.datasets import REGENERATED_DATASETS, available_datasets
+from krein.kernel_data import InvalidArgument, available_kernels, load_kernel_data
 from krein.datasets import load, load_dissimilarity, make_gauss_minkowski
 from krein.experiment import import_script
 

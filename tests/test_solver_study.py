@@ -1,10 +1,10 @@
-"""The solver-swapping study (krein.solver_study): formulations, cells and summaries."""
+"""The solver-swapping study (krein.experiment.solver_study): formulations, cells and summaries."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from krein.solver_study import (FORMULATIONS, make_formulation, plot_times,
+from krein.experiment.solver_study import (FORMULATIONS, make_formulation, plot_times,
                                 shifted_geometric_mean, solve_cell, summarize)
 from krein.solvers import installed_solvers
 

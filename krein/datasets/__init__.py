@@ -9,6 +9,11 @@ NumPy only):
 - :func:`load_dissimilarity` -- dissimilarity matrices: catcortex, balls3d,
   newsgroups, protein, coilyork.
 - :func:`list_datasets` -- names, kinds and one-line descriptions.
+- :func:`scale_features` -- the feature scaling of :func:`load` (standard, minmax).
+
+The catalogue (every name ``krein compare`` and the experiments accept, the
+synthetic and regenerated sets included, and how each is prepared):
+:func:`available_datasets`, :func:`load_dataset`, :func:`dataset_kind`.
 
 Sources, checksums, citations and licences are recorded per set in
 ``krein/datasets/data/SOURCES.json`` and returned by ``return_info=True``.
@@ -21,12 +26,23 @@ Synthetic data:
   (2006) §4.1.
 """
 
-from ._loaders import PAPER_SPLITS, USPS_PAPER_PAIRS, list_datasets, load, load_dissimilarity
+from ._catalogue import (FEATURE_SCALES, REGENERATED_DATASETS, SYNTHETIC_DATASETS, Dataset,
+                         available_datasets, dataset_kind, load_dataset)
+from ._loaders import (PAPER_SPLITS, USPS_PAPER_PAIRS, list_datasets, load, load_dissimilarity,
+                       scale_features)
 from ._synthetic import make_checkerboard, make_munoz_artificial
 from ._toy import (make_pe_local_optima, make_pe_negative_means, make_pe_overlapping,
                    make_pe_separable, pseudo_euclidean_kernel)
 
 __all__ = [
+    "available_datasets",
+    "dataset_kind",
+    "load_dataset",
+    "Dataset",
+    "SYNTHETIC_DATASETS",
+    "REGENERATED_DATASETS",
+    "FEATURE_SCALES",
+    "scale_features",
     "list_datasets",
     "load",
     "load_dissimilarity",

@@ -249,7 +249,28 @@ def _binary_labels(raw, pos, neg):
 # ---------------------------------------------------------------------------
 # scaling
 # ---------------------------------------------------------------------------
-def _scale(X, scale):
+def scale_features(X, scale):
+    """Scale every feature over all rows (transductively, as the papers' experiments do).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Feature vectors (NaN allowed: ignored in the statistics, kept).
+    scale : {None, "standard", "minmax"}
+        None returns ``X`` unchanged; ``"standard"``: zero mean, unit variance
+        per feature; ``"minmax"``: each feature onto [-1, 1] (LIBSVM's
+        ``svm-scale``).  Constant features become 0.
+
+    Returns
+    -------
+    ndarray of shape (n, d)
+        A new array (``X`` itself for ``scale=None``).
+
+    Raises
+    ------
+    ValueError
+        For another ``scale``.
+    """
     if scale is None:
         return X
     if scale not in ("standard", "minmax"):
@@ -466,7 +487,7 @@ def load(name, *, scale=None, binary=None, split=None, missing="drop", return_in
         X = X[keep]
         mapping = {**{v: 1 for v in pos}, **{v: -1 for v in neg}}
 
-    X = _scale(np.ascontiguousarray(X), scale)
+    X = scale_features(np.ascontiguousarray(X), scale)
     if not return_info:
         return X, y
     info = _info(name, "vector")

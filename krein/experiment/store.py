@@ -1,6 +1,6 @@
 """The results file of an experiment: cell keys, tidy rows, atomic writes, resume.
 
-Private helper of :mod:`krein.experiment`; the public entry points are
+Part of :mod:`krein.experiment`; the public entry points are
 :func:`krein.experiment.run_experiment` and :func:`krein.experiment.read_results`.
 
 Layout of a results directory ``DIR``
@@ -54,7 +54,6 @@ on any machine, in any run; ``1`` and ``1.0`` are different configurations.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import hashlib
 import io
@@ -62,12 +61,13 @@ import json
 import math
 import numbers
 import os
-import secrets
 
 import numpy as np
 
+from .._io import atomic_write_bytes, remove_stale_temporaries
+
 __all__ = ["canonical_json", "cell_key", "flatten_params", "format_value", "ResultsStore",
-           "atomic_write_bytes", "META_COLUMNS", "PROVENANCE_COLUMNS", "RESULTS_FILE",
+           "META_COLUMNS", "PROVENANCE_COLUMNS", "RESULTS_FILE",
            "TRACES_DIR", "VERSION_PACKAGES"]
 
 #: File name of the results table inside a results directory.
@@ -87,7 +87,6 @@ PROVENANCE_COLUMNS = (["warnings", "trace_file", "cell_seconds", "host", "pid", 
                        "version_python"]
                       + [f"version_{p}" for p in VERSION_PACKAGES] + ["config"])
 
-_TMP_SUFFIX = ".tmp"
 
 
 # --------------------------------------------------------------------------- canonical form
@@ -220,60 +219,6 @@ def format_value(v):
     return str(v)
 
 
-# --------------------------------------------------------------------------- atomic writes
-def _fsync_directory(directory):
-    if os.name != "posix":
-        return
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
-def atomic_write_bytes(path, data):
-    """Write ``data`` to ``path`` atomically and durably.
-
-    A temporary file ``.NAME.<pid>.<random>.tmp`` in the same directory is
-    written, flushed and ``fsync``-ed, then ``os.replace``-d onto ``path``;
-    the directory is ``fsync``-ed after the rename.  Readers see the old or
-    the new content, never a mixture.
-
-    Parameters
-    ----------
-    path : str
-    data : bytes
-    """
-    directory = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}."
-                                  f"{secrets.token_hex(6)}{_TMP_SUFFIX}")
-    try:
-        with open(tmp, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
-    _fsync_directory(directory)
-
-
-def _remove_stale_temporaries(directory, basename):
-    prefix = f".{basename}."
-    with contextlib.suppress(FileNotFoundError):
-        for name in os.listdir(directory):
-            if name.startswith(prefix) and name.endswith(_TMP_SUFFIX):
-                with contextlib.suppress(OSError):
-                    os.remove(os.path.join(directory, name))
-
-
 # --------------------------------------------------------------------------- the store
 class ResultsStore:
     """The results file of one directory, owned by one process while open.
@@ -319,8 +264,8 @@ class ResultsStore:
         os.makedirs(self.directory, exist_ok=True)
         self._acquire_lock()
         try:
-            _remove_stale_temporaries(self.directory, RESULTS_FILE)
-            _remove_stale_temporaries(os.path.join(self.directory, TRACES_DIR), "")
+            remove_stale_temporaries(self.directory, RESULTS_FILE)
+            remove_stale_temporaries(os.path.join(self.directory, TRACES_DIR), "")
             self._load()
         except BaseException:
             self._release_lock()

@@ -54,8 +54,8 @@ import cvxpy as cp
 import numpy as np
 import pandas as pd
 
-from .kernels import gaussian_kernel, sigmoid_kernel
-from .solvers.core import SolverError, installed_solvers, solve
+from ..kernels import gaussian_kernel, sigmoid_kernel
+from ..solvers.core import SolverError, installed_solvers, solve
 
 __all__ = ["FORMULATIONS", "SDP_FORMULATIONS", "make_formulation", "solve_cell", "summarize",
            "shifted_geometric_mean", "plot_times"]
@@ -80,7 +80,7 @@ def _indefinite(n, seed):
 
 
 def _svm_dual(n, seed):
-    from .formulations.svm import SVMDual, psd_factor
+    from ..formulations.svm import SVMDual, psd_factor
 
     K, y, _ = _psd(n, seed)
     psd_factor(K)                                 # checks K is PSD (raises otherwise)
@@ -88,52 +88,52 @@ def _svm_dual(n, seed):
 
 
 def _svm_primal(n, seed):
-    from .formulations.svm import SVMPrimal, psd_factor
+    from ..formulations.svm import SVMPrimal, psd_factor
 
     K, y, _ = _psd(n, seed)
     return SVMPrimal(y, psd_factor(K), C=1.0)
 
 
 def _lp_svm(n, seed):
-    from .formulations.lpsvm import LPSVM
+    from ..formulations.lpsvm import LPSVM
 
     K, y, _ = _indefinite(n, seed)
     return LPSVM(K, y, C=1.0)
 
 
 def _mod_svm(n, seed):
-    from .formulations.modsvm import ModSVM
+    from ..formulations.modsvm import ModSVM
 
     K, y, _ = _indefinite(n, seed)
     return ModSVM(K, y, C=1.0)
 
 
 def _ch_du(n, seed):
-    from .formulations.hull import ConvexHullDual
+    from ..formulations.hull import ConvexHullDual
 
     K, y, _ = _psd(n, seed)
     return ConvexHullDual(K, y, mu=1.0)
 
 
 def _ksvm(n, seed):
-    from .formulations.ksvm import KSVMLeastSquares
+    from ..formulations.ksvm import KSVMLeastSquares
 
     K, y, _ = _indefinite(n, seed)
     return KSVMLeastSquares(K, y, C=1.0)
 
 
 def _problem(n, seed):
-    from .formulations.indefinite import ProxyKernelProblem
+    from ..formulations.indefinite import ProxyKernelProblem
 
     K, y, _ = _indefinite(n, seed)
     return ProxyKernelProblem(K, y, C=1.0, rho=1.0)
 
 
 def _exchange_qclp(n, seed):
-    from .formulations.indefinite import ExchangeQCLP
-    from .solvers.exchange import _new_cut
-    from .solvers.projection import project_box_hyperplane
-    from .solvers.proxy import ProxyKernelOracle
+    from ..formulations.indefinite import ExchangeQCLP
+    from ..solvers.exchange import _new_cut
+    from ..solvers.projection import project_box_hyperplane
+    from ..solvers.proxy import ProxyKernelOracle
 
     P = _problem(n, seed)
     orc = ProxyKernelOracle(P.K0, P.rho)
@@ -146,7 +146,7 @@ def _exchange_qclp(n, seed):
 
 
 def _analytic_center(n, seed):
-    from .formulations.indefinite import AnalyticCenter
+    from ..formulations.indefinite import AnalyticCenter
 
     P = _problem(n, seed)
     rng = np.random.default_rng(seed + 2)
@@ -166,14 +166,14 @@ def _analytic_center(n, seed):
 
 
 def _perturb_svm(n, seed):
-    from .formulations.indefinite import PerturbSVM
+    from ..formulations.indefinite import PerturbSVM
 
     K, y, _ = _psd(n, seed)
     return PerturbSVM(K, y, C=1.0, rho=1.0)
 
 
 def _clc(n, seed):
-    from .formulations.clc import ConformalLinearCombinationQP
+    from ..formulations.clc import ConformalLinearCombinationQP
 
     X, y = _data(n, seed)
     kernels = np.stack([gaussian_kernel(X, gamma=g) for g in (0.05, 0.2, 1.0)], axis=2)
@@ -182,14 +182,14 @@ def _clc(n, seed):
 
 
 def _nearest_psd(n, seed):
-    from .formulations.nearest_psd import NearestPSDSDP
+    from ..formulations.nearest_psd import NearestPSDSDP
 
     K, _, _ = _indefinite(n, seed)
     return NearestPSDSDP(K, diagonal=1.0)
 
 
 def _indefinite_svm_sdp(n, seed):
-    from .formulations.indefinite import IndefiniteSVMSDP
+    from ..formulations.indefinite import IndefiniteSVMSDP
 
     K, y, _ = _indefinite(n, seed)
     return IndefiniteSVMSDP(K, y, C=1.0, rho=1.0)

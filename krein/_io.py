@@ -1,0 +1,223 @@
+"""Input/output shared by every layer: one atomic writer, one figure factory, one progress bar.
+
+Every file krein writes (results tables, trace files, figures, ``krein compare``
+outputs) goes through :func:`atomic_write`: the content is written to a fresh
+temporary file ``.NAME.<pid>.<random>.tmp`` in the destination directory,
+flushed and ``fsync``-ed, moved onto the destination with ``os.replace``
+(atomic on POSIX and Windows within one file system), and the directory is
+``fsync``-ed so the rename survives a power cut.  A reader sees the old or the
+new file, never a half-written one, whatever moment the writer is killed at;
+a kill can only leave a stray temporary file, which :func:`remove_stale_temporaries`
+deletes.
+
+Figures are made with :func:`new_figure` (a Matplotlib ``Figure`` on the Agg
+canvas: no pyplot state, no change of the global backend) and written with
+:func:`save_png` (palette-reduced, atomic).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import secrets
+import sys
+
+__all__ = ["atomic_write", "atomic_write_bytes", "remove_stale_temporaries", "new_figure",
+           "save_png", "progress_bar", "TMP_SUFFIX"]
+
+#: Suffix of the temporary files of :func:`atomic_write`.
+TMP_SUFFIX = ".tmp"
+
+
+def _fsync_directory(directory):
+    if os.name != "posix":
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path, write):
+    """Create ``path`` atomically and durably through a writer callback.
+
+    ``write(tmp_path)`` creates the file at a temporary path in the same
+    directory (so the writer may be any library call that takes a path, e.g.
+    ``DataFrame.to_csv`` or ``Image.save``, and the file gets the usual
+    permissions); the file is then ``fsync``-ed and moved onto ``path`` with
+    ``os.replace``, and the directory is ``fsync``-ed.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Destination; its directory must exist.
+    write : callable
+        ``write(tmp_path: str) -> None`` writes the complete content.
+
+    Returns
+    -------
+    str
+        ``path`` as a string.
+
+    Raises
+    ------
+    Exception
+        Whatever ``write`` or the file system raises; the temporary file is
+        removed and ``path`` is left as it was.
+    """
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}."
+                                  f"{secrets.token_hex(6)}{TMP_SUFFIX}")
+    try:
+        write(tmp)
+        with open(tmp, "rb+") as f:
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
+    _fsync_directory(directory)
+    return path
+
+
+def atomic_write_bytes(path, data):
+    """Write ``data`` to ``path`` atomically and durably (:func:`atomic_write`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        Destination; its directory must exist.
+    data : bytes
+        The complete content.
+
+    Returns
+    -------
+    str
+        ``path`` as a string.
+    """
+    def write(tmp):
+        with open(tmp, "wb") as f:
+            f.write(data)
+
+    return atomic_write(path, write)
+
+
+def remove_stale_temporaries(directory, basename):
+    """Delete the temporary files a killed :func:`atomic_write` of ``basename`` left.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        Directory of the destination file.
+    basename : str
+        File name of the destination (e.g. ``"results.csv"``).
+    """
+    prefix = f".{basename}."
+    with contextlib.suppress(FileNotFoundError):
+        for name in os.listdir(directory):
+            if name.startswith(prefix) and name.endswith(TMP_SUFFIX):
+                with contextlib.suppress(OSError):
+                    os.remove(os.path.join(directory, name))
+
+
+def new_figure(figsize):
+    """A Matplotlib figure on the Agg canvas (no pyplot, global backend untouched).
+
+    Parameters
+    ----------
+    figsize : tuple of (float, float)
+        Width and height in inches.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=figsize)
+    FigureCanvasAgg(fig)
+    return fig
+
+
+def save_png(fig, path, *, dpi=110, colors=128, bbox_inches="tight"):
+    """Write a Matplotlib figure as a small PNG, atomically.
+
+    The figure is rendered at ``dpi``, reduced to an adaptive palette of
+    ``colors`` colours (Pillow's median cut; line plots and colour maps look
+    the same and the file is 3-4 times smaller, which matters for figures
+    committed to a repository), and moved onto ``path`` only when complete.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+        The figure to write.
+    path : str or path-like
+        Destination; its directory is created.
+    dpi : float > 0
+        Resolution in dots per inch.
+    colors : int in [2, 256] or None
+        Palette size; None keeps full RGBA.
+    bbox_inches : str or None
+        Passed to ``savefig``.
+
+    Returns
+    -------
+    str
+        ``path``.
+
+    Raises
+    ------
+    ValueError
+        On ``colors`` outside [2, 256].
+    """
+    from PIL import Image
+
+    if colors is not None and not (isinstance(colors, int) and 2 <= colors <= 256):
+        raise ValueError(f"colors must be an integer in [2, 256] or None; got {colors!r}")
+    path = os.fspath(path)
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi, bbox_inches=bbox_inches)
+    buf.seek(0)
+    img = Image.open(buf)
+    if colors is not None:
+        img = img.convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
+    return atomic_write(path, lambda p: img.save(p, format="PNG", optimize=True))
+
+
+def progress_bar(total, desc, enabled=True, unit="it", leave=False):
+    """A tqdm progress bar on stderr, or None when disabled.
+
+    Parameters
+    ----------
+    total : int
+        Number of steps.
+    desc : str
+        Label shown before the bar.
+    enabled : bool
+        False returns None (callers test for it).
+    unit : str
+        Name of one step (``"fit"``, ``"cell"``).
+    leave : bool
+        Keep the finished bar on screen.
+
+    Returns
+    -------
+    tqdm.tqdm or None
+    """
+    if not enabled:
+        return None
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True,
+                leave=leave)

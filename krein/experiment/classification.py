@@ -1,0 +1,625 @@
+"""The classification protocol: one CV loop for ``krein compare`` and every paper table.
+
+:func:`classification_cell` is one outer fold of a repeated stratified K-fold
+cross-validation with model selection inside (Loosli et al. 2013 §6.3, Luss &
+d'Aspremont 2009 §5.1): inner stratified K-fold CV on the outer training split
+over a grid of method parameters (``C``, ``rho``, ...) and kernel parameters,
+refit with the best ones on the whole outer training split, score on the outer
+test split.  :func:`classification_grid` declares the cells, :func:`build_estimator`
+is the one way a registered method becomes an estimator, and
+:func:`cell_kernel_data` the one way a cell gets its data
+(:func:`krein.kernel_data.load_kernel_data`, with its per-fold rules:
+dissimilarity-linear centering, label-dependent pick-out kernels, stacked base
+kernels, applied to the inner splits too).  The folds of a cell depend only on
+the experiment's seed and the cell's data set, ``n_samples``, ``binary``,
+``repeat`` and ``outer_folds`` (:func:`outer_splits`): ``krein compare`` with
+``random_state=s`` and an experiment with ``seed=s`` split the same data the
+same way.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import numbers
+import time
+import warnings
+
+import numpy as np
+
+from .grid import cell_seed
+
+__all__ = ["classification_metrics", "classification_cell", "classification_grid",
+           "build_estimator", "cell_kernel_data", "outer_splits", "solver_version",
+           "CLASSIFICATION_DEFAULTS", "SCORINGS"]
+
+
+def classification_metrics(y_true, y_pred, classes=None):
+    """Accuracy, recall, their average (luss §5.1), sensitivity and specificity (munoz §4).
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (m,)
+        True and predicted labels.
+    classes : array of shape (n_classes,), optional
+        All class labels (sorted); default ``np.unique(y_true)``.  With two
+        classes the positive class is ``classes[1]`` (+1 for labels -1/+1).
+
+    Returns
+    -------
+    dict
+        ``accuracy = (TP + TN) / m``; ``recall = TP / (TP + FN)`` (two classes;
+        the mean per-class recall for more); ``average = (accuracy + recall) /
+        2`` (Luss & d'Aspremont 2009 §5.1); ``sensitivity = TP / (TP + FN)``
+        ("true + recovered / total true +") and ``specificity = TN / (TN + FP)``
+        (Munoz & de Diego 2006 §4), NaN for more than two classes or when the
+        test set lacks the class.
+
+    Raises
+    ------
+    ValueError
+        If the label arrays differ in length or are empty.
+    """
+    y_true = np.asarray(y_true)
+    y_pred = np.asarray(y_pred)
+    if y_true.shape != y_pred.shape or y_true.ndim != 1 or y_true.size == 0:
+        raise ValueError(f"y_true and y_pred must be non-empty 1-D arrays of one length; got "
+                         f"shapes {y_true.shape} and {y_pred.shape}")
+    classes = np.unique(y_true) if classes is None else np.asarray(classes)
+    acc = float(np.mean(y_pred == y_true))
+
+    def rate(c):
+        mask = y_true == c
+        return float(np.mean(y_pred[mask] == c)) if mask.any() else float("nan")
+
+    if classes.size == 2:
+        sens, spec = rate(classes[1]), rate(classes[0])
+        recall = sens
+    else:
+        rates = [rate(c) for c in classes]
+        recall = float(np.nanmean(rates)) if np.isfinite(rates).any() else float("nan")
+        sens = spec = float("nan")
+    return {"accuracy": acc, "recall": recall, "average": 0.5 * (acc + recall),
+            "sensitivity": sens, "specificity": spec}
+
+
+#: Scores accepted by ``scoring`` of :func:`classification_cell` (keys of
+#: :func:`classification_metrics`).
+SCORINGS = ("accuracy", "recall", "average", "sensitivity", "specificity")
+
+#: Distribution that provides each CVXPY solver (for :func:`solver_version`).
+_SOLVER_DISTRIBUTIONS = {
+    "CLARABEL": "clarabel", "SCS": "scs", "ECOS": "ecos", "ECOS_BB": "ecos", "OSQP": "osqp",
+    "HIGHS": "highspy", "SCIPY": "scipy", "CVXOPT": "cvxopt", "GLPK": "cvxopt",
+    "GLPK_MI": "cvxopt", "PIQP": "piqp", "PROXQP": "proxsuite", "DAQP": "daqp",
+    "QOCO": "qoco", "MOSEK": "mosek", "GUROBI": "gurobipy", "CPLEX": "cplex",
+    "XPRESS": "xpress", "COPT": "coptpy", "SCIP": "pyscipopt", "CBC": "cylp",
+    "SDPA": "sdpa-python", "NAG": "naginterfaces", "CUCLARABEL": "cuclarabel",
+    "LIBSVM": "scikit-learn", "KNITRO": "knitro",
+}
+
+
+def solver_version(solver):
+    """Version of the package that provides a solver.
+
+    Parameters
+    ----------
+    solver : str or None
+        A CVXPY solver name (any case) or ``"libsvm"`` (scikit-learn's).
+
+    Returns
+    -------
+    str
+        The installed version, ``""`` for None/empty, ``"unknown"`` when the
+        distribution is not found.
+    """
+    if not solver:
+        return ""
+    from importlib import metadata
+
+    dist = _SOLVER_DISTRIBUTIONS.get(str(solver).upper(), str(solver).lower())
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+# --------------------------------------------------------------------------- classification task
+#: Parameters of :func:`classification_cell` and their defaults (``dataset`` and
+#: ``method`` are required).
+CLASSIFICATION_DEFAULTS = {
+    "dataset": None,
+    "n_samples": None,
+    "binary": None,
+    "kernel": None,
+    "kernel_params": {},
+    "kernel_grid": {},
+    "method": None,
+    "method_params": {},
+    "param_grid": {},
+    "solver": None,
+    "outer_folds": 5,
+    "fold": 0,
+    "repeat": 0,
+    "inner_folds": 3,
+    "scoring": "accuracy",
+    "save_trace": True,
+}
+
+
+def _as_grid(grid, name):
+    """Validate a parameter grid (dict of non-empty lists); return its combinations in order."""
+    from sklearn.model_selection import ParameterGrid
+
+    if grid is None or grid == {}:
+        return [{}]
+    if not isinstance(grid, dict):
+        raise ValueError(f"{name} must be a dict of lists of values; got {grid!r}")
+    for k, v in grid.items():
+        if not isinstance(v, (list, tuple)) or len(v) == 0:
+            raise ValueError(f"{name}[{k!r}] must be a non-empty list of values; got {v!r}")
+    return list(ParameterGrid({k: list(v) for k, v in grid.items()}))
+
+
+def _tuples(v):
+    if isinstance(v, list):
+        return tuple(_tuples(x) for x in v)
+    return v
+
+
+@functools.lru_cache(maxsize=16)
+def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_state):
+    from ..kernel_data import load_kernel_data
+
+    params = json.loads(params_json)
+    return load_kernel_data(dataset, kernel, params or None, n_samples=n_samples,
+                            binary=_tuples(json.loads(binary_json)), random_state=random_state)
+
+
+def _method_accepts(method, names):
+    from ..registry import make_method
+
+    accepted = make_method(method).get_params(deep=False)
+    return [n for n in names if n not in accepted], sorted(accepted)
+
+
+def build_estimator(method, params=None, solver=None, random_state=None):
+    """The estimator of a registered method on precomputed kernels, with its parameters set.
+
+    The one estimator builder of ``krein compare``, the classification cells
+    and the decision-boundary figure.
+
+    Parameters
+    ----------
+    method : str
+        A registry name (:func:`krein.list_methods`).
+    params : dict, optional
+        Estimator parameters to set (``{"C": 10, "rho": 1}``...).
+    solver : str, optional
+        Value of the estimator's ``solver`` parameter; None keeps the method's.
+    random_state : int, optional
+        Given to estimators that have a ``random_state`` parameter, unless
+        ``params`` sets it.
+
+    Returns
+    -------
+    sklearn.base.BaseEstimator
+        Built with ``kernel="precomputed"``, unfitted.
+
+    Raises
+    ------
+    ValueError
+        Unknown method, a ``solver`` for a method that has none, or a
+        parameter the estimator does not have.
+    """
+    from ..registry import make_method
+
+    est = make_method(method, kernel="precomputed")
+    accepted = est.get_params(deep=False)
+    params = dict(params or {})
+    if solver is not None:
+        if "solver" not in accepted:
+            raise ValueError(f"solver: method {method!r} has no solver parameter; got "
+                             f"{solver!r}")
+        params["solver"] = solver
+    if random_state is not None and "random_state" in accepted and "random_state" not in params:
+        params["random_state"] = random_state
+    est.set_params(**params)
+    return est
+
+
+def _seeds(params):
+    """The data, outer-fold, inner-fold and estimator seeds of a cell (module docstring)."""
+    base = ("dataset", "n_samples", "binary", "repeat")
+    return {"data": cell_seed(params, *base, salt="data"),
+            "outer": cell_seed(params, *base, "outer_folds", salt="outer"),
+            "inner": cell_seed(params, *base, "outer_folds", "fold", "inner_folds",
+                               salt="inner"),
+            "estimator": cell_seed(params, salt="estimator")}
+
+
+def cell_kernel_data(params):
+    """The data and kernel(s) of a classification cell, one per ``kernel_grid`` combination.
+
+    Parameters
+    ----------
+    params : dict
+        A cell of :func:`classification_grid` with ``"seed"``.
+
+    Returns
+    -------
+    list of krein.kernel_data.KernelData
+        In ``ParameterGrid`` order of ``kernel_grid`` (one element without a
+        kernel grid); cached per process, so the cells of one data set share
+        one kernel computation.
+
+    Raises
+    ------
+    krein.kernel_data.InvalidArgument
+        Unknown data set, kernel or kernel parameter.
+    """
+    p = {**CLASSIFICATION_DEFAULTS, **params}
+    seed = _seeds(params)["data"]
+    binary_json = json.dumps(p["binary"])
+    return [_kernel_data(p["dataset"], p["kernel"],
+                         json.dumps({**p["kernel_params"], **kc}, sort_keys=True),
+                         p["n_samples"], binary_json, seed)
+            for kc in _as_grid(p["kernel_grid"], "kernel_grid")]
+
+
+def outer_splits(params, y):
+    """The outer stratified K-fold split of a cell: the same for every method and kernel.
+
+    Parameters
+    ----------
+    params : dict
+        A cell with ``"seed"``; the split depends on the seed, ``dataset``,
+        ``n_samples``, ``binary``, ``repeat`` and ``outer_folds`` only.
+    y : array of shape (n,)
+        Labels of the data set.
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        ``outer_folds`` pairs of training and test indices.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    p = {**CLASSIFICATION_DEFAULTS, **params}
+    skf = StratifiedKFold(p["outer_folds"], shuffle=True, random_state=_seeds(params)["outer"])
+    return list(skf.split(np.zeros((len(y), 1)), y))
+
+
+def _solutions(est):
+    from ..solvers import Solution
+
+    sols = []
+    s = getattr(est, "solution_", None)
+    if isinstance(s, Solution):
+        sols.append(s)
+    for m in getattr(est, "binary_models_", None) or []:
+        s = getattr(m, "info", {}).get("solution")
+        if isinstance(s, Solution) and all(s is not t for t in sols):
+            sols.append(s)
+    return sols
+
+
+def classification_cell(params):
+    """One outer fold of repeated stratified K-fold CV with inner-CV model selection.
+
+    The cell (Loosli et al. 2013 §6.3; Luss & d'Aspremont 2009 §5.1):
+
+    1. loads the data set and, for each combination of ``kernel_grid`` on top
+       of ``kernel_params``, its kernel (:func:`krein.kernel_data.load_kernel_data`;
+       synthetic data and subsamples drawn with
+       ``cell_seed(params, "dataset", "n_samples", "binary", "repeat", salt="data")``);
+    2. splits it with ``StratifiedKFold(outer_folds, shuffle=True)`` seeded by
+       ``cell_seed(..., "repeat", "outer_folds", salt="outer")`` and keeps fold
+       ``fold``: every method, kernel and solver of a repeat sees the same folds;
+    3. if there is more than one (kernel, method parameter) combination,
+       scores each by ``StratifiedKFold(inner_folds, shuffle=True)`` on the
+       outer training split (mean of the inner ``scoring``; a combination with
+       a failed inner fit is out; ties go to the first combination, kernel
+       parameters varying slowest, in ``ParameterGrid`` order) -- the same
+       choice as :class:`sklearn.model_selection.GridSearchCV` where a kernel
+       block can be sliced, but with the fold kernels of
+       :meth:`krein.kernel_data.KernelData.blocks` (training centering,
+       training-label pick-out) where it cannot;
+    4. refits the method with the best parameters on the outer training block
+       and scores it on the outer test rows.
+
+    Parameters
+    ----------
+    params : dict
+        Keys of :data:`CLASSIFICATION_DEFAULTS`; required: ``dataset``,
+        ``method``, ``seed``.
+
+        * ``dataset``, ``n_samples``, ``binary``, ``kernel``, ``kernel_params``:
+          as :func:`krein.kernel_data.load_kernel_data` (``binary`` lists are read
+          as tuples);
+        * ``kernel_grid``: dict kernel parameter -> list of values, selected
+          by inner CV;
+        * ``method``: registry name (:func:`krein.list_methods`), built with
+          ``kernel="precomputed"``; ``method_params``: fixed estimator
+          parameters; ``param_grid``: dict estimator parameter -> list, selected
+          by inner CV (e.g. ``{"C": [0.1, 1, 10], "rho": [1, 10]}``);
+        * ``solver``: None (the method's default) or a solver for the
+          estimator's ``solver`` parameter;
+        * ``outer_folds``, ``fold``, ``repeat``, ``inner_folds``;
+        * ``scoring``: one of :data:`SCORINGS` for the inner CV (luss:
+          ``"average"``);
+        * ``save_trace``: return the estimator's ``trace_`` (if any).
+
+        Estimators with a ``random_state`` parameter get
+        ``cell_seed(params, salt="estimator")`` unless ``method_params`` sets it.
+
+    Returns
+    -------
+    dict
+        ``n_train``, ``n_test``; :func:`classification_metrics` on the outer
+        test split; ``train_accuracy`` (accuracy on the outer training split,
+        the kernel as given: Loosli et al. Figs. 6-7, bottom); ``inner_score`` (best mean inner score, NaN without model
+        selection); ``best_<p>`` and ``best_kernel_<p>`` for the grid
+        parameters; ``fit_seconds``, ``predict_seconds``, ``select_seconds``;
+        ``n_support`` (``len(support_)``), ``n_iter`` (sum of ``n_iter_``);
+        ``min_eigenvalue``, ``r_mm``, ``r_neg`` of the outer training block
+        (:class:`krein.spectrum.Spectrum`); ``solver_used``,
+        ``solver_version``, ``solver_status`` (statuses of the
+        :class:`krein.solvers.Solution` objects the estimator keeps, ``""`` if
+        none), ``objective`` and ``gap`` (of a single such solution, else NaN),
+        ``n_inner_failures``, ``n_inner_warnings``; and ``trace``
+        (``trace_``) when ``save_trace``.
+
+    Raises
+    ------
+    ValueError
+        Unknown parameter, missing ``dataset``/``method``, ``fold`` out of
+        range, bad ``scoring``, bad grids, or a method that rejects a
+        parameter (InvalidArgument of :mod:`krein.kernel_data` for data/kernel).
+    RuntimeError
+        If every parameter combination failed in the inner CV.
+    Exception
+        Whatever the refit raises (the runner records it).
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    from ..combinations import accepts_stacked_kernels
+    from ..spectrum import Spectrum
+
+    unknown = sorted(set(params) - set(CLASSIFICATION_DEFAULTS) - {"seed"})
+    if unknown:
+        raise ValueError(f"classification_cell: unknown parameter(s) {unknown}; accepted: "
+                         f"{sorted(CLASSIFICATION_DEFAULTS)}")
+    p = {**CLASSIFICATION_DEFAULTS, **params}
+    for req in ("dataset", "method", "seed"):
+        if p.get(req) is None:
+            raise ValueError(f"classification_cell: parameter {req!r} is required")
+    if p["scoring"] not in SCORINGS:
+        raise ValueError(f"scoring must be one of {SCORINGS}; got {p['scoring']!r}")
+    outer, fold, inner = p["outer_folds"], p["fold"], p["inner_folds"]
+    for name, v, lo in (("outer_folds", outer, 2), ("inner_folds", inner, 2),
+                        ("repeat", p["repeat"], 0), ("fold", fold, 0)):
+        if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
+    if fold >= outer:
+        raise ValueError(f"fold must be < outer_folds = {outer}; got {fold}")
+    kernel_combos = _as_grid(p["kernel_grid"], "kernel_grid")
+    method_combos = _as_grid(p["param_grid"], "param_grid")
+    if not isinstance(p["method_params"], dict) or not isinstance(p["kernel_params"], dict):
+        raise ValueError("method_params and kernel_params must be dicts")
+
+    seeds = _seeds(params)
+    datas = cell_kernel_data(params)
+    y = datas[0].y
+    classes = np.unique(y)
+    tr, te = outer_splits(params, y)[fold]
+
+    def build(mc):
+        return build_estimator(p["method"], {**p["method_params"], **mc}, p["solver"],
+                               seeds["estimator"])
+
+    probe = build(method_combos[0])
+    stacked = datas[0].base_kernels is not None and accepts_stacked_kernels(probe)
+
+    # ---- model selection (inner CV on the outer training split)
+    t_sel = time.perf_counter()
+    best_k, best_m, inner_score = 0, 0, float("nan")
+    n_fail = n_warn = 0
+    if len(kernel_combos) * len(method_combos) > 1:
+        skf = StratifiedKFold(inner, shuffle=True, random_state=seeds["inner"])
+        inner_splits = [(tr[a], tr[b]) for a, b in skf.split(np.zeros((tr.size, 1)), y[tr])]
+        scores = np.full((len(kernel_combos), len(method_combos)), -np.inf)
+        first_error = None
+        for i, data in enumerate(datas):
+            fold_scores = np.zeros((len(method_combos), len(inner_splits)))
+            for s, (a, b) in enumerate(inner_splits):
+                K_a, K_b = data.blocks(a, b, stacked=stacked)
+                for j, mc in enumerate(method_combos):
+                    with warnings.catch_warnings(record=True) as caught:
+                        warnings.simplefilter("always")
+                        try:
+                            est = build(mc).fit(K_a, y[a])
+                            m = classification_metrics(y[b], est.predict(K_b), classes)
+                            fold_scores[j, s] = m[p["scoring"]]
+                        except Exception as exc:
+                            n_fail += 1
+                            fold_scores[j, s] = np.nan
+                            first_error = first_error or exc
+                    n_warn += len(caught)
+            for j in range(len(method_combos)):
+                if np.all(np.isfinite(fold_scores[j])):
+                    scores[i, j] = float(np.mean(fold_scores[j]))
+        if not np.isfinite(scores).any():
+            raise RuntimeError(f"every parameter combination failed in the inner CV; first "
+                               f"error: {type(first_error).__name__}: {first_error}")
+        flat = int(np.argmax(scores))  # first maximum: kernel combinations vary slowest
+        best_k, best_m = divmod(flat, len(method_combos))
+        inner_score = float(scores[best_k, best_m])
+    select_seconds = time.perf_counter() - t_sel
+
+    # ---- refit on the outer training split, score on the outer test split
+    data = datas[best_k]
+    K_tr, K_te = data.blocks(tr, te, stacked=stacked)
+    est = build(method_combos[best_m])
+    t0 = time.perf_counter()
+    est.fit(K_tr, y[tr])
+    fit_seconds = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    pred = est.predict(K_te)
+    predict_seconds = time.perf_counter() - t0
+
+    out = {"n_train": int(tr.size), "n_test": int(te.size)}
+    out.update(classification_metrics(y[te], pred, classes))
+    # training accuracy with the kernel the method was given (Loosli Figs. 6-7, bottom)
+    out["train_accuracy"] = float(np.mean(est.predict(K_tr) == y[tr]))
+    out["inner_score"] = inner_score
+    for k, v in method_combos[best_m].items():
+        out[f"best_{k}"] = v
+    for k, v in kernel_combos[best_k].items():
+        out[f"best_kernel_{k}"] = v
+    out.update({"fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
+                "select_seconds": select_seconds})
+    support = getattr(est, "support_", None)
+    out["n_support"] = int(len(support)) if support is not None else None
+    n_iter = getattr(est, "n_iter_", None)
+    out["n_iter"] = int(np.sum(n_iter)) if n_iter is not None else None
+    spec = Spectrum.from_kernel(K_tr[:, :, 0] if K_tr.ndim == 3 else K_tr)
+    out.update({"min_eigenvalue": float(spec.min_eigenvalue), "r_mm": float(spec.r_mm),
+                "r_neg": float(spec.r_neg)})
+    used = est.get_params(deep=False).get("solver")
+    out["solver_used"] = used if isinstance(used, str) else ""
+    out["solver_version"] = solver_version(out["solver_used"])
+    sols = _solutions(est)
+    out["solver_status"] = ";".join(dict.fromkeys(str(s.status) for s in sols))
+    out["objective"] = float(sols[0].objective) if len(sols) == 1 else float("nan")
+    out["gap"] = float(sols[0].gap) if len(sols) == 1 else float("nan")
+    out["n_inner_failures"] = n_fail
+    out["n_inner_warnings"] = n_warn
+    trace = getattr(est, "trace_", None)
+    if p["save_trace"] and trace is not None and hasattr(trace, "to_csv") and len(trace):
+        out["trace"] = trace
+    return out
+
+
+def _spec(item, main, what, allowed):
+    """Normalize a data set / kernel / method entry: a name or a dict with ``main``."""
+    if isinstance(item, str) or item is None:
+        return {main: item}
+    if not isinstance(item, dict) or main not in item:
+        raise ValueError(f"{what}: each entry must be a name or a dict with key {main!r}; got "
+                         f"{item!r}")
+    bad = sorted(set(item) - set(allowed))
+    if bad:
+        raise ValueError(f"{what}: unknown key(s) {bad} in {item!r}; accepted: {list(allowed)}")
+    return dict(item)
+
+
+def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, folds=5,
+                        repeats=1, solvers=(None,), inner_folds=3, scoring="accuracy",
+                        save_trace=True):
+    """Cells of :func:`classification_cell`: data sets x kernels x methods x solvers x folds.
+
+    Parameters
+    ----------
+    datasets : list
+        Names (:func:`krein.datasets.available_datasets`) or dicts with keys
+        ``dataset``, ``n_samples``, ``binary``.
+    methods : list
+        Registry names or dicts with keys ``method``, ``params`` (fixed
+        estimator parameters) and ``grid`` (inner-CV grid, replacing
+        ``param_grid`` for this method; ``{}`` for no selection).
+    kernels : list
+        Names (None: the data set's default) or dicts with keys ``kernel``,
+        ``params`` (fixed kernel parameters) and ``grid`` (kernel parameters
+        selected by inner CV).
+    param_grid : dict, optional
+        Inner-CV grid of every method without its own ``grid``; only the keys
+        the method's estimator has are kept (``C`` is dropped for RVM).
+    folds : int >= 2
+        Outer folds; every fold is a cell.
+    repeats : int >= 1
+        Repetitions of the outer K-fold split.
+    solvers : list
+        Solvers crossed with the methods that have a ``solver`` parameter;
+        other methods get one cell with ``solver=None`` (their own).  A method
+        that rejects a solver (e.g. ``lp-svm`` with ``"libsvm"``) records
+        error rows.
+    inner_folds : int >= 2
+    scoring : str
+        Inner-CV score, one of :data:`SCORINGS`.
+    save_trace : bool
+
+    Returns
+    -------
+    list of dict
+        In the order data set, kernel, method, solver, repeat, fold (fastest).
+
+    Raises
+    ------
+    ValueError
+        Unknown data set, kernel for the data set's kind, method, estimator
+        parameter, or bad counts.
+    """
+    from ..datasets import available_datasets, dataset_kind
+    from ..kernel_data import available_kernels
+
+    for name, v, lo in (("folds", folds, 2), ("repeats", repeats, 1),
+                        ("inner_folds", inner_folds, 2)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
+            raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
+    if scoring not in SCORINGS:
+        raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}")
+    if param_grid is not None:
+        _as_grid(param_grid, "param_grid")
+    known = available_datasets()
+    ds_specs = [_spec(d, "dataset", "datasets", ("dataset", "n_samples", "binary"))
+                for d in datasets]
+    k_specs = [_spec(k, "kernel", "kernels", ("kernel", "params", "grid")) for k in kernels]
+    m_specs = [_spec(m, "method", "methods", ("method", "params", "grid")) for m in methods]
+    if not ds_specs or not k_specs or not m_specs:
+        raise ValueError("datasets, kernels and methods must each have at least one entry")
+    for d in ds_specs:
+        if d["dataset"] not in known:
+            raise ValueError(f"datasets: unknown data set {d['dataset']!r}; accepted: "
+                             f"{', '.join(known)}")
+    methods_out = []
+    for m in m_specs:
+        params = dict(m.get("params") or {})
+        if "grid" in m:
+            grid = dict(m["grid"] or {})
+        else:
+            missing, _ = _method_accepts(m["method"], list(param_grid or {}))
+            grid = {k: v for k, v in (param_grid or {}).items() if k not in missing}
+        _as_grid(grid, f"methods[{m['method']!r}].grid")
+        bad, accepted = _method_accepts(m["method"], list(params) + list(grid))
+        if bad:
+            raise ValueError(f"methods: {m['method']!r} has no parameter(s) {bad}; accepted: "
+                             f"{accepted}")
+        has_solver = "solver" in accepted
+        msolvers = list(solvers) if has_solver else [None]
+        methods_out.append((m["method"], params, grid, msolvers))
+    cells = []
+    for d in ds_specs:
+        kind = dataset_kind(d["dataset"])
+        for k in k_specs:
+            if k["kernel"] is not None and k["kernel"] not in available_kernels(kind):
+                raise ValueError(f"kernels: {k['kernel']!r} is not a kernel for the {kind} data "
+                                 f"set {d['dataset']!r}; accepted: "
+                                 f"{', '.join(available_kernels(kind))}")
+            if k.get("grid"):
+                _as_grid(k["grid"], "kernels.grid")
+            for method, mparams, grid, msolvers in methods_out:
+                for solver in msolvers:
+                    for r in range(int(repeats)):
+                        for f in range(int(folds)):
+                            cells.append({
+                                "dataset": d["dataset"], "n_samples": d.get("n_samples"),
+                                "binary": d.get("binary"), "kernel": k["kernel"],
+                                "kernel_params": dict(k.get("params") or {}),
+                                "kernel_grid": dict(k.get("grid") or {}),
+                                "method": method, "method_params": mparams,
+                                "param_grid": grid, "solver": solver,
+                                "outer_folds": int(folds), "fold": f, "repeat": r,
+                                "inner_folds": int(inner_folds), "scoring": scoring,
+                                "save_trace": bool(save_trace)})
+    return cells

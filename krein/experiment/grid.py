@@ -1,0 +1,250 @@
+"""Declaring an experiment: cells, the grid, the seeds every random choice derives from.
+
+An :class:`Experiment` is a grid of cells (plain dicts of JSON values) and a
+cell function; each cell's key is the hash of its canonical configuration
+(:func:`krein.experiment.store.cell_key`), and :func:`cell_seed` derives every
+random number from the experiment's seed and chosen parameters, so a rerun,
+another process or another machine gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import numbers
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+
+from .store import canonical_json, cell_key
+
+__all__ = ["Cell", "Experiment", "cartesian", "cell_seed"]
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One cell of an experiment.
+
+    Attributes
+    ----------
+    key : str
+        16 hex digits, the hash of ``config``.
+    params : dict
+        The parameters the cell function receives (the experiment's ``seed`` included).
+    config : str
+        Canonical JSON of ``{"params": params, "task": task}``.
+    """
+
+    key: str
+    params: dict
+    config: str
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A declared experiment: a grid of cell configurations and the function computing a cell.
+
+    Parameters
+    ----------
+    name : str
+        Short name (letters, digits, ``-``, ``_``, ``.``); the default results
+        directory is ``results/NAME`` (``results/NAME-quick`` for a quick run).
+    grid : sequence of dict
+        One dict of parameters per cell (JSON values: None, bool, int, float,
+        str, lists and dicts of them; NumPy scalars are converted).  Build it
+        with :func:`cartesian`, :func:`classification_grid` or by hand; lists
+        of grids concatenate with ``+``.  The key ``"seed"`` is reserved.
+    cell : callable, default :func:`classification_cell`
+        ``cell(params) -> dict`` (module docstring, "The cell function").
+    seed : int >= 0
+        The one seed every random choice is derived from (:func:`cell_seed`);
+        part of every cell's configuration.
+    task : str, optional
+        Name of the task in the keys; default the cell function's ``__name__``.
+        Two experiments with the same task and cell parameters share keys.
+    description : str
+        One line shown by the command line.
+    table : dict or callable, optional
+        Default table: keyword arguments of :func:`results_table` (``value``,
+        ``rows``, ``columns``, ...), or ``table(results) -> DataFrame`` making
+        the table itself from the results DataFrame.
+    figures : callable, optional
+        ``figures(results, out_dir) -> list of paths``: figures besides the
+        standard ones of :func:`plot_results`.
+    script : str, optional
+        Path of the script that declared it (set by :func:`load_experiment`).
+    quick : bool
+        Whether this is the ``--quick`` variant (set by :func:`load_experiment`).
+
+    Attributes
+    ----------
+    cells : list of Cell
+        Keys and parameters, in grid order.
+
+    Raises
+    ------
+    ValueError
+        Bad name, empty grid, a non-dict cell, a value that is not JSON, the
+        reserved ``seed`` key, two cells with the same configuration, bad seed,
+        non-callable ``cell``/``figures``, or a ``table`` that is neither a dict
+        nor callable.
+    """
+
+    name: str
+    grid: tuple
+    cell: Callable = None
+    seed: int = 0
+    task: str | None = None
+    description: str = ""
+    table: object = None
+    figures: Callable | None = None
+    script: str | None = None
+    quick: bool = False
+    cells: tuple = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        set_ = functools.partial(object.__setattr__, self)
+        if not isinstance(self.name, str) or not re.fullmatch(r"[A-Za-z0-9_.-]+", self.name):
+            raise ValueError(f"name must be a non-empty string of letters, digits, '-', '_', "
+                             f"'.'; got {self.name!r}")
+        if self.cell is None:
+            from .classification import classification_cell
+
+            cell = classification_cell
+        else:
+            cell = self.cell
+        if not callable(cell):
+            raise ValueError(f"cell must be a callable cell(params) -> dict; got {cell!r}")
+        set_("cell", cell)
+        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) \
+                or self.seed < 0:
+            raise ValueError(f"seed must be an integer >= 0; got {self.seed!r}")
+        set_("seed", int(self.seed))
+        task = self.task if self.task is not None else getattr(cell, "__name__", None)
+        if not isinstance(task, str) or not task:
+            raise ValueError(f"task must be a non-empty string; got {task!r}")
+        set_("task", task)
+        if self.table is not None and not (isinstance(self.table, dict) or callable(self.table)):
+            raise ValueError(f"table must be None, a dict of results_table arguments or a "
+                             f"callable; got {self.table!r}")
+        if self.figures is not None and not callable(self.figures):
+            raise ValueError(f"figures must be None or a callable; got {self.figures!r}")
+        if isinstance(self.grid, dict) or not hasattr(self.grid, "__iter__"):
+            raise ValueError("grid must be a list of dicts (one per cell); got "
+                             f"{type(self.grid).__name__}")
+        grid = tuple(self.grid)
+        if not grid:
+            raise ValueError("grid is empty: an experiment needs at least one cell")
+        cells, seen = [], {}
+        for i, params in enumerate(grid):
+            if not isinstance(params, dict):
+                raise ValueError(f"grid[{i}] must be a dict of parameters; got "
+                                 f"{type(params).__name__}")
+            if "seed" in params:
+                raise ValueError(f"grid[{i}] has the key 'seed', which is reserved: the cell "
+                                 "receives the experiment's seed (Experiment(seed=...))")
+            full = json.loads(canonical_json({**params, "seed": self.seed}, f"grid[{i}]"))
+            key, config = cell_key(task, full)
+            if key in seen:
+                raise ValueError(f"grid[{seen[key]}] and grid[{i}] have the same configuration "
+                                 f"{config}; every cell must be distinct")
+            seen[key] = i
+            # the parameters keep their declared order (the key uses the sorted form)
+            ordered = json.loads(json.dumps({**_plain(params), "seed": self.seed}))
+            cells.append(Cell(key, ordered, config))
+        set_("grid", grid)
+        set_("cells", tuple(cells))
+
+    def __len__(self):
+        return len(self.cells)
+
+
+def _plain(params):
+    """JSON-ready copy in declared order (canonical_json has already validated it)."""
+    return json.loads(json.dumps(params, default=_json_default))
+
+
+def _json_default(obj):
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if isinstance(obj, np.ndarray):
+        return obj.tolist()
+    raise TypeError(f"not JSON: {obj!r}")
+
+
+def cartesian(**axes):
+    """The Cartesian product of parameter axes, as a list of cell dicts.
+
+    Parameters
+    ----------
+    **axes
+        ``name=[v1, v2, ...]`` (a list or tuple: one axis; ``range`` works too)
+        or ``name=value`` (any other value, dicts and strings included: the
+        same in every cell).  The first axis varies slowest.
+
+    Returns
+    -------
+    list of dict
+
+    Raises
+    ------
+    ValueError
+        For an empty axis.
+
+    Examples
+    --------
+    >>> cartesian(solver=["CLARABEL", "SCS"], n=[50, 100], tol=1e-6)[1]
+    {'solver': 'CLARABEL', 'n': 100, 'tol': 1e-06}
+    """
+    import itertools
+
+    names, values = [], []
+    for name, v in axes.items():
+        if isinstance(v, (list, tuple, range)):
+            v = list(v)
+            if not v:
+                raise ValueError(f"{name}: empty axis; give at least one value")
+        else:
+            v = [v]
+        names.append(name)
+        values.append(v)
+    return [dict(zip(names, combo)) for combo in itertools.product(*values)]
+
+
+def cell_seed(params, *names, salt=""):
+    """A seed derived from the experiment's seed and some of the cell's parameters.
+
+    Cells that agree on ``names`` (and the seed) get the same number, e.g.
+    ``cell_seed(params, "dataset", "repeat", salt="folds")`` gives every method
+    and kernel of a repeat the same folds; without names every parameter
+    counts.
+
+    Parameters
+    ----------
+    params : dict
+        The cell's parameters (with ``"seed"``).
+    *names : str
+        Parameters the seed depends on (missing ones count as None).
+    salt : str
+        Distinguishes several seeds drawn from the same parameters.
+
+    Returns
+    -------
+    int
+        In ``[0, 2**32)``: the first four bytes of SHA-256 of the canonical
+        JSON of ``{"names": {...}, "salt": salt, "seed": seed}``.
+
+    Raises
+    ------
+    ValueError
+        If ``params`` has no ``"seed"``.
+    """
+    if "seed" not in params:
+        raise ValueError("params has no 'seed' (cells receive the experiment's seed)")
+    chosen = ({n: params.get(n) for n in names} if names
+              else {k: v for k, v in params.items() if k != "seed"})
+    text = canonical_json({"names": chosen, "salt": salt, "seed": params["seed"]})
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")

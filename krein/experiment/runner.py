@@ -1,0 +1,386 @@
+"""Running an experiment: serial, joblib or Dask, every finished cell written at once, resume.
+
+:func:`run_experiment` runs every cell of an :class:`~krein.experiment.grid.Experiment`
+not yet in its results file (:mod:`krein.experiment.store`), in the parent
+process, with joblib workers or on a Dask cluster; the parent writes each
+finished cell at once.  A cell function exception becomes a row with
+``status="error"`` and the error text of :func:`error_text` (the one error
+format of krein's tables); the grid goes on.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import json
+import numbers
+import os
+import platform
+import secrets
+import socket
+import time
+import traceback
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._io import atomic_write_bytes, progress_bar
+from .grid import Experiment, _json_default
+from .report import read_results
+from .store import (META_COLUMNS, PROVENANCE_COLUMNS, RESULTS_FILE, VERSION_PACKAGES,
+                    ResultsStore, flatten_params)
+
+__all__ = ["run_experiment", "RunReport", "default_directory", "read_sidecar", "error_text",
+           "BACKENDS"]
+
+#: Execution backends of :func:`run_experiment`.
+BACKENDS = ("serial", "joblib", "dask")
+
+
+@functools.lru_cache(maxsize=1)
+def _versions():
+    from importlib import metadata
+
+    out = {"version_python": platform.python_version()}
+    for dist in VERSION_PACKAGES:
+        try:
+            out[f"version_{dist}"] = metadata.version(dist)
+        except metadata.PackageNotFoundError:
+            out[f"version_{dist}"] = "unknown"
+    return out
+
+
+def error_text(exc):
+    """One-line text of an exception: ``"Type: message [at file:line in function]"``.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The exception (with its traceback, if it was raised).
+
+    Returns
+    -------
+    str
+        Whitespace collapsed to single spaces; the innermost frame appended.
+    """
+    text = " ".join(f"{type(exc).__name__}: {exc}".split())
+    tb = traceback.extract_tb(exc.__traceback__)
+    if tb:
+        last = tb[-1]
+        text += f" [at {os.path.basename(last.filename)}:{last.lineno} in {last.name}]"
+    return text
+
+
+_RESERVED = set(META_COLUMNS) | set(PROVENANCE_COLUMNS)
+
+
+def _clean_results(out, param_columns):
+    """Validate a cell function's return value: (results dict, trace DataFrame or None)."""
+    if out is None:
+        return {}, None
+    if not isinstance(out, dict):
+        raise TypeError(f"the cell function must return a dict (or None); got "
+                        f"{type(out).__name__}")
+    results, trace = {}, None
+    for k, v in out.items():
+        if not isinstance(k, str) or not k:
+            raise TypeError(f"result names must be non-empty strings; got {k!r}")
+        if k == "trace":
+            if v is not None and not (hasattr(v, "to_csv") and hasattr(v, "columns")):
+                raise TypeError(f"'trace' must be a pandas DataFrame or None; got "
+                                f"{type(v).__name__}")
+            trace = v
+            continue
+        if k in _RESERVED or k in param_columns:
+            raise ValueError(f"result {k!r} has the name of a "
+                             f"{'parameter' if k in param_columns else 'runner'} column; "
+                             "rename it")
+        if isinstance(v, np.generic):
+            v = v.item()
+        if isinstance(v, (list, tuple, dict, np.ndarray)):
+            v = json.dumps(v, default=_json_default, sort_keys=True)
+        if v is not None and not isinstance(v, (bool, int, float, str)):
+            raise TypeError(f"result {k!r} must be None, bool, int, float, str (or a list/dict "
+                            f"stored as JSON); got {type(v).__name__}")
+        results[k] = v
+    return results, trace
+
+
+def _execute(cell, key, params, param_columns):
+    """Run one cell; never raises an ``Exception`` (it becomes an error record)."""
+    t0 = time.perf_counter()
+    status, error, results, trace = "ok", "", {}, None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            results, trace = _clean_results(cell(copy.deepcopy(params)), param_columns)
+        except Exception as exc:  # the cell becomes an error row, the grid goes on
+            status, error, results, trace = "error", error_text(exc), {}, None
+    msgs = list(dict.fromkeys(" ".join(f"{w.category.__name__}: {w.message}".split())
+                              for w in caught))
+    return {"key": key, "status": status, "error": error, "results": results, "trace": trace,
+            "warnings": " | ".join(msgs), "cell_seconds": time.perf_counter() - t0,
+            "host": socket.gethostname(), "pid": os.getpid(),
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **_versions()}
+
+
+def _cloudpickle():
+    """cloudpickle (a dependency of joblib >= 1.5, which vendored it before)."""
+    try:
+        import cloudpickle
+    except ImportError:  # older joblib
+        from joblib.externals import cloudpickle
+    return cloudpickle
+
+
+def _execute_payload(payload, key, params, param_columns):
+    """Worker side of joblib/Dask: unpickle the cell function, run :func:`_execute`."""
+    import pickle
+
+    return _execute(pickle.loads(payload), key, params, param_columns)
+
+
+def _failure_record(key, exc):
+    """Record of a cell whose worker failed outside the cell (e.g. a killed Dask worker)."""
+    return {"key": key, "status": "error", "error": error_text(exc), "results": {},
+            "trace": None, "warnings": "", "cell_seconds": float("nan"), "host": "",
+            "pid": "", "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            **{c: "" for c in _versions()}}
+
+
+def _serial(experiment, todo, param_columns):
+    for c in todo:
+        yield _execute(experiment.cell, c.key, c.params, param_columns[c.key])
+
+
+def _joblib(payload, todo, param_columns, n_jobs):
+    from joblib import Parallel, delayed
+
+    jobs = (delayed(_execute_payload)(payload, c.key, c.params, param_columns[c.key])
+            for c in todo)
+    try:
+        par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+    except (TypeError, ValueError):  # joblib < 1.4: ordered generator
+        par = Parallel(n_jobs=n_jobs, return_as="generator")
+    yield from par(jobs)
+
+
+def _dask(payload, todo, param_columns, scheduler, name):
+    try:
+        from dask.distributed import Client, as_completed
+    except ImportError:
+        raise ImportError('backend="dask" needs dask.distributed: pip install "krein[dask]" '
+                          '(or pip install "dask[distributed]")') from None
+    own = not isinstance(scheduler, Client)
+    client = Client(scheduler, set_as_default=False) if own else scheduler
+    futures = {}
+    try:
+        token = secrets.token_hex(4)
+        for c in todo:
+            fut = client.submit(_execute_payload, payload, c.key, c.params,
+                                param_columns[c.key], key=f"krein-{name}-{c.key}-{token}",
+                                pure=False)
+            futures[fut] = c.key
+        for fut in as_completed(list(futures), loop=client.loop):
+            try:
+                rec = fut.result()
+            except Exception as exc:  # the worker died or the task was lost
+                rec = _failure_record(futures[fut], exc)
+            yield rec
+    finally:
+        pending = [f for f in futures if not f.done()]
+        if pending:
+            client.cancel(pending)
+        if own:
+            client.close()
+
+
+@dataclass
+class RunReport:
+    """What :func:`run_experiment` did.
+
+    Attributes
+    ----------
+    experiment : Experiment
+    directory : str
+        Results directory.
+    path : str
+        ``directory/results.csv``.
+    n_cells : int
+        Cells in the grid.
+    n_skipped : int
+        Cells already in the file (not recomputed).
+    n_run : int
+        Cells computed in this run.
+    n_errors : int
+        Grid cells whose row has ``status == "error"`` (this run or earlier).
+    seconds : float
+        Wall time of this run.
+    results : pandas.DataFrame
+        The results file read back (:func:`read_results`): every row, not only
+        this grid's.
+    """
+
+    experiment: Experiment
+    directory: str
+    path: str
+    n_cells: int
+    n_skipped: int
+    n_run: int
+    n_errors: int
+    seconds: float
+    results: object = None
+
+
+def default_directory(experiment):
+    """``results/NAME`` (``results/NAME-quick`` for the quick variant)."""
+    return os.path.join("results", experiment.name + ("-quick" if experiment.quick else ""))
+
+
+def _check_run_args(n_jobs, backend, scheduler):
+    if isinstance(n_jobs, bool) or not isinstance(n_jobs, numbers.Integral) or n_jobs == 0:
+        raise ValueError(f"n_jobs must be a non-zero integer (-1: all cores); got {n_jobs!r}")
+    if backend is None:
+        backend = "dask" if scheduler is not None else ("serial" if n_jobs == 1 else "joblib")
+    if backend not in BACKENDS:
+        raise ValueError(f"backend must be one of {BACKENDS} or None; got {backend!r}")
+    if backend == "dask" and scheduler is None:
+        raise ValueError('scheduler: backend="dask" needs a scheduler address (e.g. '
+                         '"tcp://127.0.0.1:8786") or a dask.distributed.Client')
+    if backend != "dask" and scheduler is not None:
+        raise ValueError(f"scheduler is only used with backend='dask'; got backend={backend!r}")
+    return int(n_jobs), backend
+
+
+def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=None,
+                   progress=True, retry_errors=False):
+    """Run the cells of an experiment that are not in its results file yet.
+
+    Parameters
+    ----------
+    experiment : Experiment
+    out : str or path-like, optional
+        Results directory; default :func:`default_directory` (``results/NAME``).
+    n_jobs : int, default 1
+        Parallel joblib workers (``-1``: all cores) when ``backend`` is None or
+        ``"joblib"``.
+    backend : {None, "serial", "joblib", "dask"}
+        None: ``"dask"`` if ``scheduler`` is given, else ``"serial"`` for
+        ``n_jobs == 1`` and ``"joblib"`` otherwise.
+    scheduler : str or dask.distributed.Client, optional
+        Dask scheduler address (``"tcp://host:8786"``) or a client (left open).
+    progress : bool
+        A tqdm bar over the cells to run, with the ETA (stderr).
+    retry_errors : bool
+        Recompute cells whose row has ``status == "error"`` (their row is replaced).
+
+    Returns
+    -------
+    RunReport
+
+    Raises
+    ------
+    ValueError
+        Bad ``n_jobs``/``backend``/``scheduler``, or an existing file that is
+        not a krein results file.
+    RuntimeError
+        If another run holds the directory.
+    ImportError
+        ``backend="dask"`` without dask.distributed installed.
+    KeyboardInterrupt
+        Propagated; every cell finished before it is in the file.
+
+    Notes
+    -----
+    Each finished cell is written at once (trace file first, then the whole
+    results file atomically); see :mod:`krein.experiment.store`.  A cell function
+    exception becomes a row with ``status="error"``.
+    """
+    if not isinstance(experiment, Experiment):
+        raise ValueError(f"experiment must be an Experiment; got {type(experiment).__name__}")
+    n_jobs, backend = _check_run_args(n_jobs, backend, scheduler)
+    directory = os.fspath(out) if out is not None else default_directory(experiment)
+    t_start = time.perf_counter()
+    cells = {c.key: c for c in experiment.cells}
+    param_columns = {c.key: list(flatten_params(json.loads(c.config)["params"]))
+                     for c in experiment.cells}
+    with ResultsStore(directory) as store:
+        store.set_order(list(cells))
+        _write_sidecar(experiment, directory)
+        done = store.done_keys(retry_errors)
+        todo = [c for c in experiment.cells if c.key not in done]
+        n_skipped = len(cells) - len(todo)
+        if not os.path.exists(store.path):
+            store.write()  # header only: the file exists from the start
+        bar = progress_bar(len(todo), experiment.name, progress and bool(todo), unit="cell",
+                           leave=True)
+        n_run = n_err_now = 0
+        try:
+            if backend == "serial":
+                records = _serial(experiment, todo, param_columns)
+            else:
+                cp = _cloudpickle()
+                payload = cp.dumps(experiment.cell)
+                records = (_joblib(payload, todo, param_columns, n_jobs) if backend == "joblib"
+                           else _dask(payload, todo, param_columns, scheduler, experiment.name))
+            try:
+                for rec in records:
+                    _store_record(store, experiment, cells[rec["key"]],
+                                  param_columns[rec["key"]], rec)
+                    store.write()
+                    n_run += 1
+                    n_err_now += rec["status"] == "error"
+                    if bar is not None:
+                        bar.update(1)
+                        if n_err_now:
+                            bar.set_postfix_str(f"{n_err_now} error(s)", refresh=False)
+            finally:
+                close = getattr(records, "close", None)
+                if close is not None:
+                    close()
+        finally:
+            if bar is not None:
+                bar.close()
+        n_errors = sum(1 for k in cells if store.rows.get(k, {}).get("status") == "error")
+    results = read_results(os.path.join(directory, RESULTS_FILE))
+    return RunReport(experiment, directory, os.path.join(directory, RESULTS_FILE), len(cells),
+                     n_skipped, n_run, n_errors, time.perf_counter() - t_start, results)
+
+
+def _store_record(store, experiment, cell, param_columns, rec):
+    row = {"key": cell.key, "experiment": experiment.name, "task": experiment.task,
+           "status": rec["status"], "error": rec["error"]}
+    row.update(flatten_params(json.loads(cell.config)["params"]))
+    row.update(rec["results"])
+    trace_file = ""
+    if rec["status"] == "ok" and rec.get("trace") is not None and len(rec["trace"]):
+        trace_file = store.write_trace(cell.key, rec["trace"])
+    row.update({"warnings": rec["warnings"], "trace_file": trace_file,
+                "cell_seconds": rec["cell_seconds"], "host": rec["host"], "pid": rec["pid"],
+                "timestamp": rec["timestamp"], "config": cell.config})
+    row.update({c: rec.get(c, "") for c in _versions()})
+    store.add(row, param_columns, list(rec["results"]))
+
+
+def _write_sidecar(experiment, directory):
+    info = {"name": experiment.name, "description": experiment.description,
+            "task": experiment.task, "seed": experiment.seed, "quick": experiment.quick,
+            "script": experiment.script, "n_cells": len(experiment.cells),
+            "table": experiment.table if isinstance(experiment.table, dict) else None}
+    try:
+        text = json.dumps(info, indent=2, default=str)
+    except (TypeError, ValueError):
+        info["table"] = None
+        text = json.dumps(info, indent=2, default=str)
+    atomic_write_bytes(os.path.join(directory, "experiment.json"), text.encode())
+
+
+def read_sidecar(directory):
+    """The ``experiment.json`` of a results directory, or ``{}``."""
+    path = os.path.join(os.fspath(directory), "experiment.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}

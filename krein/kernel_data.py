@@ -1,0 +1,598 @@
+"""One door for data: a data set or a user's matrix plus a kernel -> matrices and fold blocks.
+
+:func:`load_kernel_data` loads a catalogue data set (:func:`krein.datasets.load_dataset`)
+and computes its kernel once; :class:`KernelData` hands out the training block
+and test rows of any split, with the per-fold rules below.  The kernel
+catalogue (:func:`available_kernels`, :func:`default_kernel`,
+:func:`default_kernel_params`) lives here too: to add a kernel, add it to
+:data:`krein.kernels.KERNELS` (row-wise kernels of feature vectors) or here
+(kernels of dissimilarities, label-dependent combinations).
+
+Dissimilarity data sets use the kernels ``"dissimilarity-linear"`` (``K = -1/2
+J D^2 J``, classical scaling, Haasdonk 2005 Prop. 1; the "linear kernel on
+dissimilarities" of Loosli et al. 2013 §6.3.2 in one reading),
+``"dissimilarity-raw"`` (``K = D / unit``, default ``unit = 1``: the
+dissimilarities themselves used as an indefinite kernel, the other reading of
+that phrase; with ``unit = 1`` its least eigenvalues equal those printed in
+Loosli et al.'s Table 3 for the shipped sets, see
+:func:`krein.datasets.load_dissimilarity`) or ``"dissimilarity-gaussian"``
+(``K = exp(-gamma D^2)``).
+
+Kernel matrix
+-------------
+Vector kernels and the dissimilarity-raw and -gaussian kernels are row-wise, so the kernel
+is computed once on all points and every fold's blocks are slices of it.  The
+dissimilarity-linear kernel depends on the centering, so each fold builds its
+training block from the training dissimilarities and its test rows with the
+training centering (:func:`krein.kernels.dissimilarity_kernel` with
+``D_train``), exactly as a model that never saw the test objects would.
+
+Pick-out kernels (label-dependent)
+----------------------------------
+``"pick-out-linear"`` and ``"pick-out-gaussian"`` (vector and synthetic data)
+are the pick-out combination (Munoz & de Diego 2006 §4.1,
+:func:`krein.combinations.pick_out`) of one kernel per coordinate axis
+(:func:`krein.combinations.projection_kernels`: ``x_j z_j``, or
+``exp(-gamma (x_j - z_j)^2)``): the maximum of the coordinate kernels for two
+objects of the same class, the minimum across classes.  The kernel depends on
+the labels, so like dissimilarity-linear it is built per fold
+(:attr:`KernelData.per_fold_kernel`): the training block from the TRAINING
+labels only, the test rows by the label-free rule ``"mean"`` of
+:func:`krein.combinations.pick_out_rows` (expected value under a uniformly drawn
+label; for two classes ``(max + min) / 2``).  ``KernelData.K`` (spectrum line,
+``krein diagnose``, the decision-boundary figure) uses all labels.  The
+coordinate kernels themselves are label-free, computed once
+(``KernelData.base_kernels``).  ``"pick-out-munoz-ionosphere"`` (next
+section) works the same way with other base kernels.
+
+The kernels of Munoz & de Diego's Ionosphere experiment (§4.2)
+---------------------------------------------------------------
+``"pick-out-munoz-ionosphere"`` (any vector or synthetic data set; Ionosphere
+is the paper's case) is the pick-out combination, built per fold exactly as
+above, of the twelve normalized kernels of munoz §4.2
+(:func:`krein.combinations.munoz_ionosphere_kernels`): ten RBF kernels
+``exp(-||x - z||^2 / c_m)``, ``c_m = 10 + 5 (m - 1)``, the linear kernel
+``x'z`` and the polynomial kernel ``(1 + x'z)^2``, each normalized as
+``K(x, z) / sqrt(K(x, x) K(z, z))``.  The twelve are the base kernels
+(``KernelData.base_kernels``, the stacked slices ``1..12`` given to
+stacked-input methods such as the conformal linear combination).
+
+*This replaces the paper's combination*: munoz combines the twelve with its KWS
+method ("Kernel Weighting Scheme", its reference [9]: kernel values,
+neighbourhoods and labels weight each entry), which the paper does not define;
+the pick-out rule is the label-dependent combination this library has.  The
+resulting kernel is more indefinite than the paper's (on raw Ionosphere: 43.9 %
+negative eigenvalues, ``r_mm = 4.1``, ``r_neg = 8.0``; training blocks of ten
+60 % splits: 41.4 +- 0.4 %, ``r_mm = 4.23 +- 0.39``, ``r_neg = 7.23 +- 0.35``;
+munoz: 19.0 %, ``3.2 +- 0.3``, ``4.6 +- 0.4``), so classification results are
+not comparable with munoz Table 2 line by line.  In particular, methods that
+apply their model to the pick-out test rows (``svm``, ``clip``, ``flip``) do
+poorly here: the training block carries the labels (the widest RBF within a
+class, the narrowest or the cosine across), the label-free rows (the midpoint
+of max and min) do not, and on Ionosphere (5-fold CV, C = 1) ``svm`` and
+``clip`` stay near the majority rate (63 % and 57 % accuracy, ``flip`` 80 %,
+``clip-mds`` 87 %), while the conformal linear combination, whose test rows
+are ``sum_m beta_m K_m(x, X)`` of the label-free base kernels, reaches 93 %
+(munoz Table 2: 94.1 % for CLC with KWS).
+
+Features: the widths ``c_m`` are absolute numbers, and they fit the RAW
+Ionosphere features (all in [-1, 1], mean squared distance 18.5 between two
+objects; 66 after standardization, where ``exp(-d^2 / 10)`` is mostly
+negligible).  munoz does not mention any scaling, so the kernel parameter
+``scale`` defaults to ``"raw"``: shipped sets are loaded without scaling
+(``krein.datasets.load(name, scale=None)``).  ``scale="minmax"`` (each feature
+onto [-1, 1], LIBSVM's ``svm-scale``) puts any other data set on
+Ionosphere's range, which gives the widths the same meaning there;
+``scale="standard"`` standardizes like the other kernels.  Both are computed on
+all rows (transductively); on the synthetic sets they apply after the set's own
+preparation above.
+
+Stacked input
+-------------
+Methods whose estimator has ``accepts_stacked_kernels`` true (a
+:class:`~krein.estimators.corrected.CorrectedKernelSVC` with e.g. the conformal
+linear combination, which needs the base kernels besides ``K``) get, on data
+with base kernels (the pick-out kernels), the stacked blocks
+``[K, K_1, ..., K_M]`` of shape ``(n_train, n_train, 1 + M)`` and
+``(n_test, n_train, 1 + M)`` (:mod:`krein.combinations`); every other method
+gets ``K``.  On data without base kernels they get ``K`` too (and a method
+that needs base kernels records an error).
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._validation import InvalidArgument
+from .combinations import (MUNOZ_IONOSPHERE_WIDTHS, munoz_ionosphere_kernels, pick_out,
+                           pick_out_rows, projection_kernels)
+from .datasets import FEATURE_SCALES, available_datasets, dataset_kind, load_dataset
+from .kernels import KERNELS, dissimilarity_kernel, pairwise_kernel
+from .spectrum import Spectrum
+
+__all__ = [
+    "KernelData",
+    "load_kernel_data",
+    "check_data_arguments",
+    "available_kernels",
+    "default_kernel",
+    "default_kernel_params",
+    "InvalidArgument",
+    "DISSIMILARITY_KERNELS",
+    "PICK_OUT_KERNELS",
+    "FEATURE_SCALES",
+]
+
+#: Kernels for dissimilarity data sets.
+DISSIMILARITY_KERNELS = ("dissimilarity-linear", "dissimilarity-raw", "dissimilarity-gaussian")
+
+#: Label-dependent pick-out kernels (module docstring): name -> base kernels, either a
+#: kernel of the single coordinates ("linear", "gaussian") or "munoz-ionosphere", the
+#: twelve normalized kernels of munoz §4.2 (:func:`krein.combinations.munoz_ionosphere_kernels`).
+PICK_OUT_KERNELS = {"pick-out-linear": "linear", "pick-out-gaussian": "gaussian",
+                    "pick-out-munoz-ionosphere": "munoz-ionosphere"}
+
+#: Rule for the pick-out rows of test points (labels unknown); see
+#: :func:`krein.combinations.pick_out_rows`.
+PICK_OUT_TEST_RULE = "mean"
+
+#: Largest stack of per-coordinate kernels (n^2 * n_features doubles) built by compare.
+PICK_OUT_MAX_BYTES = 2 * 1024**3
+
+# Default sigmoid kernel on standardized vectors: a = SIGMOID_A_TIMES_D / n_features,
+# r = SIGMOID_R.  Chosen by experiment on standardized Sonar (208 x 60, a = 1/15):
+# the full kernel has signature p/q = 154/54, least eigenvalue -175 (the training
+# blocks of 5-fold CV about -140), second least -5.4, i.e. clearly indefinite beyond
+# the near-constant direction, while ESVM reaches about 84 % accuracy in 5-fold CV
+# (chance: 53 %).  Smaller a gives fewer negative eigenvalues (a = 0.05: 33); larger
+# a or r closer to 0 makes every method, ESVM included, lose accuracy.
+SIGMOID_A_TIMES_D = 4.0
+SIGMOID_R = -2.0
+
+
+def available_kernels(kind="vector"):
+    """Kernel names usable with a kind of data set.
+
+    Parameters
+    ----------
+    kind : {"vector", "synthetic", "dissimilarity"}
+
+    Returns
+    -------
+    list of str
+        :data:`krein.kernels.KERNELS` and the pick-out kernels
+        :data:`PICK_OUT_KERNELS` for feature vectors, or
+        :data:`DISSIMILARITY_KERNELS` for dissimilarity matrices.
+    """
+    if kind == "dissimilarity":
+        return list(DISSIMILARITY_KERNELS)
+    return sorted(KERNELS) + list(PICK_OUT_KERNELS)
+
+
+def default_kernel(kind="vector", dataset=None):
+    """Default kernel of a kind of data set.
+
+    Parameters
+    ----------
+    kind : {"vector", "synthetic", "dissimilarity"}
+    dataset : str, optional
+        Data set name: ``"munoz-artificial"`` has its own default.
+
+    Returns
+    -------
+    str
+        ``"pick-out-linear"`` for ``"munoz-artificial"`` (the pick-out
+        combination of the two coordinate kernels, Munoz & de Diego 2006
+        §4.1), ``"dissimilarity-linear"`` for dissimilarity data, else
+        ``"sigmoid"``.
+    """
+    if dataset == "munoz-artificial":
+        return "pick-out-linear"
+    return "dissimilarity-linear" if kind == "dissimilarity" else "sigmoid"
+
+
+def _kernel_param_names(kernel):
+    if kernel in ("dissimilarity-linear", "pick-out-linear"):
+        return []
+    if kernel == "dissimilarity-raw":
+        return ["unit"]
+    if kernel == "pick-out-munoz-ionosphere":
+        return ["scale"]
+    if kernel in ("dissimilarity-gaussian", "pick-out-gaussian"):
+        return ["gamma"]
+    sig = inspect.signature(KERNELS[kernel])
+    return [p for p in sig.parameters if p not in ("X", "Z")]
+
+
+def default_kernel_params(kernel, n_features=None, D=None):
+    """Default parameters of a kernel for :func:`compare` (scaled to the data).
+
+    * ``sigmoid``/``tanh``: ``a = 4 / n_features``, ``r = -2``.  On standardized
+      Sonar (``a = 1/15``) this kernel is clearly indefinite (54 negative of 208
+      eigenvalues, least -175) while ESVM still classifies well (about 84 %
+      accuracy in 5-fold CV); see the comment at ``SIGMOID_A_TIMES_D``.
+    * ``gaussian``/``rbf``: ``gamma = 1 / n_features``, ``metric="l2"``.
+    * ``epanechnikov``: ``sigma = sqrt(2 n_features)`` (the mean distance of two
+      standardized points), ``degree = 1``.
+    * ``linear``, ``dissimilarity-linear``, ``pick-out-linear``: no parameters.
+    * ``dissimilarity-raw``: ``unit = 1`` (``K = D / unit``; a unit such as
+      the mean dissimilarity makes ``C`` grids comparable across data sets
+      without changing the problem: the SVM-type methods are equivariant under
+      ``K -> K / s`` with ``C -> s C``).
+    * ``pick-out-gaussian``: ``gamma = 1`` (of ``exp(-gamma (x_j - z_j)^2)`` on
+      each coordinate).
+    * ``pick-out-munoz-ionosphere``: ``scale = "raw"`` (the features munoz
+      §4.2's RBF widths refer to; module docstring).
+    * ``dissimilarity-gaussian``: ``gamma = 1 / mean(D^2)`` over the off-diagonal
+      entries.
+
+    Parameters
+    ----------
+    kernel : str
+        Kernel name.
+    n_features : int, optional
+        Number of features (vector data).
+    D : array of shape (n, n), optional
+        Dissimilarities (dissimilarity data).
+
+    Returns
+    -------
+    dict
+    """
+    d = float(n_features) if n_features else 1.0
+    if kernel in ("sigmoid", "tanh"):
+        return {"a": SIGMOID_A_TIMES_D / d, "r": SIGMOID_R}
+    if kernel in ("gaussian", "rbf"):
+        return {"gamma": 1.0 / d, "metric": "l2"}
+    if kernel == "pick-out-gaussian":
+        return {"gamma": 1.0}
+    if kernel == "pick-out-munoz-ionosphere":
+        return {"scale": "raw"}
+    if kernel == "dissimilarity-raw":
+        return {"unit": 1.0}
+    if kernel == "epanechnikov":
+        return {"sigma": float(np.sqrt(2.0 * d)), "degree": 1.0}
+    if kernel == "dissimilarity-gaussian":
+        if D is None:
+            return {"gamma": 1.0}
+        D = np.asarray(D, dtype=float)
+        square = D.shape[0] == D.shape[1]
+        off = ~np.eye(D.shape[0], dtype=bool) if square else np.ones(D.shape, bool)
+        m = float(np.mean(D[off] ** 2)) if off.any() else 0.0
+        return {"gamma": 1.0 / m if m > 0 else 1.0}
+    return {}
+
+
+@dataclass
+class KernelData:
+    """A loaded data set with its kernel, ready for cross-validation.
+
+    Build it with :func:`load_kernel_data`.
+
+    Attributes
+    ----------
+    dataset : str
+        Data set name.
+    kind : {"vector", "synthetic", "dissimilarity"}
+    kernel : str
+        Kernel name.
+    kernel_params : dict
+        The parameters actually used (defaults filled in).
+    y : ndarray of shape (n,)
+        Labels.
+    K : ndarray of shape (n, n)
+        Kernel on all objects (for dissimilarity-linear: centered on all objects;
+        the folds recompute it with training centering).
+    X : ndarray of shape (n, d) or None
+        Features (vector and synthetic data).
+    D : ndarray of shape (n, n) or None
+        Dissimilarities (dissimilarity data).
+    description : str
+        One line on how the data were prepared.
+    base_kernels : ndarray of shape (n, n, M) or None
+        Label-free base kernels of a combined kernel (the per-coordinate
+        kernels of the pick-out kernels), else None.
+    """
+
+    dataset: str
+    kind: str
+    kernel: str
+    kernel_params: dict
+    y: np.ndarray
+    K: np.ndarray
+    X: np.ndarray | None = None
+    D: np.ndarray | None = None
+    description: str = ""
+    base_kernels: np.ndarray | None = field(default=None, repr=False)
+    _spectrum: Spectrum | None = field(default=None, repr=False)
+
+    @property
+    def n_samples(self):
+        """Number of objects."""
+        return int(self.y.shape[0])
+
+    @property
+    def n_features(self):
+        """Number of features, or None for dissimilarity data."""
+        return None if self.X is None else int(self.X.shape[1])
+
+    @property
+    def classes(self):
+        """Sorted class labels and their counts: ``(labels, counts)``."""
+        return np.unique(self.y, return_counts=True)
+
+    @property
+    def per_fold_kernel(self):
+        """True when fold blocks are recomputed (dissimilarity-linear, pick-out), not sliced."""
+        return self.kernel == "dissimilarity-linear" or self.kernel in PICK_OUT_KERNELS
+
+    @property
+    def label_dependent(self):
+        """True for the pick-out kernels, whose fold blocks use the training labels."""
+        return self.kernel in PICK_OUT_KERNELS
+
+    def spectrum(self):
+        """Eigendecomposition of the full kernel ``K``, computed on the first call.
+
+        Returns
+        -------
+        krein.spectrum.Spectrum
+        """
+        if self._spectrum is None:
+            self._spectrum = Spectrum.from_kernel(self.K)
+        return self._spectrum
+
+    def blocks(self, train, test, stacked=False):
+        """Training block and test rows of one fold.
+
+        For the pick-out kernels the training block is the pick-out of the
+        base kernels with the training labels ``y[train]`` and the test rows
+        follow :data:`PICK_OUT_TEST_RULE`: no test label is used.
+
+        Parameters
+        ----------
+        train, test : ndarray of int
+            Indices.
+        stacked : bool
+            Return stacked blocks ``[K, K_1, ..., K_M]`` (last axis) when the
+            data have base kernels; plain blocks otherwise.
+
+        Returns
+        -------
+        K_train : ndarray of shape (n_train, n_train) (or (n_train, n_train, 1 + M))
+        K_test : ndarray of shape (n_test, n_train) (or (n_test, n_train, 1 + M))
+        """
+        if self.label_dependent:
+            B_tr = self.base_kernels[np.ix_(train, train)]
+            B_te = self.base_kernels[np.ix_(test, train)]
+            y_tr = self.y[train]
+            K_tr = pick_out(B_tr, y_tr)
+            K_te = pick_out_rows(B_te, y_tr, rule=PICK_OUT_TEST_RULE)
+            if stacked:
+                return (np.concatenate([K_tr[:, :, None], B_tr], axis=2),
+                        np.concatenate([K_te[:, :, None], B_te], axis=2))
+            return K_tr, K_te
+        if self.per_fold_kernel:
+            D_tr = self.D[np.ix_(train, train)]
+            K_tr = dissimilarity_kernel(D_tr, kind="linear")
+            K_te = dissimilarity_kernel(self.D[np.ix_(test, train)], kind="linear", D_train=D_tr)
+            return 0.5 * (K_tr + K_tr.T), K_te
+        return self.K[np.ix_(train, train)], self.K[np.ix_(test, train)]
+
+    def rows(self, Z, stacked=False):
+        """Kernel rows ``k(z, X)`` between new feature vectors and all objects.
+
+        Pick-out kernels: the rows of points of unknown label
+        (:data:`PICK_OUT_TEST_RULE`) against all objects with their labels.
+
+        Parameters
+        ----------
+        Z : array of shape (m, d)
+        stacked : bool
+            Stacked rows ``[k, k_1, ..., k_M]`` when the data have base kernels.
+
+        Returns
+        -------
+        ndarray of shape (m, n) (or (m, n, 1 + M))
+
+        Raises
+        ------
+        ValueError
+            For dissimilarity data (no feature vectors).
+        """
+        if self.X is None:
+            raise ValueError("kernel rows of new points need feature vectors (vector data)")
+        Z = np.asarray(Z, dtype=float)
+        if self.label_dependent:
+            B = _base_stack(self.kernel, Z, self.X, self.kernel_params)
+            R = pick_out_rows(B, self.y, rule=PICK_OUT_TEST_RULE)
+            return np.concatenate([R[:, :, None], B], axis=2) if stacked else R
+        return pairwise_kernel(self.kernel, Z, self.X, self.kernel_params)
+
+    def stacked_kernel(self):
+        """Stacked ``[K, K_1, ..., K_M]`` (n, n, 1 + M) on all objects; ``K`` if no base kernels."""
+        if self.base_kernels is None:
+            return self.K
+        return np.concatenate([self.K[:, :, None], self.base_kernels], axis=2)
+
+
+def _base_stack(kernel, X, Z, params):
+    """Base kernels of a pick-out kernel name: (n_x, n_z, d) per-coordinate kernels, or
+    (n_x, n_z, 12) for the munoz §4.2 family."""
+    base = PICK_OUT_KERNELS[kernel]
+    if base == "munoz-ionosphere":
+        return munoz_ionosphere_kernels(X, Z)
+    p = {"gamma": params["gamma"], "metric": "l2"} if base == "gaussian" else {}
+    return projection_kernels(X, Z, kernel=base, kernel_params=p)
+
+
+def _n_base_kernels(kernel, n_features):
+    if PICK_OUT_KERNELS[kernel] == "munoz-ionosphere":
+        return len(MUNOZ_IONOSPHERE_WIDTHS) + 2
+    return n_features
+
+
+def _check_kernel(kernel, kind):
+    accepted = available_kernels(kind)
+    if not isinstance(kernel, str) or kernel not in accepted:
+        what = "dissimilarity data set" if kind == "dissimilarity" else "vector data set"
+        raise InvalidArgument("kernel", f"unknown kernel {kernel!r} for a {what}; accepted: "
+                                        f"{', '.join(accepted)}")
+    return kernel
+
+
+def _check_kernel_params(kernel, kernel_params):
+    if kernel_params is None:
+        return {}
+    if not isinstance(kernel_params, dict):
+        raise InvalidArgument("kernel_params", f"must be a dict or None; got {kernel_params!r}")
+    names = _kernel_param_names(kernel)
+    bad = [k for k in kernel_params if k not in names]
+    if bad:
+        acc = ", ".join(names) if names else "none"
+        raise InvalidArgument("kernel_params", f"unknown parameter(s) {', '.join(map(str, bad))} "
+                                               f"of kernel {kernel!r}; accepted: {acc}")
+    for k, v in kernel_params.items():
+        if k == "metric":
+            continue
+        if k == "scale":
+            if not isinstance(v, str) or v not in FEATURE_SCALES:
+                accepted = ", ".join(FEATURE_SCALES)
+                raise InvalidArgument("kernel_params", f"parameter scale of kernel {kernel!r} "
+                                                       f"must be one of {accepted}; got {v!r}")
+            continue
+        if not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v):
+            raise InvalidArgument("kernel_params", f"parameter {k} of kernel {kernel!r} must be a "
+                                                   f"finite number; got {v!r}")
+    return dict(kernel_params)
+
+
+def check_data_arguments(dataset, kernel=None, kernel_params=None):
+    """Check a data set name, a kernel name for it and the kernel's parameters, loading nothing.
+
+    Parameters
+    ----------
+    dataset : str
+        A name from :func:`krein.datasets.available_datasets`.
+    kernel : str, optional
+        A kernel for the data set's kind (:func:`available_kernels`); None: the default.
+    kernel_params : dict, optional
+        Parameters of that kernel.
+
+    Returns
+    -------
+    kind : {"vector", "synthetic", "dissimilarity"}
+        The data set's kind.
+    kernel : str
+        The kernel name (the default filled in).
+    kernel_params : dict
+        A copy of the given parameters.
+
+    Raises
+    ------
+    InvalidArgument
+        (a ``ValueError``) naming ``dataset``, ``kernel`` or ``kernel_params``
+        and the accepted values.
+    """
+    if not isinstance(dataset, str) or dataset not in available_datasets():
+        load_dataset(dataset)  # raises InvalidArgument naming the accepted data sets
+    kind = dataset_kind(dataset)
+    if kernel is None:
+        kernel = default_kernel(kind, dataset)
+    kernel = _check_kernel(kernel, kind)
+    return kind, kernel, _check_kernel_params(kernel, kernel_params)
+
+
+def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samples=None,
+                     binary=None, random_state=0):
+    """Load a data set and compute its kernel matrix once.
+
+    Parameters
+    ----------
+    dataset : str
+        A name from :func:`krein.datasets.available_datasets`.  Vector data sets are
+        standardized (``krein.datasets.load(name, scale="standard")``), except
+        with ``"pick-out-munoz-ionosphere"``, whose kernel parameter ``scale``
+        (default ``"raw"``: unscaled) decides (module docstring);
+        ``"checkerboard"`` is ``make_checkerboard(n_samples or 300,
+        overlap=0.1, random_state=random_state)``, standardized;
+        ``"munoz-artificial"`` is ``make_munoz_artificial(n_samples or 400,
+        random_state=random_state)``, raw coordinates.
+    kernel : str, optional
+        For vector data a name from :data:`krein.kernels.KERNELS` or
+        :data:`PICK_OUT_KERNELS`; for dissimilarity data
+        ``"dissimilarity-linear"``, ``"dissimilarity-raw"`` (``K = D``) or
+        ``"dissimilarity-gaussian"``.  Default
+        (None): ``"pick-out-linear"`` for munoz-artificial, ``"sigmoid"`` for
+        other vector data, ``"dissimilarity-linear"`` for dissimilarity data.
+    kernel_params : dict, optional
+        Kernel parameters; missing ones get :func:`default_kernel_params`.
+        ``"pick-out-munoz-ionosphere"`` takes ``scale`` in
+        :data:`FEATURE_SCALES`.
+    n_samples : int, optional
+        Synthetic data: number of points.  Shipped data: a stratified random
+        subsample of this size (with ``random_state``); default all objects.
+    binary : optional
+        Passed to :func:`krein.datasets.load` / :func:`krein.datasets.load_dissimilarity`
+        (e.g. ``(3, 5)`` for USPS, ``"paper"`` for the dissimilarity sets);
+        must be None for the synthetic sets.
+    random_state : int
+        Seed of the synthetic data and of the subsample.
+
+    Returns
+    -------
+    KernelData
+
+    Raises
+    ------
+    InvalidArgument
+        (a ``ValueError``) naming the bad argument and the accepted values:
+        unknown data set or kernel, unknown kernel parameter or bad value,
+        bad ``n_samples`` or ``binary``.
+    """
+    kind, kernel, params = check_data_arguments(dataset, kernel, kernel_params)
+    # feature scaling chosen by the kernel ("pick-out-munoz-ionosphere"), else None
+    feature_scale = (params.get("scale", default_kernel_params(kernel)["scale"])
+                     if "scale" in _kernel_param_names(kernel) else None)
+    data = load_dataset(dataset, n_samples=n_samples, binary=binary, random_state=random_state,
+                        feature_scale=feature_scale)
+    X, D, y, desc = data.X, data.D, data.y, data.description
+    if np.unique(y).size < 2:
+        raise InvalidArgument("dataset", f"{dataset!r} has a single class here; need at least two")
+
+    full = default_kernel_params(kernel, n_features=None if X is None else X.shape[1], D=D)
+    full.update(params)
+    B = None
+    if kernel in PICK_OUT_KERNELS:
+        n_base = _n_base_kernels(kernel, X.shape[1])
+        size = 8 * y.shape[0] ** 2 * n_base
+        if size > PICK_OUT_MAX_BYTES:
+            raise InvalidArgument("kernel", f"{kernel} needs n^2 * {n_base} * 8 bytes = "
+                                            f"{size / 1024**3:.1f} GiB for the {n_base} base "
+                                            f"kernels of {dataset!r} (limit "
+                                            f"{PICK_OUT_MAX_BYTES / 1024**3:.0f} GiB); use "
+                                            "n_samples to subsample")
+    try:
+        if kernel in PICK_OUT_KERNELS:
+            B = _base_stack(kernel, X, None, full)
+            K = pick_out(B, y)
+        elif kind == "dissimilarity":
+            if kernel == "dissimilarity-linear":
+                K = dissimilarity_kernel(D, kind="linear")
+            elif kernel == "dissimilarity-raw":
+                unit = full["unit"]
+                if not unit > 0:
+                    raise ValueError(f"unit must be > 0; got {unit!r}")
+                K = np.asarray(D, dtype=float) / float(unit)
+            else:
+                K = dissimilarity_kernel(D, kind="gaussian", gamma=full["gamma"])
+        else:
+            K = pairwise_kernel(kernel, X, None, full)
+    except (ValueError, TypeError) as exc:
+        raise InvalidArgument("kernel_params", f"{exc} (kernel {kernel!r} with {full})") from None
+    K = 0.5 * (K + K.T)
+    return KernelData(dataset, kind, kernel, full, np.asarray(y), K, X, D, desc, base_kernels=B)
