@@ -14,7 +14,10 @@ Expanding the norm, with the Gram matrix of the kernels ``G_ml = <K_m, K_l>_F``,
 a QP in ``M`` variables whose size does not grow with ``n`` (the ``O(M^2 n^2)``
 inner products are computed once by :func:`kernel_inner_products`).  ``G`` is a
 Gram matrix, hence PSD; the quadratic term is written ``sum_squares(L' beta)``
-with ``G = L L'`` from an eigendecomposition (DESIGN.md: no ``psd_wrap``).
+with ``G = L L'`` from an eigendecomposition that keeps only the positive
+eigenvalues, so the problem is DCP-convex by construction.  ``cvxpy.psd_wrap(G)``
+is not used: it skips CVXPY's PSD check, and a Gram matrix formed in floating
+point can have slightly negative eigenvalues.
 
 For ``M = 2`` the minimizer over the line ``beta_2 = 1 - beta_1`` is munoz
 eq. (16), ``beta_1 = <K_1 - K_2, K - K_2> / ||K_1 - K_2||_F^2``; the objective is
