@@ -72,6 +72,8 @@ def preferred_form(solver, n, rank=None):
     Returns
     -------
     {"quad_form", "factor"}
+        ``"factor"`` (``sum_squares(L' u)``) for solvers without a native QP
+        interface or when ``4 rank <= n``, else ``"quad_form"``.
     """
     rank = n if rank is None else rank
     if str(solver).upper() not in _QP_NATIVE:
@@ -84,14 +86,16 @@ def psd_factor(K, tol=None):
 
     Parameters
     ----------
-    K : array of shape (n, n)
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix expected to be PSD.
     tol : float, optional
         Eigenvalues above ``-tol`` count as zero; default
         ``sqrt(machine_eps) * max |lam|``-style relative tolerance ``n * eps * max|lam| * 100``.
 
     Returns
     -------
-    L : ndarray of shape (n, r), r = number of eigenvalues > tol
+    L : ndarray of shape (n, r)
+        ``V_r diag(lam_r)^(1/2)`` over the ``r`` eigenvalues ``> tol``.
 
     Raises
     ------
@@ -141,6 +145,7 @@ def optimal_intercept(f, y, C=1.0):
     Returns
     -------
     b : float
+        The hinge-optimal bias (midpoint of the minimizing interval).
     """
     f = np.asarray(f, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -277,6 +282,12 @@ class SVMDual(Formulation):
         ``gap = P(w, b*) - D(alpha)`` with ``w`` from ``u = y * alpha``, ``b*`` the
         hinge-optimal bias (:func:`optimal_intercept`) and the hinge slack; by weak
         duality it is >= 0 for feasible alpha and 0 exactly at the optimum.
+
+        Returns
+        -------
+        certificate : dict
+            ``primal_residual``, ``dual_residual``, ``gap``, ``primal_objective``,
+            ``dual_objective`` and ``intercept``.
         """
         alpha = np.asarray(self.variables["alpha"].value, dtype=float)
         u = self.y * alpha
@@ -290,6 +301,18 @@ class SVMDual(Formulation):
         to zero: interior-point and first-order solvers return tiny positive
         values instead of exact zeros, which would otherwise all count as
         support vectors.
+
+        Parameters
+        ----------
+        sv_tol : float, default=1e-7
+            Relative threshold (a share of ``C``) below which ``alpha_i`` is zero.
+
+        Returns
+        -------
+        u : ndarray of shape (n,)
+            Expansion coefficients ``y * alpha``.
+        b : float
+            The bias of :func:`optimal_intercept`.
         """
         C = float(self.parameters["C"].value)
         alpha = np.clip(np.asarray(self.variables["alpha"].value, dtype=float), 0.0, C)
@@ -314,6 +337,7 @@ class SVMPrimal(Formulation):
     L : array of shape (n, r)
         Feature map of the training points, e.g. ``V |lam|^(1/2)``.
     C : float > 0
+        Weight of the slacks (a cvxpy Parameter: re-solves are DPP).
 
     Attributes
     ----------
@@ -347,8 +371,18 @@ class SVMPrimal(Formulation):
         super().__init__(problem, {"C": Cp}, {"w": w, "b": b, "xi": xi}, cons)
 
     def certificate(self):
-        """Residuals and gap: primal objective at (w, b) with exact hinge slack minus
-        the dual objective at alpha = the margin constraint's dual value clipped to [0, C]."""
+        """Residuals and duality gap of the C-SVM primal at the current point.
+
+        The gap is the primal objective at ``(w, b)`` with the exact hinge slack
+        minus the dual objective at ``alpha`` = the margin constraint's dual
+        value clipped to ``[0, C]``.
+
+        Returns
+        -------
+        certificate : dict
+            ``primal_residual``, ``dual_residual`` and ``gap`` (NaN before a
+            solve gives duals), plus the objectives when the duals are known.
+        """
         C = float(self.parameters["C"].value)
         w = np.asarray(self.variables["w"].value, dtype=float)
         b = float(self.variables["b"].value)
