@@ -269,10 +269,12 @@ def project_diagonal(A, diagonal, weights=None):
         ``c`` (:func:`krein.formulations.nearest_psd.resolve_diagonal`; ``"keep"``
         refers to ``A`` itself and returns ``A``).
     weights : None, array of shape (n,) or (n, n)
+        The weights ``W`` of the norm (:func:`krein.formulations.nearest_psd.check_weights`).
 
     Returns
     -------
     ndarray of shape (n, n)
+        The projection of ``A`` onto ``{X : diag X = c}`` in the ``W``-norm.
 
     Raises
     ------
