@@ -15,31 +15,16 @@ Primal in a feature map with rows ``L_i`` (``K = L L'``, e.g. ``L = V |lam|^(1/2
 
 Both are DPP with ``C`` a ``cvxpy.Parameter``.
 
-Choice of the quadratic term (measured, see ``benchmarks/esvm.py``): with a dense
-full-rank ``K`` the dual written as ``quad_form(alpha, G)`` on a checked-PSD ``G``
-is passed to QP-capable solvers (Clarabel, OSQP, SCS) as the objective matrix
-directly, while ``sum_squares(L' u)`` adds ``r`` auxiliary variables and a dense
-``r x n`` constraint block.  Measured with ``benchmarks/esvm.py --forms`` (flipped
-sigmoid kernel on the checkerboard, dense ``L`` with ``r = n``):
-
-=====  ========  =============  ==========
-n      solver    quad_form (s)  factor (s)
-=====  ========  =============  ==========
-500    CLARABEL  0.28           0.49
-500    SCS       0.20           2.16
-500    OSQP      0.40           1.31
-1000   CLARABEL  1.52           4.52
-1000   SCS       1.88           4.85
-1000   OSQP      1.06           5.08
-2000   CLARABEL  3.08           107.9
-=====  ========  =============  ==========
-
-ECOS has no quadratic objective: CVXPY must factor ``G`` itself and rejected
-``quad_form`` as "indefinite" on round-off-level negative eigenvalues, so ECOS
-always gets the factor form.  The factor form wins when ``L`` is thin
-(``4 r <= n``: ESVM-L, or kernels of low numerical rank such as the sigmoid on
-2-D data, where ESVC's primal/thin-factor paths took 0.6 s at ``n = 2000``
-against 3-7 s for ``quad_form``).  :func:`preferred_form` encodes this rule.
+Choice of the quadratic term: with a dense full-rank ``K`` the dual written as
+``quad_form(alpha, G)`` on a checked-PSD ``G`` is passed to QP-capable solvers
+(Clarabel, OSQP, SCS) as the objective matrix directly, while
+``sum_squares(L' u)`` adds ``r`` auxiliary variables and a dense ``r x n``
+constraint block; ECOS has no quadratic objective (CVXPY must factor ``G``
+itself and rejects ``quad_form`` on round-off-level negative eigenvalues), so
+ECOS always gets the factor form.  The factor form wins when ``L`` is thin
+(``4 r <= n``: ESVM-L, or kernels of low numerical rank).  The timings behind
+this rule are in ``benchmarks/README.md`` (``benchmarks/esvm.py --forms``).
+:func:`preferred_form` encodes this rule.
 """
 
 from __future__ import annotations

@@ -50,15 +50,8 @@ localization bound and the relevance (12).  ``center="cvxpy"`` solves the same
 problem with :class:`~krein.formulations.indefinite.AnalyticCenter` (DPP, one
 compilation) and any exponential-cone solver; the two agree (tested).
 
-Measured (sigmoid kernel ``tanh(X X'/10 - 1)``, ``X`` standard normal ``(n, 10)``,
-``C = rho = 1``, certified relative gap ``1e-3`` of ``|f - g(0)|``, ``gap_every = 10``,
-one BLAS thread on a shared 2-core machine): n = 500, ~2600 centers in 60-100 s
-(about half in libsvm gap checks); n = 1000, 5290 centers in 678 s (436 s
-centering, 242 s libsvm), 510 s with ``gap_every = 25``; with the libsvm
-tolerance of the gap checks at ``1e-4`` (the default now, was ``1e-6``): 5230
-centers in 575 s (``benchmarks/indefinite.py --kernel sigmoid``, which passes
-``max_iter=6000``: the default ``max_iter`` stops near ``1e-2`` at this size).  Projected gradient
-needs 20 iterations (0.2 s, 0.7 s):
+Timings against projected gradient: ``benchmarks/README.md``
+(``benchmarks/indefinite.py --kernel sigmoid``).
 ACCPM needs about ``5 n`` centers, each dominated by the ``p m^2`` Hessian
 product, as luss §5.3 found ("ACCPM clearly suffers from the complexity of the
 analytic center problem").  Its lower bound is far better than its certificate
