@@ -52,6 +52,7 @@ compilation) and any exponential-cone solver; the two agree (tested).
 
 Timings against projected gradient: ``benchmarks/README.md``
 (``benchmarks/indefinite.py --kernel sigmoid``).
+
 ACCPM needs about ``5 n`` centers, each dominated by the ``p m^2`` Hessian
 product, as luss §5.3 found ("ACCPM clearly suffers from the complexity of the
 analytic center problem").  Its lower bound is far better than its certificate
