@@ -15,21 +15,25 @@ def check_square_kernel(K, name="K", sym_rtol=SYMMETRY_RTOL, copy=False):
 
     A matrix whose asymmetry ``max |K - K'|`` is at most
     ``sym_rtol * max(1, max |K|)`` is symmetrized as ``(K + K') / 2``; a larger
-    asymmetry is an error (DESIGN.md, "Bad input").
+    asymmetry is an error rather than silently repaired: an asymmetric "kernel"
+    is usually the wrong matrix (e.g. test-vs-train rows), and the user can
+    symmetrize it explicitly, e.g. ``(K + K.T) / 2``, if that is what is meant.
 
     Parameters
     ----------
     K : array-like of shape (n, n)
-    name : str
+        Kernel (Gram) matrix, possibly indefinite.
+    name : str, default="K"
         Argument name used in error messages.
-    sym_rtol : float
+    sym_rtol : float, default=SYMMETRY_RTOL
         Relative symmetry tolerance.
-    copy : bool
+    copy : bool, default=False
         Always return a new array.
 
     Returns
     -------
-    K : ndarray of shape (n, n), float64, exactly symmetric.
+    K : ndarray of shape (n, n)
+        The matrix as float64, exactly symmetric.
 
     Raises
     ------
@@ -59,6 +63,20 @@ def check_square_kernel(K, name="K", sym_rtol=SYMMETRY_RTOL, copy=False):
 def check_kernel_rows(K_rows, n_train, name="K"):
     """Validate an ``(m, n_train)`` matrix of kernel values between new and training points.
 
+    Parameters
+    ----------
+    K_rows : array-like of shape (m, n_train)
+        Kernel values ``k(x, X)`` of ``m`` new points against the training points.
+    n_train : int
+        Number of training points the model was fitted on.
+    name : str, default="K"
+        Argument name used in error messages.
+
+    Returns
+    -------
+    K_rows : ndarray of shape (m, n_train)
+        The rows as float64.
+
     Raises
     ------
     ValueError
@@ -78,7 +96,27 @@ def check_kernel_rows(K_rows, n_train, name="K"):
 
 
 def check_positive(value, name, allow_inf=False):
-    """Return ``float(value)`` if it is a real number > 0, else raise ``ValueError``."""
+    """Check a positive real parameter.
+
+    Parameters
+    ----------
+    value : object
+        The value to check (``bool`` is rejected).
+    name : str
+        Argument name used in the error message.
+    allow_inf : bool, default=False
+        Accept ``inf`` (e.g. a hard-margin ``C``).
+
+    Returns
+    -------
+    float
+        ``float(value)``.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not a real number > 0 (finite unless ``allow_inf``).
+    """
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and value > 0
     ok = ok and (allow_inf or np.isfinite(value))
     if not ok:
@@ -87,13 +125,21 @@ def check_positive(value, name, allow_inf=False):
 
 
 def check_binary_labels(y, name="y"):
-    """Map labels to ``{-1, +1}``.
+    """Map two-class labels to ``{-1, +1}``.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels of any sortable type.
+    name : str, default="y"
+        Argument name used in the error message.
 
     Returns
     -------
     classes : ndarray of shape (2,)
         Sorted original labels; ``classes[1]`` becomes +1.
     y_pm : ndarray of shape (n,), float in {-1, +1}
+        The labels mapped to +-1.
 
     Raises
     ------
@@ -108,7 +154,29 @@ def check_binary_labels(y, name="y"):
 
 
 def check_int(value, name, low=None, allow_minus_one=False):
-    """Check an integer parameter (``max_iter`` style)."""
+    """Check an integer parameter (``max_iter`` style).
+
+    Parameters
+    ----------
+    value : object
+        The value to check (``bool`` is rejected).
+    name : str
+        Argument name used in the error message.
+    low : int, optional
+        Smallest accepted value; no bound when None.
+    allow_minus_one : bool, default=False
+        Also accept -1 (scikit-learn's "no limit").
+
+    Returns
+    -------
+    int
+        ``int(value)``.
+
+    Raises
+    ------
+    ValueError
+        If ``value`` is not an integer ``>= low`` (or -1 when allowed).
+    """
     ok = isinstance(value, numbers.Integral) and not isinstance(value, bool)
     if ok and allow_minus_one and value == -1:
         return int(value)

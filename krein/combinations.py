@@ -16,8 +16,8 @@ Test rows (labels unknown)
 ^^^^^^^^^^^^^^^^^^^^^^^^^^
 munoz does not say how the pick-out kernel is evaluated between a new point ``x``
 and the training points; its definition needs the label of ``x``.  Using the true
-test labels would leak them into the features (in our experiment below it gives
-0 % test error on every split: the test rows then encode the answer).
+test labels would leak them into the features (the test rows then encode the
+answer: 0 % test error, ``experiments/README.md``, "Pick-out kernel rows").
 :func:`pick_out_rows` offers:
 
 * ``rule="mean"`` (default): the expected pick-out value when the label of ``x``
@@ -30,13 +30,10 @@ test labels would leak them into the features (in our experiment below it gives
   hypotheses (each hypothesis ``y(x) = l`` puts ``max`` on the class-``l``
   columns and ``min`` elsewhere): no hypothesis is favoured.  Tested.
 * ``rule="max"`` / ``rule="min"``: every test point treated as belonging to
-  every class (resp. to none).  Both bias all test rows the same way.  On the
-  munoz artificial data (``make_munoz_artificial(random_state=s)``, s = 0..9,
-  300 random training / 100 test points, linear projection kernels, SVM with
-  C = 1 on the clipped training kernel, test rows by munoz eq. 3) the test
-  error is 6.5 % with ``"mean"``, 23.5 % with ``"max"``, 23.9 % with
-  ``"min"`` (the AKM kernel alone: 4.4 %; the true test labels: 0.0 %, the
-  leak described above), which is why ``"mean"`` is the default.
+  every class (resp. to none).  Both bias all test rows the same way; on the
+  munoz artificial data their test errors are several times that of
+  ``"mean"`` (the measurement is in ``experiments/README.md``, "Pick-out
+  kernel rows"), which is why ``"mean"`` is the default.
 * ``y_rows``: labels of the rows when they are legitimately known (e.g. the
   training rows themselves: then the rows equal the training block).
 
@@ -117,14 +114,15 @@ def as_kernel_stack(kernels, name="kernels"):
 
     Parameters
     ----------
-    kernels : array of shape (n_rows, n_cols, M), or a sequence of M arrays of
-        shape (n_rows, n_cols)
-    name : str
+    kernels : array-like of shape (n_rows, n_cols, M) or sequence of M (n_rows, n_cols) arrays
+        The ``M`` kernel matrices, stacked along the last axis or listed.
+    name : str, default="kernels"
         Argument name for error messages.
 
     Returns
     -------
-    ndarray of shape (n_rows, n_cols, M), float64
+    stack : ndarray of shape (n_rows, n_cols, M)
+        The kernels as float64, ``stack[:, :, m]`` the ``m``-th one.
 
     Raises
     ------
@@ -169,7 +167,8 @@ def stack_kernels(K, kernels):
 
     Returns
     -------
-    ndarray of shape (n_rows, n_cols, 1 + M)
+    stack : ndarray of shape (n_rows, n_cols, 1 + M)
+        ``stack[:, :, 0] = K``, ``stack[:, :, m] = K_m`` for ``m = 1..M``.
 
     Raises
     ------
@@ -194,13 +193,18 @@ def check_stacked_kernel(X, name="X"):
 
     Parameters
     ----------
-    X : array of shape (n, n, 1 + M) with M >= 1, or a sequence ``[K, K_1, ..., K_M]``
-    name : str
+    X : array-like of shape (n, n, 1 + M) with M >= 1, or a sequence ``[K, K_1, ..., K_M]``
+        The stacked training kernel: slice 0 the kernel to correct, slices
+        ``1..M`` the base kernels (:func:`stack_kernels`).
+    name : str, default="X"
+        Argument name for error messages.
 
     Returns
     -------
     K : ndarray of shape (n, n)
+        Slice 0, symmetrized.
     base : ndarray of shape (n, n, M)
+        Slices ``1..M``, symmetrized.
 
     Raises
     ------
@@ -231,17 +235,21 @@ def check_stacked_rows(X, n_train, depth, name="X"):
 
     Parameters
     ----------
-    X : array of shape (m, n_train, depth)
+    X : array-like of shape (m, n_train, depth)
+        Stacked kernel rows of ``m`` new objects against the training objects.
     n_train : int
         Number of training points (columns).
     depth : int
         ``1 + M`` as in the training input.
-    name : str
+    name : str, default="X"
+        Argument name for error messages.
 
     Returns
     -------
     K_rows : ndarray of shape (m, n_train)
+        Rows of the kernel to correct (slice 0).
     base_rows : ndarray of shape (m, n_train, depth - 1)
+        Rows of the base kernels.
 
     Raises
     ------
@@ -264,6 +272,16 @@ def accepts_stacked_kernels(obj):
     Reads the attribute ``accepts_stacked_kernels`` (a class attribute of the
     transformers, a property of :class:`krein.estimators.corrected.CorrectedKernelSVC`);
     False when absent.
+
+    Parameters
+    ----------
+    obj : object
+        A transformer or estimator, class or instance.
+
+    Returns
+    -------
+    bool
+        True when ``obj`` takes stacked kernel input.
     """
     return bool(getattr(obj, "accepts_stacked_kernels", False))
 
@@ -274,11 +292,12 @@ def average_kernel(kernels):
 
     Parameters
     ----------
-    kernels : array of shape (n_rows, n_cols, M) or sequence of M matrices
+    kernels : array-like of shape (n_rows, n_cols, M) or sequence of M matrices
+        The kernels ``K_1..K_M`` on the same pairs of objects.
 
     Returns
     -------
-    ndarray of shape (n_rows, n_cols)
+    K : ndarray of shape (n_rows, n_cols)
         ``sum_m K_m / M``: PSD when every ``K_m`` is (a convex combination).
     """
     return as_kernel_stack(kernels).mean(axis=2)
@@ -298,14 +317,15 @@ def pick_out(kernels, y):
 
     Parameters
     ----------
-    kernels : array of shape (n, n, M) or sequence of M symmetric (n, n) matrices
+    kernels : array-like of shape (n, n, M) or sequence of M symmetric (n, n) matrices
+        The base kernels ``K_m`` on the training objects.
     y : array of shape (n,)
         Labels (any number of classes).
 
     Returns
     -------
-    ndarray of shape (n, n)
-        Symmetric; in general indefinite even for PSD ``K_m`` (module docstring).
+    K : ndarray of shape (n, n)
+        The pick-out kernel ``K*``. Symmetric; in general indefinite even for PSD ``K_m`` (module docstring).
 
     Raises
     ------
@@ -347,7 +367,8 @@ def pick_out_rows(kernels_rows, y_train, y_rows=None, *, rule="mean"):
 
     Returns
     -------
-    ndarray of shape (m, n)
+    K_rows : ndarray of shape (m, n)
+        Pick-out kernel rows of the new objects against the training objects.
 
     Raises
     ------
@@ -380,9 +401,10 @@ def projection_kernels(X, Z=None, kernel="linear", kernel_params=None):
 
     Parameters
     ----------
-    X : array of shape (n_x, d)
-    Z : array of shape (n_z, d), optional
-        Defaults to ``X``.
+    X : array-like of shape (n_x, d)
+        Rows are the first arguments of the kernels.
+    Z : array-like of shape (n_z, d), optional
+        Rows are the second arguments; ``None`` (default) means ``Z = X``.
     kernel : str or callable
         A name from :data:`krein.kernels.KERNELS` or a callable ``k(A, B, **params)``
         on ``(., 1)`` arrays.
@@ -391,7 +413,8 @@ def projection_kernels(X, Z=None, kernel="linear", kernel_params=None):
 
     Returns
     -------
-    ndarray of shape (n_x, n_z, d)
+    stack : ndarray of shape (n_x, n_z, d)
+        ``stack[:, :, j]`` the kernel of the projections on axis ``j``.
 
     Raises
     ------
@@ -461,9 +484,10 @@ def munoz_ionosphere_kernels(X, Z=None, *, widths=MUNOZ_IONOSPHERE_WIDTHS, degre
 
     Parameters
     ----------
-    X : array of shape (n_x, d)
-    Z : array of shape (n_z, d), optional
-        Defaults to ``X``.
+    X : array-like of shape (n_x, d)
+        Rows are the first arguments of the kernels.
+    Z : array-like of shape (n_z, d), optional
+        Rows are the second arguments; ``None`` (default) means ``Z = X``.
     widths : sequence of float > 0
         The RBF widths ``c_m`` (the divisor of the squared distance).
     degree : int >= 1
@@ -471,7 +495,8 @@ def munoz_ionosphere_kernels(X, Z=None, *, widths=MUNOZ_IONOSPHERE_WIDTHS, degre
 
     Returns
     -------
-    ndarray of shape (n_x, n_z, len(widths) + 2)
+    stack : ndarray of shape (n_x, n_z, len(widths) + 2)
+        The normalized kernels, in the slice order above.
 
     Raises
     ------

@@ -55,7 +55,9 @@ class PseudoEuclideanEmbedding:
     ``Phi M Phi' = J A J`` and, with ``h`` below, ``Phi M Phi' + h 1' + 1 h'``
     is the kernel (eq. 3).
 
-    Attributes
+    The fields are the constructor's parameters and the attributes.
+
+    Parameters
     ----------
     coordinates : ndarray of shape (n, p + q)
         Rows are the embedded points ``Phi(x_i)``; the first ``p`` columns are the
@@ -110,14 +112,35 @@ class PseudoEuclideanEmbedding:
         return np.diag(np.r_[np.ones(self.p), -np.ones(self.q)])
 
     def inner(self, A=None, B=None):
-        """pE inner products ``A M B'`` (default all embedded points), shape (len(A), len(B))."""
+        """Pseudo-Euclidean inner products ``A M B'`` of embedded points (Haasdonk eq. 2).
+
+        Parameters
+        ----------
+        A : array-like of shape (m_a, p + q), optional
+            Embedded points (rows), e.g. from :meth:`transform`; default the
+            training coordinates.
+        B : array-like of shape (m_b, p + q), optional
+            Embedded points; default ``A``.
+
+        Returns
+        -------
+        G : ndarray of shape (m_a, m_b)
+            ``G[i, j] = A[i]' M B[j]`` with ``M = diag(I_p, -I_q)``.
+        """
         A = self.coordinates if A is None else np.asarray(A, dtype=float)
         B = A if B is None else np.asarray(B, dtype=float)
         s = np.r_[np.ones(self.p), -np.ones(self.q)]
         return (A * s) @ B.T
 
     def squared_distances(self):
-        """pE squared distances ``(x_i - x_j)' M (x_i - x_j)``, shape (n, n) (eq. 2)."""
+        """Pseudo-Euclidean squared distances of the embedded training points (Haasdonk eq. 2).
+
+        Returns
+        -------
+        D2 : ndarray of shape (n, n)
+            ``D2[i, j] = (x_i - x_j)' M (x_i - x_j)``; symmetric, zero diagonal,
+            negative entries possible.
+        """
         G = self.inner()
         d = np.diag(G)
         return d[:, None] + d[None, :] - 2.0 * G
@@ -128,6 +151,11 @@ class PseudoEuclideanEmbedding:
         Equals the given ``K`` (kernel embedding), or ``-D2/2 + h' 1' + 1 h'``
         with ``h' = kernel_diagonal / 2`` (distance embedding), up to the
         eigenvalues dropped below the tolerance.
+
+        Returns
+        -------
+        K : ndarray of shape (n, n)
+            The rebuilt kernel of the training points.
 
         Raises
         ------
@@ -168,7 +196,8 @@ class PseudoEuclideanEmbedding:
 
         Returns
         -------
-        ndarray of shape (m, p + q)
+        coordinates : ndarray of shape (m, p + q)
+            The embedded new points, in the column order of :attr:`coordinates`.
 
         Raises
         ------
@@ -200,7 +229,8 @@ class PseudoEuclideanEmbedding:
 
         Returns
         -------
-        ndarray of shape (m,)
+        h : ndarray of shape (m,)
+            ``h(x)`` of eq. 3 at each new point.
 
         Raises
         ------
@@ -243,12 +273,18 @@ def squared_distances_from_kernel(K):
 
     Parameters
     ----------
-    K : array of shape (n, n)
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (possibly indefinite).
 
     Returns
     -------
     D2 : ndarray of shape (n, n)
         Symmetric with zero diagonal; negative entries are possible.
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not square, has NaN/inf or is not symmetric.
     """
     K = check_square_kernel(K)
     d = np.diag(K)
@@ -287,7 +323,9 @@ def pseudo_euclidean_embedding(K=None, *, D2=None, tol=None, kernel_diagonal=Non
 
     Returns
     -------
-    PseudoEuclideanEmbedding
+    embedding : PseudoEuclideanEmbedding
+        Coordinates ``(n, p + q)``, signature ``(p, q)``, eigenvalues, ``h`` and
+        the means needed for :meth:`~PseudoEuclideanEmbedding.transform`.
 
     Raises
     ------
@@ -361,7 +399,8 @@ def class_mean_distance(K, y):
 
     Returns
     -------
-    float
+    dcm : float
+        ``c' K c``, the squared pE distance of the two class means (may be negative).
 
     Raises
     ------

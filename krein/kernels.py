@@ -67,13 +67,15 @@ def linear_kernel(X, Z=None):
 
     Parameters
     ----------
-    X : array of shape (n_x, d)
-    Z : array of shape (n_z, d), optional
-        Defaults to ``X``.
+    X : array-like of shape (n_x, d)
+        Rows are the first arguments of the kernel.
+    Z : array-like of shape (n_z, d), optional
+        Rows are the second arguments; ``None`` (default) means ``Z = X``.
 
     Returns
     -------
     K : ndarray of shape (n_x, n_z)
+        ``K[i, j] = <X[i], Z[j]>``.
 
     Raises
     ------
@@ -93,8 +95,10 @@ def gaussian_kernel(X, Z=None, gamma=1.0, metric="l2"):
 
     Parameters
     ----------
-    X : array of shape (n_x, d)
-    Z : array of shape (n_z, d), optional
+    X : array-like of shape (n_x, d)
+        Rows are the first arguments of the kernel.
+    Z : array-like of shape (n_z, d), optional
+        Rows are the second arguments; ``None`` (default) means ``Z = X``.
     gamma : float > 0
         Width parameter.
     metric : {"l2", "l1"}
@@ -103,6 +107,7 @@ def gaussian_kernel(X, Z=None, gamma=1.0, metric="l2"):
     Returns
     -------
     K : ndarray of shape (n_x, n_z)
+        ``K[i, j] = k(X[i], Z[j])``, entries in (0, 1].
 
     Raises
     ------
@@ -128,8 +133,10 @@ def sigmoid_kernel(X, Z=None, a=1.0, r=0.0):
 
     Parameters
     ----------
-    X : array of shape (n_x, d)
-    Z : array of shape (n_z, d), optional
+    X : array-like of shape (n_x, d)
+        Rows are the first arguments of the kernel.
+    Z : array-like of shape (n_z, d), optional
+        Rows are the second arguments; ``None`` (default) means ``Z = X``.
     a : float
         Scale of the inner product.
     r : float
@@ -138,6 +145,12 @@ def sigmoid_kernel(X, Z=None, a=1.0, r=0.0):
     Returns
     -------
     K : ndarray of shape (n_x, n_z)
+        ``K[i, j] = tanh(a <X[i], Z[j]> + r)``, entries in (-1, 1).
+
+    Raises
+    ------
+    ValueError
+        On non-2-D ``X`` or ``Z``, mismatched feature counts, NaN or inf, or a non-finite ``a`` or ``r``.
     """
     X, Z = _check_pair(X, Z)
     if not np.isfinite(a) or not np.isfinite(r):
@@ -153,8 +166,10 @@ def epanechnikov_kernel(X, Z=None, sigma=1.0, degree=1):
 
     Parameters
     ----------
-    X : array of shape (n_x, d)
-    Z : array of shape (n_z, d), optional
+    X : array-like of shape (n_x, d)
+        Rows are the first arguments of the kernel.
+    Z : array-like of shape (n_z, d), optional
+        Rows are the second arguments; ``None`` (default) means ``Z = X``.
     sigma : float > 0
         Support radius.
     degree : float > 0
@@ -163,6 +178,12 @@ def epanechnikov_kernel(X, Z=None, sigma=1.0, degree=1):
     Returns
     -------
     K : ndarray of shape (n_x, n_z)
+        ``K[i, j] = k(X[i], Z[j])``, entries in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        On non-2-D ``X`` or ``Z``, mismatched feature counts, NaN or inf, or ``sigma <= 0`` or ``degree <= 0``.
     """
     X, Z = _check_pair(X, Z)
     sigma = _positive("sigma", sigma)
@@ -182,8 +203,10 @@ def simpson_kernel(X, Z=None, threshold=0.5):
 
     Parameters
     ----------
-    X : array of shape (n_x, d)
-    Z : array of shape (n_z, d), optional
+    X : array-like of shape (n_x, d)
+        Rows are the first arguments of the kernel.
+    Z : array-like of shape (n_z, d), optional
+        Rows are the second arguments; ``None`` (default) means ``Z = X``.
     threshold : float
         Binarization threshold.
 
@@ -191,6 +214,11 @@ def simpson_kernel(X, Z=None, threshold=0.5):
     -------
     K : ndarray of shape (n_x, n_z)
         Entries in [0, 1]; 1 on the diagonal (for non-empty ``b(x)``).
+
+    Raises
+    ------
+    ValueError
+        On non-2-D ``X`` or ``Z``, mismatched feature counts, NaN or inf, or a non-finite ``threshold``.
     """
     X, Z = _check_pair(X, Z)
     if not np.isfinite(threshold):
@@ -205,7 +233,26 @@ def simpson_kernel(X, Z=None, threshold=0.5):
 
 
 def centering_matrix(n):
-    """The centering matrix ``J = I - 1 1' / n`` of shape (n, n)."""
+    """The centering matrix ``J = I - 1 1' / n``.
+
+    ``J K J`` double-centres a kernel matrix ``K`` (classical scaling; Haasdonk
+    2005, eq. (1)).
+
+    Parameters
+    ----------
+    n : int >= 1
+        Number of objects.
+
+    Returns
+    -------
+    J : ndarray of shape (n, n)
+        Symmetric, idempotent, ``J 1 = 0``.
+
+    Raises
+    ------
+    ValueError
+        If ``n`` is not a positive integer.
+    """
     if not isinstance(n, numbers.Integral) or n < 1:
         raise ValueError(f"n must be a positive integer; got {n!r}")
     return np.eye(n) - np.full((n, n), 1.0 / n)
@@ -240,6 +287,7 @@ def dissimilarity_kernel(D, kind="linear", gamma=1.0, center=True, D_train=None)
     D : array of shape (n, n) or (m, n)
         Dissimilarities (not squared).
     kind : {"linear", "gaussian"}
+        Which kernel of ``D`` (see above).
     gamma : float > 0
         Width for ``kind="gaussian"``.
     center : bool
@@ -250,6 +298,7 @@ def dissimilarity_kernel(D, kind="linear", gamma=1.0, center=True, D_train=None)
     Returns
     -------
     K : ndarray of shape (n, n) or (m, n)
+        The kernel of the rows of ``D`` against the training objects.
 
     Raises
     ------
@@ -300,7 +349,7 @@ def get_kernel(name):
     ----------
     name : str
         One of ``KERNELS`` ("linear", "gaussian"/"rbf", "sigmoid"/"tanh",
-        "epanechnikov").
+        "epanechnikov", "simpson").
 
     Returns
     -------
@@ -327,19 +376,22 @@ def pairwise_kernel(kernel, X, Z=None, params=None):
     ----------
     kernel : str or callable
         A name from ``KERNELS`` or a callable ``kernel(X, Z, **params)``.
-    X : array of shape (n_x, d)
-    Z : array of shape (n_z, d), optional
+    X : array-like of shape (n_x, d)
+        Rows are the first arguments of the kernel.
+    Z : array-like of shape (n_z, d), optional
+        Rows are the second arguments; ``None`` (default) means ``Z = X``.
     params : dict, optional
         Keyword parameters of the kernel.
 
     Returns
     -------
     K : ndarray of shape (n_x, n_z)
+        ``K[i, j] = kernel(X[i], Z[j])``.
 
     Raises
     ------
     ValueError
-        If the callable returns an array of the wrong shape or with NaN/inf.
+        If ``kernel`` is an unknown name or not callable, or if the callable returns an array of the wrong shape or with NaN/inf.
     """
     params = dict(params or {})
     fn = get_kernel(kernel) if isinstance(kernel, str) else kernel

@@ -78,7 +78,8 @@ def correct_eigenvalues(eigenvalues, method, *, eps=0.0, shift=None):
 
     Parameters
     ----------
-    eigenvalues : array of shape (k,)
+    eigenvalues : array-like of shape (k,)
+        Eigenvalues ``lam`` of a symmetric kernel matrix (any order).
     method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
         See the module docstring for each ``g``.
     eps : float >= 0
@@ -158,7 +159,24 @@ def row_multipliers(lam, g, method, null_tol):
     """``h`` of the spectral out-of-sample map ``k(x, X) V diag(h) V'``.
 
     ``h = g(lam) / lam`` on eigenvalues beyond ``null_tol`` (0 on the others);
-    for ``square`` ``h = lam`` (munoz eq. 7, ``k(x, X) K``).
+    for ``square`` ``h = lam`` (munoz eq. 7, ``k(x, X) K``).  This gives munoz
+    eq. (3) for clip/mds and eq. (5) for flip/pseudo.
+
+    Parameters
+    ----------
+    lam : ndarray of shape (k,)
+        Eigenvalues of the training kernel.
+    g : ndarray of shape (k,)
+        Corrected eigenvalues ``g(lam)`` (:func:`correct_eigenvalues`).
+    method : str
+        The correction from :data:`TRANSFORMS` (only ``"square"`` is special).
+    null_tol : float >= 0
+        Eigenvalues with ``|lam| <= null_tol`` get ``h = 0``.
+
+    Returns
+    -------
+    h : ndarray of shape (k,)
+        The multipliers of the eigenvectors in the out-of-sample map.
     """
     if method == "square":
         return lam.copy()
@@ -176,7 +194,9 @@ class Spectrum:
     (as ``numpy.linalg.eigh`` returns them); a partial decomposition keeps only the
     ``k`` components of largest ``|lam|``.
 
-    Attributes
+    The fields are the constructor's parameters and the attributes.
+
+    Parameters
     ----------
     eigenvalues : ndarray of shape (k,)
         Ascending.
@@ -234,7 +254,9 @@ class Spectrum:
 
         Returns
         -------
-        Spectrum
+        spectrum : Spectrum
+            The decomposition, with ``k = n``, ``n_components`` or the number of
+            components selected by ``energy``.
 
         Raises
         ------
@@ -324,7 +346,15 @@ class Spectrum:
         return kept / self.total_abs if self.total_abs else float("nan")
 
     def summary(self):
-        """Dictionary of the spectrum diagnostics (for tables and ``krein diagnose``)."""
+        """Dictionary of the spectrum diagnostics (for tables and ``krein diagnose``).
+
+        Returns
+        -------
+        summary : dict
+            Keys ``n, p, q, z`` (sizes and :attr:`signature`), ``min_eigenvalue``,
+            ``max_eigenvalue``, ``r_mm``, ``r_neg`` (munoz eq. 2), ``tol`` and
+            ``partial``.
+        """
         p, q, z = self.signature
         return {
             "n": self.n,
@@ -341,12 +371,42 @@ class Spectrum:
 
     # ------------------------------------------------------------ matrices
     def reconstruct(self, values=None):
-        """``V diag(values) V'`` (default the eigenvalues themselves), shape (n, n)."""
+        """Rebuild a matrix on the eigenvectors: ``V diag(values) V'``.
+
+        Parameters
+        ----------
+        values : array-like of shape (k,), optional
+            One value per kept eigenvector; default the eigenvalues themselves
+            (then the result is ``K``, or its rank-``k`` part when partial).
+
+        Returns
+        -------
+        M : ndarray of shape (n, n)
+            ``V diag(values) V'``.
+        """
         values = self.eigenvalues if values is None else np.asarray(values, dtype=float)
         return (self.eigenvectors * values) @ self.eigenvectors.T
 
     def corrected_eigenvalues(self, method, **params):
-        """``g(lam)`` for a correction method; see :func:`correct_eigenvalues`."""
+        """Corrected eigenvalues ``g(lam)`` of the kept components.
+
+        Parameters
+        ----------
+        method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+            The correction ``g`` (module docstring table).
+        **params
+            ``eps`` and ``shift`` of :func:`correct_eigenvalues`.
+
+        Returns
+        -------
+        g : ndarray of shape (k,)
+            :func:`correct_eigenvalues` of :attr:`eigenvalues`.
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``method`` or bad ``eps``/``shift``.
+        """
         return correct_eigenvalues(self.eigenvalues, method, **params)
 
     def corrected_kernel(self, method, **params):
@@ -355,13 +415,38 @@ class Spectrum:
         For ``shift`` and ``add_diagonal`` with a full decomposition this equals
         ``K + lambda I``.  For a partial decomposition only the kept components
         are used.
+
+        Parameters
+        ----------
+        method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+            The correction ``g`` (module docstring table).
+        **params
+            ``eps`` and ``shift`` of :func:`correct_eigenvalues`.
+
+        Returns
+        -------
+        K_corrected : ndarray of shape (n, n)
+            ``V diag(g(lam)) V'``.
         """
         return self.reconstruct(self.corrected_eigenvalues(method, **params))
 
     def row_map(self, method, **params):
         """The ``(n, n)`` matrix ``M = V diag(h) V'`` of the spectral out-of-sample map.
 
-        New rows ``k(x, X)`` are corrected as ``k(x, X) @ M`` (munoz eqs. 3, 5, 7).
+        New rows ``k(x, X)`` are corrected as ``k(x, X) @ M`` (munoz eqs. 3, 5, 7),
+        with ``h`` from :func:`row_multipliers`.
+
+        Parameters
+        ----------
+        method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+            The correction ``g`` (module docstring table).
+        **params
+            ``eps`` and ``shift`` of :func:`correct_eigenvalues`.
+
+        Returns
+        -------
+        M : ndarray of shape (n, n)
+            ``V diag(h) V'``.
         """
         lam = self.eigenvalues
         g = self.corrected_eigenvalues(method, **params)
@@ -373,13 +458,23 @@ class Spectrum:
 
         Parameters
         ----------
-        K_rows : array of shape (m, n)
-        method : str
-        **params : eps, shift
+        K_rows : array-like of shape (m, n)
+            Kernel rows ``k(x, X)`` of ``m`` new points against the ``n``
+            training points.
+        method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+            The correction ``g`` (module docstring table).
+        **params
+            ``eps`` and ``shift`` of :func:`correct_eigenvalues`.
 
         Returns
         -------
-        ndarray of shape (m, n)
+        K_rows_corrected : ndarray of shape (m, n)
+            ``k(x, X) V diag(h) V'`` (munoz eqs. 3, 5, 7).
+
+        Raises
+        ------
+        ValueError
+            If ``K_rows`` is not ``(m, n)`` or has NaN/inf.
         """
         K_rows = check_kernel_rows(K_rows, self.n, "K_rows")
         lam = self.eigenvalues
@@ -438,6 +533,7 @@ def transductive_rows(K_joint, n_train, method, **params):
     K_joint : array of shape (n + m, n + m)
         Kernel on training points (first ``n_train``) then test points.
     n_train : int
+        Number of training points ``n``, ``0 < n_train < n + m``.
     method : str
         A correction from :data:`TRANSFORMS`.
     **params
@@ -445,8 +541,13 @@ def transductive_rows(K_joint, n_train, method, **params):
 
     Returns
     -------
-    ndarray of shape (m, n_train)
+    K_rows : ndarray of shape (m, n_train)
         The test-vs-train block of the corrected joint kernel.
+
+    Raises
+    ------
+    ValueError
+        On a bad ``K_joint``, an ``n_train`` out of range or an unknown ``method``.
 
     Notes
     -----

@@ -70,9 +70,10 @@ def pseudo_euclidean_kernel(X, Z=None, p=1, q=None):
 
     Parameters
     ----------
-    X : array of shape (n_x, d)
-    Z : array of shape (n_z, d), optional
-        Defaults to ``X``.
+    X : array-like of shape (n_x, d)
+        Rows are points of ``R^(p,q)``, the first arguments of the kernel.
+    Z : array-like of shape (n_z, d), optional
+        Rows are the second arguments; ``None`` (default) means ``Z = X``.
     p : int >= 0
         Number of leading "real" (positive) coordinates.
     q : int >= 0, optional
@@ -82,6 +83,7 @@ def pseudo_euclidean_kernel(X, Z=None, p=1, q=None):
     Returns
     -------
     K : ndarray of shape (n_x, n_z)
+        ``K[i, j] = X[i]' M Z[j]``.
 
     Raises
     ------
@@ -126,14 +128,19 @@ def make_pe_separable(n_samples=20, *, gap=2.0, width=1.0, height=0.6, random_st
     gap : float > 0
         Horizontal distance between the boxes.
     width : float > 0
+        Horizontal extent of each box.
     height : float in (0, gap)
+        Vertical extent of each box.
     random_state : None, int or RandomState
+        Seed or generator of the uniform/normal draws (scikit-learn's
+        ``check_random_state``).
 
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
         Points (real coordinate, imaginary coordinate).
     y : ndarray of shape (n_samples,), int64 in {-1, +1}
+        Labels: the first ``n_samples // 2`` points are class +1.
 
     Raises
     ------
@@ -168,14 +175,26 @@ def make_pe_overlapping(n_samples=30, *, shift=1.5, spread=0.6, random_state=Non
     Parameters
     ----------
     n_samples : int >= 4
+        Total number of points (``n_samples // 2`` in class +1).
     shift : float > 0
+        Distance of the two class centres along the real axis.
     spread : float > 0
+        Standard deviation of each coordinate in both clouds.
     random_state : None, int or RandomState
+        Seed or generator of the uniform/normal draws (scikit-learn's
+        ``check_random_state``).
 
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
+        Points (real coordinate, imaginary coordinate).
     y : ndarray of shape (n_samples,), int64 in {-1, +1}
+        Labels: the first ``n_samples // 2`` points are class +1.
+
+    Raises
+    ------
+    ValueError
+        On out-of-range arguments (the message names the argument).
     """
     n = _check_int(n_samples, "n_samples", 4)
     shift = _check_real(shift, "shift", 0.0, low_open=True)
@@ -204,15 +223,28 @@ def make_pe_negative_means(n_samples=16, *, height=0.6, jitter=0.05, random_stat
     Parameters
     ----------
     n_samples : int >= 4, a multiple of 4
-        (The balance of the ``+, -, -, +`` pattern needs whole periods.)
+        Total number of points (the balance of the ``+, -, -, +`` pattern needs
+        whole periods).
     height : float in (0, 1)
+        Height ``x2`` of class +1 (class -1 is at 0).
     jitter : float >= 0 with ``height + 4 jitter < 1``
+        Half-width of the uniform jitter added to each coordinate.
     random_state : None, int or RandomState
+        Seed or generator of the uniform/normal draws (scikit-learn's
+        ``check_random_state``).
 
     Returns
     -------
     X : ndarray of shape (n_samples, 2)
+        Points (real coordinate, imaginary coordinate), point ``i`` near ``x1 = i``.
     y : ndarray of shape (n_samples,), int64 in {-1, +1}
+        Labels in the repeated pattern ``+, -, -, +``.
+
+    Raises
+    ------
+    ValueError
+        If ``n_samples`` is not a multiple of 4 (or below 4), ``height`` is not
+        in (0, 1), ``jitter < 0`` or ``height + 4 jitter >= 1``.
     """
     n = _check_int(n_samples, "n_samples", 4)
     if n % 4:
@@ -268,6 +300,7 @@ def make_pe_local_optima(q=2, *, scale=None, offset=1.0):
     X : ndarray of shape (2^q + 1, 1 + q)
         Points; the last row is the negative point (the origin).
     y : ndarray of shape (2^q + 1,), int64 in {-1, +1}
+        ``+1`` for the ``2^q`` cube vertices, ``-1`` for the origin.
 
     Raises
     ------

@@ -21,14 +21,27 @@ __all__ = ["Formulation"]
 class Formulation:
     """Base class of all CVXPY formulations.
 
-    Attributes
+    A formulation builds its ``cvxpy.Problem`` once and never calls a solver
+    (:func:`krein.solvers.solve` does); subclasses build the problem in their
+    own constructor and pass it here.
+
+    Parameters
     ----------
     problem : cvxpy.Problem
-    parameters : dict[str, cvxpy.Parameter]
-    variables : dict[str, cvxpy.Variable]
-    constraints : dict[str, cvxpy.Constraint]
+        The optimization problem.
+    parameters : dict of str to cvxpy.Parameter, optional
+        Named parameters that :meth:`set` may change between solves.
+    variables : dict of str to cvxpy.Variable, optional
+        Named variables whose values :meth:`values` returns.
+    constraints : dict of str to cvxpy.Constraint, optional
         Named constraints whose dual values are recorded in a solution.
+
+    Attributes
+    ----------
     name : str
+        Short name of the formulation, for messages.
+    problem_class : {"LP", "QP", "SOCP", "SDP"}
+        Problem class, for solver compatibility.
     """
 
     name = "formulation"
@@ -44,6 +57,17 @@ class Formulation:
     # ------------------------------------------------------------------
     def set(self, **values):
         """Set parameter values by name (e.g. ``set(C=10.0)``).
+
+        Parameters
+        ----------
+        **values
+            ``name=value`` for parameters in :attr:`parameters`; a non-negative
+            or positive parameter needs a positive finite number.
+
+        Returns
+        -------
+        self : Formulation
+            The formulation, for chaining.
 
         Raises
         ------
@@ -63,7 +87,13 @@ class Formulation:
         return self
 
     def is_dpp(self):
-        """Whether the problem is disciplined parametrized (re-solves skip recompiling)."""
+        """Whether the problem is disciplined parametrized (re-solves skip recompiling).
+
+        Returns
+        -------
+        bool
+            ``problem.is_dpp()``.
+        """
         return self.problem.is_dpp()
 
     @property
@@ -74,11 +104,23 @@ class Formulation:
         return {"n_variables": n_var, "n_constraints": n_con}
 
     def values(self):
-        """Current variable values by name (after a solve)."""
+        """Current variable values by name (after a solve).
+
+        Returns
+        -------
+        values : dict of str to ndarray or None
+            A copy of each named variable's value (None before a solve).
+        """
         return {k: (None if v.value is None else np.array(v.value)) for k, v in self.variables.items()}
 
     def dual_values(self):
-        """Current dual values of the named constraints (after a solve)."""
+        """Current dual values of the named constraints (after a solve).
+
+        Returns
+        -------
+        duals : dict of str to ndarray or None
+            A copy of each named constraint's dual value (None before a solve).
+        """
         return {
             k: (None if c.dual_value is None else np.array(c.dual_value))
             for k, c in self.constraints.items()
@@ -93,7 +135,9 @@ class Formulation:
 
         Returns
         -------
-        dict with keys ``primal_residual``, ``dual_residual``, ``gap``.
+        certificate : dict
+            Keys ``primal_residual`` (largest constraint violation),
+            ``dual_residual`` and ``gap`` (NaN here).
         """
         viol = [float(np.max(np.atleast_1d(c.violation()))) for c in self.problem.constraints]
         return {

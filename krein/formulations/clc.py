@@ -14,7 +14,10 @@ Expanding the norm, with the Gram matrix of the kernels ``G_ml = <K_m, K_l>_F``,
 a QP in ``M`` variables whose size does not grow with ``n`` (the ``O(M^2 n^2)``
 inner products are computed once by :func:`kernel_inner_products`).  ``G`` is a
 Gram matrix, hence PSD; the quadratic term is written ``sum_squares(L' beta)``
-with ``G = L L'`` from an eigendecomposition (DESIGN.md: no ``psd_wrap``).
+with ``G = L L'`` from an eigendecomposition that keeps only the positive
+eigenvalues, so the problem is DCP-convex by construction.  ``cvxpy.psd_wrap(G)``
+is not used: it skips CVXPY's PSD check, and a Gram matrix formed in floating
+point can have slightly negative eigenvalues.
 
 For ``M = 2`` the minimizer over the line ``beta_2 = 1 - beta_1`` is munoz
 eq. (16), ``beta_1 = <K_1 - K_2, K - K_2> / ||K_1 - K_2||_F^2``; the objective is
@@ -76,15 +79,19 @@ def clc_objective(G, c, k2, beta):
 
     Parameters
     ----------
-    G : array of shape (M, M)
-    c : array of shape (M,)
+    G : array-like of shape (M, M)
+        Gram matrix ``<K_m, K_l>_F`` of the base kernels.
+    c : array-like of shape (M,)
+        Inner products ``<K, K_m>_F`` with the target kernel.
     k2 : float
-    beta : array of shape (M,)
+        ``||K||_F^2``.
+    beta : array-like of shape (M,)
+        Combination weights.
 
     Returns
     -------
-    float
-        Clipped at 0 (the expansion can round slightly below 0 at an exact fit).
+    value : float
+        The squared Frobenius distance, clipped at 0 (the expansion can round slightly below 0 at an exact fit).
     """
     beta = np.asarray(beta, dtype=float)
     return max(0.0, float(k2 - 2.0 * c @ beta + beta @ G @ beta))
@@ -101,14 +108,17 @@ def simplex_optimality_gap(G, c, beta):
 
     Parameters
     ----------
-    G : array of shape (M, M)
-    c : array of shape (M,)
-    beta : array of shape (M,)
+    G : ndarray of shape (M, M)
+        Gram matrix ``<K_m, K_l>_F`` of the base kernels.
+    c : ndarray of shape (M,)
+        Inner products ``<K, K_m>_F`` with the target kernel.
+    beta : array-like of shape (M,)
         A point of the simplex.
 
     Returns
     -------
-    float
+    gap : float
+        ``g'beta - min_m g_m >= 0`` (0 at a minimizer).
     """
     beta = np.asarray(beta, dtype=float)
     g = 2.0 * (G @ beta - c)
@@ -235,12 +245,38 @@ class ConformalLinearCombinationQP(Formulation):
 
     @classmethod
     def from_kernels(cls, K, kernels, **kwargs):
-        """Build from the target ``K`` (n_rows, n_cols) and base kernels (n_rows, n_cols, M)."""
+        """Build from the target kernel and the base kernels (munoz eq. 15).
+
+        Parameters
+        ----------
+        K : array-like of shape (n_rows, n_cols)
+            The (indefinite) kernel to approximate.
+        kernels : array-like of shape (n_rows, n_cols, M) or sequence of M matrices
+            The PSD base kernels ``K_1..K_M``.
+        **kwargs
+            Passed to the constructor (e.g. ``psd_rtol``).
+
+        Returns
+        -------
+        ConformalLinearCombinationQP
+            The QP on the inner products of :func:`kernel_inner_products`.
+        """
         G, c, k2 = kernel_inner_products(K, kernels)
         return cls(G, c, k2, **kwargs)
 
     def set(self, **values):
         """Set the target's inner products ``c`` (shape (M,)) and/or ``k2`` (unscaled).
+
+        Parameters
+        ----------
+        **values
+            ``c=`` array of shape (M,), ``<K, K_m>_F``; ``k2=`` float,
+            ``||K||_F^2``.
+
+        Returns
+        -------
+        self : ConformalLinearCombinationQP
+            The formulation, for chaining.
 
         Raises
         ------
@@ -263,7 +299,12 @@ class ConformalLinearCombinationQP(Formulation):
         return self
 
     def weights(self):
-        """The solver's ``beta`` projected onto the simplex (clip at 0, renormalize), shape (M,).
+        """The solver's ``beta`` projected onto the simplex (clip at 0, renormalize).
+
+        Returns
+        -------
+        beta : ndarray of shape (M,)
+            Non-negative weights summing to 1 (uniform if all were clipped).
 
         Raises
         ------

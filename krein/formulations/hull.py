@@ -128,6 +128,7 @@ def hull_mu_min(y):
     Returns
     -------
     float
+        ``1 / min(n+, n-)``.
     """
     y = _check_y(y)
     return 1.0 / min(int(np.sum(y > 0)), int(np.sum(y < 0)))
@@ -162,8 +163,10 @@ def hull_objective(alpha_bar, K, y):
     ----------
     alpha_bar : array of shape (n,) or (n, S)
         One point or ``S`` points (columns).
-    K : array of shape (n, n)
-    y : array of shape (n,) in {-1, +1}
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    y : array-like of shape (n,) in {-1, +1}
+        Labels.
 
     Returns
     -------
@@ -179,7 +182,22 @@ def hull_objective(alpha_bar, K, y):
 
 
 def hull_gradient(alpha_bar, K, y):
-    """Gradient ``2 y * (K u)`` of :func:`hull_objective`, same shape as ``alpha_bar``."""
+    """Gradient ``2 y * (K u)`` of :func:`hull_objective`, ``u = y * alpha_bar``.
+
+    Parameters
+    ----------
+    alpha_bar : ndarray of shape (n,) or (n, S)
+        One point or ``S`` points (columns).
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    y : array-like of shape (n,) in {-1, +1}
+        Labels.
+
+    Returns
+    -------
+    ndarray of the shape of ``alpha_bar``
+        The gradient of ``F = u'K u`` in ``alpha_bar``.
+    """
     K, y = _check_K_y(K, y)
     a = _check_alpha_bar(alpha_bar, y.size)
     U = (y * a.T).T
@@ -192,11 +210,13 @@ def hull_lipschitz(K):
 
     Parameters
     ----------
-    K : array of shape (n, n)
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
 
     Returns
     -------
-    float > 0 (1 if ``K = 0``)
+    float > 0
+        The bound (1 if ``K = 0``).
     """
     K = np.asarray(K, dtype=float)
     L = 2.0 * float(np.max(np.sum(np.abs(K), axis=1)))
@@ -212,11 +232,13 @@ def hull_gradient_scale(K):
 
     Parameters
     ----------
-    K : array of shape (n, n)
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
 
     Returns
     -------
-    float > 0 (1 if ``K = 0``)
+    float > 0
+        The bound (1 if ``K = 0``).
     """
     s = 2.0 * float(np.max(np.abs(np.asarray(K, dtype=float))))
     return s if s > 0 else 1.0
@@ -341,17 +363,22 @@ def hull_stationarity(alpha_bar, K, y, mu, scale=None):
 
     Parameters
     ----------
-    alpha_bar : array of shape (n,) or (n, S)
-    K : array of shape (n, n)
-    y : array of shape (n,) in {-1, +1}
+    alpha_bar : array-like of shape (n,) or (n, S)
+        One point or ``S`` points (columns).
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    y : array-like of shape (n,) in {-1, +1}
+        Labels.
     mu : float
+        Reduction bound of the hulls (``alpha_bar <= mu``).
     scale : float, optional
         Default :func:`hull_gradient_scale` ``(K)``.
 
     Returns
     -------
-    dict with ``residual``, ``fw_gap``, ``violation``, ``objective`` (floats, or
-    arrays of shape (S,) for several points).
+    dict
+        ``residual``, ``fw_gap``, ``violation``, ``objective`` (floats, or
+        arrays of shape (S,) for several points).
     """
     K, y = _check_K_y(K, y)
     mu = _check_mu(mu, y)
@@ -396,9 +423,12 @@ def hull_local_minimality(alpha_bar, K, y, mu, *, bound_tol=1e-7, sc_tol=None, c
     ----------
     alpha_bar : array of shape (n,)
         A (numerically) stationary point.
-    K : array of shape (n, n)
-    y : array of shape (n,) in {-1, +1}
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    y : array-like of shape (n,) in {-1, +1}
+        Labels.
     mu : float
+        Reduction bound of the hulls (``alpha_bar <= mu``).
     bound_tol : float
         Coefficients within ``bound_tol`` of 0 or ``mu`` count as at the bound.
     sc_tol, curv_tol : float, optional
@@ -412,6 +442,11 @@ def hull_local_minimality(alpha_bar, K, y, mu, *, bound_tol=1e-7, sc_tol=None, c
         reduced Hessian is PSD: undecided), ``strict_complementarity`` (bool),
         ``min_curvature`` (least reduced eigenvalue; ``inf`` if the face is a vertex),
         ``n_free`` (int).
+
+    Raises
+    ------
+    ValueError
+        If ``alpha_bar`` is not one point of shape (n,).
     """
     K, y = _check_K_y(K, y)
     mu = _check_mu(mu, y)
@@ -482,14 +517,24 @@ def hull_plane(alpha_bar, K, y):
 
     Parameters
     ----------
-    alpha_bar : array of shape (n,)
-    K : array of shape (n, n)
-    y : array of shape (n,) in {-1, +1}
+    alpha_bar : array-like of shape (n,)
+        A CH-DU point (convex weights of each class's hull).
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    y : array-like of shape (n,) in {-1, +1}
+        Labels.
 
     Returns
     -------
     coef : ndarray of shape (n,)
+        ``2 u`` with ``u = y * alpha_bar``: the rule is ``k(x, X) coef + intercept``.
     intercept : float
+        ``-alpha_bar' K u``.
+
+    Raises
+    ------
+    ValueError
+        If ``alpha_bar`` is not one point of shape (n,).
     """
     K, y = _check_K_y(K, y)
     a = _check_alpha_bar(alpha_bar, y.size)
@@ -505,7 +550,9 @@ def hull_plane(alpha_bar, K, y):
 class HullConvexity:
     """Result of :func:`hull_convexity`.
 
-    Attributes
+    The fields are the constructor's parameters and the attributes.
+
+    Parameters
     ----------
     is_convex : bool
         Whether ``P K P`` is PSD within ``tol`` (CH-DU convex on its feasible set).
@@ -541,8 +588,10 @@ def hull_convexity(K, y, tol=None):
 
     Parameters
     ----------
-    K : array of shape (n, n)
-    y : array of shape (n,) in {-1, +1}
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    y : array-like of shape (n,) in {-1, +1}
+        Labels.
     tol : float, optional
         Eigenvalues ``>= -tol`` count as zero.  Default ``100 n eps ||K||_inf``
         (the round-off of forming ``P K P`` scales with ``K``; ``||K||_inf`` is the
@@ -551,7 +600,9 @@ def hull_convexity(K, y, tol=None):
 
     Returns
     -------
-    HullConvexity
+    convexity : HullConvexity
+        The verdict, the least feasible-direction eigenvalue and, when convex,
+        the factor and terms of the convex reformulation.
 
     Raises
     ------
@@ -679,6 +730,23 @@ class ConvexHullDual(Formulation):
         super().__init__(problem, {"mu": mup}, {"alpha_bar": a}, cons)
 
     def set(self, **values):  # noqa: D102 - documented in the base class
+        """Set parameter values by name, checking ``mu`` against the class sizes.
+
+        Parameters
+        ----------
+        **values
+            ``mu=`` the reduction bound (at least :func:`hull_mu_min`).
+
+        Returns
+        -------
+        self : ConvexHullDual
+            The formulation, for chaining.
+
+        Raises
+        ------
+        ValueError
+            For an unknown name or a ``mu`` out of range.
+        """
         if "mu" in values:
             _check_mu(values["mu"], self.y)
         return super().set(**values)
@@ -689,6 +757,11 @@ class ConvexHullDual(Formulation):
         ``gap`` is the Frank-Wolfe gap, an upper bound on ``F - F*`` (CH-DU is convex
         here); ``dual_residual`` is the projected-gradient residual of
         :func:`hull_stationarity`; ``objective_direct`` is ``u'K u`` recomputed.
+
+        Returns
+        -------
+        certificate : dict
+            ``primal_residual``, ``dual_residual``, ``gap`` and ``objective_direct``.
         """
         a = np.asarray(self.variables["alpha_bar"].value, dtype=float)
         mu = float(self.parameters["mu"].value)
@@ -707,11 +780,14 @@ def svm_to_hull(alpha, C):
     alpha : array of shape (n,)
         Non-negative SVM dual variables with ``y'alpha = 0`` (not all zero).
     C : float > 0
+        Box bound of SVM-DU.
 
     Returns
     -------
     alpha_bar : ndarray of shape (n,)
+        ``2 alpha / sum(alpha)``; each class sums to 1.
     mu : float
+        ``2 C / sum(alpha)``, the reduction bound.
 
     Raises
     ------
@@ -748,19 +824,24 @@ def hull_to_svm(alpha_bar, mu, K, y, *, free_tol=1e-8):
 
     Parameters
     ----------
-    alpha_bar : array of shape (n,)
+    alpha_bar : array-like of shape (n,)
+        A CH-DU stationary point.
     mu : float
         Its reduction bound (``mu >= 1`` means unbounded: the map then gives ``C``
         with no bounded ``alpha``).
-    K : array of shape (n, n)
-    y : array of shape (n,) in {-1, +1}
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    y : array-like of shape (n,) in {-1, +1}
+        Labels.
     free_tol : float
         ``alpha_bar_i`` in ``(free_tol, mu - free_tol)`` counts as unbounded.
 
     Returns
     -------
     alpha : ndarray of shape (n,)
+        SVM-DU dual variables ``alpha_bar / rho``.
     C : float
+        Box bound ``mu / rho``.
     b : float
         Intercept of ``f(x) = k(x, X) (y * alpha) + b`` with ``y_k f(x_k) = 1`` on
         the free points (haasdonk eq. (8)).
@@ -803,15 +884,25 @@ def svm_dual_stationarity(alpha, K, y, C):
 
     Parameters
     ----------
-    alpha : array of shape (n,)
-    K : array of shape (n, n)
-    y : array of shape (n,) in {-1, +1}
+    alpha : array-like of shape (n,)
+        A point of SVM-DU.
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    y : array-like of shape (n,) in {-1, +1}
+        Labels.
     C : float > 0
+        Box bound.
 
     Returns
     -------
-    dict with ``residual`` and ``violation`` (largest constraint violation) and
-    ``objective`` (``W(alpha)``).
+    dict
+        ``residual`` (the gradient mapping), ``violation`` (largest constraint
+        violation) and ``objective`` (``W(alpha)``).
+
+    Raises
+    ------
+    ValueError
+        If ``alpha`` does not have the shape of ``y``.
     """
     from ..solvers.projection import project_box_hyperplane   # (no import cycle at load time)
 

@@ -76,16 +76,24 @@ def proxy_kernel(K0, u, rho, weights=None):
 
     Parameters
     ----------
-    K0 : array of shape (n, n)
-    u : array of shape (n,)
+    K0 : array-like of shape (n, n)
+        The given (indefinite) kernel matrix.
+    u : array-like of shape (n,)
         ``y * alpha`` (svc) or ``alpha`` (svr, one-class).
     rho : float > 0
-    weights : array of shape (n,), optional
-        Positive ``h``.
+        Weight of the penalty ``rho ||K - K0||_F^2`` (luss eq. 4).
+    weights : array-like of shape (n,), optional
+        Positive ``h`` (luss Theorem 3); default all ones.
 
     Returns
     -------
-    ndarray of shape (n, n)
+    K : ndarray of shape (n, n)
+        The PSD proxy kernel ``K*``, exactly symmetric.
+
+    Raises
+    ------
+    ValueError
+        On a bad ``K0``, ``rho <= 0``, ``u`` not of shape (n,) or bad weights.
 
     Notes
     -----
@@ -202,7 +210,18 @@ class ProxyKernelProblem:
 
     # ------------------------------------------------------------- the map M
     def u_of(self, beta):
-        """``u = M beta`` (shape (n,))."""
+        """Map the dual variables to the kernel expansion coefficients: ``u = M beta``.
+
+        Parameters
+        ----------
+        beta : array-like of shape (m,)
+            Dual variables (``m = n``, or ``2 n`` for svr: ``alpha+`` then ``alpha-``).
+
+        Returns
+        -------
+        u : ndarray of shape (n,)
+            ``y * beta`` (svc), ``alpha+ - alpha-`` (svr) or ``beta`` (one-class).
+        """
         beta = np.asarray(beta, dtype=float)
         if self.task == "svc":
             return self.y * beta
@@ -211,7 +230,18 @@ class ProxyKernelProblem:
         return beta.copy()
 
     def pullback(self, g_u):
-        """``M' g`` for a vector ``g`` in u-space (shape (m,))."""
+        """Pull a u-space vector back to beta-space: ``M' g``.
+
+        Parameters
+        ----------
+        g_u : array-like of shape (n,)
+            A vector in u-space (e.g. a gradient in ``u``).
+
+        Returns
+        -------
+        g_beta : ndarray of shape (m,)
+            ``M' g_u``.
+        """
         if self.task == "svc":
             return self.y * g_u
         if self.task == "svr":
@@ -219,12 +249,29 @@ class ProxyKernelProblem:
         return np.asarray(g_u, dtype=float).copy()
 
     def alpha_of(self, beta):
-        """The paper's ``alpha``: ``beta`` (svc, one-class) or ``alpha+ - alpha-`` (svr)."""
+        """The paper's ``alpha`` from the dual variables.
+
+        Parameters
+        ----------
+        beta : array-like of shape (m,)
+            Dual variables.
+
+        Returns
+        -------
+        alpha : ndarray of shape (n,)
+            ``beta`` (svc, one-class) or ``alpha+ - alpha-`` (svr).
+        """
         return self.u_of(beta) if self.task == "svr" else np.asarray(beta, dtype=float)
 
     def initial_point(self):
-        """A feasible starting ``beta``: the projection of the box midpoint (svc/svr) or
-        the uniform weights ``1/n`` (one-class)."""
+        """A feasible starting point of the dual problem.
+
+        Returns
+        -------
+        beta : ndarray of shape (m,)
+            The projection of the box midpoint onto the feasible set (svc/svr)
+            or the uniform weights ``1/n`` (one-class).
+        """
         from ..solvers.projection import project_box_hyperplane
 
         if self.task == "one-class":
@@ -250,6 +297,7 @@ class ProxyKernelProblem:
         Returns
         -------
         bound : float
+            The upper bound on ``omega(K)``.
         nu : float
             Multiplier of ``a'beta = b0`` at the bound: the SVM intercept (svc,
             svr) or minus the one-class offset.
@@ -304,10 +352,14 @@ class ProxyKernelProjection(Formulation):
 
     Parameters
     ----------
-    K0 : array of shape (n, n)
-    u : array of shape (n,)
+    K0 : array-like of shape (n, n)
+        The given (indefinite) kernel matrix.
+    u : array-like of shape (n,)
+        ``y * alpha`` (svc) or ``alpha`` (svr, one-class).
     rho : float > 0
-    weights : array of shape (n,), optional
+        Weight of the penalty (``H = rho h h'``).
+    weights : array-like of shape (n,), optional
+        Positive ``h``; default all ones.
 
     Attributes
     ----------
@@ -348,9 +400,11 @@ class IndefiniteSVMSDP(Formulation):
 
     Parameters
     ----------
-    K0 : array of shape (n, n)
+    K0 : array-like of shape (n, n)
+        The given (indefinite) kernel matrix.
     y : array of shape (n,) in {-1, +1}
     C, rho : float > 0
+        The SVM box bound and the weight of ``||K - K0||_F^2``.
 
     Attributes
     ----------
@@ -409,6 +463,7 @@ class ExchangeQCLP(Formulation):
     Parameters
     ----------
     problem : ProxyKernelProblem
+        The IndefiniteSVM problem (task, labels, ``C``, ``rho``).
     factors : list of arrays of shape (n, r_i)
         ``L_i`` with ``K_i = L_i L_i'``.
     dists : list of float
@@ -455,6 +510,7 @@ class ExchangeLevelProjection(Formulation):
     Parameters
     ----------
     problem : ProxyKernelProblem
+        The IndefiniteSVM problem (task, labels, ``C``, ``rho``).
     factors : list of arrays of shape (n, r_i)
         ``L_i`` with ``K_i = L_i L_i'``.
     dists : list of float
@@ -463,6 +519,7 @@ class ExchangeLevelProjection(Formulation):
     center : array of shape (m,)
         The point projected (the best point of the exchange run).
     level : float
+        The level every kept cut must reach.
 
     Attributes
     ----------
@@ -502,7 +559,9 @@ class AnalyticCenter(Formulation):
     max_rows : int
         Number of rows allocated for ``A``.
     a : array of shape (n,)
+        Normal of the equality constraint ``a'x = b0``.
     b0 : float
+        Right-hand side of the equality constraint.
 
     Attributes
     ----------
@@ -523,7 +582,25 @@ class AnalyticCenter(Formulation):
         self.max_rows = max_rows
 
     def set_rows(self, A, b):
-        """Load the rows ``A x <= b`` (at most ``max_rows``), padding with ``0 x <= 1``."""
+        """Load the rows ``A x <= b`` (at most ``max_rows``), padding with ``0 x <= 1``.
+
+        Parameters
+        ----------
+        A : array-like of shape (k, n)
+            The cut normals, ``k <= max_rows``.
+        b : array-like of shape (k,)
+            The right-hand sides.
+
+        Returns
+        -------
+        self : AnalyticCenter
+            The formulation, for chaining.
+
+        Raises
+        ------
+        ValueError
+            If ``A`` has more than ``max_rows`` rows.
+        """
         A = np.asarray(A, dtype=float)
         b = np.asarray(b, dtype=float)
         if A.shape[0] > self.max_rows:
@@ -558,6 +635,7 @@ class PerturbSVM(Formulation):
     C, rho : float > 0
         Parameters of the problem (DPP in ``C`` and ``1/(16 rho)``).
     psd_tol : float
+        Relative tolerance of the PSD check of ``K0``.
 
     Attributes
     ----------

@@ -44,11 +44,14 @@ def ksvm_gram(K, y):
     Parameters
     ----------
     K : ndarray of shape (n, n)
+        Symmetric kernel matrix.
     y : ndarray of shape (n,) in {-1, +1}
+        Labels.
 
     Returns
     -------
-    ndarray of shape (n, n)
+    G : ndarray of shape (n, n)
+        ``Y K Y`` with ``Y = diag(y)``.
     """
     return (y[:, None] * K) * y[None, :]
 
@@ -71,16 +74,20 @@ def best_multiplier(alpha, grad, y, C, hdiag):
     Parameters
     ----------
     alpha : ndarray of shape (n,)
+        Current point of problem (26).
     grad : ndarray of shape (n,)
         Gradient ``2 G (G alpha - 1)`` of the objective of (26).
     y : ndarray of shape (n,) in {-1, +1}
+        Labels.
     C : float
+        Box bound.
     hdiag : ndarray of shape (n,)
         Positive scaling (the Hessian diagonal ``2 (G^2)_ii``).
 
     Returns
     -------
-    float
+    lam : float
+        The multiplier (a bisection end point) with the smaller residual.
     """
     t = -y * grad
     lo, hi = float(np.min(t)), float(np.max(t))
@@ -127,8 +134,11 @@ def ksvm_kkt_residual(K, y, C, alpha, lam=None, *, G=None):
     K : ndarray of shape (n, n)
         Symmetric kernel matrix (any signature).
     y : ndarray of shape (n,) in {-1, +1}
+        Labels.
     C : float > 0
+        Box bound.
     alpha : ndarray of shape (n,)
+        The point to certify.
     lam : float, optional
         Multiplier of ``y'alpha = 0``.  Default: the one minimizing the residual
         (:func:`best_multiplier`), so the residual certifies ``alpha`` alone.
@@ -185,6 +195,7 @@ class KSVMLeastSquares(Formulation):
     y : array of shape (n,)
         Labels in {-1, +1}.
     C : float > 0
+        Box constraint ``alpha <= C`` (a cvxpy Parameter: re-solves are DPP).
 
     Attributes
     ----------

@@ -56,6 +56,7 @@ class LPSVM(Formulation):
     y : array of shape (n,)
         Labels in {-1, +1}.
     C : float > 0
+        Weight of the slacks (a cvxpy Parameter: re-solves are DPP).
 
     Attributes
     ----------
@@ -90,7 +91,18 @@ class LPSVM(Formulation):
         super().__init__(problem, {"C": Cp}, {"c": c, "b": b, "xi": xi}, cons)
 
     def certificate(self):
-        """Primal residual, LP-dual residual and gap ``P(c, b) - 1'alpha``."""
+        """Primal residual, LP-dual residual and gap ``P(c, b) - 1'alpha``.
+
+        The dual point is the margin multipliers ``alpha`` clipped to ``[0, C]``;
+        the LP dual requires ``||K'(y * alpha)||_inf <= 1`` and ``y'alpha = 0``.
+
+        Returns
+        -------
+        certificate : dict
+            ``primal_residual``, ``dual_residual`` and ``gap`` (NaN before a
+            solve gives duals), plus ``primal_objective`` and ``dual_objective``
+            when the duals are known.
+        """
         C = float(self.parameters["C"].value)
         c = np.asarray(self.variables["c"].value, dtype=float)
         b = float(self.variables["b"].value)

@@ -95,13 +95,39 @@ class ModSVM(Formulation):
         super().__init__(problem, {"C": Cp}, {"alpha": alpha, "b": b, "xi": xi}, cons)
 
     def primal_objective(self, alpha, b):
-        """``1/2 ||alpha||^2 + C sum max(0, 1 - y (K alpha + b))`` (the slacks eliminated)."""
+        """Primal objective ``1/2 ||alpha||^2 + C sum max(0, 1 - y (K alpha + b))``.
+
+        The slacks are eliminated (set to the hinge losses).
+
+        Parameters
+        ----------
+        alpha : ndarray of shape (n,)
+            Expansion coefficients.
+        b : float
+            Intercept.
+
+        Returns
+        -------
+        float
+            The primal objective value.
+        """
         C = float(self.parameters["C"].value)
         f = self.K @ alpha + b
         return float(0.5 * alpha @ alpha + C * np.maximum(0.0, 1.0 - self.y * f).sum())
 
     def dual_objective(self, beta):
-        """``1'beta - 1/2 ||K'(y * beta)||^2``."""
+        """Dual objective ``1'beta - 1/2 ||K'(y * beta)||^2``.
+
+        Parameters
+        ----------
+        beta : ndarray of shape (n,)
+            Margin multipliers in ``[0, C]``.
+
+        Returns
+        -------
+        float
+            The dual objective value.
+        """
         v = self.K.T @ (self.y * beta)
         return float(beta.sum() - 0.5 * v @ v)
 
@@ -113,6 +139,13 @@ class ModSVM(Formulation):
         feasibility and the stationarity condition in ``alpha``); ``gap`` is
         ``P(alpha, b) - D(beta)`` with the slacks eliminated (>= 0 by weak duality,
         up to the residuals).
+
+        Returns
+        -------
+        certificate : dict
+            ``primal_residual``, ``dual_residual`` and ``gap`` (NaN before a
+            solve gives duals), plus ``primal_objective`` and ``dual_objective``
+            when the duals are known.
         """
         C = float(self.parameters["C"].value)
         alpha = np.asarray(self.variables["alpha"].value, dtype=float)

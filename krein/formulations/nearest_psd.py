@@ -74,10 +74,14 @@ class WeightedNorm:
     ``W^(1/2) A W^(1/2) = A o (s s')`` with ``s = sqrt(w)``) and ``"matrix"``
     (a general SPD ``W``, square roots from its eigendecomposition).
 
-    Attributes
+    The fields are the constructor's parameters and the attributes.
+
+    Parameters
     ----------
     kind : {"identity", "diagonal", "matrix"}
+        Which form ``W`` has.
     n : int
+        Size of the matrices the norm applies to.
     w : ndarray of shape (n,) or None
         Diagonal of ``W`` (``"diagonal"``), else None.
     W : ndarray of shape (n, n) or None
@@ -96,7 +100,18 @@ class WeightedNorm:
     inv_sqrt: np.ndarray | None = None
 
     def to_scaled(self, A):
-        """``W^(1/2) A W^(1/2)``, shape (n, n) (a new array)."""
+        """Scale a matrix into the unweighted space: ``W^(1/2) A W^(1/2)``.
+
+        Parameters
+        ----------
+        A : ndarray of shape (n, n)
+            A symmetric matrix.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            ``W^(1/2) A W^(1/2)`` (a new array).
+        """
         if self.kind == "identity":
             return np.array(A, dtype=float)
         if self.kind == "diagonal":
@@ -104,7 +119,18 @@ class WeightedNorm:
         return self.sqrt @ A @ self.sqrt
 
     def from_scaled(self, A):
-        """``W^(-1/2) A W^(-1/2)``, shape (n, n) (a new array)."""
+        """Scale back from the unweighted space: ``W^(-1/2) A W^(-1/2)``.
+
+        Parameters
+        ----------
+        A : ndarray of shape (n, n)
+            A symmetric matrix.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            ``W^(-1/2) A W^(-1/2)`` (a new array).
+        """
         if self.kind == "identity":
             return np.array(A, dtype=float)
         if self.kind == "diagonal":
@@ -112,7 +138,18 @@ class WeightedNorm:
         return self.inv_sqrt @ A @ self.inv_sqrt
 
     def sandwich(self, A):
-        """``W A W``, shape (n, n) (the gradient map of ``||.||_W^2 / 2``)."""
+        """The gradient map of ``||.||_W^2 / 2``: ``W A W``.
+
+        Parameters
+        ----------
+        A : ndarray of shape (n, n)
+            A symmetric matrix.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            ``W A W`` (a new array).
+        """
         if self.kind == "identity":
             return np.array(A, dtype=float)
         if self.kind == "diagonal":
@@ -120,11 +157,28 @@ class WeightedNorm:
         return self.W @ A @ self.W
 
     def norm(self, A):
-        """``||A||_W``."""
+        """The weighted Frobenius norm ``||A||_W = ||W^(1/2) A W^(1/2)||_F`` (munoz 9).
+
+        Parameters
+        ----------
+        A : ndarray of shape (n, n)
+            A symmetric matrix.
+
+        Returns
+        -------
+        float
+            ``||A||_W``.
+        """
         return float(np.linalg.norm(self.to_scaled(A)))
 
     def matrix(self):
-        """``W`` as a dense (n, n) array."""
+        """The weight matrix as a dense array.
+
+        Returns
+        -------
+        W : ndarray of shape (n, n)
+            ``W`` (a new array).
+        """
         if self.kind == "identity":
             return np.eye(self.n)
         if self.kind == "diagonal":
@@ -150,7 +204,8 @@ def check_weights(weights, n, name="weights"):
 
     Returns
     -------
-    WeightedNorm
+    norm : WeightedNorm
+        The norm ``||.||_W`` of the given weights.
 
     Raises
     ------
@@ -209,12 +264,14 @@ def resolve_diagonal(diagonal, K, name="diagonal"):
         (``1.0`` gives the nearest correlation matrix, Higham 2002).  An array:
         the values themselves.
     K : ndarray of shape (n, n)
+        The kernel matrix (its diagonal for ``"keep"``, its size otherwise).
     name : str
         Argument name for error messages.
 
     Returns
     -------
     c : ndarray of shape (n,) or None
+        The required diagonal of the corrected matrix, or None for no constraint.
 
     Raises
     ------
@@ -441,7 +498,14 @@ class NearestPSDSDP(Formulation):
         super().__init__(problem, params, {"X": X}, cons)
 
     def certificate(self):
-        """:func:`nearest_psd_certificate` at the solver's ``X`` (NaN before a solve)."""
+        """:func:`nearest_psd_certificate` at the solver's ``X`` (NaN before a solve).
+
+        Returns
+        -------
+        certificate : dict
+            The residuals of :func:`nearest_psd_certificate` (NaN entries before
+            a solve).
+        """
         X = self.variables["X"].value
         if X is None:
             return {"primal_residual": float("nan"), "dual_residual": float("nan"),

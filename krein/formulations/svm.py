@@ -15,31 +15,16 @@ Primal in a feature map with rows ``L_i`` (``K = L L'``, e.g. ``L = V |lam|^(1/2
 
 Both are DPP with ``C`` a ``cvxpy.Parameter``.
 
-Choice of the quadratic term (measured, see ``benchmarks/esvm.py``): with a dense
-full-rank ``K`` the dual written as ``quad_form(alpha, G)`` on a checked-PSD ``G``
-is passed to QP-capable solvers (Clarabel, OSQP, SCS) as the objective matrix
-directly, while ``sum_squares(L' u)`` adds ``r`` auxiliary variables and a dense
-``r x n`` constraint block.  Measured with ``benchmarks/esvm.py --forms`` (flipped
-sigmoid kernel on the checkerboard, dense ``L`` with ``r = n``):
-
-=====  ========  =============  ==========
-n      solver    quad_form (s)  factor (s)
-=====  ========  =============  ==========
-500    CLARABEL  0.28           0.49
-500    SCS       0.20           2.16
-500    OSQP      0.40           1.31
-1000   CLARABEL  1.52           4.52
-1000   SCS       1.88           4.85
-1000   OSQP      1.06           5.08
-2000   CLARABEL  3.08           107.9
-=====  ========  =============  ==========
-
-ECOS has no quadratic objective: CVXPY must factor ``G`` itself and rejected
-``quad_form`` as "indefinite" on round-off-level negative eigenvalues, so ECOS
-always gets the factor form.  The factor form wins when ``L`` is thin
-(``4 r <= n``: ESVM-L, or kernels of low numerical rank such as the sigmoid on
-2-D data, where ESVC's primal/thin-factor paths took 0.6 s at ``n = 2000``
-against 3-7 s for ``quad_form``).  :func:`preferred_form` encodes this rule.
+Choice of the quadratic term: with a dense full-rank ``K`` the dual written as
+``quad_form(alpha, G)`` on a checked-PSD ``G`` is passed to QP-capable solvers
+(Clarabel, OSQP, SCS) as the objective matrix directly, while
+``sum_squares(L' u)`` adds ``r`` auxiliary variables and a dense ``r x n``
+constraint block; ECOS has no quadratic objective (CVXPY must factor ``G``
+itself and rejects ``quad_form`` on round-off-level negative eigenvalues), so
+ECOS always gets the factor form.  The factor form wins when ``L`` is thin
+(``4 r <= n``: ESVM-L, or kernels of low numerical rank).  The timings behind
+this rule are in ``benchmarks/README.md`` (``benchmarks/esvm.py --forms``).
+:func:`preferred_form` encodes this rule.
 """
 
 from __future__ import annotations
@@ -72,6 +57,8 @@ def preferred_form(solver, n, rank=None):
     Returns
     -------
     {"quad_form", "factor"}
+        ``"factor"`` (``sum_squares(L' u)``) for solvers without a native QP
+        interface or when ``4 rank <= n``, else ``"quad_form"``.
     """
     rank = n if rank is None else rank
     if str(solver).upper() not in _QP_NATIVE:
@@ -84,14 +71,16 @@ def psd_factor(K, tol=None):
 
     Parameters
     ----------
-    K : array of shape (n, n)
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix expected to be PSD.
     tol : float, optional
         Eigenvalues above ``-tol`` count as zero; default
         ``sqrt(machine_eps) * max |lam|``-style relative tolerance ``n * eps * max|lam| * 100``.
 
     Returns
     -------
-    L : ndarray of shape (n, r), r = number of eigenvalues > tol
+    L : ndarray of shape (n, r)
+        ``V_r diag(lam_r)^(1/2)`` over the ``r`` eigenvalues ``> tol``.
 
     Raises
     ------
@@ -141,6 +130,7 @@ def optimal_intercept(f, y, C=1.0):
     Returns
     -------
     b : float
+        The hinge-optimal bias (midpoint of the minimizing interval).
     """
     f = np.asarray(f, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -277,6 +267,12 @@ class SVMDual(Formulation):
         ``gap = P(w, b*) - D(alpha)`` with ``w`` from ``u = y * alpha``, ``b*`` the
         hinge-optimal bias (:func:`optimal_intercept`) and the hinge slack; by weak
         duality it is >= 0 for feasible alpha and 0 exactly at the optimum.
+
+        Returns
+        -------
+        certificate : dict
+            ``primal_residual``, ``dual_residual``, ``gap``, ``primal_objective``,
+            ``dual_objective`` and ``intercept``.
         """
         alpha = np.asarray(self.variables["alpha"].value, dtype=float)
         u = self.y * alpha
@@ -290,6 +286,18 @@ class SVMDual(Formulation):
         to zero: interior-point and first-order solvers return tiny positive
         values instead of exact zeros, which would otherwise all count as
         support vectors.
+
+        Parameters
+        ----------
+        sv_tol : float, default=1e-7
+            Relative threshold (a share of ``C``) below which ``alpha_i`` is zero.
+
+        Returns
+        -------
+        u : ndarray of shape (n,)
+            Expansion coefficients ``y * alpha``.
+        b : float
+            The bias of :func:`optimal_intercept`.
         """
         C = float(self.parameters["C"].value)
         alpha = np.clip(np.asarray(self.variables["alpha"].value, dtype=float), 0.0, C)
@@ -314,6 +322,7 @@ class SVMPrimal(Formulation):
     L : array of shape (n, r)
         Feature map of the training points, e.g. ``V |lam|^(1/2)``.
     C : float > 0
+        Weight of the slacks (a cvxpy Parameter: re-solves are DPP).
 
     Attributes
     ----------
@@ -347,8 +356,18 @@ class SVMPrimal(Formulation):
         super().__init__(problem, {"C": Cp}, {"w": w, "b": b, "xi": xi}, cons)
 
     def certificate(self):
-        """Residuals and gap: primal objective at (w, b) with exact hinge slack minus
-        the dual objective at alpha = the margin constraint's dual value clipped to [0, C]."""
+        """Residuals and duality gap of the C-SVM primal at the current point.
+
+        The gap is the primal objective at ``(w, b)`` with the exact hinge slack
+        minus the dual objective at ``alpha`` = the margin constraint's dual
+        value clipped to ``[0, C]``.
+
+        Returns
+        -------
+        certificate : dict
+            ``primal_residual``, ``dual_residual`` and ``gap`` (NaN before a
+            solve gives duals), plus the objectives when the duals are known.
+        """
         C = float(self.parameters["C"].value)
         w = np.asarray(self.variables["w"].value, dtype=float)
         b = float(self.variables["b"].value)

@@ -37,7 +37,11 @@ def solve_indefinite(problem, algorithm="pg", **options):
     Parameters
     ----------
     problem : ProxyKernelProblem
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        ``C`` and ``rho``.
     algorithm : {"pg", "apg", "accpm", "exchange"}
+        :func:`projected_gradient`, :func:`accelerated_gradient`,
+        :func:`accpm` or :func:`exchange` (luss Algorithms 1-3 and FISTA).
     **options
         Passed to the algorithm (``tol``, ``atol``, ``max_iter``, ``gap_every``,
         ``oracle``, ...).
@@ -45,11 +49,12 @@ def solve_indefinite(problem, algorithm="pg", **options):
     Returns
     -------
     Solution
+        The algorithm's solution with its certified gap.
 
     Raises
     ------
     ValueError
-        For an unknown algorithm.
+        For an unknown algorithm or an option it does not accept.
     """
     import inspect
 

@@ -50,15 +50,9 @@ localization bound and the relevance (12).  ``center="cvxpy"`` solves the same
 problem with :class:`~krein.formulations.indefinite.AnalyticCenter` (DPP, one
 compilation) and any exponential-cone solver; the two agree (tested).
 
-Measured (sigmoid kernel ``tanh(X X'/10 - 1)``, ``X`` standard normal ``(n, 10)``,
-``C = rho = 1``, certified relative gap ``1e-3`` of ``|f - g(0)|``, ``gap_every = 10``,
-one BLAS thread on a shared 2-core machine): n = 500, ~2600 centers in 60-100 s
-(about half in libsvm gap checks); n = 1000, 5290 centers in 678 s (436 s
-centering, 242 s libsvm), 510 s with ``gap_every = 25``; with the libsvm
-tolerance of the gap checks at ``1e-4`` (the default now, was ``1e-6``): 5230
-centers in 575 s (``benchmarks/indefinite.py --kernel sigmoid``, which passes
-``max_iter=6000``: the default ``max_iter`` stops near ``1e-2`` at this size).  Projected gradient
-needs 20 iterations (0.2 s, 0.7 s):
+Timings against projected gradient: ``benchmarks/README.md``
+(``benchmarks/indefinite.py --kernel sigmoid``).
+
 ACCPM needs about ``5 n`` centers, each dominated by the ``p m^2`` Hessian
 product, as luss §5.3 found ("ACCPM clearly suffers from the complexity of the
 analytic center problem").  Its lower bound is far better than its certificate
@@ -369,8 +363,11 @@ def analytic_center(upper, a, b0, cuts=None, rhs=None, *, x0=None, method="newto
     a : array of shape (m,)
         Equality normal (entries +-1).
     b0 : float
+        Right-hand side of ``a'x = b0``.
     cuts : array of shape (p, m), optional
+        Normals ``c_j`` of the cuts ``c_j'x <= rhs_j``; default none.
     rhs : array of shape (p,), optional
+        Right-hand sides of the cuts.
     x0 : array of shape (m,), optional
         Strictly feasible start for Newton (default: an interior point of the box
         and hyperplane, which must then satisfy the cuts strictly).
@@ -384,10 +381,12 @@ def analytic_center(upper, a, b0, cuts=None, rhs=None, *, x0=None, method="newto
     tol : float
         Newton stops when ``lambda^2 / 2 <= tol``.
     max_steps : int
+        Largest number of Newton steps.
 
     Returns
     -------
     x : ndarray of shape (m,)
+        The analytic center of ``{0 < x < U, a'x = b0, cuts x < rhs}``.
     info : dict
         ``steps`` (Newton steps or solver iterations) and ``decrement2``
         (``lambda^2`` at ``x``, NaN for cvxpy).
@@ -434,12 +433,16 @@ def cut_relevance(x, upper, a, cuts, rhs):
     x : array of shape (m,)
         Strictly feasible point (the analytic center).
     upper, a : array of shape (m,)
+        Box ``U`` and equality normal of the localization set.
     cuts : array of shape (p, m)
+        Normals of the cuts.
     rhs : array of shape (p,)
+        Right-hand sides of the cuts.
 
     Returns
     -------
-    ndarray of shape (p,)
+    relevance : ndarray of shape (p,)
+        luss eq. (12) for each cut (large: relevant).
     """
     U = np.asarray(upper, dtype=float)
     a = np.asarray(a, dtype=float)
@@ -463,6 +466,13 @@ def outer_radius(n_rows, lam):
     <= N + lam ||z - x||_x``, hence ``t^2 <= (N - 1 + lam t)^2 + N - 1``.  At the
     exact center (``lam = 0``) this is ``sqrt(N (N - 1))``, the covering ellipsoid
     of Boyd & Vandenberghe §8.5.3 that luss §3.3 maximizes the linearization over.
+
+    Parameters
+    ----------
+    n_rows : int
+        Number ``N`` of inequalities of the barrier.
+    lam : float
+        Newton decrement at ``x``.
 
     Returns
     -------
@@ -613,6 +623,8 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
     Parameters
     ----------
     problem : ProxyKernelProblem
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        ``C`` and ``rho``.
     tol, atol : float
         Relative and absolute tolerance on the certified gap: stop when
         ``gap <= max(atol, tol * |lower - g(0)|)`` with ``g(0)`` the constant part
@@ -651,6 +663,7 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
     center_options : dict, optional
         Options for ``center_solver`` (passed to :func:`~krein.solvers.solve`).
     verbose : bool
+        Print one line per center.
 
     Returns
     -------

@@ -62,10 +62,8 @@ Methods
   ``K~ + (normal space of U)``, so the multiplier is read the same way.  Not
   covered by a convergence theorem (Higham & Strabic report no failure on
   their tests; the certificate of the returned point tells), but far fewer
-  iterations on kernel matrices: measured on the pick-out kernel of
-  ``benchmarks/nearest_psd.py`` (``tol = 1e-6``), 71 / 67 / 87 iterations at
-  ``n = 500 / 1000 / 2000`` against 579 / 1121 / about 2000 for ``"dykstra"``,
-  at the same cost per iteration (it works on ``n``-vectors, see below).
+  iterations on kernel matrices (measured in ``benchmarks/README.md``), at
+  the same cost per iteration (it works on ``n``-vectors, see below).
 
 Without a diagonal constraint (``diagonal=None``) ``U`` is everything and all
 methods return ``P_S(K)``, the ``W``-weighted clip, after one eigendecomposition.
@@ -80,9 +78,7 @@ in the ``W``-norm, with ``X_0 = Y_0 = K``: the iterates have stopped moving and
 the two projections agree.  The rate of ``"plain"`` and ``"dykstra"`` is linear only; on kernel
 matrices whose nearest fixed-diagonal PSD matrix has low rank (many zero
 eigenvalues, common for smooth kernels) the number of iterations grows roughly
-like ``n`` (measured: about ``1.1 n`` iterations to ``tol = 1e-6`` for a
-pick-out combination of Gaussian kernels and about ``n`` for a normalized
-sigmoid kernel at ``n = 200 ... 1000``; see ``benchmarks/nearest_psd.py``).  The distance to the
+like ``n`` (measured in ``benchmarks/README.md``).  The distance to the
 solution at the stop is a few times ``tol`` (relative).
 
 Returned matrix
@@ -111,9 +107,7 @@ negative than positive, else ``V_+ Lam_+ V_+'``; ``2 n^2 min(p, q)`` flops) and 
 few ``O(n^2)`` passes (building ``Z``, two norms, the objective of the trace),
 in preallocated buffers where possible.  A general SPD ``W`` adds three
 ``n x n`` matrix products; ``"plain"`` forms ``Y_k`` (it is the next ``Z``).
-Measured (``benchmarks/nearest_psd.py``, one BLAS thread): seconds per
-iteration / one ``numpy.linalg.eigh`` of the same size about 1.1-1.2 at
-``n = 500 ... 2000``.
+The measured cost per iteration is in ``benchmarks/README.md``.
 
 References
 ----------
@@ -269,10 +263,12 @@ def project_diagonal(A, diagonal, weights=None):
         ``c`` (:func:`krein.formulations.nearest_psd.resolve_diagonal`; ``"keep"``
         refers to ``A`` itself and returns ``A``).
     weights : None, array of shape (n,) or (n, n)
+        The weights ``W`` of the norm (:func:`krein.formulations.nearest_psd.check_weights`).
 
     Returns
     -------
     ndarray of shape (n, n)
+        The projection of ``A`` onto ``{X : diag X = c}`` in the ``W``-norm.
 
     Raises
     ------

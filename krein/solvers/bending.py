@@ -182,6 +182,7 @@ def bending_eigenvalues(lam, g, eps=0.0, shift=None):
     Returns
     -------
     g_lam : ndarray of shape (k,)
+        ``g(lam)``.
     s : float
         The shift used (0 for the other functions).
 
@@ -212,7 +213,9 @@ def bending_row_multipliers(lam, g_lam, g, eps, out_of_sample, null_tol):
     lam, g_lam : arrays of shape (n,)
         Eigenvalues of ``K_n`` and their images by ``g``.
     g : str
+        The eigenvalue function (as in :func:`bending_eigenvalues`).
     eps : float
+        The constant ``eps`` of Algorithm 1.
     out_of_sample : {"paper", "spectral"}
         See the module docstring.
     null_tol : float
@@ -247,10 +250,13 @@ def check_bending_weights(weights, n, name="weights"):
         Entries must lie in ``[0, 1]`` (fraction of the gap closed per step).
     n : int
         Size of the kernel.
+    name : str, default="weights"
+        Argument name for error messages.
 
     Returns
     -------
     W : ndarray of shape (n, n)
+        The weight matrix.
     w : ndarray of shape (n,) or None
         The factor when ``W = w w'`` (a vector or ``None`` was given).
 

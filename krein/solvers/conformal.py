@@ -123,6 +123,7 @@ def conformal_start(n, r=1, random_state=None):
     Parameters
     ----------
     n : int
+        Number of training points.
     r : int >= 1
         Number of columns of ``V``.
     random_state : int, RandomState or None
@@ -131,6 +132,7 @@ def conformal_start(n, r=1, random_state=None):
     Returns
     -------
     V0 : ndarray of shape (n, r)
+        First column ones (``w = 1``), the others small random numbers.
     """
     r = check_int(r, "r", low=1)
     V0 = np.zeros((n, r))
@@ -153,7 +155,9 @@ def conformal_objective(V, K, A):
     Returns
     -------
     f : float
+        The objective ``||K - A o (V V')||_F^2``.
     grad : ndarray of the shape of ``V``
+        Its gradient ``4 (A o R) V`` with ``R = A o (V V') - K``.
     """
     V = np.asarray(V, dtype=float)
     Vm = V[:, None] if V.ndim == 1 else V
@@ -280,6 +284,8 @@ def conformal_lbfgs(K, A, V0=None, *, tol=1e-10, max_iter=1000):
     V0 : array of shape (n,) or (n, r), optional
         Start; default ``w = 1``.
     tol : float >= 0
+        Tolerance on the projected gradient of the scaled objective
+        (L-BFGS-B's ``gtol``; see above).
     max_iter : int >= 1
         L-BFGS-B iterations.
 
@@ -424,7 +430,8 @@ def conformal_extend(K_rows, A_rows, V):
 
     Returns
     -------
-    ndarray of shape (m, r)
+    V_rows : ndarray of shape (m, r)
+        The weights ``v_x`` of the new points.
 
     Raises
     ------
@@ -458,11 +465,14 @@ def conformal_rows(K_rows, A_rows, V):
     Parameters
     ----------
     K_rows, A_rows : arrays of shape (m, n)
+        Kernel ``K`` and base kernel ``A`` between new and training points.
     V : array of shape (n,) or (n, r)
+        Fitted weights.
 
     Returns
     -------
     ndarray of shape (m, n)
+        The rows ``K*(x, X)`` of the conformally transformed kernel.
     """
     V = np.asarray(V, dtype=float)
     V = V[:, None] if V.ndim == 1 else V

@@ -31,10 +31,23 @@ _OK = {cp.OPTIMAL}
 class SolverError(RuntimeError):
     """A solver ended with a status other than optimal, or failed outright.
 
+    Parameters
+    ----------
+    message : str
+        The error message.
+    solver : str, optional
+        Name of the solver that failed.
+    status : str, optional
+        The status it ended with.
+    size : dict, optional
+        Numbers of variables and constraints of the problem.
+
     Attributes
     ----------
     solver : str
+        Name of the solver that failed.
     status : str
+        The status it ended with.
     size : dict
         Numbers of variables and constraints of the problem.
     """
@@ -50,9 +63,12 @@ class SolverError(RuntimeError):
 class Solution:
     """The result of a solve, with an optimality certificate computed by krein.
 
-    Attributes
+    The fields are the constructor's parameters and the attributes.
+
+    Parameters
     ----------
     solver : str
+        Name of the CVXPY solver or custom loop that produced the point.
     status : str
         CVXPY status (``"optimal"``) or a custom loop's.
     objective : float
@@ -64,6 +80,7 @@ class Solution:
     setup_time, solve_time : float
         Seconds spent compiling/setting up and inside the solver.
     iterations : int or None
+        Iterations reported by the solver (None when it reports none).
     primal_residual, dual_residual, gap : float
         Computed by the formulation's :meth:`~krein.formulations.Formulation.certificate`
         from the returned point (NaN where undefined).
@@ -89,7 +106,13 @@ class Solution:
 
 
 def installed_solvers():
-    """Names of the CVXPY solvers installed here (``cvxpy.installed_solvers()``)."""
+    """Names of the CVXPY solvers installed here (``cvxpy.installed_solvers()``).
+
+    Returns
+    -------
+    list of str
+        Solver names in CVXPY's spelling (upper case).
+    """
     return list(cp.installed_solvers())
 
 
@@ -131,6 +154,7 @@ def solve(formulation, solver="CLARABEL", *, verbose=False, warm_start=False, **
     Parameters
     ----------
     formulation : krein.formulations.Formulation
+        The problem to solve (built once, re-solvable after ``set``).
     solver : str
         A name from :func:`installed_solvers` (case-insensitive), e.g. "CLARABEL",
         "SCS", "ECOS", "OSQP".

@@ -75,12 +75,16 @@ def exchange_bound(problem, factors, dists, weights, beta):
     Parameters
     ----------
     problem : ProxyKernelProblem
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        ``C`` and ``rho``.
     factors : list of arrays of shape (n, r_j)
+        Factors ``L_j`` of the kept proxy kernels ``K_j = L_j L_j'``.
     dists : list of float
         ``d_j`` of the cuts (``||K_j - K0||_F^2`` of the untruncated proxy kernel).
     weights : array of shape (p,)
         Cut multipliers (any scale; negative entries are treated as zero).
     beta : array of shape (m,)
+        The current point of the dual problem.
 
     Returns
     -------
@@ -325,12 +329,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
         the level step a cut is kept when it passes this test in the QCLP or
         in the projection.
     prune_tol : float in [0, 1)
-    stabilization : {"level", None}
-        Trial point: the level-set projection (default) or the QCLP
-        maximizer (luss Algorithm 3 as written); see above.
-    level : float in (0, 1)
-        Level parameter of the level method (ignored with
-        ``stabilization=None``): the target is ``f* + level (t_i - f*)``.
+        Relative threshold of the pruning test above.
     rank_tol : float in [0, 1)
         Eigen-columns of the factor ``L_i`` of ``K_i = X(u_i)_+`` with eigenvalue
         at or below ``rank_tol * (lam_max(K0) + |u_i|^2 / (4 rho))`` (an upper
@@ -343,6 +342,12 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
         positive eigenvalue.  (On sigmoid kernels the spectrum of ``X_+`` does
         not decay, so truncation saves little there; it helps on smooth
         kernels such as wide Gaussians.)
+    stabilization : {"level", None}
+        Trial point: the level-set projection (default) or the QCLP
+        maximizer (luss Algorithm 3 as written); see above.
+    level : float in (0, 1)
+        Level parameter of the level method (ignored with
+        ``stabilization=None``): the target is ``f* + level (t_i - f*)``.
     solver_options : dict, optional
         Passed to the CVXPY solver (e.g. ``{"eps_abs": 1e-6}`` for SCS).
     verbose : bool

@@ -289,6 +289,7 @@ def hull_multistart(K, y, mu=1.0, *, n_starts=10, tol=1e-6, max_iter=10000, rand
     max_iter : int >= 1
         Iterations per start; a ``ConvergenceWarning`` counts the starts that hit it.
     random_state : None, int or RandomState
+        Seed or generator of the random starts.
     init : array of shape (n,) or (n, S0), optional
         Extra starting points (projected onto the feasible set).
     distinct_tol : float > 0
@@ -365,8 +366,11 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
     Parameters
     ----------
     K : array of shape (n, n)
+        Any symmetric kernel matrix.
     y : array of shape (n,) in {-1, +1}
+        Labels.
     mu : float
+        Reduction bound, ``>= 1 / min(n+, n-)`` (libsvm's ``nu = 2 / (mu n)``).
     tol : float > 0
         Stationarity target of the polish.
     libsvm_tol : float > 0
@@ -374,6 +378,7 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
     max_iter : int >= 1
         Polishing iterations.
     polish : bool
+        Refine libsvm's point by projected gradient steps to ``tol``.
     cache_size : float
         libsvm kernel cache (MB).
 

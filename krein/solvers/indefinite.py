@@ -61,11 +61,15 @@ def lipschitz_bound(problem, oracle):
     Parameters
     ----------
     problem : ProxyKernelProblem
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        ``C`` and ``rho``.
     oracle : ProxyKernelOracle
+        The eigendecomposition of ``K0``.
 
     Returns
     -------
     float
+        An upper bound on the Lipschitz constant of ``grad f``.
     """
     P = problem
     lmax = max(float(oracle.eigenvalues[-1]), 0.0)
@@ -84,6 +88,8 @@ class Certifier:
     Parameters
     ----------
     problem : ProxyKernelProblem
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        ``C`` and ``rho``.
     oracle : ProxyKernelOracle, optional
         Built from ``problem`` if not given (one ``eigh`` of ``K0``).
     libsvm_tol : float
@@ -126,11 +132,21 @@ class Certifier:
 
         With ``record`` (only for feasible ``beta``) the lower bound is updated.
 
+        Parameters
+        ----------
+        beta : ndarray of shape (m,)
+            A point of the dual problem.
+        record : bool, default=True
+            Update the lower bound and the best point when ``f`` improves.
+
         Returns
         -------
         f : float
+            The objective ``c'beta + g(M beta)`` of luss eq. (7).
         grad : ndarray of shape (m,)
+            Its gradient ``c + M' grad g``.
         ev : ProxyEval
+            The oracle's record at ``u = M beta``.
         """
         P = self.problem
         ev = self.oracle.evaluate(P.u_of(beta))
@@ -142,13 +158,39 @@ class Certifier:
         return f, grad, ev
 
     def offer_upper(self, value, source):
-        """Record an upper bound if it improves the least one."""
+        """Record an upper bound if it improves the least one.
+
+        Parameters
+        ----------
+        value : float
+            A certified upper bound on the optimal value.
+        source : str
+            Where it comes from (reported as ``upper_source``).
+        """
         if value < self.upper:
             self.upper = float(value)
             self.upper_source = source
 
     def frank_wolfe(self, beta, f, grad):
-        """Certified bound ``f + max_{b in A} grad'(b - beta)`` (free); recorded."""
+        """Certified bound ``f + max_{b in A} grad'(b - beta)`` (free); recorded.
+
+        ``f`` is concave, so its linearization at ``beta`` bounds it from above
+        on the whole feasible set ``A``; the maximum is an exact LP.
+
+        Parameters
+        ----------
+        beta : ndarray of shape (m,)
+            A feasible point of the dual problem.
+        f : float
+            ``f(beta)``.
+        grad : ndarray of shape (m,)
+            ``grad f(beta)``.
+
+        Returns
+        -------
+        upper : float
+            The Frank-Wolfe upper bound.
+        """
         P = self.problem
         val, _ = box_hyperplane_lp(grad, P.a, P.b0, P.upper)
         ub = f + val - float(grad @ beta)
@@ -158,9 +200,17 @@ class Certifier:
     def libsvm_bound(self, beta, ev):
         """Certified bound from libsvm on ``K_i = X(beta)_+`` (luss §3.2); recorded.
 
+        Parameters
+        ----------
+        beta : ndarray of shape (m,)
+            A feasible point of the dual problem.
+        ev : ProxyEval
+            The oracle's record at ``beta`` (for ``||K_i - K0||_F^2``).
+
         Returns
         -------
         upper : float
+            The SVM primal value at libsvm's point plus the penalty term.
         """
         t0 = time.perf_counter()
         P = self.problem
@@ -189,11 +239,44 @@ class Certifier:
         return self.gap / den
 
     def converged(self, tol, atol):
-        """Whether ``gap <= max(atol, tol * |lower - g(0)|)``."""
+        """Whether ``gap <= max(atol, tol * |lower - g(0)|)``.
+
+        Parameters
+        ----------
+        tol : float
+            Relative tolerance.
+        atol : float
+            Absolute tolerance.
+
+        Returns
+        -------
+        bool
+            True when the certified gap is finite and within tolerance.
+        """
         return np.isfinite(self.gap) and self.gap <= max(atol, tol * abs(self.lower - self.offset))
 
     def solution(self, name, status, n_iter, trace, t_setup, t_solve):
-        """Pack the best point as a :class:`~krein.solvers.Solution`."""
+        """Pack the best point as a :class:`~krein.solvers.Solution`.
+
+        Parameters
+        ----------
+        name : str
+            The algorithm's name (``solver``).
+        status : str
+            ``"converged"`` or ``"max_iter"``.
+        n_iter : int
+            Iterations run.
+        trace : list of dict
+            One record per iteration.
+        t_setup, t_solve : float
+            Seconds of setup and of the iterations.
+
+        Returns
+        -------
+        Solution
+            ``primal`` holds ``beta``, ``alpha`` and ``u`` of the best point;
+            ``certificate`` the bounds, gaps and counters.
+        """
         P = self.problem
         beta = self.best_beta
         viol = max(abs(float(P.a @ beta) - P.b0), float(np.max(-beta)), float(np.max(beta - P.upper)), 0.0)
@@ -256,6 +339,8 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
     Parameters
     ----------
     problem : ProxyKernelProblem
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        ``C`` and ``rho``.
     step : {"backtracking", "lipschitz", "diminishing"}
         ``"diminishing"``: the paper's ``t_k = step0 / k`` (luss §3.2 used 5/k
         for IndefiniteSVM and 10/k for PerturbSVM; default ``step0 = 5``);
@@ -270,14 +355,17 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
         Relative and absolute tolerance on the certified gap: stop when
         ``gap <= max(atol, tol * |f - g(0)|)`` (module docstring).
     max_iter : int
+        Maximum number of iterations.
     gap_every : int
         Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
     beta0 : array of shape (m,), optional
         Starting point (projected onto the feasible set).
     libsvm_tol : float
+        Tolerance of libsvm at the gap checks.
     oracle : ProxyKernelOracle, optional
         Reuse an eigendecomposition of ``K0`` (e.g. across C values).
     verbose : bool
+        Print one line per iteration.
 
     Returns
     -------
@@ -371,17 +459,37 @@ def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1
     Parameters
     ----------
     problem : ProxyKernelProblem
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        ``C`` and ``rho``.
     step0 : float, optional
         Initial step (default ``1 / lam_max(K0)``).
-    tol, atol, max_iter, gap_every, beta0, libsvm_tol, oracle, verbose :
-        As in :func:`projected_gradient`.
+    tol, atol : float
+        Relative and absolute tolerance on the certified gap (as in
+        :func:`projected_gradient`).
+    max_iter : int
+        Maximum number of iterations.
+    gap_every : int
+        Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
+    beta0 : array of shape (m,), optional
+        Starting point (projected onto the feasible set).
+    libsvm_tol : float
+        Tolerance of libsvm at the gap checks.
+    oracle : ProxyKernelOracle, optional
+        Reuse an eigendecomposition of ``K0``.
     restart : bool
         Adaptive restart (recommended).
+    verbose : bool
+        Print one line per iteration.
 
     Returns
     -------
     Solution
         As :func:`projected_gradient`.
+
+    Raises
+    ------
+    ValueError
+        Bad parameters (e.g. ``step0 <= 0``).
 
     Warns
     -----

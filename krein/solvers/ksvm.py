@@ -115,6 +115,16 @@ def default_max_iter(n):
 
     Each iteration adds or removes one point of ``I_w``; a run typically takes
     a small multiple of the number of support vectors.
+
+    Parameters
+    ----------
+    n : int
+        Number of training points.
+
+    Returns
+    -------
+    int
+        ``10 n + 100``.
     """
     return 10 * int(n) + 100
 
@@ -125,9 +135,13 @@ def ksvm_intercept(K, y, alpha, C, bound_rtol=0.0):
     Parameters
     ----------
     K : ndarray of shape (n, n)
+        Symmetric kernel matrix (any signature).
     y : ndarray of shape (n,) in {-1, +1}
+        Labels.
     alpha : ndarray of shape (n,)
+        Dual variables of problem (26), ``0 <= alpha <= C``.
     C : float > 0
+        Box bound.
     bound_rtol : float >= 0
         A point is free when ``bound_rtol * C < alpha_i < (1 - bound_rtol) * C``
         (0 for the exact sets of the active-set method; a small value for the

@@ -27,6 +27,24 @@ __all__ = ["project_box_hyperplane", "box_hyperplane_lp", "check_feasible_set"]
 def check_feasible_set(a, b, upper):
     """Validate ``a`` in {-1, +1}^m, ``upper >= 0`` and non-emptiness of the set.
 
+    Parameters
+    ----------
+    a : array-like of shape (m,)
+        Normal of the hyperplane, entries in {-1, +1}.
+    b : float
+        Right-hand side of ``a'x = b``.
+    upper : float or array-like of shape (m,)
+        Upper bounds ``U >= 0`` of the box.
+
+    Returns
+    -------
+    a : ndarray of shape (m,)
+        ``a`` as float.
+    upper : ndarray of shape (m,)
+        ``upper`` broadcast to shape (m,).
+    b : float
+        ``b`` as float.
+
     Raises
     ------
     ValueError
@@ -55,9 +73,11 @@ def project_box_hyperplane(v, a, b, upper):
     Parameters
     ----------
     v : array of shape (m,)
+        The point to project.
     a : array of shape (m,)
         Entries in {-1, +1}.
     b : float
+        Right-hand side of ``a'x = b``.
     upper : float or array of shape (m,)
         Upper bounds ``U >= 0``.
 
@@ -110,10 +130,13 @@ def box_hyperplane_lp(w, a, b, upper):
     Parameters
     ----------
     w : array of shape (m,)
+        Objective vector: the LP maximizes ``w'x``.
     a : array of shape (m,)
         Entries in {-1, +1}.
     b : float
+        Right-hand side of ``a'x = b``.
     upper : float or array of shape (m,)
+        Upper bounds ``U >= 0``.
 
     Returns
     -------

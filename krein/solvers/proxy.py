@@ -40,7 +40,9 @@ __all__ = ["ProxyKernelOracle", "ProxyEval"]
 class ProxyEval:
     """One oracle evaluation at ``u``.
 
-    Attributes
+    The fields are the constructor's parameters and the attributes.
+
+    Parameters
     ----------
     value : float
         ``g(u)`` (inner minimum of luss eq. 4 for this ``u``).
@@ -189,10 +191,12 @@ class ProxyKernelOracle:
         Parameters
         ----------
         u : array of shape (n,)
+            The point of luss eq. (4) (``y * alpha`` for svc).
 
         Returns
         -------
         ProxyEval
+            ``g(u)``, its gradient and the quantities of the proxy kernel ``K*(u)``.
         """
         self.n_evals += 1
         z = self._to_z(u)
@@ -219,6 +223,7 @@ class ProxyKernelOracle:
         Parameters
         ----------
         u : array of shape (n,)
+            The point of luss eq. (4) (``y * alpha`` for svc).
 
         Returns
         -------
@@ -296,12 +301,14 @@ class ProxyKernelOracle:
         Parameters
         ----------
         u : array of shape (n,)
+            The point of luss eq. (4) (``y * alpha`` for svc).
         tol : float
             Eigenvalues of ``X(u)`` at or below ``tol`` are dropped.
 
         Returns
         -------
-        ndarray of shape (n, r)
+        L : ndarray of shape (n, r)
+            Factor of the proxy kernel, ``K*(u) = L L'`` (``r`` kept eigenvalues).
         """
         mu, W = self.eigendecomposition(u)
         pos = mu > tol
@@ -320,6 +327,7 @@ class ProxyKernelOracle:
         Parameters
         ----------
         u : array of shape (n,)
+            The point of luss eq. (4) (``y * alpha`` for svc).
 
         Returns
         -------

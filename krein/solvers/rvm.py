@@ -195,7 +195,9 @@ def _likelihood_terms(f, t, likelihood, noise_precision):
 class LaplaceMode:
     """The posterior mode of the weights and the Laplace approximation at it.
 
-    Attributes
+    The fields are the constructor's parameters and the attributes.
+
+    Parameters
     ----------
     w : ndarray of shape (M,)
         Mode ``w*`` of ``log p(t | Phi_a w) - w' A w / 2`` (tipping §4).
@@ -301,6 +303,7 @@ def posterior_mode(Phi, t, alpha, w0=None, *, likelihood="bernoulli", noise_prec
     w0 : array of shape (M,), optional
         Starting point (default zeros).
     likelihood : {"bernoulli", "gaussian"}
+        Likelihood of the targets.
     noise_precision : float, optional
         ``beta`` of the Gaussian likelihood (required there).
     grad_tol : float
@@ -344,11 +347,15 @@ def log_marginal_likelihood(Phi, t, alpha, *, likelihood="bernoulli", noise_prec
     Parameters
     ----------
     Phi : array of shape (N, P)
+        Design matrix (for the RVM: ``[K | 1]``).
     t : array of shape (N,)
+        Targets in {0, 1} (Bernoulli) or real (Gaussian).
     alpha : array of shape (P,)
         Prior precisions; ``np.inf`` removes a column.  At least one must be finite.
-    likelihood, noise_precision :
-        As in :func:`posterior_mode`.
+    likelihood : {"bernoulli", "gaussian"}
+        Likelihood of the targets (as in :func:`posterior_mode`).
+    noise_precision : float, optional
+        ``beta`` of the Gaussian likelihood (required there).
 
     Returns
     -------
@@ -405,15 +412,21 @@ def sparsity_quality(Phi, t, alpha, *, likelihood="bernoulli", noise_precision=N
     Parameters
     ----------
     Phi : array of shape (N, P)
+        Design matrix (for the RVM: ``[K | 1]``).
     t : array of shape (N,)
+        Targets in {0, 1} (Bernoulli) or real (Gaussian).
     alpha : array of shape (P,)
         ``np.inf`` for inactive columns; at least one finite.
-    likelihood, noise_precision :
-        As in :func:`posterior_mode`.
+    likelihood : {"bernoulli", "gaussian"}
+        Likelihood of the targets (as in :func:`posterior_mode`).
+    noise_precision : float, optional
+        ``beta`` of the Gaussian likelihood (required there).
 
     Returns
     -------
     S, Q, s, q : ndarrays of shape (P,)
+        Sparsity and quality factors of every column, with and without its
+        own contribution (faul eqs. 22-23).
 
     Raises
     ------
@@ -518,6 +531,7 @@ def sparse_bayes(Phi, t, *, likelihood="bernoulli", noise_precision=None, bias_c
     t : array of shape (N,)
         Targets in {0, 1} (Bernoulli) or real (Gaussian).
     likelihood : {"bernoulli", "gaussian"}
+        Likelihood of the targets.
     noise_precision : float, optional
         Fixed noise precision ``beta`` for ``likelihood="gaussian"``.
     bias_column : int, optional
@@ -538,8 +552,10 @@ def sparse_bayes(Phi, t, *, likelihood="bernoulli", noise_precision=None, bias_c
         (SparseBayes' ``AlignmentMax``); 1 disables the test.
     priority_deletion : bool
         Try deletions before other actions (SparseBayes' ``PriorityDeletion``).
-    grad_tol, max_newton :
-        IRLS settings (:func:`posterior_mode`).
+    grad_tol : float
+        Relative gradient tolerance of the IRLS (:func:`posterior_mode`).
+    max_newton : int
+        Maximum Newton steps of each IRLS (:func:`posterior_mode`).
     verbose : bool
         Print one line per iteration.
 

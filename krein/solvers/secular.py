@@ -39,7 +39,9 @@ __all__ = ["RankOneEig", "rank_one_eig", "secular_roots", "shifted_poles"]
 class RankOneEig:
     """Deflated description of ``diag(d) + r z z'``.
 
-    Attributes
+    The fields are the constructor's parameters and the attributes.
+
+    Parameters
     ----------
     d : ndarray of shape (n,)
         Poles (ascending, as given).
@@ -87,13 +89,16 @@ def rank_one_eig(d, z, r, tol=None):
     d : array of shape (n,)
         Ascending diagonal.
     z : array of shape (n,)
+        Update vector.
     r : float >= 0
+        Update weight: the matrix is ``diag(d) + r z z'``.
     tol : float, optional
         Deflation tolerance; default ``8 eps max(max|d|, r |z|^2)``.
 
     Returns
     -------
     RankOneEig
+        The deflated problem; its roots are found by :func:`secular_roots`.
 
     Raises
     ------
@@ -174,6 +179,16 @@ def shifted_poles(p):
     Differences of poles must be taken as ``(D_k - D_l)(D_k + D_l)`` wherever they
     are combined with dlasd4's ``DELTA * WORK`` (the Loewner formula), so that both
     refer to the same rounded poles.
+
+    Parameters
+    ----------
+    p : ndarray of shape (m,)
+        Ascending poles.
+
+    Returns
+    -------
+    D : ndarray of shape (m,)
+        ``sqrt(p - p[0])``.
     """
     return np.sqrt(np.maximum(p - p[0], 0.0))
 
@@ -184,6 +199,7 @@ def secular_roots(eig, which):
     Parameters
     ----------
     eig : RankOneEig
+        The deflated problem of :func:`rank_one_eig`.
     which : array of int
         Root indices ``i`` (0-based, ``0 <= i < m``); root ``i`` lies in
         ``(p_i, p_{i+1})`` for the reduced poles ``p`` (the last one in
