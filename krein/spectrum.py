@@ -524,6 +524,23 @@ def validate_kernel_rows(est, K_rows, fitted_attr, name="K_rows"):
     return check_kernel_rows(K_rows, est.n_features_in_, name)
 
 
+def input_precision(*arrays):
+    """Machine precision of the coarsest floating dtype among the inputs (and their items).
+
+    Tolerances that judge round-off in user input (is a base kernel PSD?) scale with
+    it: a float32 kernel is exact only to about ``n * finfo(float32).eps`` relative,
+    even after casting to float64.  Non-float input counts as float64.
+    """
+    eps = float(np.finfo(np.float64).eps)
+    for a in arrays:
+        items = a if isinstance(a, (list, tuple)) else [a]
+        for item in items:
+            dtype = getattr(item, "dtype", None)
+            if dtype is not None and np.issubdtype(dtype, np.floating):
+                eps = max(eps, float(np.finfo(dtype).eps))
+    return eps
+
+
 def _named(exc, name):
     """scikit-learn's message with the argument's name in front (once)."""
     msg = str(exc)
