@@ -18,7 +18,6 @@ Independent checks:
 
 from __future__ import annotations
 
-import warnings
 
 import numpy as np
 import pytest
