@@ -18,7 +18,6 @@ Independent checks:
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from sklearn.base import clone
