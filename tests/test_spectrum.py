@@ -200,19 +200,35 @@ def test_asymmetric_beyond_tolerance_rejected():
 
 
 @pytest.mark.parametrize(
-    "K, match",
+    "K, match, transformer_match",
     [
-        (np.array([[1.0, np.nan], [np.nan, 1.0]]), "K contains NaN"),
-        (np.array([[1.0, np.inf], [np.inf, 1.0]]), "K contains NaN or inf"),
-        (np.ones((2, 3)), "K must be a square"),
-        (np.ones(3), "K must be a square"),
+        (np.array([[1.0, np.nan], [np.nan, 1.0]]), "K contains NaN", "Input K contains NaN"),
+        (np.array([[1.0, np.inf], [np.inf, 1.0]]), "K contains NaN or inf",
+         "Input K contains infinity"),
+        (np.ones((2, 3)), "K must be a square", "K must be a square"),
+        (np.ones(3), "K must be a square", "K: Expected 2D array"),
+        (np.eye(3) + 1j, None, "K: Complex data not supported"),
     ],
 )
-def test_bad_kernel_matrix(K, match):
-    with pytest.raises(ValueError, match=match):
-        Spectrum.from_kernel(K)
-    with pytest.raises(ValueError, match=match):
+def test_bad_kernel_matrix(K, match, transformer_match):
+    if match is not None:  # Spectrum.from_kernel casts complex input (krein._validation)
+        with pytest.raises(ValueError, match=match):
+            Spectrum.from_kernel(K)
+    with pytest.raises(ValueError, match=transformer_match):
         SpectrumCorrection().fit(K)
+
+
+def test_transformer_refuses_sparse_kernels():
+    """A sparse kernel is refused in fit and transform, naming sparse input (scikit-learn's
+    TypeError), not with NumPy's 'setting an array element with a sequence'."""
+    sparse = pytest.importorskip("scipy.sparse")
+    _, K = sigmoid_data(n=12)
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        SpectrumCorrection().fit(sparse.csr_matrix(K))
+    tr = SpectrumCorrection().fit(K)
+    assert tr.n_features_in_ == 12
+    with pytest.raises(TypeError, match="[Ss]parse"):
+        tr.transform(sparse.csr_matrix(K[:3]))
 
 
 # ----------------------------------------------------------------- partial decompositions
@@ -669,10 +685,11 @@ def test_transformer_clone():
 @pytest.mark.parametrize(
     "kwargs, match",
     [
-        ({"method": "abs"}, "method"),
-        ({"method": "clip", "out_of_sample": "nearest"}, "out_of_sample"),
-        ({"method": "mds", "eps": -1.0}, "eps"),
-        ({"method": "add_diagonal", "shift": np.nan}, "shift"),
+        ({"correction": "abs"}, "'correction' parameter of SpectrumCorrection must be a str among"),
+        ({"correction": "clip", "out_of_sample": "nearest"}, "'out_of_sample' parameter"),
+        ({"correction": "mds", "eps": -1.0}, "'eps' parameter"),
+        ({"correction": "add_diagonal", "shift": np.nan}, "'shift' parameter"),
+        ({"correction": "add_diagonal", "shift": np.inf}, "'shift' parameter"),
     ],
 )
 def test_transformer_bad_params(kwargs, match):

@@ -5,55 +5,14 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.svm import SVC
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._validation import check_int, check_kernel_rows, check_positive, check_square_kernel
-from ..solvers.bending import (
-    BENDING_ROW_MAPS,
-    _check_eps,
-    _check_g,
-    _check_shift,
-    bending,
-    check_bending_weights,
-)
-from ..spectrum import Spectrum
+from ..solvers.bending import BENDING_FUNCTIONS, BENDING_ROW_MAPS, bending, check_bending_weights
+from ..spectrum import Spectrum, reset_on_fit, validate_fit_kernel, validate_kernel_rows
 
 __all__ = ["Bending"]
-
-
-def _fitted_attributes(est):
-    return [k for k in vars(est) if k.endswith("_") and not k.startswith("__")]
-
-
-def _fit_transformer(est, K, y, fit):
-    """Validate ``K`` (sklearn's checks: sparse, complex, NaN/inf; then square and
-    symmetric) and run ``fit(K, y)``; on any failure no fitted attribute survives."""
-    for k in _fitted_attributes(est):
-        delattr(est, k)
-    try:
-        try:
-            K = validate_data(est, K, dtype=np.float64, ensure_min_samples=1)
-        except ValueError as exc:
-            raise ValueError(f"K: {exc}") from exc
-        K = check_square_kernel(K, "K")
-        fit(K, y)
-    except BaseException:
-        for k in _fitted_attributes(est):
-            delattr(est, k)
-        raise
-    return est
-
-
-def _check_rows(est, K_rows, fitted_attr):
-    """Validate ``(m, n)`` kernel rows against the fitted training size."""
-    check_is_fitted(est, fitted_attr)
-    try:
-        K_rows = validate_data(est, K_rows, dtype=np.float64, reset=False)
-    except ValueError as exc:
-        raise ValueError(f"K_rows: {exc}") from exc
-    return check_kernel_rows(K_rows, est.n_features_in_, "K_rows")
 
 
 class Bending(TransformerMixin, BaseEstimator):
@@ -69,21 +28,22 @@ class Bending(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    g : {"clip", "abs", "shift", "square"}
-        ``max(lam, eps)`` (Hayes & Hill, the original bending), ``max(|lam|, eps)``,
-        ``lam + shift``, ``lam**2`` (munoz §3.2).
+    correction : {"clip", "abs", "shift", "square"}
+        The eigenvalue map ``g`` of each step: ``max(lam, eps)`` (Hayes & Hill,
+        the original bending), ``max(|lam|, eps)``, ``lam + shift``, ``lam**2``
+        (munoz §3.2; :data:`krein.solvers.bending.BENDING_FUNCTIONS`).
     eps : float >= 0
         ``eps`` of Algorithm 1; also the MDS threshold (munoz eq. 1) of the first
         fit when ``weights="support-vectors"``.
     shift : float > 0, optional
-        Constant of ``g="shift"``; default per step ``max(0, eps - lam_min(K_n))``.
+        Constant of ``correction="shift"``; default per step ``max(0, eps - lam_min(K_n))``.
     weights : None, "support-vectors", array of shape (n,) or (n, n)
         The weighting matrix ``W`` (entries in ``[0, 1]``: the fraction of the gap
         closed per step; 0 freezes an entry, so entries with a *small* weight
         move *less*):
 
         * ``None``: every entry 1.  One step then gives ``U g(Lambda) U'``: for
-          ``g="clip"``, ``eps=0`` the clip/MDS kernel ("If the weighting matrix W
+          ``correction="clip"``, ``eps=0`` the clip/MDS kernel ("If the weighting matrix W
           is such that all its elements are equal, then the Bending method is
           equivalent to the MDS method", munoz §3.2).
         * ``"support-vectors"``: munoz §4 ("The support vectors obtained with the
@@ -148,6 +108,16 @@ class Bending(TransformerMixin, BaseEstimator):
     n_features_in_ : int
         Number of training points ``n``.
 
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        In ``fit`` (a ``ValueError``): a parameter outside the values above.
+    ValueError
+        In ``fit``: a bad ``K`` (sparse: ``TypeError``), weights of the wrong
+        shape, ``weights="support-vectors"`` without ``y``.
+    krein.solvers.SolverError
+        If the iteration diverges (non-finite entries).
+
     Notes
     -----
     ``transform`` applied to the training rows reproduces ``kernel_`` exactly when
@@ -164,9 +134,22 @@ class Bending(TransformerMixin, BaseEstimator):
     J. F. Hayes and W. G. Hill (1981), Biometrics 37, 483-493.
     """
 
-    def __init__(self, g="clip", eps=0.0, shift=None, weights=None, sv_weight=0.5, C=1.0,
+    _parameter_constraints: dict = {
+        "correction": [StrOptions(set(BENDING_FUNCTIONS))],
+        "eps": [Interval(numbers.Real, 0, None, closed="left")],
+        "shift": [Interval(numbers.Real, 0, None, closed="neither"), None],
+        "weights": [None, StrOptions({"support-vectors"}), "array-like"],
+        "sv_weight": [Interval(numbers.Real, 0, 1, closed="right")],
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "new_weights": [None, Interval(numbers.Real, 0, 1, closed="both"), "array-like"],
+        "out_of_sample": [StrOptions(set(BENDING_ROW_MAPS))],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+    }
+
+    def __init__(self, correction="clip", eps=0.0, shift=None, weights=None, sv_weight=0.5, C=1.0,
                  new_weights=None, out_of_sample="paper", tol=1e-8, max_iter=200):
-        self.g = g
+        self.correction = correction
         self.eps = eps
         self.shift = shift
         self.weights = weights
@@ -177,28 +160,9 @@ class Bending(TransformerMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
 
-    def _validate(self):
-        _check_g(self.g)
-        _check_eps(self.eps)
-        _check_shift(self.shift)
-        if self.out_of_sample not in BENDING_ROW_MAPS:
-            raise ValueError(f"out_of_sample must be one of {list(BENDING_ROW_MAPS)}; "
-                             f"got {self.out_of_sample!r}")
-        tol = self.tol
-        if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not np.isfinite(tol) or tol < 0:
-            raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
-        check_int(self.max_iter, "max_iter", low=1)
-        sw = self.sv_weight
-        if isinstance(sw, bool) or not isinstance(sw, numbers.Real) or not 0 < sw <= 1:
-            raise ValueError(f"sv_weight must be a number in (0, 1]; got {sw!r}")
-        check_positive(self.C, "C")
-
     def _weights(self, K, y):
         n = K.shape[0]
-        if isinstance(self.weights, str):
-            if self.weights != "support-vectors":
-                raise ValueError(f"weights must be None, 'support-vectors' or an array of shape "
-                                 f"({n},) or ({n}, {n}); got {self.weights!r}")
+        if isinstance(self.weights, str):  # "support-vectors" (_parameter_constraints)
             if y is None:
                 raise ValueError("weights='support-vectors' needs the labels y in fit(K, y) "
                                  "(munoz §4: support vectors of an SVC on the MDS kernel)")
@@ -219,16 +183,16 @@ class Bending(TransformerMixin, BaseEstimator):
         base = w if w is not None else np.ones(n)
         if u is None:
             return base.copy()
-        if isinstance(u, numbers.Real) and not isinstance(u, bool):
-            if not (np.isfinite(u) and 0 <= u <= 1):
-                raise ValueError(f"new_weights must be in [0, 1]; got {u!r}")
+        if isinstance(u, numbers.Real):  # in [0, 1] (_parameter_constraints)
             return float(u) * base
-        arr = np.asarray(u, dtype=float) if not isinstance(u, str) else np.array([])
+        arr = np.asarray(u, dtype=float)
         if arr.shape != (n,) or not np.all(np.isfinite(arr)) or arr.min() < 0 or arr.max() > 1:
             raise ValueError(f"new_weights must be None, a number in [0, 1] or an array of shape "
                              f"({n},) with entries in [0, 1]; got {u!r}")
         return arr.copy()
 
+    @reset_on_fit
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, K, y=None):
         """Bend the training kernel.
 
@@ -250,16 +214,13 @@ class Bending(TransformerMixin, BaseEstimator):
         krein.solvers.SolverError
             If the iteration diverges (non-finite entries).
         """
-        return _fit_transformer(self, K, y, self._fit)
-
-    def _fit(self, K, y):
-        self._validate()
+        K = validate_fit_kernel(self, K)
         n = K.shape[0]
         W, w, support = self._weights(K, y)
         u = self._new_weights(n, w)
-        sol = bending(K, W, g=self.g, eps=float(self.eps), shift=self.shift, tol=float(self.tol),
-                      max_iter=int(self.max_iter), out_of_sample=self.out_of_sample,
-                      rows=np.eye(n), row_weights=u)
+        sol = bending(K, W, g=self.correction, eps=float(self.eps), shift=self.shift,
+                      tol=float(self.tol), max_iter=int(self.max_iter),
+                      out_of_sample=self.out_of_sample, rows=np.eye(n), row_weights=u)
         spec = Spectrum.from_kernel(K, check=False)
         self.kernel_ = sol.primal["K"]
         self.row_map_ = sol.primal["rows"]
@@ -271,6 +232,7 @@ class Bending(TransformerMixin, BaseEstimator):
         self.solution_ = sol
         self.spectrum_ = spec
         self.min_eigenvalue_ = spec.min_eigenvalue
+        return self
 
     def fit_transform(self, K, y=None):
         """Fit and return the bent training kernel, shape (n, n)."""
@@ -293,7 +255,7 @@ class Bending(TransformerMixin, BaseEstimator):
         ValueError
             On a wrong width or NaN/inf.
         """
-        K_rows = _check_rows(self, K_rows, "row_map_")
+        K_rows = validate_kernel_rows(self, K_rows, "row_map_")
         return K_rows @ self.row_map_
 
     def __sklearn_tags__(self):

@@ -27,6 +27,17 @@ The corrected kernel is the kernel function ``k*(x, z) = sum_m beta_m k_m(x, z)`
 (munoz: "a linear combination of kernels"), so new rows are
 ``sum_m beta_m K_m(x, X)``: exact, and on the training rows it reproduces the
 fitted block.  The target's rows (slice 0) are not used by ``transform``.
+
+Parameters: model vs algorithm
+------------------------------
+``combination`` picks the MODEL: ``"nearest"`` fits ``beta`` by eq. (15) (CLC),
+``"average"`` fixes ``beta_m = 1/M`` (AKM; ``K`` is not used).  They are different
+kernels, compared side by side in munoz Tables 1-2, so this is not a solver choice.
+``solver`` picks the ALGORITHM for eq. (15), as everywhere in krein: ``"closed-form"``
+(munoz eq. 16, two base kernels), any installed CVXPY solver name (upper case,
+``"CLARABEL"``, ``"OSQP"``, ...: the QP), or ``"auto"`` (the closed form for two base
+kernels, else the QP with CLARABEL).  The two lower-case names are no CVXPY solver's
+(CVXPY's are case-insensitive upper-case names), so the values stay distinguishable.
 """
 
 from __future__ import annotations
@@ -34,7 +45,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
 from ..combinations import check_stacked_kernel, check_stacked_rows
@@ -42,11 +54,16 @@ from ..formulations.clc import (ConformalLinearCombinationQP, clc_closed_form, c
                                 kernel_inner_products, simplex_optimality_gap)
 from ..solvers import solve
 from ..solvers.core import check_solver
+from ..spectrum import input_precision, reset_on_fit
 
-__all__ = ["ConformalLinearCombination", "CLC_METHODS"]
+__all__ = ["ConformalLinearCombination", "CLC_COMBINATIONS", "CLC_SOLVERS"]
 
-#: Accepted values of ``ConformalLinearCombination(method=...)``.
-CLC_METHODS = ("auto", "qp", "closed-form", "average")
+#: Models of ``ConformalLinearCombination(combination=...)``: CLC (eq. 15) and AKM.
+CLC_COMBINATIONS = ("nearest", "average")
+#: Non-CVXPY values of ``ConformalLinearCombination(solver=...)``.
+CLC_SOLVERS = ("auto", "closed-form")
+#: The CVXPY solver of ``solver="auto"`` when the QP is needed (``M > 2``).
+CLC_DEFAULT_QP_SOLVER = "CLARABEL"
 
 
 class ConformalLinearCombination(TransformerMixin, BaseEstimator):
@@ -63,17 +80,19 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    method : {"auto", "qp", "closed-form", "average"}
-        ``"qp"``: the CVXPY QP (:class:`~krein.formulations.ConformalLinearCombinationQP`)
-        with ``solver``.  ``"closed-form"``: munoz eq. (16), two kernels only,
-        clipped to the simplex (:func:`~krein.formulations.clc.clc_closed_form`).
-        ``"auto"``: the closed form for ``M = 2``, the QP otherwise.
-        ``"average"``: the AKM baseline ``beta_m = 1/M`` (ignores ``K``).
-    solver : str
-        Any installed CVXPY solver that takes QPs ("CLARABEL", "OSQP", "SCS",
-        "ECOS", ...), for the QP.
+    combination : {"nearest", "average"}
+        The model (module docstring).  ``"nearest"``: ``beta`` minimizes eq. (15)
+        (CLC).  ``"average"``: the AKM baseline ``beta_m = 1/M`` (ignores ``K``
+        and ``solver``; munoz §4, CLC_AKM's companion rows of Tables 1-2).
+    solver : {"auto", "closed-form"} or str
+        The algorithm for eq. (15).  ``"closed-form"``: munoz eq. (16), two base
+        kernels only, clipped to the simplex
+        (:func:`~krein.formulations.clc.clc_closed_form`).  A CVXPY solver name
+        that takes QPs ("CLARABEL", "OSQP", "SCS", "ECOS", ...; case-insensitive):
+        the QP :class:`~krein.formulations.ConformalLinearCombinationQP`.
+        ``"auto"``: the closed form for ``M = 2``, the QP with CLARABEL otherwise.
     solver_options : dict, optional
-        Passed to the solver.
+        Passed to the CVXPY solver.
     polish : bool
         After the QP, solve the equality-constrained least-squares problem on the
         solver's support exactly (the KKT linear system of (15) with the zero
@@ -86,10 +105,13 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         whenever the support is right.
     check_psd : bool
         Check that every base kernel is PSD (least eigenvalue
-        ``>= -psd_rtol * max(1, largest |eigenvalue|)``), which is what makes
-        the combination PSD; ``ValueError`` otherwise.
-    psd_rtol : float
-        Relative tolerance of that check.
+        ``>= -max(psd_rtol, n * eps) * max(1, largest |eigenvalue|)``, ``eps`` the
+        machine precision of the input's dtype, so float32 kernels are judged at
+        float32 round-off), which is what makes the combination PSD;
+        ``ValueError`` otherwise.
+    psd_rtol : float in [0, 1)
+        Relative tolerance of that check (never below the input's precision
+        ``n * eps``).
 
     Attributes
     ----------
@@ -104,7 +126,7 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
     gap_ : float
         Frank-Wolfe optimality gap of ``weights_`` (0 at the optimum; see
         :func:`~krein.formulations.clc.simplex_optimality_gap`), relative to
-        ``max(1, max_m ||K_m||_F^2)``; NaN for ``"average"``.
+        ``max(1, max_m ||K_m||_F^2)``; NaN for ``combination="average"``.
     gram_ : ndarray of shape (M, M)
         ``<K_m, K_l>_F``.
     min_eigenvalue_ : float
@@ -113,8 +135,9 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         Least eigenvalue of each base kernel (NaN when ``check_psd=False``).
     solution_ : krein.solvers.Solution or None
         The QP's solution (None for the closed form and the average).
-    method_ : str
-        The method actually used (``"auto"`` resolved).
+    solver_ : str or None
+        The algorithm actually used (``"auto"`` resolved): ``"closed-form"`` or
+        the upper-case CVXPY solver name; None for ``combination="average"``.
     n_kernels_ : int
         ``M``.
     n_features_in_ : int
@@ -122,9 +145,12 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
 
     Raises
     ------
+    sklearn.utils._param_validation.InvalidParameterError
+        In ``fit`` (a ``ValueError``): a parameter outside the values above.
     ValueError
-        In ``fit``: a non-stacked input, bad parameters, a base kernel that is
-        not PSD, ``"closed-form"`` with ``M != 2``, an unknown solver.
+        In ``fit``: a non-stacked input, a base kernel that is not PSD,
+        ``solver="closed-form"`` with ``M != 2``, a solver that is neither
+        ``"auto"``, ``"closed-form"`` nor an installed CVXPY solver.
     krein.solvers.SolverError
         If the QP solver fails (the transformer is then left unfitted).
 
@@ -150,9 +176,20 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
     #: Takes stacked (n, n, 1 + M) kernels (krein.combinations).
     accepts_stacked_kernels = True
 
-    def __init__(self, method="auto", solver="CLARABEL", solver_options=None, polish=True,
+    _parameter_constraints: dict = {
+        "combination": [StrOptions(set(CLC_COMBINATIONS))],
+        # "auto", "closed-form" or a CVXPY name (case-insensitive): checked in fit against the
+        # installed solvers (a StrOptions beside str would not be disjoint from it)
+        "solver": [str],
+        "solver_options": [dict, None],
+        "polish": ["boolean"],
+        "check_psd": ["boolean"],
+        "psd_rtol": [Interval(numbers.Real, 0, 1, closed="left")],
+    }
+
+    def __init__(self, combination="nearest", solver="auto", solver_options=None, polish=True,
                  check_psd=True, psd_rtol=1e-8):
-        self.method = method
+        self.combination = combination
         self.solver = solver
         self.solver_options = solver_options
         self.polish = polish
@@ -160,33 +197,34 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         self.psd_rtol = psd_rtol
 
     # ------------------------------------------------------------------ checks
-    def _check_params(self, M):
-        if self.method not in CLC_METHODS:
-            raise ValueError(f"method must be one of {list(CLC_METHODS)}; got {self.method!r}")
-        method = self.method
-        if method == "auto":
-            method = "closed-form" if M == 2 else "qp"
-        if method == "closed-form" and M != 2:
-            raise ValueError(f"method='closed-form' (munoz eq. 16) needs exactly two base "
-                             f"kernels; got {M}: use method='qp'")
-        if method == "qp":
-            check_solver(self.solver)
-        if self.solver_options is not None and not isinstance(self.solver_options, dict):
-            raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
-        ok = isinstance(self.psd_rtol, numbers.Real) and not isinstance(self.psd_rtol, bool)
-        if not ok or not (0 <= self.psd_rtol < 1):
-            raise ValueError(f"psd_rtol must be a number in [0, 1); got {self.psd_rtol!r}")
-        return method
+    def _resolve_solver(self, M):
+        """The algorithm for ``M`` base kernels (None for the average); cross-parameter checks."""
+        if self.combination == "average":
+            return None
+        solver = self.solver
+        if solver == "auto":
+            solver = "closed-form" if M == 2 else CLC_DEFAULT_QP_SOLVER
+        if solver == "closed-form":
+            if M != 2:
+                raise ValueError(f"solver='closed-form' (munoz eq. 16) needs exactly two base "
+                                 f"kernels; got {M}: use solver='auto' or a CVXPY solver name")
+            return solver
+        try:
+            return check_solver(solver)
+        except ValueError as exc:
+            raise ValueError(f"solver must be one of {list(CLC_SOLVERS)} or an installed CVXPY "
+                             f"solver name: {exc}") from exc
 
-    def _check_base_psd(self, base):
-        M = base.shape[2]
+    def _check_base_psd(self, base, eps):
+        M, n = base.shape[2], base.shape[0]
         mins = np.full(M, np.nan)
         if not self.check_psd:
             return mins
+        rtol = max(float(self.psd_rtol), n * eps)  # never below the input's round-off
         for m in range(M):
             lam = np.linalg.eigvalsh(base[:, :, m])
             mins[m] = lam[0]
-            if lam[0] < -self.psd_rtol * max(1.0, float(np.max(np.abs(lam)))):
+            if lam[0] < -rtol * max(1.0, float(np.max(np.abs(lam)))):
                 raise ValueError(
                     f"base kernel {m + 1} (slice {m + 1} of X) is not PSD: least eigenvalue "
                     f"{lam[0]:.4g}; the combination of munoz eq. (15) is PSD only for PSD base "
@@ -194,6 +232,8 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         return mins
 
     # ------------------------------------------------------------------ fit
+    @reset_on_fit
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X, y=None):
         """Find the weights ``beta`` of munoz eq. (15) (or (16), or the AKM average).
 
@@ -209,24 +249,23 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         -------
         self
         """
-        for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, key)
+        eps = input_precision(X)
         K, base = check_stacked_kernel(X, "X")
         M = base.shape[2]
-        method = self._check_params(M)
-        base_mins = self._check_base_psd(base)
+        solver = self._resolve_solver(M)
+        base_mins = self._check_base_psd(base, eps)
         G, c, k2 = kernel_inner_products(K, base)
         solution = None
         scale = max(1.0, float(np.max(np.diag(G))))
-        if method == "average":
+        if solver is None:  # combination="average"
             beta = np.full(M, 1.0 / M)
             gap = float("nan")
-        elif method == "closed-form":
+        elif solver == "closed-form":
             beta = clc_closed_form(G, c)
             gap = simplex_optimality_gap(G / scale, c / scale, beta)
         else:
             form = ConformalLinearCombinationQP(G, c, k2)
-            solution = solve(form, self.solver, **(self.solver_options or {}))
+            solution = solve(form, solver, **(self.solver_options or {}))
             beta = form.weights()
             gap = simplex_optimality_gap(G / scale, c / scale, beta)
             if self.polish:
@@ -247,7 +286,7 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         self.min_eigenvalue_ = float(np.linalg.eigvalsh(K)[0])
         self.base_min_eigenvalues_ = base_mins
         self.solution_ = solution
-        self.method_ = method
+        self.solver_ = solver
         self.n_kernels_ = M
         self.n_features_in_ = K.shape[0]
         return self

@@ -5,18 +5,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context, clone
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from .._validation import check_int, check_kernel_rows, check_square_kernel
-from ..solvers.conformal import (
-    CONFORMAL_METHODS,
-    _check_tol,
-    conformal_fit,
-    conformal_rows,
-    conformal_start,
-)
-from ..spectrum import TRANSFORMS, Spectrum, SpectrumCorrection
-from .bending import _check_rows, _fit_transformer
+from .._validation import check_kernel_rows, check_square_kernel
+from ..solvers.conformal import CONFORMAL_METHODS, conformal_fit, conformal_rows, conformal_start
+from ..spectrum import (TRANSFORMS, Spectrum, SpectrumCorrection, input_precision,
+                        reset_on_fit, validate_fit_kernel, validate_kernel_rows)
 
 __all__ = ["ConformalTransformation"]
 
@@ -55,8 +50,9 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
           needs the rows of ``A`` for new points, so call
           :meth:`transform_rows` ``(K_rows, A_rows)``; plain ``transform``
           raises.
-    method : {"optimize", "search", "lbfgs"}
-        ``"search"``: the paper's fixed-step coordinate search
+    solver : {"optimize", "search", "lbfgs"}
+        The algorithm for eq. (13) (:data:`krein.solvers.conformal.CONFORMAL_METHODS`);
+        the model is the same for all three.  ``"search"``: the paper's fixed-step coordinate search
         (:func:`krein.solvers.conformal.conformal_search`); ``"lbfgs"``: L-BFGS-B
         with the analytic gradient from the paper's start ``w = 1``
         (:func:`krein.solvers.conformal.conformal_lbfgs`); ``"optimize"``: the
@@ -102,6 +98,15 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         Least eigenvalue of the input kernel.
     n_features_in_ : int
 
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        In ``fit`` (a ``ValueError``): a parameter outside the values above.
+    ValueError
+        In ``fit``: a bad ``K`` (sparse: ``TypeError``); a base that is not PSD
+        (least eigenvalue below ``-max(1e-10, n * eps) * max |lam(A)|``, ``eps``
+        the machine precision of the input's dtype) or not of shape (n, n).
+
     Notes
     -----
     ``transform`` on the training rows reproduces ``kernel_`` up to the
@@ -115,35 +120,32 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
     A. Munoz and I. Martin de Diego (2006), §3.4, eqs. (13)-(14); Tables 1-2.
     """
 
-    def __init__(self, base="flip", method="optimize", r=1, step=0.01, tol=1e-10, max_iter=1000,
+    _parameter_constraints: dict = {
+        "base": [StrOptions(set(TRANSFORMS)), HasMethods(["fit_transform", "transform"]),
+                 "array-like"],
+        "solver": [StrOptions(set(CONFORMAL_METHODS))],
+        "r": [Interval(numbers.Integral, 1, None, closed="left")],
+        "step": [Interval(numbers.Real, 0, None, closed="neither")],
+        "tol": [Interval(numbers.Real, 0, None, closed="left")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+    }
+
+    def __init__(self, base="flip", solver="optimize", r=1, step=0.01, tol=1e-10, max_iter=1000,
                  random_state=None):
         self.base = base
-        self.method = method
+        self.solver = solver
         self.r = r
         self.step = step
         self.tol = tol
         self.max_iter = max_iter
         self.random_state = random_state
 
-    def _validate(self):
-        if self.method not in CONFORMAL_METHODS:
-            raise ValueError(f"method must be one of {list(CONFORMAL_METHODS)}; got {self.method!r}")
-        check_int(self.r, "r", low=1)
-        step = self.step
-        if isinstance(step, bool) or not isinstance(step, numbers.Real) or not np.isfinite(step) \
-                or step <= 0:
-            raise ValueError(f"step must be a finite number > 0; got {step!r}")
-        _check_tol(self.tol)
-        check_int(self.max_iter, "max_iter", low=1)
-
-    def _base(self, K, y):
-        """``(A, fitted transformer or None)``."""
+    def _base(self, K, y, eps):
+        """``(A, fitted transformer or None)``; ``eps``: the input's machine precision."""
         base = self.base
         n = K.shape[0]
-        if isinstance(base, str):
-            if base not in TRANSFORMS:
-                raise ValueError(f"base must be one of {list(TRANSFORMS)}, a transformer or a PSD "
-                                 f"array of shape ({n}, {n}); got {base!r}")
+        if isinstance(base, str):  # one of TRANSFORMS (_parameter_constraints)
             base = SpectrumCorrection(base)
         if hasattr(base, "fit_transform") and hasattr(base, "transform"):
             tr = clone(base)
@@ -151,6 +153,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
             if A.shape != K.shape:
                 raise ValueError(f"the base transformer returned shape {A.shape}; expected {K.shape}")
         else:
+            eps = max(eps, input_precision(base))
             try:
                 A = check_square_kernel(base, "base")
             except (ValueError, TypeError) as exc:
@@ -161,11 +164,13 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
             tr = None
         lam = np.linalg.eigvalsh(A)
         scale = max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
-        if lam[0] < -1e-10 * scale:
+        if lam[0] < -max(1e-10, n * eps) * scale:  # round-off of the input's precision
             raise ValueError(f"the base kernel A must be PSD (munoz §3.4); its least eigenvalue "
                              f"is {lam[0]:.3g} (max |lam| {scale:.3g})")
         return A, tr
 
+    @reset_on_fit
+    @_fit_context(prefer_skip_nested_validation=False)  # a transformer base is the user's
     def fit(self, K, y=None):
         """Fit the conformal weights ``V``.
 
@@ -186,14 +191,12 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         ValueError
             Bad ``K``, parameters, or a base that is not PSD or not (n, n).
         """
-        return _fit_transformer(self, K, y, self._fit)
-
-    def _fit(self, K, y):
-        self._validate()
+        eps = input_precision(K)
+        K = validate_fit_kernel(self, K)
         n = K.shape[0]
-        A, tr = self._base(K, y)
+        A, tr = self._base(K, y, eps)
         V0 = conformal_start(n, int(self.r), self.random_state)
-        sol = conformal_fit(K, A, V0, method=self.method, step=float(self.step),
+        sol = conformal_fit(K, A, V0, method=self.solver, step=float(self.step),
                             tol=float(self.tol), max_iter=int(self.max_iter))
         V = sol.primal["V"]
         self.V_ = V
@@ -207,6 +210,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         self.solution_ = sol
         self.spectrum_ = Spectrum.from_kernel(K, check=False)
         self.min_eigenvalue_ = self.spectrum_.min_eigenvalue
+        return self
 
     def fit_transform(self, K, y=None):
         """Fit and return ``A o (V V')``, shape (n, n)."""
@@ -229,7 +233,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         ValueError
             Wrong width or NaN/inf; or the base is an array (use :meth:`transform_rows`).
         """
-        K_rows = _check_rows(self, K_rows, "V_")
+        K_rows = validate_kernel_rows(self, K_rows, "V_")
         if self.base_transformer_ is None:
             raise ValueError("base was given as an array, so the rows A(x, X) of new points are "
                              "unknown: call transform_rows(K_rows, A_rows)")
@@ -258,7 +262,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         """
         if A_rows is None:
             return self.transform(K_rows)
-        K_rows = _check_rows(self, K_rows, "V_")
+        K_rows = validate_kernel_rows(self, K_rows, "V_")
         A_rows = check_kernel_rows(A_rows, self.n_features_in_, "A_rows")
         if A_rows.shape != K_rows.shape:
             raise ValueError(f"A_rows must have the shape of K_rows {K_rows.shape}; got {A_rows.shape}")

@@ -5,23 +5,18 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.svm import SVC
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils._param_validation import Interval, StrOptions
 
-from .._validation import check_kernel_rows, check_positive, check_square_kernel
 from ..formulations.nearest_psd import check_weights, resolve_diagonal
-from ..solvers.alternating import _check_options, alternating_projections
-from ..spectrum import Spectrum
+from ..solvers.alternating import ALTERNATING_METHODS, alternating_projections
+from ..spectrum import Spectrum, reset_on_fit, validate_fit_kernel, validate_kernel_rows
 
 __all__ = ["NearestPSD", "NEAREST_PSD_ROW_MAPS"]
 
 #: Out-of-sample maps of :class:`NearestPSD`.
 NEAREST_PSD_ROW_MAPS = ("least-squares", "munoz")
-
-
-def _fitted_attributes(est):
-    return [k for k in vars(est) if k.endswith("_") and not k.startswith("__")]
 
 
 class NearestPSD(TransformerMixin, BaseEstimator):
@@ -67,7 +62,8 @@ class NearestPSD(TransformerMixin, BaseEstimator):
           (Higham 2002's ``W``-norm).  Arrays fit one training set only (their
           size is ``n``); inside a cross-validated pipeline use ``None`` or
           ``"support-vectors"``.
-    method : {"dykstra", "plain", "anderson"}
+    solver : {"dykstra", "plain", "anderson"}
+        The algorithm (:data:`krein.solvers.alternating.ALTERNATING_METHODS`).
         ``"dykstra"`` (default): Dykstra-corrected alternating projections
         (Higham 2002, Algorithm 3.3), which converge to the solution of (9).
         ``"plain"``: munoz eq. (10), ``A <- P_U(P_S(A))``, which converges to
@@ -76,7 +72,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         ``"anderson"``: Dykstra's iteration with Anderson acceleration (depth 5,
         Higham & Strabic 2016): the same limit in far fewer iterations on
         kernel matrices, without a convergence theorem (the certificate in
-        ``solution_`` tells).  The default is the method that provably solves
+        ``solution_`` tells).  The default is the algorithm that provably solves
         the problem munoz state.
     tol : float in (0, 1)
         Stopping tolerance (Higham's criterion: relative changes of both
@@ -152,6 +148,16 @@ class NearestPSD(TransformerMixin, BaseEstimator):
     n_features_in_ : int
         Number of training points ``n``.
 
+    Raises
+    ------
+    sklearn.utils._param_validation.InvalidParameterError
+        In ``fit`` (a ``ValueError``): a parameter outside the values above.
+    ValueError
+        In ``fit``: a bad ``K`` (sparse: ``TypeError``), ``diagonal`` or
+        ``weights`` of the wrong size or sign, ``diagonal="keep"`` on a kernel
+        with a negative diagonal entry, ``weights="support-vectors"`` without
+        ``y`` of two classes.
+
     Notes
     -----
     A new point's own value ``k*(x, x)`` would be ``c(x)`` (munoz: "only the
@@ -164,11 +170,25 @@ class NearestPSD(TransformerMixin, BaseEstimator):
     N. J. Higham (2002), IMA J. Numer. Anal. 22, 329-343, Algorithm 3.3.
     """
 
-    def __init__(self, diagonal="keep", weights=None, method="dykstra", tol=1e-6, max_iter=1000,
+    _parameter_constraints: dict = {
+        "diagonal": [None, StrOptions({"keep"}), Interval(numbers.Real, 0, None, closed="left"),
+                     "array-like"],
+        "weights": [None, StrOptions({"support-vectors"}), "array-like"],
+        "solver": [StrOptions(set(ALTERNATING_METHODS))],
+        "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
+        "out_of_sample": [StrOptions(set(NEAREST_PSD_ROW_MAPS))],
+        "rcond": [None, Interval(numbers.Real, 0, 1, closed="neither")],
+        "sv_weight": [Interval(numbers.Real, 0, None, closed="neither")],
+        "C": [Interval(numbers.Real, 0, None, closed="neither")],
+        "verbose": ["verbose"],
+    }
+
+    def __init__(self, diagonal="keep", weights=None, solver="dykstra", tol=1e-6, max_iter=1000,
                  out_of_sample="least-squares", rcond=None, sv_weight=10.0, C=1.0, verbose=False):
         self.diagonal = diagonal
         self.weights = weights
-        self.method = method
+        self.solver = solver
         self.tol = tol
         self.max_iter = max_iter
         self.out_of_sample = out_of_sample
@@ -177,26 +197,9 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         self.C = C
         self.verbose = verbose
 
-    # ------------------------------------------------------------ checks
-    def _validate(self):
-        _check_options(self.method, self.tol, self.max_iter)
-        if self.out_of_sample not in NEAREST_PSD_ROW_MAPS:
-            raise ValueError(f"out_of_sample must be one of {list(NEAREST_PSD_ROW_MAPS)}; "
-                             f"got {self.out_of_sample!r}")
-        r = self.rcond
-        if r is not None and (isinstance(r, bool) or not isinstance(r, numbers.Real)
-                              or not np.isfinite(r) or not 0 < r < 1):
-            raise ValueError(f"rcond must be None or a number in (0, 1); got {r!r}")
-        check_positive(self.sv_weight, "sv_weight")
-        check_positive(self.C, "C")
-        if isinstance(self.weights, str) and self.weights != "support-vectors":
-            raise ValueError("weights must be None, 'support-vectors', an array of shape (n,) of "
-                             "positive weights or an SPD array of shape (n, n); "
-                             f"got {self.weights!r}")
-
     def _weights(self, K, y, spec):
         n = K.shape[0]
-        if isinstance(self.weights, str):  # "support-vectors" (checked in _validate)
+        if isinstance(self.weights, str):  # "support-vectors" (_parameter_constraints)
             if y is None:
                 raise ValueError("weights='support-vectors' needs the labels y in fit(K, y) "
                                  "(munoz §4: support vectors of an SVC on the MDS kernel)")
@@ -214,6 +217,8 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         return check_weights(self.weights, n), None
 
     # ------------------------------------------------------------ fit
+    @reset_on_fit
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, K, y=None):
         """Compute the nearest PSD kernel with a fixed diagonal.
 
@@ -241,27 +246,11 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         ConvergenceWarning
             When ``max_iter`` is reached before ``tol``.
         """
-        for k in _fitted_attributes(self):
-            delattr(self, k)
-        try:
-            try:
-                K = validate_data(self, K, dtype=np.float64, ensure_min_samples=1)
-            except ValueError as exc:
-                raise ValueError(f"K: {exc}") from exc
-            K = check_square_kernel(K, "K")
-            self._fit(K, y)
-        except BaseException:
-            for k in _fitted_attributes(self):
-                delattr(self, k)
-            raise
-        return self
-
-    def _fit(self, K, y):
-        self._validate()
+        K = validate_fit_kernel(self, K)
         c = resolve_diagonal(self.diagonal, K)
         spec = Spectrum.from_kernel(K, check=False)
         norm, support = self._weights(K, y, spec)
-        sol = alternating_projections(K, c, norm, method=self.method, tol=float(self.tol),
+        sol = alternating_projections(K, c, norm, method=self.solver, tol=float(self.tol),
                                       max_iter=int(self.max_iter), verbose=bool(self.verbose),
                                       check_input=False)
         X = sol.primal["X"]
@@ -277,6 +266,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         self.solution_ = sol
         self.spectrum_ = spec
         self.min_eigenvalue_ = spec.min_eigenvalue
+        return self
 
     def _row_map(self, K, X, spec, norm):
         lam, V = spec.eigenvalues, spec.eigenvectors
@@ -321,12 +311,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         ValueError
             On a wrong width or NaN/inf.
         """
-        check_is_fitted(self, "row_map_")
-        try:
-            K_rows = validate_data(self, K_rows, dtype=np.float64, reset=False)
-        except ValueError as exc:
-            raise ValueError(f"K_rows: {exc}") from exc
-        K_rows = check_kernel_rows(K_rows, self.n_features_in_, "K_rows")
+        K_rows = validate_kernel_rows(self, K_rows, "row_map_")
         return K_rows @ self.row_map_
 
     def __sklearn_tags__(self):

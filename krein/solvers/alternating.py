@@ -321,8 +321,15 @@ class _Anderson:
             for j in range(i, m):
                 gram[i, j] = gram[j, i] = flat[i] @ flat[j]
         rhs = np.array([d @ f.ravel() for d in flat])
-        scale = np.sqrt(np.maximum(np.diag(gram), np.finfo(float).tiny))
-        gamma = np.linalg.lstsq(gram / np.outer(scale, scale), rhs / scale, rcond=1e-10)[0] / scale
+        # Differences at round-off level relative to the largest (a stalled iteration) are
+        # dropped: scaling them to unit diagonal would overflow and break the lstsq.
+        diag = np.diag(gram)
+        keep = diag > np.finfo(float).eps ** 2 * diag.max(initial=0.0)
+        gamma = np.zeros(m)
+        if keep.any():
+            scale = np.sqrt(diag[keep])
+            sub = gram[np.ix_(keep, keep)] / np.outer(scale, scale)
+            gamma[keep] = np.linalg.lstsq(sub, rhs[keep] / scale, rcond=1e-10)[0] / scale
         out = g.copy()
         for gj, dg in zip(gamma, self.dG):
             out -= gj * dg
