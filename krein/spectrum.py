@@ -170,7 +170,7 @@ def row_multipliers(lam, g, correction, null_tol):
         Eigenvalues of the training kernel.
     g : ndarray of shape (k,)
         Corrected eigenvalues ``g(lam)`` (:func:`correct_eigenvalues`).
-    method : str
+    correction : str
         The correction from :data:`TRANSFORMS` (only ``"square"`` is special).
     null_tol : float >= 0
         Eigenvalues with ``|lam| <= null_tol`` get ``h = 0``.
@@ -420,7 +420,7 @@ class Spectrum:
 
         Parameters
         ----------
-        method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+        correction : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
             The correction ``g`` (module docstring table).
         **params
             ``eps`` and ``shift`` of :func:`correct_eigenvalues`.
@@ -440,7 +440,7 @@ class Spectrum:
 
         Parameters
         ----------
-        method : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
+        correction : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
             The correction ``g`` (module docstring table).
         **params
             ``eps`` and ``shift`` of :func:`correct_eigenvalues`.
@@ -549,7 +549,7 @@ def transductive_rows(K_joint, n_train, correction, **params):
     Raises
     ------
     ValueError
-        On a bad ``K_joint``, an ``n_train`` out of range or an unknown ``method``.
+        On a bad ``K_joint``, an ``n_train`` out of range or an unknown ``correction``.
 
     Notes
     -----
