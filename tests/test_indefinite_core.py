@@ -41,7 +41,7 @@ from krein.formulations import (IndefiniteSVMSDP, PerturbSVM, ProxyKernelProblem
                                 ProxyKernelProjection, proxy_kernel)
 from krein.kernels import gaussian_kernel, sigmoid_kernel
 from krein.solvers import ProxyKernelOracle, accelerated_gradient, projected_gradient, solve
-from krein.solvers.projection import box_hyperplane_lp, check_feasible_set, project_box_hyperplane
+from krein.projections import box_hyperplane_lp, check_feasible_set, project_box_hyperplane
 from krein.solvers.secular import rank_one_eig, secular_roots
 
 #: Relative tolerance of CLARABEL on optimal values (measured <= 5e-9).

@@ -37,7 +37,7 @@ from .._validation import check_positive, check_square_kernel
 from ..formulations.indefinite import PerturbSVM, ProxyKernelProblem
 from ..solvers import INDEFINITE_ALGORITHMS, solve, solve_indefinite
 from ..solvers.indefinite import Certifier
-from ..solvers.projection import project_box_hyperplane
+from ..projections import project_box_hyperplane
 from ..solvers.proxy import ProxyKernelOracle
 from .base import BinaryModel, KernelClassifierBase, KernelMixin, check_int
 

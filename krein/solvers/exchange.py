@@ -58,7 +58,7 @@ import numpy as np
 from ..formulations.indefinite import ExchangeLevelProjection, ExchangeQCLP
 from .core import SolverError, check_solver, installed_solvers, solve
 from .indefinite import Certifier, _check_common, _finish
-from .projection import project_box_hyperplane
+from ..projections import project_box_hyperplane
 from .proxy import ProxyKernelOracle
 
 __all__ = ["exchange", "exchange_bound"]

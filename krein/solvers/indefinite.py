@@ -40,7 +40,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..formulations.indefinite import ProxyKernelProblem
 from .core import Solution
-from .projection import box_hyperplane_lp, project_box_hyperplane
+from ..projections import box_hyperplane_lp, project_box_hyperplane
 from .proxy import ProxyKernelOracle
 
 __all__ = ["Certifier", "projected_gradient", "accelerated_gradient", "STEP_RULES",
@@ -251,7 +251,7 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
     """Projected gradient ascent on luss eq. (7) (luss Algorithm 1).
 
     ``beta_{k+1} = P_A(beta_k + t_k grad f(beta_k))`` with the exact projection of
-    :func:`~krein.solvers.projection.project_box_hyperplane`.
+    :func:`~krein.projections.project_box_hyperplane`.
 
     Parameters
     ----------
