@@ -258,38 +258,6 @@ class ProxyKernelProblem:
         val, nu = box_hyperplane_lp(w, self.a, self.b0, self.upper)
         return 0.5 * vKv + val, nu
 
-    def libsvm_point(self, K, tol=1e-4):
-        """A near-optimal ``v`` of ``omega(K)`` from libsvm on the PSD kernel ``K``.
-
-        Parameters
-        ----------
-        K : array of shape (n, n)
-            PSD proxy kernel.
-        tol : float
-            libsvm stopping tolerance.
-
-        Returns
-        -------
-        v : ndarray of shape (n,)
-            In u-space (``y * alpha`` for svc, ``alpha+ - alpha-`` for svr, ``alpha``
-            scaled to sum to one for one-class).
-        """
-        from sklearn.svm import SVC, SVR, OneClassSVM
-
-        n = self.n
-        v = np.zeros(n)
-        if self.task == "svc":
-            est = SVC(kernel="precomputed", C=self.C, tol=tol).fit(K, self.y)
-            v[est.support_] = est.dual_coef_[0]
-        elif self.task == "svr":
-            est = SVR(kernel="precomputed", C=self.C, epsilon=self.epsilon, tol=tol).fit(K, self.y)
-            v[est.support_] = est.dual_coef_[0]
-        else:
-            est = OneClassSVM(kernel="precomputed", nu=self.nu, tol=tol).fit(K)
-            v[est.support_] = est.dual_coef_[0]
-            v /= max(v.sum(), np.finfo(float).tiny)
-        return v
-
 
 # ====================================================================== CVXPY
 class ProxyKernelProjection(Formulation):

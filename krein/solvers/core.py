@@ -71,6 +71,15 @@ class Solution:
         Everything the certificate returned (may include primal/dual objectives).
     trace : pandas.DataFrame or None
         Per-iteration records of custom loops.
+    intercept : float or None
+        For solvers of a model with a decision function (the IndefiniteSVM
+        loops): its intercept at the returned point, the multiplier of the
+        equality constraint (SVM / SVR intercept ``b``, minus the one-class
+        offset); ``None`` otherwise.
+    coef : ndarray of shape (n,) or None
+        For the same solvers, when asked for an out-of-sample map: the
+        coefficients applied to the raw kernel rows ``k(x, X)`` of new points
+        (the map folded in); ``None`` otherwise.
     """
 
     solver: str
@@ -86,6 +95,8 @@ class Solution:
     gap: float
     certificate: dict = field(default_factory=dict)
     trace: object = None
+    intercept: float | None = None
+    coef: object = None
 
 
 def installed_solvers():

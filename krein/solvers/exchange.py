@@ -255,7 +255,8 @@ def _solve_projection(problem, factors, dists, center, level, solver, options):
 
 def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, gap_every=1,
              libsvm_tol=1e-4, oracle=None, prune=True, prune_tol=1e-8, rank_tol=1e-10,
-             stabilization="level", level=0.5, solver_options=None, verbose=False):
+             stabilization="level", level=0.5, solver_options=None, out_of_sample=None,
+             verbose=False):
     """Exchange method of Chen & Ye (2008) for the SIQCLP (luss eq. 8; §3.4, Algorithm 3).
 
     Start from ``K_1 = (K0)_+`` (the proxy kernel at ``u = 0``).  At iteration
@@ -345,6 +346,9 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
         kernels such as wide Gaussians.)
     solver_options : dict, optional
         Passed to the CVXPY solver (e.g. ``{"eps_abs": 1e-6}`` for SCS).
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
+        Also return the test coefficients of this out-of-sample map in
+        ``Solution.coef`` (:func:`~krein.solvers.indefinite.out_of_sample_coef`).
     verbose : bool
         Print one line per iteration.
 
@@ -353,7 +357,8 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     Solution
         ``solver="exchange"``; ``primal`` holds ``beta``, ``alpha`` and ``u`` of the
         best point; ``gap`` is certified (see the module docstring for which
-        bounds are); ``dual["kernel_weights"]`` are the normalized cut
+        bounds are); ``intercept`` and ``coef`` as in
+        :func:`~krein.solvers.projected_gradient`; ``dual["kernel_weights"]`` are the normalized cut
         multipliers of the last QCLP (the weights of the kept kernels in the MKL
         reading of eq. 13) and ``certificate`` adds ``t`` (last QCLP value, not
         certified), ``exchange_upper``, ``n_cuts``, ``qclp_seconds``,
@@ -422,7 +427,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     solver_name, options = _check_exchange(solver, prune, prune_tol, solver_options, libsvm_tol,
                                            rank_tol, oracle, problem, stabilization, level)
     t0 = time.perf_counter()
-    cert = Certifier(problem, oracle, libsvm_tol)
+    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample)
     orc = cert.oracle
     P = problem
     zeros = np.zeros(P.n)
