@@ -8,7 +8,7 @@ loops (IndefiniteSVM: :func:`projected_gradient`, :func:`accelerated_gradient`,
 :func:`conformal_fit`, :func:`alternating_projections`) return the same :class:`Solution` plus a trace.
 """
 
-from .core import Solution, SolverError, check_solver, installed_solvers, solve
+from .core import Solution, SolverError, check_solver, installed_solvers, solve, solver_capabilities
 from .indefinite import Certifier, accelerated_gradient, projected_gradient
 from .proxy import ProxyKernelOracle
 # the functions (not the submodules of the same name) are the package attributes
@@ -21,7 +21,8 @@ from .hull import hull_multistart, hull_nu_svm  # noqa: E402
 from .ksvm import ksvm_active_set  # noqa: E402
 from .rvm import sparse_bayes  # noqa: E402
 
-__all__ = ["Solution", "SolverError", "installed_solvers", "solve", "check_solver",
+__all__ = ["Solution", "SolverError", "installed_solvers", "solver_capabilities", "solve",
+           "check_solver",
            "ProxyKernelOracle", "Certifier", "projected_gradient", "accelerated_gradient",
            "accpm", "exchange", "solve_indefinite", "INDEFINITE_SOLVERS", "INDEFINITE_ALGORITHMS",
            "indefinite_options",
