@@ -274,7 +274,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
       maximizer ``beta_i``.  This is a Kelley-type cutting-plane method on
       quadratic cuts.  Each cut misses the quartic term ``-|u|^4 / (16 rho)``
       of eq. (7), so the maximizers overshoot to large ``|u|`` and the method
-      crawls unless ``rho`` is large (measured below).
+      crawls unless ``rho`` is large (timings in ``benchmarks/README.md``).
     * ``"level"`` (default) — the **level method** of Lemarechal, Nemirovskii &
       Nesterov (1995) on the same cuts.  Let ``f*`` be the best value found and
       ``t_i`` the QCLP value (capped by the best certified upper bound).  The
@@ -289,14 +289,8 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
       (trace column ``step``).  This variant is ours, not the paper's: keep
       ``stabilization=None`` to reproduce luss Fig. 2.
 
-    Measured on the first ``n`` USPS training digits with the Simpson kernel
-    (``benchmarks/indefinite.py``), ``C = 1``, ``rho = 1``, ECOS:
-
-    * ``n = 200``, ``stabilization=None``: 60 iterations (50 s) left a relative
-      gap of 2.2.
-    * ``n = 200``, ``"level"``: relative gap below ``1e-3`` in 19 iterations (7 s).
-    * ``n = 500``, ``"level"``: relative gap below ``1e-3`` in 16 iterations
-      (about 100 s).
+    Measured iteration counts and times of both trial points (USPS Simpson
+    kernel, sigmoid kernel) are in ``benchmarks/README.md``.
 
     Parameters
     ----------
@@ -400,7 +394,8 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     default ``prune_tol`` removes few cuts, because an interior-point solver
     leaves multipliers between about ``1e-9`` and ``1e-4`` on inactive cuts
     (``prune_tol=1e-4`` prunes more with the same iterations on small problems,
-    but did not make the ``n = 300`` run below faster).
+    but did not make the ``n = 300`` sigmoid run of ``benchmarks/README.md``
+    faster).
 
     With ``stabilization=None`` no rate of convergence is known, only a
     monotone decrease of ``t_i`` (Chen & Ye 2008), and luss §5 found the
@@ -408,13 +403,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     relative to ``|u|^2`` (``K* ~ (K0)_+``) and very slow otherwise.  The
     level method converges for any concave ``f`` with a rate of
     ``O(1 / eps^2)`` iterations (Lemarechal, Nemirovskii & Nesterov 1995,
-    for linear cuts; quadratic cuts only tighten the model).  Measured with
-    ``stabilization=None`` on a sigmoid kernel ``tanh(X X'/10 - 1)``, ``X`` of
-    shape (300, 10), ``C = 1``: with ``rho = 1``, 30 iterations (65-155 s)
-    still left a certified gap larger than ``f - g(0)`` (``f(beta_i)`` below
-    ``f(0)``), while projected gradient certified a relative gap of ``1e-3``
-    in 10 iterations (0.2 s); with ``rho = 100`` the exchange method reached
-    ``1e-3`` in 20 iterations (17 s, ECOS).
+    for linear cuts; quadratic cuts only tighten the model).
 
     References
     ----------
