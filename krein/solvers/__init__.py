@@ -6,6 +6,12 @@ loops (IndefiniteSVM: :func:`projected_gradient`, :func:`accelerated_gradient`,
 :func:`sparse_bayes`; the convex-hull local solvers :func:`hull_nu_svm` and
 :func:`hull_multistart`; Munoz & de Diego's :func:`bending` and
 :func:`conformal_fit`, :func:`alternating_projections`) return the same :class:`Solution` plus a trace.
+
+:data:`INDEFINITE_SOLVERS` is the one table of IndefiniteSVM algorithms by name
+(:func:`solve_indefinite` and the estimators dispatch on it); their solutions carry
+the intercept and the out-of-sample test coefficients, so an estimator only stores
+them.  :func:`solver_capabilities` lists the problem classes each installed CVXPY
+solver accepts (``krein solvers``).
 """
 
 from .core import Solution, SolverError, check_solver, installed_solvers, solve, solver_capabilities

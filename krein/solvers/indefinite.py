@@ -27,6 +27,12 @@ measured against the objective minus its constant part ``g(0) = rho ||(K0)_-||_F
 (the value of (7) at ``alpha = 0``), which dominates (7) when ``rho`` is large
 (as ``rho -> infinity``, ``f - g(0)`` tends to the dual objective of the SVM on
 the clipped kernel, luss §2.3).
+
+Every loop returns a :class:`~krein.solvers.Solution` for ``beta_best`` that also
+holds the decision function there (:meth:`Certifier.solution`): the intercept
+(from the oracle record of the best point, no extra oracle call) and, when asked
+with ``out_of_sample``, the coefficients of the test rows
+(:func:`out_of_sample_coef`).
 """
 
 from __future__ import annotations
