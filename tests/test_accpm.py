@@ -33,8 +33,9 @@ import krein
 from krein.formulations import IndefiniteSVMSDP, ProxyKernelProblem
 from krein.kernels import sigmoid_kernel
 from krein.solvers import SolverError, projected_gradient, solve
-from krein.solvers.accpm import (_HessianSolver, _localization_bound, accpm, analytic_center,
-                                 cut_relevance, outer_radius)
+from krein.solvers.accpm import accpm
+from krein.solvers.analytic_center import (_HessianSolver, _localization_bound, analytic_center,
+                                           cut_relevance, outer_radius)
 
 TRACE_COLUMNS = ["iter", "objective", "lower", "upper", "gap", "n_cuts", "newton_steps",
                  "seconds", "gap_seconds"]

@@ -23,7 +23,7 @@ from krein.formulations.indefinite import ExchangeQCLP, IndefiniteSVMSDP, ProxyK
 from krein.solvers import ProxyKernelOracle, solve
 from krein.solvers.exchange import exchange, exchange_bound
 from krein.solvers.indefinite import projected_gradient
-from krein.solvers.projection import project_box_hyperplane
+from krein.projections import project_box_hyperplane
 
 TOL = 1e-6          # certified relative gap asked of the exchange method
 MATCH = 1e-4        # agreement with the reference value, relative to |f - g(0)|

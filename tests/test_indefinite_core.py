@@ -40,8 +40,8 @@ import krein
 from krein.formulations import (IndefiniteSVMSDP, PerturbSVM, ProxyKernelProblem,
                                 ProxyKernelProjection, proxy_kernel)
 from krein.kernels import gaussian_kernel, sigmoid_kernel
+from krein.projections import box_hyperplane_lp, check_feasible_set, project_box_hyperplane
 from krein.solvers import ProxyKernelOracle, accelerated_gradient, projected_gradient, solve
-from krein.solvers.projection import box_hyperplane_lp, check_feasible_set, project_box_hyperplane
 from krein.solvers.secular import rank_one_eig, secular_roots
 
 #: Relative tolerance of CLARABEL on optimal values (measured <= 5e-9).
@@ -828,3 +828,74 @@ def test_solution_contract(alg, task):
     u = P.u_of(beta)
     assert abs(P.c @ beta + reference_inner(K0, u, 1.0)["value_direct"] - r.objective) \
         <= 1e-9 * max(1.0, abs(r.objective))
+
+
+# =============================================================================
+# The decision function the loops return (Solution.intercept, Solution.coef)
+# =============================================================================
+def _dense_decision(P, u):
+    """Proxy kernel, intercept and spectral / clip coefficients at ``u`` by dense eigh."""
+    X = P.K0 + np.outer(u, u) / (4.0 * P.rho)
+    mu, W = np.linalg.eigh(0.5 * (X + X.T))
+    pos = mu > 1e-12 * np.abs(mu).max()
+    Kstar = (W[:, pos] * mu[pos]) @ W[:, pos].T
+    lam, V = np.linalg.eigh(P.K0)
+    keep = lam > 1e-12 * np.abs(lam).max()
+    Ku = Kstar @ u
+    _, b = P.omega_upper(Ku, float(u @ Ku))
+    return {"K": Kstar, "intercept": b, "spectral": W[:, pos] @ (W[:, pos].T @ u),
+            "clip": V[:, keep] @ (V[:, keep].T @ u)}
+
+
+@pytest.mark.parametrize("algorithm", ["pg", "apg", "accpm", "exchange"])
+@pytest.mark.parametrize("task", ["svc", "svr", "one-class"])
+def test_solution_carries_intercept_and_test_coefficients(algorithm, task):
+    """Every IndefiniteSVM loop returns the intercept (the multiplier of ``a'beta = b0`` at
+    the SVM bound with ``v = u`` on ``K* = X(u)_+``) and, given ``out_of_sample``, the
+    test coefficients ``P_+ u`` / ``V_+ V_+' u`` / ``u``: checked against dense eigh."""
+    K0, y = sigmoid_data(16, 11)
+    target = y if task == "svc" else (np.linspace(-1, 1, 16) if task == "svr" else None)
+    P = ProxyKernelProblem(K0, target, task=task, C=1.0, rho=1.0, epsilon=0.1, nu=0.5)
+    opts = {"max_iter": 5} if algorithm == "exchange" else {"max_iter": 50}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        sols = {m: krein.solvers.solve_indefinite(P, algorithm, out_of_sample=m, **opts)
+                for m in ("spectral", "clip", "raw", None)}
+    ref_sol = sols[None]
+    u = ref_sol.primal["u"]
+    ref = _dense_decision(P, u)
+    assert ref_sol.coef is None
+    for sol in sols.values():
+        np.testing.assert_array_equal(sol.primal["u"], u)   # the mode never changes the run
+        assert sol.intercept == ref_sol.intercept
+    scale = max(1.0, abs(ref["intercept"]))
+    assert abs(ref_sol.intercept - ref["intercept"]) <= 1e-8 * scale
+    norm = max(1.0, float(np.abs(u).max()))
+    np.testing.assert_allclose(sols["spectral"].coef, ref["spectral"], atol=1e-8 * norm)
+    np.testing.assert_allclose(sols["clip"].coef, ref["clip"], atol=1e-8 * norm)
+    np.testing.assert_array_equal(sols["raw"].coef, u)
+
+
+def test_intercept_is_the_kkt_intercept_at_the_optimum():
+    """At the optimum of (7), beta maximizes the SVM dual on K* (saddle point), so every free
+    ``0 < alpha_i < C`` gives the intercept ``y_i - (K* u)_i`` (KKT of the SVM on K*)."""
+    K0, y = sigmoid_data(20, 5)
+    P = ProxyKernelProblem(K0, y, C=1.0, rho=1.0)
+    sol = accelerated_gradient(P, tol=1e-12, atol=0.0, max_iter=20000, gap_every=0)
+    alpha, u = sol.primal["alpha"], sol.primal["u"]
+    free = (alpha > 1e-6) & (alpha < 1.0 - 1e-6)
+    assert free.any()
+    Ku = _dense_decision(P, u)["K"] @ u
+    np.testing.assert_allclose(y[free] - Ku[free], sol.intercept, atol=1e-4)
+
+
+def test_out_of_sample_is_checked_and_the_algorithm_table_is_one():
+    P = ProxyKernelProblem(K_SMALL, Y_SMALL)
+    with pytest.raises(ValueError, match="out_of_sample"):
+        projected_gradient(P, out_of_sample="nystroem")
+    assert tuple(krein.solvers.INDEFINITE_SOLVERS) == krein.solvers.INDEFINITE_ALGORITHMS
+    for name, func in krein.solvers.INDEFINITE_SOLVERS.items():
+        assert "out_of_sample" in krein.solvers.indefinite_options(name)
+        assert func is getattr(krein.solvers, func.__name__)
+    with pytest.raises(ValueError, match="algorithm must be one of"):
+        krein.solvers.indefinite_options("sgd")

@@ -35,16 +35,16 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._validation import check_positive, check_square_kernel
 from ..formulations.indefinite import PerturbSVM, ProxyKernelProblem
-from ..solvers import INDEFINITE_ALGORITHMS, solve, solve_indefinite
-from ..solvers.indefinite import Certifier
-from ..solvers.projection import project_box_hyperplane
+from ..projections import project_box_hyperplane
+from ..solvers import INDEFINITE_ALGORITHMS, indefinite_options, solve, solve_indefinite
+from ..solvers.indefinite import OUT_OF_SAMPLE_MAPS, Certifier
 from ..solvers.proxy import ProxyKernelOracle
 from .base import BinaryModel, KernelClassifierBase, KernelMixin, check_int
 
 __all__ = ["IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC", "TEST_KERNELS"]
 
 #: Out-of-sample maps of the proxy kernel (module docstring).
-TEST_KERNELS = ("spectral", "transductive", "clip", "raw")
+TEST_KERNELS = OUT_OF_SAMPLE_MAPS
 
 
 # ---------------------------------------------------------------------------- shared
@@ -66,30 +66,12 @@ class _ProxyMixin:
         _check_algorithm_options(self.algorithm, self.algorithm_options)
 
     def _solve_proxy(self, P):
-        """Solve ``P``; return (solution, oracle, u, intercept, coefficients for test rows)."""
-        oracle = ProxyKernelOracle(P.K0, P.rho, check=False)
+        """Solve ``P``; the Solution carries ``u`` (``primal["u"]``), the intercept and the
+        coefficients for test rows (``coef``, the out-of-sample map folded in)."""
         opts = dict(self.algorithm_options or {})
-        sol = solve_indefinite(P, self.algorithm, tol=self.tol, atol=self.atol,
-                               max_iter=self.max_iter, gap_every=self.gap_every, oracle=oracle,
-                               **opts)
-        beta = sol.primal["beta"]
-        u = P.u_of(beta)
-        ev = oracle.evaluate(u)
-        _, nu = P.omega_upper(ev.Ku, ev.uKu)
-        return sol, oracle, u, nu, self._test_coef(oracle, u)
-
-    def _test_coef(self, oracle, u):
-        mode = self.test_kernel
-        if mode in ("raw", "transductive"):
-            return u
-        Q = oracle.eigenvectors
-        if mode == "clip":
-            keep = oracle.eigenvalues > _null_tol(oracle.eigenvalues)
-            return Q[:, keep] @ (Q[:, keep].T @ u)
-        mu, W = oracle.eigendecomposition(u)   # "spectral": P_+ u
-        pos = mu > _null_tol(mu)
-        Wp = W[:, pos]
-        return Q @ (Wp @ (Wp.T @ (Q.T @ u)))
+        return solve_indefinite(P, self.algorithm, tol=self.tol, atol=self.atol,
+                                max_iter=self.max_iter, gap_every=self.gap_every,
+                                out_of_sample=self.test_kernel, **opts)
 
     def _transductive_values(self, K_fit, u, rows, K_tt):
         """luss §2.3: decision values (without intercept) of the test rows."""
@@ -103,32 +85,21 @@ class _ProxyMixin:
 
 
 #: options the estimators set themselves (not accepted in ``algorithm_options``)
-_RESERVED = ("problem", "tol", "atol", "max_iter", "gap_every", "oracle")
+_RESERVED = ("problem", "tol", "atol", "max_iter", "gap_every", "oracle", "out_of_sample")
 
 
 def _check_algorithm_options(algorithm, options):
     """``algorithm_options`` must be a dict of keywords the algorithm accepts."""
-    import inspect
-
-    from .. import solvers
-
     if options is None:
         return
     if not isinstance(options, dict):
         raise ValueError(f"algorithm_options must be a dict or None; got {options!r}")
-    func = {"pg": solvers.projected_gradient, "apg": solvers.accelerated_gradient,
-            "accpm": solvers.accpm, "exchange": solvers.exchange}[algorithm]
-    accepted = [k for k in inspect.signature(func).parameters if k not in _RESERVED]
+    accepted = [k for k in indefinite_options(algorithm) if k not in _RESERVED]
     bad = sorted(set(options) - set(accepted))
     if bad:
         raise ValueError(f"algorithm_options has unknown key(s) {bad} for algorithm={algorithm!r}; "
                          f"accepted: {accepted} (tol, atol, max_iter, gap_every are estimator "
                          f"parameters)")
-
-
-def _null_tol(lam):
-    lam = np.asarray(lam)
-    return lam.size * np.finfo(float).eps * max(float(np.max(np.abs(lam))) if lam.size else 0.0, 1e-300)
 
 
 _PARAMS_DOC = """
@@ -209,9 +180,10 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
 
     def _fit_binary(self, K, y, idx):
         P = ProxyKernelProblem(K, y, task="svc", C=self.C, rho=self.rho, check=False)
-        sol, oracle, u, b, coef = self._solve_proxy(P)
-        info = {"n_iter": sol.iterations, "solution": sol, "u": u, "alpha": sol.primal["alpha"]}
-        return BinaryModel(idx, coef, b, info)
+        sol = self._solve_proxy(P)
+        info = {"n_iter": sol.iterations, "solution": sol, "u": sol.primal["u"],
+                "alpha": sol.primal["alpha"]}
+        return BinaryModel(idx, sol.coef, sol.intercept, info)
 
     def _after_fit(self, K):
         _proxy_after_fit(self, K)
@@ -323,8 +295,8 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
             X_fit = X
             K = check_square_kernel(self._gram(X), "kernel matrix")
         P = self._problem(K, y)
-        sol, oracle, u, nu, coef = self._solve_proxy(P)
-        self._set_fitted(K, X_fit, P, sol, u, nu, coef)
+        sol = self._solve_proxy(P)
+        self._set_fitted(K, X_fit, P, sol, sol.primal["u"], sol.intercept, sol.coef)
         return self
 
     def _set_fitted(self, K, X_fit, P, sol, u, nu, coef):
@@ -625,7 +597,7 @@ class PerturbSVC(KernelClassifierBase):
             f = PerturbSVM(K, y, C=self.C, rho=self.rho, psd_tol=max(self.psd_tol, 1e-12))
             sol = solve(f, self.solver, **(self.algorithm_options or {}))
             alpha = project_box_hyperplane(f.values()["alpha"], P.a, P.b0, P.upper)
-            cert = Certifier(P, oracle)
+            cert = Certifier(P, oracle, out_of_sample="raw")
             fval, grad, _ = cert.evaluate(alpha)
             cert.frank_wolfe(alpha, fval, grad)
             sol = cert.solution("perturb-cvxpy", "optimal", sol.iterations or 0, [], sol.setup_time,
@@ -633,12 +605,10 @@ class PerturbSVC(KernelClassifierBase):
         else:
             sol = solve_indefinite(P, self.algorithm, tol=self.tol, atol=self.atol,
                                    max_iter=self.max_iter, gap_every=self.gap_every, oracle=oracle,
-                                   **(self.algorithm_options or {}))
-        u = P.u_of(sol.primal["beta"])
-        ev = oracle.evaluate(u)
-        _, b = P.omega_upper(ev.Ku, ev.uKu)
+                                   out_of_sample="raw", **(self.algorithm_options or {}))
+        u = sol.primal["u"]
         info = {"n_iter": sol.iterations, "solution": sol, "u": u, "alpha": sol.primal["alpha"]}
-        return BinaryModel(idx, u, b, info)
+        return BinaryModel(idx, sol.coef, sol.intercept, info)
 
     def _after_fit(self, K):
         _proxy_after_fit(self, K)

@@ -132,7 +132,7 @@ def _problem(n, seed):
 def _exchange_qclp(n, seed):
     from ..formulations.indefinite import ExchangeQCLP
     from ..solvers.exchange import _new_cut
-    from ..solvers.projection import project_box_hyperplane
+    from ..projections import project_box_hyperplane
     from ..solvers.proxy import ProxyKernelOracle
 
     P = _problem(n, seed)

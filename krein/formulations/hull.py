@@ -86,6 +86,7 @@ import cvxpy as cp
 import numpy as np
 
 from .._validation import check_positive, check_square_kernel
+from ..projections import project_box_hyperplane, project_capped_simplex
 from .base import Formulation
 from .svm import _check_y
 
@@ -95,7 +96,6 @@ __all__ = [
     "hull_convexity",
     "hull_mu_min",
     "hull_objective",
-    "hull_gradient",
     "hull_lipschitz",
     "hull_gradient_scale",
     "project_hulls",
@@ -181,29 +181,6 @@ def hull_objective(alpha_bar, K, y):
     return float(val) if a.ndim == 1 else val
 
 
-def hull_gradient(alpha_bar, K, y):
-    """Gradient ``2 y * (K u)`` of :func:`hull_objective`, ``u = y * alpha_bar``.
-
-    Parameters
-    ----------
-    alpha_bar : ndarray of shape (n,) or (n, S)
-        One point or ``S`` points (columns).
-    K : array-like of shape (n, n)
-        Symmetric kernel matrix (any signature).
-    y : array-like of shape (n,) in {-1, +1}
-        Labels.
-
-    Returns
-    -------
-    ndarray of the shape of ``alpha_bar``
-        The gradient of ``F = u'K u`` in ``alpha_bar``.
-    """
-    K, y = _check_K_y(K, y)
-    a = _check_alpha_bar(alpha_bar, y.size)
-    U = (y * a.T).T
-    return (2.0 * y * (K @ U).T).T
-
-
 def hull_lipschitz(K):
     """``L = 2 max_i sum_j |K_ij|`` (``= 2 ||K||_inf >= 2 ||K||_2``), an upper bound on the
     Lipschitz constant of the CH-DU gradient (the first step of the local solvers).
@@ -245,49 +222,6 @@ def hull_gradient_scale(K):
 
 
 # ---------------------------------------------------------------------------- projection
-def _project_capped_simplex(V, cap):
-    """Project every column of ``V`` (m, S) onto ``{x : 0 <= x <= cap, sum x = 1}``.
-
-    ``x = clip(v - tau, 0, cap)`` with ``tau`` the root of the non-increasing
-    piecewise-linear ``h(tau) = sum clip(v - tau, 0, cap) - 1``, found by Newton
-    steps safeguarded by bisection (vectorized over columns; Newton is exact once
-    it is on the root's linear piece).  Requires ``m * cap >= 1``.
-    """
-    V = np.asarray(V, dtype=float)
-    m, S = V.shape
-    lo = V.min(axis=0) - cap          # h(lo) = m*cap - 1 >= 0
-    hi = V.max(axis=0)                # h(hi) = -1 < 0
-    tau = np.clip((V.sum(axis=0) - 1.0) / m, lo, hi)
-    todo = np.ones(S, dtype=bool)
-    scale = np.maximum(1.0, np.abs(V).max(axis=0))
-    for _ in range(200):
-        idx = np.flatnonzero(todo)
-        if idx.size == 0:
-            break
-        W = V[:, idx] - tau[idx]
-        X = np.clip(W, 0.0, cap)
-        h = X.sum(axis=0) - 1.0
-        nfree = np.sum((W > 0) & (W < cap), axis=0)
-        eps = np.finfo(float).eps
-        done = (np.abs(h) <= 4 * m * eps) | (hi[idx] - lo[idx] <= 4 * eps * scale[idx])
-        pos = h > 0
-        lo[idx] = np.where(pos, tau[idx], lo[idx])
-        hi[idx] = np.where(pos, hi[idx], tau[idx])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            newton = tau[idx] + h / nfree
-        ok = (nfree > 0) & (newton > lo[idx]) & (newton < hi[idx])
-        tau_new = np.where(ok, newton, 0.5 * (lo[idx] + hi[idx]))
-        tau[idx] = np.where(done, tau[idx], tau_new)
-        todo[idx] = ~done
-    X = np.clip(V - tau, 0.0, cap)
-    # remove the last round-off from the sum on the free entries
-    free = (X > 0) & (X < cap)
-    nf = free.sum(axis=0)
-    corr = np.where(nf > 0, (1.0 - X.sum(axis=0)) / np.maximum(nf, 1), 0.0)
-    X = X + free * corr
-    return np.clip(X, 0.0, cap)
-
-
 def project_hulls(V, y, mu):
     """Euclidean projection onto the CH-DU feasible set (product of two capped simplices).
 
@@ -322,7 +256,7 @@ def _project(V, y, mu):
     out = np.empty_like(V2)
     for cls in (1.0, -1.0):
         rows = y == cls
-        out[rows] = _project_capped_simplex(V2[rows], mu)
+        out[rows] = project_capped_simplex(V2[rows], mu)
     return out[:, 0] if one else out
 
 
@@ -904,8 +838,6 @@ def svm_dual_stationarity(alpha, K, y, C):
     ValueError
         If ``alpha`` does not have the shape of ``y``.
     """
-    from ..solvers.projection import project_box_hyperplane   # (no import cycle at load time)
-
     K, y = _check_K_y(K, y)
     C = check_positive(C, "C")
     alpha = np.asarray(alpha, dtype=float)

@@ -20,7 +20,7 @@ with ``c = 1`` (svc), ``c = [y - eps; -y - eps]`` (svr, luss eq. 14 with the
 epsilon-insensitive loss written out; the paper's text drops the ``eps``) and
 ``c = 0`` (one-class).  Every set is ``{a'beta = b0, 0 <= beta <= U}`` with
 ``a`` in {-1, +1}, so one exact projection serves all
-(:mod:`krein.solvers.projection`).
+(:mod:`krein.projections`).
 
 This module holds :class:`ProxyKernelProblem` (the data of the problem and its
 upper bounds) and the CVXPY formulations used by the algorithms and the tests:
@@ -40,7 +40,9 @@ import cvxpy as cp
 import numpy as np
 
 from .._validation import check_positive, check_square_kernel
+from ..projections import box_hyperplane_lp, project_box_hyperplane
 from .base import Formulation
+
 
 def _check_pm1(y, n, name="y"):
     y = np.asarray(y, dtype=float).ravel()
@@ -272,8 +274,6 @@ class ProxyKernelProblem:
             The projection of the box midpoint onto the feasible set (svc/svr)
             or the uniform weights ``1/n`` (one-class).
         """
-        from ..solvers.projection import project_box_hyperplane
-
         if self.task == "one-class":
             return np.full(self.n, 1.0 / self.n)
         return project_box_hyperplane(0.5 * self.upper, self.a, self.b0, self.upper)
@@ -302,43 +302,9 @@ class ProxyKernelProblem:
             Multiplier of ``a'beta = b0`` at the bound: the SVM intercept (svc,
             svr) or minus the one-class offset.
         """
-        from ..solvers.projection import box_hyperplane_lp
-
         w = self.c - self.pullback(Kv)
         val, nu = box_hyperplane_lp(w, self.a, self.b0, self.upper)
         return 0.5 * vKv + val, nu
-
-    def libsvm_point(self, K, tol=1e-4):
-        """A near-optimal ``v`` of ``omega(K)`` from libsvm on the PSD kernel ``K``.
-
-        Parameters
-        ----------
-        K : array of shape (n, n)
-            PSD proxy kernel.
-        tol : float
-            libsvm stopping tolerance.
-
-        Returns
-        -------
-        v : ndarray of shape (n,)
-            In u-space (``y * alpha`` for svc, ``alpha+ - alpha-`` for svr, ``alpha``
-            scaled to sum to one for one-class).
-        """
-        from sklearn.svm import SVC, SVR, OneClassSVM
-
-        n = self.n
-        v = np.zeros(n)
-        if self.task == "svc":
-            est = SVC(kernel="precomputed", C=self.C, tol=tol).fit(K, self.y)
-            v[est.support_] = est.dual_coef_[0]
-        elif self.task == "svr":
-            est = SVR(kernel="precomputed", C=self.C, epsilon=self.epsilon, tol=tol).fit(K, self.y)
-            v[est.support_] = est.dual_coef_[0]
-        else:
-            est = OneClassSVM(kernel="precomputed", nu=self.nu, tol=tol).fit(K)
-            v[est.support_] = est.dual_coef_[0]
-            v /= max(v.sum(), np.finfo(float).tiny)
-        return v
 
 
 # ====================================================================== CVXPY

@@ -6,9 +6,15 @@ loops (IndefiniteSVM: :func:`projected_gradient`, :func:`accelerated_gradient`,
 :func:`sparse_bayes`; the convex-hull local solvers :func:`hull_nu_svm` and
 :func:`hull_multistart`; Munoz & de Diego's :func:`bending` and
 :func:`conformal_fit`, :func:`alternating_projections`) return the same :class:`Solution` plus a trace.
+
+:data:`INDEFINITE_SOLVERS` is the one table of IndefiniteSVM algorithms by name
+(:func:`solve_indefinite` and the estimators dispatch on it); their solutions carry
+the intercept and the out-of-sample test coefficients, so an estimator only stores
+them.  :func:`solver_capabilities` lists the problem classes each installed CVXPY
+solver accepts (``krein solvers``).
 """
 
-from .core import Solution, SolverError, check_solver, installed_solvers, solve
+from .core import Solution, SolverError, check_solver, installed_solvers, solve, solver_capabilities
 from .indefinite import Certifier, accelerated_gradient, projected_gradient
 from .proxy import ProxyKernelOracle
 # the functions (not the submodules of the same name) are the package attributes
@@ -21,14 +27,46 @@ from .hull import hull_multistart, hull_nu_svm  # noqa: E402
 from .ksvm import ksvm_active_set  # noqa: E402
 from .rvm import sparse_bayes  # noqa: E402
 
-__all__ = ["Solution", "SolverError", "installed_solvers", "solve", "check_solver",
+__all__ = ["Solution", "SolverError", "installed_solvers", "solver_capabilities", "solve",
+           "check_solver",
            "ProxyKernelOracle", "Certifier", "projected_gradient", "accelerated_gradient",
-           "accpm", "exchange", "solve_indefinite", "INDEFINITE_ALGORITHMS",
+           "accpm", "exchange", "solve_indefinite", "INDEFINITE_SOLVERS", "INDEFINITE_ALGORITHMS",
+           "indefinite_options",
            "ksvm_active_set", "sparse_bayes", "hull_multistart", "hull_nu_svm", "bending",
            "conformal_fit", "alternating_projections", "project_psd", "project_diagonal"]
 
-#: Algorithms for the IndefiniteSVM problem (luss Algorithms 1-3 and FISTA).
-INDEFINITE_ALGORITHMS = ("pg", "apg", "accpm", "exchange")
+#: The algorithms for the IndefiniteSVM problem (luss Algorithms 1-3 and FISTA), by name:
+#: the one table that :func:`solve_indefinite` and the estimators of
+#: :mod:`krein.estimators.indefinite` validate and dispatch on.
+INDEFINITE_SOLVERS = {"pg": projected_gradient, "apg": accelerated_gradient, "accpm": accpm,
+                      "exchange": exchange}
+
+#: Names of :data:`INDEFINITE_SOLVERS`, in order.
+INDEFINITE_ALGORITHMS = tuple(INDEFINITE_SOLVERS)
+
+
+def indefinite_options(algorithm):
+    """Keyword options accepted by an IndefiniteSVM algorithm (its signature, less ``problem``).
+
+    Parameters
+    ----------
+    algorithm : {"pg", "apg", "accpm", "exchange"}
+        A key of :data:`INDEFINITE_SOLVERS`.
+
+    Returns
+    -------
+    list of str
+
+    Raises
+    ------
+    ValueError
+        For an unknown algorithm.
+    """
+    import inspect
+
+    if algorithm not in INDEFINITE_SOLVERS:
+        raise ValueError(f"algorithm must be one of {INDEFINITE_ALGORITHMS}; got {algorithm!r}")
+    return [k for k in inspect.signature(INDEFINITE_SOLVERS[algorithm]).parameters if k != "problem"]
 
 
 def solve_indefinite(problem, algorithm="pg", **options):
@@ -40,31 +78,26 @@ def solve_indefinite(problem, algorithm="pg", **options):
         The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
         ``C`` and ``rho``.
     algorithm : {"pg", "apg", "accpm", "exchange"}
-        :func:`projected_gradient`, :func:`accelerated_gradient`,
-        :func:`accpm` or :func:`exchange` (luss Algorithms 1-3 and FISTA).
+        A key of :data:`INDEFINITE_SOLVERS`: projected gradient (luss Algorithm 1),
+        accelerated projected gradient (FISTA), ACCPM (Algorithm 2) or the
+        exchange method (Algorithm 3).
     **options
         Passed to the algorithm (``tol``, ``atol``, ``max_iter``, ``gap_every``,
-        ``oracle``, ...).
+        ``oracle``, ``out_of_sample``, ...).
 
     Returns
     -------
     Solution
-        The algorithm's solution with its certified gap.
+        With the intercept (and, given ``out_of_sample``, the test coefficients)
+        of the decision function at the returned point.
 
     Raises
     ------
     ValueError
-        For an unknown algorithm or an option it does not accept.
+        For an unknown algorithm or option.
     """
-    import inspect
-
-    funcs = {"pg": projected_gradient, "apg": accelerated_gradient, "accpm": accpm,
-             "exchange": exchange}
-    if algorithm not in funcs:
-        raise ValueError(f"algorithm must be one of {INDEFINITE_ALGORITHMS}; got {algorithm!r}")
-    func = funcs[algorithm]
-    accepted = [k for k in inspect.signature(func).parameters if k != "problem"]
+    accepted = indefinite_options(algorithm)
     bad = sorted(set(options) - set(accepted))
     if bad:
         raise ValueError(f"unknown option(s) {bad} for algorithm {algorithm!r}; accepted: {accepted}")
-    return func(problem, **options)
+    return INDEFINITE_SOLVERS[algorithm](problem, **options)

@@ -27,38 +27,29 @@ the libsvm bound every ``gap_every`` iterations (:class:`Certifier`, as in
 the linearization of ``f`` at ``x_k`` over a set that covers ``L_k`` (which holds
 the optimum).  We use both the covering ellipsoid ``{||z - x_k||_H <= R}``
 (``R = sqrt(N (N - 1))`` for ``N`` rows at the exact center, enlarged for the
-measured Newton decrement, :func:`outer_radius`) and an LP-duality bound built from
-the same Newton system, usually several times tighter
-(:func:`_localization_bound`).  Both converge linearly with the volume of
-``L_k``: late in a run they are the tightest bound (by 10x or more), while early
-the libsvm bound at the center is.
+measured Newton decrement, :func:`~krein.solvers.analytic_center.outer_radius`)
+and an LP-duality bound built from the same Newton system, usually several times
+tighter (:func:`~krein.solvers.analytic_center._localization_bound`).  Both
+converge linearly with the volume of ``L_k``: late in a run they are the tightest
+bound (by 10x or more), while early the libsvm bound at the center is.
 
-Centering (``center="newton"``, the fast path): damped Newton on the barrier
-``phi(x) = -sum log(s(x))`` with the single equality row handled in closed form
-(``dx = -H^-1 g + H^-1 a (a'H^-1 g) / (a'H^-1 a)``, one factorization for both
-solves).  ``H = D_box + Ac' diag(1/s_c^2) Ac``: with ``p < m`` cuts through the
-Woodbury identity (a ``p x p`` Cholesky), otherwise one ``m x m`` Cholesky of
-``D_box + B'B`` (BLAS ``syrk``, the ``p m^2`` that dominates an iteration).
-Warm start: the previous center lies on the new cut; the next one starts on the
-ray along the Dikin direction ``H_a^-1 c`` of the new cut's normal ``c`` (the
-deepest point of the old Dikin ellipsoid inside the new cut), at the minimizer of
-the barrier along that ray (1-D, bisection).  From there one Newton step and a
-few chord steps (same factorization) reach ``lambda^2 / 2 <= 1e-10``, certified
-by self-concordance (:func:`_newton_center`): about one factorization per
-center, plus one at the center itself every ``EXACT_EVERY`` iterations for the
-localization bound and the relevance (12).  ``center="cvxpy"`` solves the same
-problem with :class:`~krein.formulations.indefinite.AnalyticCenter` (DPP, one
-compilation) and any exponential-cone solver; the two agree (tested).
+Centering: each ``x_k`` comes from :mod:`krein.solvers.analytic_center`
+(``center="newton"``, damped Newton warm-started on the Dikin ray of the new cut,
+about one factorization per center; or ``center="cvxpy"``, one DPP
+:class:`~krein.formulations.indefinite.AnalyticCenter` for the whole run).
 
-Timings against projected gradient: ``benchmarks/README.md``
-(``benchmarks/indefinite.py --kernel sigmoid``).
-
-ACCPM needs about ``5 n`` centers, each dominated by the ``p m^2`` Hessian
+Cost: ACCPM needs about ``5 n`` centers, each dominated by the ``p m^2`` Hessian
 product, as luss §5.3 found ("ACCPM clearly suffers from the complexity of the
-analytic center problem").  Its lower bound is far better than its certificate
-(relative error ~1e-5 when the gap is 1e-3): the centers approach the optimum
-in value faster than in distance, and the bounds at a center are first order in
+analytic center problem"); measured times against projected gradient are in
+``benchmarks/README.md`` (``benchmarks/indefinite.py``).  Its lower bound is
+usually far better than its certificate: the centers approach the optimum in
+value faster than in distance, and the bounds at a center are first order in
 the distance.
+
+References
+----------
+R. Luss and A. d'Aspremont (2009), "Support vector machine classification with
+indefinite kernels", Math. Prog. Comp. 1 -- "luss", §3.3, Algorithm 2, eq. (12).
 """
 
 from __future__ import annotations
@@ -66,479 +57,22 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from scipy.linalg import blas, cho_factor, cho_solve, solve_triangular
 
 from ..formulations.indefinite import AnalyticCenter
+from .analytic_center import (CENTERS, _barrier_at, _HessianSolver, _interior_point,
+                              _localization_bound, _newton_center, _ray_start, _scaled_rows,
+                              _slacks)
 from .core import SolverError, check_solver, solve
 from .indefinite import Certifier, _check_common, _finish, _start
 
-__all__ = ["accpm", "analytic_center", "cut_relevance", "outer_radius", "CENTERS"]
+__all__ = ["accpm", "EXACT_EVERY"]
 
-#: Ways to compute the analytic center of each localization set.
-CENTERS = ("newton", "cvxpy")
-
-#: Newton stops when ``lambda^2 / 2`` (Newton decrement) falls below this.
-NEWTON_TOL = 1e-10
-#: Newton steps allowed per center.
-NEWTON_MAX_STEPS = 200
 #: Every this many iterations the barrier Hessian is factorized at the center itself
 #: (the Newton path otherwise reuses the factorization of the start point): it gives
 #: the localization bound of luss §3.3 and refreshes the numerators ``c_j'H^-1 c_j`` of
 #: the relevance (12) (``m^2 p`` each); in between, pruning uses these numerators with
 #: current slacks ``b_j - c_j'x_k``.
 EXACT_EVERY = 10
-
-
-# ============================================================== linear algebra
-class _HessianSolver:
-    """Factorization of ``H = diag(D) + B'B`` (``B`` of shape ``(p, m)``) restricted to
-    ``{a'dx = 0}``.
-
-    ``p < m``: Woodbury, ``H^-1 = D^-1 - D^-1 B'(I + B D^-1 B')^-1 B D^-1`` with one
-    ``p x p`` Cholesky; else one ``m x m`` Cholesky of ``D + B'B``.
-    """
-
-    def __init__(self, D, B, a):
-        p, m = B.shape
-        self.a = a
-        self.D = D
-        self.B = B
-        self.woodbury = 0 < p < m
-        if p == 0:
-            self.Dinv = 1.0 / D
-            self.kind = "diagonal"
-        elif self.woodbury:
-            self.kind = "woodbury"
-            self.Dinv = 1.0 / D
-            Bs = B * np.sqrt(self.Dinv)                       # (p, m)
-            S = blas.dsyrk(1.0, Bs.T, trans=1)                # upper triangle of Bs Bs'
-            S[np.diag_indices(p)] += 1.0
-            self.cS = cho_factor(S, lower=False, overwrite_a=True, check_finite=False)
-        else:
-            self.kind = "dense"
-            H = blas.dsyrk(1.0, B.T, trans=0)                 # upper triangle of B'B
-            H[np.diag_indices(m)] += D
-            self.cH = cho_factor(H, lower=False, overwrite_a=True, check_finite=False)
-        Ha = self.solve(a)
-        self.Ha = Ha
-        self.aHa = float(a @ Ha)
-
-    def solve(self, R):
-        """``H^-1 R`` for ``R`` of shape ``(m,)`` or ``(m, k)``."""
-        if self.kind == "diagonal":
-            return (self.Dinv * R.T).T
-        if self.kind == "dense":
-            return cho_solve(self.cH, R, check_finite=False)
-        DR = (self.Dinv * R.T).T
-        T = cho_solve(self.cS, self.B @ DR, check_finite=False)
-        return DR - (self.Dinv * (self.B.T @ T).T).T
-
-    def norm2(self, v):
-        """``v'H v``."""
-        Bv = self.B @ v
-        return float(np.sum(self.D * v * v) + Bv @ Bv)
-
-    def newton_step(self, g):
-        """Newton step ``dx`` (with ``a'dx = 0``) and the decrement ``lambda^2 = -g'dx``."""
-        v = self.solve(g)
-        dx = -(v - self.Ha * (float(self.a @ v) / self.aHa))
-        return dx, -float(g @ dx)
-
-    def restricted_quad_forms(self, X):
-        """``x_j' H_a^-1 x_j`` for the rows ``x_j`` of ``X`` (shape ``(p, m)``), where
-        ``H_a^-1 = H^-1 - H^-1 a a'H^-1 / (a'H^-1 a)`` is the inverse of ``H`` on
-        ``{a'd = 0}`` (the affine hull of the localization set)."""
-        if X.shape[0] == 0:
-            return np.zeros(0)
-        if self.kind == "dense":
-            W = solve_triangular(self.cH[0], X.T, trans="T", lower=False, check_finite=False)
-            q = np.einsum("ij,ij->j", W, W)
-        else:
-            q = np.einsum("ij,ij->i", X * self.Dinv, X)
-            if self.kind == "woodbury":
-                G = self.B @ (X * self.Dinv).T                   # (p_B, p_X)
-                W = solve_triangular(self.cS[0], G, trans="T", lower=False, check_finite=False)
-                q -= np.einsum("ij,ij->j", W, W)
-        xa = X @ self.Ha
-        return np.maximum(q - xa * xa / self.aHa, 0.0)
-
-
-def _slacks(x, U, Cm, d):
-    return x, U - x, d - Cm @ x
-
-
-def _barrier_at(sl, su, sc):
-    if sl.min(initial=np.inf) <= 0 or su.min(initial=np.inf) <= 0 or sc.min(initial=np.inf) <= 0:
-        return np.inf
-    return -(np.sum(np.log(sl)) + np.sum(np.log(su)) + np.sum(np.log(sc)))
-
-
-def _max_step(s, r):
-    """Largest ``t`` with ``s - t r >= 0`` (``inf`` if none binds)."""
-    pos = r > 0
-    if not np.any(pos):
-        return np.inf
-    return float(np.min(s[pos] / r[pos]))
-
-
-def _scaled_rows(Cm, isc, work):
-    """``diag(isc) Cm``, written into ``work`` (a reused buffer) when given."""
-    if work is None:
-        return Cm * isc[:, None]
-    return np.multiply(Cm, isc[:, None], out=work[: Cm.shape[0]])
-
-
-def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS, work=None):
-    """Damped Newton for ``min -sum log(s(x))`` s.t. ``a'x = b0`` from a strictly feasible
-    ``x`` (``a'x = b0`` already).
-
-    One Hessian factorization usually serves a whole center: the first step is a
-    Newton step at the start point ``x_f``; the following are chord steps with the
-    same factor (``H(x_f)`` instead of ``H(x)``), refactorizing only when they
-    stop contracting fast.  Stopping rule ``lambda(x)^2 / 2 <= tol`` with
-    ``lambda(x)^2 = g' H_a(x)^-1 g`` the Newton decrement, certified through
-    self-concordance of the barrier (Nesterov & Nemirovski; Boyd & Vandenberghe
-    §9.6): with ``r = ||x - x_f||_{H(x_f)} < 1``,
-    ``H(x) >= (1 - r)^2 H(x_f)``, so ``lambda(x)^2 <= g'H_a(x_f)^-1 g / (1 - r)^2``;
-    and after a full Newton step from a point with ``lambda < 1``,
-    ``lambda(x+) <= (lambda / (1 - lambda))^2``.
-
-    Returns
-    -------
-    x : ndarray
-    steps : int
-        Steps taken (Newton and chord).
-    lam2 : float
-        Certified bound on ``lambda(x)^2``.
-    hs : _HessianSolver
-        The last factorization (at a point within Hessian-distance ``r < 1`` of
-        ``x``, its Hessian within a factor ``(1 - r)^+-2`` of ``H(x)``).
-
-    ``work`` (shape at least ``(p, m)``) receives the scaled rows ``B`` of each
-    factorization, saving an allocation of ``p m`` doubles per center; the returned
-    ``hs`` refers to it.
-    """
-    steps = 0
-    hs = None
-    x_f = None
-    prev = np.inf
-    predicted = np.inf
-    while True:
-        sl, su, sc = _slacks(x, U, Cm, d)
-        isl, isu, isc = 1.0 / sl, 1.0 / su, 1.0 / sc
-        g = isu - isl + Cm.T @ isc
-        if hs is not None:
-            dx, lam2 = hs.newton_step(g)
-            r = np.sqrt(hs.norm2(x - x_f))
-            bound = lam2 / (1.0 - r) ** 2 if r < 1.0 else np.inf
-            bound = min(bound, predicted)
-            if bound / 2.0 <= tol or steps >= max_steps:
-                return x, steps, bound, hs
-            if r >= 0.5 or lam2 > 0.1 * prev:
-                hs = None  # chord steps no longer contract fast: refactorize here
-        if hs is None:
-            hs = _HessianSolver(isl * isl + isu * isu, _scaled_rows(Cm, isc, work), a)
-            hs.x_ref = x_f = x
-            dx, lam2 = hs.newton_step(g)
-            if lam2 / 2.0 <= tol or steps >= max_steps:
-                return x, steps, lam2, hs
-        exact = x is x_f
-        prev = lam2
-        rc = Cm @ dx
-        tmax = min(_max_step(sl, -dx), _max_step(su, dx), _max_step(sc, rc))
-        t = min(1.0, 0.99 * tmax)
-        phi0 = _barrier_at(sl, su, sc)
-        for _ in range(60):
-            phi = _barrier_at(sl + t * dx, su - t * dx, sc - t * rc)
-            if phi <= phi0 - 0.1 * t * lam2:
-                break
-            t *= 0.5
-        else:
-            # no decrease representable in floating point: x is the center to round-off
-            return x, steps, lam2, hs
-        x = x + t * dx
-        steps += 1
-        predicted = np.inf
-        if exact and t == 1.0 and lam2 < 1.0:
-            lam = np.sqrt(max(lam2, 0.0))
-            predicted = (lam / (1.0 - lam)) ** 4
-            if predicted / 2.0 <= tol:
-                return x, steps, predicted, hs
-
-
-def _ray_start(x, U, Cm, d, n_hat, direction=None):
-    """Strictly feasible start ``x + t v`` for the next center.
-
-    ``x`` (the old center) lies on the new cut ``n_hat'(y - x) >= 0``.  The ray
-    ``v`` is the Dikin direction ``H_a^-1 n_hat`` of the old barrier (the point of
-    the Dikin ellipsoid that is deepest inside the new cut) when ``direction`` is
-    given, else the Euclidean normal ``n_hat``; ``t`` minimizes the barrier of the
-    old rows plus ``-log(new slack)`` along the ray (1-D convex, bisection on the
-    cached slacks).
-    """
-    v = n_hat if direction is None else direction
-    slope = float(n_hat @ v)
-    if not slope > 0:
-        v, slope = n_hat, float(n_hat @ n_hat)
-    sl, su, sc = _slacks(x, U, Cm, d)
-    s = np.concatenate([sl, su, sc])
-    r = np.concatenate([-v, v, Cm @ v])  # slack_i(t) = s_i - t r_i
-    tmax = _max_step(s, r)
-    if not np.isfinite(tmax):
-        tmax = float(np.max(U)) * np.sqrt(x.size) / float(np.linalg.norm(v))
-    lo, hi = 0.0, tmax
-    for _ in range(100):
-        t = 0.5 * (lo + hi)
-        dphi = float(np.sum(r / (s - t * r))) - 1.0 / t
-        if dphi > 0:
-            hi = t
-        else:
-            lo = t
-        if hi - lo <= 1e-6 * hi:
-            break
-    t = min(0.5 * (lo + hi), 0.999 * tmax)
-    return x + t * v
-
-
-def _interior_point(a, b0, U):
-    """A point of the relative interior of ``{a'x = b0, 0 <= x <= U}`` (``a`` in {-1, +1}):
-    ``x = t_+ U`` on ``a = +1`` and ``t_- U`` on ``a = -1`` with ``t_+-`` in (0, 1).
-
-    Raises
-    ------
-    ValueError
-        If the set has an empty relative interior (ACCPM needs an interior).
-    """
-    if np.any(U <= 0):
-        raise ValueError("ACCPM needs upper bounds U > 0 (the box has no interior)")
-    Sp = float(np.sum(U[a > 0]))
-    Sm = float(np.sum(U[a < 0]))
-    msg = ("the feasible set {a'x = b0, 0 <= x <= U} has an empty relative interior "
-           "(for svc: both classes must be present); ACCPM needs an interior point")
-    if Sm == 0.0:
-        tp = b0 / Sp
-        if not 0.0 < tp < 1.0:
-            raise ValueError(msg)
-        tm = 0.5
-    elif Sp == 0.0:
-        tm = -b0 / Sm
-        if not 0.0 < tm < 1.0:
-            raise ValueError(msg)
-        tp = 0.5
-    else:
-        lo = max(0.0, -b0 / Sm)
-        hi = min(1.0, (Sp - b0) / Sm)
-        if not lo < hi:
-            raise ValueError(msg)
-        tm = 0.5 * (lo + hi)
-        tp = (b0 + tm * Sm) / Sp
-        if not 0.0 < tp < 1.0:
-            raise ValueError(msg)
-    return np.where(a > 0, tp * U, tm * U)
-
-
-def _as_cuts(m, cuts, rhs):
-    if cuts is None:
-        return np.zeros((0, m)), np.zeros(0)
-    Cm = np.atleast_2d(np.asarray(cuts, dtype=float))
-    d = np.asarray(rhs, dtype=float).ravel()
-    if Cm.shape[1] != m or d.shape != (Cm.shape[0],):
-        raise ValueError(f"cuts must have shape (p, {m}) and rhs shape (p,); "
-                         f"got {Cm.shape} and {d.shape}")
-    return Cm, d
-
-
-def analytic_center(upper, a, b0, cuts=None, rhs=None, *, x0=None, method="newton",
-                    solver="CLARABEL", solver_options=None, tol=NEWTON_TOL,
-                    max_steps=NEWTON_MAX_STEPS):
-    """Analytic center of ``{x : 0 <= x <= U, cuts @ x <= rhs, a'x = b0}`` (luss Alg. 2, step 1).
-
-    ``argmax  sum_i log(x_i) + sum_i log(U_i - x_i) + sum_j log(rhs_j - cuts_j'x)``
-    subject to ``a'x = b0``.
-
-    Parameters
-    ----------
-    upper : array of shape (m,)
-        Box ``U > 0``.
-    a : array of shape (m,)
-        Equality normal (entries +-1).
-    b0 : float
-        Right-hand side of ``a'x = b0``.
-    cuts : array of shape (p, m), optional
-        Normals ``c_j`` of the cuts ``c_j'x <= rhs_j``; default none.
-    rhs : array of shape (p,), optional
-        Right-hand sides of the cuts.
-    x0 : array of shape (m,), optional
-        Strictly feasible start for Newton (default: an interior point of the box
-        and hyperplane, which must then satisfy the cuts strictly).
-    method : {"newton", "cvxpy"}
-    solver : str
-        CVXPY solver for ``method="cvxpy"`` (an exponential-cone solver).
-    solver_options : dict, optional
-        Passed to :func:`~krein.solvers.solve` (e.g. CLARABEL's ``tol_gap_rel``; at
-        its defaults CLARABEL's center is accurate to ~2e-5 relative, with
-        ``tol_gap_abs = tol_gap_rel = tol_feas = 1e-12`` to ~1e-7).
-    tol : float
-        Newton stops when ``lambda^2 / 2 <= tol``.
-    max_steps : int
-        Largest number of Newton steps.
-
-    Returns
-    -------
-    x : ndarray of shape (m,)
-        The analytic center of ``{0 < x < U, a'x = b0, cuts x < rhs}``.
-    info : dict
-        ``steps`` (Newton steps or solver iterations) and ``decrement2``
-        (``lambda^2`` at ``x``, NaN for cvxpy).
-
-    Raises
-    ------
-    ValueError
-        Unknown method or solver, bad shapes, or a start that is not strictly feasible.
-    """
-    if method not in CENTERS:
-        raise ValueError(f"method must be one of {CENTERS}; got {method!r}")
-    U = np.asarray(upper, dtype=float).ravel()
-    a = np.asarray(a, dtype=float).ravel()
-    m = U.size
-    Cm, d = _as_cuts(m, cuts, rhs)
-    if method == "cvxpy":
-        check_solver(solver)
-        ac = AnalyticCenter(m, 2 * m + Cm.shape[0], a, b0)
-        ac.set_rows(np.vstack([-np.eye(m), np.eye(m), Cm]), np.concatenate([np.zeros(m), U, d]))
-        sol = solve(ac, solver, **(solver_options or {}))
-        return np.asarray(sol.primal["x"], dtype=float), {"steps": sol.iterations,
-                                                          "decrement2": float("nan")}
-    x = _interior_point(a, float(b0), U) if x0 is None else np.asarray(x0, dtype=float).ravel()
-    if not np.isfinite(_barrier_at(*_slacks(x, U, Cm, d))):
-        raise ValueError("x0 must be strictly feasible (0 < x < U and cuts @ x < rhs)")
-    x, steps, lam2, _ = _newton_center(x, U, a, Cm, d, tol, max_steps)
-    return x, {"steps": steps, "decrement2": lam2}
-
-
-def cut_relevance(x, upper, a, cuts, rhs):
-    """Relevance of each cut at ``x`` (luss eq. 12): ``c_j' H^-1 c_j / (rhs_j - c_j'x)^2``.
-
-    ``H`` is the Hessian of the barrier ``-sum log(b - A x)`` of the whole
-    localization set (box rows included) at ``x``, inverted on ``{a'd = 0}``.
-    ``(rhs_j - c_j'x) / sqrt(c_j' H^-1 c_j)`` is the distance from ``x`` to the
-    hyperplane ``j`` measured in the norm of the Dikin ellipsoid
-    ``{x + d : d'H d <= 1}``, so (12) is one over its square: a LARGE value is a
-    cut close to the center (relevant), a small value a far one (likely redundant;
-    certainly redundant when the distance exceeds the number of rows, Boyd &
-    Vandenberghe's EE364b notes on ACCPM).  Pruning keeps the largest values.
-
-    Parameters
-    ----------
-    x : array of shape (m,)
-        Strictly feasible point (the analytic center).
-    upper, a : array of shape (m,)
-        Box ``U`` and equality normal of the localization set.
-    cuts : array of shape (p, m)
-        Normals of the cuts.
-    rhs : array of shape (p,)
-        Right-hand sides of the cuts.
-
-    Returns
-    -------
-    relevance : ndarray of shape (p,)
-        luss eq. (12) for each cut (large: relevant).
-    """
-    U = np.asarray(upper, dtype=float)
-    a = np.asarray(a, dtype=float)
-    x = np.asarray(x, dtype=float)
-    Cm, d = _as_cuts(U.size, cuts, rhs)
-    sl, su, sc = _slacks(x, U, Cm, d)
-    hs = _HessianSolver(1.0 / sl ** 2 + 1.0 / su ** 2, Cm / sc[:, None], a)
-    return _relevance(hs, Cm, sc)
-
-
-def _relevance(hs, Cm, sc):
-    return hs.restricted_quad_forms(Cm) / sc ** 2
-
-
-def outer_radius(n_rows, lam):
-    """Radius ``R`` with ``L subset {z : ||z - x||_x <= R}`` for a point ``x`` of Newton
-    decrement ``lam < 1`` of the log barrier of ``n_rows`` inequalities (on an affine set).
-
-    With ``w_i = s_i(z) / s_i(x) >= 0`` for ``z`` in ``L``: ``||z - x||_x^2 =
-    sum (1 - w_i)^2 <= N - 2 S + S^2`` with ``S = sum w_i = N - grad phi(x)'(z - x)
-    <= N + lam ||z - x||_x``, hence ``t^2 <= (N - 1 + lam t)^2 + N - 1``.  At the
-    exact center (``lam = 0``) this is ``sqrt(N (N - 1))``, the covering ellipsoid
-    of Boyd & Vandenberghe §8.5.3 that luss §3.3 maximizes the linearization over.
-
-    Parameters
-    ----------
-    n_rows : int
-        Number ``N`` of inequalities of the barrier.
-    lam : float
-        Newton decrement at ``x``.
-
-    Returns
-    -------
-    float
-        ``+inf`` when ``lam >= 1``.
-    """
-    N = float(n_rows)
-    if not lam < 1.0:
-        return np.inf
-    lam = max(float(lam), 0.0)
-    q = 1.0 - lam * lam
-    return (lam * (N - 1.0) + np.sqrt(lam * lam * (N - 1.0) ** 2 + q * N * (N - 1.0))) / q
-
-
-def _localization_bound(hs, x, lam2, f, grad, U, Cm, d):
-    """Certified upper bound ``f(x) + max {grad'(z - x) : z in L}`` (luss §3.3 stopping rule).
-
-    ``f* <= f(x) + grad'(x* - x)`` by concavity, and the optimum ``x*`` lies in the
-    localization set ``L = {z : A z <= b, a'z = b0}`` (a cut never removes a point
-    better than its center; pruning only enlarges ``L``).  With ``d``
-    (``a'd = 0``) from the factorization ``hs`` and the residual
-    ``rho = grad - H(x) d`` computed with the exact ``H(x) = A'S^-2 A``, two bounds
-    on the linear maximum:
-
-    * the covering ellipsoid of luss §3.3 (``L subset {||z - x||_x <= R}``,
-      :func:`outer_radius`): ``R (||d||_x + ||rho||_x*)``;
-    * LP duality with the multipliers ``mu = S^-1 (S^-1 A d + c 1) >= 0``,
-      ``c = max(0, max_i -A_i d / s_i)``:  ``A'mu = H d + c grad phi(x)``, so
-      ``grad'(z - x) <= mu's - c grad phi'(z - x) + rho'(z - x)
-      <= c (N + lam R) + lam ||d||_x + R ||rho||_x*`` (``mu's = grad phi'd + c N``,
-      ``|grad phi'v| <= lam ||v||_x`` on ``{a'v = 0}``).  Usually several times
-      tighter than the ellipsoid (``max_i |A_i d| / s_i <= ||d||_x``).
-
-    ``lam2`` bounds the squared Newton decrement at ``x``; if ``hs`` was factorized
-    at ``x_f != x``, dual norms at ``x`` are bounded through
-    ``H(x) >= (1 - r)^2 H(x_f)``, ``r = ||x - x_f||_{x_f} < 1`` (self-concordance).
-    The loop calls it with ``hs`` factorized at ``x`` (``r = 0``, ``rho ~ 0``).
-
-    Returns
-    -------
-    float
-        The bound (``+inf`` when ``lam >= 1`` or ``r >= 1``).
-    """
-    N = 2 * x.size + Cm.shape[0]
-    lam = np.sqrt(max(lam2, 0.0))
-    R = outer_radius(N, lam)
-    x_ref = getattr(hs, "x_ref", x)
-    r = np.sqrt(hs.norm2(x - x_ref)) if x_ref is not x else 0.0
-    if not (np.isfinite(R) and r < 1.0):
-        return np.inf
-    sl, su, sc = _slacks(x, U, Cm, d)
-    a = hs.a
-
-    def solve_a(v):
-        z = hs.solve(v)
-        return z - hs.Ha * (float(a @ z) / hs.aHa)
-
-    dvec = solve_a(grad)
-    rho = grad - ((1.0 / sl ** 2 + 1.0 / su ** 2) * dvec + Cm.T @ ((Cm @ dvec) / sc ** 2))
-    rho_norm = np.sqrt(max(float(rho @ solve_a(rho)), 0.0)) / (1.0 - r)
-    Ad_s = np.concatenate([-dvec / sl, dvec / su, (Cm @ dvec) / sc])
-    d_norm = float(np.sqrt(Ad_s @ Ad_s))                  # ||d||_x, exact
-    c = max(0.0, float(np.max(-Ad_s)))
-    ellipsoid = R * (d_norm + rho_norm)
-    dual = c * (N + lam * R) + lam * d_norm + R * rho_norm
-    return f + min(ellipsoid, dual)
 
 
 # ============================================================== the loop
@@ -594,7 +128,7 @@ def _check_accpm(center, center_solver, max_cuts, center_options, m):
 
 def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=None,
           libsvm_tol=1e-4, oracle=None, center="newton", center_solver="CLARABEL",
-          max_cuts=None, center_options=None, verbose=False):
+          max_cuts=None, center_options=None, out_of_sample=None, verbose=False):
     """Analytic center cutting plane method on luss eq. (7) (luss Algorithm 2).
 
     At iteration ``k``: ``x_k`` = analytic center of the localization set ``L_k``
@@ -662,6 +196,9 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
         between two centers, each cut dropping the other's.
     center_options : dict, optional
         Options for ``center_solver`` (passed to :func:`~krein.solvers.solve`).
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
+        Also return the test coefficients of this out-of-sample map in
+        ``Solution.coef`` (:func:`~krein.solvers.indefinite.out_of_sample_coef`).
     verbose : bool
         Print one line per center.
 
@@ -669,7 +206,8 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
     -------
     Solution
         ``solver = "accpm"``; ``primal`` holds ``beta``, ``alpha`` and ``u`` of the
-        best center; ``gap`` is certified; ``trace`` has one row per center
+        best center; ``gap`` is certified; ``intercept`` and ``coef`` as in
+        :func:`~krein.solvers.projected_gradient`; ``trace`` has one row per center
         (``iter, objective, lower, upper, gap, n_cuts, newton_steps, seconds,
         gap_seconds``; ``n_cuts`` is the number of cuts of ``L_k``,
         ``newton_steps`` the Newton steps, or solver iterations with cvxpy, spent
@@ -698,7 +236,7 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
     m = P.m
     center_solver, max_cuts = _check_accpm(center, center_solver, max_cuts, center_options, m)
     t0 = time.perf_counter()
-    cert = Certifier(problem, oracle, libsvm_tol)
+    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample)
     U = np.asarray(P.upper, dtype=float)
     a = np.asarray(P.a, dtype=float)
     b0 = float(P.b0)

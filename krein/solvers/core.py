@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
-__all__ = ["Solution", "SolverError", "installed_solvers", "solve", "check_solver"]
+__all__ = ["Solution", "SolverError", "installed_solvers", "solver_capabilities", "solve",
+           "check_solver"]
 
 #: How to install solvers that are not there by default.
 _INSTALL_HINT = {
@@ -88,6 +89,15 @@ class Solution:
         Everything the certificate returned (may include primal/dual objectives).
     trace : pandas.DataFrame or None
         Per-iteration records of custom loops.
+    intercept : float or None
+        For solvers of a model with a decision function (the IndefiniteSVM
+        loops): its intercept at the returned point, the multiplier of the
+        equality constraint (SVM / SVR intercept ``b``, minus the one-class
+        offset); ``None`` otherwise.
+    coef : ndarray of shape (n,) or None
+        For the same solvers, when asked for an out-of-sample map: the
+        coefficients applied to the raw kernel rows ``k(x, X)`` of new points
+        (the map folded in); ``None`` otherwise.
     """
 
     solver: str
@@ -103,6 +113,8 @@ class Solution:
     gap: float
     certificate: dict = field(default_factory=dict)
     trace: object = None
+    intercept: float | None = None
+    coef: object = None
 
 
 def installed_solvers():
@@ -114,6 +126,48 @@ def installed_solvers():
         Solver names in CVXPY's spelling (upper case).
     """
     return list(cp.installed_solvers())
+
+
+def solver_capabilities():
+    """Problem classes each installed CVXPY solver accepts, plus the libsvm pseudo-solver.
+
+    Read from CVXPY: ``QP_SOLVERS`` (native quadratic objective), and for conic
+    solvers their ``SUPPORTED_CONSTRAINTS`` (``NonNeg`` -> LP, ``SOC`` -> SOCP,
+    ``PSD``/``SvecPSD`` -> SDP, ``ExpCone``) and ``MIP_CAPABLE``.  A conic solver
+    without a native quadratic objective still takes QPs (CVXPY rewrites them as
+    SOCPs) when it supports ``SOC``.  (``krein solvers`` prints this table.)
+
+    Returns
+    -------
+    list of dict
+        One per solver of :func:`installed_solvers`, then ``libsvm``: ``name``,
+        ``LP``, ``QP``, ``SOCP``, ``SDP``, ``EXP``, ``MIP`` (each ``"yes"``,
+        ``"via SOCP"``, ``"SVM dual only"`` or ``"-"``) and ``notes``.
+    """
+    from cvxpy.reductions.solvers import defines
+
+    rows = []
+    for name in cp.installed_solvers():
+        conic = defines.SOLVER_MAP_CONIC.get(name)
+        qp = defines.SOLVER_MAP_QP.get(name)
+        cons = {c.__name__ for c in getattr(conic, "SUPPORTED_CONSTRAINTS", [])} if conic else set()
+        quad = bool(qp) or bool(conic and getattr(conic, "supports_quad_obj", lambda: False)())
+        mip = any(getattr(s, "MIP_CAPABLE", False) for s in (conic, qp) if s is not None)
+        rows.append({
+            "name": name,
+            "LP": "yes" if (qp or "NonNeg" in cons) else "-",
+            "QP": "yes" if quad else ("via SOCP" if "SOC" in cons else "-"),
+            "SOCP": "yes" if "SOC" in cons else "-",
+            "SDP": "yes" if cons & {"PSD", "SvecPSD"} else "-",
+            "EXP": "yes" if "ExpCone" in cons else "-",
+            "MIP": "yes" if mip else "-",
+            "notes": "",
+        })
+    rows.append({"name": "libsvm", "LP": "-", "QP": "SVM dual only", "SOCP": "-", "SDP": "-",
+                 "EXP": "-", "MIP": "-",
+                 "notes": "pseudo-solver: scikit-learn's SVC (SMO) on a precomputed kernel; the "
+                          "default of esvm/flip/clip/shift/square..., not for lp-svm"})
+    return rows
 
 
 def check_solver(solver):

@@ -58,7 +58,7 @@ import numpy as np
 from ..formulations.indefinite import ExchangeLevelProjection, ExchangeQCLP
 from .core import SolverError, check_solver, installed_solvers, solve
 from .indefinite import Certifier, _check_common, _finish
-from .projection import project_box_hyperplane
+from ..projections import project_box_hyperplane
 from .proxy import ProxyKernelOracle
 
 __all__ = ["exchange", "exchange_bound"]
@@ -259,7 +259,8 @@ def _solve_projection(problem, factors, dists, center, level, solver, options):
 
 def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, gap_every=1,
              libsvm_tol=1e-4, oracle=None, prune=True, prune_tol=1e-8, rank_tol=1e-10,
-             stabilization="level", level=0.5, solver_options=None, verbose=False):
+             stabilization="level", level=0.5, solver_options=None, out_of_sample=None,
+             verbose=False):
     """Exchange method of Chen & Ye (2008) for the SIQCLP (luss eq. 8; §3.4, Algorithm 3).
 
     Start from ``K_1 = (K0)_+`` (the proxy kernel at ``u = 0``).  At iteration
@@ -277,7 +278,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
       maximizer ``beta_i``.  This is a Kelley-type cutting-plane method on
       quadratic cuts.  Each cut misses the quartic term ``-|u|^4 / (16 rho)``
       of eq. (7), so the maximizers overshoot to large ``|u|`` and the method
-      crawls unless ``rho`` is large (measured below).
+      crawls unless ``rho`` is large (timings in ``benchmarks/README.md``).
     * ``"level"`` (default) — the **level method** of Lemarechal, Nemirovskii &
       Nesterov (1995) on the same cuts.  Let ``f*`` be the best value found and
       ``t_i`` the QCLP value (capped by the best certified upper bound).  The
@@ -292,14 +293,8 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
       (trace column ``step``).  This variant is ours, not the paper's: keep
       ``stabilization=None`` to reproduce luss Fig. 2.
 
-    Measured on the first ``n`` USPS training digits with the Simpson kernel
-    (``benchmarks/indefinite.py``), ``C = 1``, ``rho = 1``, ECOS:
-
-    * ``n = 200``, ``stabilization=None``: 60 iterations (50 s) left a relative
-      gap of 2.2.
-    * ``n = 200``, ``"level"``: relative gap below ``1e-3`` in 19 iterations (7 s).
-    * ``n = 500``, ``"level"``: relative gap below ``1e-3`` in 16 iterations
-      (about 100 s).
+    Measured iteration counts and times of both trial points (USPS Simpson
+    kernel, sigmoid kernel) are in ``benchmarks/README.md``.
 
     Parameters
     ----------
@@ -350,6 +345,9 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
         ``stabilization=None``): the target is ``f* + level (t_i - f*)``.
     solver_options : dict, optional
         Passed to the CVXPY solver (e.g. ``{"eps_abs": 1e-6}`` for SCS).
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
+        Also return the test coefficients of this out-of-sample map in
+        ``Solution.coef`` (:func:`~krein.solvers.indefinite.out_of_sample_coef`).
     verbose : bool
         Print one line per iteration.
 
@@ -358,7 +356,8 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     Solution
         ``solver="exchange"``; ``primal`` holds ``beta``, ``alpha`` and ``u`` of the
         best point; ``gap`` is certified (see the module docstring for which
-        bounds are); ``dual["kernel_weights"]`` are the normalized cut
+        bounds are); ``intercept`` and ``coef`` as in
+        :func:`~krein.solvers.projected_gradient`; ``dual["kernel_weights"]`` are the normalized cut
         multipliers of the last QCLP (the weights of the kept kernels in the MKL
         reading of eq. 13) and ``certificate`` adds ``t`` (last QCLP value, not
         certified), ``exchange_upper``, ``n_cuts``, ``qclp_seconds``,
@@ -400,7 +399,8 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     default ``prune_tol`` removes few cuts, because an interior-point solver
     leaves multipliers between about ``1e-9`` and ``1e-4`` on inactive cuts
     (``prune_tol=1e-4`` prunes more with the same iterations on small problems,
-    but did not make the ``n = 300`` run below faster).
+    but did not make the ``n = 300`` sigmoid run of ``benchmarks/README.md``
+    faster).
 
     With ``stabilization=None`` no rate of convergence is known, only a
     monotone decrease of ``t_i`` (Chen & Ye 2008), and luss §5 found the
@@ -408,13 +408,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     relative to ``|u|^2`` (``K* ~ (K0)_+``) and very slow otherwise.  The
     level method converges for any concave ``f`` with a rate of
     ``O(1 / eps^2)`` iterations (Lemarechal, Nemirovskii & Nesterov 1995,
-    for linear cuts; quadratic cuts only tighten the model).  Measured with
-    ``stabilization=None`` on a sigmoid kernel ``tanh(X X'/10 - 1)``, ``X`` of
-    shape (300, 10), ``C = 1``: with ``rho = 1``, 30 iterations (65-155 s)
-    still left a certified gap larger than ``f - g(0)`` (``f(beta_i)`` below
-    ``f(0)``), while projected gradient certified a relative gap of ``1e-3``
-    in 10 iterations (0.2 s); with ``rho = 100`` the exchange method reached
-    ``1e-3`` in 20 iterations (17 s, ECOS).
+    for linear cuts; quadratic cuts only tighten the model).
 
     References
     ----------
@@ -427,7 +421,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     solver_name, options = _check_exchange(solver, prune, prune_tol, solver_options, libsvm_tol,
                                            rank_tol, oracle, problem, stabilization, level)
     t0 = time.perf_counter()
-    cert = Certifier(problem, oracle, libsvm_tol)
+    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample)
     orc = cert.oracle
     P = problem
     zeros = np.zeros(P.n)

@@ -27,6 +27,12 @@ measured against the objective minus its constant part ``g(0) = rho ||(K0)_-||_F
 (the value of (7) at ``alpha = 0``), which dominates (7) when ``rho`` is large
 (as ``rho -> infinity``, ``f - g(0)`` tends to the dual objective of the SVM on
 the clipped kernel, luss §2.3).
+
+Every loop returns a :class:`~krein.solvers.Solution` for ``beta_best`` that also
+holds the decision function there (:meth:`Certifier.solution`): the intercept
+(from the oracle record of the best point, no extra oracle call) and, when asked
+with ``out_of_sample``, the coefficients of the test rows
+(:func:`out_of_sample_coef`).
 """
 
 from __future__ import annotations
@@ -40,13 +46,69 @@ from sklearn.exceptions import ConvergenceWarning
 
 from ..formulations.indefinite import ProxyKernelProblem
 from .core import Solution
-from .projection import box_hyperplane_lp, project_box_hyperplane
+from ..projections import box_hyperplane_lp, project_box_hyperplane
 from .proxy import ProxyKernelOracle
 
 __all__ = ["Certifier", "projected_gradient", "accelerated_gradient", "STEP_RULES",
-           "lipschitz_bound"]
+           "lipschitz_bound", "libsvm_point", "out_of_sample_coef", "OUT_OF_SAMPLE_MAPS"]
 
 STEP_RULES = ("backtracking", "lipschitz", "diminishing")
+
+#: Out-of-sample maps of the proxy kernel (:func:`out_of_sample_coef`; the module
+#: docstring of :mod:`krein.estimators.indefinite` compares them).
+OUT_OF_SAMPLE_MAPS = ("spectral", "transductive", "clip", "raw")
+
+
+def _null_tol(lam):
+    lam = np.asarray(lam)
+    return lam.size * np.finfo(float).eps * max(float(np.max(np.abs(lam))) if lam.size else 0.0, 1e-300)
+
+
+def out_of_sample_coef(oracle, u, out_of_sample):
+    """Coefficients applied to the raw kernel rows of new points, for one out-of-sample map.
+
+    A new point ``x`` has no coefficient in the rank-one update of the proxy
+    kernel ``K* = X(u)_+``, ``X(u) = K0 + u u'/(4 rho)`` (luss Theorem 1, eq. 5),
+    so the map decides how ``k*(x, X)`` extends it; for all maps but
+    ``"transductive"`` the decision value is ``f(x) = k(x, X) coef + b``.
+
+    * ``"spectral"``: ``k*(x, X) = k(x, X) P_+`` with ``P_+`` the projector on the
+      positive eigenspace of ``X(u)``, so ``coef = P_+ u`` (one full
+      eigendecomposition of ``X(u)`` by the secular equation);
+    * ``"clip"``: the ``rho -> infinity`` limit, ``coef = V_+ V_+' u`` with ``V_+``
+      the positive eigenvectors of ``K0``;
+    * ``"raw"`` (luss §4.3, PerturbSVM) and ``"transductive"`` (luss §2.3, which
+      needs the test-test block at prediction time): ``coef = u``.
+
+    Parameters
+    ----------
+    oracle : ProxyKernelOracle
+        Holds the eigendecomposition of ``K0`` and ``rho``.
+    u : array of shape (n,)
+        ``M beta`` at the solution (``y * alpha`` for svc).
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}
+
+    Returns
+    -------
+    coef : ndarray of shape (n,)
+
+    Raises
+    ------
+    ValueError
+        For an unknown map.
+    """
+    if out_of_sample not in OUT_OF_SAMPLE_MAPS:
+        raise ValueError(f"out_of_sample must be one of {OUT_OF_SAMPLE_MAPS}; got {out_of_sample!r}")
+    if out_of_sample in ("raw", "transductive"):
+        return u
+    Q = oracle.eigenvectors
+    if out_of_sample == "clip":
+        keep = oracle.eigenvalues > _null_tol(oracle.eigenvalues)
+        return Q[:, keep] @ (Q[:, keep].T @ u)
+    mu, W = oracle.eigendecomposition(u)   # "spectral": P_+ u
+    pos = mu > _null_tol(mu)
+    Wp = W[:, pos]
+    return Q @ (Wp @ (Wp.T @ (Q.T @ u)))
 
 
 def lipschitz_bound(problem, oracle):
@@ -82,6 +144,48 @@ def lipschitz_bound(problem, oracle):
     return (2.0 if P.task == "svr" else 1.0) * L_u
 
 
+def libsvm_point(problem, K, tol=1e-4):
+    """A near-optimal ``v`` of ``omega(K)`` from libsvm on the PSD kernel ``K``.
+
+    ``omega(K) = max_{beta in A} c'beta - 1/2 u'K u`` is the standard SVM (SVR,
+    one-class SVM) dual on ``K`` (luss eqs. 7, 17, 20 with ``K`` fixed); libsvm's
+    solution gives the point at which :meth:`ProxyKernelProblem.omega_upper
+    <krein.formulations.indefinite.ProxyKernelProblem.omega_upper>` bounds it
+    from above (the libsvm gap check of luss §3.2, "Stopping criterion").
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+        Task, labels/targets and ``C`` / ``epsilon`` / ``nu`` of the SVM.
+    K : array of shape (n, n)
+        PSD proxy kernel.
+    tol : float
+        libsvm stopping tolerance.
+
+    Returns
+    -------
+    v : ndarray of shape (n,)
+        In u-space (``y * alpha`` for svc, ``alpha+ - alpha-`` for svr, ``alpha``
+        scaled to sum to one for one-class).
+    """
+    from sklearn.svm import SVC, SVR, OneClassSVM
+
+    P = problem
+    n = P.n
+    v = np.zeros(n)
+    if P.task == "svc":
+        est = SVC(kernel="precomputed", C=P.C, tol=tol).fit(K, P.y)
+        v[est.support_] = est.dual_coef_[0]
+    elif P.task == "svr":
+        est = SVR(kernel="precomputed", C=P.C, epsilon=P.epsilon, tol=tol).fit(K, P.y)
+        v[est.support_] = est.dual_coef_[0]
+    else:
+        est = OneClassSVM(kernel="precomputed", nu=P.nu, tol=tol).fit(K)
+        v[est.support_] = est.dual_coef_[0]
+        v /= max(v.sum(), np.finfo(float).tiny)
+    return v
+
+
 class Certifier:
     """Objective, gradient and certified upper bounds for a :class:`ProxyKernelProblem`.
 
@@ -98,6 +202,9 @@ class Certifier:
         libsvm's point); 1e-4 measured the best time-to-certificate (1e-6 made
         libsvm 5-10x slower on near-singular proxy kernels for a bound tighter
         by ~1e-5 relative).
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
+        Out-of-sample map whose test coefficients :meth:`solution` returns
+        (:func:`out_of_sample_coef`); ``None``: none.
 
     Attributes
     ----------
@@ -106,20 +213,28 @@ class Certifier:
     upper : float
         Least certified upper bound seen (``+inf`` before any).
     best_beta : ndarray or None
+    best_eval : ProxyEval or None
+        The oracle record at ``best_beta`` (gives the intercept without another
+        oracle call).
     upper_source : str
         "frank-wolfe", "libsvm" or an algorithm's own bound.
     n_libsvm : int
         Number of libsvm gap checks.
     """
 
-    def __init__(self, problem, oracle=None, libsvm_tol=1e-4):
+    def __init__(self, problem, oracle=None, libsvm_tol=1e-4, out_of_sample=None):
+        if out_of_sample is not None and out_of_sample not in OUT_OF_SAMPLE_MAPS:
+            raise ValueError(f"out_of_sample must be one of {OUT_OF_SAMPLE_MAPS} or None; "
+                             f"got {out_of_sample!r}")
         self.problem = problem
+        self.out_of_sample = out_of_sample
         self.oracle = oracle if oracle is not None else ProxyKernelOracle(
             problem.K0, problem.rho, weights=problem.weights, check=False)
         self.libsvm_tol = libsvm_tol
         self.lower = -np.inf
         self.upper = np.inf
         self.best_beta = None
+        self.best_eval = None
         self.upper_source = ""
         self.n_libsvm = 0
         self.libsvm_seconds = 0.0
@@ -155,6 +270,7 @@ class Certifier:
         if record and f > self.lower:
             self.lower = f
             self.best_beta = np.array(beta, copy=True)
+            self.best_eval = ev
         return f, grad, ev
 
     def offer_upper(self, value, source):
@@ -215,7 +331,7 @@ class Certifier:
         t0 = time.perf_counter()
         P = self.problem
         K = self.oracle.proxy_kernel(P.u_of(beta))
-        v = P.libsvm_point(K, tol=self.libsvm_tol)
+        v = libsvm_point(P, K, tol=self.libsvm_tol)
         Kv = K @ v
         ub, _ = P.omega_upper(Kv, float(v @ Kv))
         ub += P.rho * ev.dist2
@@ -258,6 +374,12 @@ class Certifier:
     def solution(self, name, status, n_iter, trace, t_setup, t_solve):
         """Pack the best point as a :class:`~krein.solvers.Solution`.
 
+        Besides the certificate, the solution carries the decision function at the
+        best point: ``intercept``, the multiplier of ``a'beta = b0`` at the exact
+        SVM bound with ``v = u`` (:meth:`ProxyKernelProblem.omega_upper
+        <krein.formulations.indefinite.ProxyKernelProblem.omega_upper>`, from the
+        oracle record of the best point), and ``coef`` for ``out_of_sample``.
+
         Parameters
         ----------
         name : str
@@ -275,7 +397,8 @@ class Certifier:
         -------
         Solution
             ``primal`` holds ``beta``, ``alpha`` and ``u`` of the best point;
-            ``certificate`` the bounds, gaps and counters.
+            ``certificate`` the bounds, gaps and counters; ``intercept`` and
+            ``coef`` the decision function at the best point.
         """
         P = self.problem
         beta = self.best_beta
@@ -284,12 +407,18 @@ class Certifier:
                 "relative_gap": self.relative_gap, "objective_offset": self.offset,
                 "upper_source": self.upper_source, "n_oracle": self.oracle.n_evals,
                 "n_libsvm": self.n_libsvm, "libsvm_seconds": self.libsvm_seconds}
+        u = P.u_of(beta)
+        intercept = None
+        if self.best_eval is not None:
+            _, intercept = P.omega_upper(self.best_eval.Ku, self.best_eval.uKu)
+        coef = None if self.out_of_sample is None else out_of_sample_coef(self.oracle, u,
+                                                                           self.out_of_sample)
         return Solution(
             solver=name, status=status, objective=self.lower,
-            primal={"beta": beta, "alpha": P.alpha_of(beta), "u": P.u_of(beta)}, dual={},
+            primal={"beta": beta, "alpha": P.alpha_of(beta), "u": u}, dual={},
             setup_time=t_setup, solve_time=t_solve, iterations=n_iter, primal_residual=viol,
             dual_residual=float("nan"), gap=self.gap, certificate=cert,
-            trace=pd.DataFrame(trace))
+            trace=pd.DataFrame(trace), intercept=intercept, coef=coef)
 
 
 def _check_common(problem, tol, atol, max_iter, gap_every):
@@ -330,11 +459,11 @@ def _finish(cert, name, k, converged, trace, t_setup, t0, gap_every, last_checke
 
 def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, atol=1e-8,
                        max_iter=1000, gap_every=10, beta0=None, libsvm_tol=1e-4,
-                       oracle=None, verbose=False):
+                       oracle=None, out_of_sample=None, verbose=False):
     """Projected gradient ascent on luss eq. (7) (luss Algorithm 1).
 
     ``beta_{k+1} = P_A(beta_k + t_k grad f(beta_k))`` with the exact projection of
-    :func:`~krein.solvers.projection.project_box_hyperplane`.
+    :func:`~krein.projections.project_box_hyperplane`.
 
     Parameters
     ----------
@@ -364,6 +493,9 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
         Tolerance of libsvm at the gap checks.
     oracle : ProxyKernelOracle, optional
         Reuse an eigendecomposition of ``K0`` (e.g. across C values).
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
+        Also return the test coefficients of this out-of-sample map
+        (:func:`out_of_sample_coef`) in ``Solution.coef``.
     verbose : bool
         Print one line per iteration.
 
@@ -371,6 +503,9 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
     -------
     Solution
         ``primal`` holds ``beta``, ``alpha`` and ``u``; ``gap`` is certified;
+        ``intercept`` is the intercept (minus the offset for one-class) at
+        ``beta`` and ``coef`` the test coefficients for ``out_of_sample``
+        (:meth:`Certifier.solution`);
         ``trace`` has one row per iteration (``iter, objective, lower, upper, gap,
         step, n_negative, seconds, gap_seconds``).
 
@@ -388,7 +523,7 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
     if step not in STEP_RULES:
         raise ValueError(f"step must be one of {STEP_RULES}; got {step!r}")
     t0 = time.perf_counter()
-    cert = Certifier(problem, oracle, libsvm_tol)
+    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample)
     t_setup = time.perf_counter() - t0
     P = problem
     L = lipschitz_bound(P, cert.oracle)
@@ -446,7 +581,7 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
 
 def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1000,
                          gap_every=10, beta0=None, libsvm_tol=1e-4, oracle=None, restart=True,
-                         verbose=False):
+                         out_of_sample=None, verbose=False):
     """Accelerated projected gradient (FISTA, Beck & Teboulle 2009) on luss eq. (7).
 
     ``grad f`` is Lipschitz (:func:`lipschitz_bound`), so Nesterov's method
@@ -476,6 +611,9 @@ def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1
         Tolerance of libsvm at the gap checks.
     oracle : ProxyKernelOracle, optional
         Reuse an eigendecomposition of ``K0``.
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
+        Also return the test coefficients of this out-of-sample map
+        (:func:`out_of_sample_coef`) in ``Solution.coef``.
     restart : bool
         Adaptive restart (recommended).
     verbose : bool
@@ -498,7 +636,7 @@ def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1
     """
     _check_common(problem, tol, atol, max_iter, gap_every)
     t0 = time.perf_counter()
-    cert = Certifier(problem, oracle, libsvm_tol)
+    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample)
     t_setup = time.perf_counter() - t0
     P = problem
     lmax = max(float(cert.oracle.eigenvalues[-1]), 1e-12)

@@ -1,12 +1,21 @@
-"""Exact projection onto, and linear maximization over, ``{a'x = b, 0 <= x <= U}``.
+"""Euclidean projections onto the feasible sets of the duals (the ground floor).
 
-This is the feasible set of every dual here: ``{y'alpha = 0, 0 <= alpha <= C}``
-for the SVM (luss Algorithm 1, step 2), ``{1'alpha = 1, 0 <= alpha <= 1/(nu l)}``
-for the one-class SVM and ``{1'(a+ - a-) = 0, 0 <= a+-  <= C}`` for the SVR,
-always with ``a_i`` in {-1, +1}.
+Two sets, both with one or two equality constraints on a box:
 
-Both operations reduce to a one-dimensional problem in the multiplier ``nu`` of
-the equality constraint, whose breakpoints are sorted once (O(m log m)):
+* ``{x : a'x = b, 0 <= x <= U}`` with ``a_i`` in {-1, +1}: the feasible set of
+  every dual here, ``{y'alpha = 0, 0 <= alpha <= C}`` for the SVM (luss
+  Algorithm 1, step 2), ``{1'alpha = 1, 0 <= alpha <= 1/(nu l)}`` for the
+  one-class SVM and ``{1'(a+ - a-) = 0, 0 <= a+-  <= C}`` for the SVR.
+  :func:`project_box_hyperplane` projects onto it and :func:`box_hyperplane_lp`
+  maximizes a linear function over it;
+* the capped simplex ``{x : 0 <= x <= cap, sum x = 1}``, whose product over the
+  two classes is the feasible set of Haasdonk's CH-DU (haasdonk §3.2, used by
+  :func:`krein.formulations.hull.project_hulls`):
+  :func:`project_capped_simplex`.
+
+Every operation reduces to a one-dimensional problem in the multiplier ``nu`` of
+the equality constraint.  For ``{a'x = b, 0 <= x <= U}`` the breakpoints are
+sorted once (O(m log m)):
 
 * projection: ``x(nu) = clip(v - nu a, 0, U)`` and ``a'x(nu)`` is non-increasing
   and piecewise linear in ``nu``; the root of ``a'x(nu) = b`` is bracketed
@@ -15,13 +24,24 @@ the equality constraint, whose breakpoints are sorted once (O(m log m)):
 * linear maximization: by LP duality
   ``max {w'x : a'x = b, 0 <= x <= U} = min_nu  nu b + sum_i U_i max(0, w_i - nu a_i)``,
   a convex piecewise-linear function minimized at a breakpoint.
+
+This module imports nothing from krein: formulations, solvers and estimators
+all use it.
+
+References
+----------
+R. Luss and A. d'Aspremont (2009), "Support vector machine classification with
+indefinite kernels", Math. Prog. Comp. 1 -- "luss".
+B. Haasdonk (2005), "Feature space interpretation of SVMs with indefinite
+kernels", IEEE TPAMI 27(4) -- "haasdonk".
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["project_box_hyperplane", "box_hyperplane_lp", "check_feasible_set"]
+__all__ = ["project_box_hyperplane", "box_hyperplane_lp", "check_feasible_set",
+           "project_capped_simplex"]
 
 
 def check_feasible_set(a, b, upper):
@@ -181,3 +201,65 @@ def box_hyperplane_lp(w, a, b, upper):
     nu = float(0.5 * (ts[j] + ts[j2]))
     value = float(ts[j]) * b + float(np.sum(upper * np.maximum(0.0, w - float(ts[j]) * a)))
     return value, nu
+
+
+def project_capped_simplex(V, cap):
+    """Euclidean projection of every column of ``V`` onto ``{x : 0 <= x <= cap, sum x = 1}``.
+
+    One factor of the CH-DU feasible set (haasdonk §3.2, the reduced convex hull
+    of one class with reduction bound ``mu = cap``).
+
+    Parameters
+    ----------
+    V : array of shape (m, S)
+        ``S`` points to project, as columns.
+    cap : float > 0
+        Upper bound of every entry; the set is non-empty only if ``m * cap >= 1``
+        (not checked here: :func:`krein.formulations.hull.project_hulls` checks it).
+
+    Returns
+    -------
+    X : ndarray of shape (m, S)
+        The projections (columns summing to one up to round-off).
+
+    Notes
+    -----
+    ``x = clip(v - tau, 0, cap)`` (KKT of the projection) with ``tau`` the root of
+    the non-increasing piecewise-linear ``h(tau) = sum clip(v - tau, 0, cap) - 1``,
+    found by Newton steps safeguarded by bisection (vectorized over columns;
+    Newton is exact once it is on the root's linear piece).  A last correction
+    spreads the round-off of the sum over the free entries.
+    """
+    V = np.asarray(V, dtype=float)
+    m, S = V.shape
+    lo = V.min(axis=0) - cap          # h(lo) = m*cap - 1 >= 0
+    hi = V.max(axis=0)                # h(hi) = -1 < 0
+    tau = np.clip((V.sum(axis=0) - 1.0) / m, lo, hi)
+    todo = np.ones(S, dtype=bool)
+    scale = np.maximum(1.0, np.abs(V).max(axis=0))
+    for _ in range(200):
+        idx = np.flatnonzero(todo)
+        if idx.size == 0:
+            break
+        W = V[:, idx] - tau[idx]
+        X = np.clip(W, 0.0, cap)
+        h = X.sum(axis=0) - 1.0
+        nfree = np.sum((W > 0) & (W < cap), axis=0)
+        eps = np.finfo(float).eps
+        done = (np.abs(h) <= 4 * m * eps) | (hi[idx] - lo[idx] <= 4 * eps * scale[idx])
+        pos = h > 0
+        lo[idx] = np.where(pos, tau[idx], lo[idx])
+        hi[idx] = np.where(pos, hi[idx], tau[idx])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            newton = tau[idx] + h / nfree
+        ok = (nfree > 0) & (newton > lo[idx]) & (newton < hi[idx])
+        tau_new = np.where(ok, newton, 0.5 * (lo[idx] + hi[idx]))
+        tau[idx] = np.where(done, tau[idx], tau_new)
+        todo[idx] = ~done
+    X = np.clip(V - tau, 0.0, cap)
+    # remove the last round-off from the sum on the free entries
+    free = (X > 0) & (X < cap)
+    nf = free.sum(axis=0)
+    corr = np.where(nf > 0, (1.0 - X.sum(axis=0)) / np.maximum(nf, 1), 0.0)
+    X = X + free * corr
+    return np.clip(X, 0.0, cap)
