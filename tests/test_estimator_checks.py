@@ -35,7 +35,7 @@ ESTIMATORS = [
     SpectrumSVC("clip", out_of_sample="transductive", kernel="sigmoid", kernel_params=SIGMOID),
     # IndefiniteSVM (Luss & d'Aspremont): classifier, regressor, outlier detector, PerturbSVM
     IndefiniteSVC(),
-    IndefiniteSVC(kernel="sigmoid", kernel_params=SIGMOID, algorithm="apg"),
+    IndefiniteSVC(kernel="sigmoid", kernel_params=SIGMOID, solver="apg"),
     IndefiniteSVC(kernel="precomputed"),
     IndefiniteSVR(),
     IndefiniteOneClassSVM(),
