@@ -18,8 +18,8 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import (CLASS_WEIGHT, POSITIVE, check_int, check_positive,  # noqa: F401
-                           check_square_kernel, resolve_solver_name)
+from .._validation import (CLASS_WEIGHT, POSITIVE, check_square_kernel,  # noqa: F401 (re-export)
+                           resolve_solver_name)
 from ..kernels import KERNELS, pairwise_kernel
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "BinaryModel", "libsvm_binary"]

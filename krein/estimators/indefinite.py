@@ -34,7 +34,8 @@ from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin, _fit_conte
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .._validation import NONNEGATIVE, POSITIVE, SolverName, check_square_kernel, resolve_solver_name
+from .._validation import (NONNEGATIVE, POSITIVE, SolverName, check_square_kernel,
+                           resolve_solver_name)
 from ..formulations.indefinite import PerturbSVM, ProxyKernelProblem
 from ..solvers import INDEFINITE_ALGORITHMS, solve, solve_indefinite
 from ..solvers.indefinite import Certifier
