@@ -40,7 +40,7 @@ def convergence_cell(params):
     rng = np.random.default_rng(cell_seed(params, "n", "repeat", salt="subset"))
     idx = np.sort(rng.choice(y.shape[0], size=params["n"], replace=False))
     K = simpson_kernel(X[idx])
-    est = IndefiniteSVC(kernel="precomputed", algorithm=params["algorithm"], C=params["C"],
+    est = IndefiniteSVC(kernel="precomputed", solver=params["algorithm"], C=params["C"],
                         rho=params["rho"], tol=0.0, atol=0.0, max_iter=params["max_iter"])
     t0 = time.perf_counter()
     with warnings.catch_warnings():

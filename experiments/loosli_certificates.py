@@ -208,7 +208,7 @@ def certificate_cell(params):
                   .split(np.zeros((y.size, 1)), y))
     K_tr, K_te = data.blocks(tr, te)
     sel, source = _selected(table, dataset, method)
-    fixed = {"test_kernel": "raw"} if method == "indefinite-svm" else {}
+    fixed = {"out_of_sample": "raw"} if method == "indefinite-svm" else {}
     if method == "lp-svm":
         fixed["solver"] = "HIGHS"
     est = build_estimator(method, {}, None, cell_seed(params, salt="estimator"))

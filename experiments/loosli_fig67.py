@@ -157,7 +157,7 @@ def experiment(quick=False):
     specs = []
     for m in methods:
         if m == "indefinite-svm":
-            specs.append({"method": m, "params": {"test_kernel": "raw"},
+            specs.append({"method": m, "params": {"out_of_sample": "raw"},
                           "grid": {**kw["param_grid"], "rho": rho}})
         elif m == "lp-svm":
             specs.append({"method": m, "params": {"solver": "HIGHS"}})

@@ -34,7 +34,7 @@ deviation over 10 runs, least eigenvalue after the data set name.  Here:
 * testing: every method is scored with the ORIGINAL (indefinite) test kernel
   rows, as the paper ("the performance is computed using the original
   kernel"): the flip / clip / shift registry methods do so, and
-  IndefiniteSVM runs with ``test_kernel="raw"``;
+  IndefiniteSVM runs with ``out_of_sample="raw"``;
 * solvers: libsvm (ESVM, ESVM-L, SVM, heuristics), krein's active set
   (KSVM), sparse Bayesian updates (RVM), projected gradient with a certified
   duality gap (IndefiniteSVM, relative gap 1e-3), HiGHS (LP-SVM).
@@ -124,7 +124,7 @@ SIGMOID_R_NEGATED = {"sonar": -2.275725, "heart": -1.154167, "breast_cancer": 0.
 def method_specs(methods, c_grid, rho_grid):
     """Method entries of :func:`krein.experiment.classification_grid` for Tables 2-3.
 
-    IndefiniteSVM is tested with the raw kernel rows (``test_kernel="raw"``,
+    IndefiniteSVM is tested with the raw kernel rows (``out_of_sample="raw"``,
     the paper's rule) and selects ``C`` and ``rho``; LP-SVM runs on HiGHS;
     the others take the common ``C`` grid.
 
@@ -140,7 +140,7 @@ def method_specs(methods, c_grid, rho_grid):
     specs = []
     for m in methods:
         if m == "indefinite-svm":
-            specs.append({"method": m, "params": {"test_kernel": "raw"},
+            specs.append({"method": m, "params": {"out_of_sample": "raw"},
                           "grid": {"C": c_grid, "rho": rho_grid}})
         elif m == "lp-svm":
             specs.append({"method": m, "params": {"solver": "HIGHS"}})

@@ -36,7 +36,7 @@ classical-scaling kernel ``-1/2 J D^2 J``.  Here:
   fold by fold (every method of fold 0 first) so that a stopped run still
   compares all methods;
 * testing with the original kernel rows, as the paper (IndefiniteSVM with
-  ``test_kernel="raw"``); solvers as in ``loosli_table2.py`` (LP-SVM: HiGHS).
+  ``out_of_sample="raw"``); solvers as in ``loosli_table2.py`` (LP-SVM: HiGHS).
 
 ``--quick``: CatCortex and a 120-object GaussM1 draw, four methods, 2 folds,
 1 repeat, inner 2-fold CV over C in {0.1, 1}.

@@ -22,6 +22,61 @@ Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 :mod:`krein.kernels`, :mod:`krein.geometry`, :mod:`krein.formulations` with
 :func:`solve`, :mod:`krein.datasets`, and the method registry
 (:func:`make_method`, :func:`list_methods`).
+
+Parameter vocabulary
+--------------------
+One name per idea across every estimator (an estimator takes the names that apply
+to it; each is validated when ``fit`` runs, by the estimator's
+``_parameter_constraints`` table, with a ``ValueError`` naming the parameter and
+the accepted values):
+
+``kernel``
+    ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix,
+    ``predict``/``decision_function`` an ``(m, n)`` matrix against the training
+    points), a name of :data:`krein.kernels.KERNELS` ("gaussian", "sigmoid", ...)
+    or a callable ``kernel(X, Z, **kernel_params)``.
+``kernel_params``
+    None or a dict of the named/callable kernel's parameters (e.g.
+    ``{"a": 0.5, "r": -1.0}`` for the sigmoid).
+``C``
+    Float > 0: the box bound of the dual variables / weight of the slacks.
+``class_weight``
+    None, ``"balanced"`` or ``{label: weight}``: per-class bounds
+    ``C_i = C * weight[y_i]`` as scikit-learn's SVC; ``"balanced"`` is
+    ``n_samples / (n_classes * bincount(y))``.  Every classifier with a box bound
+    ``C`` takes it (the fitted weights are ``class_weight_``); RVC and
+    ConvexHullClassifier have no ``C``, hence no ``class_weight``; LPSVC and KSVC
+    do not take it yet; ESVC and SpectrumSVC take it with ``solver="libsvm"``.
+``rho``
+    Float > 0: the penalty ``rho ||K - K0||_F^2`` of the learned proxy kernel
+    (IndefiniteSVM, PerturbSVM); large ``rho`` stays close to ``K0``.
+``solver``
+    Who solves the problem, case-insensitive: ``"libsvm"`` (scikit-learn's SVC),
+    the name of any installed CVXPY solver (``krein.installed_solvers()``;
+    ``pip install 'krein[solvers]'`` adds more), or the estimator's own algorithm:
+    ``"pg"``, ``"apg"``, ``"accpm"``, ``"exchange"`` (IndefiniteSVM, PerturbSVM),
+    ``"active-set"`` (KSVC), ``"auto"``, ``"nu-svm"``, ``"multistart"``
+    (ConvexHullClassifier).  Each estimator's docstring lists its values and its
+    default.
+``solver_options``
+    None or a dict passed to the solver (CVXPY keywords, or the custom
+    algorithm's options; unknown keys of a custom algorithm are an error).
+``correction``
+    The spectrum correction of :class:`SpectrumSVC` (``"clip"``, ``"flip"``,
+    ``"shift"``, ``"mds"``, ``"pseudo"``, ``"add_diagonal"``, ``"square"``), or
+    the kernel-correction transformer of :class:`CorrectedKernelSVC`.
+``out_of_sample``
+    How kernel rows of new points are mapped before the expansion is applied:
+    ``"auto"``, ``"spectral"``, ``"raw"``, ``"transductive"`` (SpectrumSVC);
+    ``"spectral"``, ``"transductive"``, ``"clip"``, ``"raw"`` (IndefiniteSVC/SVR/
+    one-class).
+``tol``, ``max_iter``
+    Stopping tolerance and iteration limit, as in scikit-learn (``max_iter=-1``:
+    no limit for libsvm); a ``ConvergenceWarning`` when ``max_iter`` is hit.
+``random_state``
+    None, an int or a ``RandomState`` (random starts, e.g. ConvexHullClassifier).
+``verbose``
+    Bool: print progress (RVC).
 """
 
 from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombination,

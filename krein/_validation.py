@@ -204,3 +204,98 @@ class InvalidArgument(ValueError):
         super().__init__(f"{argument}: {message}")
         self.argument = argument
         self.message = message
+
+
+# ---------------------------------------------------------------------------- parameter constraints
+# The declarative checks of scikit-learn (``_parameter_constraints`` + ``_fit_context``):
+# the shared entries of the estimators' tables live here.
+from numbers import Integral, Real  # noqa: E402
+
+from sklearn.utils._param_validation import Interval, Options, StrOptions  # noqa: E402
+
+class RealInterval(Interval):
+    """scikit-learn's ``Interval`` over the reals, without ``True``/``False``."""
+
+    def __init__(self, left, right, *, closed):
+        super().__init__(Real, left, right, closed=closed)
+
+    def is_satisfied_by(self, val):
+        return not isinstance(val, (bool, np.bool_)) and super().is_satisfied_by(val)
+
+
+#: ``C``, ``rho``...: a finite real number > 0.
+POSITIVE = RealInterval(0, np.inf, closed="neither")
+#: ``tol``-like: a finite real number >= 0.
+NONNEGATIVE = RealInterval(0, np.inf, closed="left")
+#: ``max_iter`` of libsvm: an integer >= 1, or -1 for no limit.
+LIBSVM_MAX_ITER = [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})]
+#: ``class_weight`` of every classifier with a box bound ``C``.
+CLASS_WEIGHT = [dict, StrOptions({"balanced"}), None]
+
+#: The pip extra that installs more CVXPY solvers.
+SOLVERS_EXTRA = "pip install 'krein[solvers]'"
+
+
+class SolverName(StrOptions):
+    """Constraint: one of an estimator's own solver names or an installed CVXPY solver.
+
+    The installed CVXPY solvers are looked up when a value is validated (the set is
+    dynamic), so the error message names the solvers installed at that moment and
+    the pip extra that adds more.  Names are case-insensitive.
+
+    Parameters
+    ----------
+    custom : tuple of str
+        The estimator's own names (``"libsvm"``, ``"pg"``, ``"active-set"``...),
+        lower case.
+    cvxpy : bool
+        Whether CVXPY solver names are accepted.
+    """
+
+    def __init__(self, custom=(), cvxpy=True):
+        super().__init__(set(custom))
+        self.custom = tuple(custom)
+        self.cvxpy = cvxpy
+
+    def is_satisfied_by(self, val):
+        return resolve_solver_name(val, self.custom, self.cvxpy) is not None
+
+    def __str__(self):
+        parts = [repr(c) for c in self.custom]
+        if self.cvxpy:
+            parts.append(f"an installed CVXPY solver name (installed here: {_installed()}; "
+                         f"more solvers: {SOLVERS_EXTRA})")
+        return " or ".join(parts) if len(parts) < 3 else (
+            f"one of {', '.join(parts[:-1])} or {parts[-1]}")
+
+
+def _installed():
+    import cvxpy as cp
+
+    return sorted(cp.installed_solvers())
+
+
+def resolve_solver_name(solver, custom=(), cvxpy=True):
+    """The normalized ``solver`` (lower-case own name or upper-case CVXPY name), or None.
+
+    Parameters
+    ----------
+    solver : object
+        The estimator's ``solver`` parameter.
+    custom : tuple of str
+        The estimator's own (lower-case) names.
+    cvxpy : bool
+        Whether installed CVXPY solver names are accepted.
+
+    Returns
+    -------
+    str or None
+        None when ``solver`` is not an accepted name.
+    """
+    if not isinstance(solver, str):
+        return None
+    if solver.lower() in custom:
+        return solver.lower()
+    if cvxpy and solver.upper() in _installed():
+        return solver.upper()
+    return None

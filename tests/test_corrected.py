@@ -221,9 +221,10 @@ def test_bad_input(sigmoid_data, munoz_split):
     with pytest.raises(ValueError, match=r"base_kernels\[1\]"):
         CorrectedKernelSVC(correction=ConformalLinearCombination(),
                            base_kernels=["linear", 3]).fit(X, y)
-    with pytest.raises(ValueError, match="correction must be a transformer"):
+    with pytest.raises(ValueError, match="'correction' parameter of CorrectedKernelSVC must be "
+                                         "an object implementing"):
         CorrectedKernelSVC(correction="clip").fit(X, y)
     with pytest.raises(ValueError, match=r"stacked kernel of shape \(n, n, 1 \+ M\)"):
         CorrectedKernelSVC(correction=ConformalLinearCombination(), kernel="precomputed").fit(K, y)
-    with pytest.raises(ValueError, match="C must be"):
+    with pytest.raises(ValueError, match="'C' parameter"):
         CorrectedKernelSVC(C=0.0).fit(X, y)

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from krein import (ESVC, LPSVC, DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR,
-                   PerturbSVC, SpectrumSVC)
+from krein import (ESVC, KSVC, LPSVC, RVC, ConvexHullClassifier, CorrectedKernelSVC, DirectSVC,
+                   IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC, PerturbSVC,
+                   SpectrumCorrection, SpectrumSVC)
 
 SIGMOID = {"a": 0.5, "r": -1.0}
 
@@ -35,11 +36,20 @@ ESTIMATORS = [
     SpectrumSVC("clip", out_of_sample="transductive", kernel="sigmoid", kernel_params=SIGMOID),
     # IndefiniteSVM (Luss & d'Aspremont): classifier, regressor, outlier detector, PerturbSVM
     IndefiniteSVC(),
-    IndefiniteSVC(kernel="sigmoid", kernel_params=SIGMOID, algorithm="apg"),
+    IndefiniteSVC(kernel="sigmoid", kernel_params=SIGMOID, solver="apg"),
     IndefiniteSVC(kernel="precomputed"),
     IndefiniteSVR(),
     IndefiniteOneClassSVM(),
     PerturbSVC(),
+    # the other classifiers (cheap settings: the whole file must stay fast on 2 cores)
+    KSVC(),
+    ConvexHullClassifier(n_starts=2),
+    ModSVC(solver="libsvm"),   # the CVXPY default runs in tests/test_modsvm.py
+    RVC(max_iter=100),
+    CorrectedKernelSVC(SpectrumCorrection("clip")),
+    # class weights on the libsvm path and on the IndefiniteSVM algorithms
+    DirectSVC(class_weight="balanced"),
+    IndefiniteSVC(class_weight="balanced", solver="apg"),
 ]
 
 #: scikit-learn's harness sets ``n_components = 1`` on any estimator that has an

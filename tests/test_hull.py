@@ -394,7 +394,7 @@ def test_estimator_paths_agree_on_convex_problem(gaussian_problem):
     X, y, Xt = gaussian_problem["X"], gaussian_problem["y"], gaussian_problem["X_test"]
     kw = {"mu": 0.3, "kernel": "gaussian", "kernel_params": gaussian_problem["params"]}
     est = {s: ConvexHullClassifier(solver=s, random_state=0, **kw).fit(X, y)
-           for s in ("auto", "cvxpy", "nu-svm", "multistart")}
+           for s in ("auto", "CLARABEL", "nu-svm", "multistart")}
     assert est["auto"].solver_ == ["cvxpy"] and est["auto"].convex_[0] is True
     ref = est["multistart"]
     scale = np.abs(ref.decision_function(Xt)).max()
@@ -418,7 +418,7 @@ def test_estimator_indefinite_auto_is_multistart(sigmoid_problem):
     np.testing.assert_allclose(clf.dual_coef_[0], (2 * y_pm * clf.alpha_bar_[0])[clf.support_])
     with pytest.raises(ValueError, match="not convex"):
         ConvexHullClassifier(mu=0.2, kernel="sigmoid", kernel_params=sigmoid_problem["params"],
-                             solver="cvxpy").fit(X, y)
+                             solver="CLARABEL").fit(X, y)
     # same seed, same model (the starts are drawn from random_state)
     again = ConvexHullClassifier(mu=0.2, kernel="sigmoid", kernel_params=sigmoid_problem["params"],
                                  n_starts=6, random_state=0).fit(X, y)
@@ -451,11 +451,13 @@ def test_convergence_warning_and_no_half_fit(sigmoid_problem):
 
 
 @pytest.mark.parametrize("params, match", [
-    ({"mu": 0.0}, "mu must be"), ({"mu": -1}, "mu must be"), ({"mu": np.inf}, "mu must be"),
-    ({"solver": "newton"}, "solver must be one of"), ({"cvxpy_solver": "NOPE"}, "not installed"),
+    ({"mu": 0.0}, "'mu' parameter"), ({"mu": -1}, "'mu' parameter"),
+    ({"mu": np.inf}, "'mu' parameter"), ({"solver": "cvxpy"}, "'solver' parameter .* 'auto', "
+                                         "'nu-svm', 'multistart' or an installed CVXPY solver"),
+    ({"solver": "NOPE"}, r"installed here: \[.*CLARABEL.*\]; more solvers: pip install"),
     ({"n_starts": 0}, "n_starts"), ({"tol": -1e-3}, "tol"), ({"max_iter": 0}, "max_iter"),
     ({"libsvm_tol": 0}, "libsvm_tol"), ({"psd_tol": -1.0}, "psd_tol"),
-    ({"solver_options": 3}, "solver_options"), ({"kernel": "nope"}, "kernel must be"),
+    ({"solver_options": 3}, "solver_options"), ({"kernel": "nope"}, "'kernel' parameter"),
 ])
 def test_bad_parameters(small, params, match):
     with pytest.raises(ValueError, match=match):

@@ -32,7 +32,7 @@ from sklearn.utils.validation import check_is_fitted
 import krein
 import krein.estimators.indefinite as indefinite_module
 from krein import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
-from krein.estimators.indefinite import TEST_KERNELS
+from krein.estimators.indefinite import OUT_OF_SAMPLE_MAPS
 from krein.kernels import gaussian_kernel
 
 #: libsvm stopping tolerance of the references.
@@ -131,7 +131,7 @@ def test_svc_rho_to_infinity_tends_to_svm_on_clipped_kernel(sigmoid_problem):
     g0 = neg_norm2(K)
     errs = []
     for rho in (1e2, 1e4):
-        est = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, algorithm="apg", test_kernel="clip",
+        est = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, solver="apg", out_of_sample="clip",
                             tol=1e-10, atol=1e-9, max_iter=5000).fit(K, y)
         u, b, alpha = est.proxy_dual_coef_[0], est.intercept_[0], est.alpha_[0]
         dec = proxy(K, u, rho) @ u + b                # training decisions K* u + b
@@ -167,8 +167,8 @@ def test_svr_rho_to_infinity_tends_to_svr_on_clipped_kernel(krein_problem):
     g0 = neg_norm2(K)
     errs = []
     for rho in (1e2, 1e4):
-        est = IndefiniteSVR(kernel="precomputed", C=C, epsilon=eps, rho=rho, algorithm="apg",
-                            test_kernel="clip", tol=1e-10, atol=1e-9, max_iter=5000).fit(K, y)
+        est = IndefiniteSVR(kernel="precomputed", C=C, epsilon=eps, rho=rho, solver="apg",
+                            out_of_sample="clip", tol=1e-10, atol=1e-9, max_iter=5000).fit(K, y)
         a = est.alpha_
         assert abs(a.sum()) <= 1e-10 and np.all(np.abs(a) <= C + 1e-12)
         np.testing.assert_allclose(est.proxy_dual_coef_, a, atol=0)
@@ -205,8 +205,8 @@ def test_one_class_rho_to_infinity_tends_to_one_class_svm_on_clipped_kernel(krei
     g0 = neg_norm2(K)
     errs = []
     for rho in (1e2, 1e4):
-        est = IndefiniteOneClassSVM(kernel="precomputed", nu=nu, rho=rho, algorithm="apg",
-                                    test_kernel="clip", tol=1e-10, atol=1e-12,
+        est = IndefiniteOneClassSVM(kernel="precomputed", nu=nu, rho=rho, solver="apg",
+                                    out_of_sample="clip", tol=1e-10, atol=1e-12,
                                     max_iter=5000).fit(K)
         a = est.alpha_
         assert a.sum() == pytest.approx(1.0, abs=1e-12)
@@ -234,11 +234,11 @@ def test_psd_kernel_indefinite_svc_equals_perturbsvc(gaussian_problem, rho):
     K, y, Kt = gaussian_problem["K"], gaussian_problem["y"], gaussian_problem["K_test"]
     assert np.linalg.eigvalsh(K)[0] > 0
     C = 1.0
-    ref = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, algorithm="apg", test_kernel="raw",
+    ref = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, solver="apg", out_of_sample="raw",
                         tol=1e-9, max_iter=5000).fit(K, y)
-    pg = PerturbSVC(kernel="precomputed", C=C, rho=rho, algorithm="pg", tol=1e-8,
+    pg = PerturbSVC(kernel="precomputed", C=C, rho=rho, solver="pg", tol=1e-8,
                     max_iter=5000).fit(K, y)
-    cvx = PerturbSVC(kernel="precomputed", C=C, rho=rho, algorithm="cvxpy").fit(K, y)
+    cvx = PerturbSVC(kernel="precomputed", C=C, rho=rho, solver="CLARABEL").fit(K, y)
     # eq. (22) written out at the reference alpha: 1'a - 1/2 u'K0 u - ||a||^4 / (16 rho)
     a = ref.alpha_[0]
     u = ref.proxy_dual_coef_[0]
@@ -260,14 +260,14 @@ def test_psd_kernel_indefinite_svc_equals_perturbsvc(gaussian_problem, rho):
     assert pg.duality_gap_[0] <= 1e-8 * abs(pg.objective_[0]) + 1e-8
 
 
-@pytest.mark.parametrize("algorithm", ["cvxpy", "pg"])
+@pytest.mark.parametrize("algorithm", ["CLARABEL", "pg"])
 def test_perturbsvc_rejects_indefinite_kernel(sigmoid_problem, algorithm):
     K, y = sigmoid_problem["K"], sigmoid_problem["y"]
     with pytest.raises(ValueError, match="PSD"):
-        PerturbSVC(kernel="precomputed", algorithm=algorithm).fit(K, y)
+        PerturbSVC(kernel="precomputed", solver=algorithm).fit(K, y)
     with pytest.raises(ValueError, match="PSD"):
         PerturbSVC(kernel="sigmoid", kernel_params=sigmoid_problem["params"],
-                   algorithm=algorithm).fit(sigmoid_problem["X"], y)
+                   solver=algorithm).fit(sigmoid_problem["X"], y)
 
 
 # =============================================================================
@@ -280,7 +280,7 @@ ALG_RHO = 10.0
 def svc_reference(sigmoid_problem):
     """A tightly solved IndefiniteSVC (rho = 10) to compare the algorithms with."""
     K, y = sigmoid_problem["K"], sigmoid_problem["y"]
-    return IndefiniteSVC(kernel="precomputed", rho=ALG_RHO, algorithm="apg", tol=1e-11,
+    return IndefiniteSVC(kernel="precomputed", rho=ALG_RHO, solver="apg", tol=1e-11,
                          max_iter=5000).fit(K, y)
 
 
@@ -292,7 +292,7 @@ def test_all_algorithms_agree(sigmoid_problem, svc_reference, algorithm):
     K, y, Kt = sigmoid_problem["K"], sigmoid_problem["y"], sigmoid_problem["K_test"]
     ref = svc_reference
     g0 = ALG_RHO * neg_norm2(K)
-    est = IndefiniteSVC(kernel="precomputed", rho=ALG_RHO, algorithm=algorithm, tol=1e-5,
+    est = IndefiniteSVC(kernel="precomputed", rho=ALG_RHO, solver=algorithm, tol=1e-5,
                         max_iter=3000).fit(K, y)
     assert est.objective_[0] == pytest.approx(ref.objective_[0], rel=1e-4)
     # sharper: relative to f - g(0) (g(0) = rho ||K0_-||^2 dominates f here)
@@ -315,7 +315,7 @@ def test_cutting_plane_algorithms_can_be_used_twice(algorithm):
     X = rng.normal(size=(10, 2))
     y = np.where(X[:, 0] > 0, 1, -1)
     est = IndefiniteSVC(kernel="sigmoid", kernel_params={"a": 0.5, "r": -1.0}, rho=10.0,
-                        algorithm=algorithm, max_iter=200)
+                        solver=algorithm, max_iter=200)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         est.fit(X, y)
@@ -327,8 +327,8 @@ def test_cutting_plane_algorithms_can_be_used_twice(algorithm):
 # 5. Out-of-sample maps ("test kernels")
 # =============================================================================
 def _make(kind, test_kernel, kernel, kernel_params=None, **kw):
-    common = dict(rho=1.0, algorithm="apg", kernel=kernel, kernel_params=kernel_params,
-                  test_kernel=test_kernel, tol=1e-6, max_iter=3000, **kw)
+    common = dict(rho=1.0, solver="apg", kernel=kernel, kernel_params=kernel_params,
+                  out_of_sample=test_kernel, tol=1e-6, max_iter=3000, **kw)
     if kind == "svc":
         return IndefiniteSVC(**common)
     if kind == "svr":
@@ -352,7 +352,7 @@ def _output(est, rows):
 def _expected_output(est, kind, K, K_rows, K_tt, rho):
     """The map written out (module docstring of krein.estimators.indefinite), dense eigh."""
     u = est.proxy_dual_coef_[0] if kind == "svc" else est.proxy_dual_coef_
-    mode = est.test_kernel
+    mode = est.out_of_sample
     if mode == "raw":
         R = K_rows
     elif mode == "clip":
@@ -366,7 +366,7 @@ def _expected_output(est, kind, K, K_rows, K_tt, rho):
     return est.nu * K.shape[0] * (R @ u) - est.offset_
 
 
-@pytest.mark.parametrize("test_kernel", TEST_KERNELS)
+@pytest.mark.parametrize("test_kernel", OUT_OF_SAMPLE_MAPS)
 @pytest.mark.parametrize("kind", ["svc", "svr", "one-class"])
 def test_test_kernels_named_and_precomputed(sigmoid_problem, kind, test_kernel):
     P = sigmoid_problem
@@ -403,11 +403,11 @@ def test_test_kernels_differ_on_an_indefinite_kernel(sigmoid_problem):
     """The four maps are really different here (so the checks above are not vacuous)."""
     K, y, Kt, Ktt = (sigmoid_problem[k] for k in ("K", "y", "K_test", "K_test_test"))
     outs = {}
-    for tk in TEST_KERNELS:
+    for tk in OUT_OF_SAMPLE_MAPS:
         est = _make("svc", tk, "precomputed").fit(K, y)
         outs[tk] = est.decision_function(np.hstack([Kt, Ktt]) if tk == "transductive" else Kt)
-    for i, a in enumerate(TEST_KERNELS):
-        for b in TEST_KERNELS[i + 1:]:
+    for i, a in enumerate(OUT_OF_SAMPLE_MAPS):
+        for b in OUT_OF_SAMPLE_MAPS[i + 1:]:
             assert np.max(np.abs(outs[a] - outs[b])) > 1e-3, (a, b)
 
 
@@ -415,7 +415,7 @@ def test_spectral_training_decisions(sigmoid_problem):
     """On the training set the spectral map gives K0 P+ u + b = K* u + b - u (u'P+ u)/(4 rho)."""
     K, y = sigmoid_problem["K"], sigmoid_problem["y"]
     for rho in (0.5, 5.0):
-        est = IndefiniteSVC(kernel="precomputed", rho=rho, algorithm="apg", tol=1e-8,
+        est = IndefiniteSVC(kernel="precomputed", rho=rho, solver="apg", tol=1e-8,
                             max_iter=3000).fit(K, y)
         u, b = est.proxy_dual_coef_[0], est.intercept_[0]
         Pp = positive_projector(K, u, rho)
@@ -430,9 +430,9 @@ def test_spectral_training_decisions(sigmoid_problem):
 @pytest.mark.parametrize("rho", [1.0, 1e4])
 def test_spectral_equals_raw_on_psd_kernel(gaussian_problem, rho):
     K, y, Kt = gaussian_problem["K"], gaussian_problem["y"], gaussian_problem["K_test"]
-    common = dict(kernel="precomputed", rho=rho, algorithm="apg", tol=1e-8, max_iter=3000)
-    spec = IndefiniteSVC(test_kernel="spectral", **common).fit(K, y)
-    raw = IndefiniteSVC(test_kernel="raw", **common).fit(K, y)
+    common = dict(kernel="precomputed", rho=rho, solver="apg", tol=1e-8, max_iter=3000)
+    spec = IndefiniteSVC(out_of_sample="spectral", **common).fit(K, y)
+    raw = IndefiniteSVC(out_of_sample="raw", **common).fit(K, y)
     np.testing.assert_allclose(spec.decision_function(Kt), raw.decision_function(Kt),
                                rtol=0, atol=1e-9)
     # training decisions: K0 u + b = K* u + b - u |u|^2/(4 rho), K* = K0 + u u'/(4 rho) (eq. 21)
@@ -448,7 +448,7 @@ def test_spectral_equals_raw_on_psd_kernel(gaussian_problem, rho):
 def test_svc_fitted_attributes(sigmoid_problem):
     K, y, Kt = sigmoid_problem["K"], sigmoid_problem["y"], sigmoid_problem["K_test"]
     n, C, rho, tol, atol = K.shape[0], 2.0, 1.0, 1e-9, 1e-10
-    est = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, algorithm="apg", tol=tol, atol=atol,
+    est = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, solver="apg", tol=tol, atol=atol,
                         max_iter=5000).fit(K, y)
     g0 = rho * neg_norm2(K)
     for name, shape in (("objective_", (1,)), ("duality_gap_", (1,)), ("n_iter_", (1,)),
@@ -493,8 +493,8 @@ def test_svc_fitted_attributes(sigmoid_problem):
 def test_svr_and_one_class_fitted_attributes(krein_problem):
     K, y, Kt = krein_problem["K"], krein_problem["y"], krein_problem["K_test"]
     n, rho = K.shape[0], 1.0
-    svr = IndefiniteSVR(kernel="precomputed", C=2.0, epsilon=0.05, rho=rho, algorithm="apg",
-                        test_kernel="raw", tol=1e-9, max_iter=5000).fit(K, y)
+    svr = IndefiniteSVR(kernel="precomputed", C=2.0, epsilon=0.05, rho=rho, solver="apg",
+                        out_of_sample="raw", tol=1e-9, max_iter=5000).fit(K, y)
     a = svr.alpha_
     assert isinstance(svr.objective_, float) and isinstance(svr.n_iter_, int)
     assert abs(a.sum()) <= 1e-10 and np.all(np.abs(a) <= 2.0 + 1e-12)
@@ -512,8 +512,8 @@ def test_svr_and_one_class_fitted_attributes(krein_problem):
                                + svr.intercept_[0], rtol=0, atol=1e-12)
 
     nu = 0.3
-    ocs = IndefiniteOneClassSVM(kernel="precomputed", nu=nu, rho=rho, algorithm="apg",
-                                test_kernel="raw", tol=1e-9, atol=1e-12, max_iter=5000).fit(K)
+    ocs = IndefiniteOneClassSVM(kernel="precomputed", nu=nu, rho=rho, solver="apg",
+                                out_of_sample="raw", tol=1e-9, atol=1e-12, max_iter=5000).fit(K)
     a = ocs.alpha_
     assert a.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.all(a >= 0) and np.all(a <= 1 / (nu * n) * (1 + 1e-12))
@@ -534,7 +534,7 @@ def test_svr_and_one_class_fitted_attributes(krein_problem):
 def test_multiclass_one_vs_one(three_class_problem):
     P = three_class_problem
     K, y, Kt = P["K_sig"], P["y"], P["K_sig_test"]
-    common = dict(kernel="precomputed", rho=1.0, algorithm="apg", tol=1e-6, max_iter=3000)
+    common = dict(kernel="precomputed", rho=1.0, solver="apg", tol=1e-6, max_iter=3000)
     est = IndefiniteSVC(**common).fit(K, y)
     n = K.shape[0]
     np.testing.assert_array_equal(est.classes_, [0, 1, 2])
@@ -575,31 +575,31 @@ BAD_PARAMS = [
     (IndefiniteSVC, {"rho": 0.0}, "rho"),
     (IndefiniteSVC, {"rho": -1.0}, "rho"),
     (IndefiniteSVC, {"rho": np.inf}, "rho"),
-    (IndefiniteSVC, {"algorithm": "newton"}, "algorithm"),
-    (IndefiniteSVC, {"test_kernel": "nystroem"}, "test_kernel"),
+    (IndefiniteSVC, {"solver": "newton"}, "solver"),
+    (IndefiniteSVC, {"out_of_sample": "nystroem"}, "out_of_sample"),
     (IndefiniteSVC, {"tol": -1e-3}, "tol"),
     (IndefiniteSVC, {"atol": np.nan}, "atol"),
     (IndefiniteSVC, {"max_iter": 0}, "max_iter"),
     (IndefiniteSVC, {"max_iter": 2.5}, "max_iter"),
     (IndefiniteSVC, {"gap_every": -1}, "gap_every"),
-    (IndefiniteSVC, {"algorithm_options": [("step", "lipschitz")]}, "algorithm_options"),
+    (IndefiniteSVC, {"solver_options": [("step", "lipschitz")]}, "solver_options"),
     (IndefiniteSVC, {"C": 0.0}, "C"),
     (IndefiniteSVR, {"C": -1.0}, "C"),
     (IndefiniteSVR, {"epsilon": -0.1}, "epsilon"),
     (IndefiniteSVR, {"rho": 0}, "rho"),
-    (IndefiniteSVR, {"test_kernel": "bogus"}, "test_kernel"),
+    (IndefiniteSVR, {"out_of_sample": "bogus"}, "out_of_sample"),
     (IndefiniteOneClassSVM, {"nu": 0.0}, "nu"),
     (IndefiniteOneClassSVM, {"nu": 1.5}, "nu"),
     (IndefiniteOneClassSVM, {"max_iter": 0}, "max_iter"),
-    (IndefiniteOneClassSVM, {"algorithm": "sgd"}, "algorithm"),
+    (IndefiniteOneClassSVM, {"solver": "sgd"}, "solver"),
     (PerturbSVC, {"rho": 0.0}, "rho"),
-    (PerturbSVC, {"algorithm": "newton"}, "algorithm"),
+    (PerturbSVC, {"solver": "newton"}, "solver"),
     (PerturbSVC, {"C": 0.0}, "C"),
     (PerturbSVC, {"gap_every": -1}, "gap_every"),
     (PerturbSVC, {"psd_tol": -1.0}, "psd_tol"),
-    (PerturbSVC, {"algorithm": "pg", "tol": -1.0}, "tol"),
+    (PerturbSVC, {"solver": "pg", "tol": -1.0}, "tol"),
     (PerturbSVC, {"psd_tol": np.inf}, "psd_tol"),
-    (IndefiniteSVC, {"algorithm_options": {"bogus": 1}}, "algorithm_options"),
+    (IndefiniteSVC, {"solver_options": {"bogus": 1}}, "solver_options"),
 ]
 
 
@@ -635,19 +635,19 @@ def test_bad_data_raise_value_error(cls):
 
 def test_fitted_model_rejects_wrong_test_rows(sigmoid_problem):
     K, y, Kt = sigmoid_problem["K"], sigmoid_problem["y"], sigmoid_problem["K_test"]
-    for est in (IndefiniteSVC(kernel="precomputed", algorithm="apg").fit(K, y),
-                IndefiniteSVR(kernel="precomputed", algorithm="apg").fit(K, y.astype(float)),
-                IndefiniteOneClassSVM(kernel="precomputed", algorithm="apg").fit(K)):
+    for est in (IndefiniteSVC(kernel="precomputed", solver="apg").fit(K, y),
+                IndefiniteSVR(kernel="precomputed", solver="apg").fit(K, y.astype(float)),
+                IndefiniteOneClassSVM(kernel="precomputed", solver="apg").fit(K)):
         with pytest.raises(ValueError):
             (est.predict if isinstance(est, IndefiniteSVR) else est.decision_function)(Kt[:, :-1])
 
 
 _FAILING = {
-    "svc": (lambda: IndefiniteSVC(kernel="precomputed", algorithm="apg"), "y"),
-    "svc-multiclass": (lambda: IndefiniteSVC(kernel="precomputed", algorithm="apg"), "y3"),
-    "svr": (lambda: IndefiniteSVR(kernel="precomputed", algorithm="apg"), "yr"),
-    "one-class": (lambda: IndefiniteOneClassSVM(kernel="precomputed", algorithm="apg"), None),
-    "perturb-pg": (lambda: PerturbSVC(kernel="precomputed", algorithm="pg"), "y"),
+    "svc": (lambda: IndefiniteSVC(kernel="precomputed", solver="apg"), "y"),
+    "svc-multiclass": (lambda: IndefiniteSVC(kernel="precomputed", solver="apg"), "y3"),
+    "svr": (lambda: IndefiniteSVR(kernel="precomputed", solver="apg"), "yr"),
+    "one-class": (lambda: IndefiniteOneClassSVM(kernel="precomputed", solver="apg"), None),
+    "perturb-pg": (lambda: PerturbSVC(kernel="precomputed", solver="pg"), "y"),
 }
 
 
@@ -682,10 +682,10 @@ def test_failed_fit_leaves_no_fitted_attribute(monkeypatch, gaussian_problem, na
 
 @pytest.mark.parametrize("make,ykey", [
     (lambda: IndefiniteSVC(kernel="precomputed", max_iter=1), "y"),
-    (lambda: IndefiniteSVC(kernel="precomputed", algorithm="apg", max_iter=1), "y"),
+    (lambda: IndefiniteSVC(kernel="precomputed", solver="apg", max_iter=1), "y"),
     (lambda: IndefiniteSVR(kernel="precomputed", max_iter=1), "yr"),
     (lambda: IndefiniteOneClassSVM(kernel="precomputed", max_iter=1), None),
-    (lambda: PerturbSVC(kernel="precomputed", algorithm="pg", max_iter=1), "y"),
+    (lambda: PerturbSVC(kernel="precomputed", solver="pg", max_iter=1), "y"),
 ], ids=["svc-pg", "svc-apg", "svr", "one-class", "perturb-pg"])
 def test_convergence_warning_at_max_iter(sigmoid_problem, gaussian_problem, make, ykey):
     est = make()
@@ -725,7 +725,7 @@ def test_registry_builds_indefinite_estimators():
 def test_svr_intercept_without_support_vectors_is_the_midpoint(krein_problem):
     K, y = krein_problem["K"], krein_problem["y"]
     eps = 0.6 * np.ptp(y)                  # the tube holds every target: alpha = 0
-    est = IndefiniteSVR(kernel="precomputed", epsilon=eps, rho=1.0, algorithm="apg").fit(K, y)
+    est = IndefiniteSVR(kernel="precomputed", epsilon=eps, rho=1.0, solver="apg").fit(K, y)
     assert np.all(est.alpha_ == 0)
     ref = SVR(kernel="precomputed", epsilon=eps, tol=LIBSVM_TOL).fit(clip(K), y)
     assert ref.support_.size == 0
@@ -738,7 +738,7 @@ def test_svc_small_C_tends_to_svm_on_clipped_kernel(sigmoid_problem):
     K, y, Kt = sigmoid_problem["K"], sigmoid_problem["y"], sigmoid_problem["K_test"]
     C, rho = 1e-3, 1e4
     ref = SVC(kernel="precomputed", C=C, tol=LIBSVM_TOL).fit(clip(K), y)
-    est = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, algorithm="apg", test_kernel="clip",
+    est = IndefiniteSVC(kernel="precomputed", C=C, rho=rho, solver="apg", out_of_sample="clip",
                         tol=1e-10, atol=1e-12, max_iter=5000).fit(K, y)
     a = est.alpha_[0]
     assert not np.any((a > 1e-9 * C) & (a < C * (1 - 1e-9)))       # no free support vector

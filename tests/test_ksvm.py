@@ -331,18 +331,18 @@ def test_ksvc_max_iter_warns():
 
 # --------------------------------------------------------------------------- bad input
 @pytest.mark.parametrize("params, match", [
-    ({"C": 0.0}, "C must be"),
-    ({"C": -1.0}, "C must be"),
-    ({"tol": 0.0}, "tol must be"),
-    ({"tol": 1.5}, "tol must be"),
-    ({"max_iter": 0}, "max_iter must be"),
-    ({"max_iter": 2.5}, "max_iter must be"),
-    ({"solver": "nope"}, "solver must be 'active-set'"),
-    ({"solver": 3}, "solver must be 'active-set'"),
-    ({"solver_options": "fast"}, "solver_options must be"),
+    ({"C": 0.0}, "'C' parameter"),
+    ({"C": -1.0}, "'C' parameter"),
+    ({"tol": 0.0}, "'tol' parameter"),
+    ({"tol": 1.5}, "'tol' parameter"),
+    ({"max_iter": 0}, "'max_iter' parameter"),
+    ({"max_iter": 2.5}, "'max_iter' parameter"),
+    ({"solver": "nope"}, "'solver' parameter of KSVC must be 'active-set' or an installed CVXPY"),
+    ({"solver": 3}, "'solver' parameter of KSVC must be 'active-set' or an installed CVXPY"),
+    ({"solver_options": "fast"}, "'solver_options' parameter"),
     ({"solver_options": {"speed": 1}}, "unknown key"),
     ({"solver_options": {"tol": 1e-3}}, "unknown key"),
-    ({"kernel": "nope"}, "kernel must be"),
+    ({"kernel": "nope"}, "'kernel' parameter"),
 ])
 def test_ksvc_bad_parameters(params, match):
     K, y = sigmoid_problem()

@@ -118,10 +118,11 @@ def test_multiclass(three_class_problem):
 
 
 @pytest.mark.parametrize("params, match", [
-    ({"C": 0.0}, "C must be"), ({"C": -1.0}, "C must be"), ({"solver": "NOPE"}, "not installed"),
-    ({"solver": 3}, "solver must be"), ({"solver_options": [1]}, "solver_options"),
+    ({"C": 0.0}, "'C' parameter"), ({"C": -1.0}, "'C' parameter"),
+    ({"solver": "NOPE"}, r"'libsvm' or an installed CVXPY solver name \(installed here"),
+    ({"solver": 3}, "'solver' parameter"), ({"solver_options": [1]}, "solver_options"),
     ({"solver": "libsvm", "solver_options": {"eps": 1}}, "unknown solver_options"),
-    ({"kernel": "nope"}, "kernel must be"),
+    ({"kernel": "nope"}, "'kernel' parameter"),
 ])
 def test_bad_parameters(sigmoid_problem, params, match):
     with pytest.raises(ValueError, match=match):

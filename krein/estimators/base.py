@@ -12,11 +12,14 @@ import itertools
 from dataclasses import dataclass, field
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_int, check_positive, check_square_kernel  # noqa: F401 (re-export)
+from .._validation import (CLASS_WEIGHT, POSITIVE, check_square_kernel,  # noqa: F401 (re-export)
+                           resolve_solver_name)
 from ..kernels import KERNELS, pairwise_kernel
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "BinaryModel", "libsvm_binary"]
@@ -53,7 +56,10 @@ def libsvm_binary(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
     ----------
     K : array of shape (n, n)
     y : array of shape (n,) in {-1, +1}
-    C : float > 0
+    C : float > 0 or array of shape (n,)
+        Box bound, or one bound ``C_i`` per sample (``0 <= alpha_i <= C_i``; passed
+        to libsvm as ``C = 1`` with ``sample_weight = C_i``, which libsvm reads as a
+        per-sample box, as scikit-learn's ``class_weight``).
     tol : float
         libsvm stopping tolerance.
     max_iter : int
@@ -71,8 +77,12 @@ def libsvm_binary(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
     """
     from sklearn.svm import SVC
 
-    svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter, cache_size=cache_size)
-    svc.fit(K, y)
+    if np.ndim(C) == 0:
+        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter, cache_size=cache_size)
+        svc.fit(K, y)
+    else:
+        svc = SVC(kernel="precomputed", C=1.0, tol=tol, max_iter=max_iter, cache_size=cache_size)
+        svc.fit(K, y, sample_weight=np.asarray(C, dtype=float))
     u = np.zeros(K.shape[0])
     u[svc.support_] = svc.dual_coef_[0]
     # SVC orders classes [-1, +1], so its decision is positive for +1: f = K u + b.
@@ -80,24 +90,23 @@ def libsvm_binary(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
     return u, float(svc.intercept_[0]), n_iter
 
 
+#: Constraints of ``kernel`` and ``kernel_params`` (scikit-learn's ``_parameter_constraints``).
+KERNEL_CONSTRAINTS = {
+    "kernel": [StrOptions(set(KERNELS) | {"precomputed"}), callable],
+    "kernel_params": [dict, None],
+}
+
+
 class KernelMixin:
     """Kernel handling shared by every kernel estimator (classifiers, SVR, one-class).
 
     Expects the attributes ``kernel`` ("precomputed", a name from
-    :data:`krein.kernels.KERNELS` or a callable) and ``kernel_params``.
+    :data:`krein.kernels.KERNELS` or a callable) and ``kernel_params``; their
+    constraints are :data:`KERNEL_CONSTRAINTS`, which every estimator's
+    ``_parameter_constraints`` table includes.
     """
 
-    # ---------------------------------------------------------------- kernel
-    def _check_kernel_param(self):
-        k = self.kernel
-        if k == "precomputed" or callable(k):
-            return
-        if not isinstance(k, str) or k not in KERNELS:
-            raise ValueError(
-                f"kernel must be 'precomputed', a callable or one of {sorted(KERNELS)}; got {k!r}"
-            )
-        if self.kernel_params is not None and not isinstance(self.kernel_params, dict):
-            raise ValueError(f"kernel_params must be a dict or None; got {self.kernel_params!r}")
+    _parameter_constraints: dict = {}
 
     def _gram(self, X, Z=None):
         return pairwise_kernel(self.kernel, X, Z, self.kernel_params)
@@ -148,14 +157,63 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
     support_vectors_ : ndarray of shape (n_SV, n_features)
         Only for non-precomputed kernels.
     n_iter_ : ndarray of shape (n_pairs,)
+    class_weight_ : ndarray of shape (n_classes,)
+        Weight of each class (all ones without ``class_weight``).
+
+    Class weights
+    -------------
+    ``class_weight`` (None, ``"balanced"`` or ``{label: weight}``) has the meaning of
+    scikit-learn's SVC: the box bound of a sample of class ``c`` is
+    ``C * class_weight_[c]`` (``"balanced"``: ``n_samples / (n_classes * bincount(y))``,
+    computed once on all of ``y``, then used in every one-vs-one problem).
+    :meth:`_per_sample_C` is the one place that turns it into per-sample bounds;
+    each subclass's ``_fit_binary(K, y, idx, C)`` receives them (a float when no
+    weights are given, else an array of shape ``(n_sub,)``).  Estimators without a
+    box bound (RVC, the hull classifier) pop ``C`` and ``class_weight``.
+
+    Parameter validation
+    --------------------
+    Declarative, as scikit-learn: each estimator's ``_parameter_constraints``
+    (inherited, extended, popped) is checked by ``_fit_context`` when ``fit``
+    runs; checks that involve several parameters are in ``_check_params``.
     """
 
     _requires_square_kernel = True
 
+    _parameter_constraints: dict = {
+        **KERNEL_CONSTRAINTS,
+        "C": [POSITIVE],
+        "class_weight": CLASS_WEIGHT,
+    }
+
     # ---------------------------------------------------------------- checks
-    def _validate_common(self):
-        check_positive(self.C, "C")
-        self._check_kernel_param()
+    def _check_params(self):
+        """Hook for checks that involve several parameters (after the declarative ones)."""
+
+    def _class_weights(self, classes, y):
+        """``class_weight_``: one weight per class (scikit-learn's ``compute_class_weight``)."""
+        cw = getattr(self, "class_weight", None)
+        if cw is None:
+            return np.ones(classes.size)
+        if isinstance(cw, dict):
+            unknown = [k for k in cw if k not in set(classes.tolist())]
+            if unknown:
+                raise ValueError(f"class_weight has label(s) {unknown} that are not in y; "
+                                 f"classes: {classes.tolist()}")
+            bad = {k: v for k, v in cw.items() if not (np.isscalar(v) and np.isfinite(v) and v > 0)}
+            if bad:
+                raise ValueError(f"class_weight values must be finite numbers > 0; got {bad}")
+        return compute_class_weight(cw, classes=classes, y=y)
+
+    def _per_sample_C(self, y_idx_sub):
+        """Box bounds of one binary problem: ``C`` (a float) without class weights, else
+        ``C * class_weight_[class of each sample]`` (an array of shape ``(n_sub,)``)."""
+        if not hasattr(self, "C"):
+            return None        # no box bound (the hull classifier's mu, RVC)
+        w = self._class_weight
+        if np.all(w == 1.0):
+            return float(self.C)
+        return float(self.C) * w[y_idx_sub]
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y):
@@ -181,20 +239,26 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
         """
         self._reset_fitted()
         try:
-            return self._fit(X, y)
+            return self._validated_fit(X, y)
         except BaseException:
-            # nothing half-fitted survives a failure (validate_data sets n_features_in_ early)
+            # nothing half-fitted survives a failure (validate_data sets n_features_in_ early),
+            # nor does an earlier fit survive a refit with rejected parameters
             self._reset_fitted()
             raise
 
+    @_fit_context(prefer_skip_nested_validation=True)
+    def _validated_fit(self, X, y):
+        # _fit_context has checked _parameter_constraints before this body runs
+        self._check_params()
+        return self._fit(X, y)
+
     def _fit_input(self, X, y):
-        """Validate parameters and data; return ``(X_fit, K, classes, y_idx)``.
+        """Validate the data; return ``(X_fit, K, classes, y_idx)``.
 
         ``X_fit`` is ``None`` for a precomputed kernel; ``K`` the checked square
-        training kernel; ``y_idx`` the class index of each sample.
+        training kernel; ``y_idx`` the class index of each sample.  Also sets the
+        class weights used by :meth:`_per_sample_C`.
         """
-        self._validate_params_extra()
-        self._validate_common()
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         if self._precomputed():
@@ -208,6 +272,7 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"y has only one class ({classes[0]!r}); a classifier needs at least two classes"
             )
+        self._class_weight = self._class_weights(classes, y)
         return X_fit, K, classes, y_idx
 
     def _fit(self, X, y):
@@ -222,13 +287,10 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
                 idx = np.flatnonzero((y_idx == i) | (y_idx == j))
                 K_sub = K[np.ix_(idx, idx)]
             y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
-            models.append(self._fit_binary(K_sub, y_pm, idx))
+            models.append(self._fit_binary(K_sub, y_pm, idx, self._per_sample_C(y_idx[idx])))
         # ---- all binary problems solved: now (and only now) set attributes
         self._set_fitted(classes, pairs, models, X_fit, K)
         return self
-
-    def _validate_params_extra(self):
-        """Hook for subclass parameter checks (run before any work)."""
 
     def _set_fitted(self, classes, pairs, models, X_fit, K):
         n = K.shape[0]
@@ -243,6 +305,8 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
         self.dual_coef_ = full[:, support]
         self.intercept_ = np.array([m.intercept for m in models])
         self.n_iter_ = np.array([m.info.get("n_iter", 0) for m in models])
+        if hasattr(self, "_class_weight"):
+            self.class_weight_ = self._class_weight
         self.shape_fit_ = (n,) if X_fit is None else X_fit.shape
         if X_fit is not None:
             self.X_fit_ = X_fit
@@ -309,11 +373,14 @@ def _ovo_to_ovr(dec, pairs, n_classes):
 
 
 def check_solver_name(solver, allow_libsvm=True):
-    """Validate an estimator's ``solver``: "libsvm" or an installed CVXPY solver name."""
+    """Normalize a validated ``solver``: "libsvm" or an upper-case CVXPY solver name.
+
+    Raises
+    ------
+    ValueError
+        For a name that is neither (the message names the installed CVXPY solvers).
+    """
     from ..solvers import check_solver
 
-    if isinstance(solver, str) and solver.lower() == "libsvm":
-        if not allow_libsvm:
-            raise ValueError("solver='libsvm' is not available here; pass a CVXPY solver name")
-        return "libsvm"
-    return check_solver(solver)
+    name = resolve_solver_name(solver, ("libsvm",) if allow_libsvm else ())
+    return name if name is not None else check_solver(solver)

@@ -18,10 +18,13 @@ from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from sklearn.utils._param_validation import HasMethods
+
+from .._validation import LIBSVM_MAX_ITER, POSITIVE
 from ..combinations import check_stacked_kernel, check_stacked_rows
 from ..kernels import pairwise_kernel
 from ..spectrum import Spectrum
-from .base import BinaryModel, KernelClassifierBase, check_int, check_square_kernel, libsvm_binary
+from .base import BinaryModel, KernelClassifierBase, check_square_kernel, libsvm_binary
 
 __all__ = ["CorrectedKernelSVC"]
 
@@ -76,13 +79,16 @@ class CorrectedKernelSVC(KernelClassifierBase):
         See :class:`~krein.estimators.base.KernelClassifierBase`.
     kernel_params : dict, optional
         Parameters of a named or callable ``kernel``.
+    class_weight : None, "balanced" or dict {label: weight}
+        Per-class box bounds ``C * weight`` of the SVM (scikit-learn SVC's meaning;
+        the correction itself does not see them).
     base_kernels : list, optional
         Feature-vector input only, for corrections that take stacked kernels:
         the base kernels, each a name of :data:`krein.kernels.KERNELS`, a
         callable ``k(X, Z)``, or a pair ``(name or callable, params dict)``.
-    tol : float
+    tol : float > 0
         libsvm stopping tolerance.
-    max_iter : int
+    max_iter : int >= 1 or -1
         libsvm iteration limit (-1: none).
 
     Attributes
@@ -128,12 +134,21 @@ class CorrectedKernelSVC(KernelClassifierBase):
     semi-definite matrices" (corrections §2-3, eq. 2 for ``r_mm``/``r_neg``).
     """
 
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        "correction": [HasMethods(["fit_transform", "transform"]), None],
+        "base_kernels": [list, tuple, None],
+        "tol": [POSITIVE],
+        "max_iter": LIBSVM_MAX_ITER,
+    }
+
     def __init__(self, correction=None, C=1.0, kernel="gaussian", kernel_params=None,
-                 base_kernels=None, tol=1e-3, max_iter=-1):
+                 class_weight=None, base_kernels=None, tol=1e-3, max_iter=-1):
         self.correction = correction
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
+        self.class_weight = class_weight
         self.base_kernels = base_kernels
         self.tol = tol
         self.max_iter = max_iter
@@ -144,12 +159,8 @@ class CorrectedKernelSVC(KernelClassifierBase):
         return bool(getattr(self.correction, "accepts_stacked_kernels", False))
 
     # ---------------------------------------------------------------- checks
-    def _validate_params_extra(self):
-        check_int(self.max_iter, "max_iter", low=1, allow_minus_one=True)
+    def _check_params(self):
         c = self.correction
-        if c is not None and not (hasattr(c, "fit_transform") and hasattr(c, "transform")):
-            raise ValueError("correction must be a transformer with fit_transform(K, y) and "
-                             f"transform(K_rows), or None; got {c!r}")
         if self.base_kernels is not None:
             if self._precomputed():
                 raise ValueError("base_kernels is for feature-vector input; with "
@@ -157,9 +168,6 @@ class CorrectedKernelSVC(KernelClassifierBase):
             if not self.accepts_stacked_kernels:
                 raise ValueError("base_kernels needs a correction that takes stacked kernels "
                                  f"(e.g. ConformalLinearCombination); got {c!r}")
-            if isinstance(self.base_kernels, (str, dict)) or not hasattr(self.base_kernels,
-                                                                         "__len__"):
-                raise ValueError(f"base_kernels must be a list; got {self.base_kernels!r}")
             if len(self.base_kernels) == 0:
                 raise ValueError("base_kernels is empty: give at least one base kernel")
             for i, spec in enumerate(self.base_kernels):
@@ -172,8 +180,6 @@ class CorrectedKernelSVC(KernelClassifierBase):
 
     # ---------------------------------------------------------------- fit
     def _fit(self, X, y):
-        self._validate_params_extra()
-        self._validate_common()
         stacked = (self._precomputed() and isinstance(X, np.ndarray) and X.ndim == 3)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2,
                              allow_nd=stacked)
@@ -199,6 +205,7 @@ class CorrectedKernelSVC(KernelClassifierBase):
         if classes.size < 2:
             raise ValueError(
                 f"y has only one class ({classes[0]!r}); a classifier needs at least two classes")
+        self._class_weight = self._class_weights(classes, y)
         if self.correction is None:
             correction, Kc = None, K
         else:
@@ -218,7 +225,8 @@ class CorrectedKernelSVC(KernelClassifierBase):
                 idx = np.flatnonzero((y_idx == i) | (y_idx == j))
                 K_sub = Kc[np.ix_(idx, idx)]
             y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
-            u, b, n_iter = libsvm_binary(K_sub, y_pm, self.C, tol=self.tol, max_iter=self.max_iter)
+            u, b, n_iter = libsvm_binary(K_sub, y_pm, self._per_sample_C(y_idx[idx]),
+                                         tol=self.tol, max_iter=self.max_iter)
             models.append(BinaryModel(idx, u, b, {"n_iter": n_iter}))
         spec = getattr(correction, "spectrum_", None)
         if not isinstance(spec, Spectrum) or spec.partial or spec.n != K.shape[0]:

@@ -9,24 +9,29 @@ The problem, the decision rule and the Prop. 7 maps are in
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral
 
 import numpy as np
 import pandas as pd
 from sklearn.utils import check_random_state
+from sklearn.utils._param_validation import Interval
 
-from .._validation import check_positive
+from .._validation import NONNEGATIVE, POSITIVE, SolverName, resolve_solver_name
 from ..formulations.hull import (ConvexHullDual, _check_mu, _project, _stationarity,
                                  hull_convexity, hull_plane)
 from ..formulations.svm import preferred_form
-from ..solvers import check_solver, solve
-from ..solvers.hull import _check_tol, _one_row_table, hull_multistart, hull_nu_svm
-from .base import BinaryModel, KernelClassifierBase, check_int
+from ..solvers import solve
+from ..solvers.hull import _one_row_table, hull_multistart, hull_nu_svm
+from .base import BinaryModel, KernelClassifierBase
 
 __all__ = ["ConvexHullClassifier", "hull_multistart", "hull_nu_svm", "HULL_SOLVERS"]
 
-#: Accepted values of ``ConvexHullClassifier(solver=...)``.
-HULL_SOLVERS = ("auto", "cvxpy", "nu-svm", "multistart")
+#: The own values of ``ConvexHullClassifier(solver=...)``; any installed CVXPY solver
+#: name is accepted too (the convex path with that solver).
+HULL_SOLVERS = ("auto", "nu-svm", "multistart")
+
+#: CVXPY solver of the convex path under ``solver="auto"``.
+_AUTO_CVXPY = "CLARABEL"
 
 
 # ---------------------------------------------------------------------------- estimator
@@ -51,19 +56,23 @@ class ConvexHullClassifier(KernelClassifierBase):
         the ordinary hulls (haasdonk Fig. 1a, the hard-margin SVM), smaller values
         shrink the hulls towards the class means (Figs. 1b, 1d; the nu-SVM with
         ``nu = 2 / (mu n)``).  A ``mu`` below ``1 / (size of a class)`` is a
-        ``ValueError`` at fit time.
+        ``ValueError`` at fit time.  ``mu`` bounds every coefficient alike; the
+        hull problem has no per-sample box ``C``, so there is no ``class_weight``
+        (the hulls are normalized per class already: each class's coefficients
+        sum to one).
     kernel, kernel_params :
         As in :class:`krein.ESVC` (default Gaussian, which is PD: convex CH-DU).
-    solver : {"auto", "cvxpy", "nu-svm", "multistart"}
-        ``"cvxpy"``: the convex QP (:class:`~krein.formulations.hull.ConvexHullDual`),
-        only when CH-DU is convex on the kernel (checked; ``ValueError`` otherwise);
-        the global optimum.  ``"nu-svm"``: libsvm's nu-SVM on the kernel, polished
+    solver : {"auto", "nu-svm", "multistart"} or str
+        An installed CVXPY solver name ("CLARABEL", "SCS", "ECOS", "OSQP"...;
+        case-insensitive): the convex QP
+        (:class:`~krein.formulations.hull.ConvexHullDual`) solved by it, only when
+        CH-DU is convex on the kernel (checked; ``ValueError`` otherwise); the
+        global optimum.  ``"nu-svm"``: libsvm's nu-SVM on the kernel, polished
         (:func:`hull_nu_svm`); a stationary point.  ``"multistart"``: projected
         gradient from ``n_starts`` random points (:func:`hull_multistart`); the best
         stationary point found, with the table of the distinct ones.  ``"auto"``:
-        ``"cvxpy"`` when the convexity check passes, else ``"multistart"``.
-    cvxpy_solver : str
-        Installed CVXPY solver for the convex path ("CLARABEL", "SCS", "ECOS", "OSQP"...).
+        the convex QP with CLARABEL when the convexity check passes, else
+        ``"multistart"``.
     solver_options : dict, optional
         Passed to the CVXPY solver.
     n_starts : int >= 1
@@ -100,7 +109,7 @@ class ConvexHullClassifier(KernelClassifierBase):
     convex_ : ndarray of shape (n_pairs,), dtype object
         Result of the convexity check (None where it was not run).
     solver_ : list of str
-        The path used per pair.
+        The path used per pair ("cvxpy", "nu-svm" or "multistart").
     local_optima_ : pandas.DataFrame
         The distinct stationary points found per pair (column ``pair``; see
         :func:`hull_multistart` for the other columns; one row for the convex and
@@ -115,14 +124,29 @@ class ConvexHullClassifier(KernelClassifierBase):
     kernels", IEEE TPAMI 27(4): §4 (CH-DU, eqs. (4)-(7)), Prop. 7, §7.2.
     """
 
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        "mu": [POSITIVE],
+        "solver": [SolverName(HULL_SOLVERS)],
+        "solver_options": [dict, None],
+        "n_starts": [Interval(Integral, 1, None, closed="left")],
+        "tol": [POSITIVE],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "libsvm_tol": [POSITIVE],
+        "psd_tol": [NONNEGATIVE, None],
+        "random_state": ["random_state"],
+    }
+    # no box bound C per sample: mu bounds the hull coefficients (docstring)
+    _parameter_constraints.pop("C")
+    _parameter_constraints.pop("class_weight")
+
     def __init__(self, mu=1.0, kernel="gaussian", kernel_params=None, solver="auto",
-                 cvxpy_solver="CLARABEL", solver_options=None, n_starts=10, tol=1e-6,
-                 max_iter=10000, libsvm_tol=1e-3, psd_tol=None, random_state=None):
+                 solver_options=None, n_starts=10, tol=1e-6, max_iter=10000, libsvm_tol=1e-3,
+                 psd_tol=None, random_state=None):
         self.mu = mu
         self.kernel = kernel
         self.kernel_params = kernel_params
         self.solver = solver
-        self.cvxpy_solver = cvxpy_solver
         self.solver_options = solver_options
         self.n_starts = n_starts
         self.tol = tol
@@ -131,28 +155,16 @@ class ConvexHullClassifier(KernelClassifierBase):
         self.psd_tol = psd_tol
         self.random_state = random_state
 
-    def _validate_common(self):
-        check_positive(self.mu, "mu")
-        self._check_kernel_param()
-
-    def _validate_params_extra(self):
-        if not isinstance(self.solver, str) or self.solver not in HULL_SOLVERS:
-            raise ValueError(f"solver must be one of {HULL_SOLVERS}; got {self.solver!r}")
-        self._cvxpy_solver = check_solver(self.cvxpy_solver)
-        if self.solver_options is not None and not isinstance(self.solver_options, dict):
-            raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
-        check_int(self.n_starts, "n_starts", low=1)
-        check_int(self.max_iter, "max_iter", low=1)
-        _check_tol(self.tol)
-        _check_tol(self.libsvm_tol, "libsvm_tol")
-        if self.psd_tol is not None and (not isinstance(self.psd_tol, numbers.Real)
-                                         or not np.isfinite(self.psd_tol) or self.psd_tol < 0):
-            raise ValueError(f"psd_tol must be None or a finite number >= 0; got {self.psd_tol!r}")
+    def _check_params(self):
+        name = resolve_solver_name(self.solver, HULL_SOLVERS)
+        # the path ("auto", "cvxpy", "nu-svm", "multistart") and the convex path's solver
+        self._path = name if name in HULL_SOLVERS else "cvxpy"
+        self._cvxpy_solver = _AUTO_CVXPY if name in HULL_SOLVERS else name
         self._rng = check_random_state(self.random_state)
 
-    def _fit_binary(self, K, y, idx):
+    def _fit_binary(self, K, y, idx, C):
         mu = _check_mu(self.mu, y)
-        path, conv = self.solver, None
+        path, conv = self._path, None
         if path in ("auto", "cvxpy"):
             conv = hull_convexity(K, y, self.psd_tol)
             if path == "auto":

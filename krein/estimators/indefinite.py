@@ -8,7 +8,7 @@ proxy kernel is ``K* = (K0 + u u'/(4 rho))_+`` (Theorem 1) with ``u = y * alpha`
 (SVC) or ``u = alpha`` (SVR, one-class); on the training points the decision
 values are ``K* u + b``.
 
-Test kernels (``test_kernel``): a new point ``x`` has no coefficient in the
+Out-of-sample maps (``out_of_sample``): a new point ``x`` has no coefficient in the
 rank-one update, so the proxy kernel must be extended somehow.
 
 * ``"spectral"`` (default): ``k*(x, X) = k(x, X) P_+`` with ``P_+`` the projector
@@ -27,51 +27,55 @@ rank-one update, so the proxy kernel must be extended somehow.
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin
+from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .._validation import check_positive, check_square_kernel
+from .._validation import (NONNEGATIVE, POSITIVE, SolverName, check_square_kernel,
+                           resolve_solver_name)
 from ..formulations.indefinite import PerturbSVM, ProxyKernelProblem
 from ..projections import project_box_hyperplane
 from ..solvers import INDEFINITE_ALGORITHMS, indefinite_options, solve, solve_indefinite
 from ..solvers.indefinite import OUT_OF_SAMPLE_MAPS, Certifier
 from ..solvers.proxy import ProxyKernelOracle
-from .base import BinaryModel, KernelClassifierBase, KernelMixin, check_int
+from .base import KERNEL_CONSTRAINTS, BinaryModel, KernelClassifierBase, KernelMixin
 
-__all__ = ["IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC", "TEST_KERNELS"]
+__all__ = ["IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC",
+           "OUT_OF_SAMPLE_MAPS"]
 
 #: Out-of-sample maps of the proxy kernel (module docstring).
-TEST_KERNELS = OUT_OF_SAMPLE_MAPS
+#: (imported from krein.solvers.indefinite, where the maps are computed)
+#: Constraints shared by the proxy-kernel estimators (besides the kernel's and the task's).
+_PROXY_CONSTRAINTS = {
+    "rho": [POSITIVE],
+    "solver": [SolverName(INDEFINITE_ALGORITHMS, cvxpy=False)],
+    "out_of_sample": [StrOptions(set(OUT_OF_SAMPLE_MAPS))],
+    "tol": [NONNEGATIVE],
+    "atol": [NONNEGATIVE],
+    "max_iter": [Interval(Integral, 1, None, closed="left")],
+    "gap_every": [Interval(Integral, 0, None, closed="left")],
+    "solver_options": [dict, None],
+}
 
 
 # ---------------------------------------------------------------------------- shared
 class _ProxyMixin:
-    """Parameter checks, the solve, and the out-of-sample maps shared by the estimators."""
+    """Cross-parameter checks, the solve, and the out-of-sample maps shared by the estimators."""
 
-    def _check_proxy_params(self):
-        check_positive(self.rho, "rho")
-        if self.algorithm not in INDEFINITE_ALGORITHMS:
-            raise ValueError(f"algorithm must be one of {INDEFINITE_ALGORITHMS}; got {self.algorithm!r}")
-        if self.test_kernel not in TEST_KERNELS:
-            raise ValueError(f"test_kernel must be one of {TEST_KERNELS}; got {self.test_kernel!r}")
-        for name in ("tol", "atol"):
-            v = getattr(self, name)
-            if not (isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v) and v >= 0):
-                raise ValueError(f"{name} must be a finite number >= 0; got {v!r}")
-        check_int(self.max_iter, "max_iter", low=1)
-        check_int(self.gap_every, "gap_every", low=0)
-        _check_algorithm_options(self.algorithm, self.algorithm_options)
+    def _check_params(self):
+        self._solver = resolve_solver_name(self.solver, INDEFINITE_ALGORITHMS, cvxpy=False)
+        _check_solver_options(self._solver, self.solver_options)
 
     def _solve_proxy(self, P):
         """Solve ``P``; the Solution carries ``u`` (``primal["u"]``), the intercept and the
         coefficients for test rows (``coef``, the out-of-sample map folded in)."""
-        opts = dict(self.algorithm_options or {})
-        return solve_indefinite(P, self.algorithm, tol=self.tol, atol=self.atol,
+        opts = dict(self.solver_options or {})
+        return solve_indefinite(P, self._solver, tol=self.tol, atol=self.atol,
                                 max_iter=self.max_iter, gap_every=self.gap_every,
-                                out_of_sample=self.test_kernel, **opts)
+                                out_of_sample=self.out_of_sample, **opts)
 
     def _transductive_values(self, K_fit, u, rows, K_tt):
         """luss §2.3: decision values (without intercept) of the test rows."""
@@ -84,20 +88,18 @@ class _ProxyMixin:
         return (Vt @ V[:n].T) @ u
 
 
-#: options the estimators set themselves (not accepted in ``algorithm_options``)
+#: options the estimators set themselves (not accepted in ``solver_options``)
 _RESERVED = ("problem", "tol", "atol", "max_iter", "gap_every", "oracle", "out_of_sample")
 
 
-def _check_algorithm_options(algorithm, options):
-    """``algorithm_options`` must be a dict of keywords the algorithm accepts."""
-    if options is None:
+def _check_solver_options(solver, options):
+    """``solver_options`` must be keywords that the algorithm ``solver`` accepts."""
+    if not options:
         return
-    if not isinstance(options, dict):
-        raise ValueError(f"algorithm_options must be a dict or None; got {options!r}")
-    accepted = [k for k in indefinite_options(algorithm) if k not in _RESERVED]
+    accepted = [k for k in indefinite_options(solver) if k not in _RESERVED]
     bad = sorted(set(options) - set(accepted))
     if bad:
-        raise ValueError(f"algorithm_options has unknown key(s) {bad} for algorithm={algorithm!r}; "
+        raise ValueError(f"solver_options has unknown key(s) {bad} for solver={solver!r}; "
                          f"accepted: {accepted} (tol, atol, max_iter, gap_every are estimator "
                          f"parameters)")
 
@@ -105,22 +107,23 @@ def _check_algorithm_options(algorithm, options):
 _PARAMS_DOC = """
     rho : float > 0
         Penalty on ``||K - K0||_F^2`` (luss eq. 3); large ``rho`` gives the clipped kernel.
-    algorithm : {"pg", "apg", "accpm", "exchange"}
-        Projected gradient (luss Algorithm 1), accelerated projected gradient
-        (FISTA), ACCPM (Algorithm 2) or the exchange method (Algorithm 3).
+    solver : {"pg", "apg", "accpm", "exchange"}
+        The algorithm: projected gradient (luss Algorithm 1), accelerated projected
+        gradient (FISTA), ACCPM (Algorithm 2) or the exchange method (Algorithm 3).
     kernel : "precomputed", str or callable
         See :class:`~krein.estimators.base.KernelClassifierBase`.
     kernel_params : dict, optional
-    test_kernel : {"spectral", "transductive", "clip", "raw"}
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}
         Out-of-sample map (module docstring of :mod:`krein.estimators.indefinite`).
     tol, atol : float >= 0
         Relative and absolute tolerance on the certified duality gap.
     max_iter : int >= 1
     gap_every : int >= 0
         Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
-    algorithm_options : dict, optional
+    solver_options : dict, optional
         Extra options of the algorithm (e.g. ``{"step": "diminishing", "step0": 5}``
-        for "pg", ``{"solver": "SCS"}`` for "exchange").
+        for "pg", ``{"solver": "SCS"}`` (the CVXPY solver of its master problem) for
+        "exchange").
 """
 
 
@@ -131,13 +134,26 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
     Solves luss eq. (4)/(7): ``max_{alpha} min_{K >= 0} 1'alpha - 1/2 u'K u +
     rho ||K - K0||_F^2`` with ``u = y * alpha``, ``y'alpha = 0``, ``0 <= alpha <= C``.
 
+    Class weights.  ``class_weight`` gives per-sample box bounds ``0 <= alpha_i <=
+    C_i = C * weight[y_i]`` (scikit-learn SVC's meaning), which every algorithm
+    takes: the projection of "pg"/"apg" onto ``{y'alpha = 0, 0 <= alpha <= C_i}``,
+    the cuts of "accpm"/"exchange" and the certified bounds all use the vector of
+    bounds.  Luss & d'Aspremont's own code weights ``C`` by the class ratio on
+    unbalanced data (the paper does not say so); ``class_weight="balanced"``
+    (``n / (2 n_c)`` per class) gives the two classes bounds in that ratio,
+    ``C_+ / C_- = n_- / n_+``, up to the overall scale of ``C``.
+
     Parameters
     ----------
     C : float > 0
         Box bound.
+    class_weight : None, "balanced" or dict {label: weight}
+        Per-class box bounds ``C * weight`` (see above).
     """ + _PARAMS_DOC + """
     Attributes
     ----------
+    class_weight_ : ndarray of shape (n_classes,)
+        Weight of each class.
     objective_ : ndarray of shape (n_pairs,)
         Final value of (7) for each binary problem (the certified lower bound).
     duality_gap_ : ndarray of shape (n_pairs,)
@@ -160,26 +176,27 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
     Luss & d'Aspremont (2009), eqs. (4), (5), (7), §2.3, Algorithms 1-3.
     """
 
-    def __init__(self, C=1.0, rho=1.0, algorithm="pg", kernel="gaussian", kernel_params=None,
-                 test_kernel="spectral", tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
-                 algorithm_options=None):
+    _parameter_constraints: dict = {**KernelClassifierBase._parameter_constraints,
+                                    **_PROXY_CONSTRAINTS}
+
+    def __init__(self, C=1.0, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
+                 class_weight=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
+                 gap_every=10, solver_options=None):
         self.C = C
         self.rho = rho
-        self.algorithm = algorithm
+        self.solver = solver
         self.kernel = kernel
         self.kernel_params = kernel_params
-        self.test_kernel = test_kernel
+        self.class_weight = class_weight
+        self.out_of_sample = out_of_sample
         self.tol = tol
         self.atol = atol
         self.max_iter = max_iter
         self.gap_every = gap_every
-        self.algorithm_options = algorithm_options
+        self.solver_options = solver_options
 
-    def _validate_params_extra(self):
-        self._check_proxy_params()
-
-    def _fit_binary(self, K, y, idx):
-        P = ProxyKernelProblem(K, y, task="svc", C=self.C, rho=self.rho, check=False)
+    def _fit_binary(self, K, y, idx, C):
+        P = ProxyKernelProblem(K, y, task="svc", C=C, rho=self.rho, check=False)
         sol = self._solve_proxy(P)
         info = {"n_iter": sol.iterations, "solution": sol, "u": sol.primal["u"],
                 "alpha": sol.primal["alpha"]}
@@ -189,12 +206,12 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         _proxy_after_fit(self, K)
 
     def _test_rows(self, X):
-        if self.test_kernel != "transductive":
+        if self.out_of_sample != "transductive":
             return super()._test_rows(X)
         return _transductive_rows(self, X, super()._test_rows)
 
     def _binary_decisions(self, K_rows, extra=None):
-        if self.test_kernel != "transductive":
+        if self.out_of_sample != "transductive":
             return super()._binary_decisions(K_rows, extra)
         out = []
         for m in self.binary_models_:
@@ -223,7 +240,7 @@ def _proxy_after_fit(est, K):
             tr.insert(0, "pair", r)
             frames.append(tr)
     est.trace_ = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    if getattr(est, "test_kernel", None) == "transductive":
+    if getattr(est, "out_of_sample", None) == "transductive":
         est.K_fit_ = K
         est.support_ = np.arange(n)
         est.dual_coef_ = est.proxy_dual_coef_.copy()
@@ -240,7 +257,7 @@ def _transductive_rows(est, X, default_rows):
         m = X.shape[0]
         if X.shape[1] != n + m:
             raise ValueError(
-                f"with test_kernel='transductive' and a precomputed kernel, pass (m, n + m) rows "
+                f"with out_of_sample='transductive' and a precomputed kernel, pass (m, n + m) rows "
                 f"[K(test, train), K(test, test)] with n = {n}; got shape {X.shape}")
         return X[:, :n], X[:, n:]
     rows, Xv = default_rows(X)
@@ -252,6 +269,8 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
     """Fit/predict machinery of the SVR and one-class estimators (one problem, no classes)."""
 
     _task = None
+
+    _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_PROXY_CONSTRAINTS}
 
     def fit(self, X, y=None):
         """Fit the model.
@@ -275,15 +294,18 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
         """
         self._reset_fitted()
         try:
-            return self._fit(X, y)
+            return self._validated_fit(X, y)
         except BaseException:
             self._reset_fitted()
             raise
 
+    @_fit_context(prefer_skip_nested_validation=True)
+    def _validated_fit(self, X, y):
+        # _fit_context has checked _parameter_constraints before this body runs
+        self._check_params()
+        return self._fit(X, y)
+
     def _fit(self, X, y):
-        self._check_proxy_params()
-        self._check_task_params()
-        self._check_kernel_param()
         if self._task == "svr":
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
         else:
@@ -310,7 +332,7 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
         self.trace_ = sol.trace
         self.solution_ = sol
         self.shape_fit_ = (n,) if X_fit is None else X_fit.shape
-        if self.test_kernel == "transductive":
+        if self.out_of_sample == "transductive":
             support = np.arange(n)
             self.K_fit_ = K
         else:
@@ -327,7 +349,7 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
     def _raw_decision(self, X):
         """Kernel expansion without intercept/offset, shape (m,)."""
         check_is_fitted(self, "dual_coef_")
-        if self.test_kernel == "transductive":
+        if self.out_of_sample == "transductive":
             rows, K_tt = _transductive_rows(self, X, self._rows)
             return self._coef_scale(self.K_fit_.shape[0]) * self._transductive_values(
                 self.K_fit_, self.proxy_dual_coef_, rows, K_tt)
@@ -380,26 +402,24 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
 
     _task = "svr"
 
-    def __init__(self, C=1.0, epsilon=0.1, rho=1.0, algorithm="pg", kernel="gaussian",
-                 kernel_params=None, test_kernel="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
-                 gap_every=10, algorithm_options=None):
+    _parameter_constraints: dict = {**_SingleProxyEstimator._parameter_constraints,
+                                    "C": [POSITIVE], "epsilon": [NONNEGATIVE]}
+
+    def __init__(self, C=1.0, epsilon=0.1, rho=1.0, solver="pg", kernel="gaussian",
+                 kernel_params=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
+                 gap_every=10, solver_options=None):
         self.C = C
         self.epsilon = epsilon
         self.rho = rho
-        self.algorithm = algorithm
+        self.solver = solver
         self.kernel = kernel
         self.kernel_params = kernel_params
-        self.test_kernel = test_kernel
+        self.out_of_sample = out_of_sample
         self.tol = tol
         self.atol = atol
         self.max_iter = max_iter
         self.gap_every = gap_every
-        self.algorithm_options = algorithm_options
-
-    def _check_task_params(self):
-        check_positive(self.C, "C")
-        if not (isinstance(self.epsilon, numbers.Real) and np.isfinite(self.epsilon) and self.epsilon >= 0):
-            raise ValueError(f"epsilon must be a finite number >= 0; got {self.epsilon!r}")
+        self.solver_options = solver_options
 
     def _problem(self, K, y):
         return ProxyKernelProblem(K, y, task="svr", C=self.C, rho=self.rho, epsilon=self.epsilon,
@@ -415,7 +435,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         Parameters
         ----------
         X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
-            (``(m, n_train + m)`` for ``test_kernel="transductive"``).
+            (``(m, n_train + m)`` for ``out_of_sample="transductive"``).
         """
         return self._raw_decision(X) + self.intercept_[0]
 
@@ -453,25 +473,23 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
 
     _task = "one-class"
 
-    def __init__(self, nu=0.5, rho=1.0, algorithm="pg", kernel="gaussian", kernel_params=None,
-                 test_kernel="spectral", tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
-                 algorithm_options=None):
+    _parameter_constraints: dict = {**_SingleProxyEstimator._parameter_constraints,
+                                    "nu": [Interval(Real, 0, 1, closed="right")]}
+
+    def __init__(self, nu=0.5, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
+                 out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
+                 solver_options=None):
         self.nu = nu
         self.rho = rho
-        self.algorithm = algorithm
+        self.solver = solver
         self.kernel = kernel
         self.kernel_params = kernel_params
-        self.test_kernel = test_kernel
+        self.out_of_sample = out_of_sample
         self.tol = tol
         self.atol = atol
         self.max_iter = max_iter
         self.gap_every = gap_every
-        self.algorithm_options = algorithm_options
-
-    def _check_task_params(self):
-        nu = self.nu
-        if not (isinstance(nu, numbers.Real) and not isinstance(nu, bool) and 0 < nu <= 1):
-            raise ValueError(f"nu must be a number in (0, 1]; got {nu!r}")
+        self.solver_options = solver_options
 
     def _problem(self, K, y):
         return ProxyKernelProblem(K, None, task="one-class", nu=self.nu, rho=self.rho, check=False)
@@ -516,17 +534,21 @@ class PerturbSVC(KernelClassifierBase):
     ----------
     C : float > 0
     rho : float > 0
-    algorithm : {"cvxpy", "pg", "apg", "accpm", "exchange"}
-        ``"cvxpy"`` solves eq. (22) with ``solver``; the others run the general
-        algorithm (whose proxy kernel is then exactly the rank-one update).
     solver : str
-        CVXPY solver for ``algorithm="cvxpy"``.
+        An installed CVXPY solver name ("CLARABEL", the default, "SCS"...;
+        case-insensitive) solves eq. (22) as a CVXPY problem; "pg", "apg", "accpm"
+        or "exchange" run the general IndefiniteSVM algorithm (whose proxy kernel is
+        then exactly the rank-one update).
     kernel, kernel_params :
         As :class:`IndefiniteSVC`.
-    psd_tol : float
+    class_weight : None, "balanced" or dict {label: weight}
+        Per-class box bounds ``C * weight`` (as :class:`IndefiniteSVC`), on every path.
+    psd_tol : float >= 0
         ``K0`` is accepted as PSD when ``lam_min >= -psd_tol * max|lam|``.
-    tol, atol, max_iter, gap_every, algorithm_options :
-        As :class:`IndefiniteSVC` (``algorithm_options`` go to ``solve`` for "cvxpy").
+    tol, atol, max_iter, gap_every, solver_options :
+        As :class:`IndefiniteSVC` (``solver_options`` go to ``solve`` for a CVXPY
+        solver, to the algorithm otherwise; ``tol``, ``atol``, ``max_iter`` and
+        ``gap_every`` only concern the algorithms).
 
     Attributes
     ----------
@@ -545,57 +567,45 @@ class PerturbSVC(KernelClassifierBase):
     Luss & d'Aspremont (2009), §4.3, eqs. (21)-(22).
     """
 
-    def __init__(self, C=1.0, rho=1.0, algorithm="cvxpy", solver="CLARABEL", kernel="gaussian",
-                 kernel_params=None, psd_tol=1e-8, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
-                 algorithm_options=None):
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        **_PROXY_CONSTRAINTS,
+        "solver": [SolverName(INDEFINITE_ALGORITHMS)],
+        "psd_tol": [NONNEGATIVE],
+    }
+    _parameter_constraints.pop("out_of_sample")   # always the raw kernel rows (luss §4.3)
+
+    def __init__(self, C=1.0, rho=1.0, solver="CLARABEL", kernel="gaussian", kernel_params=None,
+                 class_weight=None, psd_tol=1e-8, tol=1e-3, atol=1e-8, max_iter=1000,
+                 gap_every=10, solver_options=None):
         self.C = C
         self.rho = rho
-        self.algorithm = algorithm
         self.solver = solver
         self.kernel = kernel
         self.kernel_params = kernel_params
+        self.class_weight = class_weight
         self.psd_tol = psd_tol
         self.tol = tol
         self.atol = atol
         self.max_iter = max_iter
         self.gap_every = gap_every
-        self.algorithm_options = algorithm_options
+        self.solver_options = solver_options
 
-    def _validate_params_extra(self):
-        from ..solvers import check_solver
+    def _check_params(self):
+        self._solver = resolve_solver_name(self.solver, INDEFINITE_ALGORITHMS)
+        if self._solver in INDEFINITE_ALGORITHMS:
+            _check_solver_options(self._solver, self.solver_options)
 
-        check_positive(self.rho, "rho")
-        allowed = ("cvxpy",) + INDEFINITE_ALGORITHMS
-        if self.algorithm not in allowed:
-            raise ValueError(f"algorithm must be one of {allowed}; got {self.algorithm!r}")
-        if self.algorithm == "cvxpy":
-            check_solver(self.solver)
-        if not (isinstance(self.psd_tol, numbers.Real) and np.isfinite(self.psd_tol)
-                and self.psd_tol >= 0):
-            raise ValueError(f"psd_tol must be a finite number >= 0; got {self.psd_tol!r}")
-        for name in ("tol", "atol"):
-            v = getattr(self, name)
-            if not (isinstance(v, numbers.Real) and not isinstance(v, bool) and np.isfinite(v) and v >= 0):
-                raise ValueError(f"{name} must be a finite number >= 0; got {v!r}")
-        check_int(self.max_iter, "max_iter", low=1)
-        check_int(self.gap_every, "gap_every", low=0)
-        if self.algorithm == "cvxpy":
-            if self.algorithm_options is not None and not isinstance(self.algorithm_options, dict):
-                raise ValueError(f"algorithm_options must be a dict or None; "
-                                 f"got {self.algorithm_options!r}")
-        else:
-            _check_algorithm_options(self.algorithm, self.algorithm_options)
-
-    def _fit_binary(self, K, y, idx):
-        P = ProxyKernelProblem(K, y, task="svc", C=self.C, rho=self.rho, check=False)
+    def _fit_binary(self, K, y, idx, C):
+        P = ProxyKernelProblem(K, y, task="svc", C=C, rho=self.rho, check=False)
         oracle = ProxyKernelOracle(K, self.rho, check=False)
         lam = oracle.eigenvalues
         if lam[0] < -self.psd_tol * max(float(np.max(np.abs(lam))), 1e-300):
             raise ValueError(f"PerturbSVC needs a PSD kernel (least eigenvalue {lam[0]:.4g}); "
                              f"use IndefiniteSVC for indefinite kernels")
-        if self.algorithm == "cvxpy":
-            f = PerturbSVM(K, y, C=self.C, rho=self.rho, psd_tol=max(self.psd_tol, 1e-12))
-            sol = solve(f, self.solver, **(self.algorithm_options or {}))
+        if self._solver not in INDEFINITE_ALGORITHMS:   # a CVXPY solver: eq. (22) directly
+            f = PerturbSVM(K, y, C=C, rho=self.rho, psd_tol=max(self.psd_tol, 1e-12))
+            sol = solve(f, self._solver, **(self.solver_options or {}))
             alpha = project_box_hyperplane(f.values()["alpha"], P.a, P.b0, P.upper)
             cert = Certifier(P, oracle, out_of_sample="raw")
             fval, grad, _ = cert.evaluate(alpha)
@@ -603,9 +613,9 @@ class PerturbSVC(KernelClassifierBase):
             sol = cert.solution("perturb-cvxpy", "optimal", sol.iterations or 0, [], sol.setup_time,
                                 sol.solve_time)
         else:
-            sol = solve_indefinite(P, self.algorithm, tol=self.tol, atol=self.atol,
+            sol = solve_indefinite(P, self._solver, tol=self.tol, atol=self.atol,
                                    max_iter=self.max_iter, gap_every=self.gap_every, oracle=oracle,
-                                   out_of_sample="raw", **(self.algorithm_options or {}))
+                                   out_of_sample="raw", **(self.solver_options or {}))
         u = sol.primal["u"]
         info = {"n_iter": sol.iterations, "solution": sol, "u": u, "alpha": sol.primal["alpha"]}
         return BinaryModel(idx, sol.coef, sol.intercept, info)

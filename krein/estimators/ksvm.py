@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import inspect
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
+from sklearn.utils._param_validation import Interval
 
 from ..formulations.ksvm import KSVMLeastSquares, ksvm_kkt_residual
 from ..solvers import solve
 from ..solvers.ksvm import ksvm_active_set, ksvm_intercept
+from .._validation import SolverName
 from .base import BinaryModel, KernelClassifierBase, check_solver_name
 
 __all__ = ["KSVC"]
@@ -66,7 +68,7 @@ class KSVC(KernelClassifierBase):
         ``ConvergenceWarning`` is issued when it is reached.
     solver : "active-set" or str
         Algorithm 2, or the name of an installed CVXPY solver ("CLARABEL",
-        "OSQP", "SCS", "ECOS"...) for problem (26).
+        "OSQP", "SCS", "ECOS"...; case-insensitive) for problem (26).
     solver_options : dict, optional
         Extra keywords: for "active-set" those of
         :func:`~krein.solvers.ksvm.ksvm_active_set` (``rcond``, ``block``,
@@ -104,6 +106,16 @@ class KSVC(KernelClassifierBase):
     Table 1, Algorithm 2.
     """
 
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        "tol": [Interval(Real, 0, 1, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left"), None],
+        "solver": [SolverName(("active-set",))],
+        "solver_options": [dict, None],
+    }
+    # Algorithm 2 and the intercept rule of (26) are written for one box bound C
+    _parameter_constraints.pop("class_weight")
+
     def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, tol=1e-6, max_iter=None,
                  solver="active-set", solver_options=None):
         self.C = C
@@ -115,26 +127,10 @@ class KSVC(KernelClassifierBase):
         self.solver_options = solver_options
 
     # ---------------------------------------------------------------- checks
-    def _validate_params_extra(self):
-        tol = self.tol
-        if not (isinstance(tol, numbers.Real) and not isinstance(tol, bool) and np.isfinite(tol)
-                and 0 < tol < 1):
-            raise ValueError(f"tol must be a number in (0, 1); got {tol!r}")
-        mi = self.max_iter
-        if mi is not None and not (isinstance(mi, numbers.Integral) and not isinstance(mi, bool)
-                                   and mi >= 1):
-            raise ValueError(f"max_iter must be None or an integer >= 1; got {mi!r}")
-        if isinstance(self.solver, str) and self.solver.lower() == "active-set":
-            self._solver = "active-set"
-        else:
-            try:
-                self._solver = check_solver_name(self.solver, allow_libsvm=False)
-            except ValueError as exc:
-                raise ValueError(f"solver must be 'active-set' or an installed CVXPY solver "
-                                 f"name; got {self.solver!r}: {exc}") from None
+    def _check_params(self):
+        self._solver = check_solver_name(self.solver, allow_libsvm=False) \
+            if self.solver.lower() != "active-set" else "active-set"
         opts = self.solver_options
-        if opts is not None and not isinstance(opts, dict):
-            raise ValueError(f"solver_options must be a dict or None; got {opts!r}")
         if opts and self._solver == "active-set":
             accepted = [k for k in inspect.signature(ksvm_active_set).parameters
                         if k not in _RESERVED]
@@ -145,7 +141,7 @@ class KSVC(KernelClassifierBase):
                                  f"max_iter are estimator parameters)")
 
     # ---------------------------------------------------------------- fit
-    def _fit_binary(self, K, y, idx):
+    def _fit_binary(self, K, y, idx, C):
         opts = dict(self.solver_options or {})
         if self._solver == "active-set":
             # K was checked (square, finite, symmetric) by the base class

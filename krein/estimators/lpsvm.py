@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
+from numbers import Real
 
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+from .._validation import SolverName
 from ..formulations.lpsvm import LPSVM
 from ..solvers import solve
 from .base import BinaryModel, KernelClassifierBase, check_solver_name
@@ -24,10 +28,11 @@ class LPSVC(KernelClassifierBase):
     kernel, kernel_params :
         As in :class:`krein.ESVC`.
     solver : str
-        Installed CVXPY solver ("CLARABEL" default; "SCS", "ECOS", "HIGHS"...).
+        Installed CVXPY solver ("CLARABEL" default; "SCS", "ECOS", "HIGHS"...;
+        case-insensitive).
     solver_options : dict, optional
         Passed to the solver.
-    sv_tol : float
+    sv_tol : float in [0, 1)
         Coefficients with ``|c_j| <= sv_tol * max(1, max|c|)`` are set to zero
         (interior-point solvers return tiny non-zeros instead of exact zeros).
 
@@ -46,6 +51,15 @@ class LPSVC(KernelClassifierBase):
     Loosli, Ong & Canu (2013) §6.1.2 ("LP SVM").
     """
 
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        "solver": [SolverName()],
+        "solver_options": [dict, None],
+        "sv_tol": [Interval(Real, 0, 1, closed="left")],
+    }
+    # the LP has one slack weight C: no per-class weights (yet)
+    _parameter_constraints.pop("class_weight")
+
     def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, solver="CLARABEL",
                  solver_options=None, sv_tol=1e-8):
         self.C = C
@@ -55,13 +69,11 @@ class LPSVC(KernelClassifierBase):
         self.solver_options = solver_options
         self.sv_tol = sv_tol
 
-    def _validate_params_extra(self):
+    def _check_params(self):
         self._solver = check_solver_name(self.solver, allow_libsvm=False)
-        if not isinstance(self.sv_tol, (int, float)) or not 0 <= self.sv_tol < 1:
-            raise ValueError(f"sv_tol must be a number in [0, 1); got {self.sv_tol!r}")
 
-    def _fit_binary(self, K, y, idx):
-        f = LPSVM(K, y, C=self.C)
+    def _fit_binary(self, K, y, idx, C):
+        f = LPSVM(K, y, C=C)
         sol = solve(f, self._solver, **(self.solver_options or {}))
         c = np.asarray(f.variables["c"].value, dtype=float).copy()
         c[np.abs(c) <= self.sv_tol * max(1.0, np.abs(c).max())] = 0.0

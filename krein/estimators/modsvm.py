@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import SolverName
 from ..formulations.modsvm import ModSVM
 from ..solvers import solve
 from .base import BinaryModel, KernelClassifierBase, check_solver_name, libsvm_binary
@@ -29,6 +30,10 @@ class ModSVC(KernelClassifierBase):
         Weight of the slacks.
     kernel, kernel_params :
         As in :class:`krein.ESVC` (default Gaussian).
+    class_weight : None, "balanced" or dict {label: weight}
+        Per-class slack weights ``C * weight`` (scikit-learn SVC's meaning): the
+        weights of the slacks in the CVXPY problem, the box bounds of the
+        equivalent dual with libsvm.
     solver : str
         An installed CVXPY solver ("CLARABEL" default; "SCS", "ECOS", "OSQP", ...),
         or "libsvm": the equivalent C-SVM dual on the PSD Gram matrix ``K K'`` of the
@@ -56,32 +61,37 @@ class ModSVC(KernelClassifierBase):
     §5.1 ("Mod SVM").
     """
 
-    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, solver="CLARABEL",
-                 solver_options=None):
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        "solver": [SolverName(("libsvm",))],
+        "solver_options": [dict, None],
+    }
+
+    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
+                 solver="CLARABEL", solver_options=None):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
+        self.class_weight = class_weight
         self.solver = solver
         self.solver_options = solver_options
 
-    def _validate_params_extra(self):
+    def _check_params(self):
         self._solver = check_solver_name(self.solver, allow_libsvm=True)
-        if self.solver_options is not None and not isinstance(self.solver_options, dict):
-            raise ValueError(f"solver_options must be a dict or None; got {self.solver_options!r}")
         if self._solver == "libsvm":
             bad = sorted(set(self.solver_options or {}) - {"tol", "max_iter", "cache_size"})
             if bad:
                 raise ValueError(f"unknown solver_options {bad} for solver='libsvm'; accepted: "
                                  "['cache_size', 'max_iter', 'tol']")
 
-    def _fit_binary(self, K, y, idx):
+    def _fit_binary(self, K, y, idx, C):
         if self._solver == "libsvm":
             G = K @ K.T
-            u, b, n_iter = libsvm_binary(G, y, self.C, **(self.solver_options or {}))
+            u, b, n_iter = libsvm_binary(G, y, C, **(self.solver_options or {}))
             alpha = K.T @ u
             return BinaryModel(idx, alpha, b, {"n_iter": n_iter,
                                                "solution": {"beta": y * u, "n_iter": n_iter}})
-        f = ModSVM(K, y, C=self.C)
+        f = ModSVM(K, y, C=C)
         sol = solve(f, self._solver, **(self.solver_options or {}))
         alpha = np.asarray(f.variables["alpha"].value, dtype=float).copy()
         b = float(f.variables["b"].value)

@@ -2,26 +2,19 @@
 
 from __future__ import annotations
 
-import numbers
+from numbers import Integral, Real
 
 import numpy as np
 import pandas as pd
 from scipy.special import expit
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._validation import NONNEGATIVE
 from ..solvers.rvm import sparse_bayes
-from .base import BinaryModel, KernelClassifierBase, check_int
+from .base import BinaryModel, KernelClassifierBase
 
 __all__ = ["RVC"]
-
-
-def _check_real(value, name, low, low_open=True):
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
-    ok = ok and (value > low if low_open else value >= low)
-    if not ok:
-        raise ValueError(f"{name} must be a finite real number {'>' if low_open else '>='} {low}; "
-                         f"got {value!r}")
-    return float(value)
 
 
 class RVC(KernelClassifierBase):
@@ -39,6 +32,9 @@ class RVC(KernelClassifierBase):
     decrease, so ``trace_["log_marginal_likelihood"]`` is non-decreasing
     (SparseBayes applies the best predicted step unconditionally; see the solver's
     docstring).
+
+    The RVM has no box bound ``C`` (the weights' precisions are learned), so it
+    takes neither ``C`` nor ``class_weight``.
 
     The kernel is only a design matrix: it need not be positive semi-definite,
     symmetric kernels such as the sigmoid are used as they are (Loosli, Ong & Canu
@@ -145,19 +141,19 @@ class RVC(KernelClassifierBase):
         self.moderated = moderated
         self.verbose = verbose
 
-    # ---------------------------------------------------------------- checks
-    def _validate_common(self):
-        # no C here
-        self._check_kernel_param()
-
-    def _validate_params_extra(self):
-        for name in ("bias", "moderated", "verbose"):
-            if not isinstance(getattr(self, name), (bool, np.bool_)):
-                raise ValueError(f"{name} must be True or False; got {getattr(self, name)!r}")
-        _check_real(self.tol, "tol", 0.0, low_open=False)
-        check_int(self.max_iter, "max_iter", low=1)
-        _check_real(self.alpha_max, "alpha_max", 1.0)
-        _check_real(self.min_delta_log_alpha, "min_delta_log_alpha", 0.0, low_open=False)
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        "bias": ["boolean"],
+        "tol": [NONNEGATIVE],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "alpha_max": [Interval(Real, 1, np.inf, closed="neither")],
+        "min_delta_log_alpha": [NONNEGATIVE],
+        "moderated": ["boolean"],
+        "verbose": ["boolean"],
+    }
+    # no box bound: the weights have learned prior precisions (docstring)
+    _parameter_constraints.pop("C")
+    _parameter_constraints.pop("class_weight")
 
     # ---------------------------------------------------------------- fit
     def _fit(self, X, y):
@@ -169,7 +165,7 @@ class RVC(KernelClassifierBase):
         self._set_rvm_fitted(classes, models, X_fit, K.shape[0])
         return self
 
-    def _fit_binary(self, K, y, idx):
+    def _fit_binary(self, K, y, idx, C=None):
         n = K.shape[0]
         Phi = np.column_stack([K, np.ones(n)]) if self.bias else K
         sol = sparse_bayes(Phi, (y > 0).astype(float), bias_column=n if self.bias else None,

@@ -6,20 +6,38 @@ de Diego (2006, "munoz") eqs. (1)-(7); Lin & Lin (2003) for the direct SVM.
 
 from __future__ import annotations
 
+from numbers import Integral, Real
+
 import numpy as np
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
+
+from .._validation import LIBSVM_MAX_ITER, NONNEGATIVE, POSITIVE, SolverName
 
 from ..formulations.svm import SVMDual, SVMPrimal, preferred_form
 from ..solvers import solve
-from ..spectrum import (Spectrum, check_correction, correct_eigenvalues, row_multipliers,
-                        transductive_rows)
-from .base import BinaryModel, KernelClassifierBase, check_int, check_solver_name, libsvm_binary
+from ..spectrum import (OUT_OF_SAMPLE, TRANSFORMS, Spectrum, check_correction,
+                        correct_eigenvalues, row_multipliers, transductive_rows)
+from .base import BinaryModel, KernelClassifierBase, check_solver_name, libsvm_binary
 
 __all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
 
 
+#: ``solver`` of the SVMs solved by libsvm or CVXPY.
+_LIBSVM_OR_CVXPY = [SolverName(("libsvm",))]
+
+
+def _check_cvxpy_class_weight(est):
+    """Per-sample box bounds reach libsvm only (the CVXPY formulations take a scalar C)."""
+    if est.class_weight is not None and est._solver != "libsvm":
+        raise ValueError(f"class_weight needs solver='libsvm' in {type(est).__name__} (the "
+                         f"CVXPY formulations have one box bound C); got solver={est.solver!r}")
+
+
 def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=None):
-    """Solve the C-SVM dual on a PSD-by-construction kernel; return (u, b, info)."""
+    """Solve the C-SVM dual on a PSD-by-construction kernel; return (u, b, info).
+
+    ``C`` is a float or (libsvm only) per-sample bounds of shape ``(n,)``."""
     if solver == "libsvm":
         u, b, n_iter = libsvm_binary(K_psd, y, C, tol=tol, max_iter=max_iter)
         return u, b, {"n_iter": n_iter, "solver": "libsvm"}
@@ -68,6 +86,9 @@ class ESVC(KernelClassifierBase):
     kernel_params : dict, optional
         Parameters of a named or callable kernel (e.g. ``{"a": 0.01, "r": -1}``
         for the sigmoid).
+    class_weight : None, "balanced" or dict {label: weight}
+        Per-class box bounds ``C * weight`` as scikit-learn's SVC (see
+        :class:`~krein.estimators.base.KernelClassifierBase`); needs ``solver="libsvm"``.
     n_components : int, optional
         ESVM-L: number of eigenpairs kept.
     energy : float in (0, 1], optional
@@ -81,9 +102,9 @@ class ESVC(KernelClassifierBase):
         the primal in the feature map ``L = V |lam|^(1/2)``
         (:class:`~krein.formulations.SVMPrimal`), for which
         ``c = V sign(lam) |lam|^(-1/2) w``.  libsvm always solves the dual.
-    tol : float
+    tol : float > 0
         libsvm stopping tolerance.
-    max_iter : int
+    max_iter : int >= 1 or -1
         libsvm iteration limit (-1: none).
     solver_options : dict, optional
         Passed to the CVXPY solver.
@@ -107,7 +128,8 @@ class ESVC(KernelClassifierBase):
     Raises
     ------
     ValueError
-        See :meth:`fit`; also for ``formulation="primal"`` with libsvm.
+        See :meth:`fit`; also for ``formulation="primal"`` with libsvm, both
+        ``n_components`` and ``energy``, or ``class_weight`` with a CVXPY solver.
 
     References
     ----------
@@ -115,12 +137,24 @@ class ESVC(KernelClassifierBase):
     Algorithm 1 and §6.1.3.
     """
 
-    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, n_components=None,
-                 energy=None, solver="libsvm", formulation="dual", tol=1e-3, max_iter=-1,
-                 solver_options=None):
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
+        "energy": [Interval(Real, 0, 1, closed="right"), None],
+        "solver": _LIBSVM_OR_CVXPY,
+        "formulation": [StrOptions({"dual", "primal"})],
+        "tol": [POSITIVE],
+        "max_iter": LIBSVM_MAX_ITER,
+        "solver_options": [dict, None],
+    }
+
+    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
+                 n_components=None, energy=None, solver="libsvm", formulation="dual", tol=1e-3,
+                 max_iter=-1, solver_options=None):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
+        self.class_weight = class_weight
         self.n_components = n_components
         self.energy = energy
         self.solver = solver
@@ -129,18 +163,16 @@ class ESVC(KernelClassifierBase):
         self.max_iter = max_iter
         self.solver_options = solver_options
 
-    def _validate_params_extra(self):
+    def _check_params(self):
         self._solver = check_solver_name(self.solver)
-        if self.formulation not in ("dual", "primal"):
-            raise ValueError(f"formulation must be 'dual' or 'primal'; got {self.formulation!r}")
         if self.formulation == "primal" and self._solver == "libsvm":
             raise ValueError("formulation='primal' needs a CVXPY solver (e.g. solver='CLARABEL'); "
                              "libsvm solves the dual")
         if self.n_components is not None and self.energy is not None:
             raise ValueError("give at most one of n_components and energy")
-        check_int(self.max_iter, "max_iter", low=1, allow_minus_one=True)
+        _check_cvxpy_class_weight(self)
 
-    def _fit_binary(self, K, y, idx):
+    def _fit_binary(self, K, y, idx, C):
         n_comp = self.n_components
         if n_comp is not None and isinstance(n_comp, (int, np.integer)) and n_comp > K.shape[0]:
             n_comp = K.shape[0]  # a small one-vs-one block: keep everything it has
@@ -151,13 +183,13 @@ class ESVC(KernelClassifierBase):
         if self.formulation == "primal":
             keep = S != 0
             L = V[:, keep] * np.sqrt(np.abs(lam[keep]))
-            f = SVMPrimal(y, L, C=self.C)
+            f = SVMPrimal(y, L, C=C)
             sol = solve(f, self._solver, **(self.solver_options or {}))
             w = np.asarray(f.variables["w"].value)
             b = float(f.variables["b"].value)
             c = V[:, keep] @ (S[keep] / np.sqrt(np.abs(lam[keep])) * w)
             # c~ = y * alpha~ with alpha~ the dual value of the margin constraints
-            alpha = np.clip(np.asarray(f.constraints["margin"].dual_value, dtype=float), 0.0, self.C)
+            alpha = np.clip(np.asarray(f.constraints["margin"].dual_value, dtype=float), 0.0, C)
             u = y * alpha
             info = {"n_iter": sol.iterations or 0, "solution": sol}
         else:
@@ -165,7 +197,7 @@ class ESVC(KernelClassifierBase):
             keep = S != 0
             # thin factor of K_abs: lets preferred_form pick sum_squares(L'u) when rank << n
             factor = V[:, keep] * np.sqrt(np.abs(lam[keep])) if self._solver != "libsvm" else None
-            u, b, info = _solve_psd_svm(K_abs, y, self.C, self._solver, self.tol, self.max_iter,
+            u, b, info = _solve_psd_svm(K_abs, y, C, self._solver, self.tol, self.max_iter,
                                         self.solver_options, factor=factor)
             c = V @ (S * (V.T @ u))
         info.update({"spectrum": spec, "flipped_coef": u, "n_components": lam.size})
@@ -235,12 +267,14 @@ class SpectrumSVC(KernelClassifierBase):
     C : float > 0
     kernel, kernel_params :
         As in :class:`ESVC`.
+    class_weight : None, "balanced" or dict {label: weight}
+        As in :class:`ESVC` (needs ``solver="libsvm"``).
     eps : float >= 0
         Threshold of mds/pseudo.
     shift : float, optional
         Constant of add_diagonal (default ``max(0, -lam_min)``).
     solver : str
-        "libsvm" or an installed CVXPY solver.
+        "libsvm" or an installed CVXPY solver (case-insensitive).
     tol, max_iter, solver_options :
         As in :class:`ESVC`.
 
@@ -260,14 +294,27 @@ class SpectrumSVC(KernelClassifierBase):
     Wu, Chang & Zhang (2005) for the transductive map.
     """
 
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        "correction": [StrOptions(set(TRANSFORMS))],
+        "out_of_sample": [StrOptions(set(OUT_OF_SAMPLE))],
+        "eps": [NONNEGATIVE],
+        "shift": [Interval(Real, None, None, closed="neither"), None],
+        "solver": _LIBSVM_OR_CVXPY,
+        "tol": [POSITIVE],
+        "max_iter": LIBSVM_MAX_ITER,
+        "solver_options": [dict, None],
+    }
+
     def __init__(self, correction="flip", out_of_sample="auto", C=1.0, kernel="gaussian",
-                 kernel_params=None, eps=0.0, shift=None, solver="libsvm", tol=1e-3,
-                 max_iter=-1, solver_options=None):
+                 kernel_params=None, class_weight=None, eps=0.0, shift=None, solver="libsvm",
+                 tol=1e-3, max_iter=-1, solver_options=None):
         self.correction = correction
         self.out_of_sample = out_of_sample
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
+        self.class_weight = class_weight
         self.eps = eps
         self.shift = shift
         self.solver = solver
@@ -275,11 +322,11 @@ class SpectrumSVC(KernelClassifierBase):
         self.max_iter = max_iter
         self.solver_options = solver_options
 
-    def _validate_params_extra(self):
+    def _check_params(self):
         check_correction(self.correction, self.out_of_sample)
         correct_eigenvalues(np.zeros(1), self.correction, **self._gparams())  # validates eps/shift
         self._solver = check_solver_name(self.solver)
-        check_int(self.max_iter, "max_iter", low=1, allow_minus_one=True)
+        _check_cvxpy_class_weight(self)
 
     def _gparams(self):
         p = {"eps": self.eps}
@@ -291,7 +338,7 @@ class SpectrumSVC(KernelClassifierBase):
     def _mode(self):
         return check_correction(self.correction, self.out_of_sample)
 
-    def _fit_binary(self, K, y, idx):
+    def _fit_binary(self, K, y, idx, C):
         spec = Spectrum.from_kernel(K, check=False)
         g = spec.corrected_eigenvalues(self.correction, **self._gparams())
         if g.min() < -spec.tol:
@@ -313,7 +360,7 @@ class SpectrumSVC(KernelClassifierBase):
             factor = spec.eigenvectors[:, keep] * np.sqrt(g[keep])
             if self.correction in ("shift", "add_diagonal") and keep.sum() < g.size:
                 factor = None  # K + s I is full rank: the eigenbasis above misses the null space
-        u, b, info = _solve_psd_svm(Kc, y, self.C, self._solver, self.tol, self.max_iter,
+        u, b, info = _solve_psd_svm(Kc, y, C, self._solver, self.tol, self.max_iter,
                                     self.solver_options, factor=factor)
         if self._mode == "spectral":
             h = row_multipliers(spec.eigenvalues, g, self.correction, spec.tol)
@@ -384,28 +431,35 @@ class DirectSVC(KernelClassifierBase):
     C : float > 0
     kernel, kernel_params :
         As in :class:`ESVC`.
-    tol : float
+    class_weight : None, "balanced" or dict {label: weight}
+        Per-class box bounds ``C * weight``, exactly as scikit-learn's SVC.
+    tol : float > 0
         libsvm stopping tolerance.
-    max_iter : int
+    max_iter : int >= 1 or -1
         -1 for no limit.
 
     Attributes
     ----------
-    dual_coef_, support_, intercept_, classes_, n_iter_ :
+    dual_coef_, support_, intercept_, classes_, n_iter_, class_weight_ :
         As scikit-learn's SVC (binary: ``y_i alpha_i`` on the support vectors).
     """
 
-    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, tol=1e-3, max_iter=-1):
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        "tol": [POSITIVE],
+        "max_iter": LIBSVM_MAX_ITER,
+    }
+
+    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-3,
+                 max_iter=-1):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
+        self.class_weight = class_weight
         self.tol = tol
         self.max_iter = max_iter
 
-    def _validate_params_extra(self):
-        check_int(self.max_iter, "max_iter", low=1, allow_minus_one=True)
-
-    def _fit_binary(self, K, y, idx):
-        u, b, n_iter = libsvm_binary(K, y, self.C, tol=self.tol, max_iter=self.max_iter)
+    def _fit_binary(self, K, y, idx, C):
+        u, b, n_iter = libsvm_binary(K, y, C, tol=self.tol, max_iter=self.max_iter)
         return BinaryModel(idx, u, b, {"n_iter": n_iter})
 

@@ -129,8 +129,10 @@ class ProxyKernelProblem:
     y : array of shape (n,)
         Labels in {-1, +1} (svc) or real targets (svr); ignored for one-class.
     task : {"svc", "svr", "one-class"}
-    C : float > 0
-        Box bound (svc, svr).
+    C : float > 0 or array of shape (n,)
+        Box bound (svc, svr), or one bound per sample (class weights; for svr both
+        ``alpha+_i`` and ``alpha-_i`` get ``C_i``).  ``self.C`` is then ``max C_i``
+        (a bound on every ``|alpha_i|``), ``self.upper`` has the per-sample bounds.
     rho : float > 0
         Penalty on ``||K - K0||_F^2``.
     epsilon : float >= 0
@@ -184,7 +186,16 @@ class ProxyKernelProblem:
             self.b0 = 1.0
             self.upper = np.full(n, 1.0 / (self.nu * n))
             return
-        self.C = check_positive(C, "C")
+        if np.ndim(C) == 0:
+            self.C = check_positive(C, "C")
+            C_vec = np.full(n, self.C)
+        else:
+            C_vec = np.asarray(C, dtype=float)
+            if C_vec.shape != (n,) or not np.all(np.isfinite(C_vec) & (C_vec > 0)):
+                raise ValueError(f"C must be a positive finite number or shape ({n},) array of "
+                                 f"them; got shape {C_vec.shape}")
+            self.C = float(C_vec.max())
+        self.C_per_sample = C_vec
         y = np.asarray(y, dtype=float).ravel()
         if y.shape != (n,):
             raise ValueError(f"y must have shape ({n},); got {y.shape}")
@@ -198,7 +209,7 @@ class ProxyKernelProblem:
             self.c = np.ones(n)
             self.a = y.copy()
             self.b0 = 0.0
-            self.upper = np.full(n, self.C)
+            self.upper = C_vec.copy()
         else:  # svr
             eps = float(epsilon)
             if not np.isfinite(eps) or eps < 0:
@@ -208,7 +219,7 @@ class ProxyKernelProblem:
             self.c = np.concatenate([y - eps, -y - eps])
             self.a = np.concatenate([np.ones(n), -np.ones(n)])
             self.b0 = 0.0
-            self.upper = np.full(2 * n, self.C)
+            self.upper = np.concatenate([C_vec, C_vec])
 
     # ------------------------------------------------------------- the map M
     def u_of(self, beta):
@@ -598,7 +609,9 @@ class PerturbSVM(Formulation):
     K0 : array of shape (n, n)
         PSD kernel (checked: the least eigenvalue must be >= ``-psd_tol * max|lam|``).
     y : array of shape (n,) in {-1, +1}
-    C, rho : float > 0
+    C : float > 0 or array of shape (n,)
+        Box bound, or one bound per sample (class weights).
+    rho : float > 0
         Parameters of the problem (DPP in ``C`` and ``1/(16 rho)``).
     psd_tol : float
         Relative tolerance of the PSD check of ``K0``.
@@ -627,7 +640,13 @@ class PerturbSVM(Formulation):
         L = V[:, keep] * np.sqrt(lam[keep])
         n = K0.shape[0]
         y = _check_pm1(y, n)
-        Cp = cp.Parameter(nonneg=True, name="C", value=check_positive(C, "C"))
+        if np.ndim(C) == 0:
+            Cp = cp.Parameter(nonneg=True, name="C", value=check_positive(C, "C"))
+        else:   # per-sample bounds (class weights)
+            C = np.asarray(C, dtype=float)
+            if C.shape != (n,) or not np.all(np.isfinite(C) & (C > 0)):
+                raise ValueError(f"C must be a positive finite number or shape ({n},) array")
+            Cp = cp.Parameter(n, nonneg=True, name="C", value=C)
         q = cp.Parameter(nonneg=True, name="inv16rho", value=1.0 / (16.0 * check_positive(rho, "rho")))
         alpha = cp.Variable(n, name="alpha")
         s = cp.Variable(nonneg=True, name="s")

@@ -55,8 +55,8 @@ class ModSVM(Formulation):
         enters linear constraints.
     y : array of shape (n,)
         Labels in {-1, +1}.
-    C : float > 0
-        Weight of the slacks (a DPP parameter).
+    C : float > 0 or array of shape (n,)
+        Weight of the slacks (a DPP parameter), or one weight per sample (class weights).
 
     Attributes
     ----------
@@ -82,22 +82,32 @@ class ModSVM(Formulation):
     problem_class = "QP"
 
     def __init__(self, K, y, C=1.0):
-        K, y = check_margin_problem(K, y, C)
+        per_sample = np.ndim(C) > 0     # one slack weight per sample (class weights)
+        K, y = check_margin_problem(K, y, 1.0 if per_sample else C)
         self.K, self.y = K, y
         n, m = K.shape
         alpha = cp.Variable(m, name="alpha")
         b = cp.Variable(name="b")
         xi = cp.Variable(n, name="xi")
-        Cp = cp.Parameter(nonneg=True, name="C", value=float(C))
+        if per_sample:
+            C = np.asarray(C, dtype=float)
+            if C.shape != (n,) or not np.all(np.isfinite(C) & (C > 0)):
+                raise ValueError(f"C must be a positive finite number or shape ({n},) array")
+            Cp = cp.Parameter(n, nonneg=True, name="C", value=C)
+            slack_cost = Cp @ xi
+        else:
+            Cp = cp.Parameter(nonneg=True, name="C", value=float(C))
+            slack_cost = Cp * cp.sum(xi)
         cons = {"margin": cp.multiply(y, K @ alpha + b) >= 1 - xi, "slack": xi >= 0}
-        obj = 0.5 * cp.sum_squares(alpha) + Cp * cp.sum(xi)
+        obj = 0.5 * cp.sum_squares(alpha) + slack_cost
         problem = cp.Problem(cp.Minimize(obj), list(cons.values()))
         super().__init__(problem, {"C": Cp}, {"alpha": alpha, "b": b, "xi": xi}, cons)
 
     def primal_objective(self, alpha, b):
-        """Primal objective ``1/2 ||alpha||^2 + C sum max(0, 1 - y (K alpha + b))``.
+        """Primal objective ``1/2 ||alpha||^2 + sum_i C_i max(0, 1 - y (K alpha + b))``.
 
-        The slacks are eliminated (set to the hinge losses).
+        The slacks are eliminated (set to the hinge losses); ``C`` may be a vector of
+        per-sample bounds (``class_weight``).
 
         Parameters
         ----------
@@ -111,9 +121,9 @@ class ModSVM(Formulation):
         float
             The primal objective value.
         """
-        C = float(self.parameters["C"].value)
+        C = np.asarray(self.parameters["C"].value, dtype=float)
         f = self.K @ alpha + b
-        return float(0.5 * alpha @ alpha + C * np.maximum(0.0, 1.0 - self.y * f).sum())
+        return float(0.5 * alpha @ alpha + np.sum(C * np.maximum(0.0, 1.0 - self.y * f)))
 
     def dual_objective(self, beta):
         """Dual objective ``1'beta - 1/2 ||K'(y * beta)||^2``.
@@ -147,7 +157,7 @@ class ModSVM(Formulation):
             solve gives duals), plus ``primal_objective`` and ``dual_objective``
             when the duals are known.
         """
-        C = float(self.parameters["C"].value)
+        C = np.asarray(self.parameters["C"].value, dtype=float)
         alpha = np.asarray(self.variables["alpha"].value, dtype=float)
         b = float(self.variables["b"].value)
         xi = np.asarray(self.variables["xi"].value, dtype=float)

@@ -174,10 +174,13 @@ def libsvm_point(problem, K, tol=1e-4):
     n = P.n
     v = np.zeros(n)
     if P.task == "svc":
-        est = SVC(kernel="precomputed", C=P.C, tol=tol).fit(K, P.y)
+        # per-sample bounds (class_weight): libsvm's C = 1 with sample_weight = C_i
+        est = SVC(kernel="precomputed", C=1.0, tol=tol).fit(K, P.y,
+                                                            sample_weight=P.C_per_sample)
         v[est.support_] = est.dual_coef_[0]
     elif P.task == "svr":
-        est = SVR(kernel="precomputed", C=P.C, epsilon=P.epsilon, tol=tol).fit(K, P.y)
+        est = SVR(kernel="precomputed", C=1.0, epsilon=P.epsilon, tol=tol).fit(
+            K, P.y, sample_weight=P.C_per_sample)
         v[est.support_] = est.dual_coef_[0]
     else:
         est = OneClassSVM(kernel="precomputed", nu=P.nu, tol=tol).fit(K)
