@@ -458,7 +458,19 @@ def _expected_failures(est):
             "check_transformer_data_not_an_array": _RANGE}
 
 
-@parametrize_with_checks([NearestPSD(), NearestPSD(diagonal=1.0, method="plain", tol=1e-4)],
+#: A fast instance of plain alternation (munoz eq. 10) for the API checks.  On the harness's
+#: rank-deficient X X' (n = 80-150) with a unit diagonal the plain iteration crawls (it
+#: converges to some point of the intersection, sublinearly here) and never met tol=1e-4
+#: within the default max_iter=1000, so every fit cost 1000 eigendecompositions: 20 s for
+#: these checks with one BLAS thread, about 9 minutes with numpy's default threads on a busy
+#: 2-core machine.  The checks test the API contract (shapes, dtypes, idempotent and
+#: deterministic fits, fitted attributes, n_iter_), not the solution, and hold at any
+#: iteration count; the accuracy of "plain" is tested above.  The ConvergenceWarning of the
+#: capped fits is silenced in the test.
+PLAIN_FOR_CHECKS = NearestPSD(diagonal=1.0, method="plain", tol=1e-4, max_iter=30)
+
+
+@parametrize_with_checks([NearestPSD(), PLAIN_FOR_CHECKS],
                          expected_failed_checks=_expected_failures, xfail_strict=True)
 def test_sklearn_compatible_transformer(estimator, check):
     with warnings.catch_warnings():
