@@ -8,10 +8,60 @@ same numbers the estimator sees.  Fixture names are specific (``sigmoid_problem`
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
+import scipy.linalg  # noqa: F401  (loads SciPy's BLAS before the limit below)
+from threadpoolctl import threadpool_limits
 
 from krein.kernels import gaussian_kernel, sigmoid_kernel
+
+# One BLAS / OpenMP thread per test process.  The tests use small matrices, on which
+# multi-threaded BLAS only spins: on a busy 2-core CI machine the suite took 22-26 minutes
+# with numpy's default threads and about 4 minutes with one.  threadpoolctl limits the
+# libraries loaded in this process, now and again after collection (the test modules load
+# more: scikit-learn's OpenMP, solvers' own BLAS, ...).  The environment variables reach
+# child processes (experiment scripts, joblib / dask workers) unless set explicitly; they
+# are set only after collection because an OpenBLAS loaded under OPENBLAS_NUM_THREADS=1
+# cannot be raised again, which would defeat the opt-out: a test about threading is marked
+# ``@pytest.mark.blas_threads(None)`` (the libraries' defaults) or ``blas_threads(k)``.
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
+               "BLIS_NUM_THREADS", "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
+_SESSION_LIMIT = threadpool_limits(limits=1)
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "blas_threads(n): run this test with n BLAS/OpenMP threads "
+        "(None: the libraries' defaults) instead of the session's one thread")
+
+
+def pytest_collection_finish(session):
+    global _SESSION_LIMIT
+    _SESSION_LIMIT.restore_original_limits()       # so the new limiter records the defaults
+    _SESSION_LIMIT = threadpool_limits(limits=1)   # of every library loaded by now
+    for var in THREAD_VARS:
+        os.environ.setdefault(var, "1")
+
+
+@pytest.fixture(autouse=True)
+def _blas_threads(request):
+    """Lift the one-thread limit for tests marked ``blas_threads``."""
+    marker = request.node.get_closest_marker("blas_threads")
+    if marker is None:
+        yield
+        return
+    n = marker.args[0] if marker.args else None
+    _SESSION_LIMIT.restore_original_limits()
+    try:
+        if n is None:
+            yield
+        else:
+            with threadpool_limits(limits=n):
+                yield
+    finally:
+        threadpool_limits(limits=1)
 
 #: Sigmoid parameters giving a strongly indefinite kernel on the data below
 #: (least eigenvalue about -23 against a largest of about +13 on the 40 training points).

@@ -203,7 +203,12 @@ def test_scs_and_ecos():
     SCS at its default accuracy (``eps 1e-4``) the level points scatter by about
     ``1e-4`` and the certified relative gap stalls near ``1e-5`` (measured); at
     ``eps 1e-7`` it reaches ``tol`` but SCS then takes minutes.  So SCS runs the
-    paper's plain exchange step (at both accuracies), ECOS both steps."""
+    paper's plain exchange step (at its default and at a set accuracy), ECOS both steps.
+
+    The set accuracy is ``eps 1e-5``: it already matches the reference to about 1e-8
+    relative (far inside ``MATCH``), in 36 QCLPs, about 4 s on a busy 2-core machine.
+    ``eps 1e-7`` took 17 s there for the same assertions, and SCS's time is erratic in
+    between (``eps 1e-6``: 105 s, measured with SCS 3.3.1)."""
     P, oracle, ref = _problem_and_reference("sigmoid-30")
     for solver, match, stab in (("SCS", 1e-3, None), ("ECOS", MATCH, "level"),
                                 ("ECOS", MATCH, None)):
@@ -215,7 +220,7 @@ def test_scs_and_ecos():
         _assert_certified(sol, TOL)
         assert abs(sol.objective - ref.objective) <= match * _scale(ref)
     sol = exchange(P, solver="scs", tol=TOL, max_iter=60, oracle=oracle, stabilization=None,
-                   solver_options={"eps_abs": 1e-7, "eps_rel": 1e-7})
+                   solver_options={"eps_abs": 1e-5, "eps_rel": 1e-5})
     assert sol.status == "optimal"
     _assert_certified(sol, TOL)
     assert abs(sol.objective - ref.objective) <= MATCH * _scale(ref)

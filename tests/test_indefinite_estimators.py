@@ -192,6 +192,38 @@ def test_svr_rho_to_infinity_tends_to_svr_on_clipped_kernel(krein_problem):
 
 
 def test_one_class_rho_to_infinity_tends_to_one_class_svm_on_clipped_kernel(krein_problem):
+    # What the certificate controls, and why the coefficients are checked the way they are.
+    #
+    # The solver stops on the certified gap of luss eq. (18), an objective gap.  An
+    # objective gap delta controls the coefficients only through quadratic growth:
+    # f(alpha_rho) - f(alpha) >= 1/2 d' K* d with d = alpha - alpha_rho (Danskin: f is a
+    # minimum of concave quadratics -1/2 alpha'K alpha + const, and the first-order term is
+    # >= 0 at the maximizer), so ||d||_K* <= sqrt(2 delta) -- a square root, and only in the
+    # K*-seminorm (K* -> Kc as rho -> infinity).  Measured on this problem (n = 40):
+    # * the error d is supported on libsvm's 5 free support vectors (the zero and the upper
+    #   bound sets are identified exactly, asserted below), where Kc restricted to
+    #   {sum d = 0} has smallest eigenvalue lam_face = 0.092 -- the null space of Kc
+    #   (2 directions, K has 2 negative eigenvalues) cannot be entered: on this face the
+    #   seminorm is a norm, |d|_2 <= ||d||_Kc / sqrt(lam_face);
+    # * f carries the constant g(0) = rho ||(K)_-||_F^2 = 9.43 rho, while the variable part
+    #   (the dual of the one-class SVM on Kc) is -0.094.  At rho = 1e4, f = 9.4e4, so f (and
+    #   the gap) is known only to ~eps |f| = 2e-11 (the gap ends at -1.5e-11); points whose
+    #   objectives differ by less are indistinguishable to the solver (tol = 0 changes
+    #   nothing: it stops on the same iterate).  With nu n = 20 and delta = 16 eps |f| that
+    #   is a coefficient resolution nu n sqrt(2 delta / lam_face) = 1.7e-3, far above
+    #   0.1 / rho = 1e-5: the measured 3.0e-5 (0.30 / rho) is solver noise below that
+    #   resolution, not the rho limit (whose error is 0.0074 / rho, measured at rho = 1e2;
+    #   the test failed on new releases by this noise alone).  Certifying 1e-5 via
+    #   the gap would need delta ~ 1e-14, below the double precision of f.  At rho = 1e2 the
+    #   certified resolution (1.9e-4) is below 0.1 / rho, so the 1/rho law of the
+    #   coefficients is checked there.
+    # * libsvm's reference is not exact either (its kernel cache is float32): polishing it
+    #   by an exact KKT solve on its active set moves the coefficients by 2.8e-7.
+    # So per rho we assert: the dual value (controlled linearly by the gap) and the offset
+    # within 0.1 / rho; the coefficient error in the Kc-seminorm within the rigorous bound
+    # 1/2 ||alpha - alpha_ref||_Kc^2 <= dual error (the SVM dual D on Kc is a concave
+    # quadratic maximized at alpha_ref, and f - g(0) <= D); and the max-abs coefficient
+    # and decision errors within 0.1 / rho plus the resolution the certificate affords.
     K, Kt = krein_problem["K"], krein_problem["K_test"]
     n, nu = K.shape[0], 0.5
     Kc, Ktc = clip(K), clip_rows(Kt, K)
@@ -202,6 +234,14 @@ def test_one_class_rho_to_infinity_tends_to_one_class_svm_on_clipped_kernel(krei
     assert np.ptp(dec_ref) > 1.0 and np.min(np.abs(dec_ref)) > 1e-3   # not degenerate
     assert 0 < np.mean(ref.predict(Ktc) == 1) < 1
     dual_ref = -0.5 * c_ref @ Kc @ c_ref / (nu * n) ** 2     # eq. (18) at alpha = c / (nu n)
+    # the face of the reference: zero, upper-bound and free coefficients
+    zero, upper = c_ref <= 1e-12, c_ref >= 1.0 - 1e-12
+    free = ~zero & ~upper
+    Z = np.linalg.svd(np.ones((1, free.sum())))[2][1:].T     # basis of {sum d = 0} on free
+    lam_face = np.linalg.eigvalsh(Z.T @ Kc[np.ix_(free, free)] @ Z)[0]
+    assert lam_face > 1e-2                                   # coefficients determined on it
+    # sup over test rows k of sqrt(k Kc^+ k'): |k'd| <= that * ||d||_Kc (Ktc lies in range Kc)
+    w_test = np.sqrt(np.max(np.einsum("ij,ji->i", Ktc, np.linalg.pinv(Kc, hermitian=True) @ Ktc.T)))
     g0 = neg_norm2(K)
     errs = []
     for rho in (1e2, 1e4):
@@ -211,18 +251,36 @@ def test_one_class_rho_to_infinity_tends_to_one_class_svm_on_clipped_kernel(krei
         a = est.alpha_
         assert a.sum() == pytest.approx(1.0, abs=1e-12)
         assert np.all(a >= -1e-14) and np.all(a <= 1.0 / (nu * n) + 1e-14)
+        d = nu * n * a - c_ref
+        # same face as the reference (so the error lives where Kc is definite)
+        np.testing.assert_allclose(d[zero | upper], 0.0, atol=1e-12)
         gap_dual = dual_ref - (est.objective_ - rho * g0)
-        e = {"coef": np.max(np.abs(nu * n * a - c_ref)),
+        # certified suboptimality of alpha for eq. (18), down to the round-off of f
+        delta = max(est.duality_gap_, 0.0) + 16 * np.finfo(float).eps * abs(est.objective_)
+        coef_res = nu * n * np.sqrt(2.0 * delta / lam_face)
+        dec_res = nu * n * w_test * np.sqrt(2.0 * delta)
+        e = {"coef": np.max(np.abs(d)), "coef_Kc": np.sqrt(max(d @ Kc @ d, 0.0)),
              "dec": np.max(np.abs(est.decision_function(Kt) - dec_ref)),
-             "offset": abs(est.offset_ - ref.offset_[0]), "dual": gap_dual}
+             "offset": abs(est.offset_ - ref.offset_[0]), "dual": gap_dual,
+             "coef_res": coef_res, "dec_res": dec_res}
         errs.append(e)
-        # measured (times rho): coef 0.007-0.025, dec 0.011, offset 0.005-0.01, dual <= 1e-3
+        # measured (times rho): coef 0.0074 / 0.30, coef_Kc 0.0095 / 0.13, dec 0.011 / 0.045,
+        # offset 0.0063 / 0.008, dual 1.5e-4 / 1.5e-4 (rho = 1e2 / 1e4);
+        # absolute: coef_res 1.9e-4 / 1.7e-3, dec_res 5.8e-5 / 5.4e-4
         assert gap_dual >= -1e-9, (rho, e)
-        for key in ("coef", "dec", "offset", "dual"):
+        for key in ("offset", "dual"):
             assert e[key] <= 0.1 / rho, (rho, key, e)
+        assert 0.5 * e["coef_Kc"] ** 2 <= (nu * n) ** 2 * (max(gap_dual, 0.0) + 1e-12), (rho, e)
+        assert e["coef"] <= 0.1 / rho + coef_res, (rho, e)
+        assert e["dec"] <= 0.1 / rho + dec_res, (rho, e)
         np.testing.assert_array_equal(est.predict(Kt), ref.predict(Ktc))
         np.testing.assert_allclose(est.score_samples(Kt) - est.offset_, est.decision_function(Kt))
-    for key in ("coef", "dec", "offset"):
+    # at rho = 1e2 the certificate resolves the rho limit, so the 1/rho law is checked there
+    assert errs[0]["coef_res"] <= 0.1 / 1e2 and errs[0]["coef"] <= 0.1 / 1e2, errs[0]
+    assert errs[0]["dec"] <= 0.1 / 1e2, errs[0]
+    # decisions, offset and value shrink with rho (the coefficients at rho = 1e4 are below
+    # the certificate's resolution, so their decrease is not asserted)
+    for key in ("dec", "offset", "dual"):
         assert errs[1][key] < errs[0][key], (key, errs)
 
 
