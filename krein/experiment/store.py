@@ -39,8 +39,7 @@ included: the kill can only leave a stray temporary file, removed by the next
 run).  An append (even ``O_APPEND`` with ``fsync``) can be cut inside a row by
 a kill, and every reader would have to repair the tail.  The cost is writing
 ``O(rows)`` bytes per cell; each row's CSV line is cached, so a rewrite is a
-join and a write: measured 2 ms per cell at 1,000 rows (0.9 MB) and 20 ms at
-10,000 rows of the classification task.  Only the parent process writes;
+join and a write (timings in ``benchmarks/README.md``).  Only the parent process writes;
 parallel workers return their rows to it.
 
 Keys
