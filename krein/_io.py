@@ -140,6 +140,8 @@ def new_figure(figsize):
     Returns
     -------
     matplotlib.figure.Figure
+        An empty figure of size ``figsize`` with an Agg canvas attached, to be
+        written with :func:`save_png` or ``fig.savefig``.
     """
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
@@ -214,6 +216,7 @@ def progress_bar(total, desc, enabled=True, unit="it", leave=False):
     Returns
     -------
     tqdm.tqdm or None
+        A ``tqdm.auto`` bar writing to stderr, or None when ``enabled`` is false.
     """
     if not enabled:
         return None

@@ -112,24 +112,33 @@ def _check_options(cv, repeats, C):
 
 @dataclass
 class ComparisonResult:
-    """Everything one comparison produced.
+    """Everything one comparison produced, as :func:`run_comparison` returns it.
 
-    Attributes
+    Parameters
     ----------
     summary : pandas.DataFrame
-        One row per method, columns :data:`SUMMARY_COLUMNS`.
+        One row per method, columns :data:`SUMMARY_COLUMNS` (the table
+        :func:`compare` returns).
     folds : pandas.DataFrame
         One row per (method, repeat, fold) cell, columns :data:`FOLD_COLUMNS`.
-    data : KernelData
+    data : krein.kernel_data.KernelData
         The data set and kernel.
     methods : list of str
-    cv, repeats : int
+        Registry names of the methods compared, in the order given.
+    cv : int
+        Number of outer folds.
+    repeats : int
+        Number of repetitions of the ``cv``-fold split.
     C : float
+        The ``C`` given to every method that has one.
     solver : str or None
+        The solver given to the methods that have a ``solver`` parameter
+        (None: their own default).
     random_state : int
-    files : list of str
+        The experiment's seed (folds, synthetic data, subsample).
+    files : list of str, default []
         Paths written (empty without ``out``).
-    experiment : krein.experiment.Experiment
+    experiment : krein.experiment.Experiment or None
         The cells that were run (one per method, repeat and fold).
     """
 
@@ -196,14 +205,39 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
 
     Parameters
     ----------
-    dataset, kernel, kernel_params, methods, cv, repeats, C, solver :
-        As in :func:`compare`.
-    random_state, out, progress, n_samples, binary :
-        As in :func:`compare`.
+    dataset : str
+        Data set name, as in :func:`compare`.
+    kernel : str, optional
+        Kernel name, as in :func:`compare`.
+    kernel_params : dict, optional
+        Kernel parameters, as in :func:`compare`.
+    methods : list of str or str, optional
+        Registry names (a string is split at commas), as in :func:`compare`.
+    cv : int >= 2
+        Number of folds, as in :func:`compare`.
+    repeats : int >= 1
+        Repetitions of the split, as in :func:`compare`.
+    C : float > 0
+        Box bound of every method that has one, as in :func:`compare`.
+    solver : str, optional
+        ``"libsvm"`` or an installed CVXPY solver, as in :func:`compare`.
+    random_state : int >= 0
+        The experiment's seed, as in :func:`compare`.
+    out : str or path-like, optional
+        Directory of the output files, as in :func:`compare`.
+    progress : bool
+        Progress bar, as in :func:`compare`.
+    n_samples : int, optional
+        Synthetic size or subsample, as in :func:`compare`.
+    binary : optional
+        Binary task of the data set, as in :func:`compare`.
 
     Returns
     -------
     ComparisonResult
+        The summary (the table :func:`compare` returns, with the same
+        ``attrs``), the per-fold table, the data and kernel, the arguments
+        used, the files written and the experiment that was run.
 
     Raises
     ------
@@ -278,7 +312,7 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
     Parameters
     ----------
     dataset : str
-        A name from :func:`available_datasets`: a shipped vector data set,
+        A name from :func:`krein.datasets.available_datasets`: a shipped vector data set,
         standardized with ``scale="standard"`` (zero mean, unit variance per
         feature over all rows; with ``"pick-out-munoz-ionosphere"`` raw by
         default, see its ``scale`` parameter); a dissimilarity data set; or
@@ -289,17 +323,21 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
         ``"pick-out-linear"``, built per fold from the training labels).
     kernel : str, optional
         Vector data: a name from :data:`krein.kernels.KERNELS` (default
-        ``"sigmoid"``) or a pick-out kernel of :data:`PICK_OUT_KERNELS`
+        ``"sigmoid"``) or a pick-out kernel of
+        :data:`krein.kernel_data.PICK_OUT_KERNELS`
         (``"pick-out-munoz-ionosphere"``: the twelve normalized kernels of
         Munoz & de Diego §4.2, combined by pick-out instead of the paper's KWS).
         Dissimilarity data: ``"dissimilarity-linear"``
         (``-1/2 J D^2 J``, the default), ``"dissimilarity-raw"`` (``K = D``,
         Loosli et al. Table 3) or ``"dissimilarity-gaussian"``.
     kernel_params : dict, optional
-        Kernel parameters; missing ones get :func:`default_kernel_params`
-        (sigmoid: ``a = 4 / n_features``, ``r = -2``).
+        Kernel parameters; missing ones get
+        :func:`krein.kernel_data.default_kernel_params` (sigmoid: ``a = 4 /
+        n_features``, ``r = -2``).
     methods : list of str, optional
-        Names from :func:`krein.list_methods`; default all of them.
+        Names of classifiers from :func:`krein.list_methods` (a string is split
+        at commas); default the classifiers registered with ``compare=True``
+        (``list_methods(task="classifier", compare=True)``).
     cv : int >= 2
         Number of folds.
     repeats : int >= 1
@@ -325,7 +363,7 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
     n_samples : int, optional
         Size of a synthetic data set, or a stratified subsample of a shipped one.
     binary : optional
-        Binary task of the data set (see :func:`load_kernel_data`).
+        Binary task of the data set (see :func:`krein.kernel_data.load_kernel_data`).
 
     Returns
     -------

@@ -61,19 +61,15 @@ stacked-input methods such as the conformal linear combination).
 method ("Kernel Weighting Scheme", its reference [9]: kernel values,
 neighbourhoods and labels weight each entry), which the paper does not define;
 the pick-out rule is the label-dependent combination this library has.  The
-resulting kernel is more indefinite than the paper's (on raw Ionosphere: 43.9 %
-negative eigenvalues, ``r_mm = 4.1``, ``r_neg = 8.0``; training blocks of ten
-60 % splits: 41.4 +- 0.4 %, ``r_mm = 4.23 +- 0.39``, ``r_neg = 7.23 +- 0.35``;
-munoz: 19.0 %, ``3.2 +- 0.3``, ``4.6 +- 0.4``), so classification results are
-not comparable with munoz Table 2 line by line.  In particular, methods that
-apply their model to the pick-out test rows (``svm``, ``clip``, ``flip``) do
-poorly here: the training block carries the labels (the widest RBF within a
-class, the narrowest or the cosine across), the label-free rows (the midpoint
-of max and min) do not, and on Ionosphere (5-fold CV, C = 1) ``svm`` and
-``clip`` stay near the majority rate (63 % and 57 % accuracy, ``flip`` 80 %,
-``clip-mds`` 87 %), while the conformal linear combination, whose test rows
-are ``sum_m beta_m K_m(x, X)`` of the label-free base kernels, reaches 93 %
-(munoz Table 2: 94.1 % for CLC with KWS).
+resulting kernel is more indefinite than the paper's, so classification
+results are not comparable with munoz Table 2 line by line.  In particular,
+methods that apply their model to the pick-out test rows (``svm``, ``clip``,
+``flip``) can do poorly: the training block carries the labels (the widest RBF
+within a class, the narrowest or the cosine across), the label-free rows (the
+midpoint of max and min) do not; the conformal linear combination's test rows
+are ``sum_m beta_m K_m(x, X)`` of the label-free base kernels.  The measured
+spectra and accuracies are in ``experiments/README.md``, "Pick-out kernel of
+munoz's Ionosphere experiment".
 
 Features: the widths ``c_m`` are absolute numbers, and they fit the RAW
 Ionosphere features (all in [-1, 1], mean squared distance 18.5 between two
@@ -144,12 +140,10 @@ PICK_OUT_TEST_RULE = "mean"
 PICK_OUT_MAX_BYTES = 2 * 1024**3
 
 # Default sigmoid kernel on standardized vectors: a = SIGMOID_A_TIMES_D / n_features,
-# r = SIGMOID_R.  Chosen by experiment on standardized Sonar (208 x 60, a = 1/15):
-# the full kernel has signature p/q = 154/54, least eigenvalue -175 (the training
-# blocks of 5-fold CV about -140), second least -5.4, i.e. clearly indefinite beyond
-# the near-constant direction, while ESVM reaches about 84 % accuracy in 5-fold CV
-# (chance: 53 %).  Smaller a gives fewer negative eigenvalues (a = 0.05: 33); larger
-# a or r closer to 0 makes every method, ESVM included, lose accuracy.
+# r = SIGMOID_R.  Chosen so that the kernel is clearly indefinite beyond the
+# near-constant direction while ESVM still classifies well (smaller a gives fewer
+# negative eigenvalues; larger a or r closer to 0 costs every method accuracy).  The
+# measurement on standardized Sonar is in experiments/README.md, "Default sigmoid kernel".
 SIGMOID_A_TIMES_D = 4.0
 SIGMOID_R = -2.0
 
@@ -211,10 +205,9 @@ def _kernel_param_names(kernel):
 def default_kernel_params(kernel, n_features=None, D=None):
     """Default parameters of a kernel for :func:`compare` (scaled to the data).
 
-    * ``sigmoid``/``tanh``: ``a = 4 / n_features``, ``r = -2``.  On standardized
-      Sonar (``a = 1/15``) this kernel is clearly indefinite (54 negative of 208
-      eigenvalues, least -175) while ESVM still classifies well (about 84 %
-      accuracy in 5-fold CV); see the comment at ``SIGMOID_A_TIMES_D``.
+    * ``sigmoid``/``tanh``: ``a = 4 / n_features``, ``r = -2``: clearly
+      indefinite on standardized data while ESVM still classifies well
+      (measured on Sonar: ``experiments/README.md``, "Default sigmoid kernel").
     * ``gaussian``/``rbf``: ``gamma = 1 / n_features``, ``metric="l2"``.
     * ``epanechnikov``: ``sigma = sqrt(2 n_features)`` (the mean distance of two
       standardized points), ``degree = 1``.
@@ -242,6 +235,9 @@ def default_kernel_params(kernel, n_features=None, D=None):
     Returns
     -------
     dict
+        Parameter name -> default value, as listed above (``{}`` for a kernel
+        without parameters or with no scaled default); pass it on as the
+        kernel's ``kernel_params``.
     """
     d = float(n_features) if n_features else 1.0
     if kernel in ("sigmoid", "tanh"):
@@ -273,11 +269,12 @@ class KernelData:
 
     Build it with :func:`load_kernel_data`.
 
-    Attributes
+    Parameters
     ----------
     dataset : str
         Data set name.
     kind : {"vector", "synthetic", "dissimilarity"}
+        The data set's kind (:func:`krein.datasets.dataset_kind`).
     kernel : str
         Kernel name.
     kernel_params : dict
@@ -296,6 +293,8 @@ class KernelData:
     base_kernels : ndarray of shape (n, n, M) or None
         Label-free base kernels of a combined kernel (the per-coordinate
         kernels of the pick-out kernels), else None.
+    _spectrum : Spectrum or None
+        Cache of :meth:`spectrum` (internal: leave None).
     """
 
     dataset: str
@@ -341,6 +340,8 @@ class KernelData:
         Returns
         -------
         krein.spectrum.Spectrum
+            ``Spectrum.from_kernel(K)``: eigenvalues and eigenvectors of the
+            kernel on all objects, cached for later calls.
         """
         if self._spectrum is None:
             self._spectrum = Spectrum.from_kernel(self.K)
@@ -364,7 +365,12 @@ class KernelData:
         Returns
         -------
         K_train : ndarray of shape (n_train, n_train) (or (n_train, n_train, 1 + M))
+            Kernel among the training objects: a slice of ``K``, or recomputed
+            for the fold (dissimilarity-linear with training centering,
+            symmetrized; pick-out with the training labels).
         K_test : ndarray of shape (n_test, n_train) (or (n_test, n_train, 1 + M))
+            Kernel rows of the test objects against the training objects,
+            computed without the test labels.
         """
         if self.label_dependent:
             B_tr = self.base_kernels[np.ix_(train, train)]
@@ -392,12 +398,16 @@ class KernelData:
         Parameters
         ----------
         Z : array of shape (m, d)
+            New feature vectors, prepared (scaled) like ``X``.
         stacked : bool
             Stacked rows ``[k, k_1, ..., k_M]`` when the data have base kernels.
 
         Returns
         -------
         ndarray of shape (m, n) (or (m, n, 1 + M))
+            ``k(z_i, x_j)`` with the kernel's parameters of ``kernel_params``
+            (pick-out kernels: the label-free rule, plus the base kernels
+            on the last axis when ``stacked``).
 
         Raises
         ------
@@ -414,7 +424,14 @@ class KernelData:
         return pairwise_kernel(self.kernel, Z, self.X, self.kernel_params)
 
     def stacked_kernel(self):
-        """Stacked ``[K, K_1, ..., K_M]`` (n, n, 1 + M) on all objects; ``K`` if no base kernels."""
+        """The kernel and its base kernels on all objects, stacked on the last axis.
+
+        Returns
+        -------
+        ndarray of shape (n, n, 1 + M) or (n, n)
+            ``[K, K_1, ..., K_M]`` with the base kernels, or ``K`` itself when
+            the data have no base kernels.
+        """
         if self.base_kernels is None:
             return self.K
         return np.concatenate([self.K[:, :, None], self.base_kernels], axis=2)
@@ -546,6 +563,9 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
     Returns
     -------
     KernelData
+        The labels, the prepared features or dissimilarities, the symmetrized
+        kernel on all objects with its full parameters (defaults filled in)
+        and, for the pick-out kernels, the base kernels.
 
     Raises
     ------

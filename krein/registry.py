@@ -69,6 +69,13 @@ def list_methods(task=None, compare=None):
     Returns
     -------
     dict[str, str]
+        Registry name -> one-line description, in registration order, of the
+        methods that pass both filters (all methods when both are None).
+
+    Raises
+    ------
+    ValueError
+        If ``task`` is not None and not one of :data:`TASKS`.
     """
     if task is not None and task not in TASKS:
         raise ValueError(f"task must be one of {TASKS} or None; got {task!r}")

@@ -85,7 +85,7 @@ MUNOZ_N = 400
 class Dataset:
     """A prepared data set of the catalogue (:func:`load_dataset`).
 
-    Attributes
+    Parameters
     ----------
     name : str
         Catalogue name.
@@ -139,6 +139,10 @@ def dataset_kind(name):
     Returns
     -------
     {"vector", "synthetic", "dissimilarity"}
+        ``"synthetic"`` for :data:`SYNTHETIC_DATASETS`, ``"dissimilarity"``
+        for the regenerated sets and the shipped dissimilarity sets, else
+        ``"vector"`` (any other name, unknown ones included: the name is not
+        checked).
     """
     from ._loaders import list_datasets
 
@@ -186,6 +190,9 @@ def load_dataset(name, *, n_samples=None, binary=None, random_state=0, feature_s
     Returns
     -------
     Dataset
+        The prepared labels and features (``X``) or dissimilarities (``D``),
+        with a one-line ``description`` of the preparation (scaling, binary
+        task, subsample).
 
     Raises
     ------

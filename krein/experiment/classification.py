@@ -545,14 +545,21 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         that rejects a solver (e.g. ``lp-svm`` with ``"libsvm"``) records
         error rows.
     inner_folds : int >= 2
+        Folds of the inner stratified K-fold CV that selects the parameters of
+        ``grid``/``param_grid`` and the kernel ``grid`` on each outer training
+        split.
     scoring : str
         Inner-CV score, one of :data:`SCORINGS`.
     save_trace : bool
+        Whether each cell returns the refitted estimator's ``trace_`` (when it
+        has a non-empty one), written by the runner to ``DIR/traces/KEY.csv``.
 
     Returns
     -------
     list of dict
-        In the order data set, kernel, method, solver, repeat, fold (fastest).
+        One parameter dict of :func:`classification_cell` per cell (the keys
+        of :data:`CLASSIFICATION_DEFAULTS`), in the order data set, kernel,
+        method, solver, repeat, fold (fastest).
 
     Raises
     ------

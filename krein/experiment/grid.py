@@ -26,16 +26,18 @@ __all__ = ["Cell", "Experiment", "cartesian", "cell_seed"]
 
 @dataclass(frozen=True)
 class Cell:
-    """One cell of an experiment.
+    """One cell of an experiment, as :class:`Experiment` builds it (``Experiment.cells``).
 
-    Attributes
+    Parameters
     ----------
     key : str
-        16 hex digits, the hash of ``config``.
+        16 hex digits, the hash of ``config``
+        (:func:`krein.experiment.store.cell_key`).
     params : dict
-        The parameters the cell function receives (the experiment's ``seed`` included).
+        The parameters the cell function receives (the experiment's ``seed``
+        included), in declared order.
     config : str
-        Canonical JSON of ``{"params": params, "task": task}``.
+        Canonical JSON of ``{"params": params, "task": task}`` (sorted keys).
     """
 
     key: str
@@ -188,6 +190,9 @@ def cartesian(**axes):
     Returns
     -------
     list of dict
+        One dict ``{name: value}`` per combination of the axes, with the
+        axes' names in the order given; ``len`` is the product of the axes'
+        lengths.
 
     Raises
     ------

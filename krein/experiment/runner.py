@@ -200,9 +200,10 @@ def _dask(payload, todo, param_columns, scheduler, name):
 class RunReport:
     """What :func:`run_experiment` did.
 
-    Attributes
+    Parameters
     ----------
     experiment : Experiment
+        The experiment that was run.
     directory : str
         Results directory.
     path : str
@@ -234,7 +235,18 @@ class RunReport:
 
 
 def default_directory(experiment):
-    """``results/NAME`` (``results/NAME-quick`` for the quick variant)."""
+    """The default results directory of an experiment, relative to the working directory.
+
+    Parameters
+    ----------
+    experiment : Experiment
+        The experiment; its ``name`` and ``quick`` are used.
+
+    Returns
+    -------
+    str
+        ``results/NAME``, or ``results/NAME-quick`` for the quick variant.
+    """
     return os.path.join("results", experiment.name + ("-quick" if experiment.quick else ""))
 
 
@@ -260,6 +272,7 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
     Parameters
     ----------
     experiment : Experiment
+        The experiment whose cells are run.
     out : str or path-like, optional
         Results directory; default :func:`default_directory` (``results/NAME``).
     n_jobs : int, default 1
@@ -278,11 +291,14 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
     Returns
     -------
     RunReport
+        The directory, the counts of cells (in the grid, skipped, run, error
+        rows), the wall time and the results file read back.
 
     Raises
     ------
     ValueError
-        Bad ``n_jobs``/``backend``/``scheduler``, or an existing file that is
+        If ``experiment`` is not an :class:`~krein.experiment.grid.Experiment`;
+        bad ``n_jobs``/``backend``/``scheduler``, or an existing file that is
         not a krein results file.
     RuntimeError
         If another run holds the directory.
@@ -377,7 +393,21 @@ def _write_sidecar(experiment, directory):
 
 
 def read_sidecar(directory):
-    """The ``experiment.json`` of a results directory, or ``{}``."""
+    """The ``experiment.json`` sidecar that :func:`run_experiment` writes in a results directory.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        The results directory.
+
+    Returns
+    -------
+    dict
+        The experiment's ``name``, ``description``, ``task``, ``seed``,
+        ``quick``, ``script``, ``n_cells`` and ``table`` (the dict of
+        :func:`results_table` arguments, or None); ``{}`` when the file is
+        missing or not readable JSON.
+    """
     path = os.path.join(os.fspath(directory), "experiment.json")
     try:
         with open(path, encoding="utf-8") as f:

@@ -31,10 +31,14 @@ def import_script(path):
     Parameters
     ----------
     path : str or path-like
+        The script's file (made absolute).
 
     Returns
     -------
     module
+        The executed module, registered in :data:`sys.modules` under the name
+        ``_krein_experiment_STEM_HASH`` (STEM the file name, HASH 8 hex digits
+        of SHA-256 of the absolute path).
 
     Raises
     ------

@@ -230,6 +230,11 @@ def make_formulation(name, n, seed=0):
     Returns
     -------
     krein.formulations.Formulation
+        A fresh, unsolved instance of the formulation's class (e.g.
+        :class:`~krein.formulations.SVMDual` for ``"svm-dual"``) on ``n``
+        points of 5 standard normal features with labels +-1, and a
+        Gaussian (``gamma=0.2``) or sigmoid (``a=0.5, r=-1``) kernel (the
+        table of the module docstring).
 
     Raises
     ------
@@ -258,8 +263,11 @@ def solve_cell(formulation, solver, n, seed=0):
     solver : str
         A CVXPY solver name (installed or not: a missing one gives status
         ``"not-installed"``).
-    n : int
-    seed : int
+    n : int >= 4
+        Number of points of the random problem (:func:`make_formulation`).
+    seed : int, default 0
+        Seed of the random problem; every solver of a (formulation, n, seed)
+        cell solves the same problem.
 
     Returns
     -------
@@ -272,6 +280,12 @@ def solve_cell(formulation, solver, n, seed=0):
         compilation and interface), ``solve_seconds`` (the solver's own time; NaN
         when the solver does not report one, its time is then in
         ``setup_seconds``), ``iterations``, ``error``.
+
+    Raises
+    ------
+    ValueError
+        Unknown formulation or ``n < 4`` (from :func:`make_formulation`).
+        Errors of the solve itself are not raised: they become the status.
     """
     row = {"formulation": formulation, "problem_class": "", "n": int(n), "seed": int(seed),
            "solver": solver, "status": "", "objective": np.nan, "primal_residual": np.nan,
@@ -313,12 +327,17 @@ def shifted_geometric_mean(values, shift):
 
     Parameters
     ----------
-    values : array-like of non-negative floats
+    values : array-like of shape (m,)
+        Finite non-negative values (times, residuals).
     shift : float > 0
+        The shift ``sh``; values much smaller than it count about as zero
+        (:data:`TIME_SHIFT`, :data:`RESIDUAL_SHIFT` in :func:`summarize`).
 
     Returns
     -------
-    float (NaN for an empty input)
+    float
+        ``exp(mean(log(v + shift))) - shift``, exactly 0.0 for all-zero values
+        and NaN for an empty input.
 
     Raises
     ------
@@ -424,6 +443,14 @@ def plot_times(results, path):
     Returns
     -------
     pathlib.Path
+        ``path`` (its parent folders are created), written at 90 dpi: up to
+        four panels a row, log-log axes, one line per solver of the median
+        time over the optimal cells per ``n``.
+
+    Raises
+    ------
+    ValueError
+        If no cell has status ``optimal``.
     """
     from pathlib import Path
 

@@ -39,8 +39,7 @@ included: the kill can only leave a stray temporary file, removed by the next
 run).  An append (even ``O_APPEND`` with ``fsync``) can be cut inside a row by
 a kill, and every reader would have to repair the tail.  The cost is writing
 ``O(rows)`` bytes per cell; each row's CSV line is cached, so a rewrite is a
-join and a write: measured 2 ms per cell at 1,000 rows (0.9 MB) and 20 ms at
-10,000 rows of the classification task.  Only the parent process writes;
+join and a write (timings in ``benchmarks/README.md``).  Only the parent process writes;
 parallel workers return their rows to it.
 
 Keys
@@ -180,6 +179,8 @@ def flatten_params(params, prefix=""):
     params : dict
         A normalized configuration (:func:`canonical_json` accepts it).
     prefix : str
+        Prepended to every column name (the recursion passes ``"name."`` for
+        the entries of a nested dict ``name``).
 
     Returns
     -------
@@ -202,9 +203,18 @@ def flatten_params(params, prefix=""):
 def format_value(v):
     """Text of one CSV cell.
 
-    ``None`` and NaN give the empty string (missing), floats their shortest
-    round-trip ``repr`` (``float(text) == v`` exactly), bools ``True``/``False``,
-    NumPy scalars their Python value, everything else ``str``.
+    Parameters
+    ----------
+    v : object
+        A value of a row: None, bool, int, float, str or a NumPy scalar
+        (anything else is written as its ``str``).
+
+    Returns
+    -------
+    str
+        ``""`` for None and NaN (missing), the shortest round-trip ``repr`` for
+        a float (``float(text) == v`` exactly), ``"True"``/``"False"`` for a
+        bool, the Python value's text for a NumPy scalar, else ``str(v)``.
     """
     if v is None:
         return ""
@@ -321,14 +331,33 @@ class ResultsStore:
             self._row_cols[key] = self._intern(pcols, rcols)
 
     def done_keys(self, retry_errors=False):
-        """Keys of finished cells (without ``status == "error"`` rows if ``retry_errors``)."""
+        """Keys of the finished cells, the cells a run skips.
+
+        Parameters
+        ----------
+        retry_errors : bool, default False
+            Leave out the keys of rows with ``status == "error"`` (so that they
+            are recomputed).
+
+        Returns
+        -------
+        set of str
+            Keys of the rows in the file (and added since).
+        """
         if not retry_errors:
             return set(self.rows)
         return {k for k, r in self.rows.items() if r.get("status") != "error"}
 
     # ---------------------------------------------------------------- write
     def set_order(self, keys):
-        """Preferred row order: these keys first (grid order), other rows after, as found."""
+        """Set the preferred row order: these keys first, other rows after, as found.
+
+        Parameters
+        ----------
+        keys : list of str
+            Cell keys in the experiment's grid order; keys without a row are
+            ignored by :meth:`ordered_keys`.
+        """
         self._order = list(keys)
 
     def add(self, row, param_columns, result_columns):
@@ -374,7 +403,14 @@ class ResultsStore:
         return META_COLUMNS + sorted(params) + results + PROVENANCE_COLUMNS
 
     def ordered_keys(self):
-        """Row keys in file order: :meth:`set_order` keys present, then the others."""
+        """Row keys in file order.
+
+        Returns
+        -------
+        list of str
+            The :meth:`set_order` keys that have a row, in that order, then the
+            other rows' keys in the order they were read or added.
+        """
         first = [k for k in self._order if k in self.rows]
         seen = set(first)
         return first + [k for k in self.rows if k not in seen]
@@ -384,6 +420,13 @@ class ResultsStore:
 
         Each row's CSV line is cached until the column list changes, so a
         rewrite after one more cell costs a join, not a re-encoding of every row.
+
+        Returns
+        -------
+        str
+            The header (:attr:`columns`) and one line per row in
+            :meth:`ordered_keys` order, ``"\\n"`` line ends; missing values
+            are empty.
         """
         cols = self.columns
         if cols != self._line_columns:
@@ -408,7 +451,21 @@ class ResultsStore:
         atomic_write_bytes(self.path, self.text().encode("utf-8"))
 
     def write_trace(self, key, frame):
-        """Write a cell's trace to ``traces/KEY.csv`` atomically; return the relative path."""
+        """Write a cell's trace to ``traces/KEY.csv`` atomically.
+
+        Parameters
+        ----------
+        key : str
+            The cell's key (the file name).
+        frame : pandas.DataFrame
+            The trace, written without its index.
+
+        Returns
+        -------
+        str
+            The path relative to the directory, ``"traces/KEY.csv"`` (the
+            ``trace_file`` column of the row).
+        """
         directory = os.path.join(self.directory, TRACES_DIR)
         os.makedirs(directory, exist_ok=True)
         rel = f"{TRACES_DIR}/{key}.csv"
