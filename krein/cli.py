@@ -28,7 +28,7 @@ import argparse
 import os
 import sys
 
-__all__ = ["main", "parse_kernel_params", "parse_binary", "solver_capabilities"]
+__all__ = ["main", "parse_kernel_params", "parse_binary"]
 
 #: Command-line option of each argument of :func:`krein.compare.compare`.
 _FLAGS = {
@@ -371,49 +371,9 @@ def _haasdonk_lines(K, y, C):
     return lines
 
 
-def solver_capabilities():
-    """Problem classes each installed CVXPY solver accepts, plus the libsvm pseudo-solver.
-
-    Read from CVXPY: ``QP_SOLVERS`` (native quadratic objective), and for conic
-    solvers their ``SUPPORTED_CONSTRAINTS`` (``NonNeg`` -> LP, ``SOC`` -> SOCP,
-    ``PSD``/``SvecPSD`` -> SDP, ``ExpCone``) and ``MIP_CAPABLE``.  A conic solver
-    without a native quadratic objective still takes QPs (CVXPY rewrites them as
-    SOCPs) when it supports ``SOC``.
-
-    Returns
-    -------
-    list of dict
-        One per solver: ``name``, ``LP``, ``QP``, ``SOCP``, ``SDP``, ``EXP``,
-        ``MIP`` (each ``"yes"``, ``"via SOCP"`` or ``"-"``) and ``notes``.
-    """
-    import cvxpy as cp
-    from cvxpy.reductions.solvers import defines
-
-    rows = []
-    for name in cp.installed_solvers():
-        conic = defines.SOLVER_MAP_CONIC.get(name)
-        qp = defines.SOLVER_MAP_QP.get(name)
-        cons = {c.__name__ for c in getattr(conic, "SUPPORTED_CONSTRAINTS", [])} if conic else set()
-        quad = bool(qp) or bool(conic and getattr(conic, "supports_quad_obj", lambda: False)())
-        mip = any(getattr(s, "MIP_CAPABLE", False) for s in (conic, qp) if s is not None)
-        rows.append({
-            "name": name,
-            "LP": "yes" if (qp or "NonNeg" in cons) else "-",
-            "QP": "yes" if quad else ("via SOCP" if "SOC" in cons else "-"),
-            "SOCP": "yes" if "SOC" in cons else "-",
-            "SDP": "yes" if cons & {"PSD", "SvecPSD"} else "-",
-            "EXP": "yes" if "ExpCone" in cons else "-",
-            "MIP": "yes" if mip else "-",
-            "notes": "",
-        })
-    rows.append({"name": "libsvm", "LP": "-", "QP": "SVM dual only", "SOCP": "-", "SDP": "-",
-                 "EXP": "-", "MIP": "-",
-                 "notes": "pseudo-solver: scikit-learn's SVC (SMO) on a precomputed kernel; the "
-                          "default of esvm/flip/clip/shift/square..., not for lp-svm"})
-    return rows
-
-
 def _cmd_solvers(args):
+    from .solvers import solver_capabilities
+
     rows = solver_capabilities()
     print("CVXPY solvers installed here (problem classes accepted), and the libsvm pseudo-solver:")
     print(_text_table([{k: v for k, v in r.items() if k != "notes"} for r in rows],
