@@ -15,7 +15,7 @@ standardized Sonar with a clearly indefinite sigmoid kernel and prints the table
     krein methods                                   # the method registry
     krein experiment run experiments/loosli_table2.py --quick  # a declared grid, resumable
     krein experiment table results/loosli_table2-quick         # paper-style table
-    krein experiment plot results/loosli_table2-quick          # -> results/loosli_table2-quick/figures
+    krein experiment plot results/loosli_table2-quick          # PNGs next to the results
 
 Bad input (unknown data set, kernel, method or solver, bad ``--kernel-params``,
 ``--C <= 0``, ``--cv < 2``...) prints one line naming the option and the accepted

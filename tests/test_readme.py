@@ -31,7 +31,6 @@ import os
 import re
 import shlex
 import shutil
-import sys
 import tomllib
 from pathlib import Path
 
@@ -323,6 +322,7 @@ def test_readme_commands_leave_committed_files_alone(session):
 
 def test_readme_parser_handles_continuations_and_chains():
     text = ("x\n```bash\npip install . && krein compare   # main job\n"
-            "krein compare --a 1 \\\n      --b 2\n# only a comment\n```\n```python\nkrein no\n```\n")
+            "krein compare --a 1 \\\n      --b 2\n# only a comment\n```\n"
+            "```python\nkrein no\n```\n")
     assert readme_commands(text) == [["pip", "install", "."], ["krein", "compare"],
                                      ["krein", "compare", "--a", "1", "--b", "2"]]

@@ -12,6 +12,15 @@ means (the mean over the folds of one repeat), as in Loosli et al.; with one
 repeat, the one over the folds.  Failed cells are left out of the mean and
 counted (marked † with a note).
 
+No table averages over a grid dimension silently.  The settings of a
+results file are its parameter columns (from ``config``, or inferred by the
+rule of :func:`param_columns` when a slimmed file has none); by default a
+table has one row per combination of the settings that split its cells
+(:func:`summarize`), and whenever an entry still pools cells that differ in
+a setting other than fold, repeat or seed (explicit ``rows``/``columns``),
+a note under the table names those settings (:func:`pooled_columns`,
+:func:`pooled_note`).
+
 Figures: :mod:`krein.experiment.figures`.
 """
 
@@ -114,7 +123,7 @@ def _parsed_config_names(results):
 
 
 def _is_text(series):
-    """True when some non-missing value of ``series`` is not a number (booleans count as numbers)."""
+    """True when a non-missing value of ``series`` is not a number (booleans are numbers)."""
     if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
         return False
     values = series.dropna()
@@ -569,7 +578,8 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
             lines.append(" & ".join(lab + body) + r" \\")
         lines.append(r"\bottomrule")
         if note:
-            lines.append(r"\multicolumn{" + str(len(head) + len(col_labels)) + r"}{l}{\footnotesize "
+            width = len(head) + len(col_labels)
+            lines.append(r"\multicolumn{" + str(width) + r"}{l}{\footnotesize "
                          + _latex_escape(note) + r"} \\")
         lines.append(r"\end{tabular}")
     return "\n".join(lines) + "\n"
