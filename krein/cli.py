@@ -15,7 +15,7 @@ standardized Sonar with a clearly indefinite sigmoid kernel and prints the table
     krein methods                                   # the method registry
     krein experiment run experiments/loosli_table2.py --quick  # a declared grid, resumable
     krein experiment table results/loosli_table2-quick         # paper-style table
-    krein experiment plot results/loosli_table2-quick --out figures
+    krein experiment plot results/loosli_table2-quick          # PNGs next to the results
 
 Bad input (unknown data set, kernel, method or solver, bad ``--kernel-params``,
 ``--C <= 0``, ``--cv < 2``...) prints one line naming the option and the accepted
@@ -509,6 +509,31 @@ def _cmd_experiment_table(args):
     return 0
 
 
+def _default_figure_directory(results):
+    """Where ``krein experiment plot`` writes when given no ``--out``: next to the results.
+
+    Parameters
+    ----------
+    results : str or path-like
+        A results directory, its ``results.csv``, or another results file.
+
+    Returns
+    -------
+    str
+        ``DIR/figures`` for a results directory ``DIR`` or ``DIR/results.csv``
+        (where ``krein experiment run`` puts its figures); ``PATH-figures``
+        (extension dropped) beside any other results file, e.g.
+        ``experiments/results/loosli_table2-figures`` -- never the committed
+        ``figures/``.
+    """
+    path = os.fspath(results)
+    if os.path.isdir(path):
+        return os.path.join(path, "figures")
+    if os.path.basename(path) == "results.csv":
+        return os.path.join(os.path.dirname(path), "figures")
+    return os.path.splitext(path)[0] + "-figures"
+
+
 def _cmd_experiment_plot(args):
     from .experiment import make_figures, read_results
 
@@ -518,7 +543,8 @@ def _cmd_experiment_plot(args):
     except ValueError as exc:
         _fail(prog, str(exc))
     exp = None if args.no_script else _sidecar_experiment(args.results, prog)
-    paths = make_figures(df, args.out, exp)
+    out = args.out if args.out is not None else _default_figure_directory(args.results)
+    paths = make_figures(df, out, exp)
     if not paths:
         print("no figure: the results have nothing the standard figures need")
     for path in paths:
@@ -584,8 +610,10 @@ def _add_experiment_parser(sub):
                         "et al. Figs. 6-7), training time vs n (Fig. 5), gap vs iteration (Luss "
                         "& d'Aspremont Fig. 1): each one the results support.")
     f.add_argument("results", metavar="RESULTS", help="results.csv or its directory")
-    f.add_argument("--out", default="figures", metavar="DIR",
-                   help="directory for the PNG files (default figures)")
+    f.add_argument("--out", default=None, metavar="DIR",
+                   help="directory for the PNG files (default: next to the results, "
+                        "RESULTS/figures for a results directory, FILE-figures beside another "
+                        "results file)")
     f.add_argument("--no-script", action="store_true",
                    help="ignore the experiment script recorded in experiment.json")
     f.set_defaults(func=_cmd_experiment_plot)

@@ -563,6 +563,157 @@ def test_cli_table_and_plot(tiny_run, tmp_path, capsys):
     assert exc.value.code == 2
 
 
+# --------------------------------------------------------------------------- pooling (issue 13 §5)
+COMMITTED_TABLE2 = REPO / "experiments" / "results" / "loosli_table2.csv"
+
+
+@pytest.fixture
+def figure_texts(monkeypatch):
+    """Titles and captions of every figure written, by file name (figures._save wrapped)."""
+    from krein.experiment import figures
+
+    seen = {}
+    save = figures._save
+
+    def spy(fig, path):
+        seen[os.path.basename(path)] = {"titles": [ax.get_title() for ax in fig.axes],
+                                        "texts": [t.get_text() for t in fig.texts]}
+        return save(fig, path)
+
+    monkeypatch.setattr(figures, "_save", spy)
+    return seen
+
+
+def test_committed_slim_results_split_by_data_set(tmp_path, figure_texts, capsys):
+    from krein.experiment.report import param_columns
+
+    df = read_results(COMMITTED_TABLE2)
+    assert "config" not in df.columns  # a slimmed file: settings are inferred
+    params = param_columns(df)
+    assert {"dataset", "method", "kernel", "kernel_params.a", "kernel_params.r", "fold",
+            "repeat"} <= set(params)
+    assert not {"accuracy", "min_eigenvalue", "n_train", "best_C", "solver_used",
+                "fit_seconds", "version_krein", "key", "status"} & set(params)
+    s = summarize(df)
+    assert s.attrs["rows"] == ["dataset"] and s.attrs["pooled"] == {}
+    assert (s["pooled"] == "").all()
+    per = (df.groupby(["dataset", "method", "repeat"])["accuracy"].mean()
+           .groupby(["dataset", "method"]).mean())
+    got = s.set_index(["dataset", "method"])["value_mean"]
+    np.testing.assert_allclose(got.to_numpy(), per[got.index].to_numpy(), rtol=1e-12)
+    # one row per data set, its best method marked (ties at 2 decimals all marked)
+    wide = pd.read_csv(io.StringIO(results_table(df, fmt="csv"))).set_index("dataset")
+    assert list(wide.index) == list(dict.fromkeys(df["dataset"]))
+    assert "pooled" not in wide.columns
+    for d, row in wide.iterrows():
+        means = (per[d] * 100).round(2)
+        assert set(row["best"].split(";")) == set(means[means == means.max()].index), d
+    md = results_table(df)
+    assert "| all |" not in md and "pooled" not in md
+    # asking for fewer rows pools the data sets: said under the table
+    md = results_table(df, rows=[])
+    assert md.rstrip().splitlines()[-1].startswith("note: pooled over dataset (5 values)")
+    tex = results_table(df, rows="kernel", fmt="latex")
+    assert r"\multicolumn{12}{l}{\footnotesize note: pooled over dataset (5 values)" in tex
+    assert tex.index("pooled over") < tex.index(r"\end{tabular}")
+    # figures: one panel per data set, nothing pooled, no caption
+    paths = plot_results(df, tmp_path / "figs")
+    assert [os.path.basename(p) for p in paths] == ["loosli_table2_accuracy.png"]
+    acc = figure_texts["loosli_table2_accuracy.png"]
+    assert acc["titles"] == [f"dataset={d}" for d in dict.fromkeys(df["dataset"])]
+    assert acc["texts"] == []
+    # the CLI: table by data set; plot writes next to its results file, never figures/
+    assert main(["experiment", "table", str(COMMITTED_TABLE2), "--no-script"]) == 0
+    assert "| sonar |" in capsys.readouterr().out
+    copy = tmp_path / "loosli_table2.csv"
+    copy.write_bytes(COMMITTED_TABLE2.read_bytes())
+    assert main(["experiment", "plot", str(copy)]) == 0
+    assert (tmp_path / "loosli_table2-figures" / "loosli_table2_accuracy.png").is_file()
+    assert "loosli_table2-figures" in capsys.readouterr().out
+
+
+def _synthetic_results(with_config):
+    """Two data sets x two kernel offsets x two methods x 2 repeats x 2 folds (no runner)."""
+    from krein.experiment.store import cell_key
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for d, n in (("alpha", 50), ("beta", 80)):
+        for r in (-1.0, -2.0):
+            for m in ("esvm", "flip"):
+                for rep in range(2):
+                    for f in range(2):
+                        params = {"dataset": d, "n_samples": n, "kernel": "sigmoid",
+                                  "kernel_params": {"r": r}, "method": m, "repeat": rep,
+                                  "fold": f, "seed": 0}
+                        key, config = cell_key("classification_cell", params)
+                        row = {"key": key, "status": "ok", "error": "", "dataset": d,
+                               "fold": f, "kernel": "sigmoid", "kernel_params.r": r,
+                               "method": m, "n_samples": n, "repeat": rep, "seed": 0,
+                               "accuracy": float(rng.uniform(0.5, 1.0)),
+                               "best_C": 1.0, "n_train": n // 2,
+                               "min_eigenvalue": -abs(r) * n, "fit_seconds": 0.01,
+                               "solver_used": "libsvm", "solver_status": "ok"}
+                        if with_config:
+                            row["config"] = config
+                        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def test_synthetic_results_never_pool_silently(tmp_path, figure_texts):
+    from krein.experiment.report import param_columns, pooled_columns
+
+    slim, full = _synthetic_results(False), _synthetic_results(True)
+    # the inference rule finds the same settings the configurations record
+    assert param_columns(slim) == param_columns(full) == [
+        "dataset", "fold", "kernel", "kernel_params.r", "method", "n_samples", "repeat", "seed"]
+    for df in (slim, full):
+        s = summarize(df)
+        # n_samples is fixed by the data set: it splits no group, so no row of its own
+        assert s.attrs["rows"] == ["dataset", "kernel_params.r"]
+        assert s.attrs["pooled"] == {} and len(s) == 2 * 2 * 2
+    # rows=dataset pools the two offsets: the entries are the means over them, and say so
+    s = summarize(slim, rows="dataset")
+    assert s.attrs["pooled"] == {"kernel_params.r": 2}
+    assert set(s["pooled"]) == {"kernel_params.r=2"}
+    expect = (slim.groupby(["dataset", "method", "repeat"])["accuracy"].mean()
+              .groupby(["dataset", "method"]).mean())
+    got = s.set_index(["dataset", "method"])["value_mean"]
+    np.testing.assert_allclose(got.to_numpy(), expect[got.index].to_numpy(), rtol=1e-12)
+    md = results_table(slim, rows="dataset")
+    assert md.rstrip().splitlines()[-1] == (
+        "note: pooled over kernel_params.r (2 values) -- each entry averages cells that differ "
+        "in these settings (not only in fold/repeat/seed); group by them to split")
+    wide = pd.read_csv(io.StringIO(results_table(slim, rows="dataset", fmt="csv")))
+    assert list(wide["pooled"]) == ["kernel_params.r=2"] * 2
+    # one table for everything: every varying setting named, with its count
+    assert pooled_columns(slim, ["method"]) == {"dataset": 2, "kernel_params.r": 2,
+                                                "n_samples": 2}
+    assert "pooled over dataset (2 values), kernel_params.r (2 values), n_samples (2 values)" \
+        in results_table(slim, rows=[])
+    # figures: panels follow every varying setting; pooling is captioned
+    names = [os.path.basename(p) for p in plot_results(slim, tmp_path / "f", prefix="syn")]
+    assert "syn_accuracy.png" in names and "syn_accuracy_vs_eigenvalue.png" in names
+    acc = figure_texts["syn_accuracy.png"]
+    assert len(acc["titles"]) == 4 and acc["texts"] == []
+    assert "dataset=alpha, kernel_params.r=-1" in acc["titles"]
+    eig = figure_texts["syn_accuracy_vs_eigenvalue.png"]
+    assert eig["titles"] == ["dataset=alpha", "dataset=beta"] and eig["texts"] == []
+    # convergence panels by method only: the data sets and offsets it pools are captioned
+    os.makedirs(tmp_path / "traces")
+    traced = slim.assign(trace_file=[f"traces/{k}.csv" for k in slim["key"]])
+    for k in slim["key"]:
+        pd.DataFrame({"iter": [0, 1, 2], "gap": [1.0, 0.1, 0.01]}).to_csv(
+            tmp_path / "traces" / f"{k}.csv", index=False)
+    traced.attrs["directory"] = str(tmp_path)
+    from krein.experiment import plot_convergence
+
+    assert plot_convergence(traced, tmp_path / "f", prefix="syn")
+    conv = figure_texts["syn_convergence.png"]
+    assert conv["titles"] == ["esvm", "flip"]
+    assert len(conv["texts"]) == 1 and "pooled over dataset (2 values)" in conv["texts"][0]
+
+
 # --------------------------------------------------------------------------- every script
 @pytest.mark.parametrize("script", EXPERIMENTS, ids=[p.stem for p in EXPERIMENTS])
 def test_every_experiment_script_runs_quick(script, tmp_path, capsys):

@@ -17,19 +17,27 @@ canvas (no pyplot, no global backend change), each written atomically:
 Each figure is drawn only when the results have what it needs (e.g. several
 kernel settings for the eigenvalue plot, several ``n_samples`` for the time
 plot, trace files with a ``gap`` or ``objective`` column).
+
+No figure averages over a grid dimension silently: panels, lines and points
+follow the varying settings (:func:`krein.experiment.report.param_columns`,
+inferred when the file has no ``config`` column), and when a bar or point
+still pools cells that differ in a setting other than fold, repeat or seed
+(:func:`krein.experiment.report.pooled_columns`), a caption under the
+figure names those settings.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import textwrap
 
 import numpy as np
 import pandas as pd
 
 from .._io import new_figure, save_png
 from .report import (PERCENT_METRICS, _as_list, _default_rows, _label, _resolve, param_columns,
-                     read_results, summarize)
+                     pooled_columns, pooled_note, read_results, summarize)
 
 __all__ = ["plot_results", "plot_accuracy", "plot_accuracy_vs_eigenvalue", "plot_time_vs_n",
            "plot_convergence", "make_figures"]
@@ -44,6 +52,19 @@ def _save(fig, path):
     return save_png(fig, path, dpi=110)
 
 
+def _layout(fig, note=""):
+    """``tight_layout``, with ``note`` (what the figure pools) as a caption under the panels."""
+    if not note:
+        fig.tight_layout()
+        return
+    width_in = fig.get_size_inches()[0]
+    lines = textwrap.wrap(note, width=max(40, int(width_in * 14)))
+    fig.text(0.01, 0.005, "\n".join(lines), ha="left", va="bottom", fontsize=7,
+             color="0.25")
+    bottom = min(0.4, (0.16 * len(lines) + 0.1) / fig.get_size_inches()[1])
+    fig.tight_layout(rect=(0, bottom, 1, 1))
+
+
 def _ok(df):
     return df[df["status"] == "ok"] if "status" in df.columns else df
 
@@ -53,6 +74,9 @@ def _name(df, prefix):
         return prefix
     if "experiment" in df.columns and len(df) and df["experiment"].iloc[0]:
         return str(df["experiment"].iloc[0])
+    path = df.attrs.get("path")
+    if path and os.path.basename(path) != "results.csv":  # a slimmed file: NAME.csv
+        return os.path.splitext(os.path.basename(path))[0]
     return "experiment"
 
 
@@ -104,17 +128,18 @@ def plot_accuracy(results, out="figures", value="accuracy", prefix=None):
                      fontsize=9)
         if scale == 100.0:
             ax.set_ylim(0, 100)
-    fig.tight_layout()
+    _layout(fig, pooled_note(s.attrs["pooled"]))
     return _save(fig, os.path.join(out, f"{_name(df, prefix)}_accuracy.png"))
 
 
 def plot_accuracy_vs_eigenvalue(results, out="figures", value="accuracy", prefix=None):
     """Accuracy against the least eigenvalue of the training kernel (Loosli et al. Figs. 6-7).
 
-    One panel per data set, one line per method through its kernel settings
-    (the varying parameters whose names start with ``kernel``: ``kernel``,
-    ``kernel_params.*``, ``kernel_grid.*``), each point the mean over folds
-    and repeats.
+    One panel per value of the other varying settings (the data set), one
+    line per method through its kernel settings (the varying settings whose
+    names start with ``kernel``: ``kernel``, ``kernel_params.*``,
+    ``kernel_grid.*``), each point the mean over folds and repeats; a
+    caption names any other setting a point pools.
 
     Parameters
     ----------
@@ -137,12 +162,13 @@ def plot_accuracy_vs_eigenvalue(results, out="figures", value="accuracy", prefix
     if not len(ok):
         return None
     params = param_columns(df)
-    panel = ["dataset"] if "dataset" in df.columns else []
-    setting = [c for c in _default_rows(ok, ["method"], params)
-               if c not in panel and c.startswith("kernel")]
+    rows = _default_rows(ok, ["method"], params)
+    setting = [c for c in rows if c.startswith("kernel")]
     if not setting:
         return None
+    panel = [c for c in rows if c not in setting]
     keys = panel + ["method"] + setting
+    note = pooled_note(pooled_columns(ok, keys, params))
     agg = (ok.assign(_x=pd.to_numeric(ok["min_eigenvalue"], errors="coerce"),
                      _y=pd.to_numeric(ok[value], errors="coerce"))
            .groupby(keys, dropna=False, sort=False)[["_x", "_y"]].mean().reset_index())
@@ -160,17 +186,20 @@ def plot_accuracy_vs_eigenvalue(results, out="figures", value="accuracy", prefix
         ax.set_xlabel("least eigenvalue of the training kernel")
         ax.set_ylabel(value + (" (%)" if scale == 100.0 else ""))
         pk = pk if isinstance(pk, tuple) else (pk,)
-        ax.set_title(_label(pk) or value, fontsize=9)
+        ax.set_title(", ".join(f"{r}={_label([v])}" for r, v in zip(panel, pk)) or value,
+                     fontsize=9)
         ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
+    _layout(fig, note)
     return _save(fig, os.path.join(out, f"{_name(df, prefix)}_accuracy_vs_eigenvalue.png"))
 
 
 def plot_time_vs_n(results, out="figures", prefix=None):
     """Training time against the number of training points, log-log (Loosli et al. Fig. 5).
 
-    Points: mean ``fit_seconds`` and mean ``n_train`` per (data set, method,
-    ``n_samples``), averaged over folds and repeats, error bars ± one std.
+    Points: mean ``fit_seconds`` and mean ``n_train`` per (panel, method,
+    ``n_samples``), averaged over folds and repeats, error bars ± one std; one
+    panel per value of the other varying settings (the data set); a caption
+    names any other setting a point pools.
 
     Parameters
     ----------
@@ -189,7 +218,9 @@ def plot_time_vs_n(results, out="figures", prefix=None):
     ok = _ok(df)
     if ok["n_samples"].nunique() < 2:
         return None
-    panel = ["dataset"] if "dataset" in ok.columns else []
+    params = param_columns(df)
+    panel = [c for c in _default_rows(ok, ["method", "n_samples"], params)]
+    note = pooled_note(pooled_columns(ok, panel + ["method", "n_samples"], params))
     work = ok.assign(_n=pd.to_numeric(ok["n_train"], errors="coerce"),
                      _t=pd.to_numeric(ok["fit_seconds"], errors="coerce"))
     agg = (work.groupby(panel + ["method", "n_samples"], dropna=False, sort=False)
@@ -208,9 +239,10 @@ def plot_time_vs_n(results, out="figures", prefix=None):
         ax.set_xlabel("training points n")
         ax.set_ylabel("training time (s)")
         pk = pk if isinstance(pk, tuple) else (pk,)
-        ax.set_title(_label(pk) or "training time", fontsize=9)
+        ax.set_title(", ".join(f"{r}={_label([v])}" for r, v in zip(panel, pk))
+                     or "training time", fontsize=9)
         ax.legend(fontsize=7, ncol=2)
-    fig.tight_layout()
+    _layout(fig, note)
     return _save(fig, os.path.join(out, f"{_name(df, prefix)}_time_vs_n.png"))
 
 
@@ -267,6 +299,7 @@ def plot_convergence(results, out="figures", prefix=None, column=None, by=None):
         setting = [c for c in params if c not in ("fold", "repeat", "seed")
                    and ok[c].nunique(dropna=False) > 1]
     groups = list(ok.groupby(setting, dropna=False, sort=False)) if setting else [((), ok)]
+    note = pooled_note(pooled_columns(ok, setting, params))
     curves = []
     for gk, g in groups:
         series = []
@@ -314,7 +347,7 @@ def plot_convergence(results, out="figures", prefix=None, column=None, by=None):
         ax.set_ylabel(col)
         ax.set_title(label, fontsize=9)
         ax.legend(fontsize=7)
-    fig.tight_layout()
+    _layout(fig, note)
     return _save(fig, os.path.join(out, f"{_name(df, prefix)}_convergence.png"))
 
 

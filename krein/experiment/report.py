@@ -12,6 +12,15 @@ means (the mean over the folds of one repeat), as in Loosli et al.; with one
 repeat, the one over the folds.  Failed cells are left out of the mean and
 counted (marked † with a note).
 
+No table averages over a grid dimension silently.  The settings of a
+results file are its parameter columns (from ``config``, or inferred by the
+rule of :func:`param_columns` when a slimmed file has none); by default a
+table has one row per combination of the settings that split its cells
+(:func:`summarize`), and whenever an entry still pools cells that differ in
+a setting other than fold, repeat or seed (explicit ``rows``/``columns``),
+a note under the table names those settings (:func:`pooled_columns`,
+:func:`pooled_note`).
+
 Figures: :mod:`krein.experiment.figures`.
 """
 
@@ -24,10 +33,11 @@ import os
 import numpy as np
 import pandas as pd
 
-from .store import RESULTS_FILE, flatten_params
+from .store import META_COLUMNS, PROVENANCE_COLUMNS, RESULTS_FILE, flatten_params
 
-__all__ = ["read_results", "param_columns", "volatile_columns", "summarize", "results_table",
-           "format_frame", "make_table", "TABLE_FORMATS", "PERCENT_METRICS"]
+__all__ = ["read_results", "param_columns", "pooled_columns", "pooled_note", "volatile_columns",
+           "summarize", "results_table", "format_frame", "make_table", "TABLE_FORMATS",
+           "PERCENT_METRICS", "REPLICATION_COLUMNS", "TEXT_RESULT_COLUMNS"]
 
 #: Output formats of :func:`results_table`.
 TABLE_FORMATS = ("markdown", "latex", "csv")
@@ -35,6 +45,13 @@ TABLE_FORMATS = ("markdown", "latex", "csv")
 #: Metrics in [0, 1] shown in percent, higher is better.
 PERCENT_METRICS = ("accuracy", "recall", "average", "sensitivity", "specificity",
                    "inner_score")
+
+#: Replication dimensions of a cell: tables and figures average over them by design
+#: (every other setting that varies inside an entry is reported as pooled).
+REPLICATION_COLUMNS = ("fold", "repeat", "seed")
+
+#: Text columns the classification task returns as results (not settings).
+TEXT_RESULT_COLUMNS = ("solver_used", "solver_version", "solver_status")
 
 _TEXT_COLUMNS = ("key", "experiment", "task", "status", "error", "warnings", "trace_file",
                  "config", "host", "timestamp")
@@ -91,15 +108,138 @@ def read_results(path):
     return df
 
 
-def param_columns(results):
-    """Parameter columns of a results DataFrame (from the ``config`` column), in column order."""
-    names = set()
+def _parsed_config_names(results):
+    """Parameter names from the ``config`` column, or None when no row has one."""
+    names, found = set(), False
     for text in results.get("config", pd.Series([], dtype=str)):
+        if not isinstance(text, str) or not text:
+            continue
         try:
             names.update(flatten_params(json.loads(text).get("params", {})))
+            found = True
         except (ValueError, AttributeError):
             continue
-    return [c for c in results.columns if c in names]
+    return names if found else None
+
+
+def _is_text(series):
+    """True when a non-missing value of ``series`` is not a number (booleans are numbers)."""
+    if pd.api.types.is_numeric_dtype(series) or pd.api.types.is_bool_dtype(series):
+        return False
+    values = series.dropna()
+    values = values[values.astype(str) != ""]
+    return bool(len(values)) and pd.to_numeric(values, errors="coerce").isna().any()
+
+
+def param_columns(results):
+    """Setting columns (grid dimensions) of a results DataFrame, in column order.
+
+    With a ``config`` column (every file the runner writes) these are the
+    parameters of the cells' canonical configurations (nested dicts
+    flattened with dots).  A slimmed results file without ``config`` (e.g.
+    the committed ``experiments/results/*.csv``) has no record of which
+    columns were parameters; they are then inferred by this rule:
+
+    * never a setting: the meta columns (key, experiment, task, status,
+      error), the provenance columns (warnings, trace file, host, pid,
+      timestamp, versions, config) and the timings (``*seconds``);
+    * a setting: a parameter of the classification task
+      (:data:`~krein.experiment.CLASSIFICATION_DEFAULTS`: dataset, method,
+      kernel, n_samples, binary, solver, fold, repeat...), any dotted column
+      (only parameters are flattened, e.g. ``kernel_params.a``), ``seed``,
+      and any other column holding text (a label of the setting), except the
+      classification task's text results (:data:`TEXT_RESULT_COLUMNS`,
+      ``best_*``);
+    * every other (numeric) column is a result.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        A results file as read by :func:`read_results`.
+
+    Returns
+    -------
+    list of str
+        Column names, fold / repeat / seed included (see
+        :data:`REPLICATION_COLUMNS`).
+    """
+    names = _parsed_config_names(results)
+    if names is not None:
+        return [c for c in results.columns if c in names]
+    from .classification import CLASSIFICATION_DEFAULTS
+
+    never = set(META_COLUMNS) | set(PROVENANCE_COLUMNS) | set(volatile_columns(results))
+    out = []
+    for c in results.columns:
+        if c in never:
+            continue
+        if c in CLASSIFICATION_DEFAULTS or c in REPLICATION_COLUMNS or "." in c:
+            out.append(c)
+        elif (c not in TEXT_RESULT_COLUMNS and not c.startswith("best_")
+              and _is_text(results[c])):
+            out.append(c)
+    return out
+
+
+def _nunique_within(df, column, keys):
+    """Largest number of distinct values of ``column`` within a group of ``keys``."""
+    if not keys:
+        return int(df[column].nunique(dropna=False))
+    return int(df.groupby(keys, dropna=False, sort=False)[column].nunique(dropna=False).max())
+
+
+def pooled_columns(results, keys, params=None):
+    """Setting columns that vary inside the groups of ``keys`` (what a summary pools).
+
+    A table entry or a figure point that averages the cells of one group
+    of ``keys`` also averages over these columns, besides the replication
+    dimensions (:data:`REPLICATION_COLUMNS`), which are averaged by design.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+    keys : list of str
+        The grouping columns.
+    params : list of str, optional
+        The setting columns; default :func:`param_columns` of ``results``.
+
+    Returns
+    -------
+    dict
+        ``{column: largest number of its distinct values in one group}``,
+        in column order; empty when nothing is pooled.
+    """
+    params = param_columns(results) if params is None else params
+    keys = list(keys)
+    out = {}
+    if not len(results):
+        return out
+    for c in params:
+        if c in keys or c in REPLICATION_COLUMNS or c not in results.columns:
+            continue
+        n = _nunique_within(results, c, keys)
+        if n > 1:
+            out[c] = n
+    return out
+
+
+def pooled_note(pooled):
+    """One line saying which setting columns an output pools, or ``""``.
+
+    Parameters
+    ----------
+    pooled : dict
+        As returned by :func:`pooled_columns`.
+
+    Returns
+    -------
+    str
+    """
+    if not pooled:
+        return ""
+    parts = [f"{c} ({n} values)" for c, n in pooled.items()]
+    return ("note: pooled over " + ", ".join(parts) + " -- each entry averages cells that "
+            "differ in these settings (not only in fold/repeat/seed); group by them to split")
 
 
 def volatile_columns(results):
@@ -129,14 +269,22 @@ def _as_list(v):
 
 
 def _default_rows(df, columns, params):
-    """Varying parameter columns that are neither the table's columns, fold/repeat/seed, nor
-    attributes of the column variable (constant within each of its values)."""
-    skip = set(columns) | {"fold", "repeat", "seed"}
+    """Default row columns of a table: every varying setting that splits the cells.
+
+    In column order, a setting (:func:`param_columns`) becomes a row column
+    unless it is a table column, a replication dimension
+    (:data:`REPLICATION_COLUMNS`), constant, or constant within every group
+    of the table's columns and the row columns chosen before it (an
+    attribute of a method, e.g. its own inner-CV grid, or of a data set,
+    e.g. the kernel parameters calibrated for it): such a column splits no
+    group, so leaving it out pools nothing.
+    """
+    skip = set(columns) | set(REPLICATION_COLUMNS)
     rows = []
     for c in params:
-        if c in skip or df[c].nunique(dropna=False) <= 1:
+        if c in skip or c not in df.columns or df[c].nunique(dropna=False) <= 1:
             continue
-        if columns and df.groupby(columns, dropna=False)[c].nunique(dropna=False).max() <= 1:
+        if _nunique_within(df, c, list(columns) + rows) <= 1:
             continue
         rows.append(c)
     return rows
@@ -151,9 +299,12 @@ def summarize(results, value="accuracy", rows=None, columns="method"):
     value : str
         A numeric result column (e.g. ``"accuracy"``, ``"fit_seconds"``).
     rows : str or list of str, optional
-        Columns identifying a table row; default the parameters that vary,
-        other than ``columns``, ``fold``, ``repeat``, ``seed`` and the
-        parameters fixed by the column variable (e.g. a method's own grid).
+        Columns identifying a table row; default the settings
+        (:func:`param_columns`, inferred when the file has no ``config``)
+        that vary, other than ``columns``, ``fold``, ``repeat``, ``seed`` and
+        those that split no group (fixed by the column variable, e.g. a
+        method's own grid, or by the row columns before them, e.g. a data
+        set's kernel parameters).
     columns : str or list of str
         Columns identifying a table column (default ``"method"``).
 
@@ -163,8 +314,12 @@ def summarize(results, value="accuracy", rows=None, columns="method"):
         One row per group: the ``rows`` and ``columns`` values, ``value_mean``,
         ``value_std`` (of the per-repeat means when the group has several
         repeats, else of the cells; NaN for one value), ``n_ok`` (successful
-        cells), ``n_errors``, and ``min_eigenvalue_mean`` (when recorded).
-        ``attrs["rows"]``, ``attrs["columns"]``, ``attrs["std_over"]``.
+        cells), ``n_errors``, ``min_eigenvalue_mean`` (when recorded) and
+        ``pooled`` (the settings other than fold/repeat/seed that vary among
+        the group's cells, ``"name=count;..."``, ``""`` for none).
+        ``attrs["rows"]``, ``attrs["columns"]``, ``attrs["std_over"]``,
+        ``attrs["pooled"]`` (:func:`pooled_columns` of the grouping: never
+        empty when an entry averages over a setting).
 
     Raises
     ------
@@ -177,7 +332,7 @@ def summarize(results, value="accuracy", rows=None, columns="method"):
     params = param_columns(df)
     rows = _default_rows(df, columns, params) if rows is None else _as_list(rows)
     clash = set(rows + columns) & {"value_mean", "value_std", "n_ok", "n_errors",
-                                   "min_eigenvalue_mean"}
+                                   "min_eigenvalue_mean", "pooled"}
     if clash:
         raise ValueError(f"rows/columns: {sorted(clash)} are names of the summary's columns")
     for what, names in (("rows", rows), ("columns", columns), ("value", [value])):
@@ -192,6 +347,7 @@ def summarize(results, value="accuracy", rows=None, columns="method"):
         raise ValueError(f"value: column {value!r} is not numeric")
     work = df.assign(_v=vals, _ok=ok)
     keys = rows + columns
+    pool_params = [c for c in params if c not in keys and c not in REPLICATION_COLUMNS]
     out = []
     std_over = set()
     grouped = work.groupby(keys, dropna=False, sort=False) if keys else [((), work)]
@@ -213,10 +369,13 @@ def summarize(results, value="accuracy", rows=None, columns="method"):
         if "min_eigenvalue" in g.columns:
             rec["min_eigenvalue_mean"] = float(pd.to_numeric(g["min_eigenvalue"],
                                                              errors="coerce").mean())
+        rec["pooled"] = ";".join(f"{c}={g[c].nunique(dropna=False)}" for c in pool_params
+                                 if g[c].nunique(dropna=False) > 1)
         out.append(rec)
     s = pd.DataFrame(out)
     s.attrs.update({"rows": rows, "columns": columns, "value": value,
-                    "std_over": sorted(std_over)})
+                    "std_over": sorted(std_over),
+                    "pooled": pooled_columns(df, keys, params)})
     return s
 
 
@@ -281,6 +440,10 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
     -------
     str
         The table, a caption line first (Markdown/LaTeX: as text / comment).
+        When an entry pools cells that differ in a setting other than fold,
+        repeat or seed (:func:`pooled_columns`), a note line says which
+        (Markdown: under the table; LaTeX: a last row spanning the table;
+        CSV: a ``pooled`` column).
 
     Raises
     ------
@@ -339,7 +502,8 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
             cells.append({"mean": m, "std": sd, "text": t, "std_text": num(sd) if
                           np.isfinite(sd) else "", "best": target is not None and t != "-"
                           and float(t) == target, "err": err,
-                          "n_errors": rec["n_errors"] if rec else 0})
+                          "n_errors": rec["n_errors"] if rec else 0,
+                          "pooled": rec["pooled"] if rec else ""})
         eig = math.nan
         if show_eig:
             vals = [rec["min_eigenvalue_mean"] for rec in recs if rec]
@@ -353,6 +517,7 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
                + (f"; best per row ({'highest' if best == 'max' else 'lowest'}) marked"
                   if best else "")
                + ("; † some cells failed (left out)" if any_err else ""))
+    note = pooled_note(s.attrs["pooled"])
     head = list(rows) or ["setting"]
     if show_eig:
         head = head + ["least eig."]
@@ -368,6 +533,9 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
                 rec[f"{lab} std"] = c["std"]
                 rec[f"{lab} n_errors"] = c["n_errors"]
             rec["best"] = ";".join(lab for lab, c in zip(col_labels, cells) if c["best"])
+            if note:
+                rec["pooled"] = ";".join(dict.fromkeys(
+                    p for c in cells for p in c["pooled"].split(";") if p))
             recs.append(rec)
         return pd.DataFrame(recs).to_csv(index=False)
 
@@ -393,6 +561,8 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
                 lab.append(f"{eig:.4g}" if np.isfinite(eig) else "-")
             lines.append("| " + " | ".join(lab + [entry(c, lambda t: f"**{t}**")
                                               for c in cells]) + " |")
+        if note:
+            lines += ["", note]
     else:
         lines.append("% " + caption)
         lines.append(r"\begin{tabular}{" + "l" * len(head) + "r" * len(col_labels) + "}")
@@ -407,6 +577,10 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
                     for c in cells]
             lines.append(" & ".join(lab + body) + r" \\")
         lines.append(r"\bottomrule")
+        if note:
+            width = len(head) + len(col_labels)
+            lines.append(r"\multicolumn{" + str(width) + r"}{l}{\footnotesize "
+                         + _latex_escape(note) + r"} \\")
         lines.append(r"\end{tabular}")
     return "\n".join(lines) + "\n"
 

@@ -1,0 +1,328 @@
+"""The README's shell commands, run in order as a newcomer would (issue 13 §5).
+
+Every command of every ```bash block of README.md is taken in order (line
+continuations joined, ``&&`` chains split, comments dropped) and is one of:
+
+* run here: ``krein ...`` in-process through :func:`krein.cli.main`, in one
+  temporary directory holding a copy of the repository's ``experiments/`` and
+  ``figures/`` (a fresh clone as far as these commands can tell); it must exit
+  0 and produce what the README says (:data:`CHECKS`), and a later command
+  sees what the earlier ones wrote;
+* slow (:data:`SLOW`): run the same way only with ``KREIN_README_SLOW=1``
+  (each takes tens of seconds on two busy cores), else reported as skipped
+  with its reason; their ``krein`` arguments are always parsed;
+* not runnable in a test (:data:`NOT_RUN`, with the reason): still checked --
+  ``krein`` arguments by the CLI's own argparse, scripts exist, ``pip``
+  extras exist in pyproject.toml.
+
+A README command in none of these lists fails the test: a new command needs
+its expectation here.  A command repeated verbatim is not run twice; the
+repeat is checked against the first run's output.
+
+Nothing is written into the repository.  Default run: about 30-60 s (most of
+it the main job, ``krein compare`` on Sonar with every method).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import re
+import shlex
+import shutil
+import tomllib
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import krein
+from krein.cli import _build_parser, main
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+PNG = b"\x89PNG\r\n\x1a\n"
+
+
+def readme_commands(text=None):
+    """The README's shell commands in order, each a list of words.
+
+    Parameters
+    ----------
+    text : str, optional
+        README text; default the repository's README.md.
+
+    Returns
+    -------
+    list of list of str
+    """
+    text = README.read_text(encoding="utf-8") if text is None else text
+    commands = []
+    for block in re.findall(r"^```bash\n(.*?)^```", text, flags=re.S | re.M):
+        for line in re.sub(r"\\\n", " ", block).splitlines():
+            words, current = shlex.split(line, comments=True), []
+            for w in words + ["&&"]:
+                if w == "&&":
+                    if current:
+                        commands.append(current)
+                    current = []
+                else:
+                    current.append(w)
+    return commands
+
+
+def _key(words):
+    return " ".join(words)
+
+
+# --------------------------------------------------------------------------- classification
+#: Commands a test cannot run, with the reason; each is still checked (see module docstring).
+NOT_RUN = {
+    "pip install .": "installs into the environment (network, site-packages); checked: "
+                     "pyproject.toml names the package and the console script",
+    "pip install .[test]": "installs into the environment; checked: the extra exists",
+    "python -m pytest -q": "the whole test suite, this test included (recursion; many minutes)",
+    "krein experiment run experiments/loosli_table2.py --n-jobs 4":
+        "the full Table 2 grid: hours of CPU; checked: argparse and the script exists",
+    "krein experiment run experiments/loosli_table2.py --dask tcp://127.0.0.1:8786":
+        "needs a Dask scheduler at that address (and the full grid); checked: argparse",
+    "python benchmarks/esvm.py": "benchmark: minutes, timing targets for a quiet machine",
+    "python benchmarks/indefinite.py": "benchmark: minutes, timing targets for a quiet machine",
+    "python benchmarks/ksvm.py": "benchmark: minutes, timing targets for a quiet machine",
+    "python benchmarks/rvm.py": "benchmark: minutes, timing targets for a quiet machine",
+    "python benchmarks/hull.py": "benchmark: minutes, timing targets for a quiet machine",
+}
+
+HEART = ("krein compare --dataset heart --kernel sigmoid --kernel-params a=0.02,r=-1 "
+         "--methods esvm,esvm-l,flip,clip,shift,lp-svm --cv 5 --repeats 10 --out results/")
+CHECKERBOARD = ("krein compare --dataset checkerboard --n-samples 300 --kernel sigmoid "
+                "--kernel-params a=1,r=-1")
+
+#: Runnable but slow commands: run only with KREIN_README_SLOW=1.
+SLOW = {
+    HEART: "50 fits per method (about 30 s on two busy cores)",
+    CHECKERBOARD: "every method on 300 points plus the decision-boundary grid (about 100 s on "
+                  "two busy cores)",
+}
+RUN_SLOW = os.environ.get("KREIN_README_SLOW", "") not in ("", "0")
+
+
+def _sample_table_methods():
+    """Method names of the README's sample output of `krein compare`."""
+    text = README.read_text(encoding="utf-8")
+    block = re.search(r"^```\n(method .*?)^```", text, flags=re.S | re.M).group(1)
+    return [line.split()[0] for line in block.splitlines()[1:] if line.strip()]
+
+
+def _table_rows(out):
+    return {line.split()[0] for line in out.splitlines() if line.strip()}
+
+
+def _check_main_job(r, d):
+    assert re.search(r"^method\s+accuracy %", r.out, flags=re.M), r.out[-2000:]
+    rows = _table_rows(r.out)
+    missing = [m for m in _sample_table_methods() if m not in rows]
+    assert not missing, f"README sample methods missing from the output: {missing}"
+    assert "lambda_min" in r.out or "least eigenvalue" in r.out  # spectrum printed
+    csv = d / "krein-results" / "compare_sonar.csv"
+    assert csv.is_file() and (d / "krein-results" / "compare_sonar.png").read_bytes()[:8] == PNG
+    assert set(_sample_table_methods()) <= set(pd.read_csv(csv)["method"])
+
+
+def _check_heart(r, d):
+    df = pd.read_csv(d / "results" / "compare_heart.csv")
+    assert set(df["method"]) == {"esvm", "esvm-l", "flip", "clip", "shift", "lp-svm"}
+
+
+def _check_checkerboard(r, d):
+    png = d / "krein-results" / "compare_checkerboard_boundaries.png"
+    assert png.read_bytes()[:8] == PNG  # "it also draws the decision boundaries"
+
+
+def _check_diagnose(r, d):
+    assert "signature" in r.out  # the spectrum
+    assert "verdict before training" in r.out  # Haasdonk's criteria
+
+
+def _check_krein_methods_compare(r, d):
+    assert {"ksvm", "ch", "mod-svm", "rvm"} <= _table_rows(r.out)
+
+
+def _check_solvers(r, d):
+    assert "CLARABEL" in r.out and "SCS" in r.out  # installed with krein
+
+
+def _check_methods(r, d):
+    missing = [m for m in krein.list_methods() if m not in _table_rows(r.out)]
+    assert not missing
+
+
+QUICK = Path("results") / "loosli_table2-quick"
+
+
+def _check_quick_run(r, d):
+    df = pd.read_csv(d / QUICK / "results.csv")
+    assert len(df) and (df["status"] == "ok").all(), df["error"].tolist()[:3]
+    assert (d / QUICK / "table.md").is_file()
+    assert list((d / QUICK / "figures").glob("*.png"))
+
+
+def _check_quick_latex(r, d):
+    assert r"\begin{tabular}" in r.out and r"\textbf{" in r.out  # best per row in bold
+    body = r.out.split(r"\midrule")[1]
+    assert {line.split("&")[0].strip() for line in body.splitlines()
+            if "&" in line} == {"sonar", "heart"}
+    assert "pooled" not in r.out
+
+
+def _check_quick_plot(r, d):
+    written = re.findall(r"^figure written: (.+)$", r.out, flags=re.M)
+    assert written
+    for path in written:
+        assert Path(path).parent == QUICK / "figures", path
+        assert (d / path).read_bytes()[:8] == PNG
+
+
+def _check_committed_table(r, d):
+    body = [line for line in r.out.splitlines() if line.startswith("| ")][1:]
+    labels = [line.split("|")[1].strip() for line in body]
+    assert labels == ["sonar", "heart", "breast_cancer", "diabetes", "a1a"]  # one row each
+    assert all("**" in line for line in body)  # a best method per data set
+    assert "pooled" not in r.out
+
+
+#: What each runnable command must produce (the README's words, as checks on the output
+#: and the files in the directory).
+CHECKS = {
+    "krein compare": _check_main_job,
+    HEART: _check_heart,
+    CHECKERBOARD: _check_checkerboard,
+    "krein diagnose --dataset protein --kernel dissimilarity-linear": _check_diagnose,
+    "krein compare --methods ksvm,ch,mod-svm,rvm": _check_krein_methods_compare,
+    "krein solvers": _check_solvers,
+    "krein methods": _check_methods,
+    "krein experiment run experiments/loosli_table2.py --quick": _check_quick_run,
+    "krein experiment table results/loosli_table2-quick --format latex": _check_quick_latex,
+    "krein experiment plot results/loosli_table2-quick": _check_quick_plot,
+    "krein experiment table experiments/results/loosli_table2.csv": _check_committed_table,
+}
+
+
+# --------------------------------------------------------------------------- running
+class Result:
+    """Exit status and captured output of one command."""
+
+    def __init__(self, rc, out, err):
+        self.rc, self.out, self.err = rc, out, err
+
+
+def _run_krein(argv, directory):
+    out, err = io.StringIO(), io.StringIO()
+    cwd = os.getcwd()
+    os.chdir(directory)
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                rc = main(argv)
+            except SystemExit as exc:
+                rc = exc.code if isinstance(exc.code, int) else 1
+    finally:
+        os.chdir(cwd)
+    return Result(rc, out.getvalue(), err.getvalue())
+
+
+def _tree_digest(path):
+    return {p.relative_to(path).as_posix(): p.read_bytes() for p in sorted(path.rglob("*"))
+            if p.is_file() and "__pycache__" not in p.parts}
+
+
+class Session:
+    """The README's commands run in order in one directory (a fresh clone's view)."""
+
+    def __init__(self, directory):
+        self.directory = directory
+        self.commands = readme_commands()
+        self.results = {}
+        self.done = 0
+
+    def runnable(self, words):
+        key = _key(words)
+        return words[0] == "krein" and key not in NOT_RUN and (key not in SLOW or RUN_SLOW)
+
+    def run_until(self, i):
+        """Run (once) every runnable command up to index ``i``; return command i's Result."""
+        while self.done <= i:
+            words = self.commands[self.done]
+            key = _key(words)
+            if self.runnable(words) and key not in self.results:
+                self.results[key] = _run_krein(words[1:], self.directory)
+            self.done += 1
+        return self.results.get(_key(self.commands[i]))
+
+
+@pytest.fixture(scope="module")
+def session(tmp_path_factory):
+    d = tmp_path_factory.mktemp("fresh_clone")
+    for name in ("experiments", "figures"):
+        shutil.copytree(REPO / name, d / name,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    s = Session(d)
+    s.figures_before = _tree_digest(d / "figures")
+    s.experiments_before = _tree_digest(d / "experiments")
+    return s
+
+
+COMMANDS = readme_commands()
+
+
+def test_every_readme_command_is_recognized():
+    assert COMMANDS, "no ```bash block found in README.md"
+    keys = [_key(c) for c in COMMANDS]
+    unknown = [k for k in keys if k not in CHECKS and k not in NOT_RUN]
+    assert not unknown, ("README commands with no expectation in tests/test_readme.py "
+                         f"(add to CHECKS, SLOW or NOT_RUN): {unknown}")
+    assert set(SLOW) <= set(CHECKS)
+    stale = [k for k in list(CHECKS) + list(NOT_RUN) if k not in keys]
+    assert not stale, f"expectations for commands no longer in README.md: {stale}"
+
+
+@pytest.mark.parametrize("i", range(len(COMMANDS)), ids=[_key(c)[:60] for c in COMMANDS])
+def test_readme_command(i, session):
+    words = COMMANDS[i]
+    key = _key(words)
+    if words[0] == "krein":  # valid for the CLI's own parser, run or not
+        args = _build_parser().parse_args(words[1:])
+        if getattr(args, "script", None):
+            assert (REPO / args.script).is_file(), args.script
+    if key in NOT_RUN:
+        if words[:2] == ["pip", "install"]:
+            meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+            assert meta["name"] == "krein" and meta["scripts"]["krein"] == "krein.cli:main"
+            extra = re.fullmatch(r"\.(?:\[(\w+)\])?", words[2])
+            assert extra, words
+            if extra.group(1):
+                assert extra.group(1) in meta["optional-dependencies"]
+        elif words[0] == "python" and words[1].endswith(".py"):
+            assert (REPO / words[1]).is_file(), words[1]
+        return  # the reason is in NOT_RUN
+    if key in SLOW and not RUN_SLOW:
+        session.run_until(i)  # the commands before it still run in order
+        pytest.skip(f"slow README command (set KREIN_README_SLOW=1 to run it): {SLOW[key]}")
+    r = session.run_until(i)
+    assert r is not None and r.rc == 0, (r.rc, r.out[-3000:], r.err[-3000:])
+    CHECKS[key](r, session.directory)
+
+
+def test_readme_commands_leave_committed_files_alone(session):
+    session.run_until(len(COMMANDS) - 1)
+    assert _tree_digest(session.directory / "figures") == session.figures_before
+    assert _tree_digest(session.directory / "experiments") == session.experiments_before
+
+
+def test_readme_parser_handles_continuations_and_chains():
+    text = ("x\n```bash\npip install . && krein compare   # main job\n"
+            "krein compare --a 1 \\\n      --b 2\n# only a comment\n```\n"
+            "```python\nkrein no\n```\n")
+    assert readme_commands(text) == [["pip", "install", "."], ["krein", "compare"],
+                                     ["krein", "compare", "--a", "1", "--b", "2"]]
