@@ -90,25 +90,6 @@ EXCLUDED_OBJECTS = {
 #: until those branches merge; then their docstrings are fixed and this set is
 #: emptied.
 PENDING: frozenset[str] = frozenset({
-    # krein/estimators/base.py (5)
-    "krein.estimators.base.BinaryModel",
-    "krein.estimators.base.KernelClassifierBase.decision_function",
-    "krein.estimators.base.KernelClassifierBase.fit",
-    "krein.estimators.base.KernelClassifierBase.predict",
-    "krein.estimators.base.libsvm_binary",
-    # krein/estimators/bending.py (3)
-    "krein.estimators.bending.Bending.fit",
-    "krein.estimators.bending.Bending.fit_transform",
-    "krein.estimators.bending.Bending.transform",
-    # krein/estimators/clc.py (3)
-    "krein.estimators.clc.ConformalLinearCombination.fit",
-    "krein.estimators.clc.ConformalLinearCombination.fit_transform",
-    "krein.estimators.clc.ConformalLinearCombination.transform",
-    # krein/estimators/conformal.py (4)
-    "krein.estimators.conformal.ConformalTransformation.fit",
-    "krein.estimators.conformal.ConformalTransformation.fit_transform",
-    "krein.estimators.conformal.ConformalTransformation.transform",
-    "krein.estimators.conformal.ConformalTransformation.transform_rows",
     # krein/estimators/hull.py (1)
     "krein.estimators.hull.ConvexHullClassifier",
     # krein/estimators/indefinite.py (11)
@@ -129,10 +110,6 @@ PENDING: frozenset[str] = frozenset({
     "krein.estimators.lpsvm.LPSVC",
     # krein/estimators/modsvm.py (1)
     "krein.estimators.modsvm.ModSVC",
-    # krein/estimators/nearest_psd.py (3)
-    "krein.estimators.nearest_psd.NearestPSD.fit",
-    "krein.estimators.nearest_psd.NearestPSD.fit_transform",
-    "krein.estimators.nearest_psd.NearestPSD.transform",
     # krein/estimators/rvm.py (4)
     "krein.estimators.rvm.RVC.decision_function",
     "krein.estimators.rvm.RVC.predict",
