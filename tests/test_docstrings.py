@@ -90,8 +90,6 @@ EXCLUDED_OBJECTS = {
 #: until those branches merge; then their docstrings are fixed and this set is
 #: emptied.
 PENDING: frozenset[str] = frozenset({
-    # krein/estimators/hull.py (1)
-    "krein.estimators.hull.ConvexHullClassifier",
     # krein/estimators/indefinite.py (11)
     "krein.estimators.indefinite.IndefiniteOneClassSVM",
     "krein.estimators.indefinite.IndefiniteOneClassSVM.decision_function",
@@ -104,20 +102,6 @@ PENDING: frozenset[str] = frozenset({
     "krein.estimators.indefinite.IndefiniteSVR.fit",
     "krein.estimators.indefinite.IndefiniteSVR.predict",
     "krein.estimators.indefinite.PerturbSVC",
-    # krein/estimators/ksvm.py (1)
-    "krein.estimators.ksvm.KSVC",
-    # krein/estimators/lpsvm.py (1)
-    "krein.estimators.lpsvm.LPSVC",
-    # krein/estimators/modsvm.py (1)
-    "krein.estimators.modsvm.ModSVC",
-    # krein/estimators/rvm.py (4)
-    "krein.estimators.rvm.RVC.decision_function",
-    "krein.estimators.rvm.RVC.predict",
-    "krein.estimators.rvm.RVC.predict_log_proba",
-    "krein.estimators.rvm.RVC.predict_proba",
-    # krein/estimators/svm.py (2)
-    "krein.estimators.svm.DirectSVC",
-    "krein.estimators.svm.SpectrumSVC",
     # krein/experiment/figures.py (6)
     "krein.experiment.figures.make_figures",
     "krein.experiment.figures.plot_accuracy",
