@@ -90,18 +90,6 @@ EXCLUDED_OBJECTS = {
 #: until those branches merge; then their docstrings are fixed and this set is
 #: emptied.
 PENDING: frozenset[str] = frozenset({
-    # krein/estimators/indefinite.py (11)
-    "krein.estimators.indefinite.IndefiniteOneClassSVM",
-    "krein.estimators.indefinite.IndefiniteOneClassSVM.decision_function",
-    "krein.estimators.indefinite.IndefiniteOneClassSVM.fit",
-    "krein.estimators.indefinite.IndefiniteOneClassSVM.fit_predict",
-    "krein.estimators.indefinite.IndefiniteOneClassSVM.predict",
-    "krein.estimators.indefinite.IndefiniteOneClassSVM.score_samples",
-    "krein.estimators.indefinite.IndefiniteSVC",
-    "krein.estimators.indefinite.IndefiniteSVR",
-    "krein.estimators.indefinite.IndefiniteSVR.fit",
-    "krein.estimators.indefinite.IndefiniteSVR.predict",
-    "krein.estimators.indefinite.PerturbSVC",
     # krein/experiment/figures.py (6)
     "krein.experiment.figures.make_figures",
     "krein.experiment.figures.plot_accuracy",
