@@ -84,11 +84,9 @@ EXCLUDED_OBJECTS = {
     # none so far
 }
 
-#: Temporary: objects of modules other branches are editing right now
-#: (krein/estimators/*, krein/experiment/report.py, krein/experiment/figures.py,
-#: krein/cli.py and the class krein.spectrum.SpectrumCorrection).  They xfail
-#: until those branches merge; then their docstrings are fixed and this set is
-#: emptied.
+#: Temporary: objects of modules another branch is editing right now
+#: (krein/experiment/report.py, krein/experiment/figures.py).  They xfail until
+#: that branch merges; then their docstrings are fixed and this set is emptied.
 PENDING: frozenset[str] = frozenset({
     # krein/experiment/figures.py (6)
     "krein.experiment.figures.make_figures",
