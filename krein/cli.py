@@ -103,6 +103,8 @@ def parse_kernel_params(text):
     Returns
     -------
     dict
+        ``{name: value}`` with the values converted as above (``"gamma=0.5"``
+        gives ``{"gamma": 0.5}``).
 
     Raises
     ------
@@ -133,11 +135,14 @@ def parse_binary(text):
     Parameters
     ----------
     text : str or None
+        The ``--binary`` argument: ``"paper"`` (case-insensitive), ``"POS:NEG"``,
+        or None when the option is not given.
 
     Returns
     -------
     None, "paper" or tuple
-        ``"3:5"`` gives ``(3, 5)``; ``"1,2:3"`` gives ``((1, 2), 3)``.
+        None for None, ``"paper"`` for ``"paper"``, else ``(pos, neg)``: ``"3:5"``
+        gives ``(3, 5)``; ``"1,2:3"`` gives ``((1, 2), 3)``.
 
     Raises
     ------

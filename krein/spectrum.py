@@ -725,7 +725,21 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         return params
 
     def resolved_out_of_sample(self):
-        """The out-of-sample map actually used (``"auto"`` resolved)."""
+        """The out-of-sample map actually used (``"auto"`` resolved).
+
+        Returns
+        -------
+        {"spectral", "raw", "transductive"}
+            ``out_of_sample``, with ``"auto"`` resolved to ``"raw"`` for
+            ``shift``/``add_diagonal`` and ``"spectral"`` otherwise
+            (:func:`check_correction`).
+
+        Raises
+        ------
+        ValueError
+            For an unknown ``correction`` or ``out_of_sample`` (from
+            :func:`check_correction`).
+        """
         return check_correction(self.correction, self.out_of_sample)
 
     @reset_on_fit
@@ -736,12 +750,20 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         K : array of shape (n, n)
-            Training kernel matrix.
-        y : ignored
+            Training kernel matrix (square, symmetric, finite).
+        y : None
+            Ignored; present for scikit-learn pipeline compatibility.
 
         Returns
         -------
-        self
+        self : SpectrumCorrection
+            The fitted transformer.
+
+        Raises
+        ------
+        ValueError
+            For a kernel that is not square, symmetric and finite, or a parameter
+            outside its allowed values (raised by the validation helpers).
         """
         K = validate_fit_kernel(self, K)
         params = self._params()
@@ -754,7 +776,20 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         return self
 
     def fit_transform(self, K, y=None):
-        """Fit and return the corrected training kernel, shape (n, n)."""
+        """Fit and return the corrected training kernel.
+
+        Parameters
+        ----------
+        K : array of shape (n, n)
+            Training kernel matrix (square, symmetric, finite).
+        y : None
+            Ignored; present for scikit-learn pipeline compatibility.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            The corrected kernel ``V g(lam) V'`` (munoz eqs. (1)-(7)).
+        """
         self.fit(K, y)
         return self.spectrum_.corrected_kernel(self.correction, **self._params())
 
@@ -764,10 +799,13 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         K_rows : array of shape (m, n), or (m, n + m) for ``"transductive"``
+            Kernel values ``K(new, train)``; for ``"transductive"`` the rows
+            ``[K(new, train), K(new, new)]``.
 
         Returns
         -------
         ndarray of shape (m, n)
+            The rows after the out-of-sample map (a copy for ``"raw"``).
 
         Raises
         ------

@@ -29,15 +29,20 @@ __all__ = ["KernelClassifierBase", "KernelMixin", "BinaryModel", "libsvm_binary"
 class BinaryModel:
     """One fitted two-class model inside a (possibly multiclass) estimator.
 
-    Attributes
+    The decision value of a new point ``x`` is ``k(x, X[idx]) @ coef + intercept``
+    (on the estimator's possibly mapped kernel rows); positive means the second
+    class of the pair.
+
+    Parameters
     ----------
     idx : ndarray of shape (n_sub,)
         Training indices this model was fitted on.
     coef : ndarray of shape (n_sub,)
         Expansion coefficients on (mapped) kernel rows ``k(x, X[idx])``.
     intercept : float
-    info : dict
-        Diagnostics (objective, iterations, solution...).
+        Intercept ``b`` of the decision function.
+    info : dict, default={}
+        Diagnostics (objective, iterations ``n_iter``, solution...).
     """
 
     idx: np.ndarray
@@ -55,7 +60,9 @@ def libsvm_binary(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
     Parameters
     ----------
     K : array of shape (n, n)
-    y : array of shape (n,) in {-1, +1}
+        Precomputed (possibly indefinite) training kernel.
+    y : array of shape (n,)
+        Labels in {-1, +1}.
     C : float > 0 or array of shape (n,)
         Box bound, or one bound ``C_i`` per sample (``0 <= alpha_i <= C_i``; passed
         to libsvm as ``C = 1`` with ``sample_weight = C_i``, which libsvm reads as a
@@ -74,6 +81,7 @@ def libsvm_binary(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
     b : float
         Intercept, so that ``f(x) = k(x, X) u + b``.
     n_iter : int
+        Number of libsvm (SMO) iterations.
     """
     from sklearn.svm import SVC
 
@@ -222,12 +230,14 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training feature vectors, or the square training kernel matrix.
         y : array of shape (n,)
             Class labels (at least two classes).
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
 
         Raises
         ------
@@ -337,11 +347,14 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``.
 
         Returns
         -------
-        ndarray of shape (m,) for two classes (positive means ``classes_[1]``),
-        else (m, n_classes) one-vs-one votes plus confidences.
+        ndarray of shape (m,) or (m, n_classes)
+            For two classes, ``(m,)`` decision values (positive means
+            ``classes_[1]``); else ``(m, n_classes)`` one-vs-one votes plus
+            confidences (see Multiclass).
         """
         K_rows, Xv = self._test_rows(X)
         dec = self._binary_decisions(K_rows, Xv)
@@ -350,7 +363,19 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
         return _ovo_to_ovr(dec, self.pairs_, len(self.classes_))
 
     def predict(self, X):
-        """Predicted class labels, shape (m,)."""
+        """Predicted class labels.
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            Labels from ``classes_``: the sign of the decision for two classes,
+            else the argmax of the one-vs-one votes.
+        """
         dec = self.decision_function(X)
         if len(self.classes_) == 2:
             return self.classes_[(dec > 0).astype(int)]

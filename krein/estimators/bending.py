@@ -205,7 +205,8 @@ class Bending(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        self : Bending
+            The fitted transformer (``kernel_``, ``row_map_`` set).
 
         Raises
         ------
@@ -235,7 +236,20 @@ class Bending(TransformerMixin, BaseEstimator):
         return self
 
     def fit_transform(self, K, y=None):
-        """Fit and return the bent training kernel, shape (n, n)."""
+        """Fit and return the bent training kernel.
+
+        Parameters
+        ----------
+        K : array of shape (n, n)
+            Symmetric training kernel.
+        y : array of shape (n,), optional
+            Labels; required with ``weights="support-vectors"``, else ignored.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            A copy of ``kernel_``, the PSD bent kernel (munoz §3.2, Algorithm 1).
+        """
         return self.fit(K, y).kernel_.copy()
 
     def transform(self, K_rows):
@@ -249,6 +263,7 @@ class Bending(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m, n)
+            ``K_rows @ row_map_``.
 
         Raises
         ------

@@ -243,11 +243,13 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
             Stacked training kernels: ``X[:, :, 0]`` the (indefinite) kernel
             ``K``, ``X[:, :, 1:]`` the PSD base kernels (a list
             ``[K, K_1, ..., K_M]`` is accepted too).
-        y : ignored
+        y : None
+            Ignored; present for scikit-learn pipeline compatibility.
 
         Returns
         -------
-        self
+        self : ConformalLinearCombination
+            The fitted transformer (``weights_``, ``kernel_`` set).
         """
         eps = input_precision(X)
         K, base = check_stacked_kernel(X, "X")
@@ -292,7 +294,21 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         return self
 
     def fit_transform(self, X, y=None):
-        """Fit and return the corrected training kernel ``sum_m beta_m K_m``, shape (n, n)."""
+        """Fit and return the corrected training kernel ``sum_m beta_m K_m``.
+
+        Parameters
+        ----------
+        X : array of shape (n, n, 1 + M)
+            Stacked training kernels, as in :meth:`fit`.
+        y : None
+            Ignored; present for scikit-learn pipeline compatibility.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            A copy of ``kernel_``, the combination of the base kernels with the
+            fitted weights ``weights_``.
+        """
         return self.fit(X, y).kernel_.copy()
 
     def transform(self, X):
@@ -307,6 +323,7 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m, n)
+            The base kernel rows combined with ``weights_``.
 
         Raises
         ------

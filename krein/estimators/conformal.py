@@ -184,7 +184,8 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        self : ConformalTransformation
+            The fitted transformer (``V_``, ``kernel_`` set).
 
         Raises
         ------
@@ -213,7 +214,20 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         return self
 
     def fit_transform(self, K, y=None):
-        """Fit and return ``A o (V V')``, shape (n, n)."""
+        """Fit and return the transformed training kernel ``A o (V V')``.
+
+        Parameters
+        ----------
+        K : array of shape (n, n)
+            Symmetric training kernel.
+        y : array of shape (n,), optional
+            Only passed on to a transformer ``base``; otherwise ignored.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            A copy of ``kernel_ = A o (V V')`` (munoz eq. 13).
+        """
         return self.fit(K, y).kernel_.copy()
 
     def transform(self, K_rows):
@@ -227,6 +241,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m, n)
+            ``A(x, X_j) v_x' v_j`` for each new point ``x`` and training point ``j``.
 
         Raises
         ------
@@ -254,6 +269,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m, n)
+            ``A(x, X_j) v_x' v_j`` with ``v_x`` by munoz eq. (14).
 
         Raises
         ------

@@ -125,7 +125,8 @@ class CorrectedKernelSVC(KernelClassifierBase):
     --------
     >>> from krein import SpectrumCorrection
     >>> est = CorrectedKernelSVC(correction=SpectrumCorrection("clip"), kernel="precomputed")
-    >>> est.set_params(C=10.0, correction__method="flip").get_params()["correction__method"]
+    >>> est = est.set_params(C=10.0, correction__correction="flip")
+    >>> est.get_params()["correction__correction"]
     'flip'
 
     References

@@ -60,8 +60,14 @@ class ConvexHullClassifier(KernelClassifierBase):
         hull problem has no per-sample box ``C``, so there is no ``class_weight``
         (the hulls are normalized per class already: each class's coefficients
         sum to one).
-    kernel, kernel_params :
-        As in :class:`krein.ESVC` (default Gaussian, which is PD: convex CH-DU).
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix,
+        ``predict``/``decision_function`` an ``(m, n)`` matrix against the
+        training points), a name of :data:`krein.kernels.KERNELS` or a callable
+        ``kernel(X, Z, **kernel_params)`` (the default Gaussian is PD: CH-DU is then convex).
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid).
     solver : {"auto", "nu-svm", "multistart"} or str
         An installed CVXPY solver name ("CLARABEL", "SCS", "ECOS", "OSQP"...;
         case-insensitive): the convex QP

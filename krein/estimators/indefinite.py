@@ -104,29 +104,6 @@ def _check_solver_options(solver, options):
                          f"parameters)")
 
 
-_PARAMS_DOC = """
-    rho : float > 0
-        Penalty on ``||K - K0||_F^2`` (luss eq. 3); large ``rho`` gives the clipped kernel.
-    solver : {"pg", "apg", "accpm", "exchange"}
-        The algorithm: projected gradient (luss Algorithm 1), accelerated projected
-        gradient (FISTA), ACCPM (Algorithm 2) or the exchange method (Algorithm 3).
-    kernel : "precomputed", str or callable
-        See :class:`~krein.estimators.base.KernelClassifierBase`.
-    kernel_params : dict, optional
-    out_of_sample : {"spectral", "transductive", "clip", "raw"}
-        Out-of-sample map (module docstring of :mod:`krein.estimators.indefinite`).
-    tol, atol : float >= 0
-        Relative and absolute tolerance on the certified duality gap.
-    max_iter : int >= 1
-    gap_every : int >= 0
-        Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
-    solver_options : dict, optional
-        Extra options of the algorithm (e.g. ``{"step": "diminishing", "step0": 5}``
-        for "pg", ``{"solver": "SCS"}`` (the CVXPY solver of its master problem) for
-        "exchange").
-"""
-
-
 # ---------------------------------------------------------------------------- SVC
 class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
     """SVM classification with an indefinite kernel through a learned proxy kernel.
@@ -145,11 +122,44 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
 
     Parameters
     ----------
-    C : float > 0
-        Box bound.
-    class_weight : None, "balanced" or dict {label: weight}
+    C : float > 0, default=1.0
+        Box bound ``0 <= alpha_i <= C`` (luss eq. 4).
+    rho : float > 0, default=1.0
+        Penalty on ``||K - K0||_F^2`` (luss eq. 3); large ``rho`` keeps the proxy
+        kernel close to ``K0`` (the clipped kernel in the limit).
+    solver : {"pg", "apg", "accpm", "exchange"}, default="pg"
+        The algorithm (case-insensitive): projected gradient (luss Algorithm 1),
+        accelerated projected gradient (FISTA), ACCPM (Algorithm 2) or the
+        exchange method (Algorithm 3); all stop on a certified duality gap.
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix, the
+        prediction methods an ``(m, n)`` matrix against the training points, or
+        ``(m, n + m)`` rows ``[K(test, train), K(test, test)]`` with
+        ``out_of_sample="transductive"``), a name of :data:`krein.kernels.KERNELS`
+        or a callable ``kernel(X, Z, **kernel_params)``.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid).
+    class_weight : None, "balanced" or dict {label: weight}, default=None
         Per-class box bounds ``C * weight`` (see above).
-    """ + _PARAMS_DOC + """
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}, default="spectral"
+        Out-of-sample map of the proxy kernel (module docstring of
+        :mod:`krein.estimators.indefinite`; :func:`krein.solvers.indefinite.out_of_sample_coef`).
+    tol : float >= 0, default=1e-3
+        Relative tolerance on the certified duality gap.
+    atol : float >= 0, default=1e-8
+        Absolute tolerance on the certified duality gap.
+    max_iter : int >= 1, default=1000
+        Iteration limit of the algorithm (a ``ConvergenceWarning`` when it is hit).
+    gap_every : int >= 0, default=10
+        Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
+    solver_options : dict, optional
+        Extra keyword options of the algorithm (e.g. ``{"step": "diminishing",
+        "step0": 5}`` for "pg", ``{"solver": "SCS"}`` (the CVXPY solver of its master
+        problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
+        ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
+        is a ``ValueError`` at fit time.
+
     Attributes
     ----------
     class_weight_ : ndarray of shape (n_classes,)
@@ -159,6 +169,7 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
     duality_gap_ : ndarray of shape (n_pairs,)
         Certified gap (upper bound minus ``objective_``).
     n_iter_ : ndarray of shape (n_pairs,)
+        Iterations of the algorithm for each binary problem.
     trace_ : pandas.DataFrame
         Per-iteration records of all binary problems (column ``pair``):
         objective, bounds, gap, step, seconds.
@@ -278,12 +289,14 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
         Parameters
         ----------
         X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training feature vectors, or the square training kernel matrix.
         y : array of shape (n,)
             Targets (SVR); ignored by the one-class SVM.
 
         Returns
         -------
-        self
+        self : object
+            The fitted estimator.
 
         Raises
         ------
@@ -376,10 +389,44 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
 
     Parameters
     ----------
-    C : float > 0
-    epsilon : float >= 0
+    C : float > 0, default=1.0
+        Box bound ``-C <= alpha_i <= C`` (luss eq. 17).
+    epsilon : float >= 0, default=0.1
         Width of the insensitive tube.
-    """ + _PARAMS_DOC + """
+    rho : float > 0, default=1.0
+        Penalty on ``||K - K0||_F^2`` (luss eq. 3); large ``rho`` keeps the proxy
+        kernel close to ``K0`` (the clipped kernel in the limit).
+    solver : {"pg", "apg", "accpm", "exchange"}, default="pg"
+        The algorithm (case-insensitive): projected gradient (luss Algorithm 1),
+        accelerated projected gradient (FISTA), ACCPM (Algorithm 2) or the
+        exchange method (Algorithm 3); all stop on a certified duality gap.
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix, the
+        prediction methods an ``(m, n)`` matrix against the training points, or
+        ``(m, n + m)`` rows ``[K(test, train), K(test, test)]`` with
+        ``out_of_sample="transductive"``), a name of :data:`krein.kernels.KERNELS`
+        or a callable ``kernel(X, Z, **kernel_params)``.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid).
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}, default="spectral"
+        Out-of-sample map of the proxy kernel (module docstring of
+        :mod:`krein.estimators.indefinite`; :func:`krein.solvers.indefinite.out_of_sample_coef`).
+    tol : float >= 0, default=1e-3
+        Relative tolerance on the certified duality gap.
+    atol : float >= 0, default=1e-8
+        Absolute tolerance on the certified duality gap.
+    max_iter : int >= 1, default=1000
+        Iteration limit of the algorithm (a ``ConvergenceWarning`` when it is hit).
+    gap_every : int >= 0, default=10
+        Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
+    solver_options : dict, optional
+        Extra keyword options of the algorithm (e.g. ``{"step": "diminishing",
+        "step0": 5}`` for "pg", ``{"solver": "SCS"}`` (the CVXPY solver of its master
+        problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
+        ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
+        is a ``ValueError`` at fit time.
+
     Attributes
     ----------
     dual_coef_ : ndarray of shape (1, n_SV)
@@ -393,7 +440,9 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
     duality_gap_ : float
         Certified gap.
     n_iter_ : int
+        Iterations of the algorithm.
     trace_ : pandas.DataFrame
+        Per-iteration records: objective, bounds, gap, step, seconds.
 
     References
     ----------
@@ -430,12 +479,19 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         self.intercept_ = np.array([nu])
 
     def predict(self, X):
-        """Predicted targets ``k*(x, X) alpha + b``, shape (m,).
+        """Predicted targets ``k*(x, X) alpha + b``.
 
         Parameters
         ----------
         X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
-            (``(m, n_train + m)`` for ``out_of_sample="transductive"``).
+            Test feature vectors, or the kernel rows ``K(test, train)``
+            (``(m, n_train + m)`` rows ``[K(test, train), K(test, test)]`` with
+            ``out_of_sample="transductive"``).
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            The kernel expansion through the out-of-sample map, plus ``intercept_``.
         """
         return self._raw_decision(X) + self.intercept_[0]
 
@@ -452,9 +508,43 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
 
     Parameters
     ----------
-    nu : float in (0, 1]
-        Upper bound on the fraction of outliers / lower bound on support vectors.
-    """ + _PARAMS_DOC + """
+    nu : float in (0, 1], default=0.5
+        Upper bound on the fraction of outliers / lower bound on support vectors
+        (box ``0 <= alpha_i <= 1/(nu n)``, luss eq. 20).
+    rho : float > 0, default=1.0
+        Penalty on ``||K - K0||_F^2`` (luss eq. 3); large ``rho`` keeps the proxy
+        kernel close to ``K0`` (the clipped kernel in the limit).
+    solver : {"pg", "apg", "accpm", "exchange"}, default="pg"
+        The algorithm (case-insensitive): projected gradient (luss Algorithm 1),
+        accelerated projected gradient (FISTA), ACCPM (Algorithm 2) or the
+        exchange method (Algorithm 3); all stop on a certified duality gap.
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix, the
+        prediction methods an ``(m, n)`` matrix against the training points, or
+        ``(m, n + m)`` rows ``[K(test, train), K(test, test)]`` with
+        ``out_of_sample="transductive"``), a name of :data:`krein.kernels.KERNELS`
+        or a callable ``kernel(X, Z, **kernel_params)``.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid).
+    out_of_sample : {"spectral", "transductive", "clip", "raw"}, default="spectral"
+        Out-of-sample map of the proxy kernel (module docstring of
+        :mod:`krein.estimators.indefinite`; :func:`krein.solvers.indefinite.out_of_sample_coef`).
+    tol : float >= 0, default=1e-3
+        Relative tolerance on the certified duality gap.
+    atol : float >= 0, default=1e-8
+        Absolute tolerance on the certified duality gap.
+    max_iter : int >= 1, default=1000
+        Iteration limit of the algorithm (a ``ConvergenceWarning`` when it is hit).
+    gap_every : int >= 0, default=10
+        Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
+    solver_options : dict, optional
+        Extra keyword options of the algorithm (e.g. ``{"step": "diminishing",
+        "step0": 5}`` for "pg", ``{"solver": "SCS"}`` (the CVXPY solver of its master
+        problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
+        ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
+        is a ``ValueError`` at fit time.
+
     Attributes
     ----------
     dual_coef_ : ndarray of shape (1, n_SV)
@@ -503,19 +593,72 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         self.offset_ = float(-nu) * self._coef_scale(K.shape[0])
 
     def score_samples(self, X):
-        """Kernel expansion ``nu n k*(x, X) alpha``, shape (m,)."""
+        """Kernel expansion ``nu n k*(x, X) alpha`` (no offset).
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``
+            (``(m, n_train + m)`` rows ``[K(test, train), K(test, test)]`` with
+            ``out_of_sample="transductive"``).
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            The scores, on scikit-learn's :class:`~sklearn.svm.OneClassSVM` scale.
+        """
         return self._raw_decision(X)
 
     def decision_function(self, X):
-        """``score_samples(X) - offset_``: positive for inliers, shape (m,)."""
+        """Signed distance to the boundary, ``score_samples(X) - offset_``.
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``
+            (``(m, n_train + m)`` rows ``[K(test, train), K(test, test)]`` with
+            ``out_of_sample="transductive"``).
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            Positive for inliers, negative for outliers.
+        """
         return self.score_samples(X) - self.offset_
 
     def predict(self, X):
-        """+1 for inliers, -1 for outliers, shape (m,)."""
+        """Label new points as inliers or outliers.
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``
+            (``(m, n_train + m)`` rows ``[K(test, train), K(test, test)]`` with
+            ``out_of_sample="transductive"``).
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            +1 for inliers (``decision_function >= 0``), -1 for outliers.
+        """
         return np.where(self.decision_function(X) >= 0, 1, -1)
 
     def fit_predict(self, X, y=None):
-        """Fit, then predict on the training points, shape (n,)."""
+        """Fit, then predict on the training points.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training feature vectors, or the square training kernel matrix; the
+            same ``X`` is then passed to :meth:`predict`.
+        y : None
+            Ignored; present for scikit-learn API compatibility.
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            +1 for inliers, -1 for outliers.
+        """
         return self.fit(X).predict(X)
 
 
@@ -532,23 +675,39 @@ class PerturbSVC(KernelClassifierBase):
 
     Parameters
     ----------
-    C : float > 0
-    rho : float > 0
-    solver : str
+    C : float > 0, default=1.0
+        Box bound ``0 <= alpha_i <= C`` (luss eq. 22).
+    rho : float > 0, default=1.0
+        Weight of the perturbation: the penalty ``- ||alpha||^4 / (16 rho)`` of
+        eq. (22), the rank-one update ``u u'/(4 rho)`` of eq. (21).
+    solver : str, default="CLARABEL"
         An installed CVXPY solver name ("CLARABEL", the default, "SCS"...;
         case-insensitive) solves eq. (22) as a CVXPY problem; "pg", "apg", "accpm"
         or "exchange" run the general IndefiniteSVM algorithm (whose proxy kernel is
         then exactly the rank-one update).
-    kernel, kernel_params :
-        As :class:`IndefiniteSVC`.
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix, the
+        prediction methods an ``(m, n)`` matrix against the training points), a
+        name of :data:`krein.kernels.KERNELS` or a callable
+        ``kernel(X, Z, **kernel_params)``; must give a PSD training kernel.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid).
     class_weight : None, "balanced" or dict {label: weight}
         Per-class box bounds ``C * weight`` (as :class:`IndefiniteSVC`), on every path.
-    psd_tol : float >= 0
+    psd_tol : float >= 0, default=1e-8
         ``K0`` is accepted as PSD when ``lam_min >= -psd_tol * max|lam|``.
-    tol, atol, max_iter, gap_every, solver_options :
-        As :class:`IndefiniteSVC` (``solver_options`` go to ``solve`` for a CVXPY
-        solver, to the algorithm otherwise; ``tol``, ``atol``, ``max_iter`` and
-        ``gap_every`` only concern the algorithms).
+    tol : float >= 0, default=1e-3
+        Relative tolerance on the certified duality gap (algorithms only).
+    atol : float >= 0, default=1e-8
+        Absolute tolerance on the certified duality gap (algorithms only).
+    max_iter : int >= 1, default=1000
+        Iteration limit (algorithms only).
+    gap_every : int >= 0, default=10
+        Iterations between libsvm gap checks (algorithms only).
+    solver_options : dict, optional
+        Passed to :func:`~krein.solvers.solve` for a CVXPY solver, to the
+        algorithm otherwise (as :class:`IndefiniteSVC`).
 
     Attributes
     ----------

@@ -60,6 +60,8 @@ class KSVC(KernelClassifierBase):
     kernel : "precomputed", str or callable
         See :class:`~krein.estimators.base.KernelClassifierBase`.
     kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid).
     tol : float in (0, 1)
         Active-set stopping tolerance on the KKT residual of (26) (relative to
         ``C``; :func:`krein.formulations.ksvm.ksvm_kkt_residual`).

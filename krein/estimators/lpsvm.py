@@ -25,8 +25,14 @@ class LPSVC(KernelClassifierBase):
     ----------
     C : float > 0
         Weight of the slacks.
-    kernel, kernel_params :
-        As in :class:`krein.ESVC`.
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix,
+        ``predict``/``decision_function`` an ``(m, n)`` matrix against the
+        training points), a name of :data:`krein.kernels.KERNELS` or a callable
+        ``kernel(X, Z, **kernel_params)``.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid).
     solver : str
         Installed CVXPY solver ("CLARABEL" default; "SCS", "ECOS", "HIGHS"...;
         case-insensitive).

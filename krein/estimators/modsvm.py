@@ -28,8 +28,14 @@ class ModSVC(KernelClassifierBase):
     ----------
     C : float > 0
         Weight of the slacks.
-    kernel, kernel_params :
-        As in :class:`krein.ESVC` (default Gaussian).
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix,
+        ``predict``/``decision_function`` an ``(m, n)`` matrix against the
+        training points), a name of :data:`krein.kernels.KERNELS` or a callable
+        ``kernel(X, Z, **kernel_params)``.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid).
     class_weight : None, "balanced" or dict {label: weight}
         Per-class slack weights ``C * weight`` (scikit-learn SVC's meaning): the
         weights of the slacks in the CVXPY problem, the box bounds of the

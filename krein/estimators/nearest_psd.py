@@ -231,7 +231,8 @@ class NearestPSD(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        self
+        self : NearestPSD
+            The fitted transformer (``kernel_``, ``row_map_`` set).
 
         Raises
         ------
@@ -291,7 +292,20 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         return norm.sqrt @ P @ norm.inv_sqrt
 
     def fit_transform(self, K, y=None):
-        """Fit and return the corrected training kernel ``X``, shape (n, n)."""
+        """Fit and return the corrected training kernel ``X``.
+
+        Parameters
+        ----------
+        K : array of shape (n, n)
+            Symmetric training kernel (symmetrized within tolerance).
+        y : array of shape (n,), optional
+            Labels; required with ``weights="support-vectors"``, else ignored.
+
+        Returns
+        -------
+        ndarray of shape (n, n)
+            A copy of ``kernel_``, the solution ``X`` of munoz (9).
+        """
         return self.fit(K, y).kernel_.copy()
 
     def transform(self, K_rows):
@@ -300,6 +314,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         Parameters
         ----------
         K_rows : array of shape (m, n)
+            Kernel values between new points and the training points.
 
         Returns
         -------

@@ -243,17 +243,30 @@ class RVC(KernelClassifierBase):
         Parameters
         ----------
         X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``.
 
         Returns
         -------
-        ndarray of shape (m,) for two classes (positive means ``classes_[1]``),
-        else (m, n_classes) one-vs-rest values ``f_k(x)``.
+        ndarray of shape (m,) or (m, n_classes)
+            For two classes, ``(m,)`` values (positive means ``classes_[1]``);
+            else ``(m, n_classes)`` one-vs-rest values ``f_k(x)``.
         """
         F = self._latent(X)
         return F[:, 0] if len(self.classes_) == 2 else F
 
     def predict(self, X):
-        """Predicted labels, shape (m,): sign (two classes) or argmax of ``decision_function``."""
+        """Predicted labels: sign (two classes) or argmax of ``decision_function``.
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            Labels from ``classes_``.
+        """
         F = self.decision_function(X)
         if len(self.classes_) == 2:
             return self.classes_[(F > 0).astype(int)]
@@ -265,6 +278,16 @@ class RVC(KernelClassifierBase):
         Two classes: ``[1 - sigma(f), sigma(f)]``.  More: ``sigma(f_k)`` normalized
         over the one-vs-rest models (computed in log space).  ``f`` is the
         moderated value with ``moderated=True`` (class docstring).
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``.
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+            Probability of each class of ``classes_``; rows sum to one.
         """
         F = self._latent(X)
         if len(self.classes_) == 2:
@@ -276,7 +299,18 @@ class RVC(KernelClassifierBase):
         return P / P.sum(axis=1, keepdims=True)
 
     def predict_log_proba(self, X):
-        """Logarithm of :meth:`predict_proba`, shape (m, n_classes)."""
+        """Logarithm of :meth:`predict_proba`, computed in log space.
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``.
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+            Log-probability of each class of ``classes_``.
+        """
         F = self._latent(X)
         if len(self.classes_) == 2:
             return np.column_stack([-np.logaddexp(0.0, F[:, 0]), -np.logaddexp(0.0, -F[:, 0])])

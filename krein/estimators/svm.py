@@ -262,21 +262,36 @@ class SpectrumSVC(KernelClassifierBase):
 
     Parameters
     ----------
-    correction : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}
-    out_of_sample : {"auto", "spectral", "raw", "transductive"}
-    C : float > 0
-    kernel, kernel_params :
-        As in :class:`ESVC`.
+    correction : {"clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"}, \
+default="flip"
+        Spectrum correction ``g`` of the training kernel (loosli §6.1.1; munoz
+        §2-3 eqs. (1), (4), (6), (7); see :mod:`krein.spectrum`).
+    out_of_sample : {"auto", "spectral", "raw", "transductive"}, default="auto"
+        Map applied to the kernel rows of new points (see above).
+    C : float > 0, default=1.0
+        Box bound of the SVM on the corrected kernel.
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix,
+        ``predict``/``decision_function`` an ``(m, n)`` matrix against the
+        training points), a name of :data:`krein.kernels.KERNELS` or a callable
+        ``kernel(X, Z, **kernel_params)``.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid).
     class_weight : None, "balanced" or dict {label: weight}
         As in :class:`ESVC` (needs ``solver="libsvm"``).
     eps : float >= 0
         Threshold of mds/pseudo.
     shift : float, optional
         Constant of add_diagonal (default ``max(0, -lam_min)``).
-    solver : str
+    solver : str, default="libsvm"
         "libsvm" or an installed CVXPY solver (case-insensitive).
-    tol, max_iter, solver_options :
-        As in :class:`ESVC`.
+    tol : float > 0, default=1e-3
+        libsvm stopping tolerance.
+    max_iter : int >= 1 or -1, default=-1
+        libsvm iteration limit (-1: none).
+    solver_options : dict, optional
+        Passed to the CVXPY solver.
 
     Attributes
     ----------
@@ -419,7 +434,7 @@ class SpectrumSVC(KernelClassifierBase):
 
 
 class DirectSVC(KernelClassifierBase):
-    """libsvm's C-SVM directly on the (possibly indefinite) kernel.
+    """The C-SVM of libsvm directly on the (possibly indefinite) kernel.
 
     The dual is then non-convex; libsvm's SMO with Lin & Lin's modification
     still terminates, at a stationary point that need not be optimal (Lin & Lin
@@ -428,9 +443,16 @@ class DirectSVC(KernelClassifierBase):
 
     Parameters
     ----------
-    C : float > 0
-    kernel, kernel_params :
-        As in :class:`ESVC`.
+    C : float > 0, default=1.0
+        Box bound of the (non-convex) dual.
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix,
+        ``predict``/``decision_function`` an ``(m, n)`` matrix against the
+        training points), a name of :data:`krein.kernels.KERNELS` or a callable
+        ``kernel(X, Z, **kernel_params)``.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid).
     class_weight : None, "balanced" or dict {label: weight}
         Per-class box bounds ``C * weight``, exactly as scikit-learn's SVC.
     tol : float > 0

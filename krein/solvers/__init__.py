@@ -56,6 +56,7 @@ def indefinite_options(algorithm):
     Returns
     -------
     list of str
+        The names of the keyword options, in signature order.
 
     Raises
     ------

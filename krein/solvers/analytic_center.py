@@ -336,12 +336,17 @@ def analytic_center(upper, a, b0, cuts=None, rhs=None, *, x0=None, method="newto
     a : array of shape (m,)
         Equality normal (entries +-1).
     b0 : float
+        Right-hand side of the equality ``a'x = b0``.
     cuts : array of shape (p, m), optional
+        Normals of the ``p`` cutting planes ``cuts @ x <= rhs`` (default: none).
     rhs : array of shape (p,), optional
+        Right-hand sides of the cuts (required with ``cuts``).
     x0 : array of shape (m,), optional
         Strictly feasible start for Newton (default: an interior point of the box
         and hyperplane, which must then satisfy the cuts strictly).
     method : {"newton", "cvxpy"}
+        Damped Newton on the barrier (the fast path) or a CVXPY exponential-cone
+        model (:class:`~krein.formulations.indefinite.AnalyticCenter`).
     solver : str
         CVXPY solver for ``method="cvxpy"`` (an exponential-cone solver).
     solver_options : dict, optional
@@ -351,10 +356,12 @@ def analytic_center(upper, a, b0, cuts=None, rhs=None, *, x0=None, method="newto
     tol : float
         Newton stops when ``lambda^2 / 2 <= tol``.
     max_steps : int
+        Maximum number of Newton (and chord) steps.
 
     Returns
     -------
     x : ndarray of shape (m,)
+        The analytic center (to the certified decrement of ``info``).
     info : dict
         ``steps`` (Newton steps or solver iterations) and ``decrement2``
         (``lambda^2`` at ``x``, NaN for cvxpy).
@@ -400,13 +407,24 @@ def cut_relevance(x, upper, a, cuts, rhs):
     ----------
     x : array of shape (m,)
         Strictly feasible point (the analytic center).
-    upper, a : array of shape (m,)
+    upper : array of shape (m,)
+        Box ``U > 0`` of the localization set.
+    a : array of shape (m,)
+        Equality normal (entries +-1); the Hessian is inverted on ``{a'd = 0}``.
     cuts : array of shape (p, m)
+        Normals ``c_j`` of the cuts.
     rhs : array of shape (p,)
+        Right-hand sides of the cuts (``cuts @ x < rhs``).
 
     Returns
     -------
     ndarray of shape (p,)
+        The relevance (12) of each cut; larger is closer to ``x``.
+
+    Raises
+    ------
+    ValueError
+        If ``cuts`` and ``rhs`` have inconsistent shapes (raised by the shape check).
     """
     U = np.asarray(upper, dtype=float)
     a = np.asarray(a, dtype=float)
@@ -431,10 +449,18 @@ def outer_radius(n_rows, lam):
     exact center (``lam = 0``) this is ``sqrt(N (N - 1))``, the covering ellipsoid
     of Boyd & Vandenberghe §8.5.3 that luss §3.3 maximizes the linearization over.
 
+    Parameters
+    ----------
+    n_rows : int
+        Number ``N`` of inequality rows of the barrier (``2 m + p`` for the box and
+        ``p`` cuts).
+    lam : float
+        Newton decrement ``lambda`` at ``x`` (not squared).
+
     Returns
     -------
     float
-        ``+inf`` when ``lam >= 1``.
+        The radius ``R`` in the local norm ``||.||_x``; ``+inf`` when ``lam >= 1``.
     """
     N = float(n_rows)
     if not lam < 1.0:

@@ -87,10 +87,12 @@ def out_of_sample_coef(oracle, u, out_of_sample):
     u : array of shape (n,)
         ``M beta`` at the solution (``y * alpha`` for svc).
     out_of_sample : {"spectral", "transductive", "clip", "raw"}
+        The out-of-sample map (see above).
 
     Returns
     -------
     coef : ndarray of shape (n,)
+        Coefficients of the raw kernel rows ``k(x, X)`` of new points.
 
     Raises
     ------
@@ -614,11 +616,11 @@ def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1
         Tolerance of libsvm at the gap checks.
     oracle : ProxyKernelOracle, optional
         Reuse an eigendecomposition of ``K0``.
+    restart : bool
+        Adaptive restart (recommended).
     out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
         Also return the test coefficients of this out-of-sample map
         (:func:`out_of_sample_coef`) in ``Solution.coef``.
-    restart : bool
-        Adaptive restart (recommended).
     verbose : bool
         Print one line per iteration.
 
