@@ -226,3 +226,64 @@ def test_weighted_optimal_intercept_brute_force():
     assert Hb <= min(H) + 1e-9
     # a scalar C does not change the minimizer
     assert optimal_intercept(f, y, 3.0) == optimal_intercept(f, y)
+
+
+# ------------------------------------------------------------------- KSVC
+def _ksvm_kkt_vector_box(K, y, C_i, alpha, tol):
+    """The KKT conditions of (26) with per-sample bounds, checked from scratch: a
+    multiplier lambda exists with g + lambda y >= 0 on alpha = 0, <= 0 on alpha = C_i,
+    = 0 in between (g = 2 G (G alpha - 1)), to ``tol`` relative to max |g|."""
+    G = (y[:, None] * K) * y[None, :]
+    g = 2.0 * G @ (G @ alpha - 1.0)
+    free = (alpha > 1e-9 * C_i) & (alpha < (1 - 1e-9) * C_i)
+    assert np.any(free)
+    lam = -np.mean(y[free] * g[free])
+    s = g + lam * y
+    scale = max(1.0, np.abs(g).max())
+    at0 = alpha <= 1e-9 * C_i
+    atC = alpha >= (1 - 1e-9) * C_i
+    assert np.all(np.abs(s[free]) <= tol * scale)
+    assert np.all(s[at0] >= -tol * scale)
+    assert np.all(s[atC] <= tol * scale)
+    assert abs(y @ alpha) <= 1e-9 * C_i.max()
+    assert np.all(alpha >= 0) and np.all(alpha <= C_i * (1 + 1e-12))
+    return atC
+
+
+@pytest.mark.parametrize("C, cw", [(1.0, {0: 0.3, 1: 2.0}), (0.3, "balanced")])
+def test_ksvc_active_set_vector_box_equals_cvxpy_and_kkt(unbalanced, C, cw):
+    X, y, _ = unbalanced
+    K = sigmoid_kernel(X, X, a=0.5, r=-1.0)
+    act = KSVC(kernel="precomputed", C=C, class_weight=cw, tol=1e-10,
+               solver_options={"verify": True}).fit(K, y)
+    cvx = KSVC(kernel="precomputed", C=C, class_weight=cw, solver="CLARABEL").fit(K, y)
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    C_i = C * act.class_weight_[y]
+    alpha = act.alpha_[0]
+    atC = _ksvm_kkt_vector_box(K, y_pm, C_i, alpha, 1e-7)
+    # the vector box is active: points sit at their own (different) bounds
+    assert np.any(atC)
+    assert act.kkt_residual_[0] <= 1e-8
+    assert act.objective_[0] == pytest.approx(cvx.objective_[0], rel=1e-5, abs=1e-8)
+    np.testing.assert_allclose(cvx.alpha_, act.alpha_, atol=1e-4 * C_i.max())
+    # the formulation's own certificate with the vector bound
+    from krein.formulations.ksvm import KSVMLeastSquares
+    f = KSVMLeastSquares(K, y_pm, C=C_i)
+    f.problem.solve(solver="CLARABEL")
+    cert = f.certificate()
+    assert cert["dual_residual"] <= 1e-6 and cert["kkt_residual"] <= 1e-4
+    assert cert["objective"] == pytest.approx(act.objective_[0], rel=1e-5, abs=1e-8)
+    # and the unweighted problem differs
+    plain = KSVC(kernel="precomputed", C=C, tol=1e-10).fit(K, y)
+    assert abs(plain.objective_[0] - act.objective_[0]) > 1e-6 * max(1.0, act.objective_[0])
+
+
+def test_ksvc_vector_box_of_ones_is_scalar(unbalanced):
+    X, y, _ = unbalanced
+    K = sigmoid_kernel(X, X, a=0.5, r=-1.0)
+    from krein.solvers.ksvm import ksvm_active_set
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    a = ksvm_active_set(K, y_pm, 0.3, tol=1e-10)
+    b = ksvm_active_set(K, y_pm, np.full(y.size, 0.3), tol=1e-10)
+    np.testing.assert_allclose(b.primal["alpha"], a.primal["alpha"], atol=1e-12)
+    assert b.primal["b"] == pytest.approx(a.primal["b"], abs=1e-10)
