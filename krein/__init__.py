@@ -44,9 +44,9 @@ the accepted values):
     None, ``"balanced"`` or ``{label: weight}``: per-class bounds
     ``C_i = C * weight[y_i]`` as scikit-learn's SVC; ``"balanced"`` is
     ``n_samples / (n_classes * bincount(y))``.  Every classifier with a box bound
-    ``C`` takes it (the fitted weights are ``class_weight_``); RVC and
-    ConvexHullClassifier have no ``C``, hence no ``class_weight``; LPSVC and KSVC
-    do not take it yet; ESVC and SpectrumSVC take it with ``solver="libsvm"``.
+    ``C`` takes it (the fitted weights are ``class_weight_``; in LPSVC they scale
+    the slacks, in KSVC they bound alpha in problem (26)); RVC and
+    ConvexHullClassifier have no ``C``, hence no ``class_weight``.
 ``rho``
     Float > 0: the penalty ``rho ||K - K0||_F^2`` of the learned proxy kernel
     (IndefiniteSVM, PerturbSVM); large ``rho`` stays close to ``K0``.

@@ -16,8 +16,8 @@ from .base import BinaryModel, KernelClassifierBase, check_solver_name
 
 __all__ = ["KSVC"]
 
-#: With a CVXPY (interior-point) solver, ``alpha_i <= rtol * C`` is set to 0 (sparse
-#: support) and ``alpha_i >= (1 - rtol) * C`` counts as at the bound for the intercept.
+#: With a CVXPY (interior-point) solver, ``alpha_i <= rtol * C_i`` is set to 0 (sparse
+#: support) and ``alpha_i >= (1 - rtol) * C_i`` counts as at the bound for the intercept.
 _CVXPY_BOUND_RTOL = 1e-6
 
 #: Options of :func:`ksvm_active_set` the estimator sets itself.
@@ -62,6 +62,10 @@ class KSVC(KernelClassifierBase):
     kernel_params : dict, optional
         Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
         for the sigmoid).
+    class_weight : None, "balanced" or dict, default=None
+        Per-class box bounds ``0 <= alpha_i <= C_i = C * weight[y_i]`` in (26)
+        (scikit-learn SVC's meaning), for both solvers; tolerances are then
+        relative to each point's ``C_i``.
     tol : float in (0, 1)
         Active-set stopping tolerance on the KKT residual of (26) (relative to
         ``C``; :func:`krein.formulations.ksvm.ksvm_kkt_residual`).
@@ -80,7 +84,7 @@ class KSVC(KernelClassifierBase):
     ----------
     dual_coef_ : ndarray of shape (n_pairs, n_SV)
         ``y_i alpha_i`` on ``support_`` (as scikit-learn's SVC).
-    support_, intercept_, classes_, support_vectors_ :
+    support_, intercept_, classes_, support_vectors_, class_weight_ :
         As :class:`~krein.estimators.base.KernelClassifierBase`.
     n_iter_ : ndarray of shape (n_pairs,)
         Active-set iterations (or the CVXPY solver's iterations).
@@ -115,14 +119,13 @@ class KSVC(KernelClassifierBase):
         "solver": [SolverName(("active-set",))],
         "solver_options": [dict, None],
     }
-    # Algorithm 2 and the intercept rule of (26) are written for one box bound C
-    _parameter_constraints.pop("class_weight")
 
-    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, tol=1e-6, max_iter=None,
-                 solver="active-set", solver_options=None):
+    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-6,
+                 max_iter=None, solver="active-set", solver_options=None):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
+        self.class_weight = class_weight
         self.tol = tol
         self.max_iter = max_iter
         self.solver = solver
@@ -147,18 +150,19 @@ class KSVC(KernelClassifierBase):
         opts = dict(self.solver_options or {})
         if self._solver == "active-set":
             # K was checked (square, finite, symmetric) by the base class
-            sol = ksvm_active_set(K, y, self.C, tol=self.tol, max_iter=self.max_iter,
+            # C: a float, or per-sample bounds C_i (class_weight)
+            sol = ksvm_active_set(K, y, C, tol=self.tol, max_iter=self.max_iter,
                                   check_input=False, **opts)
             alpha = sol.primal["alpha"]
             b = sol.primal["b"]
             kkt = sol.certificate["kkt_residual"]
         else:
-            f = KSVMLeastSquares(K, y, C=self.C)
+            f = KSVMLeastSquares(K, y, C=C)
             sol = solve(f, self._solver, **opts)
-            alpha = np.clip(np.asarray(f.variables["alpha"].value, dtype=float), 0.0, self.C)
-            alpha[alpha <= _CVXPY_BOUND_RTOL * self.C] = 0.0
-            b = ksvm_intercept(K, y, alpha, self.C, bound_rtol=_CVXPY_BOUND_RTOL)
-            kkt = ksvm_kkt_residual(K, y, self.C, alpha)["residual"]
+            alpha = np.clip(np.asarray(f.variables["alpha"].value, dtype=float), 0.0, C)
+            alpha[alpha <= _CVXPY_BOUND_RTOL * C] = 0.0
+            b = ksvm_intercept(K, y, alpha, C, bound_rtol=_CVXPY_BOUND_RTOL)
+            kkt = ksvm_kkt_residual(K, y, C, alpha)["residual"]
         objective = float(np.sum((y * (K @ (y * alpha)) - 1.0) ** 2))
         info = {"n_iter": max(int(sol.iterations or 0), 1), "solution": sol, "alpha": alpha,
                 "objective": objective, "kkt_residual": kkt}

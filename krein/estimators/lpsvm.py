@@ -33,6 +33,9 @@ class LPSVC(KernelClassifierBase):
     kernel_params : dict, optional
         Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
         for the sigmoid).
+    class_weight : None, "balanced" or dict, default=None
+        Per-class slack weights ``C_i = C * weight[y_i]`` (scikit-learn SVC's
+        meaning; in the LP dual they are the box bounds ``0 <= alpha_i <= C_i``).
     solver : str
         Installed CVXPY solver ("CLARABEL" default; "SCS", "ECOS", "HIGHS"...;
         case-insensitive).
@@ -46,7 +49,7 @@ class LPSVC(KernelClassifierBase):
     ----------
     dual_coef_ : ndarray of shape (n_pairs, n_SV)
         Expansion coefficients ``c`` on ``support_`` (the "expansion vectors").
-    support_, intercept_, classes_, n_iter_ :
+    support_, intercept_, classes_, n_iter_, class_weight_ :
         See the base class.
     solutions_ : list of krein.solvers.Solution
         One per binary problem, with the LP duality gap.
@@ -63,14 +66,13 @@ class LPSVC(KernelClassifierBase):
         "solver_options": [dict, None],
         "sv_tol": [Interval(Real, 0, 1, closed="left")],
     }
-    # the LP has one slack weight C: no per-class weights (yet)
-    _parameter_constraints.pop("class_weight")
 
-    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, solver="CLARABEL",
-                 solver_options=None, sv_tol=1e-8):
+    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
+                 solver="CLARABEL", solver_options=None, sv_tol=1e-8):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
+        self.class_weight = class_weight
         self.solver = solver
         self.solver_options = solver_options
         self.sv_tol = sv_tol

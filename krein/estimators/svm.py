@@ -27,17 +27,11 @@ __all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
 _LIBSVM_OR_CVXPY = [SolverName(("libsvm",))]
 
 
-def _check_cvxpy_class_weight(est):
-    """Per-sample box bounds reach libsvm only (the CVXPY formulations take a scalar C)."""
-    if est.class_weight is not None and est._solver != "libsvm":
-        raise ValueError(f"class_weight needs solver='libsvm' in {type(est).__name__} (the "
-                         f"CVXPY formulations have one box bound C); got solver={est.solver!r}")
-
-
 def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=None):
     """Solve the C-SVM dual on a PSD-by-construction kernel; return (u, b, info).
 
-    ``C`` is a float or (libsvm only) per-sample bounds of shape ``(n,)``."""
+    ``C`` is a float or per-sample bounds of shape ``(n,)`` (``class_weight``; libsvm
+    and the CVXPY dual :class:`~krein.formulations.svm.SVMDual` both take them)."""
     if solver == "libsvm":
         u, b, n_iter = libsvm_binary(K_psd, y, C, tol=tol, max_iter=max_iter)
         return u, b, {"n_iter": n_iter, "solver": "libsvm"}
@@ -88,7 +82,8 @@ class ESVC(KernelClassifierBase):
         for the sigmoid).
     class_weight : None, "balanced" or dict {label: weight}
         Per-class box bounds ``C * weight`` as scikit-learn's SVC (see
-        :class:`~krein.estimators.base.KernelClassifierBase`); needs ``solver="libsvm"``.
+        :class:`~krein.estimators.base.KernelClassifierBase`), with libsvm or a
+        CVXPY solver (dual or primal formulation).
     n_components : int, optional
         ESVM-L: number of eigenpairs kept.
     energy : float in (0, 1], optional
@@ -129,7 +124,7 @@ class ESVC(KernelClassifierBase):
     ------
     ValueError
         See :meth:`fit`; also for ``formulation="primal"`` with libsvm, both
-        ``n_components`` and ``energy``, or ``class_weight`` with a CVXPY solver.
+        ``n_components`` and ``energy``.
 
     References
     ----------
@@ -170,7 +165,6 @@ class ESVC(KernelClassifierBase):
                              "libsvm solves the dual")
         if self.n_components is not None and self.energy is not None:
             raise ValueError("give at most one of n_components and energy")
-        _check_cvxpy_class_weight(self)
 
     def _fit_binary(self, K, y, idx, C):
         n_comp = self.n_components
@@ -279,7 +273,7 @@ default="flip"
         Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
         for the sigmoid).
     class_weight : None, "balanced" or dict {label: weight}
-        As in :class:`ESVC` (needs ``solver="libsvm"``).
+        As in :class:`ESVC` (libsvm or a CVXPY solver).
     eps : float >= 0
         Threshold of mds/pseudo.
     shift : float, optional
@@ -341,7 +335,6 @@ default="flip"
         check_correction(self.correction, self.out_of_sample)
         correct_eigenvalues(np.zeros(1), self.correction, **self._gparams())  # validates eps/shift
         self._solver = check_solver_name(self.solver)
-        _check_cvxpy_class_weight(self)
 
     def _gparams(self):
         p = {"eps": self.eps}

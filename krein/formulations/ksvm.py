@@ -8,7 +8,9 @@ replaces "stabilize ``J(alpha) = alpha'G alpha / 2 - 1'alpha``" (eq. 24) by
     minimize    ||G alpha - 1||^2
     subject to  y'alpha = 0,  0 <= alpha <= C                          (26)
 
-which is a convex (least-squares) QP whatever the sign of ``K``: its Hessian is
+(with ``class_weight`` the box is per sample, ``0 <= alpha_i <= C_i``; everything
+below holds with ``C`` read as ``C_i`` componentwise), which is a convex
+(least-squares) QP whatever the sign of ``K``: its Hessian is
 ``2 G'G = 2 G^2``.  When ``G`` is singular the minimizer need not be unique; the
 optimal VALUE is.
 
@@ -35,7 +37,36 @@ from .._validation import check_positive
 from .base import Formulation
 from .svm import _check_y
 
-__all__ = ["KSVMLeastSquares", "ksvm_gram", "ksvm_kkt_residual", "best_multiplier"]
+__all__ = ["KSVMLeastSquares", "ksvm_gram", "ksvm_kkt_residual", "best_multiplier", "check_box"]
+
+
+def check_box(C, n):
+    """Checked box bound of (26): a float ``C > 0``, or per-sample bounds ``C_i > 0``.
+
+    Parameters
+    ----------
+    C : float or array-like of shape (n,)
+        One bound, or one per point (``class_weight``: ``C_i = C * w[y_i]``).
+    n : int
+        Number of points.
+
+    Returns
+    -------
+    float or ndarray of shape (n,)
+        ``C`` as a float, or as a float array.
+
+    Raises
+    ------
+    ValueError
+        ``C <= 0``, NaN/inf, or an array of the wrong shape.
+    """
+    if np.ndim(C) == 0:
+        return check_positive(C, "C")
+    C = np.asarray(C, dtype=float)
+    if C.shape != (n,) or not np.all(np.isfinite(C) & (C > 0)):
+        raise ValueError(f"C must be a positive finite number or shape ({n},) array; "
+                         f"got shape {C.shape}")
+    return C
 
 
 def ksvm_gram(K, y):
@@ -79,8 +110,8 @@ def best_multiplier(alpha, grad, y, C, hdiag):
         Gradient ``2 G (G alpha - 1)`` of the objective of (26).
     y : ndarray of shape (n,) in {-1, +1}
         Labels.
-    C : float
-        Box bound.
+    C : float or ndarray of shape (n,)
+        Box bound, or per-sample bounds.
     hdiag : ndarray of shape (n,)
         Positive scaling (the Hessian diagonal ``2 (G^2)_ii``).
 
@@ -113,7 +144,9 @@ def best_multiplier(alpha, grad, y, C, hdiag):
 def ksvm_kkt_residual(K, y, C, alpha, lam=None, *, G=None):
     """KKT residuals of problem (26) at ``alpha`` (exact conditions, module docstring).
 
-    Two numbers, both relative to the box size ``C`` (dimensionless):
+    Two numbers, both relative to the box size ``C`` (dimensionless; with
+    per-sample bounds each component is relative to its own ``C_i`` and
+    ``|y'alpha|`` to ``max C_i``):
 
     * ``primal = max(|y'alpha|, max(-alpha), max(alpha - C)) / C``;
     * ``stationarity = max_i |alpha_i - clip(alpha_i - (grad_i + lambda y_i) / h_i,
@@ -135,8 +168,8 @@ def ksvm_kkt_residual(K, y, C, alpha, lam=None, *, G=None):
         Symmetric kernel matrix (any signature).
     y : ndarray of shape (n,) in {-1, +1}
         Labels.
-    C : float > 0
-        Box bound.
+    C : float > 0 or ndarray of shape (n,)
+        Box bound, or per-sample bounds ``C_i`` (``class_weight``).
     alpha : ndarray of shape (n,)
         The point to certify.
     lam : float, optional
@@ -154,7 +187,7 @@ def ksvm_kkt_residual(K, y, C, alpha, lam=None, *, G=None):
     Raises
     ------
     ValueError
-        On shape mismatch or NaN/inf.
+        On shape mismatch, NaN/inf or a bad ``C``.
     """
     y = np.asarray(y, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
@@ -167,15 +200,21 @@ def ksvm_kkt_residual(K, y, C, alpha, lam=None, *, G=None):
         raise ValueError(f"alpha must have shape {y.shape}; got {alpha.shape}")
     if not (np.all(np.isfinite(alpha)) and np.all(np.isfinite(G))):
         raise ValueError("alpha or K contains NaN or inf")
-    C = check_positive(C, "C")
+    C = check_box(C, y.size)
     r = G @ alpha - 1.0
     grad = 2.0 * (G @ r)
     hdiag = 2.0 * np.einsum("ij,ij->j", G, G)
     hdiag = np.maximum(hdiag, np.finfo(float).tiny)
     if lam is None:
         lam = best_multiplier(alpha, grad, y, C, hdiag)
-    stat = float(np.max(np.abs(_natural_residual(alpha, (grad + lam * y) / hdiag, C)))) / C
-    primal = max(abs(float(y @ alpha)), float(np.max(-alpha)), float(np.max(alpha - C)), 0.0) / C
+    if np.ndim(C) == 0:
+        stat = float(np.max(np.abs(_natural_residual(alpha, (grad + lam * y) / hdiag, C)))) / C
+        primal = max(abs(float(y @ alpha)), float(np.max(-alpha)), float(np.max(alpha - C)),
+                     0.0) / C
+    else:
+        stat = float(np.max(np.abs(_natural_residual(alpha, (grad + lam * y) / hdiag, C)) / C))
+        primal = max(abs(float(y @ alpha)) / float(C.max()), float(np.max(-alpha / C)),
+                     float(np.max((alpha - C) / C)), 0.0)
     return {"primal": primal, "stationarity": stat, "residual": max(primal, stat),
             "lam": float(lam), "objective": float(r @ r)}
 
@@ -194,8 +233,9 @@ class KSVMLeastSquares(Formulation):
         Symmetric kernel matrix, possibly indefinite.
     y : array of shape (n,)
         Labels in {-1, +1}.
-    C : float > 0
-        Box constraint ``alpha <= C`` (a cvxpy Parameter: re-solves are DPP).
+    C : float > 0 or array of shape (n,)
+        Box constraint ``alpha <= C`` (a cvxpy Parameter: re-solves are DPP), or
+        per-sample bounds ``alpha_i <= C_i`` (``class_weight``; still DPP).
 
     Attributes
     ----------
@@ -224,7 +264,7 @@ class KSVMLeastSquares(Formulation):
         from .._validation import check_square_kernel
 
         y = _check_y(y)
-        check_positive(C, "C")
+        C = check_box(C, y.size)
         K = check_square_kernel(K, "K")
         if K.shape[0] != y.size:
             raise ValueError(f"K must have shape ({y.size}, {y.size}); got {K.shape}")
@@ -232,7 +272,8 @@ class KSVMLeastSquares(Formulation):
         self.G = ksvm_gram(K, y)
         n = y.size
         alpha = cp.Variable(n, name="alpha")
-        Cp = cp.Parameter(nonneg=True, name="C", value=float(C))
+        Cp = (cp.Parameter(nonneg=True, name="C", value=C) if np.ndim(C) == 0
+              else cp.Parameter(n, nonneg=True, name="C", value=C))
         cons = {"equality": y @ alpha == 0, "lower": alpha >= 0, "upper": alpha <= Cp}
         problem = cp.Problem(cp.Minimize(cp.sum_squares(self.G @ alpha - 1.0)), list(cons.values()))
         super().__init__(problem, {"C": Cp}, {"alpha": alpha}, cons)
@@ -251,7 +292,8 @@ class KSVMLeastSquares(Formulation):
             ``kkt_residual`` (:func:`ksvm_kkt_residual` with the best multiplier)
             and ``objective``.
         """
-        C = float(self.parameters["C"].value)
+        C = self.parameters["C"].value
+        C = float(C) if np.ndim(C) == 0 else np.asarray(C, dtype=float)
         alpha = np.asarray(self.variables["alpha"].value, dtype=float)
         kkt = ksvm_kkt_residual(None, self.y, C, alpha, G=self.G)
         out = {"primal_residual": kkt["primal"], "kkt_residual": kkt["residual"],

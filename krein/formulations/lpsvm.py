@@ -3,13 +3,16 @@
 With expansion ``f(x) = sum_j c_j k(x, x_j) + b`` the kernel may be indefinite
 (it only enters linear constraints)::
 
-    minimize    ||c||_1 + C sum(xi)
+    minimize    ||c||_1 + sum_i C_i xi_i
     subject to  y_i (K_i c + b) >= 1 - xi_i,  xi >= 0
 
 Its LP dual (derived from the Lagrangian, used as the certificate)::
 
     maximize    1'alpha
-    subject to  ||K' (y * alpha)||_inf <= 1,  y'alpha = 0,  0 <= alpha <= C
+    subject to  ||K' (y * alpha)||_inf <= 1,  y'alpha = 0,  0 <= alpha_i <= C_i
+
+``C_i = C`` for one scalar ``C``; a vector of per-sample weights ``C_i`` comes
+from ``class_weight`` (``C_i = C * w[y_i]``).
 """
 
 from __future__ import annotations
@@ -55,8 +58,10 @@ class LPSVM(Formulation):
         (columns; usually the same training points, ``m = n``).
     y : array of shape (n,)
         Labels in {-1, +1}.
-    C : float > 0
-        Weight of the slacks (a cvxpy Parameter: re-solves are DPP).
+    C : float > 0, or array of shape (n,) of floats > 0
+        Weight of the slacks (a cvxpy Parameter: re-solves are DPP), or one
+        weight per training point (``class_weight``: ``C_i = C * w[y_i]``; the
+        objective is then ``||c||_1 + C' xi``, still DPP).
 
     Attributes
     ----------
@@ -67,7 +72,8 @@ class LPSVM(Formulation):
     Raises
     ------
     ValueError
-        On bad shapes, NaN/inf, labels or ``C <= 0``.
+        On bad shapes, NaN/inf, labels, ``C <= 0`` or a per-sample ``C`` of the
+        wrong shape.
 
     References
     ----------
@@ -79,21 +85,30 @@ class LPSVM(Formulation):
     problem_class = "LP"
 
     def __init__(self, K, y, C=1.0):
-        K, y = check_margin_problem(K, y, C)
+        per_sample = np.ndim(C) > 0     # one slack weight per sample (class weights)
+        K, y = check_margin_problem(K, y, 1.0 if per_sample else C)
         self.K, self.y = K, y
         n, m = K.shape
         c = cp.Variable(m, name="c")
         b = cp.Variable(name="b")
         xi = cp.Variable(n, name="xi")
-        Cp = cp.Parameter(nonneg=True, name="C", value=float(C))
+        if per_sample:
+            C = np.asarray(C, dtype=float)
+            if C.shape != (n,) or not np.all(np.isfinite(C) & (C > 0)):
+                raise ValueError(f"C must be a positive finite number or shape ({n},) array")
+            Cp = cp.Parameter(n, nonneg=True, name="C", value=C)
+            slack_cost = Cp @ xi
+        else:
+            Cp = cp.Parameter(nonneg=True, name="C", value=float(C))
+            slack_cost = Cp * cp.sum(xi)
         cons = {"margin": cp.multiply(y, K @ c + b) >= 1 - xi, "slack": xi >= 0}
-        problem = cp.Problem(cp.Minimize(cp.norm1(c) + Cp * cp.sum(xi)), list(cons.values()))
+        problem = cp.Problem(cp.Minimize(cp.norm1(c) + slack_cost), list(cons.values()))
         super().__init__(problem, {"C": Cp}, {"c": c, "b": b, "xi": xi}, cons)
 
     def certificate(self):
         """Primal residual, LP-dual residual and gap ``P(c, b) - 1'alpha``.
 
-        The dual point is the margin multipliers ``alpha`` clipped to ``[0, C]``;
+        The dual point is the margin multipliers ``alpha`` clipped to ``[0, C_i]``;
         the LP dual requires ``||K'(y * alpha)||_inf <= 1`` and ``y'alpha = 0``.
 
         Returns
@@ -103,13 +118,13 @@ class LPSVM(Formulation):
             solve gives duals), plus ``primal_objective`` and ``dual_objective``
             when the duals are known.
         """
-        C = float(self.parameters["C"].value)
+        C = np.asarray(self.parameters["C"].value, dtype=float)   # scalar or (n,)
         c = np.asarray(self.variables["c"].value, dtype=float)
         b = float(self.variables["b"].value)
         xi = np.asarray(self.variables["xi"].value, dtype=float)
         f = self.K @ c + b
         primal_res = float(max(np.max(1.0 - xi - self.y * f, initial=0.0), np.max(-xi, initial=0.0)))
-        P = float(np.abs(c).sum() + C * np.maximum(0.0, 1.0 - self.y * f).sum())
+        P = float(np.abs(c).sum() + np.sum(C * np.maximum(0.0, 1.0 - self.y * f)))
         dual = self.constraints["margin"].dual_value
         if dual is None:
             return {"primal_residual": primal_res, "dual_residual": float("nan"), "gap": float("nan")}

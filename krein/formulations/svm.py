@@ -110,10 +110,28 @@ def _check_y(y):
     return y
 
 
-def optimal_intercept(f, y, C=1.0):
-    """The bias minimizing the hinge loss for fixed decision values.
+def _C_parameter(C, n):
+    """``cvxpy.Parameter`` for a box bound: scalar ``C``, or one bound per sample
+    (``class_weight``: ``C_i = C * w[y_i]``, shape ``(n,)``); both DPP."""
+    if np.ndim(C) == 0:
+        return cp.Parameter(nonneg=True, name="C", value=check_positive(C, "C"))
+    C = np.asarray(C, dtype=float)
+    if C.shape != (n,) or not np.all(np.isfinite(C) & (C > 0)):
+        raise ValueError(f"C must be a positive finite number or shape ({n},) array; "
+                         f"got shape {C.shape}")
+    return cp.Parameter(n, nonneg=True, name="C", value=C)
 
-    Minimizes ``H(b) = sum_i max(0, 1 - y_i (f_i + b))`` exactly (a convex
+
+def _C_value(param):
+    """The value of a ``C`` parameter: a float, or an ndarray of per-sample bounds."""
+    v = param.value
+    return float(v) if np.ndim(v) == 0 else np.asarray(v, dtype=float)
+
+
+def optimal_intercept(f, y, C=1.0):
+    """The bias minimizing the (weighted) hinge loss for fixed decision values.
+
+    Minimizes ``H(b) = sum_i C_i max(0, 1 - y_i (f_i + b))`` exactly (a convex
     piecewise-linear function: its minimum is at a breakpoint ``b = y_i - f_i``);
     when the minimizers form an interval, its midpoint is returned (the choice
     libsvm makes when no alpha is free).
@@ -124,8 +142,10 @@ def optimal_intercept(f, y, C=1.0):
         Decision values without bias, ``(K u)_i``.
     y : array of shape (n,)
         Labels in {-1, +1}.
-    C : float
-        Unused scale (kept for symmetry with the primal objective).
+    C : float or array of shape (n,)
+        Slack weights: a scalar does not change the minimizer (kept for symmetry
+        with the primal objective); per-sample weights ``C_i`` (``class_weight``)
+        do.
 
     Returns
     -------
@@ -134,35 +154,48 @@ def optimal_intercept(f, y, C=1.0):
     """
     f = np.asarray(f, dtype=float)
     y = np.asarray(y, dtype=float)
-    t = np.sort(1.0 - f[y > 0])   # positive class: max(0, t_i - b)
-    s = np.sort(-1.0 - f[y < 0])  # negative class: max(0, b - s_i)
-    ct = np.r_[0.0, np.cumsum(t)]
-    cs = np.r_[0.0, np.cumsum(s)]
+    if np.ndim(C) == 0:
+        wgt = np.ones_like(f)
+    else:
+        wgt = np.broadcast_to(np.asarray(C, dtype=float), f.shape)
+    pos, neg = y > 0, y < 0
+    ot = np.argsort(1.0 - f[pos])
+    t = (1.0 - f[pos])[ot]        # positive class: w_i max(0, t_i - b)
+    wt = wgt[pos][ot]
+    os_ = np.argsort(-1.0 - f[neg])
+    s = (-1.0 - f[neg])[os_]      # negative class: w_i max(0, b - s_i)
+    ws = wgt[neg][os_]
+    ct = np.r_[0.0, np.cumsum(wt * t)]
+    cwt = np.r_[0.0, np.cumsum(wt)]
+    cs = np.r_[0.0, np.cumsum(ws * s)]
+    cws = np.r_[0.0, np.cumsum(ws)]
     cand = np.unique(np.r_[t, s])
 
     def hinge(b):
         i = np.searchsorted(t, b, side="right")  # t[:i] <= b
-        pos = (ct[-1] - ct[i]) - (t.size - i) * b
+        pos = (ct[-1] - ct[i]) - (cwt[-1] - cwt[i]) * b
         j = np.searchsorted(s, b, side="left")  # s[:j] < b
-        neg = j * b - cs[j]
+        neg = cws[j] * b - cs[j]
         return pos + neg
 
     H = hinge(cand)
     hmin = H.min()
-    tol = 1e-12 * max(1.0, abs(hmin)) + 1e-12 * cand.size
+    tol = 1e-12 * max(1.0, abs(hmin)) + 1e-12 * cand.size * float(wgt.max(initial=1.0))
     arg = cand[H <= hmin + tol]
     return float(0.5 * (arg.min() + arg.max()))
 
 
 def _svm_certificate(alpha, y, C, Ku, uKu):
-    """Primal/dual residuals and duality gap of the C-SVM at a dual point alpha."""
+    """Primal/dual residuals and duality gap of the C-SVM at a dual point alpha.
+
+    ``C`` is a float or one bound per sample (``class_weight``)."""
     u = y * alpha
     primal_res = max(abs(float(y @ alpha)), float(np.max(-alpha, initial=0.0)),
                      float(np.max(alpha - C, initial=0.0)))
     b = optimal_intercept(Ku, y, C)
     margins = y * (Ku + b)
     dual_obj = float(alpha.sum() - 0.5 * uKu)
-    primal_obj = float(0.5 * uKu + C * np.maximum(0.0, 1.0 - margins).sum())
+    primal_obj = float(0.5 * uKu + np.sum(C * np.maximum(0.0, 1.0 - margins)))
     # scaled complementarity: alpha_i > 0 needs margin <= 1, alpha_i < C needs margin >= 1
     a = np.clip(alpha / C, 0.0, 1.0)
     kkt = np.maximum(a * np.maximum(0.0, margins - 1.0), (1.0 - a) * np.maximum(0.0, 1.0 - margins))
@@ -189,8 +222,9 @@ class SVMDual(Formulation):
     L : array of shape (n, r), optional
         Factor with ``K = L L'`` (PSD by construction).  Give ``K`` or ``L``
         (or both, consistent).
-    C : float > 0
-        Initial value of the ``C`` parameter.
+    C : float > 0, or array of shape (n,) of floats > 0
+        Initial value of the ``C`` parameter: one box bound, or one per sample
+        (``class_weight``: ``0 <= alpha_i <= C_i``).
     form : {"quad_form", "factor"}
         ``quad_form(alpha, Y K Y)`` or ``sum_squares((L' Y) alpha)``; see the
         module docstring and :func:`preferred_form`.
@@ -221,7 +255,7 @@ class SVMDual(Formulation):
     def __init__(self, y, K=None, L=None, C=1.0, form="quad_form", psd_checked=False):
         y = _check_y(y)
         n = y.size
-        check_positive(C, "C")
+        Cp = _C_parameter(C, n)
         if K is None and L is None:
             raise ValueError("give the PSD kernel K or a factor L (K = L L')")
         if form not in ("quad_form", "factor"):
@@ -244,7 +278,6 @@ class SVMDual(Formulation):
             L = psd_factor(K) if not psd_checked else _factor_trusted(K)
         self.y, self.K, self.L, self.form = y, K, L, form
         alpha = cp.Variable(n, name="alpha")
-        Cp = cp.Parameter(nonneg=True, name="C", value=float(C))
         if form == "quad_form":
             G = (y[:, None] * K) * y[None, :]
             quad = cp.quad_form(alpha, cp.psd_wrap(G))
@@ -277,12 +310,12 @@ class SVMDual(Formulation):
         alpha = np.asarray(self.variables["alpha"].value, dtype=float)
         u = self.y * alpha
         Ku = self._Ku(u)
-        return _svm_certificate(alpha, self.y, float(self.parameters["C"].value), Ku, float(u @ Ku))
+        return _svm_certificate(alpha, self.y, _C_value(self.parameters["C"]), Ku, float(u @ Ku))
 
     def coefficients(self, sv_tol=1e-7):
         """``(u, b)``: expansion coefficients ``y * alpha`` and the hinge-optimal bias.
 
-        ``alpha`` is clipped to ``[0, C]`` and entries below ``sv_tol * C`` are set
+        ``alpha`` is clipped to ``[0, C_i]`` and entries below ``sv_tol * C_i`` are set
         to zero: interior-point and first-order solvers return tiny positive
         values instead of exact zeros, which would otherwise all count as
         support vectors.
@@ -299,11 +332,11 @@ class SVMDual(Formulation):
         b : float
             The bias of :func:`optimal_intercept`.
         """
-        C = float(self.parameters["C"].value)
+        C = _C_value(self.parameters["C"])
         alpha = np.clip(np.asarray(self.variables["alpha"].value, dtype=float), 0.0, C)
         alpha[alpha <= sv_tol * C] = 0.0
         u = self.y * alpha
-        return u, optimal_intercept(self._Ku(u), self.y)
+        return u, optimal_intercept(self._Ku(u), self.y, C)
 
 
 def _factor_trusted(K):
@@ -321,8 +354,9 @@ class SVMPrimal(Formulation):
         Labels in {-1, +1}.
     L : array of shape (n, r)
         Feature map of the training points, e.g. ``V |lam|^(1/2)``.
-    C : float > 0
-        Weight of the slacks (a cvxpy Parameter: re-solves are DPP).
+    C : float > 0, or array of shape (n,) of floats > 0
+        Weight of the slacks (a cvxpy Parameter: re-solves are DPP), or one
+        weight per sample (``class_weight``: slack cost ``C' xi``, still DPP).
 
     Attributes
     ----------
@@ -342,7 +376,7 @@ class SVMPrimal(Formulation):
     def __init__(self, y, L, C=1.0):
         y = _check_y(y)
         n = y.size
-        check_positive(C, "C")
+        Cp = _C_parameter(C, n)
         L = np.asarray(L, dtype=float)
         if L.ndim != 2 or L.shape[0] != n or not np.all(np.isfinite(L)):
             raise ValueError(f"L must be a finite (n, r) = ({n}, r) array; got shape {np.shape(L)}")
@@ -350,9 +384,9 @@ class SVMPrimal(Formulation):
         w = cp.Variable(L.shape[1], name="w")
         b = cp.Variable(name="b")
         xi = cp.Variable(n, name="xi")
-        Cp = cp.Parameter(nonneg=True, name="C", value=float(C))
+        slack_cost = Cp * cp.sum(xi) if Cp.ndim == 0 else Cp @ xi
         cons = {"margin": cp.multiply(y, L @ w + b) >= 1 - xi, "slack": xi >= 0}
-        problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + Cp * cp.sum(xi)), list(cons.values()))
+        problem = cp.Problem(cp.Minimize(0.5 * cp.sum_squares(w) + slack_cost), list(cons.values()))
         super().__init__(problem, {"C": Cp}, {"w": w, "b": b, "xi": xi}, cons)
 
     def certificate(self):
@@ -360,7 +394,7 @@ class SVMPrimal(Formulation):
 
         The gap is the primal objective at ``(w, b)`` with the exact hinge slack
         minus the dual objective at ``alpha`` = the margin constraint's dual
-        value clipped to ``[0, C]``.
+        value clipped to ``[0, C_i]``.
 
         Returns
         -------
@@ -368,14 +402,14 @@ class SVMPrimal(Formulation):
             ``primal_residual``, ``dual_residual`` and ``gap`` (NaN before a
             solve gives duals), plus the objectives when the duals are known.
         """
-        C = float(self.parameters["C"].value)
+        C = _C_value(self.parameters["C"])
         w = np.asarray(self.variables["w"].value, dtype=float)
         b = float(self.variables["b"].value)
         xi = np.asarray(self.variables["xi"].value, dtype=float)
         f = self.L @ w + b
         viol = np.maximum(0.0, 1.0 - xi - self.y * f)
         primal_res = float(max(viol.max(initial=0.0), np.max(-xi, initial=0.0)))
-        P = 0.5 * float(w @ w) + C * float(np.maximum(0.0, 1.0 - self.y * f).sum())
+        P = 0.5 * float(w @ w) + float(np.sum(C * np.maximum(0.0, 1.0 - self.y * f)))
         dual = self.constraints["margin"].dual_value
         if dual is None:
             return {"primal_residual": primal_res, "dual_residual": float("nan"), "gap": float("nan")}

@@ -102,8 +102,9 @@ import pandas as pd
 import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 
-from .._validation import check_positive, check_square_kernel
-from ..formulations.ksvm import _natural_residual, best_multiplier, ksvm_gram, ksvm_kkt_residual
+from .._validation import check_square_kernel
+from ..formulations.ksvm import (_natural_residual, best_multiplier, check_box, ksvm_gram,
+                                 ksvm_kkt_residual)
 from ..formulations.svm import _check_y, optimal_intercept
 from .core import Solution
 
@@ -140,10 +141,10 @@ def ksvm_intercept(K, y, alpha, C, bound_rtol=0.0):
         Labels.
     alpha : ndarray of shape (n,)
         Dual variables of problem (26), ``0 <= alpha <= C``.
-    C : float > 0
-        Box bound.
+    C : float > 0 or ndarray of shape (n,)
+        Box bound, or per-sample bounds ``C_i`` (``class_weight``).
     bound_rtol : float >= 0
-        A point is free when ``bound_rtol * C < alpha_i < (1 - bound_rtol) * C``
+        A point is free when ``bound_rtol * C_i < alpha_i < (1 - bound_rtol) * C_i``
         (0 for the exact sets of the active-set method; a small value for the
         inexact bounds of interior-point solvers).
 
@@ -151,7 +152,7 @@ def ksvm_intercept(K, y, alpha, C, bound_rtol=0.0):
     -------
     float
         ``mean(y_i - f_0(x_i))`` over the free points; without free points the
-        hinge-loss minimizing bias.
+        hinge-loss minimizing bias (weighted by ``C_i`` for per-sample bounds).
     """
     y = np.asarray(y, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
@@ -181,8 +182,9 @@ def _check_options(tol, max_iter, rcond, block, n):
 def _fresh_free_solution(G, y, C, w, at_C):
     """Solve the free-set problem from scratch (bordered KKT system, for ``verify``)."""
     A = G[:, w]
-    c = 1.0 - C * G[:, at_C].sum(axis=1)
-    d = -C * float(y[at_C].sum())
+    Cc = np.broadcast_to(C, y.shape)[at_C]
+    c = 1.0 - G[:, at_C] @ Cc
+    d = -float(y[at_C] @ Cc)
     m = len(w)
     M = np.zeros((m + 1, m + 1))
     M[:m, :m] = 2.0 * (A.T @ A)
@@ -205,8 +207,10 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
         Symmetric kernel matrix (any signature).
     y : array of shape (n,)
         Labels in {-1, +1}, both present.
-    C : float > 0
-        Box bound.
+    C : float > 0 or array of shape (n,)
+        Box bound, or one bound per point ``0 <= alpha_i <= C_i`` (``class_weight``);
+        ``I_C`` is then the set of points at their own bound, and tolerances are
+        relative to each point's ``C_i``.
     tol : float in (0, 1)
         Stop when no point of ``I_0`` / ``I_C`` violates its sign condition by
         more than ``tol``, measured as in
@@ -280,8 +284,9 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
         K = np.asarray(K, dtype=float)
     if K.shape[0] != y.size:
         raise ValueError(f"K must have shape ({y.size}, {y.size}) to match y; got {K.shape}")
-    C = check_positive(C, "C")
     n = y.size
+    C = check_box(C, n)
+    vec = np.ndim(C) > 0                      # per-sample bounds C_i (class_weight)
     tol, max_iter, rcond, block = _check_options(tol, max_iter, rcond, block, n)
 
     G = ksvm_gram(K, y)
@@ -311,24 +316,30 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
     viol = np.maximum(-s, 0.0)
     converged = False
     it = 0
-    if np.max(viol) / C <= tol:
+    if np.max(viol / C) <= tol:
         converged = True
         rows.append(_row(0, "optimal", -1, 0.0, 0, 0, False, float(r @ r), lam,
-                         float(np.max(viol)) / C, time.perf_counter() - t0, verify))
+                         float(np.max(viol / C)), time.perf_counter() - t0, verify))
     else:
         j = int(np.argmax(viol))
         w.append(j)
         status[j] = 1
         H.ensure(j, viol)
         rows.append(_row(0, "start", j, 0.0, 1, 0, False, float(r @ r), lam,
-                         float(np.max(viol)) / C, time.perf_counter() - t0, verify))
+                         float(np.max(viol / C)), time.perf_counter() - t0, verify))
 
     stalled = False
     while not (converged or stalled) and it < max_iter:
         it += 1
         m = len(w)
-        d = -C * sum_yC
         widx = np.array(w, dtype=np.intp)
+        if vec:
+            at = status == 2
+            d = -float(y[at] @ C[at])
+            Cw = C[widx]
+        else:
+            d = -C * sum_yC
+            Cw = C
         # ---- 1. free-set solution (28, exact form) from the maintained QR
         if m:
             p = w[0]
@@ -343,19 +354,19 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
         diff = float("nan")
         if verify and m:
             fresh = _fresh_free_solution(G, y, C, widx, np.flatnonzero(status == 2))
-            diff = float(np.max(np.abs(alpha_hat - fresh))) / C
+            diff = float(np.max(np.abs(alpha_hat - fresh) / Cw))
         # ---- 2. step towards it, stopping at the first bound
         cur = alpha[widx]
         delta = alpha_hat - cur
         ratio = np.full(m, np.inf)
         dn, up = delta < 0, delta > 0
         ratio[dn] = cur[dn] / -delta[dn]
-        ratio[up] = (C - cur[up]) / delta[up]
+        ratio[up] = ((Cw[up] if vec else C) - cur[up]) / delta[up]
         step, k_pos = 1.0, None
         if m and np.min(ratio) < 1.0:
             k_pos = int(np.argmin(ratio))
             step = max(float(ratio[k_pos]), 0.0)
-            alpha[widx] = np.clip(cur + step * delta, 0.0, C)
+            alpha[widx] = np.clip(cur + step * delta, 0.0, Cw)
         else:
             alpha[widx] = alpha_hat
         action, moved, pivot_changed = None, -1, False
@@ -363,11 +374,12 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
             k = w[k_pos]
             moved = k
             to_C = delta[k_pos] > 0
-            alpha[k] = C if to_C else 0.0
+            Ck = C[k] if vec else C
+            alpha[k] = Ck if to_C else 0.0
             status[k] = 2 if to_C else 0
             if to_C:
-                zC += C * G[:, k]
-                gC += (2.0 * C) * H.columns([k])[:, 0]
+                zC += Ck * G[:, k]
+                gC += (2.0 * Ck) * H.columns([k])[:, 0]
                 sum_yC += int(y[k])
                 stale += 1
             action = "drop to I_C" if to_C else "drop to I_0"
@@ -382,22 +394,23 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
         else:
             lam = best_multiplier(alpha, g, y, C, h)
         s = (g + lam * y) / h
-        kkt = float(np.max(np.abs(_natural_residual(alpha, s, C)))) / C
+        kkt = float(np.max(np.abs(_natural_residual(alpha, s, C)) / C))
         if action is None:
             # ---- 3. sign conditions on I_0 (29) and I_C (30), exact form
             viol = np.where(status == 0, np.maximum(-s, 0.0),
-                            np.where(status == 2, np.maximum(s, 0.0), 0.0))
+                            np.where(status == 2, np.maximum(s, 0.0), 0.0)) / C
             worst = float(np.max(viol))
             if blocked:
                 viol[list(blocked)] = 0.0
             j = int(np.argmax(viol))
-            if viol[j] / C <= tol:
+            if viol[j] <= tol:
                 if stale:
-                    zC = C * G[:, status == 2].sum(axis=1)
+                    at = status == 2
+                    zC = G[:, at] @ C[at] if vec else C * G[:, at].sum(axis=1)
                     gC = 2.0 * (G @ zC)
                     stale = 0
                     action = "refresh"
-                elif worst / C > tol:
+                elif worst > tol:
                     action, stalled = "stalled", True
                 else:
                     action, converged = "optimal", True
@@ -409,8 +422,9 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
                     status[j] = 1
                     H.ensure(j, viol)
                     if from_C:
-                        zC -= C * G[:, j]
-                        gC -= (2.0 * C) * H.columns([j])[:, 0]
+                        Cj = C[j] if vec else C
+                        zC -= Cj * G[:, j]
+                        gC -= (2.0 * Cj) * H.columns([j])[:, 0]
                         sum_yC -= int(y[j])
                         stale += 1
                     blocked.clear()
