@@ -17,10 +17,6 @@ Models: scikit-learn's ``sklearn/tests/test_docstrings.py`` and skglm's
 Each object is checked by :func:`numpydoc.validate.validate` against the error
 codes of :data:`CHECKED_ERRORS` and by a small AST check: a function or method
 whose own body contains a ``raise`` statement must have a ``Raises`` section.
-
-Objects of modules that other branches are moving or renaming right now are in
-the temporary :data:`PENDING` set and xfail (strictly: once fixed they must
-leave the set).  ``PENDING`` is to be emptied once those branches have merged.
 """
 
 from __future__ import annotations
@@ -84,27 +80,6 @@ EXCLUDED_OBJECTS = {
     # none so far
 }
 
-#: Temporary: objects of modules another branch is editing right now
-#: (krein/experiment/report.py, krein/experiment/figures.py).  They xfail until
-#: that branch merges; then their docstrings are fixed and this set is emptied.
-PENDING: frozenset[str] = frozenset({
-    # krein/experiment/figures.py (6)
-    "krein.experiment.figures.make_figures",
-    "krein.experiment.figures.plot_accuracy",
-    "krein.experiment.figures.plot_accuracy_vs_eigenvalue",
-    "krein.experiment.figures.plot_convergence",
-    "krein.experiment.figures.plot_results",
-    "krein.experiment.figures.plot_time_vs_n",
-    # krein/experiment/report.py (6)
-    "krein.experiment.report.format_frame",
-    "krein.experiment.report.make_table",
-    "krein.experiment.report.param_columns",
-    "krein.experiment.report.results_table",
-    "krein.experiment.report.summarize",
-    "krein.experiment.report.volatile_columns",
-})
-
-PENDING_REASON = "pending: module being moved/renamed in another branch"
 
 
 # ---------------------------------------------------------------------------
@@ -287,13 +262,7 @@ def docstring_errors(obj_or_name):
 # the tests
 # ---------------------------------------------------------------------------
 
-def _params():
-    for name in sorted(API):
-        marks = [pytest.mark.xfail(reason=PENDING_REASON, strict=True)] if name in PENDING else []
-        yield pytest.param(name, id=name, marks=marks)
-
-
-@pytest.mark.parametrize("name", _params())
+@pytest.mark.parametrize("name", sorted(API))
 def test_docstring(name):
     errors = docstring_errors(name)
     assert not errors, f"{name}:\n  " + "\n  ".join(errors)
@@ -308,48 +277,3 @@ def test_api_walk_finds_the_public_api():
     assert "krein.kernels.gaussian_kernel" in API
     assert not any(name.endswith(".get_params") for name in API)  # scikit-learn's
     assert len(API) > 200
-
-
-def test_pending_names_exist():
-    # a stale entry (renamed or removed object) must leave PENDING
-    assert not (PENDING - set(API)), sorted(PENDING - set(API))
-
-
-def _undocumented(x, y=1):
-    """Add two numbers."""
-    if y is None:
-        raise ValueError("y is None")
-    return x + y
-
-
-def _documented(x, y=1):
-    """Add two numbers.
-
-    Parameters
-    ----------
-    x : float
-        First term.
-    y : float, default=1
-        Second term.
-
-    Returns
-    -------
-    float
-        ``x + y``.
-
-    Raises
-    ------
-    ValueError
-        If ``y`` is None.
-    """
-    if y is None:
-        raise ValueError("y is None")
-    return x + y
-
-
-def test_checker_can_fail():
-    # the same helper flags a docstring with no Parameters, Returns or Raises ...
-    codes = {error[:4] for error in docstring_errors(_undocumented)}
-    assert {"PR01", "RT01", "RS01"} <= codes, codes
-    # ... and passes a complete one
-    assert docstring_errors(_documented) == []

@@ -91,9 +91,11 @@ def plot_accuracy(results, out="figures", value="accuracy", prefix=None):
     Parameters
     ----------
     results : pandas.DataFrame or path
+        The results table (:func:`read_results`), or the path of a results file or directory.
     out : str
         Directory of the PNG (created).
     value : str
+        The metric column to show (e.g. ``"accuracy"``).
     prefix : str, optional
         File name prefix (default the experiment name).
 
@@ -144,9 +146,13 @@ def plot_accuracy_vs_eigenvalue(results, out="figures", value="accuracy", prefix
     Parameters
     ----------
     results : pandas.DataFrame or path
+        The results table (:func:`read_results`), or the path of a results file or directory.
     out : str
+        Directory for the PNG file (created if needed).
     value : str
+        The metric column to show (e.g. ``"accuracy"``).
     prefix : str, optional
+        File name prefix; default the experiment name of the results.
 
     Returns
     -------
@@ -204,8 +210,11 @@ def plot_time_vs_n(results, out="figures", prefix=None):
     Parameters
     ----------
     results : pandas.DataFrame or path
+        The results table (:func:`read_results`), or the path of a results file or directory.
     out : str
+        Directory for the PNG file (created if needed).
     prefix : str, optional
+        File name prefix; default the experiment name of the results.
 
     Returns
     -------
@@ -271,7 +280,9 @@ def plot_convergence(results, out="figures", prefix=None, column=None, by=None):
     results : pandas.DataFrame or path
         With a ``trace_file`` column (traces under the results directory).
     out : str
+        Directory for the PNG file (created if needed).
     prefix : str, optional
+        File name prefix; default the experiment name of the results.
     column : str, optional
         Trace column to plot; default ``gap`` if present, else ``objective``.
     by : str or list of str, optional
@@ -357,6 +368,7 @@ def plot_results(results, out="figures", prefix=None):
     Parameters
     ----------
     results : pandas.DataFrame, or path of a results file or directory
+        The results table (:func:`read_results`), or the path of a results file or directory.
     out : str
         Directory for the PNG files (created).
     prefix : str, optional
@@ -384,6 +396,7 @@ def make_figures(results, out, experiment=None):
     Parameters
     ----------
     results : pandas.DataFrame, or path of a results file or directory
+        The results table (:func:`read_results`), or the path of a results file or directory.
     out : str
         Directory for the PNG files.
     experiment : Experiment, optional

@@ -198,6 +198,7 @@ def pooled_columns(results, keys, params=None):
     Parameters
     ----------
     results : pandas.DataFrame
+        The results table (:func:`read_results`), or the path of a results file or directory.
     keys : list of str
         The grouping columns.
     params : list of str, optional
@@ -234,6 +235,7 @@ def pooled_note(pooled):
     Returns
     -------
     str
+        The note (``""`` when nothing was pooled).
     """
     if not pooled:
         return ""
@@ -251,10 +253,12 @@ def volatile_columns(results):
     Parameters
     ----------
     results : pandas.DataFrame or iterable of str
+        A results table, or its column names.
 
     Returns
     -------
     list of str
+        The volatile column names, in column order.
     """
     cols = results.columns if isinstance(results, pd.DataFrame) else list(results)
     return [c for c in cols if c.endswith("seconds") or c in ("host", "pid", "timestamp")
@@ -296,6 +300,7 @@ def summarize(results, value="accuracy", rows=None, columns="method"):
     Parameters
     ----------
     results : pandas.DataFrame, or path of a results file or directory
+        The results table (:func:`read_results`), or the path of a results file or directory.
     value : str
         A numeric result column (e.g. ``"accuracy"``, ``"fit_seconds"``).
     rows : str or list of str, optional
@@ -416,8 +421,13 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
     Parameters
     ----------
     results : pandas.DataFrame, or path of a results file or directory
-    value, rows, columns :
-        As :func:`summarize`.
+        The results table (:func:`read_results`), or the path of a results file or directory.
+    value : str
+        The metric column (as :func:`summarize`).
+    rows : str or list of str, optional
+        Columns identifying a table row (as :func:`summarize`).
+    columns : str or list of str
+        Columns identifying a table column (as :func:`summarize`).
     fmt : {"markdown", "latex", "csv"}
         Markdown pipe table, LaTeX ``tabular`` (booktabs rules,
         ``\\textbf`` for the best), or CSV with numeric ``COL`` (mean) and
@@ -594,11 +604,13 @@ def format_frame(frame, fmt="markdown"):
     Parameters
     ----------
     frame : pandas.DataFrame
+        The table to format (index and columns as they should be printed).
     fmt : {"markdown", "latex", "csv"}
 
     Returns
     -------
     str
+        The formatted table.
 
     Raises
     ------
@@ -650,6 +662,7 @@ def make_table(results, experiment=None, fmt="markdown", **overrides):
     Parameters
     ----------
     results : pandas.DataFrame, or path of a results file or directory
+        The results table (:func:`read_results`), or the path of a results file or directory.
     experiment : Experiment, optional
         Its ``table`` (a dict of :func:`results_table` arguments or a callable
         returning a DataFrame) is used; without it (or with ``table=None``)
@@ -663,6 +676,7 @@ def make_table(results, experiment=None, fmt="markdown", **overrides):
     Returns
     -------
     str
+        The formatted table.
 
     Raises
     ------
