@@ -29,7 +29,7 @@ figures are made from that file only (:func:`results_table`,
     krein experiment run experiments/loosli_table2.py [--quick] [--n-jobs N]
                                                       [--dask ADDRESS] [--out DIR]
     krein experiment table results/loosli_table2 [--format markdown|latex|csv]
-    krein experiment plot results/loosli_table2 [--out figures]
+    krein experiment plot results/loosli_table2 [--out DIR]     # default: results/loosli_table2/figures
 
 Declaring an experiment
 -----------------------
