@@ -133,8 +133,14 @@ class ESVC(KernelClassifierBase):
     min_eigenvalue_ : float
         Least eigenvalue of the training kernel.
     signature_ : tuple (p, q, z)
-    spectrum_ : krein.spectrum.Spectrum
-        Full spectrum of the training kernel.
+    spectrum_ : krein.spectrum.Spectrum or None
+        Full spectrum of the training kernel; with ``n_components``/``energy``
+        (ESVM-L) the partial one the model used (None for multiclass), and then
+        ``min_eigenvalue_`` comes from a partial eigensolver, not a full ``eigh``.
+    solutions_, solution_ :
+        One :class:`krein.solvers.Solution` per binary model, with krein's
+        certificate (libsvm: SVM-dual stationarity on the flipped kernel); see
+        the base class.
     n_components_ : ndarray of shape (n_pairs,)
         Eigenpairs used by each binary model.
 
