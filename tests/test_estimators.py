@@ -586,11 +586,11 @@ def test_make_method(sigmoid_problem):
 # =============================================================================
 FAILING = {
     # name: (estimator factory, module attribute the estimator calls to solve)
-    "ESVC-libsvm": (lambda: ESVC(kernel="precomputed"), krein.estimators.svm, "libsvm_binary"),
+    "ESVC-libsvm": (lambda: ESVC(kernel="precomputed"), krein.estimators.svm, "libsvm_solve"),
     "ESVC-CLARABEL": (lambda: ESVC(kernel="precomputed", solver="CLARABEL"),
                       krein.estimators.svm, "solve"),
-    "SpectrumSVC": (lambda: SpectrumSVC(kernel="precomputed"), krein.estimators.svm, "libsvm_binary"),
-    "DirectSVC": (lambda: DirectSVC(kernel="precomputed"), krein.estimators.svm, "libsvm_binary"),
+    "SpectrumSVC": (lambda: SpectrumSVC(kernel="precomputed"), krein.estimators.svm, "libsvm_solve"),
+    "DirectSVC": (lambda: DirectSVC(kernel="precomputed"), krein.estimators.svm, "libsvm_solve"),
     "LPSVC": (lambda: LPSVC(kernel="precomputed"), krein.estimators.lpsvm, "solve"),
 }
 

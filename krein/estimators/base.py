@@ -9,6 +9,7 @@ formulation to a solver.
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,7 +23,8 @@ from .._validation import (CLASS_WEIGHT, POSITIVE, check_square_kernel,  # noqa:
                            resolve_solver_name)
 from ..kernels import KERNELS, pairwise_kernel
 
-__all__ = ["KernelClassifierBase", "KernelMixin", "BinaryModel", "libsvm_binary"]
+__all__ = ["KernelClassifierBase", "KernelMixin", "BinaryModel", "libsvm_binary", "libsvm_solve",
+           "libsvm_solution", "least_eigenvalue"]
 
 
 @dataclass
@@ -98,6 +100,126 @@ def libsvm_binary(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
     return u, float(svc.intercept_[0]), n_iter
 
 
+def libsvm_solution(K, y, C, u, b, n_iter, *, max_iter=-1, solve_time=float("nan")):
+    """A :class:`~krein.solvers.Solution` for a libsvm point, certified by krein.
+
+    The certificate does not trust libsvm's own stopping test: it is the
+    stationarity residual of the C-SVM dual (SVM-DU) at ``alpha = y * u``
+    computed from ``K``, ``y`` and ``C``
+    (:func:`krein.formulations.hull.svm_dual_stationarity`, the projected-gradient
+    mapping, zero iff ``alpha`` is a KKT point of the box-constrained QP, in the
+    units of libsvm's ``tol``).  It holds for any symmetric ``K``, so it also
+    certifies the stationary points libsvm returns on indefinite kernels.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The kernel libsvm was given.
+    y : ndarray of shape (n,) in {-1, +1}
+    C : float > 0 or ndarray of shape (n,)
+        Box bound(s) given to libsvm.
+    u : ndarray of shape (n,)
+        ``y * alpha``, as :func:`libsvm_binary` returned it.
+    b : float
+        libsvm's intercept.
+    n_iter : int
+        libsvm's iteration count.
+    max_iter : int
+        libsvm's iteration limit (-1: none); reaching it gives status ``"max_iter"``.
+    solve_time : float
+        Seconds spent in libsvm.
+
+    Returns
+    -------
+    krein.solvers.Solution
+        ``solver="libsvm"``, ``status`` ``"converged"`` or ``"max_iter"``,
+        ``objective`` the dual objective ``W(alpha)``, ``primal`` ``{"alpha", "u"}``,
+        ``dual`` ``{"intercept"}``, ``primal_residual`` the largest constraint
+        violation, ``dual_residual`` the stationarity residual, ``gap`` NaN (no
+        duality gap on an indefinite kernel), ``certificate`` the dict of
+        :func:`~krein.formulations.hull.svm_dual_stationarity`, ``intercept`` ``b``.
+    """
+    from ..formulations.hull import svm_dual_stationarity
+    from ..solvers import Solution
+
+    y = np.asarray(y, dtype=float)
+    u = np.asarray(u, dtype=float)
+    alpha = y * u
+    cert = svm_dual_stationarity(alpha, K, y, C)
+    status = "max_iter" if (max_iter is not None and max_iter > 0 and n_iter >= max_iter) \
+        else "converged"
+    return Solution(solver="libsvm", status=status, objective=cert["objective"],
+                    primal={"alpha": alpha, "u": u}, dual={"intercept": float(b)},
+                    setup_time=0.0, solve_time=float(solve_time), iterations=int(n_iter),
+                    primal_residual=cert["violation"], dual_residual=cert["residual"],
+                    gap=float("nan"), certificate=dict(cert), intercept=float(b))
+
+
+def libsvm_solve(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
+    """:func:`libsvm_binary` plus the krein-certified :func:`libsvm_solution`.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel matrix given to libsvm.
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels.
+    C : float > 0 or ndarray of shape (n,)
+        Box bound(s).
+    tol : float
+        libsvm stopping tolerance.
+    max_iter : int
+        -1 for no limit.
+    cache_size : float
+        libsvm kernel cache (MB).
+
+    Returns
+    -------
+    u : ndarray of shape (n,)
+        ``y * alpha``.
+    b : float
+        Intercept, so that ``f(x) = k(x, X) u + b``.
+    solution : krein.solvers.Solution
+        The point with krein's certificate (:func:`libsvm_solution`).
+    """
+    t0 = time.perf_counter()
+    u, b, n_iter = libsvm_binary(K, y, C, tol=tol, max_iter=max_iter, cache_size=cache_size)
+    seconds = time.perf_counter() - t0
+    return u, b, libsvm_solution(K, y, C, u, b, n_iter, max_iter=max_iter, solve_time=seconds)
+
+
+def least_eigenvalue(K):
+    """Least eigenvalue of a symmetric matrix by a partial eigensolver (no full ``eigh``).
+
+    ARPACK's Lanczos (``scipy.sparse.linalg.eigsh(which="SA", k=1)``, to machine
+    precision, from a fixed random start); LAPACK's ``syevr`` restricted to the
+    first eigenvalue when ARPACK does not converge or ``n < 3``.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        Symmetric matrix.
+
+    Returns
+    -------
+    float
+        Its least eigenvalue.
+    """
+    import scipy.linalg
+    import scipy.sparse.linalg
+
+    K = np.asarray(K, dtype=float)
+    n = K.shape[0]
+    if n >= 3:
+        v0 = np.random.default_rng(0).standard_normal(n)
+        try:
+            return float(scipy.sparse.linalg.eigsh(K, k=1, which="SA", v0=v0,
+                                                   return_eigenvectors=False)[0])
+        except scipy.sparse.linalg.ArpackNoConvergence:
+            pass
+    return float(scipy.linalg.eigh(K, eigvals_only=True, subset_by_index=[0, 0])[0])
+
+
 #: Constraints of ``kernel`` and ``kernel_params`` (scikit-learn's ``_parameter_constraints``).
 KERNEL_CONSTRAINTS = {
     "kernel": [StrOptions(set(KERNELS) | {"precomputed"}), callable],
@@ -165,8 +287,28 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
     support_vectors_ : ndarray of shape (n_SV, n_features)
         Only for non-precomputed kernels.
     n_iter_ : ndarray of shape (n_pairs,)
+        Iterations of each binary model's solver (one entry per model, not summed).
     class_weight_ : ndarray of shape (n_classes,)
         Weight of each class (all ones without ``class_weight``).
+
+    Fitted diagnostics (every classifier)
+    -------------------------------------
+    Set in one place (:meth:`_set_diagnostics`) after a successful fit:
+
+    solutions_ : list of krein.solvers.Solution
+        One per binary model (``binary_models_[r].info["solution"]``), each with
+        the certificate computed by krein (``dual_residual``: KKT / stationarity
+        residual; ``gap``: duality gap where one exists).  The libsvm paths get
+        one too (:func:`libsvm_solution`: the SVM-dual stationarity residual).
+    solution_ : krein.solvers.Solution or None
+        ``solutions_[0]`` when there is a single binary model (two classes); None
+        for a multiclass problem (use ``solutions_``).
+    min_eigenvalue_ : float
+        Least eigenvalue of the training kernel the estimator was given (from an
+        eigendecomposition the method computed, else :func:`least_eigenvalue`).
+    trace_ : pandas.DataFrame
+        Iterative methods only: the per-iteration records of every binary model,
+        with a ``pair`` column (the model's index).
 
     Class weights
     -------------
@@ -260,7 +402,40 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
     def _validated_fit(self, X, y):
         # _fit_context has checked _parameter_constraints before this body runs
         self._check_params()
-        return self._fit(X, y)
+        try:
+            self._fit(X, y)
+            self._set_diagnostics(getattr(self, "_diag_K", None))
+        finally:
+            self.__dict__.pop("_diag_K", None)
+        return self
+
+    def _set_diagnostics(self, K):
+        """The uniform fitted diagnostics (class docstring): ``solutions_``, ``solution_``,
+        and, where the subclass did not set them, ``n_iter_``, ``trace_`` and
+        ``min_eigenvalue_`` (of ``K``, the training kernel, by a partial eigensolver)."""
+        from ..solvers import Solution
+
+        models = getattr(self, "binary_models_", None) or []
+        sols = [m.info.get("solution") for m in models]
+        sols = [s if isinstance(s, Solution) else None for s in sols]
+        self.solutions_ = sols
+        self.solution_ = sols[0] if len(sols) == 1 else None
+        if not hasattr(self, "n_iter_"):
+            self.n_iter_ = np.array([m.info.get("n_iter", 0) for m in models])
+        if not hasattr(self, "trace_"):
+            frames = []
+            for r, s in enumerate(sols):
+                tr = getattr(s, "trace", None)
+                if tr is not None and hasattr(tr, "copy") and len(tr):
+                    tr = tr.copy()
+                    tr.insert(0, "pair", r)
+                    frames.append(tr)
+            if frames:
+                import pandas as pd
+
+                self.trace_ = pd.concat(frames, ignore_index=True)
+        if not hasattr(self, "min_eigenvalue_") and K is not None:
+            self.min_eigenvalue_ = least_eigenvalue(K)
 
     def _fit_input(self, X, y):
         """Validate the data; return ``(X_fit, K, classes, y_idx)``.
@@ -283,6 +458,7 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
                 f"y has only one class ({classes[0]!r}); a classifier needs at least two classes"
             )
         self._class_weight = self._class_weights(classes, y)
+        self._diag_K = K   # for _set_diagnostics (removed after the fit)
         return X_fit, K, classes, y_idx
 
     def _fit(self, X, y):

@@ -24,7 +24,7 @@ from .._validation import LIBSVM_MAX_ITER, POSITIVE
 from ..combinations import check_stacked_kernel, check_stacked_rows
 from ..kernels import pairwise_kernel
 from ..spectrum import Spectrum
-from .base import BinaryModel, KernelClassifierBase, check_square_kernel, libsvm_binary
+from .base import BinaryModel, KernelClassifierBase, check_square_kernel, libsvm_solve
 
 __all__ = ["CorrectedKernelSVC"]
 
@@ -226,9 +226,9 @@ class CorrectedKernelSVC(KernelClassifierBase):
                 idx = np.flatnonzero((y_idx == i) | (y_idx == j))
                 K_sub = Kc[np.ix_(idx, idx)]
             y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
-            u, b, n_iter = libsvm_binary(K_sub, y_pm, self._per_sample_C(y_idx[idx]),
-                                         tol=self.tol, max_iter=self.max_iter)
-            models.append(BinaryModel(idx, u, b, {"n_iter": n_iter}))
+            u, b, sol = libsvm_solve(K_sub, y_pm, self._per_sample_C(y_idx[idx]),
+                                     tol=self.tol, max_iter=self.max_iter)
+            models.append(BinaryModel(idx, u, b, {"n_iter": sol.iterations, "solution": sol}))
         spec = getattr(correction, "spectrum_", None)
         if not isinstance(spec, Spectrum) or spec.partial or spec.n != K.shape[0]:
             spec = Spectrum.from_kernel(K, check=False)

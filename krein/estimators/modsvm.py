@@ -7,7 +7,7 @@ import numpy as np
 from .._validation import SolverName
 from ..formulations.modsvm import ModSVM
 from ..solvers import solve
-from .base import BinaryModel, KernelClassifierBase, check_solver_name, libsvm_binary
+from .base import BinaryModel, KernelClassifierBase, check_solver_name, libsvm_solve
 
 __all__ = ["ModSVC"]
 
@@ -56,8 +56,10 @@ class ModSVC(KernelClassifierBase):
     support_, intercept_, classes_, n_iter_ :
         See the base class.
     solutions_ : list
-        One :class:`krein.solvers.Solution` per binary problem (CVXPY solvers; with
-        the primal/dual gap), or a dict with libsvm's ``beta`` and ``n_iter``.
+        One :class:`krein.solvers.Solution` per binary problem (CVXPY solvers: with
+        the primal/dual gap; libsvm: the SVM-dual stationarity residual on
+        ``G = K K'``, ``primal["beta"]`` the dual point).  ``solution_``,
+        ``min_eigenvalue_``: see the base class.
 
     References
     ----------
@@ -93,10 +95,10 @@ class ModSVC(KernelClassifierBase):
     def _fit_binary(self, K, y, idx, C):
         if self._solver == "libsvm":
             G = K @ K.T
-            u, b, n_iter = libsvm_binary(G, y, C, **(self.solver_options or {}))
+            u, b, sol = libsvm_solve(G, y, C, **(self.solver_options or {}))
+            sol.primal["beta"] = y * u
             alpha = K.T @ u
-            return BinaryModel(idx, alpha, b, {"n_iter": n_iter,
-                                               "solution": {"beta": y * u, "n_iter": n_iter}})
+            return BinaryModel(idx, alpha, b, {"n_iter": sol.iterations, "solution": sol})
         f = ModSVM(K, y, C=C)
         sol = solve(f, self._solver, **(self.solver_options or {}))
         alpha = np.asarray(f.variables["alpha"].value, dtype=float).copy()

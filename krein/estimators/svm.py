@@ -18,7 +18,8 @@ from ..formulations.svm import SVMDual, SVMPrimal, preferred_form
 from ..solvers import solve
 from ..spectrum import (OUT_OF_SAMPLE, TRANSFORMS, Spectrum, check_correction,
                         correct_eigenvalues, row_multipliers, transductive_rows)
-from .base import BinaryModel, KernelClassifierBase, check_solver_name, libsvm_binary
+from .base import (BinaryModel, KernelClassifierBase, check_solver_name, least_eigenvalue,
+                   libsvm_solve)
 
 __all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
 
@@ -33,8 +34,8 @@ def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=No
     ``C`` is a float or per-sample bounds of shape ``(n,)`` (``class_weight``; libsvm
     and the CVXPY dual :class:`~krein.formulations.svm.SVMDual` both take them)."""
     if solver == "libsvm":
-        u, b, n_iter = libsvm_binary(K_psd, y, C, tol=tol, max_iter=max_iter)
-        return u, b, {"n_iter": n_iter, "solver": "libsvm"}
+        u, b, sol = libsvm_solve(K_psd, y, C, tol=tol, max_iter=max_iter)
+        return u, b, {"n_iter": sol.iterations, "solver": "libsvm", "solution": sol}
     n = y.size
     form = preferred_form(solver, n, None if factor is None else factor.shape[1])
     if form == "factor" and factor is None:
@@ -48,9 +49,21 @@ def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=No
 
 
 def _spectrum_diagnostics(est, K, models):
-    """Set ``spectrum_``, ``min_eigenvalue_``, ``signature_`` from the training kernel."""
-    spec = models[0].info.get("spectrum") if len(models) == 1 else None
-    if spec is None or spec.partial:
+    """Set ``spectrum_``, ``min_eigenvalue_``, ``signature_`` from the training kernel.
+
+    A partial decomposition (ESVM-L: ``n_components``/``energy``) is not completed
+    by a full ``eigh``: ``spectrum_`` is the models' partial spectrum (two classes;
+    None for multiclass), ``signature_`` its signature (the components not kept
+    count as zero) and ``min_eigenvalue_`` comes from a partial eigensolver."""
+    specs = [m.info.get("spectrum") for m in models]
+    if any(s is not None and s.partial for s in specs):
+        spec = specs[0] if len(models) == 1 else None
+        est.spectrum_ = spec
+        est.min_eigenvalue_ = least_eigenvalue(K)
+        est.signature_ = None if spec is None else spec.signature
+        return
+    spec = specs[0] if len(models) == 1 else None
+    if spec is None:
         spec = Spectrum.from_kernel(K, check=False)
     est.spectrum_ = spec
     est.min_eigenvalue_ = spec.min_eigenvalue
@@ -115,8 +128,14 @@ class ESVC(KernelClassifierBase):
     min_eigenvalue_ : float
         Least eigenvalue of the training kernel.
     signature_ : tuple (p, q, z)
-    spectrum_ : krein.spectrum.Spectrum
-        Full spectrum of the training kernel.
+    spectrum_ : krein.spectrum.Spectrum or None
+        Full spectrum of the training kernel; with ``n_components``/``energy``
+        (ESVM-L) the partial one the model used (None for multiclass), and then
+        ``min_eigenvalue_`` comes from a partial eigensolver, not a full ``eigh``.
+    solutions_, solution_ :
+        One :class:`krein.solvers.Solution` per binary model, with krein's
+        certificate (libsvm: SVM-dual stationarity on the flipped kernel); see
+        the base class.
     n_components_ : ndarray of shape (n_pairs,)
         Eigenpairs used by each binary model.
 
@@ -475,6 +494,6 @@ class DirectSVC(KernelClassifierBase):
         self.max_iter = max_iter
 
     def _fit_binary(self, K, y, idx, C):
-        u, b, n_iter = libsvm_binary(K, y, C, tol=self.tol, max_iter=self.max_iter)
-        return BinaryModel(idx, u, b, {"n_iter": n_iter})
+        u, b, sol = libsvm_solve(K, y, C, tol=self.tol, max_iter=self.max_iter)
+        return BinaryModel(idx, u, b, {"n_iter": sol.iterations, "solution": sol})
 

@@ -291,17 +291,14 @@ def outer_splits(params, y):
 
 
 def _solutions(est):
+    """The fitted estimator's solutions: ``solutions_`` (every classifier, one per binary
+    model), else ``[solution_]`` (single-problem estimators); Solutions only."""
     from ..solvers import Solution
 
-    sols = []
-    s = getattr(est, "solution_", None)
-    if isinstance(s, Solution):
-        sols.append(s)
-    for m in getattr(est, "binary_models_", None) or []:
-        s = getattr(m, "info", {}).get("solution")
-        if isinstance(s, Solution) and all(s is not t for t in sols):
-            sols.append(s)
-    return sols
+    sols = getattr(est, "solutions_", None)
+    if sols is None:
+        sols = [getattr(est, "solution_", None)]
+    return [s for s in sols if isinstance(s, Solution)]
 
 
 def classification_cell(params):

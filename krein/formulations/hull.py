@@ -824,8 +824,9 @@ def svm_dual_stationarity(alpha, K, y, C):
         Symmetric kernel matrix (any signature).
     y : array-like of shape (n,) in {-1, +1}
         Labels.
-    C : float > 0
-        Box bound.
+    C : float > 0 or array-like of shape (n,)
+        Box bound, or one bound ``C_i > 0`` per sample (``0 <= alpha_i <= C_i``,
+        as libsvm's per-sample weights / scikit-learn's ``class_weight``).
 
     Returns
     -------
@@ -839,7 +840,12 @@ def svm_dual_stationarity(alpha, K, y, C):
         If ``alpha`` does not have the shape of ``y``.
     """
     K, y = _check_K_y(K, y)
-    C = check_positive(C, "C")
+    if np.ndim(C) == 0:
+        C = check_positive(C, "C")
+    else:
+        C = np.asarray(C, dtype=float)
+        if C.shape != y.shape or not np.all(np.isfinite(C) & (C > 0)):
+            raise ValueError(f"per-sample C must be finite numbers > 0 of shape {y.shape}")
     alpha = np.asarray(alpha, dtype=float)
     if alpha.shape != y.shape:
         raise ValueError(f"alpha must have shape {y.shape}; got {alpha.shape}")
