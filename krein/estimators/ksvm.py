@@ -185,4 +185,3 @@ class KSVC(KernelClassifierBase):
         self.objective_ = np.array([m.info["objective"] for m in models])
         self.kkt_residual_ = np.array([m.info["kkt_residual"] for m in models])
         self.trace_ = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-        self.solutions_ = [m.info["solution"] for m in models]

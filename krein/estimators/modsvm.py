@@ -105,5 +105,3 @@ class ModSVC(KernelClassifierBase):
         b = float(f.variables["b"].value)
         return BinaryModel(idx, alpha, b, {"n_iter": sol.iterations or 0, "solution": sol})
 
-    def _after_fit(self, K):
-        self.solutions_ = [m.info["solution"] for m in self.binary_models_]
