@@ -22,8 +22,9 @@ import io
 import os
 import secrets
 import sys
+import tempfile
 
-__all__ = ["atomic_write", "atomic_write_bytes", "remove_stale_temporaries", "new_figure",
+__all__ = ["captured_stdout", "atomic_write", "atomic_write_bytes", "remove_stale_temporaries", "new_figure",
            "save_png", "progress_bar", "TMP_SUFFIX"]
 
 #: Suffix of the temporary files of :func:`atomic_write`.
@@ -224,3 +225,76 @@ def progress_bar(total, desc, enabled=True, unit="it", leave=False):
 
     return tqdm(total=total, desc=desc, unit=unit, file=sys.stderr, dynamic_ncols=True,
                 leave=leave)
+
+
+class _Captured:
+    """What :func:`captured_stdout` caught (its ``text``), and a way to drop it."""
+
+    def __init__(self, path):
+        self.path = path
+        self._text = None
+
+    def text(self):
+        """The captured output (``""`` when nothing was written).
+
+        Returns
+        -------
+        str
+            Everything written to file descriptor 1 inside the context.
+        """
+        if self._text is None:
+            try:
+                with open(self.path, errors="replace") as f:
+                    self._text = f.read()
+            except OSError:
+                self._text = ""
+        return self._text
+
+    def discard(self):
+        """Drop the captured output."""
+        self._text = ""
+
+
+@contextlib.contextmanager
+def captured_stdout():
+    """Send everything written to standard output (file descriptor 1) to a temporary file.
+
+    Solvers written in C or C++ (HiGHS prints its licence banner, some CVXPY
+    back ends their logs) write to file descriptor 1 directly, past
+    ``sys.stdout``; the command line runs its fits inside this context so that
+    their output does not reach the terminal (``krein compare`` saves it as
+    ``solver_output.txt``).  Worker processes started inside the context inherit
+    the redirection.  Progress bars write to standard error and still show.
+
+    Yields
+    ------
+    _Captured
+        ``text()`` returns what was written (after the context ends).
+    """
+    try:
+        sys.stdout.flush()
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # replaced sys.stdout (pytest, notebooks)
+        fd = 1
+    tmp = tempfile.NamedTemporaryFile(prefix="krein-stdout-", suffix=".txt", delete=False)
+    captured = _Captured(tmp.name)
+    try:
+        saved = os.dup(fd)
+    except OSError:  # no real file descriptor (e.g. a notebook): capture nothing
+        tmp.close()
+        os.unlink(tmp.name)
+        yield captured
+        return
+    try:
+        os.dup2(tmp.fileno(), fd)
+        yield captured
+    finally:
+        try:
+            sys.stdout.flush()
+        except (OSError, ValueError):
+            pass
+        os.dup2(saved, fd)
+        os.close(saved)
+        tmp.close()
+        captured.text()
+        os.unlink(tmp.name)

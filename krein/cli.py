@@ -28,7 +28,7 @@ import argparse
 import os
 import sys
 
-__all__ = ["main", "parse_kernel_params", "parse_binary"]
+__all__ = ["main", "parse_kernel_params", "parse_binary", "parse_grid"]
 
 #: Command-line option of each argument of :func:`krein.compare.compare`.
 _FLAGS = {
@@ -43,6 +43,17 @@ _FLAGS = {
     "n_samples": "--n-samples",
     "binary": "--binary",
     "random_state": "--seed",
+    "kernel_file": "--kernel-file",
+    "labels": "--labels",
+    "dissimilarity": "--dissimilarity",
+    "symmetrize": "--symmetrize",
+    "data_file": "--data",
+    "data": "--data",
+    "label_column": "--label-column",
+    "grid": "--grid",
+    "inner_folds": "--inner-folds",
+    "n_jobs": "--n-jobs",
+    "out": "--out",
 }
 
 DEFAULT_OUT = "krein-results"
@@ -243,45 +254,113 @@ def _text_table(rows, left=("method",)):
     return "\n".join([line(cols)] + [line(row) for row in cells])
 
 
-def _display_table(summary):
+def _chosen_text(best_params):
+    import json
+
+    try:
+        best = json.loads(best_params) if isinstance(best_params, str) and best_params else {}
+    except ValueError:
+        best = {}
+    return " ".join(f"{k}={_fmt_num(v, 3)}" for k, v in best.items()) or "-"
+
+
+def _display_table(summary, tuned=True):
     import pandas as pd
 
     rows = []
     for _, r in summary.iterrows():
+        if r["status"] == "skipped":
+            continue
         if pd.isna(r["accuracy_mean"]):
             acc = "failed"
         else:
             acc = f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}"
-        rows.append({
-            "method": r["method"],
-            "accuracy %": acc,
+        row = {"method": r["method"], "accuracy %": acc}
+        if tuned:
+            row["chosen (most often)"] = _chosen_text(r["best_params"])
+        row.update({
             "fit s": "-" if pd.isna(r["fit_seconds_mean"]) else f"{r['fit_seconds_mean']:.3f}",
             "#SV": "-" if pd.isna(r["n_support_mean"]) else f"{r['n_support_mean']:.1f}",
-            "train lambda_min": f"{r['min_eigenvalue_mean']:.4g}",
+            "certificate": r["certificate"] or "-",
             "errors": int(r["n_errors"]),
         })
-    return _text_table(rows)
+        rows.append(row)
+    return _text_table(rows, left=("method", "chosen (most often)", "certificate"))
+
+
+def _data_error(prog, exc):
+    _fail(prog, f"{_FLAGS.get(exc.argument, exc.argument)}: {exc.message}")
+
+
+def _protocol_line(result):
+    tuned = (f"parameters chosen by inner {result.inner_folds}-fold stratified CV on each "
+             "training fold" if result.tuned else
+             f"fixed parameters (C = {result.C if result.C is not None else 1:g})")
+    return (f"protocol: {result.cv}-fold stratified CV x {result.repeats} repeat(s) (seed "
+            f"{result.random_state}), same folds for every method; {tuned}; solver = "
+            f"{result.solver or 'each method default'}")
+
+
+def _grid_lines(result):
+    if not result.tuned:
+        return []
+    groups = {}
+    for m, g in result.grids.items():
+        text = ", ".join(f"{k} in {{{', '.join(_fmt_num(v, 3) for v in vals)}}}"
+                         for k, vals in g.items()) or "nothing to tune"
+        groups.setdefault(text, []).append(m)
+    lines = ["grids: " + "; ".join(f"{text} ({', '.join(ms)})" for text, ms in groups.items())]
+    if result.kernel_grid:
+        lines.append("kernel grid: " + ", ".join(
+            f"{k} in {{{', '.join(_fmt_num(v, 3) for v in vals)}}}"
+            for k, vals in result.kernel_grid.items()))
+    if result.C is not None:
+        lines.append(f"C fixed at {result.C:g}")
+    return lines
 
 
 # --------------------------------------------------------------------------- commands
 def _cmd_compare(args):
-    from .compare import InvalidArgument, run_comparison
+    from ._io import captured_stdout
+    from .compare import InvalidArgument, new_run_directory, run_comparison, run_name
 
     try:
         kernel_params = parse_kernel_params(args.kernel_params)
         binary = parse_binary(args.binary)
         methods = _methods_list(args.methods)
+        grid = parse_grid(args.grid)
     except UsageError as exc:
         _fail(args.prog, str(exc))
-    out = None if args.no_save else args.out
-    try:
-        result = run_comparison(dataset=args.dataset, kernel=args.kernel,
-                                kernel_params=kernel_params or None, methods=methods, cv=args.cv,
-                                repeats=args.repeats, C=args.C, solver=args.solver,
-                                random_state=args.seed, out=out, progress=not args.no_progress,
-                                n_samples=args.n_samples, binary=binary)
-    except InvalidArgument as exc:
-        _fail(args.prog, f"{_FLAGS.get(exc.argument, exc.argument)}: {exc.message}")
+    if args.no_tune and grid:
+        _fail(args.prog, "--grid: not used with --no-tune (nothing is tuned)")
+    data = _data_kwargs(args)
+    if args.no_save:
+        out = None
+    elif args.out is not None:
+        out = args.out
+    else:
+        out = new_run_directory(run_name(data["dataset"], data["kernel_file"],
+                                         data["data_file"]), DEFAULT_OUT)
+    command = "krein " + " ".join(args.argv)
+    with captured_stdout() as solver_output:
+        try:
+            result = run_comparison(kernel=args.kernel, kernel_params=kernel_params or None,
+                                    methods=methods, cv=args.cv, repeats=args.repeats, C=args.C,
+                                    solver=args.solver, random_state=args.seed, out=out,
+                                    progress=not args.no_progress, n_samples=args.n_samples,
+                                    binary=binary, tune=not args.no_tune, grid=grid or None,
+                                    inner_folds=args.inner_folds, n_jobs=args.n_jobs,
+                                    force=args.force, command=command, **data)
+        except InvalidArgument as exc:
+            solver_output.discard()
+            _data_error(args.prog, exc)
+    log = solver_output.text()
+    if log.strip() and result.directory is not None:
+        from ._io import atomic_write
+
+        path = os.path.join(result.directory, "solver_output.txt")
+        atomic_write(path, lambda p: open(p, "w").write(log))
+        result.files.append(path)
     data = result.data
     if data.label_dependent:
         note = ("; pick-out with all labels, the folds use the training labels only and "
@@ -295,29 +374,51 @@ def _cmd_compare(args):
         print(line)
     print(_spectrum_line(data.spectrum(), note))
     print(_fold_deviation_line(result.folds))
-    print(f"protocol: {result.cv}-fold stratified CV x {result.repeats} repeat(s) (seed "
-          f"{result.random_state}), same folds for every method; C = {result.C:g}; solver = "
-          f"{result.solver or 'each method default'}")
+    print(_protocol_line(result))
+    for line in _grid_lines(result):
+        print(line)
     print()
-    print(_display_table(result.summary))
+    print(_display_table(result.summary, result.tuned))
     print()
+    for name, why in result.skipped.items():
+        print(f"skipped {name}: {why}")
     failed = result.folds[result.folds["error"] != ""]
     for name, group in failed.groupby("method", sort=False):
         print(f"errors in {name} ({len(group)} of {result.cv * result.repeats} fits), first: "
               f"{group['error'].iloc[0][:300]}")
+    print(f"time: {result.seconds:.0f} s")
     if result.files:
-        print("files written:")
-        for path in result.files:
-            print(f"  {path}")
+        report = [f for f in result.files if f.endswith("report.html")]
+        print(f"files written to {result.directory}/: "
+              f"{', '.join(os.path.basename(f) for f in result.files)}")
+        if report:
+            print(f"report: {report[0]}")
     else:
         print("no files written (--no-save)")
+    if result.all_failed:
+        sys.stderr.write(f"{args.prog}: error: every fit failed (first error above)\n")
+        return 1
+    return 0
+
+
+def _cmd_report(args):
+    from .experiment.page import write_report
+
+    if not os.path.isdir(args.directory):
+        _fail(args.prog, f"DIR: {args.directory} is not a directory")
+    try:
+        path = write_report(args.directory)
+    except (FileNotFoundError, ValueError) as exc:
+        _fail(args.prog, f"DIR: {exc}")
+    print(path)
     return 0
 
 
 def _cmd_diagnose(args):
     import numpy as np
 
-    from .kernel_data import InvalidArgument, load_kernel_data
+    from .compare import load_comparison_data
+    from .kernel_data import InvalidArgument
     from .geometry import class_mean_distance
 
     try:
@@ -328,10 +429,11 @@ def _cmd_diagnose(args):
     if not (np.isfinite(args.C) and args.C > 0):
         _fail(args.prog, f"--C: must be a positive finite number; got {args.C!r}")
     try:
-        data = load_kernel_data(args.dataset, args.kernel, kernel_params or None,
-                                n_samples=args.n_samples, binary=binary, random_state=args.seed)
+        data = load_comparison_data(kernel=args.kernel, kernel_params=kernel_params or None,
+                                    n_samples=args.n_samples, binary=binary,
+                                    random_state=args.seed, **_data_kwargs(args))
     except InvalidArgument as exc:
-        _fail(args.prog, f"{_FLAGS.get(exc.argument, exc.argument)}: {exc.message}")
+        _data_error(args.prog, exc)
     print("krein diagnose")
     for line in _data_lines(data):
         print(line)
@@ -361,6 +463,15 @@ def _cmd_diagnose(args):
     print()
     for line in _haasdonk_lines(data.K, data.y, args.C):
         print(line)
+    if not args.no_plot:
+        from ._io import save_png
+        from .experiment.page import spectrum_figure
+
+        path = args.plot or os.path.join(DEFAULT_OUT, f"spectrum-{data.dataset}.png")
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        save_png(spectrum_figure(lam, title=f"{data.dataset}, {data.kernel}"), path)
+        print()
+        print(f"spectrum plot: {path}")
     return 0
 
 
@@ -627,7 +738,23 @@ def _add_experiment_parser(sub):
 # --------------------------------------------------------------------------- parser
 def _add_data_args(p):
     p.add_argument("--dataset", default="sonar", metavar="NAME",
-                   help="data set (see 'krein datasets'; default sonar, standardized)")
+                   help="bundled data set (see 'krein datasets'; default sonar, standardized)")
+    p.add_argument("--kernel-file", default=None, metavar="PATH",
+                   help="your own kernel matrix (or, with --dissimilarity, distances): .npy, "
+                        ".npz (FILE.npz:KEY names an array), .csv, whitespace .txt, MATLAB .mat "
+                        "(FILE.mat:KEY); needs --labels")
+    p.add_argument("--labels", default=None, metavar="PATH",
+                   help="labels of --kernel-file, one per line (any values: strings are kept)")
+    p.add_argument("--dissimilarity", action="store_true",
+                   help="--kernel-file holds dissimilarities (zero diagonal, non-negative); the "
+                        "kernel is built by --kernel (default dissimilarity-linear)")
+    p.add_argument("--symmetrize", action="store_true",
+                   help="accept an asymmetric --kernel-file and use (K + K')/2 (recorded)")
+    p.add_argument("--data", default=None, metavar="PATH",
+                   help="your own feature vectors: CSV or whitespace text with the label in a "
+                        "column, or LIBSVM/svmlight format; standardized, kernel from --kernel")
+    p.add_argument("--label-column", default=None, metavar="NAME",
+                   help="label column of --data: a header name or an index (default: the last)")
     p.add_argument("--kernel", default=None, metavar="NAME",
                    help="kernel: linear, gaussian/rbf, sigmoid/tanh, epanechnikov, "
                         "pick-out-linear, pick-out-gaussian, pick-out-munoz-ionosphere (the 12 "
@@ -635,7 +762,8 @@ def _add_data_args(p):
                         "raw features unless scale=minmax|standard) for vector data (default "
                         "sigmoid; pick-out-linear for munoz-artificial); dissimilarity-linear "
                         "(default), dissimilarity-raw (K = D, Loosli et al. Table 3) or "
-                        "dissimilarity-gaussian for dissimilarity data")
+                        "dissimilarity-gaussian for dissimilarity data; precomputed for "
+                        "--kernel-file")
     p.add_argument("--kernel-params", default=None, metavar="K=V,K=V",
                    help="kernel parameters, e.g. a=0.1,r=-1 (default: scaled to the data; sigmoid "
                         "a=4/n_features, r=-2)")
@@ -645,7 +773,62 @@ def _add_data_args(p):
     p.add_argument("--binary", default=None, metavar="POS:NEG",
                    help="binary task: 'paper' (dissimilarity sets) or POS:NEG labels, e.g. 3:5")
     p.add_argument("--seed", type=int, default=0, metavar="S",
-                   help="random seed of the folds, checkerboard and subsample (default 0)")
+                   help="random seed of the folds, checkerboard, subsample and estimators "
+                        "(default 0)")
+
+
+def _label_column(text):
+    if text is None:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _data_kwargs(args):
+    """The data arguments of :func:`krein.compare.run_comparison` from the parsed options."""
+    return {"dataset": args.dataset, "kernel_file": args.kernel_file, "labels": args.labels,
+            "dissimilarity": args.dissimilarity, "symmetrize": args.symmetrize,
+            "data_file": args.data, "label_column": _label_column(args.label_column)}
+
+
+def parse_grid(items):
+    """Parse ``--grid`` options: ``NAME=V1,V2,...``, several separated by ``;`` or repeated.
+
+    Parameters
+    ----------
+    items : list of str or None
+        The ``--grid`` arguments (the option may be given several times).
+
+    Returns
+    -------
+    dict
+        ``{name: [values]}`` with numbers converted (``"C=0.1,1,10"`` gives
+        ``{"C": [0.1, 1.0, 10.0]}``); ``{}`` for None.
+
+    Raises
+    ------
+    UsageError
+        On an item without ``=``, an empty name or value list, or a repeated name.
+    """
+    grid = {}
+    for text in items or []:
+        for item in text.split(";"):
+            item = item.strip()
+            if not item:
+                continue
+            key, sep, values = item.partition("=")
+            key = key.strip()
+            vals = [_scalar(v.strip()) for v in values.split(",") if v.strip()]
+            if not sep or not key.isidentifier() or not vals:
+                raise UsageError("--grid", f"bad item {item!r}; expected NAME=V1,V2,... e.g. "
+                                           "C=0.1,1,10 (several separated by ';' or --grid "
+                                           "repeated)")
+            if key in grid:
+                raise UsageError("--grid", f"parameter {key!r} given twice")
+            grid[key] = vals
+    return grid
 
 
 def _build_parser():
@@ -654,6 +837,8 @@ def _build_parser():
     parser = _Parser(prog="krein", description="Learning with indefinite kernels: compare "
                      "methods, diagnose kernels, list solvers and methods.")
     parser.add_argument("--version", action="version", version=f"krein {__version__}")
+    parser.add_argument("--debug", action="store_true",
+                        help="show the traceback of an unexpected error")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     p = sub.add_parser("compare", help="cross-validate methods on one data set and kernel",
@@ -666,13 +851,28 @@ def _build_parser():
     p.add_argument("--cv", type=int, default=5, metavar="K", help="number of folds (default 5)")
     p.add_argument("--repeats", type=int, default=1, metavar="R",
                    help="repetitions of the K-fold split (default 1)")
-    p.add_argument("-C", "--C", dest="C", type=float, default=1.0, metavar="VALUE",
-                   help="SVM box bound / slack weight (default 1)")
+    p.add_argument("-C", "--C", dest="C", type=float, default=None, metavar="VALUE",
+                   help="a fixed SVM box bound / slack weight for every method (default: tuned "
+                        "by inner CV; 1 with --no-tune)")
+    p.add_argument("--grid", action="append", default=None, metavar="NAME=V1,V2",
+                   help="override a grid of the inner CV, e.g. --grid C=0.01,1,100 --grid "
+                        "rho=1,10 (method parameters for every method that has them; kernel "
+                        "parameters such as a or gamma for the kernel)")
+    p.add_argument("--no-tune", action="store_true",
+                   help="no inner CV: every method at fixed values (--C or C = 1, the kernel "
+                        "as given)")
+    p.add_argument("--inner-folds", type=int, default=3, metavar="K",
+                   help="folds of the inner CV that chooses the parameters (default 3)")
     p.add_argument("--solver", default=None, metavar="NAME",
                    help="libsvm or an installed CVXPY solver (see 'krein solvers'); default: each "
                         "method's own")
-    p.add_argument("--out", default=DEFAULT_OUT, metavar="DIR",
-                   help=f"directory for CSV and PNG files (default ./{DEFAULT_OUT})")
+    p.add_argument("--n-jobs", type=int, default=1, metavar="N",
+                   help="worker processes (default 1; -1: all cores)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help=f"output directory (default: a new ./{DEFAULT_OUT}/NAME[-N] per run); one "
+                        "that holds an earlier comparison is refused without --force")
+    p.add_argument("--force", action="store_true",
+                   help="replace the files of an earlier comparison in --out")
     p.add_argument("--no-save", action="store_true", help="write no files")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.set_defaults(func=_cmd_compare)
@@ -686,7 +886,16 @@ def _build_parser():
     _add_data_args(p)
     p.add_argument("-C", "--C", dest="C", type=float, default=1.0, metavar="VALUE",
                    help="box bound C of the SVC fitted for the after-training criteria (default 1)")
+    p.add_argument("--plot", default=None, metavar="PNG",
+                   help=f"where to draw the spectrum (default ./{DEFAULT_OUT}/spectrum-NAME.png)")
+    p.add_argument("--no-plot", action="store_true", help="no spectrum plot")
     p.set_defaults(func=_cmd_diagnose)
+
+    p = sub.add_parser("report", help="rebuild the report page of a comparison from its files",
+                       description="Rebuild report.html and its figures in a directory written "
+                       "by 'krein compare', from its CSV and JSON files alone.")
+    p.add_argument("directory", metavar="DIR", help="the comparison's output directory")
+    p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("solvers", help="installed CVXPY solvers and the problem classes they take")
     p.set_defaults(func=_cmd_solvers)
@@ -718,11 +927,13 @@ def main(argv=None):
         and the accepted values (and 0 for ``--help``/``--version``).
     """
     parser = _build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = parser.parse_args(argv)
     if args.command is None:
         parser.print_help()
         return 0
     args.prog = f"krein {args.command}"
+    args.argv = [a for a in argv if a != "--debug"]
     try:
         return args.func(args)
     except KeyboardInterrupt:
@@ -733,6 +944,12 @@ def main(argv=None):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except Exception as exc:  # an unexpected failure: one line, the traceback with --debug
+        if args.debug:
+            raise
+        sys.stderr.write(f"{args.prog}: error: {_one_line(f'{type(exc).__name__}: {exc}')} "
+                         "(run with --debug for the traceback)\n")
+        return 1
 
 
 if __name__ == "__main__":

@@ -2,67 +2,109 @@
 
 A thin client of :mod:`krein.experiment`: :func:`run_comparison` declares the
 cells of :func:`krein.experiment.classification_grid` (one per method, repeat
-and outer fold; every method at the given ``C``), runs them with
-:func:`krein.experiment.run_experiment` and summarizes the rows.  So the data
-(:func:`krein.kernel_data.load_kernel_data`), the folds
-(:func:`krein.experiment.outer_splits`: the same for every method, and the
-same as an experiment's with ``seed=random_state``), the estimator builder
+and outer fold), runs them with :func:`krein.experiment.run_experiment` and
+summarizes the rows.  So the data (:func:`krein.kernel_data.load_kernel_data`
+for a bundled set, :func:`krein.kernel_data.load_kernel_file` /
+:func:`krein.kernel_data.load_feature_file` for the user's own file), the folds,
+the inner model selection, the estimator builder
 (:func:`krein.experiment.build_estimator`), the per-fold rules and the error
-text are the experiments' own.  :func:`compare` returns the per-method
-summary; :func:`run_comparison` returns the per-fold table and the data too
-(the command-line interface prints them).
+text are the experiments' own.
 
-Data and kernels are described in :mod:`krein.datasets` (catalogue) and
-:mod:`krein.kernel_data` (kernels, per-fold rules, stacked input).
-
-Deviation from Euclideanness
+A fair comparison by default
 ----------------------------
-Every fold records the least eigenvalue and ``r_mm``, ``r_neg`` (Munoz & de
-Diego 2006 eq. 2, :class:`krein.spectrum.Spectrum`) of its training block;
-the summary averages them.
+Every method's parameters are chosen by inner stratified cross-validation on
+each outer training fold (nested CV): the method's default grid from the
+registry (:func:`krein.registry.default_grid`: ``C`` for every method that has
+it, ``C`` x ``rho`` for IndefiniteSVM, ``mu`` for the hull classifier) and,
+when the kernel is computed from feature vectors, the kernel's scale parameter
+(:func:`krein.kernel_data.default_kernel_grid`).  ``grid`` overrides entries,
+a fixed ``C`` takes ``C`` out of the grids, ``tune=False`` fixes everything.
+
+Folds: repeat ``r`` splits with ``StratifiedKFold(cv, shuffle=True,
+random_state=random_state + r)`` and each outer training split again with
+``StratifiedKFold(inner_folds, shuffle=True, random_state=random_state + r)``
+(``cv_seed`` of :func:`krein.experiment.classification_cell`); so
+``cross_val_score(GridSearchCV(est, grid, cv=inner), K, y, cv=outer)`` with
+those splitters gives the table's numbers for repeat 0, and every method sees
+the same folds.  Estimators with a ``random_state`` get one derived from the
+run's seed: the same input and seed give the same table.
+
+Cells run fold by fold (all methods of a fold, then the next fold), inside
+:func:`krein._cache.shared_computations` where available, so the methods of a
+fold share one eigendecomposition of its training block.
+
+Output directory
+----------------
+With ``out``, the run writes ``run.json`` (data, spectrum summary, protocol),
+``summary.csv``, ``folds.csv``, ``spectrum.csv``, on 2-D feature data
+``points.csv`` and ``boundaries.csv``, the figures and ``report.html``
+(:mod:`krein.experiment.page`), and the runner's per-cell file in ``cells/``
+(written as each cell finishes, so an interrupted run loses nothing it
+finished).  A directory that already holds a comparison is refused unless
+``force``; :func:`new_run_directory` gives a fresh one per run.
 """
 
 from __future__ import annotations
 
+import json
 import numbers
 import os
+import shutil
 import tempfile
+import time
 import warnings
+from collections import Counter
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from ._io import atomic_write, new_figure, save_png
+from . import __version__
+from ._io import atomic_write
 from ._validation import InvalidArgument
 from .combinations import accepts_stacked_kernels
 from .experiment import (Experiment, build_estimator, cell_kernel_data, classification_grid,
                          outer_splits, run_experiment)
 from .experiment.runner import error_text
-from .kernel_data import KernelData, check_data_arguments
-from .registry import list_methods
+from .kernel_data import KernelData, check_data_arguments, default_kernel_grid
+from .registry import REQUIREMENTS, default_grid, list_methods, method_requirements
 
 __all__ = [
     "compare",
     "run_comparison",
     "ComparisonResult",
     "InvalidArgument",
+    "new_run_directory",
+    "run_name",
+    "run_info",
+    "load_comparison_data",
     "SUMMARY_COLUMNS",
     "FOLD_COLUMNS",
+    "OUTPUT_FILES",
 ]
 
 #: Kernels with at most this many objects are fitted with one BLAS thread.
 SMALL_KERNEL = 1000
 
-#: Columns of the summary table returned by :func:`compare`.
-SUMMARY_COLUMNS = ["method", "accuracy_mean", "accuracy_std", "fit_seconds_mean",
-                   "n_support_mean", "min_eigenvalue_mean", "r_mm_mean", "r_neg_mean",
-                   "n_errors"]
+#: Columns of the summary table returned by :func:`compare` (``summary.csv``).
+SUMMARY_COLUMNS = ["method", "status", "accuracy_mean", "accuracy_std", "best_params",
+                   "fit_seconds_mean", "n_support_mean", "min_eigenvalue_mean", "r_mm_mean",
+                   "r_neg_mean", "certificate", "n_folds", "n_errors", "note"]
 
-#: Columns of the per-cell table (``ComparisonResult.folds``, ``compare_<dataset>_folds.csv``).
-FOLD_COLUMNS = ["method", "repeat", "fold", "n_train", "n_test", "accuracy", "fit_seconds",
-                "n_support", "min_eigenvalue", "r_mm", "r_neg", "error", "warnings"]
+#: Columns of the per-cell table (``ComparisonResult.folds``, ``folds.csv``).
+FOLD_COLUMNS = ["method", "repeat", "fold", "n_train", "n_test", "accuracy", "best_params",
+                "inner_score", "fit_seconds", "select_seconds", "n_support", "min_eigenvalue",
+                "r_mm", "r_neg", "solver_status", "gap", "certificate", "certificate_value",
+                "error", "warnings"]
+
+#: Files (and the runner's directory) a comparison writes into ``out``.
+OUTPUT_FILES = ("run.json", "summary.csv", "folds.csv", "spectrum.csv", "points.csv",
+                "boundaries.csv", "report.html", "accuracy.png", "spectrum.png",
+                "boundaries.png", "solver_output.txt", "cells")
+
+#: Points per axis of the decision-boundary grid (2-D feature data).
+BOUNDARY_GRID = 120
 
 
 def _is_int(v):
@@ -103,17 +145,173 @@ def _check_solver(solver):
                                     f"{', '.join(accepted)}")
 
 
-def _check_options(cv, repeats, C):
+def _check_options(cv, repeats, C, inner_folds, n_jobs):
     if not _is_int(cv) or cv < 2:
         raise InvalidArgument("cv", f"must be an integer >= 2 (number of folds); got {cv!r}")
     if not _is_int(repeats) or repeats < 1:
         raise InvalidArgument("repeats", f"must be an integer >= 1; got {repeats!r}")
-    ok = isinstance(C, numbers.Real) and not isinstance(C, bool) and np.isfinite(C) and C > 0
-    if not ok:
-        raise InvalidArgument("C", f"must be a positive finite number; got {C!r}")
-    return int(cv), int(repeats), float(C)
+    if not _is_int(inner_folds) or inner_folds < 2:
+        raise InvalidArgument("inner_folds", f"must be an integer >= 2; got {inner_folds!r}")
+    if not _is_int(n_jobs) or n_jobs == 0 or n_jobs < -1:
+        raise InvalidArgument("n_jobs", f"must be a positive integer or -1 (all cores); got "
+                                        f"{n_jobs!r}")
+    if C is not None:
+        ok = isinstance(C, numbers.Real) and not isinstance(C, bool) and np.isfinite(C) and C > 0
+        if not ok:
+            raise InvalidArgument("C", f"must be a positive finite number; got {C!r}")
+        C = float(C)
+    return int(cv), int(repeats), C, int(inner_folds), int(n_jobs)
 
 
+def _check_grid(grid):
+    if grid is None:
+        return {}
+    if not isinstance(grid, dict):
+        raise InvalidArgument("grid", f"must be a dict parameter -> list of values; got {grid!r}")
+    out = {}
+    for k, v in grid.items():
+        if isinstance(v, (numbers.Real, str)) and not isinstance(v, bool):
+            v = [v]
+        if not isinstance(k, str) or not isinstance(v, (list, tuple)) or len(v) == 0:
+            raise InvalidArgument("grid", f"entry {k!r} must be a non-empty list of values; got "
+                                          f"{v!r}")
+        out[k] = list(v)
+    return out
+
+
+# --------------------------------------------------------------------------- data
+def _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, symmetrize,
+                data_file, label_column):
+    """The data-set entry of the grid: a catalogue name or a user's file."""
+    if kernel_file is not None and data_file is not None:
+        raise InvalidArgument("kernel_file", "give a kernel/dissimilarity matrix (kernel_file) or "
+                                             "a feature file (data_file), not both")
+    if kernel_file is None and data_file is None:
+        for name, v in (("labels", labels), ("label_column", label_column)):
+            if v is not None:
+                raise InvalidArgument(name, "is for a user's file (kernel_file or data_file)")
+        if dissimilarity or symmetrize:
+            raise InvalidArgument("dissimilarity" if dissimilarity else "symmetrize",
+                                  "is for a user's matrix (kernel_file)")
+        return {"dataset": dataset, "n_samples": n_samples, "binary": binary}
+    if n_samples is not None or binary is not None:
+        raise InvalidArgument("n_samples" if n_samples is not None else "binary",
+                              "is for the bundled data sets, not a user's file")
+    if kernel_file is not None:
+        if labels is None:
+            raise InvalidArgument("labels", "a kernel or dissimilarity matrix needs its labels "
+                                            "(a file with one label per line)")
+        if label_column is not None:
+            raise InvalidArgument("label_column", "is for a feature file (data_file)")
+        spec = {"kind": "dissimilarity" if dissimilarity else "kernel",
+                "path": os.path.abspath(os.fspath(kernel_file)),
+                "labels": os.path.abspath(os.fspath(labels)), "symmetrize": bool(symmetrize)}
+    else:
+        if labels is not None:
+            raise InvalidArgument("labels", "a feature file holds its labels (use label_column)")
+        if dissimilarity or symmetrize:
+            raise InvalidArgument("dissimilarity" if dissimilarity else "symmetrize",
+                                  "is for a matrix file (kernel_file), not a feature file")
+        spec = {"kind": "features", "path": os.path.abspath(os.fspath(data_file)),
+                "label_column": label_column}
+    return {"dataset": run_name(dataset, kernel_file, data_file), "data_file": spec}
+
+
+def _load(entry, kernel, kernel_params, random_state):
+    """The KernelData of a grid's data entry, through the cells' own (cached) loader."""
+    if entry.get("data_file") is None:
+        check_data_arguments(entry["dataset"], kernel, kernel_params)
+    try:
+        probe = classification_grid([entry], [next(iter(list_methods(task="classifier")))],
+                                    [{"kernel": kernel, "params": dict(kernel_params or {})}],
+                                    cv_seed=int(random_state))[0]
+    except InvalidArgument:
+        raise
+    except ValueError as exc:  # a kernel that does not fit the data's kind
+        raise InvalidArgument("kernel", str(exc).split(": ", 1)[-1]) from None
+    data = cell_kernel_data({**probe, "seed": int(random_state)})[0]
+    labels, _ = data.classes
+    if labels.size < 2:
+        raise InvalidArgument("labels", f"{data.dataset!r} has a single class; need at least two")
+    return data
+
+
+def run_name(dataset="sonar", kernel_file=None, data_file=None):
+    """The name of a comparison's data: the data set, or the stem of the user's file.
+
+    Parameters
+    ----------
+    dataset : str
+        Bundled data set name (used without a file).
+    kernel_file : str or path-like, optional
+        The user's matrix file (``file.npz:key`` allowed).
+    data_file : str or path-like, optional
+        The user's feature file.
+
+    Returns
+    -------
+    str
+        ``"sonar"``, or ``"K"`` for ``/path/K.npy`` (and for ``K.npz:key``).
+    """
+    path = kernel_file if kernel_file is not None else data_file
+    if path is None:
+        return str(dataset)
+    base = os.path.basename(os.fspath(path))
+    head, sep, _ = base.rpartition(":")
+    if sep and os.path.splitext(head)[1].lower() in (".npz", ".mat"):
+        base = head  # "file.npz:key" names an array inside the file
+    return os.path.splitext(base)[0] or "data"
+
+
+def load_comparison_data(dataset="sonar", kernel=None, kernel_params=None, n_samples=None,
+                         binary=None, random_state=0, *, kernel_file=None, labels=None,
+                         dissimilarity=False, symmetrize=False, data_file=None,
+                         label_column=None):
+    """The data and kernel a comparison with these arguments uses (``krein diagnose``).
+
+    Parameters
+    ----------
+    dataset : str
+        Bundled data set, as in :func:`compare`.
+    kernel : str, optional
+        Kernel name, as in :func:`compare`.
+    kernel_params : dict, optional
+        Kernel parameters, as in :func:`compare`.
+    n_samples : int, optional
+        Synthetic size or subsample, as in :func:`compare`.
+    binary : optional
+        Binary task, as in :func:`compare`.
+    random_state : int
+        Seed, as in :func:`compare`.
+    kernel_file : str or path-like, optional
+        The user's matrix, as in :func:`compare`.
+    labels : str or path-like, optional
+        Its labels, as in :func:`compare`.
+    dissimilarity : bool
+        The matrix holds dissimilarities, as in :func:`compare`.
+    symmetrize : bool
+        Accept an asymmetric matrix, as in :func:`compare`.
+    data_file : str or path-like, optional
+        The user's feature file, as in :func:`compare`.
+    label_column : str or int, optional
+        Its label column, as in :func:`compare`.
+
+    Returns
+    -------
+    krein.kernel_data.KernelData
+        The labels, the kernel on all objects and what it was built from.
+
+    Raises
+    ------
+    InvalidArgument
+        (a ``ValueError``) naming the bad argument or file.
+    """
+    entry = _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity,
+                        symmetrize, data_file, label_column)
+    return _load(entry, kernel, kernel_params, random_state)
+
+
+# --------------------------------------------------------------------------- result
 @dataclass
 class ComparisonResult:
     """Everything one comparison produced, as :func:`run_comparison` returns it.
@@ -122,28 +320,44 @@ class ComparisonResult:
     ----------
     summary : pandas.DataFrame
         One row per method, columns :data:`SUMMARY_COLUMNS` (the table
-        :func:`compare` returns).
+        :func:`compare` returns); skipped methods included (``status ==
+        "skipped"``, the reason in ``note``).
     folds : pandas.DataFrame
         One row per (method, repeat, fold) cell, columns :data:`FOLD_COLUMNS`.
     data : krein.kernel_data.KernelData
         The data set and kernel.
     methods : list of str
-        Registry names of the methods compared, in the order given.
+        Registry names of the methods run, in the order given (skipped ones left out).
     cv : int
         Number of outer folds.
     repeats : int
         Number of repetitions of the ``cv``-fold split.
-    C : float
-        The ``C`` given to every method that has one.
+    C : float or None
+        A ``C`` fixed for every method that has one, or None (tuned, or the
+        methods' default ``C = 1`` without tuning).
     solver : str or None
         The solver given to the methods that have a ``solver`` parameter
         (None: their own default).
     random_state : int
-        The experiment's seed (folds, synthetic data, subsample).
+        The run's seed (folds, synthetic data, subsample, estimators).
     files : list of str, default []
         Paths written (empty without ``out``).
     experiment : krein.experiment.Experiment or None
         The cells that were run (one per method, repeat and fold).
+    tuned : bool, default True
+        Whether parameters were chosen by inner cross-validation.
+    grids : dict, default {}
+        Method -> its inner-CV grid (``{}``: nothing tuned).
+    kernel_grid : dict, default {}
+        The kernel parameters tuned, ``{name: list of values}``.
+    inner_folds : int, default 3
+        Folds of the inner cross-validation.
+    skipped : dict, default {}
+        Method -> why it was not run (inputs the data do not have).
+    seconds : float, default nan
+        Wall time of the run.
+    directory : str or None, default None
+        The output directory (None without ``out``).
     """
 
     summary: pd.DataFrame
@@ -152,11 +366,23 @@ class ComparisonResult:
     methods: list
     cv: int
     repeats: int
-    C: float
+    C: float | None
     solver: str | None
     random_state: int
     files: list = field(default_factory=list)
     experiment: Experiment | None = field(default=None, repr=False)
+    tuned: bool = True
+    grids: dict = field(default_factory=dict)
+    kernel_grid: dict = field(default_factory=dict)
+    inner_folds: int = 3
+    skipped: dict = field(default_factory=dict)
+    seconds: float = float("nan")
+    directory: str | None = None
+
+    @property
+    def all_failed(self):
+        """True when no fit of any method succeeded (the command line exits non-zero)."""
+        return bool(len(self.folds)) and bool((self.folds["error"] != "").all())
 
     def splits(self, repeat=0):
         """The outer folds of one repeat, as every method saw them.
@@ -183,28 +409,134 @@ class ComparisonResult:
         return outer_splits(cell.params, self.data.y)
 
 
-def _summarize(folds, methods):
+def _most_frequent(values):
+    """Most frequent value (first seen among ties)."""
+    counts = Counter(json.dumps(v, sort_keys=True) for v in values)
+    best = max(counts.values())
+    for v in values:
+        if counts[json.dumps(v, sort_keys=True)] == best:
+            return v
+    return None
+
+
+def _chosen_params(best_params):
+    """Most frequent chosen value of each tuned parameter over the successful folds."""
+    dicts = [json.loads(b) for b in best_params if isinstance(b, str) and b]
+    keys = list(dict.fromkeys(k for d in dicts for k in d))
+    return {k: _most_frequent([d[k] for d in dicts if k in d]) for k in keys}
+
+
+def _certificate_text(f):
+    kinds = f["certificate"].fillna("").astype(str)
+    kinds = kinds[kinds != ""]
+    if kinds.empty:
+        status = ";".join(dict.fromkeys(s for s in f["solver_status"].fillna("").astype(str)
+                                        for s in s.split(";") if s))
+        return status
+    kind = kinds.mode().iloc[0]
+    vals = f.loc[kinds.index][kinds == kind]["certificate_value"].to_numpy(dtype=float)
+    return f"{kind} <= {np.nanmax(vals):.1e}" if np.isfinite(vals).any() else kind
+
+
+def _summarize(folds, methods, skipped, order):
     rows = []
-    for m in methods:
+    for m in order:
+        if m in skipped:
+            rows.append({"method": m, "status": "skipped", "best_params": "{}", "n_folds": 0,
+                         "n_errors": 0, "note": skipped[m], "certificate": ""})
+            continue
         f = folds[folds["method"] == m]
         ok = f[f["error"] == ""]
+        n_err = int((f["error"] != "").sum())
+        status = "ok" if n_err == 0 else ("failed" if len(ok) == 0 else "partial")
         rows.append({
             "method": m,
+            "status": status,
             "accuracy_mean": ok["accuracy"].mean() if len(ok) else np.nan,
             "accuracy_std": ok["accuracy"].std() if len(ok) > 1 else (0.0 if len(ok) else np.nan),
+            "best_params": json.dumps(_chosen_params(ok["best_params"].tolist())),
             "fit_seconds_mean": ok["fit_seconds"].mean() if len(ok) else np.nan,
             "n_support_mean": ok["n_support"].mean() if len(ok) else np.nan,
             "min_eigenvalue_mean": f["min_eigenvalue"].mean(),
             "r_mm_mean": f["r_mm"].mean(),
             "r_neg_mean": f["r_neg"].mean(),
-            "n_errors": int((f["error"] != "").sum()),
+            "certificate": _certificate_text(ok) if len(ok) else "",
+            "n_folds": int(len(f)),
+            "n_errors": n_err,
+            "note": f[f["error"] != ""]["error"].iloc[0][:300] if n_err else "",
         })
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
 
+def _fold_table(rows):
+    """The runner's rows as the per-fold table (:data:`FOLD_COLUMNS`), in grid order."""
+    df = rows.copy()
+    for col in FOLD_COLUMNS:
+        if col not in df.columns:
+            df[col] = np.nan
+    for col in ("error", "warnings", "certificate", "solver_status"):
+        df[col] = df[col].fillna("").astype(str)
+    df["best_params"] = df["best_params"].fillna("").astype(str)
+    return df[FOLD_COLUMNS].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- output directory
+def new_run_directory(name, root="krein-results"):
+    """A directory for a new run that no earlier run wrote: ``root/name``, ``root/name-2``...
+
+    Parameters
+    ----------
+    name : str
+        The data set's name.
+    root : str or path-like
+        Parent directory.
+
+    Returns
+    -------
+    str
+        The first of ``root/name``, ``root/name-2``, ``root/name-3``, ... that
+        does not exist or is an empty directory (not created here).
+    """
+    root = os.fspath(root)
+    i = 1
+    while True:
+        path = os.path.join(root, name if i == 1 else f"{name}-{i}")
+        if not os.path.exists(path) or (os.path.isdir(path) and not os.listdir(path)):
+            return path
+        i += 1
+
+
+def _check_out(out, force):
+    """Refuse a directory that holds an earlier comparison (unless ``force``); nothing written."""
+    if out is None:
+        return None
+    out = os.fspath(out)
+    if os.path.exists(out) and not os.path.isdir(out):
+        raise InvalidArgument("out", f"{out} is a file, not a directory")
+    if os.path.isdir(out):
+        found = [f for f in OUTPUT_FILES if os.path.exists(os.path.join(out, f))]
+        if found and not force:
+            raise InvalidArgument("out", f"{out} already holds a comparison ({', '.join(found[:3])}"
+                                         f"{', ...' if len(found) > 3 else ''}); pass --force "
+                                         "(force=True) to replace it, or choose another directory")
+    return out
+
+
+def _clear_out(out):
+    for f in OUTPUT_FILES:
+        path = os.path.join(out, f)
+        if os.path.isdir(path):
+            shutil.rmtree(path)
+        elif os.path.exists(path):
+            os.remove(path)
+
+
+# --------------------------------------------------------------------------- the run
 def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5,
-                   repeats=1, C=1.0, solver=None, random_state=0, out=None, progress=True,
-                   n_samples=None, binary=None):
+                   repeats=1, C=None, solver=None, random_state=0, out=None, progress=True,
+                   n_samples=None, binary=None, *, kernel_file=None, labels=None,
+                   dissimilarity=False, symmetrize=False, data_file=None, label_column=None,
+                   tune=True, grid=None, inner_folds=3, n_jobs=1, force=False, command=None):
     """Run :func:`compare` and return all its results (summary, folds, data, files).
 
     Parameters
@@ -221,177 +553,289 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
         Number of folds, as in :func:`compare`.
     repeats : int >= 1
         Repetitions of the split, as in :func:`compare`.
-    C : float > 0
-        Box bound of every method that has one, as in :func:`compare`.
+    C : float > 0, optional
+        A fixed ``C``, as in :func:`compare`.
     solver : str, optional
         ``"libsvm"`` or an installed CVXPY solver, as in :func:`compare`.
     random_state : int >= 0
-        The experiment's seed, as in :func:`compare`.
+        The run's seed, as in :func:`compare`.
     out : str or path-like, optional
-        Directory of the output files, as in :func:`compare`.
+        Output directory, as in :func:`compare`.
     progress : bool
         Progress bar, as in :func:`compare`.
     n_samples : int, optional
         Synthetic size or subsample, as in :func:`compare`.
     binary : optional
         Binary task of the data set, as in :func:`compare`.
+    kernel_file : str or path-like, optional
+        The user's matrix, as in :func:`compare`.
+    labels : str or path-like, optional
+        Its labels file, as in :func:`compare`.
+    dissimilarity : bool
+        The matrix holds dissimilarities, as in :func:`compare`.
+    symmetrize : bool
+        Use ``(K + K') / 2`` of an asymmetric matrix, as in :func:`compare`.
+    data_file : str or path-like, optional
+        The user's feature file, as in :func:`compare`.
+    label_column : str or int, optional
+        Its label column, as in :func:`compare`.
+    tune : bool
+        Nested CV over the grids, as in :func:`compare`.
+    grid : dict, optional
+        Grid overrides, as in :func:`compare`.
+    inner_folds : int >= 2
+        Folds of the inner CV, as in :func:`compare`.
+    n_jobs : int
+        Parallel workers, as in :func:`compare`.
+    force : bool
+        Replace an earlier comparison in ``out``, as in :func:`compare`.
+    command : str, optional
+        The command line that started the run, recorded in ``run.json``.
 
     Returns
     -------
     ComparisonResult
         The summary (the table :func:`compare` returns, with the same
         ``attrs``), the per-fold table, the data and kernel, the arguments
-        used, the files written and the experiment that was run.
+        used, the grids, the files written and the experiment that was run.
 
     Raises
     ------
     InvalidArgument
-        (a ``ValueError``) for a bad argument, before any model is fitted.
+        (a ``ValueError``) for a bad argument or input file, before any model
+        is fitted and before anything is written.
     """
-    check_data_arguments(dataset, kernel, kernel_params)
-    methods = _check_methods(methods)
+    t_start = time.perf_counter()
+    entry = _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity,
+                        symmetrize, data_file, label_column)
+    order = _check_methods(methods)
     solver = _check_solver(solver)
-    cv, repeats, C = _check_options(cv, repeats, C)
+    cv, repeats, C, inner_folds, n_jobs = _check_options(cv, repeats, C, inner_folds, n_jobs)
+    grid = _check_grid(grid)
     if not _is_int(random_state) or random_state < 0:
         raise InvalidArgument("random_state", f"must be an integer >= 0; got {random_state!r}")
-    datasets = [{"dataset": dataset, "n_samples": n_samples, "binary": binary}]
-    kernels = [{"kernel": kernel, "params": dict(kernel_params or {})}]
-    entries = []
-    for name in methods:
-        has_c = "C" in build_estimator(name).get_params(deep=False)
-        entries.append({"method": name, "params": {"C": C} if has_c else {}, "grid": {}})
-    grid = classification_grid(datasets, entries, kernels, folds=cv, repeats=repeats,
-                               solvers=[solver], save_trace=False)
-    experiment = Experiment(f"compare-{dataset}", grid, seed=int(random_state))
-    # the data every cell uses (the same cached computation): bad data or kernel
-    # arguments fail here, before any model is fitted
-    data = cell_kernel_data(experiment.cells[0].params)[0]
-    _, counts = data.classes
+    out = _check_out(out, force)
+
+    # the data every cell uses (the same cached computation): a bad file or kernel
+    # argument fails here, before any model is fitted and before anything is written
+    data = _load(entry, kernel, kernel_params, random_state)
+    labels_, counts = data.classes
     if cv > counts.min():
         raise InvalidArgument("cv", f"{cv} folds but the smallest class of {data.dataset!r} has "
                                     f"{counts.min()} objects; use cv <= {counts.min()}")
+
+    # methods that need inputs these data do not have are skipped, with the reason
+    skipped = {}
+    for m in order:
+        for req in method_requirements(m):
+            if req == "base_kernels" and data.base_kernels is None:
+                skipped[m] = REQUIREMENTS[req]
+    run = [m for m in order if m not in skipped]
+    if not run:
+        raise InvalidArgument("methods", "no method can run on these data: " + "; ".join(
+            f"{m} {why}" for m, why in skipped.items()))
+
+    # grids: the registry's per method, the kernel's scale on feature data; overrides
+    kernel_keys = set(data.kernel_params)
+    method_over = {k: v for k, v in grid.items() if k not in kernel_keys}
+    kernel_over = {k: v for k, v in grid.items() if k in kernel_keys}
+    entries, grids = [], {}
+    for m in run:
+        accepted = build_estimator(m).get_params(deep=False)
+        fixed = {"C": C} if C is not None and "C" in accepted else {}
+        g = default_grid(m) if tune else {}
+        g.update({k: v for k, v in method_over.items() if k in accepted and tune})
+        g = {k: v for k, v in g.items() if k not in fixed}
+        grids[m] = g
+        entries.append({"method": m, "params": fixed, "grid": g})
+    unused = [k for k in method_over if not any(k in build_estimator(m).get_params(deep=False)
+                                                for m in run)]
+    if unused:
+        raise InvalidArgument("grid", f"parameter(s) {', '.join(unused)} belong to no method run "
+                                      f"and not to the kernel {data.kernel!r} (kernel parameters:"
+                                      f" {', '.join(sorted(kernel_keys)) or 'none'})")
+    kernel_grid = {}
+    if tune:
+        if data.X is not None and not data.label_dependent:
+            kernel_grid = default_kernel_grid(data.kernel, data.kernel_params)
+        kernel_grid.update(kernel_over)
+    given = dict(kernel_params or {})
+    kernel_grid = {k: v for k, v in kernel_grid.items() if k not in given or k in kernel_over}
+    kernels = [{"kernel": kernel, "params": given, "grid": kernel_grid}]
+    cells = classification_grid([entry], entries, kernels, folds=cv, repeats=repeats,
+                                solvers=[solver], inner_folds=inner_folds, save_trace=False,
+                                cv_seed=int(random_state), order="fold")
+    experiment = Experiment(f"compare-{data.dataset}", cells, seed=int(random_state))
     data.spectrum()
+
+    def describe(params):
+        rep = f"repeat {params['repeat'] + 1}, " if repeats > 1 else ""
+        return f"{params['method']} ({rep}fold {params['fold'] + 1}/{cv})"
+
     # On kernels of this size BLAS threads only spin (a 25x slowdown of the
     # nearest-PSD fits measured on Sonar on a busy 2-core machine): one thread per
     # process below SMALL_KERNEL objects, the library default above.
     limit = 1 if data.n_samples <= SMALL_KERNEL else None
+    if out is not None:
+        if force:
+            _clear_out(out)
+        os.makedirs(out, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="krein-compare-") as tmp, \
             threadpool_limits(limits=limit):
-        report = run_experiment(experiment, tmp, progress=progress)
+        cells_dir = os.path.join(out, "cells") if out is not None else tmp
+        try:
+            report = run_experiment(experiment, cells_dir, progress=progress, n_jobs=n_jobs,
+                                    describe=describe)
+        finally:
+            _clear_shared()
         rows = report.results
     folds = _fold_table(rows)
-    summary = _summarize(folds, methods)
-    result = ComparisonResult(summary, folds, data, methods, cv, repeats, C, solver, random_state,
-                              experiment=experiment)
+    summary = _summarize(folds, run, skipped, order)
+    result = ComparisonResult(summary, folds, data, run, cv, repeats, C, solver,
+                              int(random_state), experiment=experiment, tuned=bool(tune),
+                              grids=grids, kernel_grid=kernel_grid, inner_folds=inner_folds,
+                              skipped=skipped, directory=out)
+    result.seconds = time.perf_counter() - t_start
     if out is not None:
-        result.files = _write_outputs(result, out)
+        result.files = _write_outputs(result, out, command)
     summary.attrs.update({
         "dataset": data.dataset, "kernel": data.kernel, "kernel_params": dict(data.kernel_params),
-        "n_samples": data.n_samples, "cv": cv, "repeats": repeats, "C": C,
+        "n_samples": data.n_samples, "cv": cv, "repeats": repeats, "C": C, "tuned": bool(tune),
         "files": list(result.files),
     })
     return result
 
 
-def _fold_table(rows):
-    """The runner's rows as the per-fold table (:data:`FOLD_COLUMNS`), in grid order."""
-    df = rows.copy()
-    for col in FOLD_COLUMNS:
-        if col not in df.columns:
-            df[col] = np.nan
-    df["error"] = df["error"].fillna("").astype(str)
-    df["warnings"] = df["warnings"].fillna("").astype(str)
-    return df[FOLD_COLUMNS].reset_index(drop=True)
+def _clear_shared():
+    try:
+        from ._cache import clear_shared_computations
+    except ImportError:  # pragma: no cover - before the shared cache exists
+        return
+    clear_shared_computations()
 
 
 def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5, repeats=1,
-            C=1.0, solver=None, random_state=0, out=None, progress=True, n_samples=None,
-            binary=None):
+            C=None, solver=None, random_state=0, out=None, progress=True, n_samples=None,
+            binary=None, *, kernel_file=None, labels=None, dissimilarity=False,
+            symmetrize=False, data_file=None, label_column=None, tune=True, grid=None,
+            inner_folds=3, n_jobs=1, force=False):
     """Cross-validate registered methods on one data set with one (indefinite) kernel.
 
-    The kernel matrix is computed once (see :mod:`krein.kernel_data` for the
-    per-fold exceptions); each repeat ``r`` is a stratified ``cv``-fold split
-    (:func:`krein.experiment.outer_splits` of an experiment with
-    ``seed=random_state``), the SAME for every method; each method is
-    :func:`krein.experiment.build_estimator` ``(name, {"C": C}, solver)``
-    (``C`` for the methods that have it, ``solver`` if given), fitted on the
-    training block and scored on the test rows.  A method that raises is
-    recorded as an error, not a crash.
+    Nested cross-validation by default (module docstring): each repeat ``r``
+    is a stratified ``cv``-fold split, the SAME for every method; on each
+    outer training split an inner stratified ``inner_folds``-fold CV chooses
+    the method's parameters from its registry grid
+    (:func:`krein.registry.default_grid`) and, on feature data, the kernel's
+    scale parameter (:func:`krein.kernel_data.default_kernel_grid`); the
+    method is refitted with them and scored on the outer test split.  A method
+    that raises is recorded as an error, not a crash; a method that needs
+    inputs the data do not have is listed as skipped with the reason.
 
     Parameters
     ----------
     dataset : str
-        A name from :func:`krein.datasets.available_datasets`: a shipped vector data set,
-        standardized with ``scale="standard"`` (zero mean, unit variance per
-        feature over all rows; with ``"pick-out-munoz-ionosphere"`` raw by
-        default, see its ``scale`` parameter); a dissimilarity data set; or
-        ``"checkerboard"`` (``make_checkerboard(n_samples or 300, overlap=0.1,
-        random_state=random_state)``, also standardized); or
-        ``"munoz-artificial"`` (``make_munoz_artificial(n_samples or 400,
-        random_state=random_state)``, raw coordinates, default kernel
+        A name from :func:`krein.datasets.available_datasets` (ignored with
+        ``kernel_file`` or ``data_file``): a shipped vector data set,
+        standardized (zero mean, unit variance per feature over all rows;
+        ``"pick-out-munoz-ionosphere"`` keeps raw features by default); a
+        dissimilarity data set; ``"checkerboard"``
+        (``make_checkerboard(n_samples or 300, overlap=0.1)``, standardized);
+        or ``"munoz-artificial"`` (raw coordinates, default kernel
         ``"pick-out-linear"``, built per fold from the training labels).
     kernel : str, optional
         Vector data: a name from :data:`krein.kernels.KERNELS` (default
         ``"sigmoid"``) or a pick-out kernel of
-        :data:`krein.kernel_data.PICK_OUT_KERNELS`
-        (``"pick-out-munoz-ionosphere"``: the twelve normalized kernels of
-        Munoz & de Diego §4.2, combined by pick-out instead of the paper's KWS).
-        Dissimilarity data: ``"dissimilarity-linear"``
-        (``-1/2 J D^2 J``, the default), ``"dissimilarity-raw"`` (``K = D``,
-        Loosli et al. Table 3) or ``"dissimilarity-gaussian"``.
+        :data:`krein.kernel_data.PICK_OUT_KERNELS`.  Dissimilarity data
+        (bundled, or ``kernel_file`` with ``dissimilarity``):
+        ``"dissimilarity-linear"`` (``-1/2 J D^2 J``, the default),
+        ``"dissimilarity-raw"`` (``K = D``) or ``"dissimilarity-gaussian"``.
+        A kernel matrix file: ``"precomputed"`` (the default; the only one).
     kernel_params : dict, optional
         Kernel parameters; missing ones get
         :func:`krein.kernel_data.default_kernel_params` (sigmoid: ``a = 4 /
-        n_features``, ``r = -2``).
+        n_features``, ``r = -2``).  A parameter given here is not tuned
+        unless ``grid`` names it.
     methods : list of str, optional
         Names of classifiers from :func:`krein.list_methods` (a string is split
-        at commas); default the classifiers registered with ``compare=True``
-        (``list_methods(task="classifier", compare=True)``).
+        at commas); default the classifiers registered with ``compare=True``.
     cv : int >= 2
-        Number of folds.
+        Number of outer folds.
     repeats : int >= 1
         Number of repetitions of the K-fold split (different shuffles).
-    C : float > 0
-        Box bound / slack weight passed to every method.
+    C : float > 0, optional
+        A fixed box bound / slack weight for every method that has one (then
+        not tuned); None: tuned (or the methods' ``C = 1`` with ``tune=False``).
     solver : str, optional
         ``"libsvm"`` or an installed CVXPY solver, passed to the methods that
         have a ``solver`` parameter (a method that rejects it records errors).
     random_state : int >= 0
-        The experiment's seed: the folds of every repeat, the synthetic data
-        and an ``n_samples`` subsample derive from it
+        The run's seed: the outer and inner splits of repeat ``r`` use
+        ``random_state + r``; synthetic data, a subsample and every
+        estimator's ``random_state`` derive from it
         (:func:`krein.experiment.cell_seed`).
     out : str or path-like, optional
-        Directory (created if needed) for ``compare_<dataset>.csv`` (summary),
-        ``compare_<dataset>_folds.csv`` (every cell), ``compare_<dataset>.png``
-        (accuracy mean ± std per method) and, for 2-D vector data,
-        ``compare_<dataset>_boundaries.png`` (decision boundaries of every
-        method trained on all the data, as Loosli et al. 2013 Fig. 3).  Files
-        are written atomically (temporary file, then ``os.replace``).
+        Directory (created if needed) for the output files (module docstring);
+        one that already holds a comparison is refused unless ``force``.
+        None: nothing is written.
     progress : bool
-        Show a tqdm progress bar over the (repeat, fold, method) cells (stderr).
+        Show a tqdm progress bar over the cells, naming the ones running (stderr).
     n_samples : int, optional
         Size of a synthetic data set, or a stratified subsample of a shipped one.
     binary : optional
         Binary task of the data set (see :func:`krein.kernel_data.load_kernel_data`).
+    kernel_file : str or path-like, optional
+        The user's kernel (or, with ``dissimilarity``, dissimilarity) matrix:
+        ``.npy``, ``.npz`` (``file.npz:key`` names an array), ``.csv``,
+        whitespace ``.txt``, MATLAB ``.mat`` (``file.mat:key``);
+        :func:`krein.kernel_data.load_kernel_file`.
+    labels : str or path-like, optional
+        Labels of ``kernel_file``: one per line, any values (strings kept).
+    dissimilarity : bool
+        ``kernel_file`` holds dissimilarities (zero diagonal, non-negative).
+    symmetrize : bool
+        Accept an asymmetric ``kernel_file`` and use ``(K + K') / 2`` (recorded).
+    data_file : str or path-like, optional
+        The user's feature vectors: CSV or whitespace text with the label in a
+        column, or LIBSVM/svmlight format;
+        :func:`krein.kernel_data.load_feature_file` (standardized like the
+        bundled sets).
+    label_column : str or int, optional
+        The label column of ``data_file`` (name or index; default the last).
+    tune : bool
+        Choose parameters by inner cross-validation (True), or fit every
+        method with fixed values (``C``, else the estimators' defaults).
+    grid : dict, optional
+        Overrides of the grids, ``{parameter: list of values}``: a method
+        parameter (``C``, ``rho``, ``mu``...) replaces that entry of every
+        method that has the parameter; a kernel parameter (``a``, ``gamma``...)
+        the kernel grid.
+    inner_folds : int >= 2
+        Folds of the inner cross-validation.
+    n_jobs : int
+        Parallel worker processes over the cells (``-1``: all cores).
+    force : bool
+        Replace the files of an earlier comparison in ``out``.
 
     Returns
     -------
     pandas.DataFrame
-        One row per method with columns ``method``, ``accuracy_mean``,
-        ``accuracy_std`` (sample standard deviation over the repeat x fold cells),
-        ``fit_seconds_mean``, ``n_support_mean`` (``len(est.support_)``: support
-        or expansion vectors), ``r_mm_mean``, ``r_neg_mean`` (Munoz & de Diego
-        eq. 2 of the training block, in percent, averaged over folds),
-        ``min_eigenvalue_mean`` (least eigenvalue of the
-        training kernel block, averaged over folds) and ``n_errors``.
-        ``attrs`` holds the data set, kernel, parameters used and the files written.
+        One row per method (:data:`SUMMARY_COLUMNS`): ``status`` ("ok",
+        "partial", "failed", "skipped"), ``accuracy_mean``, ``accuracy_std``
+        (sample standard deviation over the repeat x fold cells),
+        ``best_params`` (JSON: the most frequent chosen value of each tuned
+        parameter, kernel ones as ``kernel_<name>``), ``fit_seconds_mean``,
+        ``n_support_mean`` (``len(est.support_)``), ``min_eigenvalue_mean``,
+        ``r_mm_mean``, ``r_neg_mean`` (of the training blocks, Munoz & de
+        Diego eq. 2), ``certificate`` (the largest certificate value over the
+        folds, :func:`krein.experiment.certificate_measure`), ``n_folds``,
+        ``n_errors`` and ``note`` (skip reason or first error).  ``attrs``
+        holds the data set, kernel, parameters used and the files written.
 
     Raises
     ------
     InvalidArgument
-        (a ``ValueError``) naming the bad argument and the accepted values, before
-        any model is fitted: unknown data set, kernel, kernel parameter, method or
-        solver, ``C <= 0``, ``cv < 2`` or more folds than the smallest class.
+        (a ``ValueError``) naming the bad argument (or file) and the accepted
+        values, before any model is fitted and before anything is written.
 
     See Also
     --------
@@ -404,110 +848,148 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
     ...                 methods=["esvm", "clip"], cv=3, progress=False)  # doctest: +SKIP
     """
     return run_comparison(dataset, kernel, kernel_params, methods, cv, repeats, C, solver,
-                          random_state, out, progress, n_samples, binary).summary
+                          random_state, out, progress, n_samples, binary,
+                          kernel_file=kernel_file, labels=labels, dissimilarity=dissimilarity,
+                          symmetrize=symmetrize, data_file=data_file, label_column=label_column,
+                          tune=tune, grid=grid, inner_folds=inner_folds, n_jobs=n_jobs,
+                          force=force).summary
 
 
 # --------------------------------------------------------------------------- output files
-def _write_outputs(result, out):
-    out = os.fspath(out)
-    os.makedirs(out, exist_ok=True)
-    name = result.data.dataset
+def _label_names(data):
+    labels, counts = data.classes
+    return [[str(v), int(c)] for v, c in zip(labels.tolist(), counts.tolist())]
+
+
+def run_info(result, command=None):
+    """The ``run.json`` record of a comparison: data, spectrum summary, protocol.
+
+    Parameters
+    ----------
+    result : ComparisonResult
+        A finished comparison.
+    command : str, optional
+        The command line that started it.
+
+    Returns
+    -------
+    dict
+        JSON-serializable: ``krein_version``, ``created``, ``seconds``,
+        ``command``, ``data`` (name, source, kind, size, classes with counts,
+        kernel and parameters, notes), ``spectrum`` (signature, extreme
+        eigenvalues, r_mm, r_neg of the kernel on all objects), ``protocol``
+        (folds, seed, tuned, grids, fixed parameters), ``methods`` and
+        ``skipped``.
+    """
+    data = result.data
+    s = data.spectrum().summary()
+    source = getattr(data, "source", "") or f"bundled data set {data.dataset}"
+    fixed = {m: ({"C": result.C} if result.C is not None and "C" in
+                 build_estimator(m).get_params(deep=False) else {}) for m in result.methods}
+    return json.loads(json.dumps({
+        "krein_version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds": result.seconds, "command": command,
+        "data": {"name": data.dataset, "source": source, "kind": data.kind,
+                 "n_samples": data.n_samples, "n_features": data.n_features,
+                 "description": data.description, "classes": _label_names(data),
+                 "kernel": data.kernel, "kernel_params": dict(data.kernel_params),
+                 "notes": list(getattr(data, "notes", ()))},
+        "spectrum": {k: s[k] for k in ("n", "p", "q", "z", "min_eigenvalue", "max_eigenvalue",
+                                       "r_mm", "r_neg")},
+        "protocol": {"cv": result.cv, "repeats": result.repeats,
+                     "inner_folds": result.inner_folds, "seed": result.random_state,
+                     "tuned": result.tuned, "scoring": "accuracy", "solver": result.solver,
+                     "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed},
+        "methods": list(result.methods) + [m for m in result.skipped],
+        "skipped": dict(result.skipped),
+    }, default=_json_default))
+
+
+def _json_default(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return str(v)
+
+
+def _write_outputs(result, out, command):
+    data = result.data
     files = []
-    files.append(atomic_write(os.path.join(out, f"compare_{name}.csv"),
-                              lambda p: result.summary.to_csv(p, index=False)))
-    files.append(atomic_write(os.path.join(out, f"compare_{name}_folds.csv"),
-                              lambda p: result.folds.to_csv(p, index=False)))
-    files.append(save_png(_accuracy_figure(result), os.path.join(out, f"compare_{name}.png"),
-                          dpi=120, colors=None))
-    if result.data.X is not None and result.data.X.shape[1] == 2:
-        files.append(save_png(_boundary_figure(result),
-                              os.path.join(out, f"compare_{name}_boundaries.png"), colors=None))
+    info = run_info(result, command)
+
+    def csv(name, df):
+        files.append(atomic_write(os.path.join(out, name), lambda p: df.to_csv(p, index=False)))
+
+    csv("summary.csv", result.summary)
+    csv("folds.csv", result.folds)
+    csv("spectrum.csv", pd.DataFrame({"eigenvalue": data.spectrum().eigenvalues}))
+    if data.X is not None and data.X.shape[1] == 2:
+        points, boundaries = _boundaries(result)
+        csv("points.csv", points)
+        csv("boundaries.csv", boundaries)
+    files.append(atomic_write(os.path.join(out, "run.json"),
+                              lambda p: open(p, "w").write(json.dumps(info, indent=1) + "\n")))
+    try:
+        from .experiment.page import write_report
+    except ImportError:  # pragma: no cover - before the report page exists
+        return files
+    report = write_report(out)
+    figures = [os.path.join(out, f) for f in ("spectrum.png", "accuracy.png", "boundaries.png")]
+    files += [f for f in figures if os.path.exists(f)] + [report]
     return files
 
 
-def _kernel_label(data):
-    params = ", ".join(f"{k}={_fmt(v)}" for k, v in data.kernel_params.items())
-    return f"{data.kernel}({params})" if params else data.kernel
-
-
-def _fmt(v):
-    return f"{v:.4g}" if isinstance(v, float) else str(v)
-
-
-def _accuracy_figure(result):
-    s = result.summary
-    data = result.data
-    fig = new_figure((max(5.0, 0.75 * len(s) + 2.0), 4.0))
-    ax = fig.add_subplot(1, 1, 1)
-    x = np.arange(len(s))
-    mean = s["accuracy_mean"].to_numpy(dtype=float)
-    std = np.nan_to_num(s["accuracy_std"].to_numpy(dtype=float))
-    colors = ["tab:red" if e else "tab:blue" for e in s["n_errors"]]
-    ax.bar(x, np.nan_to_num(mean), yerr=std, capsize=3, color=colors, alpha=0.85)
-    _, counts = data.classes
-    ax.axhline(counts.max() / counts.sum(), color="grey", ls="--", lw=1, label="majority class")
-    ax.set_xticks(x)
-    ax.set_xticklabels(s["method"], rotation=30, ha="right")
-    ax.set_ylim(0, 1)
-    ax.set_ylabel("accuracy (mean ± std)")
-    ax.set_title(f"{data.dataset} (n={data.n_samples}), {_kernel_label(data)}\n"
-                 f"{result.cv}-fold CV x {result.repeats}, C={result.C:g}", fontsize=9)
-    ax.legend(loc="lower right", fontsize=8)
-    fig.tight_layout()
-    return fig
-
-
-def _boundary_figure(result, grid=120):
-    """Decision regions of every method trained on all the data (Loosli et al. 2013, Fig. 3)."""
+def _boundaries(result, grid=BOUNDARY_GRID):
+    """Predictions of every method, trained on all the data with its most often chosen
+    parameters, on a regular grid (Loosli et al. 2013 Fig. 3): ``points`` and
+    ``boundaries`` tables."""
     data = result.data
     X, y = data.X, data.y
+    points = pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "label": [str(v) for v in y]})
     lo, hi = X.min(axis=0), X.max(axis=0)
     pad = 0.05 * (hi - lo)
-    g0 = np.linspace(lo[0] - pad[0], hi[0] + pad[0], grid)
-    g1 = np.linspace(lo[1] - pad[1], hi[1] + pad[1], grid)
-    G0, G1 = np.meshgrid(g0, g1)
+    G0, G1 = np.meshgrid(np.linspace(lo[0] - pad[0], hi[0] + pad[0], grid),
+                         np.linspace(lo[1] - pad[1], hi[1] + pad[1], grid))
     grid_points = np.column_stack([G0.ravel(), G1.ravel()])
-    rows = data.rows(grid_points)
-    stacked_rows = None
-    classes = np.unique(y)
-    m = len(result.methods)
-    ncol = min(m, 3 if m <= 9 else 4)
-    nrow = int(np.ceil(m / ncol))
-    fig = new_figure((3.2 * ncol, 3.0 * nrow))
-    for i, name in enumerate(result.methods):
-        ax = fig.add_subplot(nrow, ncol, i + 1)
+    frames = []
+    chosen = dict(zip(result.summary["method"], result.summary["best_params"]))
+    for name in result.methods:
+        best = json.loads(chosen.get(name) or "{}")
+        params = {k: v for k, v in best.items() if not k.startswith("kernel_")}
+        kparams = {k[len("kernel_"):]: v for k, v in best.items() if k.startswith("kernel_")}
+        if result.C is not None and "C" in build_estimator(name).get_params(deep=False):
+            params.setdefault("C", result.C)
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                est = build_estimator(name, {"C": result.C} if _has_c(name) else {}, result.solver)
-                K_all, R = data.K, rows
-                if data.base_kernels is not None and accepts_stacked_kernels(est):
-                    if stacked_rows is None:
-                        stacked_rows = data.rows(grid_points, stacked=True)
-                    K_all, R = data.stacked_kernel(), stacked_rows
+                d = _with_kernel_params(data, kparams) if kparams else data
+                est = build_estimator(name, params, result.solver,
+                                      random_state=result.random_state)
+                K_all, R = d.K, d.rows(grid_points)
+                if d.base_kernels is not None and accepts_stacked_kernels(est):
+                    K_all, R = d.stacked_kernel(), d.rows(grid_points, stacked=True)
                 est.fit(K_all, y)
                 pred = est.predict(R)
                 acc = float(np.mean(est.predict(K_all) == y))
-            Z = np.searchsorted(classes, pred).reshape(G0.shape)
-            ax.contourf(G0, G1, Z, levels=np.arange(len(classes) + 1) - 0.5, cmap="coolwarm",
-                        alpha=0.35)
-            if len(classes) == 2:
-                ax.contour(G0, G1, Z, levels=[0.5], colors="k", linewidths=0.8)
-            title = f"{name} (train acc {100 * acc:.0f}%)"
+            frames.append(pd.DataFrame({"method": name, "x0": grid_points[:, 0],
+                                        "x1": grid_points[:, 1],
+                                        "prediction": [str(v) for v in pred],
+                                        "train_accuracy": acc, "error": ""}))
         except Exception as exc:
-            ax.text(0.5, 0.5, error_text(exc)[:80], ha="center", va="center", wrap=True,
-                    fontsize=7, transform=ax.transAxes)
-            title = f"{name} (failed)"
-        ax.scatter(X[:, 0], X[:, 1], c=np.searchsorted(classes, y), cmap="coolwarm", s=8,
-                   edgecolors="k", linewidths=0.3)
-        ax.set_title(title, fontsize=9)
-        ax.set_xticks([])
-        ax.set_yticks([])
-    fig.suptitle(f"{data.dataset} (n={data.n_samples}), {_kernel_label(data)}, C={result.C:g}",
-                 fontsize=10)
-    fig.tight_layout()
-    return fig
+            frames.append(pd.DataFrame({"method": [name], "x0": [np.nan], "x1": [np.nan],
+                                        "prediction": [""], "train_accuracy": [np.nan],
+                                        "error": [error_text(exc)]}))
+    return points, pd.concat(frames, ignore_index=True)
 
 
-def _has_c(name):
-    return "C" in build_estimator(name).get_params(deep=False)
+def _with_kernel_params(data, kparams):
+    """The same data with other kernel parameters (the kernel recomputed on all objects)."""
+    from dataclasses import replace
+
+    from .kernels import pairwise_kernel
+
+    params = {**data.kernel_params, **kparams}
+    K = pairwise_kernel(data.kernel, data.X, None, params)
+    return replace(data, kernel_params=params, K=0.5 * (K + K.T), _spectrum=None)

@@ -117,6 +117,7 @@ __all__ = [
     "available_kernels",
     "default_kernel",
     "default_kernel_params",
+    "default_kernel_grid",
     "InvalidArgument",
     "DISSIMILARITY_KERNELS",
     "PICK_OUT_KERNELS",
@@ -261,6 +262,49 @@ def default_kernel_params(kernel, n_features=None, D=None):
         m = float(np.mean(D[off] ** 2)) if off.any() else 0.0
         return {"gamma": 1.0 / m if m > 0 else 1.0}
     return {}
+
+
+#: Multiples of a kernel parameter's value tried by the default kernel grid
+#: (:func:`default_kernel_grid`): half, the value, double.
+KERNEL_GRID_FACTORS = (0.5, 1.0, 2.0)
+
+#: The parameter of each kernel that the default kernel grid varies.
+_TUNED_KERNEL_PARAMETER = {"sigmoid": "a", "tanh": "a", "gaussian": "gamma", "rbf": "gamma",
+                           "epanechnikov": "sigma", "pick-out-gaussian": "gamma"}
+
+
+def default_kernel_grid(kernel, kernel_params):
+    """Default inner-CV grid of a kernel computed from feature vectors.
+
+    The one scale parameter of the kernel (sigmoid/tanh: ``a``; gaussian/rbf
+    and pick-out-gaussian: ``gamma``; epanechnikov: ``sigma``) times
+    :data:`KERNEL_GRID_FACTORS` (half, the value, double), around the value in
+    ``kernel_params`` (the data-scaled default of :func:`default_kernel_params`
+    unless given).  The sigmoid's offset ``r`` stays fixed: it sets how
+    indefinite the kernel is (the near-constant direction ``tanh(r)`` adds),
+    which is the experiment's choice, not a nuisance parameter.  Kernels of
+    dissimilarities and precomputed matrices, and kernels without a scale
+    parameter (linear, pick-out-linear, pick-out-munoz-ionosphere), have no
+    grid.
+
+    Parameters
+    ----------
+    kernel : str
+        Kernel name.
+    kernel_params : dict
+        The kernel's full parameters (defaults filled in).
+
+    Returns
+    -------
+    dict
+        ``{parameter: [0.5 v, v, 2 v]}``, or ``{}`` when the kernel has no
+        scale parameter to tune.
+    """
+    name = _TUNED_KERNEL_PARAMETER.get(kernel)
+    if name is None or name not in kernel_params:
+        return {}
+    v = float(kernel_params[name])
+    return {name: [f * v for f in KERNEL_GRID_FACTORS]}
 
 
 @dataclass

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import re
 
 import numpy as np
@@ -28,7 +29,7 @@ def checkerboard_run(tmp_path_factory):
         rc = main(["compare", "--dataset", "checkerboard", "--n-samples", "80",
                    "--kernel", "sigmoid", "--kernel-params", "a=1,r=-0.5",
                    "--methods", ",".join(METHODS), "--cv", "3", "--out", str(out),
-                   "--no-progress"])
+                   "--grid", "C=0.1,1", "--no-progress"])
     return rc, buf.getvalue(), out
 
 
@@ -40,25 +41,53 @@ def test_compare_prints_table_and_writes_files(checkerboard_run):
     assert re.search(r"signature p/q/z = \d+/\d+/\d+", text)
     for m in METHODS:
         assert re.search(rf"^{re.escape(m)}\s+\d+\.\d ± \d+\.\d", text, re.M), m
-    for name in ["compare_checkerboard.csv", "compare_checkerboard_folds.csv",
-                 "compare_checkerboard.png", "compare_checkerboard_boundaries.png"]:
+    assert "C in {0.1, 1}" in text  # the --grid override of every method's C grid
+    assert f"files written to {out}/" in text
+    for name in ["summary.csv", "folds.csv", "spectrum.csv", "run.json", "points.csv",
+                 "boundaries.csv", "accuracy.png", "spectrum.png", "boundaries.png",
+                 "report.html"]:
         path = out / name
         assert path.is_file() and path.stat().st_size > 0, name
-        assert str(path) in text
-    assert (out / "compare_checkerboard.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert not list(out.glob("*.tmp")), "temporary files left behind"
+        assert name in text
+    assert (out / "accuracy.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "cells" / "results.csv").is_file()  # the runner's per-cell file
+    assert not list(out.rglob("*.tmp")), "temporary files left behind"
 
-    summary = pd.read_csv(out / "compare_checkerboard.csv")
+    summary = pd.read_csv(out / "summary.csv")
     assert list(summary.columns) == SUMMARY_COLUMNS
     assert list(summary["method"]) == METHODS
     assert summary["accuracy_mean"].between(0, 1).all()
-    assert (summary["n_errors"] == 0).all()
+    assert (summary["n_errors"] == 0).all() and (summary["status"] == "ok").all()
     assert (summary["min_eigenvalue_mean"] < 0).all()  # the sigmoid kernel is indefinite here
+    for b in summary["best_params"]:
+        assert json.loads(b)["C"] in (0.1, 1)
+
+
+def test_compare_refuses_to_overwrite_a_run(checkerboard_run, capsys):
+    """A second run into the same --out is refused (exit 2, nothing touched) unless --force;
+    without --out every run gets a new directory."""
+    _, _, out = checkerboard_run
+    before = {p: p.stat().st_mtime_ns for p in out.rglob("*")}
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--dataset", "checkerboard", "--n-samples", "40", "--methods", "esvm",
+              "--cv", "2", "--out", str(out), "--no-progress", "--no-tune"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "--out" in err and "already holds a comparison" in err and "--force" in err
+    assert {p: p.stat().st_mtime_ns for p in out.rglob("*")} == before
+    from krein.compare import new_run_directory
+
+    root = out.parent / "runs"
+    first = new_run_directory("sonar", root)
+    assert first == str(root / "sonar")
+    (root / "sonar").mkdir(parents=True)
+    (root / "sonar" / "summary.csv").write_text("x")
+    assert new_run_directory("sonar", root) == str(root / "sonar-2")
 
 
 def test_compare_same_folds_for_every_method(checkerboard_run):
     _, _, out = checkerboard_run
-    folds = pd.read_csv(out / "compare_checkerboard_folds.csv")
+    folds = pd.read_csv(out / "folds.csv")
     assert list(folds.columns) == FOLD_COLUMNS
     assert len(folds) == len(METHODS) * 3
     assert folds["accuracy"].between(0, 1).all()
@@ -75,7 +104,8 @@ def test_compare_same_folds_for_every_method(checkerboard_run):
 def test_compare_library_errors_become_rows():
     # lp-svm rejects solver="libsvm": every fit fails, recorded as rows, no crash.
     res = run_comparison("checkerboard", kernel_params={"a": 1.0, "r": -0.5}, n_samples=40,
-                         methods=["svm", "lp-svm"], solver="libsvm", cv=2, progress=False)
+                         methods=["svm", "lp-svm"], solver="libsvm", cv=2, progress=False,
+                         tune=False)
     s = res.summary.set_index("method")
     assert s.loc["lp-svm", "n_errors"] == 2 and np.isnan(s.loc["lp-svm", "accuracy_mean"])
     assert s.loc["svm", "n_errors"] == 0 and 0 <= s.loc["svm", "accuracy_mean"] <= 1
@@ -85,7 +115,7 @@ def test_compare_library_errors_become_rows():
 
 def test_compare_repeats_use_different_shuffles():
     kw = dict(kernel_params={"a": 1.0, "r": -0.5}, n_samples=40, methods=["svm"], cv=3,
-              repeats=3, progress=False)
+              repeats=3, progress=False, tune=False)
     table = compare("checkerboard", **kw)
     assert list(table.columns) == SUMMARY_COLUMNS
     assert table.attrs["repeats"] == 3 and table.attrs["kernel_params"] == {"a": 1.0, "r": -0.5}
@@ -124,7 +154,7 @@ def test_dissimilarity_folds_use_training_centering():
 
 def test_compare_cli_dissimilarity(capsys):
     rc = main(["compare", "--dataset", "catcortex", "--binary", "paper", "--methods", "esvm,svm",
-               "--cv", "3", "--no-save", "--no-progress"])
+               "--cv", "3", "--no-save", "--no-progress", "--no-tune"])
     out = capsys.readouterr().out
     assert rc == 0
     assert "dissimilarity-linear" in out and "training centering" in out
@@ -283,7 +313,7 @@ def test_compare_runs_the_krein_and_pseudo_euclidean_methods():
     no C: the comparison leaves it at its defaults)."""
     for dataset, n in (("sonar", 60), ("checkerboard", 60)):
         res = run_comparison(dataset, n_samples=n, methods=["ksvm", "ch", "mod-svm", "rvm"],
-                             cv=2, progress=False)
+                             cv=2, progress=False, tune=False)
         s = res.summary.set_index("method")
         assert (s["n_errors"] == 0).all(), res.folds["error"].tolist()
         assert s["accuracy_mean"].between(0, 1).all()
@@ -294,7 +324,7 @@ def test_compare_cli_pick_out_munoz_ionosphere(capsys):
     training blocks' r_mm/r_neg printed; a bad `scale` is a one-line usage error."""
     rc = main(["compare", "--dataset", "ionosphere", "--kernel", "pick-out-munoz-ionosphere",
                "--n-samples", "60", "--methods", "clip,svm", "--cv", "2", "--no-save",
-               "--no-progress"])
+               "--no-progress", "--no-tune"])
     out = capsys.readouterr().out
     assert rc == 0
     assert "pick-out-munoz-ionosphere  scale=raw" in out and "raw features" in out

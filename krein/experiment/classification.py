@@ -31,7 +31,8 @@ from .grid import cell_seed
 
 __all__ = ["classification_metrics", "classification_cell", "classification_grid",
            "build_estimator", "cell_kernel_data", "outer_splits", "solver_version",
-           "CLASSIFICATION_DEFAULTS", "SCORINGS"]
+           "check_data_file", "certificate_measure", "CLASSIFICATION_DEFAULTS",
+           "CERTIFICATE_KINDS", "DATA_FILE_DEFAULTS", "SCORINGS"]
 
 
 def classification_metrics(y_true, y_pred, classes=None):
@@ -129,6 +130,7 @@ def solver_version(solver):
 #: ``method`` are required).
 CLASSIFICATION_DEFAULTS = {
     "dataset": None,
+    "data_file": None,
     "n_samples": None,
     "binary": None,
     "kernel": None,
@@ -142,9 +144,19 @@ CLASSIFICATION_DEFAULTS = {
     "fold": 0,
     "repeat": 0,
     "inner_folds": 3,
+    "cv_seed": None,
     "scoring": "accuracy",
     "save_trace": True,
 }
+
+#: Data kind (:func:`krein.kernel_data.available_kernels`) of each ``data_file`` kind.
+_FILE_KINDS = {"kernel": "kernel", "dissimilarity": "dissimilarity", "features": "vector"}
+
+#: Keys of a ``data_file`` entry (a user's file instead of a catalogue data set) and
+#: their defaults: ``kind`` "kernel" (a precomputed kernel matrix), "dissimilarity" (a
+#: dissimilarity matrix) or "features" (feature vectors with their labels).
+DATA_FILE_DEFAULTS = {"kind": "kernel", "path": None, "labels": None, "label_column": None,
+                      "symmetrize": False}
 
 
 def _as_grid(grid, name):
@@ -168,12 +180,64 @@ def _tuples(v):
 
 
 @functools.lru_cache(maxsize=16)
-def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_state):
-    from ..kernel_data import load_kernel_data
+def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_state,
+                 data_file_json="null"):
+    from .. import kernel_data
 
-    params = json.loads(params_json)
-    return load_kernel_data(dataset, kernel, params or None, n_samples=n_samples,
-                            binary=_tuples(json.loads(binary_json)), random_state=random_state)
+    params = json.loads(params_json) or None
+    spec = json.loads(data_file_json)
+    if spec is None:
+        return kernel_data.load_kernel_data(dataset, kernel, params, n_samples=n_samples,
+                                            binary=_tuples(json.loads(binary_json)),
+                                            random_state=random_state)
+    load_feature_file, load_kernel_file = kernel_data.load_feature_file, kernel_data.load_kernel_file
+    spec = {**DATA_FILE_DEFAULTS, **spec}
+    if spec["kind"] == "features":
+        return load_feature_file(spec["path"], label_column=spec["label_column"], kernel=kernel,
+                                 kernel_params=params, name=dataset)
+    return load_kernel_file(spec["path"], spec["labels"],
+                            dissimilarity=spec["kind"] == "dissimilarity", kernel=kernel,
+                            kernel_params=params, symmetrize=bool(spec["symmetrize"]),
+                            name=dataset)
+
+
+def check_data_file(spec):
+    """Check a ``data_file`` entry of a classification cell (a user's file).
+
+    Parameters
+    ----------
+    spec : dict or None
+        Keys of :data:`DATA_FILE_DEFAULTS`: ``kind`` ("kernel", "dissimilarity"
+        or "features"), ``path`` (the matrix or feature file), ``labels`` (the
+        labels file of a matrix), ``label_column`` (of a feature file),
+        ``symmetrize``.
+
+    Returns
+    -------
+    dict or None
+        The entry with the defaults filled in (None for None).
+
+    Raises
+    ------
+    ValueError
+        Unknown keys or kind, a missing ``path``, or a matrix without ``labels``.
+    """
+    if spec is None:
+        return None
+    if not isinstance(spec, dict):
+        raise ValueError(f"data_file must be a dict or None; got {spec!r}")
+    bad = sorted(set(spec) - set(DATA_FILE_DEFAULTS))
+    if bad:
+        raise ValueError(f"data_file: unknown key(s) {bad}; accepted: {list(DATA_FILE_DEFAULTS)}")
+    spec = {**DATA_FILE_DEFAULTS, **spec}
+    if spec["kind"] not in ("kernel", "dissimilarity", "features"):
+        raise ValueError(f"data_file: kind must be 'kernel', 'dissimilarity' or 'features'; got "
+                         f"{spec['kind']!r}")
+    if not spec["path"]:
+        raise ValueError("data_file: 'path' is required")
+    if spec["kind"] != "features" and spec["labels"] is None:
+        raise ValueError("data_file: a kernel or dissimilarity matrix needs 'labels'")
+    return spec
 
 
 def _method_accepts(method, names):
@@ -229,13 +293,25 @@ def build_estimator(method, params=None, solver=None, random_state=None):
 
 
 def _seeds(params):
-    """The data, outer-fold, inner-fold and estimator seeds of a cell (module docstring)."""
+    """The data, outer-fold, inner-fold and estimator seeds of a cell (module docstring).
+
+    With an integer ``cv_seed`` the outer and inner splits use ``cv_seed +
+    repeat`` as scikit-learn's ``random_state`` directly (every outer fold's
+    inner split alike), so that ``cross_val_score(GridSearchCV(est, grid,
+    cv=StratifiedKFold(inner, shuffle=True, random_state=s)), K, y,
+    cv=StratifiedKFold(outer, shuffle=True, random_state=s))`` reproduces a
+    cell of repeat 0 with ``cv_seed = s``.
+    """
     base = ("dataset", "n_samples", "binary", "repeat")
-    return {"data": cell_seed(params, *base, salt="data"),
-            "outer": cell_seed(params, *base, "outer_folds", salt="outer"),
-            "inner": cell_seed(params, *base, "outer_folds", "fold", "inner_folds",
-                               salt="inner"),
-            "estimator": cell_seed(params, salt="estimator")}
+    seeds = {"data": cell_seed(params, *base, salt="data"),
+             "outer": cell_seed(params, *base, "outer_folds", salt="outer"),
+             "inner": cell_seed(params, *base, "outer_folds", "fold", "inner_folds",
+                                salt="inner"),
+             "estimator": cell_seed(params, salt="estimator")}
+    cv_seed = params.get("cv_seed")
+    if cv_seed is not None:
+        seeds["outer"] = seeds["inner"] = int(cv_seed) + int(params.get("repeat", 0))
+    return seeds
 
 
 def cell_kernel_data(params):
@@ -261,9 +337,10 @@ def cell_kernel_data(params):
     p = {**CLASSIFICATION_DEFAULTS, **params}
     seed = _seeds(params)["data"]
     binary_json = json.dumps(p["binary"])
+    file_json = json.dumps(check_data_file(p["data_file"]), sort_keys=True)
     return [_kernel_data(p["dataset"], p["kernel"],
                          json.dumps({**p["kernel_params"], **kc}, sort_keys=True),
-                         p["n_samples"], binary_json, seed)
+                         p["n_samples"], binary_json, seed, file_json)
             for kc in _as_grid(p["kernel_grid"], "kernel_grid")]
 
 
@@ -288,6 +365,43 @@ def outer_splits(params, y):
     p = {**CLASSIFICATION_DEFAULTS, **params}
     skf = StratifiedKFold(p["outer_folds"], shuffle=True, random_state=_seeds(params)["outer"])
     return list(skf.split(np.zeros((len(y), 1)), y))
+
+
+#: What each certificate entry of a :class:`krein.solvers.Solution` measures, in the
+#: order :func:`certificate_measure` looks for them.
+CERTIFICATE_KINDS = (("relative_gap", "relative duality gap"), ("gap", "duality gap"),
+                     ("kkt_residual", "KKT residual"), ("residual", "KKT residual"),
+                     ("max_abs_gradient", "gradient"))
+
+
+def certificate_measure(solutions):
+    """The optimality certificate of a fitted estimator's solutions, as one number.
+
+    Parameters
+    ----------
+    solutions : list of krein.solvers.Solution
+        The estimator's solutions (one per binary model).
+
+    Returns
+    -------
+    kind : str
+        What the number measures: the first entry of :data:`CERTIFICATE_KINDS`
+        found in the solutions' ``certificate`` (the duality gap where there is
+        one, e.g. ``"relative duality gap"`` of IndefiniteSVM; else the KKT
+        residual of libsvm's or the active set's point; the gradient of the
+        RVM's marginal likelihood), or ``""`` when there is none.
+    value : float
+        Its largest absolute value over the solutions (NaN without one).
+    """
+    for key, kind in CERTIFICATE_KINDS:
+        vals = []
+        for s in solutions:
+            v = (s.certificate or {}).get(key, s.gap if key == "gap" else None)
+            if isinstance(v, (numbers.Real, np.floating)) and np.isfinite(v):
+                vals.append(abs(float(v)))
+        if vals:
+            return kind, max(vals)
+    return "", float("nan")
 
 
 def _solutions(est):
@@ -334,6 +448,10 @@ def classification_cell(params):
         * ``dataset``, ``n_samples``, ``binary``, ``kernel``, ``kernel_params``:
           as :func:`krein.kernel_data.load_kernel_data` (``binary`` lists are read
           as tuples);
+        * ``data_file``: None, or a user's file instead of a catalogue data
+          set (:func:`check_data_file`; ``dataset`` is then only its name),
+          loaded by :func:`krein.kernel_data.load_kernel_file` or
+          :func:`krein.kernel_data.load_feature_file`;
         * ``kernel_grid``: dict kernel parameter -> list of values, selected
           by inner CV;
         * ``method``: registry name (:func:`krein.list_methods`), built with
@@ -343,6 +461,10 @@ def classification_cell(params):
         * ``solver``: None (the method's default) or a solver for the
           estimator's ``solver`` parameter;
         * ``outer_folds``, ``fold``, ``repeat``, ``inner_folds``;
+        * ``cv_seed``: None (outer and inner splits seeded by :func:`cell_seed`
+          as in step 2) or an integer ``s``: both seeded by ``s + repeat``
+          directly, as scikit-learn's ``cross_val_score`` over ``GridSearchCV``
+          with those ``random_state`` values would split (``krein compare``);
         * ``scoring``: one of :data:`SCORINGS` for the inner CV (luss:
           ``"average"``);
         * ``save_trace``: return the estimator's ``trace_`` (if any).
@@ -357,13 +479,15 @@ def classification_cell(params):
         test split; ``train_accuracy`` (accuracy on the outer training split,
         the kernel as given: Loosli et al. Figs. 6-7, bottom); ``inner_score`` (best mean inner score, NaN without model
         selection); ``best_<p>`` and ``best_kernel_<p>`` for the grid
-        parameters; ``fit_seconds``, ``predict_seconds``, ``select_seconds``;
+        parameters, and all of them in ``best_params`` (a JSON object, kernel
+        parameters as ``kernel_<p>``, ``{}`` without selection); ``fit_seconds``, ``predict_seconds``, ``select_seconds``;
         ``n_support`` (``len(support_)``), ``n_iter`` (sum of ``n_iter_``);
         ``min_eigenvalue``, ``r_mm``, ``r_neg`` of the outer training block
         (:class:`krein.spectrum.Spectrum`); ``solver_used``,
         ``solver_version``, ``solver_status`` (statuses of the
         :class:`krein.solvers.Solution` objects the estimator keeps, ``""`` if
         none), ``objective`` and ``gap`` (of a single such solution, else NaN),
+        ``certificate`` and ``certificate_value`` (:func:`certificate_measure`),
         ``n_inner_failures``, ``n_inner_warnings``; and ``trace``
         (``trace_``) when ``save_trace``.
 
@@ -470,10 +594,14 @@ def classification_cell(params):
     # training accuracy with the kernel the method was given (Loosli Figs. 6-7, bottom)
     out["train_accuracy"] = float(np.mean(est.predict(K_tr) == y[tr]))
     out["inner_score"] = inner_score
+    best = {}
     for k, v in method_combos[best_m].items():
         out[f"best_{k}"] = v
+        best[k] = v
     for k, v in kernel_combos[best_k].items():
         out[f"best_kernel_{k}"] = v
+        best[f"kernel_{k}"] = v
+    out["best_params"] = json.dumps(best, sort_keys=False)
     out.update({"fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
                 "select_seconds": select_seconds})
     support = getattr(est, "support_", None)
@@ -490,6 +618,7 @@ def classification_cell(params):
     out["solver_status"] = ";".join(dict.fromkeys(str(s.status) for s in sols))
     out["objective"] = float(sols[0].objective) if len(sols) == 1 else float("nan")
     out["gap"] = float(sols[0].gap) if len(sols) == 1 else float("nan")
+    out["certificate"], out["certificate_value"] = certificate_measure(sols)
     out["n_inner_failures"] = n_fail
     out["n_inner_warnings"] = n_warn
     trace = getattr(est, "trace_", None)
@@ -513,14 +642,15 @@ def _spec(item, main, what, allowed):
 
 def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, folds=5,
                         repeats=1, solvers=(None,), inner_folds=3, scoring="accuracy",
-                        save_trace=True):
+                        save_trace=True, cv_seed=None, order="method"):
     """Cells of :func:`classification_cell`: data sets x kernels x methods x solvers x folds.
 
     Parameters
     ----------
     datasets : list
         Names (:func:`krein.datasets.available_datasets`) or dicts with keys
-        ``dataset``, ``n_samples``, ``binary``.
+        ``dataset``, ``n_samples``, ``binary`` and ``data_file`` (a user's file,
+        :func:`check_data_file`; ``dataset`` is then its name).
     methods : list
         Registry names or dicts with keys ``method``, ``params`` (fixed
         estimator parameters) and ``grid`` (inner-CV grid, replacing
@@ -550,13 +680,21 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     save_trace : bool
         Whether each cell returns the refitted estimator's ``trace_`` (when it
         has a non-empty one), written by the runner to ``DIR/traces/KEY.csv``.
+    cv_seed : int, optional
+        Seed the outer and inner splits with ``cv_seed + repeat`` directly
+        (:func:`classification_cell`), not with :func:`cell_seed`.
+    order : {"method", "fold"}
+        Cell order within a data set and kernel: ``"method"`` (method, solver,
+        repeat, fold fastest) or ``"fold"`` (repeat, fold, method, solver
+        fastest: the methods of one fold run one after the other, sharing the
+        fold's computations, as ``krein compare`` does).
 
     Returns
     -------
     list of dict
         One parameter dict of :func:`classification_cell` per cell (the keys
         of :data:`CLASSIFICATION_DEFAULTS`), in the order data set, kernel,
-        method, solver, repeat, fold (fastest).
+        then as ``order`` says.
 
     Raises
     ------
@@ -573,17 +711,24 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
             raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
     if scoring not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}")
+    if order not in ("method", "fold"):
+        raise ValueError(f"order must be 'method' or 'fold'; got {order!r}")
+    if cv_seed is not None and (isinstance(cv_seed, bool) or not isinstance(cv_seed, numbers.Integral)
+                                or cv_seed < 0):
+        raise ValueError(f"cv_seed must be None or an integer >= 0; got {cv_seed!r}")
     if param_grid is not None:
         _as_grid(param_grid, "param_grid")
     known = available_datasets()
-    ds_specs = [_spec(d, "dataset", "datasets", ("dataset", "n_samples", "binary"))
+    ds_specs = [_spec(d, "dataset", "datasets", ("dataset", "n_samples", "binary", "data_file"))
                 for d in datasets]
+    for d in ds_specs:
+        d["data_file"] = check_data_file(d.get("data_file"))
     k_specs = [_spec(k, "kernel", "kernels", ("kernel", "params", "grid")) for k in kernels]
     m_specs = [_spec(m, "method", "methods", ("method", "params", "grid")) for m in methods]
     if not ds_specs or not k_specs or not m_specs:
         raise ValueError("datasets, kernels and methods must each have at least one entry")
     for d in ds_specs:
-        if d["dataset"] not in known:
+        if d["data_file"] is None and d["dataset"] not in known:
             raise ValueError(f"datasets: unknown data set {d['dataset']!r}; accepted: "
                              f"{', '.join(known)}")
     methods_out = []
@@ -603,8 +748,13 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         msolvers = list(solvers) if has_solver else [None]
         methods_out.append((m["method"], params, grid, msolvers))
     cells = []
+    # keys that are None are left out of the cells: the cells (their keys and derived
+    # seeds) of grids that do not use them stay what they were before these keys existed
+    extra = {"cv_seed": None if cv_seed is None else int(cv_seed)}
     for d in ds_specs:
-        kind = dataset_kind(d["dataset"])
+        kind = (_FILE_KINDS[d["data_file"]["kind"]] if d["data_file"] is not None
+                else dataset_kind(d["dataset"]))
+        extra["data_file"] = d["data_file"]
         for k in k_specs:
             if k["kernel"] is not None and k["kernel"] not in available_kernels(kind):
                 raise ValueError(f"kernels: {k['kernel']!r} is not a kernel for the {kind} data "
@@ -612,11 +762,12 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
                                  f"{', '.join(available_kernels(kind))}")
             if k.get("grid"):
                 _as_grid(k["grid"], "kernels.grid")
-            for method, mparams, grid, msolvers in methods_out:
-                for solver in msolvers:
+            block = []
+            for mi, (method, mparams, grid, msolvers) in enumerate(methods_out):
+                for si, solver in enumerate(msolvers):
                     for r in range(int(repeats)):
                         for f in range(int(folds)):
-                            cells.append({
+                            cell = {
                                 "dataset": d["dataset"], "n_samples": d.get("n_samples"),
                                 "binary": d.get("binary"), "kernel": k["kernel"],
                                 "kernel_params": dict(k.get("params") or {}),
@@ -625,5 +776,10 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
                                 "param_grid": grid, "solver": solver,
                                 "outer_folds": int(folds), "fold": f, "repeat": r,
                                 "inner_folds": int(inner_folds), "scoring": scoring,
-                                "save_trace": bool(save_trace)})
+                                "save_trace": bool(save_trace)}
+                            cell.update({x: v for x, v in extra.items() if v is not None})
+                            block.append(((r, f, mi, si), cell))
+            if order == "fold":
+                block.sort(key=lambda item: item[0])
+            cells += [cell for _, cell in block]
     return cells

@@ -149,21 +149,30 @@ def _failure_record(key, exc):
             **{c: "" for c in _versions()}}
 
 
-def _serial(experiment, todo, param_columns):
+def _serial(experiment, todo, param_columns, on_start=None):
     for c in todo:
+        if on_start is not None:
+            on_start(c)
         yield _execute(experiment.cell, c.key, c.params, param_columns[c.key])
 
 
-def _joblib(payload, todo, param_columns, n_jobs):
+def _joblib(payload, todo, param_columns, n_jobs, on_start=None):
     from joblib import Parallel, delayed
 
-    jobs = (delayed(_execute_payload)(payload, c.key, c.params, param_columns[c.key])
-            for c in todo)
+    def jobs():
+        for c in todo:
+            if on_start is not None:  # joblib takes the next job when a worker is free
+                on_start(c)
+            yield delayed(_execute_payload)(payload, c.key, c.params, param_columns[c.key])
+
+    # with a progress label: one job per worker at a time, so that the jobs taken
+    # and not finished are the ones running
+    kw = {"pre_dispatch": "n_jobs", "batch_size": 1} if on_start is not None else {}
     try:
-        par = Parallel(n_jobs=n_jobs, return_as="generator_unordered")
+        par = Parallel(n_jobs=n_jobs, return_as="generator_unordered", **kw)
     except (TypeError, ValueError):  # joblib < 1.4: ordered generator
-        par = Parallel(n_jobs=n_jobs, return_as="generator")
-    yield from par(jobs)
+        par = Parallel(n_jobs=n_jobs, return_as="generator", **kw)
+    yield from par(jobs())
 
 
 def _dask(payload, todo, param_columns, scheduler, name):
@@ -266,7 +275,7 @@ def _check_run_args(n_jobs, backend, scheduler):
 
 
 def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=None,
-                   progress=True, retry_errors=False):
+                   progress=True, retry_errors=False, describe=None):
     """Run the cells of an experiment that are not in its results file yet.
 
     Parameters
@@ -287,6 +296,10 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
         A tqdm bar over the cells to run, with the ETA (stderr).
     retry_errors : bool
         Recompute cells whose row has ``status == "error"`` (their row is replaced).
+    describe : callable, optional
+        ``describe(params) -> str``, a short name of a cell (e.g. its method):
+        the progress bar then shows the cells RUNNING now (serial and joblib
+        backends; with joblib, one cell per worker is taken at a time).
 
     Returns
     -------
@@ -332,13 +345,26 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
         bar = progress_bar(len(todo), experiment.name, progress and bool(todo), unit="cell",
                            leave=True)
         n_run = n_err_now = 0
+        running = {}
+
+        def show():
+            parts = [f"running {', '.join(running.values())}" if running else "",
+                     f"{n_err_now} error(s)" if n_err_now else ""]
+            bar.set_postfix_str("; ".join(p for p in parts if p), refresh=True)
+
+        on_start = None
+        if bar is not None and describe is not None and backend in ("serial", "joblib"):
+            def on_start(c):
+                running[c.key] = str(describe(c.params))
+                show()
         try:
             if backend == "serial":
-                records = _serial(experiment, todo, param_columns)
+                records = _serial(experiment, todo, param_columns, on_start)
             else:
                 cp = _cloudpickle()
                 payload = cp.dumps(experiment.cell)
-                records = (_joblib(payload, todo, param_columns, n_jobs) if backend == "joblib"
+                records = (_joblib(payload, todo, param_columns, n_jobs, on_start)
+                           if backend == "joblib"
                            else _dask(payload, todo, param_columns, scheduler, experiment.name))
             try:
                 for rec in records:
@@ -347,10 +373,11 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
                     store.write()
                     n_run += 1
                     n_err_now += rec["status"] == "error"
+                    running.pop(rec["key"], None)
                     if bar is not None:
                         bar.update(1)
-                        if n_err_now:
-                            bar.set_postfix_str(f"{n_err_now} error(s)", refresh=False)
+                        if n_err_now or on_start is not None:
+                            show()
             finally:
                 close = getattr(records, "close", None)
                 if close is not None:
