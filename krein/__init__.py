@@ -23,6 +23,11 @@ Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 :func:`solve`, :mod:`krein.datasets`, and the method registry
 (:func:`make_method`, :func:`list_methods`).
 
+Your own data: :func:`load_kernel_file` (a kernel or dissimilarity matrix in
+``.npy``, ``.npz``, ``.csv``, text or MATLAB ``.mat``, with a labels file) and
+:func:`load_feature_file` (a CSV, text or LIBSVM/svmlight feature file) return
+the same :class:`krein.kernel_data.KernelData` as the bundled data sets.
+
 Parameter vocabulary
 --------------------
 One name per idea across every estimator (an estimator takes the names that apply
@@ -83,6 +88,7 @@ from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombina
                          ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC,
                          DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC,
                          NearestPSD, PerturbSVC, SpectrumSVC)
+from .kernel_data import load_feature_file, load_kernel_file
 from .registry import list_methods, make_method, register_method
 from .solvers import Solution, SolverError, installed_solvers, solve
 from .spectrum import Spectrum, SpectrumCorrection
@@ -116,4 +122,6 @@ __all__ = [
     "make_method",
     "list_methods",
     "register_method",
+    "load_kernel_file",
+    "load_feature_file",
 ]

@@ -93,12 +93,35 @@ with base kernels (the pick-out kernels), the stacked blocks
 ``(n_test, n_train, 1 + M)`` (:mod:`krein.combinations`); every other method
 gets ``K``.  On data without base kernels they get ``K`` too (and a method
 that needs base kernels records an error).
+
+A researcher's own files
+------------------------
+:func:`load_kernel_file` reads a matrix (``.npy``, ``.npz[:key]``, ``.csv``,
+whitespace text, MATLAB ``.mat[:key]``; :func:`krein.datasets.read_matrix`)
+and labels (:func:`krein.datasets.read_labels`, or an array).  The matrix is
+the kernel itself (kind ``"kernel"``, kernel ``"precomputed"``: every fold's
+blocks are slices of it) or, with ``dissimilarity=True``, dissimilarities
+(kind ``"dissimilarity"``, the kernels above).  :func:`load_feature_file`
+reads feature vectors and labels (CSV, whitespace text, LIBSVM/svmlight;
+:func:`krein.datasets.read_features`), standardized like the shipped vector
+sets (kind ``"vector"``, the vector kernels above).  Both fill in
+``KernelData.source`` (where the data came from) and ``KernelData.notes``
+(what was done to them, e.g. a symmetrization).
+
+The checks, each an :class:`InvalidArgument` whose one-line message starts
+with the file's path: a square matrix of at least 2 x 2 without NaN or inf;
+as many labels as objects, at least two classes, not every object a class of
+its own; symmetry up to :data:`FILE_SYMMETRY_RTOL` relative to ``max |K|``
+(``(K + K')/2`` is used below it; above it only with ``symmetrize=True``,
+recorded in ``notes``); dissimilarities that are ``>= 0`` with a zero
+diagonal (up to :data:`FILE_DIAGONAL_RTOL` ``* max |D|``).
 """
 
 from __future__ import annotations
 
 import inspect
 import numbers
+import os
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -106,7 +129,9 @@ import numpy as np
 from ._validation import InvalidArgument
 from .combinations import (MUNOZ_IONOSPHERE_WIDTHS, munoz_ionosphere_kernels, pick_out,
                            pick_out_rows, projection_kernels)
-from .datasets import FEATURE_SCALES, available_datasets, dataset_kind, load_dataset
+from .datasets import (FEATURE_SCALES, available_datasets, dataset_kind, load_dataset,
+                       read_labels, read_matrix, scale_features)
+from .datasets._files import _read_features, _resolve
 from .kernels import KERNELS, dissimilarity_kernel, pairwise_kernel
 from .spectrum import Spectrum
 
@@ -122,6 +147,10 @@ __all__ = [
     "DISSIMILARITY_KERNELS",
     "PICK_OUT_KERNELS",
     "FEATURE_SCALES",
+    "load_kernel_file",
+    "load_feature_file",
+    "FILE_SYMMETRY_RTOL",
+    "FILE_DIAGONAL_RTOL",
 ]
 
 #: Kernels for dissimilarity data sets.
@@ -154,15 +183,19 @@ def available_kernels(kind="vector"):
 
     Parameters
     ----------
-    kind : {"vector", "synthetic", "dissimilarity"}
+    kind : {"vector", "synthetic", "dissimilarity", "kernel"}
+        The data's kind (``"kernel"``: a precomputed kernel matrix).
 
     Returns
     -------
     list of str
         :data:`krein.kernels.KERNELS` and the pick-out kernels
-        :data:`PICK_OUT_KERNELS` for feature vectors, or
-        :data:`DISSIMILARITY_KERNELS` for dissimilarity matrices.
+        :data:`PICK_OUT_KERNELS` for feature vectors,
+        :data:`DISSIMILARITY_KERNELS` for dissimilarity matrices, or
+        ``["precomputed"]`` for a kernel matrix.
     """
+    if kind == "kernel":
+        return ["precomputed"]
     if kind == "dissimilarity":
         return list(DISSIMILARITY_KERNELS)
     return sorted(KERNELS) + list(PICK_OUT_KERNELS)
@@ -173,7 +206,8 @@ def default_kernel(kind="vector", dataset=None):
 
     Parameters
     ----------
-    kind : {"vector", "synthetic", "dissimilarity"}
+    kind : {"vector", "synthetic", "dissimilarity", "kernel"}
+        The data's kind (``"kernel"``: a precomputed kernel matrix).
     dataset : str, optional
         Data set name: ``"munoz-artificial"`` has its own default.
 
@@ -182,9 +216,11 @@ def default_kernel(kind="vector", dataset=None):
     str
         ``"pick-out-linear"`` for ``"munoz-artificial"`` (the pick-out
         combination of the two coordinate kernels, Munoz & de Diego 2006
-        §4.1), ``"dissimilarity-linear"`` for dissimilarity data, else
-        ``"sigmoid"``.
+        §4.1), ``"dissimilarity-linear"`` for dissimilarity data,
+        ``"precomputed"`` for a kernel matrix, else ``"sigmoid"``.
     """
+    if kind == "kernel":
+        return "precomputed"
     if dataset == "munoz-artificial":
         return "pick-out-linear"
     return "dissimilarity-linear" if kind == "dissimilarity" else "sigmoid"
@@ -311,14 +347,17 @@ def default_kernel_grid(kernel, kernel_params):
 class KernelData:
     """A loaded data set with its kernel, ready for cross-validation.
 
-    Build it with :func:`load_kernel_data`.
+    Build it with :func:`load_kernel_data` (a catalogue data set),
+    :func:`load_kernel_file` (a kernel or dissimilarity matrix file) or
+    :func:`load_feature_file` (a feature file).
 
     Parameters
     ----------
     dataset : str
-        Data set name.
-    kind : {"vector", "synthetic", "dissimilarity"}
-        The data set's kind (:func:`krein.datasets.dataset_kind`).
+        Data set name (for a file: ``name``, default the file's stem).
+    kind : {"vector", "synthetic", "dissimilarity", "kernel"}
+        The data set's kind (:func:`krein.datasets.dataset_kind`; ``"kernel"``:
+        a precomputed kernel matrix, kernel ``"precomputed"``).
     kernel : str
         Kernel name.
     kernel_params : dict
@@ -339,6 +378,13 @@ class KernelData:
         kernels of the pick-out kernels), else None.
     _spectrum : Spectrum or None
         Cache of :meth:`spectrum` (internal: leave None).
+    source : str
+        One line on where the data came from, e.g. ``"kernel file /abs/K.npy,
+        labels /abs/y.txt"``; empty for the catalogue sets.
+    notes : tuple of str
+        One line each on what was done to the data on loading, e.g.
+        ``"symmetrized: max |K - K'| = 0.03 (1.2 % of max |K|) before
+        (K + K')/2"``; empty when nothing was.
     """
 
     dataset: str
@@ -352,6 +398,8 @@ class KernelData:
     description: str = ""
     base_kernels: np.ndarray | None = field(default=None, repr=False)
     _spectrum: Spectrum | None = field(default=None, repr=False)
+    source: str = ""
+    notes: tuple = ()
 
     @property
     def n_samples(self):
@@ -370,7 +418,10 @@ class KernelData:
 
     @property
     def per_fold_kernel(self):
-        """True when fold blocks are recomputed (dissimilarity-linear, pick-out), not sliced."""
+        """True when fold blocks are recomputed (dissimilarity-linear, pick-out), not sliced.
+
+        False for a precomputed kernel matrix (kind ``"kernel"``): its blocks are slices of ``K``.
+        """
         return self.kernel == "dissimilarity-linear" or self.kernel in PICK_OUT_KERNELS
 
     @property
@@ -630,6 +681,17 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
 
     full = default_kernel_params(kernel, n_features=None if X is None else X.shape[1], D=D)
     full.update(params)
+    K, B = _compute_kernel(kind, kernel, full, X, D, y, what=repr(dataset))
+    return KernelData(dataset, kind, kernel, full, np.asarray(y), K, X, D, desc, base_kernels=B)
+
+
+def _compute_kernel(kind, kernel, full, X, D, y, what, hint="use n_samples to subsample"):
+    """Symmetrized kernel ``K`` on all objects and the base kernels (pick-out kernels, else None).
+
+    The one computation behind :func:`load_kernel_data`, :func:`load_kernel_file`
+    and :func:`load_feature_file`; ``full`` are the kernel's parameters with
+    the defaults filled in, ``what`` names the data in the messages.
+    """
     B = None
     if kernel in PICK_OUT_KERNELS:
         n_base = _n_base_kernels(kernel, X.shape[1])
@@ -637,9 +699,8 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
         if size > PICK_OUT_MAX_BYTES:
             raise InvalidArgument("kernel", f"{kernel} needs n^2 * {n_base} * 8 bytes = "
                                             f"{size / 1024**3:.1f} GiB for the {n_base} base "
-                                            f"kernels of {dataset!r} (limit "
-                                            f"{PICK_OUT_MAX_BYTES / 1024**3:.0f} GiB); use "
-                                            "n_samples to subsample")
+                                            f"kernels of {what} (limit "
+                                            f"{PICK_OUT_MAX_BYTES / 1024**3:.0f} GiB); {hint}")
     try:
         if kernel in PICK_OUT_KERNELS:
             B = _base_stack(kernel, X, None, full)
@@ -658,5 +719,369 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
             K = pairwise_kernel(kernel, X, None, full)
     except (ValueError, TypeError) as exc:
         raise InvalidArgument("kernel_params", f"{exc} (kernel {kernel!r} with {full})") from None
-    K = 0.5 * (K + K.T)
-    return KernelData(dataset, kind, kernel, full, np.asarray(y), K, X, D, desc, base_kernels=B)
+    return 0.5 * (K + K.T), B
+
+
+# ---------------------------------------------------------------------------- a researcher's files
+#: Relative asymmetry ``max |K - K'| / max |K|`` of a matrix file up to which ``(K + K')/2`` is
+#: used without a word; above it only with ``symmetrize=True`` (recorded in ``KernelData.notes``).
+FILE_SYMMETRY_RTOL = 1e-10
+#: Largest ``|D_ii|``, relative to ``max |D|``, of a dissimilarity file read as a zero diagonal.
+FILE_DIAGONAL_RTOL = 1e-12
+
+
+def _py(value):
+    """A NumPy scalar as the Python value (for reprs in messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def _path_text(path):
+    return os.fspath(path) if isinstance(path, (str, os.PathLike)) else repr(path)
+
+
+def _prefixed(exc, shown):
+    """An InvalidArgument of an argument check, its message prefixed by the file's path."""
+    return InvalidArgument(exc.argument, f"{shown}: {exc.message}")
+
+
+def _check_flag(value, argument):
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidArgument(argument, f"must be True or False; got {value!r}")
+    return bool(value)
+
+
+def _check_name(name):
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise InvalidArgument("name", f"must be a non-empty string or None; got {name!r}")
+    return name
+
+
+def _file_source(path):
+    """The absolute path of a readable file path, with its ``:key``."""
+    file, key, _ = _resolve(path, "path")
+    return os.path.abspath(file) + (f":{key}" if key is not None else ""), file.stem
+
+
+def _check_file_matrix(M, shown, what):
+    """Square, at least 2 x 2, finite; returns n."""
+    r, c = M.shape
+    if r != c:
+        raise InvalidArgument("kernel_file", f"{shown}: a {what} must be square; got a {r} x {c} "
+                                             "matrix")
+    if r < 2:
+        raise InvalidArgument("kernel_file", f"{shown}: a {r} x {c} matrix; a {what} needs at "
+                                             "least 2 x 2 (two objects)")
+    bad = ~np.isfinite(M)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise InvalidArgument("kernel_file", f"{shown}: {int(bad.sum())} NaN or inf entries (the "
+                                             f"first, {M[i, j]}, at row {i + 1}, column "
+                                             f"{j + 1}); a {what} must be finite")
+    return r
+
+
+def _file_labels(labels):
+    """``(y, shown, source)`` of a labels path or array-like."""
+    if isinstance(labels, (str, os.PathLike)):
+        y = read_labels(labels, argument="labels")
+        return y, os.fspath(labels), f"labels {_file_source(labels)[0]}"
+    shown = "labels array"
+    try:
+        y = np.asarray(labels)
+    except (ValueError, TypeError) as exc:
+        raise InvalidArgument("labels", f"{shown}: not an array of labels ({exc})") from None
+    if y.ndim == 2 and 1 in y.shape:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise InvalidArgument("labels", f"{shown}: must be a path or a vector of shape (n,); got "
+                                        f"shape {y.shape}")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise InvalidArgument("labels", f"{shown}: {int((~np.isfinite(y)).sum())} labels are NaN "
+                                        "or inf")
+    return y, shown, "labels given as an array"
+
+
+def _check_file_labels(y, shown, argument, hint=""):
+    """At least two classes, and not every object a class of its own; ``hint`` ends the messages."""
+    classes = np.unique(y)
+    n = y.shape[0]
+    if classes.size < 2:
+        raise InvalidArgument(argument, f"{shown}: a single class ({_py(classes[0])!r}) in all "
+                                        f"{n} labels; need at least two classes{hint}")
+    if classes.size == n and n >= 3:
+        first = ", ".join(repr(_py(v)) for v in y[:3])
+        raise InvalidArgument(argument, f"{shown}: all {n} labels are different ({first}, ...): "
+                                        "every object would be a class of its own; expected one "
+                                        f"class label per object{hint}")
+
+
+def _symmetrized(M, shown, letter, symmetrize, notes):
+    """``(M + M')/2``; an error above :data:`FILE_SYMMETRY_RTOL` unless ``symmetrize``."""
+    A = np.abs(M - M.T)
+    i, j = np.unravel_index(np.argmax(A), A.shape)
+    asym = float(A[i, j])
+    top = float(np.max(np.abs(M)))
+    rel = asym / top if top > 0 else 0.0
+    if rel > FILE_SYMMETRY_RTOL:
+        how = (f"max |{letter} - {letter}'| = {asym:.3g} ({100 * rel:.3g} % of max |{letter}|)")
+        if not symmetrize:
+            raise InvalidArgument("kernel_file", f"{shown}: not symmetric: {how}, at row {i + 1}, "
+                                                 f"column {j + 1} ({letter}[{i}, {j}] = "
+                                                 f"{M[i, j]:.6g}, {letter}[{j}, {i}] = "
+                                                 f"{M[j, i]:.6g}); symmetrize=True (--symmetrize "
+                                                 f"on the command line) uses ({letter} + "
+                                                 f"{letter}')/2")
+        notes.append(f"symmetrized: {how} before ({letter} + {letter}')/2")
+    return 0.5 * (M + M.T)
+
+
+def _check_dissimilarities(D, shown):
+    """Check ``D >= 0`` and a zero diagonal (:data:`FILE_DIAGONAL_RTOL`), set exactly to 0."""
+    hint = "(is it a kernel, i.e. similarity, matrix? then leave out dissimilarity=True)"
+    neg = D < 0
+    if neg.any():
+        i, j = np.unravel_index(np.argmin(D), D.shape)
+        raise InvalidArgument("kernel_file", f"{shown}: {int(neg.sum())} negative entries (the "
+                                             f"most negative {D[i, j]:.6g} at row {i + 1}, column "
+                                             f"{j + 1}); dissimilarities are >= 0 {hint}")
+    diag = np.abs(np.diag(D))
+    i = int(np.argmax(diag))
+    if diag[i] > FILE_DIAGONAL_RTOL * float(np.max(D)):
+        nonzero = int(np.count_nonzero(diag))
+        raise InvalidArgument("kernel_file", f"{shown}: the diagonal is not zero (max |D_ii| = "
+                                             f"{diag[i]:.6g} at row {i + 1}; {nonzero} nonzero); "
+                                             f"an object's dissimilarity to itself is 0 {hint}")
+    if diag[i] > 0:
+        D = D.copy()
+        np.fill_diagonal(D, 0.0)
+    return D
+
+
+def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_params=None,
+                     symmetrize=False, name=None):
+    """Load a researcher's kernel or dissimilarity matrix file with its labels.
+
+    The matrix is read by :func:`krein.datasets.read_matrix` (``.npy``,
+    ``.npz[:key]``, ``.csv``, whitespace text, MATLAB ``.mat[:key]``).
+    Without ``dissimilarity`` it is the kernel itself (kind ``"kernel"``,
+    kernel ``"precomputed"``; fold blocks are slices of it).  With
+    ``dissimilarity=True`` it holds dissimilarities (kind
+    ``"dissimilarity"``) and the kernel is computed exactly as for the
+    shipped dissimilarity sets (:func:`load_kernel_data`).
+
+    A matrix whose relative asymmetry ``max |K - K'| / max |K|`` is at most
+    :data:`FILE_SYMMETRY_RTOL` is replaced by ``(K + K')/2``; a larger
+    asymmetry is an error unless ``symmetrize=True``, which uses ``(K + K')/2``
+    and records how asymmetric it was in ``notes``.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The matrix file (``file.npz:key`` / ``file.mat:key`` names an array).
+    labels : str, os.PathLike or array-like of shape (n,)
+        A labels file (:func:`krein.datasets.read_labels`: one label per line,
+        or a vector in ``.npy``, ``.npz``, ``.mat``, ``.csv``), or the labels
+        themselves, one per row of the matrix; any type (strings are kept).
+    dissimilarity : bool, default=False
+        The file holds dissimilarities ``D`` (``>= 0``, zero diagonal), not a
+        kernel.
+    kernel : str, optional
+        Without ``dissimilarity``: None or ``"precomputed"``.  With it: one of
+        :data:`DISSIMILARITY_KERNELS`, default ``"dissimilarity-linear"``.
+    kernel_params : dict, optional
+        Parameters of a dissimilarity kernel; missing ones get
+        :func:`default_kernel_params`.  None (or empty) for a kernel matrix.
+    symmetrize : bool, default=False
+        Use ``(K + K')/2`` even when ``K`` is asymmetric beyond
+        :data:`FILE_SYMMETRY_RTOL` (recorded in ``notes``).
+    name : str, optional
+        The data's name (``KernelData.dataset``); default the file's stem.
+
+    Returns
+    -------
+    KernelData
+        Kind ``"kernel"`` (``K`` the symmetrized matrix, ``X`` and ``D``
+        None) or ``"dissimilarity"`` (``D`` the matrix, ``K`` its kernel), the
+        labels ``y`` of shape (n,) unchanged, the kernel's full parameters,
+        ``source`` (the absolute paths) and ``notes``.
+
+    Raises
+    ------
+    InvalidArgument
+        (a ``ValueError``) with a one-line message that starts with the file's
+        path, naming ``kernel_file`` (any error of
+        :func:`krein.datasets.read_matrix`, a matrix that is not square or
+        smaller than 2 x 2, NaN or inf entries, an asymmetric matrix without
+        ``symmetrize``, negative dissimilarities or a nonzero diagonal),
+        ``labels`` (any error of :func:`krein.datasets.read_labels`, a count
+        that does not match the matrix, a single class, every label
+        different), ``kernel`` or ``kernel_params`` (a kernel or parameter
+        that does not fit the matrix), ``dissimilarity``, ``symmetrize`` or
+        ``name`` (wrong type).
+    """
+    dissimilarity = _check_flag(dissimilarity, "dissimilarity")
+    symmetrize = _check_flag(symmetrize, "symmetrize")
+    name = _check_name(name)
+    shown = _path_text(path)
+    if dissimilarity:
+        kind = "dissimilarity"
+        try:
+            kernel = _check_kernel(default_kernel(kind) if kernel is None else kernel, kind)
+            params = _check_kernel_params(kernel, kernel_params)
+        except InvalidArgument as exc:
+            raise _prefixed(exc, shown) from None
+    else:
+        kind = "kernel"
+        if kernel is not None and kernel != "precomputed":
+            raise InvalidArgument("kernel", f"{shown}: a kernel matrix file takes the kernel "
+                                            f"'precomputed'; got {kernel!r} (a matrix of "
+                                            "dissimilarities takes dissimilarity=True and one of "
+                                            f"{', '.join(DISSIMILARITY_KERNELS)})")
+        if kernel_params is not None and (not isinstance(kernel_params, dict) or kernel_params):
+            raise InvalidArgument("kernel_params", f"{shown}: the kernel 'precomputed' takes no "
+                                                   f"parameters; got {kernel_params!r}")
+        kernel, params = "precomputed", {}
+    letter, what = ("D", "dissimilarity matrix") if dissimilarity else ("K", "kernel matrix")
+
+    M = read_matrix(path, argument="kernel_file")
+    n = _check_file_matrix(M, shown, what)
+    y, labels_shown, labels_source = _file_labels(labels)
+    if y.shape[0] != n:
+        raise InvalidArgument("labels", f"{labels_shown}: {y.shape[0]} labels for a {n} x {n} "
+                                        f"matrix ({shown}); give one label per object")
+    _check_file_labels(y, labels_shown, "labels")
+    notes = []
+    M = _symmetrized(M, shown, letter, symmetrize, notes)
+    source, stem = _file_source(path)
+    desc = f"{what} read from a file, {n} objects"
+    if notes:
+        desc += f", symmetrized ({letter} + {letter}')/2"
+    if dissimilarity:
+        D = _check_dissimilarities(M, shown)
+        full = default_kernel_params(kernel, D=D)
+        full.update(params)
+        try:
+            K, _ = _compute_kernel(kind, kernel, full, None, D, y, what="this file")
+        except InvalidArgument as exc:
+            raise _prefixed(exc, shown) from None
+    else:
+        K, D, full = M, None, {}
+    return KernelData(name or stem, kind, kernel, full, y, K, None, D, desc,
+                      source=f"{'dissimilarity' if dissimilarity else 'kernel'} file {source}, "
+                             f"{labels_source}",
+                      notes=tuple(notes))
+
+
+_SCALE_TEXT = {None: "raw features (not scaled)",
+               "standard": "standardized: zero mean, unit variance per feature",
+               "minmax": "each feature mapped onto [-1, 1]"}
+
+
+def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=None,
+                      scale="standard", name=None):
+    """Load a researcher's feature file (CSV, text or LIBSVM/svmlight) and compute its kernel.
+
+    The file is read by :func:`krein.datasets.read_features` (a header row is
+    detected; the labels are the column ``label_column``, by default the
+    last).  The features are scaled like the shipped vector sets
+    (:func:`krein.datasets.scale_features`, over all rows) and the kernel is
+    computed exactly as for them (:func:`load_kernel_data`): default
+    ``"sigmoid"`` with :func:`default_kernel_params` (``a = 4 / n_features``,
+    ``r = -2``), any kernel of :func:`available_kernels` ``("vector")``
+    including the pick-out kernels.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The feature file.
+    label_column : str or int, optional
+        The labels' column in a text table: a header name or an index
+        (0-based; negative counts from the end).  Default (None): the last
+        column.  None for svmlight files.
+    kernel : str, optional
+        A name of :data:`krein.kernels.KERNELS` or :data:`PICK_OUT_KERNELS`;
+        default ``"sigmoid"``.
+    kernel_params : dict, optional
+        Kernel parameters; missing ones get :func:`default_kernel_params`.
+    scale : {"standard", "minmax", None}, default="standard"
+        Feature scaling: zero mean and unit variance per feature, each
+        feature onto [-1, 1], or None (also ``"raw"``): the features as read.
+        With ``"pick-out-munoz-ionosphere"`` the kernel parameter ``scale``
+        decides instead (default ``"raw"``, as for the shipped sets); a
+        different value here is then an error.
+    name : str, optional
+        The data's name (``KernelData.dataset``); default the file's stem.
+
+    Returns
+    -------
+    KernelData
+        Kind ``"vector"``: the scaled features ``X`` of shape (n, d), the
+        labels ``y`` of shape (n,) with their original values, the
+        symmetrized kernel ``K`` of shape (n, n) with its full parameters,
+        the base kernels for the pick-out kernels, the scaling in
+        ``description``, ``source`` (absolute path, label column) and
+        ``notes`` (how the table was read).
+
+    Raises
+    ------
+    InvalidArgument
+        (a ``ValueError``) with a one-line message that starts with the file's
+        path, naming ``data`` (any error of :func:`krein.datasets.read_features`
+        about the file; a single class or every label different),
+        ``label_column`` (an unknown name, an index out of range),
+        ``kernel`` or ``kernel_params`` (unknown kernel or parameter, bad
+        value, pick-out base kernels above the memory limit), ``scale`` or
+        ``name``.
+    """
+    name = _check_name(name)
+    shown = _path_text(path)
+    if scale == "raw":
+        scale = None
+    if not (scale is None or isinstance(scale, str)) or scale not in _SCALE_TEXT:
+        raise InvalidArgument("scale", f"{shown}: scale must be 'standard', 'minmax' or None (raw "
+                                       f"features); got {scale!r}")
+    try:
+        kernel = _check_kernel(default_kernel("vector") if kernel is None else kernel, "vector")
+        params = _check_kernel_params(kernel, kernel_params)
+    except InvalidArgument as exc:
+        raise _prefixed(exc, shown) from None
+    how = ""
+    if "scale" in _kernel_param_names(kernel):  # the kernel's own scaling (munoz §4.2)
+        kernel_scale = params.get("scale", default_kernel_params(kernel)["scale"])
+        feature_scale = None if kernel_scale == "raw" else kernel_scale
+        if scale != "standard" and scale != feature_scale:
+            raise InvalidArgument("scale", f"{shown}: kernel {kernel!r} scales the features by "
+                                           f"its parameter scale ({kernel_scale!r}); set it "
+                                           f"there, not scale={scale!r}")
+        how = f" (kernel parameter scale={kernel_scale!r})"
+    else:
+        feature_scale = scale
+
+    X, y, _, info = _read_features(path, label_column=label_column, argument="data")
+    n, d = X.shape
+    if info["format"] == "svmlight":
+        where = "the first field (LIBSVM/svmlight)"
+        notes = [f"read as a LIBSVM/svmlight file: {n} objects, {d} features (densified)"]
+    else:
+        j = info["label_index"]
+        where = f"column {j + 1} of {info['width']}" + (
+            f" ({info['label_name']!r})" if info["label_name"] is not None else "")
+        notes = [f"read as a table {'with' if info['header'] else 'without'} a header row: "
+                 f"{n} objects, {d} features, labels from {where}"
+                 + (" (the last column by default; label_column chooses another)"
+                    if label_column is None else "")]
+    _check_file_labels(y, shown, "data", hint=f" (labels from {where}"
+                       + ("; label_column chooses the column)" if info["format"] == "table"
+                          else ")"))
+    X = scale_features(X, feature_scale)
+    full = default_kernel_params(kernel, n_features=d)
+    full.update(params)
+    try:
+        K, B = _compute_kernel("vector", kernel, full, X, None, y, what="this file",
+                               hint="use fewer objects")
+    except InvalidArgument as exc:
+        raise _prefixed(exc, shown) from None
+    source, stem = _file_source(path)
+    desc = f"feature file, {n} objects x {d} features, {_SCALE_TEXT[feature_scale]}{how}"
+    return KernelData(name or stem, "vector", kernel, full, y, K, X, None, desc, base_kernels=B,
+                      source=f"feature file {source}, labels from {where}", notes=tuple(notes))

@@ -11,6 +11,11 @@ NumPy only):
 - :func:`list_datasets` -- names, kinds and one-line descriptions.
 - :func:`scale_features` -- the feature scaling of :func:`load` (standard, minmax).
 
+A researcher's own files: :func:`read_matrix` (``.npy``, ``.npz``, ``.csv``,
+whitespace text, MATLAB ``.mat``), :func:`read_labels`, :func:`read_features`
+(CSV, whitespace text, LIBSVM/svmlight); :func:`krein.load_kernel_file` and
+:func:`krein.load_feature_file` turn them into a ``KernelData``.
+
 The catalogue (every name ``krein compare`` and the experiments accept, the
 synthetic and regenerated sets included, and how each is prepared):
 :func:`available_datasets`, :func:`load_dataset`, :func:`dataset_kind`.
@@ -28,6 +33,7 @@ Synthetic data:
 
 from ._catalogue import (FEATURE_SCALES, REGENERATED_DATASETS, SYNTHETIC_DATASETS, Dataset,
                          available_datasets, dataset_kind, load_dataset)
+from ._files import read_features, read_labels, read_matrix
 from ._loaders import (PAPER_SPLITS, USPS_PAPER_PAIRS, list_datasets, load, load_dissimilarity,
                        scale_features)
 from ._synthetic import make_checkerboard, make_munoz_artificial
@@ -55,6 +61,9 @@ __all__ = [
     "make_pe_negative_means",
     "make_pe_local_optima",
     "make_munoz_artificial",
+    "read_matrix",
+    "read_labels",
+    "read_features",
 ]
 
 # Regenerated stand-ins (not the original data) for GaussM1, GaussM02, PolyDisH57.
