@@ -273,9 +273,9 @@ def captured_stdout():
     """
     try:
         sys.stdout.flush()
-        fd = sys.stdout.fileno()
-    except (AttributeError, OSError, ValueError):  # replaced sys.stdout (pytest, notebooks)
-        fd = 1
+    except (AttributeError, OSError, ValueError):
+        pass
+    fd = 1  # where C and C++ code writes, whatever sys.stdout is
     tmp = tempfile.NamedTemporaryFile(prefix="krein-stdout-", suffix=".txt", delete=False)
     captured = _Captured(tmp.name)
     try:

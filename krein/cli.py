@@ -206,9 +206,17 @@ def _params_text(params):
 def _data_lines(data):
     labels, counts = data.classes
     cls = ", ".join(f"{lab}: {c}" for lab, c in zip(labels.tolist(), counts.tolist()))
-    shape = (f"{data.n_samples} x {data.n_features} features" if data.X is not None
-             else f"{data.n_samples} x {data.n_samples} dissimilarities")
-    lines = [f"dataset: {data.dataset} ({data.kind}, {shape}; {data.description})",
+    if data.X is not None:
+        shape = f"{data.n_samples} x {data.n_features} features"
+    elif data.kind == "kernel":
+        shape = f"{data.n_samples} x {data.n_samples} kernel matrix"
+    else:
+        shape = f"{data.n_samples} x {data.n_samples} dissimilarities"
+    lines = [f"dataset: {data.dataset} ({data.kind}, {shape}; {data.description})"]
+    if getattr(data, "source", ""):
+        lines.append(f"source:  {data.source}")
+    lines += [f"note:    {n}" for n in getattr(data, "notes", ())]
+    lines += [
              f"classes: {cls}",
              f"kernel:  {data.kernel}  {_params_text(data.kernel_params)}"]
     if data.kernel in ("sigmoid", "tanh") and data.X is not None:
@@ -465,11 +473,11 @@ def _cmd_diagnose(args):
         print(line)
     if not args.no_plot:
         from ._io import save_png
-        from .experiment.page import spectrum_figure
+        from .compare import spectrum_plot
 
         path = args.plot or os.path.join(DEFAULT_OUT, f"spectrum-{data.dataset}.png")
         os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-        save_png(spectrum_figure(lam, title=f"{data.dataset}, {data.kernel}"), path)
+        save_png(spectrum_plot(data), path, dpi=120, colors=None)
         print()
         print(f"spectrum plot: {path}")
     return 0

@@ -79,6 +79,7 @@ __all__ = [
     "run_name",
     "run_info",
     "load_comparison_data",
+    "spectrum_plot",
     "SUMMARY_COLUMNS",
     "FOLD_COLUMNS",
     "OUTPUT_FILES",
@@ -614,7 +615,6 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
     grid = _check_grid(grid)
     if not _is_int(random_state) or random_state < 0:
         raise InvalidArgument("random_state", f"must be an integer >= 0; got {random_state!r}")
-    out = _check_out(out, force)
 
     # the data every cell uses (the same cached computation): a bad file or kernel
     # argument fails here, before any model is fitted and before anything is written
@@ -623,6 +623,7 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
     if cv > counts.min():
         raise InvalidArgument("cv", f"{cv} folds but the smallest class of {data.dataset!r} has "
                                     f"{counts.min()} objects; use cv <= {counts.min()}")
+    out = _check_out(out, force)
 
     # methods that need inputs these data do not have are skipped, with the reason
     skipped = {}
@@ -939,6 +940,31 @@ def _write_outputs(result, out, command):
     figures = [os.path.join(out, f) for f in ("spectrum.png", "accuracy.png", "boundaries.png")]
     files += [f for f in figures if os.path.exists(f)] + [report]
     return files
+
+
+def spectrum_plot(data):
+    """The spectrum figure of the report page for a kernel on its own (``krein diagnose``).
+
+    Parameters
+    ----------
+    data : krein.kernel_data.KernelData
+        The data and kernel.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        :func:`krein.experiment.page.spectrum_figure` of ``data.spectrum()``.
+    """
+    from .experiment.page import SavedComparison, spectrum_figure
+
+    s = data.spectrum().summary()
+    run = {"data": {"name": data.dataset, "kernel": data.kernel,
+                    "kernel_params": dict(data.kernel_params), "n_samples": data.n_samples},
+           "spectrum": {k: s[k] for k in ("n", "p", "q", "z", "min_eigenvalue",
+                                          "max_eigenvalue", "r_mm", "r_neg")}}
+    run = json.loads(json.dumps(run, default=_json_default))
+    return spectrum_figure(SavedComparison("", run, pd.DataFrame(), pd.DataFrame(),
+                                           np.asarray(data.spectrum().eigenvalues, dtype=float)))
 
 
 def _boundaries(result, grid=BOUNDARY_GRID):

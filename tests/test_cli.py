@@ -267,8 +267,11 @@ def test_diagnose_prints_haasdonk_criteria(capsys):
     assert "Haasdonk (2005) suitability criteria" in out
     assert "before training (§7.3)" in out and "after training (§7.4)" in out
     assert 'SVC(kernel="precomputed", C=0.5)' in out
-    # the printed numbers are those of the library functions on the same kernel
-    data = load_kernel_data("checkerboard", kernel_params={"a": 1, "r": -0.5}, n_samples=60)
+    # the printed numbers are those of the library functions on the same kernel (the data
+    # `krein compare` with the same options uses)
+    from krein.compare import load_comparison_data
+
+    data = load_comparison_data("checkerboard", kernel_params={"a": 1, "r": -0.5}, n_samples=60)
     b = suitability_before(data.K, data.y)
     assert _table_value(out, "pE signature (p, q), z = n - p - q") == (
         f"({b['p']}, {b['q']}), z = {b['z']}")

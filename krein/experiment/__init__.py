@@ -126,6 +126,7 @@ base kernels) applied to the inner splits too.
 
 from .._io import save_png
 from .classification import (CLASSIFICATION_DEFAULTS, SCORINGS, build_estimator,
+                             certificate_measure,
                              cell_kernel_data, classification_cell, classification_grid,
                              classification_metrics, outer_splits, solver_version)
 from .grid import Cell, Experiment, cartesian, cell_seed
@@ -133,6 +134,8 @@ from .figures import (make_figures, plot_accuracy, plot_accuracy_vs_eigenvalue,
                       plot_convergence, plot_results, plot_time_vs_n)
 from .report import (TABLE_FORMATS, format_frame, make_table, read_results, results_table,
                      summarize, volatile_columns)
+from .page import (SavedComparison, accuracy_figure, boundary_figure, read_comparison,
+                   spectrum_figure, write_report)
 from .runner import BACKENDS, RunReport, default_directory, read_sidecar, run_experiment
 from .scripts import import_script, load_experiment
 
@@ -149,6 +152,13 @@ __all__ = [
     "cell_kernel_data",
     "outer_splits",
     "solver_version",
+    "certificate_measure",
+    "SavedComparison",
+    "read_comparison",
+    "write_report",
+    "spectrum_figure",
+    "accuracy_figure",
+    "boundary_figure",
     "run_experiment",
     "load_experiment",
     "import_script",
