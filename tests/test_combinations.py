@@ -205,7 +205,7 @@ def test_munoz_fold_blocks_use_training_labels_only():
 
 def test_compare_munoz_artificial_runs(tmp_path):
     res = run_comparison("munoz-artificial", methods=["clip", "flip", "svm"], cv=2,
-                         n_samples=80, progress=False, out=tmp_path)
+                         n_samples=80, progress=False, out=tmp_path, tune=False)
     s = res.summary.set_index("method")
     assert list(res.summary.columns) == SUMMARY_COLUMNS
     assert list(res.folds.columns) == FOLD_COLUMNS
@@ -220,7 +220,7 @@ def test_compare_munoz_artificial_runs(tmp_path):
         assert row["r_mm"] == pytest.approx(spec.r_mm) and row["r_neg"] == pytest.approx(spec.r_neg)
         assert row["r_mm"] > 0 and row["r_neg"] > 0                      # indefinite
     assert s.loc["clip", "r_mm_mean"] == pytest.approx(folds["r_mm"].mean())
-    assert (tmp_path / "compare_munoz-artificial_boundaries.png").is_file()
+    assert (tmp_path / "boundaries.png").is_file() and (tmp_path / "report.html").is_file()
 
 
 def test_compare_passes_stacked_blocks_to_stacked_methods(monkeypatch):
@@ -232,11 +232,11 @@ def test_compare_passes_stacked_blocks_to_stacked_methods(monkeypatch):
     monkeypatch.setitem(registry._REGISTRY, "clc-test", registry._Entry(
         lambda: CorrectedKernelSVC(correction=ConformalLinearCombination()), "test entry"))
     res = run_comparison("munoz-artificial", methods=["clc-test", "svm"], cv=2, n_samples=60,
-                         progress=False)
+                         progress=False, tune=False)
     assert (res.summary["n_errors"] == 0).all(), res.folds["error"].tolist()
     # without base kernels the method records a clear error instead of crashing
     res = run_comparison("checkerboard", methods=["clc-test"], cv=2, n_samples=40,
-                         progress=False)
+                         progress=False, tune=False)
     assert res.folds["error"].str.contains("stacked kernel").all()
 
 
@@ -244,7 +244,7 @@ def test_compare_cli_munoz_prints_deviation_from_euclidean():
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         rc = main(["compare", "--dataset", "munoz-artificial", "--n-samples", "60", "--methods",
-                   "clip,svm", "--cv", "2", "--no-save", "--no-progress"])
+                   "clip,svm", "--cv", "2", "--no-save", "--no-progress", "--no-tune"])
     text = buf.getvalue()
     assert rc == 0
     assert "pick-out-linear" in text and "training labels only" in text
@@ -408,7 +408,7 @@ def test_compare_ionosphere_pick_out_munoz_with_stacked_method(monkeypatch):
     monkeypatch.setitem(registry._REGISTRY, "clc-test", registry._Entry(make, "test entry"))
     res = run_comparison("ionosphere", kernel="pick-out-munoz-ionosphere",
                          methods=["clip", "svm", "clc-test"], cv=2, n_samples=80,
-                         progress=False)
+                         progress=False, tune=False)
     assert (res.summary["n_errors"] == 0).all(), res.folds["error"].tolist()
     data = res.data
     ref = _munoz_family_independent(data.X, data.X)

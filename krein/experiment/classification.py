@@ -369,9 +369,9 @@ def outer_splits(params, y):
 
 #: What each certificate entry of a :class:`krein.solvers.Solution` measures, in the
 #: order :func:`certificate_measure` looks for them.
-CERTIFICATE_KINDS = (("relative_gap", "relative duality gap"), ("gap", "duality gap"),
-                     ("kkt_residual", "KKT residual"), ("residual", "KKT residual"),
-                     ("max_abs_gradient", "gradient"))
+CERTIFICATE_KINDS = (("relative_gap", "relative duality gap"), ("kkt_residual", "KKT residual"),
+                     ("fw_gap", "stationarity (Frank-Wolfe gap)"), ("gap", "duality gap"),
+                     ("residual", "KKT residual"), ("max_abs_gradient", "gradient"))
 
 
 def certificate_measure(solutions):
@@ -386,17 +386,19 @@ def certificate_measure(solutions):
     -------
     kind : str
         What the number measures: the first entry of :data:`CERTIFICATE_KINDS`
-        found in the solutions' ``certificate`` (the duality gap where there is
-        one, e.g. ``"relative duality gap"`` of IndefiniteSVM; else the KKT
-        residual of libsvm's or the active set's point; the gradient of the
-        RVM's marginal likelihood), or ``""`` when there is none.
+        found in the solutions' ``certificate``: the relative duality gap of
+        IndefiniteSVM, the KKT residual of the active set (KSVM), the
+        Frank-Wolfe gap of a stationary point of the non-convex hull problem,
+        the duality gap of a CVXPY solution, the KKT residual of libsvm's
+        point, the gradient of the RVM's marginal likelihood; ``""`` when
+        there is none.
     value : float
         Its largest absolute value over the solutions (NaN without one).
     """
     for key, kind in CERTIFICATE_KINDS:
         vals = []
         for s in solutions:
-            v = (s.certificate or {}).get(key, s.gap if key == "gap" else None)
+            v = (s.certificate or {}).get(key)
             if isinstance(v, (numbers.Real, np.floating)) and np.isfinite(v):
                 vals.append(abs(float(v)))
         if vals:
