@@ -95,13 +95,20 @@ NOT_RUN = {
 }
 
 HEART = ("krein compare --dataset heart --kernel sigmoid --kernel-params a=0.02,r=-1 "
-         "--methods esvm,esvm-l,flip,clip,shift,lp-svm --cv 5 --repeats 10 --out results/")
+         "--methods esvm,esvm-l,flip,clip,shift,lp-svm --cv 5 --repeats 10 --out results/heart")
+OWN_KERNEL = ("krein compare --kernel-file K.npy --labels labels.txt "
+              "--methods esvm,flip,clip,svm,ksvm,indefinite-svm")
+OWN_DISTANCES = ("krein compare --kernel-file D.txt --labels labels.txt --dissimilarity "
+                 "--methods esvm,flip,clip,svm,ksvm")
+OWN_FEATURES = "krein compare --data features.csv --label-column class --methods esvm,clip,svm"
+KREIN_METHODS = "krein compare --methods ksvm,ch,mod-svm,rvm"
 CHECKERBOARD = ("krein compare --dataset checkerboard --n-samples 300 --kernel sigmoid "
                 "--kernel-params a=1,r=-1")
 
 #: Runnable but slow commands: run only with KREIN_README_SLOW=1.
 SLOW = {
-    HEART: "50 fits per method (about 30 s on two busy cores)",
+    HEART: "50 tuned cells per method (minutes on two busy cores)",
+    KREIN_METHODS: "four methods tuned on Sonar (about a minute on two cores)",
     CHECKERBOARD: "every method on 300 points plus the decision-boundary grid (about 100 s on "
                   "two busy cores)",
 }
@@ -124,20 +131,49 @@ def _check_main_job(r, d):
     rows = _table_rows(r.out)
     missing = [m for m in _sample_table_methods() if m not in rows]
     assert not missing, f"README sample methods missing from the output: {missing}"
-    assert "lambda_min" in r.out or "least eigenvalue" in r.out  # spectrum printed
-    csv = d / "krein-results" / "compare_sonar.csv"
-    assert csv.is_file() and (d / "krein-results" / "compare_sonar.png").read_bytes()[:8] == PNG
-    assert set(_sample_table_methods()) <= set(pd.read_csv(csv)["method"])
+    assert "least eigenvalue" in r.out  # spectrum printed
+    assert "parameters chosen by inner 3-fold" in r.out  # tuned by default
+    run = d / "krein-results" / "sonar"  # "a new directory ./krein-results/sonar/"
+    assert (run / "accuracy.png").read_bytes()[:8] == PNG
+    assert "<html" in (run / "report.html").read_text()
+    summary = pd.read_csv(run / "summary.csv")
+    assert set(_sample_table_methods()) <= set(summary["method"])
+    assert (summary["status"].isin(["ok", "skipped"])).all(), summary[["method", "note"]]
+
+
+def _check_no_tune(r, d):
+    assert "fixed parameters (C = 1)" in r.out
+    assert (d / "krein-results" / "sonar-2" / "summary.csv").is_file()  # a new directory
+
+
+def _check_report(r, d):
+    assert r.out.strip() == os.path.join("krein-results", "sonar", "report.html")
 
 
 def _check_heart(r, d):
-    df = pd.read_csv(d / "results" / "compare_heart.csv")
+    df = pd.read_csv(d / "results" / "heart" / "summary.csv")
     assert set(df["method"]) == {"esvm", "esvm-l", "flip", "clip", "shift", "lp-svm"}
 
 
 def _check_checkerboard(r, d):
-    png = d / "krein-results" / "compare_checkerboard_boundaries.png"
+    png = d / "krein-results" / "checkerboard" / "boundaries.png"
     assert png.read_bytes()[:8] == PNG  # "it also draws the decision boundaries"
+
+
+def _own_data_check(name, kind):
+    def check(r, d):
+        run = d / "krein-results" / name
+        summary = pd.read_csv(run / "summary.csv")
+        assert (summary["status"] == "ok").all(), summary[["method", "note"]]
+        assert f"({kind}," in r.out
+        assert "classes: mine: " in r.out  # the label names of labels.txt
+        assert (run / "report.html").is_file()
+    return check
+
+
+def _check_own_diagnose(r, d):
+    assert "signature (p, q, z)" in r.out and "verdict before training" in r.out
+    assert (d / "krein-results" / "spectrum-K.png").read_bytes()[:8] == PNG
 
 
 def _check_diagnose(r, d):
@@ -196,10 +232,16 @@ def _check_committed_table(r, d):
 #: and the files in the directory).
 CHECKS = {
     "krein compare": _check_main_job,
+    "krein compare --no-tune": _check_no_tune,
+    "krein report krein-results/sonar": _check_report,
+    OWN_KERNEL: _own_data_check("K", "kernel"),
+    OWN_DISTANCES: _own_data_check("D", "dissimilarity"),
+    OWN_FEATURES: _own_data_check("features", "vector"),
+    "krein diagnose --kernel-file K.npy --labels labels.txt": _check_own_diagnose,
     HEART: _check_heart,
     CHECKERBOARD: _check_checkerboard,
     "krein diagnose --dataset protein --kernel dissimilarity-linear": _check_diagnose,
-    "krein compare --methods ksvm,ch,mod-svm,rvm": _check_krein_methods_compare,
+    KREIN_METHODS: _check_krein_methods_compare,
     "krein solvers": _check_solvers,
     "krein methods": _check_methods,
     "krein experiment run experiments/loosli_table2.py --quick": _check_quick_run,
@@ -267,10 +309,31 @@ def session(tmp_path_factory):
     for name in ("experiments", "figures"):
         shutil.copytree(REPO / name, d / name,
                         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    _write_own_data(d)
     s = Session(d)
     s.figures_before = _tree_digest(d / "figures")
     s.experiments_before = _tree_digest(d / "experiments")
     return s
+
+
+def _write_own_data(d):
+    """The files of the README's own-data examples: 80 objects of Sonar (a stratified
+    subsample, so that the examples take seconds) written as a researcher would."""
+    import numpy as np
+
+    from krein.kernel_data import load_kernel_data
+
+    data = load_kernel_data("sonar", n_samples=80, random_state=0)
+    names = np.where(data.y > 0, "mine", "rock")
+    np.save(d / "K.npy", data.K)
+    (d / "labels.txt").write_text("\n".join(names) + "\n")
+    X = data.X
+    D = np.sqrt(np.maximum(((X[:, None, :] - X[None, :, :]) ** 2).sum(-1), 0.0))
+    np.fill_diagonal(D, 0.0)
+    np.savetxt(d / "D.txt", D)
+    table = pd.DataFrame(X, columns=[f"band{j}" for j in range(X.shape[1])])
+    table["class"] = names
+    table.to_csv(d / "features.csv", index=False)
 
 
 COMMANDS = readme_commands()
