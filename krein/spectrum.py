@@ -48,6 +48,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from ._cache import shared_computations_active, shared_eigh
 from ._validation import check_kernel_rows, check_square_kernel
 
 __all__ = [
@@ -265,6 +266,18 @@ class Spectrum:
         ValueError
             On a bad ``K``, both ``n_components`` and ``energy`` given, or values
             out of range.
+
+        Notes
+        -----
+        Inside :func:`krein._cache.shared_computations` the decomposition is
+        shared by content: the full ``eigh`` of a matrix is computed once and
+        found again by every later call on an equal matrix (whoever makes it:
+        ESVM, the spectrum corrections, the diagnostics columns,
+        :func:`krein.estimators.base.least_eigenvalue`), and a partial one is
+        cut from it by the same selection rule as ARPACK's path (the same
+        components up to round-off; in a fold that full decomposition is needed
+        anyway, by the other methods and the diagnostics).  The arrays of a
+        shared spectrum are read-only.  Outside the context nothing is stored.
         """
         if check:
             K = check_square_kernel(K)
@@ -274,16 +287,18 @@ class Spectrum:
         if n_components is not None:
             if not isinstance(n_components, numbers.Integral) or not 1 <= n_components <= n:
                 raise ValueError(f"n_components must be an integer in [1, {n}]; got {n_components!r}")
-            lam, V = _top_magnitude(K, int(n_components))
+            k = int(n_components)
+            lam, V = _top_magnitude(K, k, _shared_full(K))
             partial = n_components < n
             total = float(np.abs(lam).sum()) if not partial else None
             spec = cls(lam, V, n, partial, total)
         elif energy is not None:
             if not isinstance(energy, numbers.Real) or not 0 < energy <= 1:
                 raise ValueError(f"energy must be a number in (0, 1]; got {energy!r}")
-            spec = _energy_spectrum(cls, K, float(energy))
+            lam, V, partial, total = _energy_spectrum(K, float(energy), _shared_full(K))
+            spec = cls(lam, V, n, partial, total)
         else:
-            lam, V = np.linalg.eigh(K)
+            lam, V = shared_eigh(K)
             spec = cls(lam, V, n, False, float(np.abs(lam).sum()))
         if tol is None:
             tol = _null_tol(spec.eigenvalues, n)
@@ -486,24 +501,56 @@ class Spectrum:
         return ((K_rows @ V) * h) @ V.T
 
 
-def _top_magnitude(K, k):
+def _shared_full(K):
+    """The full ``(lam, V)`` of ``K`` for a partial decomposition, or None.
+
+    Inside :func:`krein._cache.shared_computations` a partial decomposition is
+    cut from the full one of the store, computed there first when no method has
+    done it yet: in a fold the other methods and the diagnostics need the full
+    one anyway (:func:`krein.estimators.base.least_eigenvalue` reads it too), and
+    the cut is then the same whichever method came first.  Outside: None (the
+    partial decomposition is computed as always, by ARPACK or a full ``eigh``).
+    """
+    return shared_eigh(K) if shared_computations_active() else None
+
+
+def _by_magnitude(lam, V, k):
+    """The ``k`` eigenpairs of largest ``|lam|`` of a full ascending decomposition,
+    ascending (as ``eigsh(which="LM")`` sorted by :func:`_top_magnitude`)."""
+    idx = np.sort(np.argsort(-np.abs(lam), kind="stable")[:k])
+    return lam[idx], V[:, idx]
+
+
+def _top_magnitude(K, k, full=None):
     n = K.shape[0]
+    if full is not None:
+        return _by_magnitude(full[0], full[1], k)
     if n < _FULL_EIGH_BELOW or k > n // 4:
-        lam, V = np.linalg.eigh(K)
-        idx = np.sort(np.argsort(-np.abs(lam), kind="stable")[:k])
-        return lam[idx], V[:, idx]
+        lam, V = shared_eigh(K)
+        return _by_magnitude(lam, V, k)
     lam, V = scipy.sparse.linalg.eigsh(K, k=k, which="LM")
     order = np.argsort(lam)
     return lam[order], V[:, order]
 
 
-def _energy_spectrum(cls, K, energy):
+def _energy_spectrum(K, energy, full=None):
+    """``(lam, V, partial, total)`` of the energy selection (see :meth:`Spectrum.from_kernel`).
+
+    With ``full`` (the full decomposition, from the store) the same selection
+    rule is applied to its largest-``|lam|`` eigenpairs instead of ARPACK's, so
+    that the result does not depend on whether the store was used (up to the
+    round-off of the two eigensolvers).
+    """
     n = K.shape[0]
     fro2 = float(np.sum(K * K))
     k = max(8, int(np.ceil(0.05 * n)))
     while n >= _FULL_EIGH_BELOW and k <= n // 4:
-        lam, V = scipy.sparse.linalg.eigsh(K, k=k, which="LM")
-        order = np.argsort(-np.abs(lam), kind="stable")
+        if full is None:
+            lam, V = scipy.sparse.linalg.eigsh(K, k=k, which="LM")
+            order = np.argsort(-np.abs(lam), kind="stable")
+        else:
+            lam, V = full
+            order = np.argsort(-np.abs(lam), kind="stable")[:k]
         lam, V = lam[order], V[:, order]
         a = np.abs(lam)
         seen = np.cumsum(a)
@@ -515,16 +562,16 @@ def _energy_spectrum(cls, K, energy):
         if ok.size:
             m = int(ok[0]) + 1
             sel = np.argsort(lam[:m])
-            return cls(lam[:m][sel], V[:, :m][:, sel], n, m < n, float(upper_total[ok[0]]))
+            return lam[:m][sel], V[:, :m][:, sel], m < n, float(upper_total[ok[0]])
         k *= 2
-    lam, V = np.linalg.eigh(K)
+    lam, V = shared_eigh(K) if full is None else full
     a = np.abs(lam)
     order = np.argsort(-a, kind="stable")
     total = float(a.sum())
     m = int(np.searchsorted(np.cumsum(a[order]), energy * total * (1 - 1e-12))) + 1
     m = min(m, n)
     idx = np.sort(order[:m])
-    return cls(lam[idx], V[:, idx], n, m < n, total)
+    return lam[idx], V[:, idx], m < n, total
 
 
 def transductive_rows(K_joint, n_train, correction, **params):

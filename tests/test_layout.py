@@ -1,6 +1,7 @@
 """Arrows point down (DESIGN.md, Layout): the import graph of the lower floors, read by ``ast``.
 
-* ``krein/projections.py`` is the ground floor: it imports nothing from krein;
+* ``krein/projections.py`` and ``krein/_cache.py`` are the ground floor: they import
+  nothing from krein;
 * a formulation never calls a solver: nothing in ``krein/formulations/`` imports from
   ``krein.solvers`` or ``krein.estimators`` (not even inside a function);
 * the solvers never import an estimator;
@@ -42,6 +43,10 @@ def _krein_imports(path):
 
 def test_projections_import_nothing_from_krein():
     assert _krein_imports(ROOT / "projections.py") == set()
+
+
+def test_shared_computations_store_imports_nothing_from_krein():
+    assert _krein_imports(ROOT / "_cache.py") == set()
 
 
 @pytest.mark.parametrize("path", sorted((ROOT / "formulations").glob("*.py")), ids=lambda p: p.name)

@@ -195,6 +195,11 @@ def least_eigenvalue(K):
     precision, from a fixed random start); LAPACK's ``syevr`` restricted to the
     first eigenvalue when ARPACK does not converge or ``n < 3``.
 
+    Inside :func:`krein._cache.shared_computations` it is read from the full
+    spectrum of ``K`` (:meth:`krein.spectrum.Spectrum.from_kernel`, computed
+    and stored when no method of the fold has done it yet): the other methods of
+    the fold need that decomposition anyway, so a block gets one ``eigh`` in all.
+
     Parameters
     ----------
     K : array-like of shape (n, n)
@@ -208,7 +213,13 @@ def least_eigenvalue(K):
     import scipy.linalg
     import scipy.sparse.linalg
 
+    from .._cache import shared_computations_active
+
     K = np.asarray(K, dtype=float)
+    if shared_computations_active():
+        from ..spectrum import Spectrum
+
+        return Spectrum.from_kernel(K, check=False).min_eigenvalue
     n = K.shape[0]
     if n >= 3:
         v0 = np.random.default_rng(0).standard_normal(n)

@@ -54,7 +54,8 @@ from ..formulations.clc import (ConformalLinearCombinationQP, clc_closed_form, c
                                 kernel_inner_products, simplex_optimality_gap)
 from ..solvers import solve
 from ..solvers.core import check_solver
-from ..spectrum import input_precision, reset_on_fit
+from .._cache import shared_computations_active
+from ..spectrum import Spectrum, input_precision, reset_on_fit
 
 __all__ = ["ConformalLinearCombination", "CLC_COMBINATIONS", "CLC_SOLVERS"]
 
@@ -285,7 +286,10 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         self.relative_error_ = float(np.sqrt(obj / k2)) if k2 > 0 else float("nan")
         self.gap_ = gap
         self.gram_ = G
-        self.min_eigenvalue_ = float(np.linalg.eigvalsh(K)[0])
+        if shared_computations_active():   # the fold's shared spectrum of K (krein._cache)
+            self.min_eigenvalue_ = Spectrum.from_kernel(K, check=False).min_eigenvalue
+        else:
+            self.min_eigenvalue_ = float(np.linalg.eigvalsh(K)[0])
         self.base_min_eigenvalues_ = base_mins
         self.solution_ = solution
         self.solver_ = solver

@@ -11,6 +11,7 @@ spectrum correction) can be a registry method run by ``krein compare``.
 
 from __future__ import annotations
 
+import copy
 import itertools
 
 import numpy as np
@@ -20,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from sklearn.utils._param_validation import HasMethods
 
+from .._cache import cached, parameters_token, shared_computations_active
 from .._validation import LIBSVM_MAX_ITER, POSITIVE
 from ..combinations import check_stacked_kernel, check_stacked_rows
 from ..kernels import pairwise_kernel
@@ -52,6 +54,14 @@ class CorrectedKernelSVC(KernelClassifierBase):
     ``predict``/``decision_function``: the kernel rows of the new points are
     mapped by ``correction.transform`` (the transformer's out-of-sample rule)
     and the SVM expansion is applied to the mapped rows.
+
+    Inside :func:`krein._cache.shared_computations` the correction of a block is
+    fitted once: ``fit`` memoizes ``(fitted correction, corrected kernel)`` on
+    the content of ``K`` and ``y``, the correction's class and its parameters,
+    so that an inner cross-validation over ``C`` (which the correction does not
+    see) reuses it; each estimator gets its own deep copy of the fitted
+    correction, the corrected kernel is shared read-only, and the fit's warnings
+    are emitted again.  Outside the context every ``fit`` corrects afresh.
 
     Stacked kernels
     ---------------
@@ -210,12 +220,7 @@ class CorrectedKernelSVC(KernelClassifierBase):
         if self.correction is None:
             correction, Kc = None, K
         else:
-            correction = clone(self.correction)
-            Kc = np.asarray(correction.fit_transform(K_in, y), dtype=float)
-            if Kc.shape != K.shape:
-                raise ValueError(f"the correction returned a kernel of shape {Kc.shape}; "
-                                 f"expected {K.shape}")
-            Kc = check_square_kernel(Kc, "corrected kernel")
+            correction, Kc = self._fit_correction(K_in, K, y)
         pairs = list(itertools.combinations(range(classes.size), 2))
         models = []
         for i, j in pairs:
@@ -232,8 +237,8 @@ class CorrectedKernelSVC(KernelClassifierBase):
         spec = getattr(correction, "spectrum_", None)
         if not isinstance(spec, Spectrum) or spec.partial or spec.n != K.shape[0]:
             spec = Spectrum.from_kernel(K, check=False)
-        corrected_min = float(np.linalg.eigvalsh(Kc)[0]) if correction is not None else \
-            spec.min_eigenvalue
+        corrected_min = spec.min_eigenvalue if correction is None else cached(
+            ("least-eigvalsh",), Kc, lambda: float(np.linalg.eigvalsh(Kc)[0]))
         # ---- everything computed: set the fitted attributes
         self._set_fitted(classes, pairs, models, X_fit, Kc)
         self.correction_ = correction
@@ -245,6 +250,32 @@ class CorrectedKernelSVC(KernelClassifierBase):
         self.corrected_min_eigenvalue_ = corrected_min
         self.stack_depth_ = int(X.shape[2]) if stacked else None
         return self
+
+    def _fit_correction(self, K_in, K, y):
+        """``(fitted clone of correction, corrected kernel)``, shared by content.
+
+        Inside :func:`krein._cache.shared_computations` the fit is memoized on
+        the content of ``K_in`` and ``y``, the correction's class and its
+        parameters (:func:`krein._cache.parameters_token`): the inner CV over
+        ``C`` (which the correction does not see) fits it once per block.  A hit
+        returns a deep copy of the stored fitted correction and the stored
+        (read-only) corrected kernel, and emits again the warnings the fit
+        emitted.
+        """
+        def fit():
+            correction = clone(self.correction)
+            Kc = np.asarray(correction.fit_transform(K_in, y), dtype=float)
+            if Kc.shape != K.shape:
+                raise ValueError(f"the correction returned a kernel of shape {Kc.shape}; "
+                                 f"expected {K.shape}")
+            return correction, check_square_kernel(Kc, "corrected kernel")
+
+        token = parameters_token(self.correction) if shared_computations_active() else None
+        if token is None:
+            return fit()
+        correction, Kc = cached(("correction", token), (K_in, np.asarray(y)), fit,
+                                record_warnings=True)
+        return copy.deepcopy(correction), Kc
 
     # ---------------------------------------------------------------- predict
     def _test_rows(self, X):

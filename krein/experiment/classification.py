@@ -583,6 +583,7 @@ def classification_cell(params):
     # ---- refit on the outer training split, score on the outer test split
     data = datas[best_k]
     K_tr, K_te = data.blocks(tr, te, stacked=stacked)
+    spec = Spectrum.from_kernel(K_tr[:, :, 0] if K_tr.ndim == 3 else K_tr)  # before the refit
     est = build(method_combos[best_m])
     t0 = time.perf_counter()
     est.fit(K_tr, y[tr])
@@ -610,7 +611,6 @@ def classification_cell(params):
     out["n_support"] = int(len(support)) if support is not None else None
     n_iter = getattr(est, "n_iter_", None)
     out["n_iter"] = int(np.sum(n_iter)) if n_iter is not None else None
-    spec = Spectrum.from_kernel(K_tr[:, :, 0] if K_tr.ndim == 3 else K_tr)
     out.update({"min_eigenvalue": float(spec.min_eigenvalue), "r_mm": float(spec.r_mm),
                 "r_neg": float(spec.r_neg)})
     used = est.get_params(deep=False).get("solver")

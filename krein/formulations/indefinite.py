@@ -39,6 +39,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
+from .._cache import shared_eigh
 from .._validation import check_positive, check_square_kernel
 from ..projections import box_hyperplane_lp, project_box_hyperplane
 from .base import Formulation
@@ -632,7 +633,7 @@ class PerturbSVM(Formulation):
 
     def __init__(self, K0, y, C=1.0, rho=1.0, psd_tol=1e-8):
         K0 = check_square_kernel(K0, "K0")
-        lam, V = np.linalg.eigh(K0)
+        lam, V = shared_eigh(K0)   # the oracle of PerturbSVC decomposes K0 too (krein._cache)
         scale = max(float(np.max(np.abs(lam))), 1e-300)
         if lam[0] < -psd_tol * scale:
             raise ValueError(f"PerturbSVM needs a PSD K0; least eigenvalue {lam[0]:.4g}")

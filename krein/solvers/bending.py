@@ -131,6 +131,7 @@ import numpy as np
 import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 
+from .._cache import shared_eigh
 from .._validation import check_int, check_square_kernel
 from ..spectrum import _null_tol, correct_eigenvalues, row_multipliers
 from .core import Solution, SolverError
@@ -373,7 +374,8 @@ def bending(K, weights=None, *, g="clip", eps=0.0, shift=None, tol=1e-10, max_it
     k = 0
     while True:
         ts = time.perf_counter()
-        lam, V = np.linalg.eigh(Kn)
+        # K_0 = K: its decomposition is shared with the fold's other methods (krein._cache)
+        lam, V = shared_eigh(Kn) if k == 0 else np.linalg.eigh(Kn)
         scale = float(np.max(np.abs(lam))) if n else 0.0
         lmin = float(lam[0])
         ok = lmin >= -tol * scale

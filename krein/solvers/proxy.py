@@ -30,6 +30,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import null_space
 
+from .._cache import shared_eigh
 from .._validation import check_positive, check_square_kernel
 from .secular import rank_one_eig, secular_roots, shifted_poles
 
@@ -115,7 +116,7 @@ class ProxyKernelOracle:
             self._sqrt_h = np.sqrt(h)
             Kt = K0 * np.outer(self._sqrt_h, self._sqrt_h)
         self.K0 = K0
-        lam, Q = np.linalg.eigh(Kt)
+        lam, Q = shared_eigh(Kt)   # one eigh per kernel and fold when shared (krein._cache)
         self.eigenvalues = lam
         self.eigenvectors = Q
         self.sigma = 1.0 / (4.0 * self.rho)
