@@ -58,6 +58,9 @@ _FLAGS = {
 
 DEFAULT_OUT = "krein-results"
 
+#: Worker processes of ``krein compare`` by default: the cores of this machine, at most 4.
+DEFAULT_N_JOBS = max(1, min(4, os.cpu_count() or 1))
+
 
 class UsageError(Exception):
     """Bad command-line input: reported on one line, exit status 2."""
@@ -874,8 +877,9 @@ def _build_parser():
     p.add_argument("--solver", default=None, metavar="NAME",
                    help="libsvm or an installed CVXPY solver (see 'krein solvers'); default: each "
                         "method's own")
-    p.add_argument("--n-jobs", type=int, default=1, metavar="N",
-                   help="worker processes (default 1; -1: all cores)")
+    p.add_argument("--n-jobs", type=int, default=DEFAULT_N_JOBS, metavar="N",
+                   help=f"worker processes over the cells (default {DEFAULT_N_JOBS}: the cores "
+                        "here, at most 4; -1: all cores)")
     p.add_argument("--out", default=None, metavar="DIR",
                    help=f"output directory (default: a new ./{DEFAULT_OUT}/NAME[-N] per run); one "
                         "that holds an earlier comparison is refused without --force")

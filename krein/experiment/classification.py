@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 
+from .._cache import shared_computations
 from .grid import cell_seed
 
 __all__ = ["classification_metrics", "classification_cell", "classification_grid",
@@ -417,6 +418,7 @@ def _solutions(est):
     return [s for s in sols if isinstance(s, Solution)]
 
 
+@shared_computations
 def classification_cell(params):
     """One outer fold of repeated stratified K-fold CV with inner-CV model selection.
 
@@ -440,6 +442,13 @@ def classification_cell(params):
        training-label pick-out) where it cannot;
     4. refits the method with the best parameters on the outer training block
        and scores it on the outer test rows.
+
+    The cell runs inside :func:`krein._cache.shared_computations`: the
+    eigendecomposition of a training block, and a C-independent kernel
+    correction of it, are computed once and shared by every parameter
+    combination, every method run after it in the same process (``krein
+    compare`` runs the methods of a fold one after the other) and the
+    diagnostics columns.
 
     Parameters
     ----------

@@ -347,8 +347,13 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
         n_run = n_err_now = 0
         running = {}
 
+        # joblib hands cells to free workers in order: the oldest cells taken and not
+        # finished are the ones running (a newer one may wait for a worker)
+        n_workers = 1 if backend == "serial" else (os.cpu_count() or 1) if n_jobs == -1 else n_jobs
+
         def show():
-            parts = [f"running {', '.join(running.values())}" if running else "",
+            now = list(running.values())[:n_workers]
+            parts = [f"running {', '.join(now)}" if now else "",
                      f"{n_err_now} error(s)" if n_err_now else ""]
             bar.set_postfix_str("; ".join(p for p in parts if p), refresh=True)
 
