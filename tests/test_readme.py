@@ -92,6 +92,7 @@ NOT_RUN = {
     "python benchmarks/ksvm.py": "benchmark: minutes, timing targets for a quiet machine",
     "python benchmarks/rvm.py": "benchmark: minutes, timing targets for a quiet machine",
     "python benchmarks/hull.py": "benchmark: minutes, timing targets for a quiet machine",
+    "python benchmarks/compare.py": "benchmark: minutes, timing targets for a quiet machine",
 }
 
 HEART = ("krein compare --dataset heart --kernel sigmoid --kernel-params a=0.02,r=-1 "
