@@ -842,6 +842,12 @@ def parse_grid(items):
     return grid
 
 
+def _add_debug(p):
+    """``--debug`` after the command too (``krein compare --debug``), as before it."""
+    p.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                   help="show the traceback of an unexpected error")
+
+
 def _build_parser():
     from . import __version__
 
@@ -887,6 +893,7 @@ def _build_parser():
                    help="replace the files of an earlier comparison in --out")
     p.add_argument("--no-save", action="store_true", help="write no files")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    _add_debug(p)
     p.set_defaults(func=_cmd_compare)
 
     p = sub.add_parser("diagnose", help="spectrum and geometry of a kernel on a data set",
@@ -901,12 +908,14 @@ def _build_parser():
     p.add_argument("--plot", default=None, metavar="PNG",
                    help=f"where to draw the spectrum (default ./{DEFAULT_OUT}/spectrum-NAME.png)")
     p.add_argument("--no-plot", action="store_true", help="no spectrum plot")
+    _add_debug(p)
     p.set_defaults(func=_cmd_diagnose)
 
     p = sub.add_parser("report", help="rebuild the report page of a comparison from its files",
                        description="Rebuild report.html and its figures in a directory written "
                        "by 'krein compare', from its CSV and JSON files alone.")
     p.add_argument("directory", metavar="DIR", help="the comparison's output directory")
+    _add_debug(p)
     p.set_defaults(func=_cmd_report)
 
     p = sub.add_parser("solvers", help="installed CVXPY solvers and the problem classes they take")

@@ -235,6 +235,8 @@ def test_unexpected_errors_one_line_unless_debug(monkeypatch, capsys):
     assert "--debug" in err
     with pytest.raises(RuntimeError, match="something broke"):
         main(["--debug", "compare", "--no-save", "--no-progress"])
+    with pytest.raises(RuntimeError, match="something broke"):
+        main(["compare", "--no-save", "--no-progress", "--debug"])
 
 
 def test_solver_output_does_not_reach_the_terminal(capfd):
