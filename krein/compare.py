@@ -104,6 +104,9 @@ OUTPUT_FILES = ("run.json", "summary.csv", "folds.csv", "spectrum.csv", "points.
                 "boundaries.csv", "report.html", "accuracy.png", "spectrum.png",
                 "boundaries.png", "solver_output.txt", "cells")
 
+#: Entries of ``Spectrum.summary()`` recorded in ``run.json`` (and drawn on the page).
+SPECTRUM_KEYS = ("n", "p", "q", "z", "min_eigenvalue", "max_eigenvalue", "r_mm", "r_neg")
+
 #: Points per axis of the decision-boundary grid (2-D feature data).
 BOUNDARY_GRID = 120
 
@@ -641,16 +644,16 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
     method_over = {k: v for k, v in grid.items() if k not in kernel_keys}
     kernel_over = {k: v for k, v in grid.items() if k in kernel_keys}
     entries, grids = [], {}
+    accepted_params = {m: build_estimator(m).get_params(deep=False) for m in run}
     for m in run:
-        accepted = build_estimator(m).get_params(deep=False)
+        accepted = accepted_params[m]
         fixed = {"C": C} if C is not None and "C" in accepted else {}
         g = default_grid(m) if tune else {}
         g.update({k: v for k, v in method_over.items() if k in accepted and tune})
         g = {k: v for k, v in g.items() if k not in fixed}
         grids[m] = g
         entries.append({"method": m, "params": fixed, "grid": g})
-    unused = [k for k in method_over if not any(k in build_estimator(m).get_params(deep=False)
-                                                for m in run)]
+    unused = [k for k in method_over if not any(k in accepted_params[m] for m in run)]
     if unused:
         raise InvalidArgument("grid", f"parameter(s) {', '.join(unused)} belong to no method run "
                                       f"and not to the kernel {data.kernel!r} (kernel parameters:"
@@ -896,8 +899,7 @@ def run_info(result, command=None):
                  "description": data.description, "classes": _label_names(data),
                  "kernel": data.kernel, "kernel_params": dict(data.kernel_params),
                  "notes": list(getattr(data, "notes", ()))},
-        "spectrum": {k: s[k] for k in ("n", "p", "q", "z", "min_eigenvalue", "max_eigenvalue",
-                                       "r_mm", "r_neg")},
+        "spectrum": {k: s[k] for k in SPECTRUM_KEYS},
         "protocol": {"cv": result.cv, "repeats": result.repeats,
                      "inner_folds": result.inner_folds, "seed": result.random_state,
                      "tuned": result.tuned, "scoring": "accuracy", "solver": result.solver,
@@ -960,8 +962,7 @@ def spectrum_plot(data):
     s = data.spectrum().summary()
     run = {"data": {"name": data.dataset, "kernel": data.kernel,
                     "kernel_params": dict(data.kernel_params), "n_samples": data.n_samples},
-           "spectrum": {k: s[k] for k in ("n", "p", "q", "z", "min_eigenvalue",
-                                          "max_eigenvalue", "r_mm", "r_neg")}}
+           "spectrum": {k: s[k] for k in SPECTRUM_KEYS}}
     run = json.loads(json.dumps(run, default=_json_default))
     return spectrum_figure(SavedComparison("", run, pd.DataFrame(), pd.DataFrame(),
                                            np.asarray(data.spectrum().eigenvalues, dtype=float)))
