@@ -53,6 +53,7 @@ _FLAGS = {
     "grid": "--grid",
     "inner_folds": "--inner-folds",
     "n_jobs": "--n-jobs",
+    "blas_threads": "--blas-threads",
     "out": "--out",
 }
 
@@ -361,7 +362,8 @@ def _cmd_compare(args):
                                     progress=not args.no_progress, n_samples=args.n_samples,
                                     binary=binary, tune=not args.no_tune, grid=grid or None,
                                     inner_folds=args.inner_folds, n_jobs=args.n_jobs,
-                                    force=args.force, command=command, **data)
+                                    force=args.force, command=command,
+                                    blas_threads=args.blas_threads, **data)
         except InvalidArgument as exc:
             solver_output.discard()
             _data_error(args.prog, exc)
@@ -561,6 +563,8 @@ def _sidecar_experiment(results, prog):
 def _cmd_experiment_run(args):
     from .experiment import (default_directory, load_experiment, make_figures, make_table,
                              run_experiment)
+    from ._threads import resolve_blas_threads
+    from ._validation import InvalidArgument
 
     prog = "krein experiment run"
     try:
@@ -572,6 +576,10 @@ def _cmd_experiment_run(args):
         _fail(prog, "--n-jobs: must be a non-zero integer (-1: all cores); got 0")
     if args.dask and args.n_jobs != 1:
         _fail(prog, "--n-jobs: not used with --dask (the cluster decides); leave it at 1")
+    try:
+        blas_threads = resolve_blas_threads(args.blas_threads)
+    except InvalidArgument as exc:
+        _fail(prog, f"{_FLAGS.get(exc.argument, exc.argument)}: {exc.message}")
     print(f"krein experiment {exp.name}{' (quick)' if exp.quick else ''}: {len(exp.cells)} cells"
           f"{' - ' + exp.description if exp.description else ''}")
     backend = "dask" if args.dask else None
@@ -581,7 +589,7 @@ def _cmd_experiment_run(args):
     try:
         report = run_experiment(exp, out, n_jobs=args.n_jobs, backend=backend,
                                 scheduler=args.dask, progress=not args.no_progress,
-                                retry_errors=args.retry_errors)
+                                retry_errors=args.retry_errors, blas_threads=blas_threads)
     except (ValueError, RuntimeError, ImportError) as exc:
         _fail(prog, str(exc))
     print(f"cells: {report.n_cells} (already done: {report.n_skipped}, run now: "
@@ -696,6 +704,8 @@ def _add_experiment_parser(sub):
     r.add_argument("--quick", action="store_true", help="the shrunken grid (seconds)")
     r.add_argument("--n-jobs", type=int, default=1, metavar="N",
                    help="parallel joblib workers (-1: all cores; default 1)")
+    r.add_argument("--blas-threads", default=None, metavar="auto|N|default",
+                   help="BLAS threads per fit: auto (default: one on kernels of at most 1000 objects, threaded BLAS only spins there; the library default above), N (at most N), or default (no limit); also read from $KREIN_BLAS_THREADS")
     r.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786 (pip install "
                         "\"krein[dask]\")")
@@ -886,6 +896,8 @@ def _build_parser():
     p.add_argument("--n-jobs", type=int, default=DEFAULT_N_JOBS, metavar="N",
                    help=f"worker processes over the cells (default {DEFAULT_N_JOBS}: the cores "
                         "here, at most 4; -1: all cores)")
+    p.add_argument("--blas-threads", default=None, metavar="auto|N|default",
+                   help="BLAS threads per fit: auto (default: one on kernels of at most 1000 objects, threaded BLAS only spins there; the library default above), N (at most N), or default (no limit); also read from $KREIN_BLAS_THREADS")
     p.add_argument("--out", default=None, metavar="DIR",
                    help=f"output directory (default: a new ./{DEFAULT_OUT}/NAME[-N] per run); one "
                         "that holds an earlier comparison is refused without --force")

@@ -58,10 +58,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
-from threadpoolctl import threadpool_limits
 
 from . import __version__
 from ._io import atomic_write
+from ._threads import resolve_blas_threads
 from ._validation import InvalidArgument
 from .combinations import accepts_stacked_kernels
 from .experiment import (Experiment, build_estimator, cell_kernel_data, classification_grid,
@@ -85,8 +85,6 @@ __all__ = [
     "OUTPUT_FILES",
 ]
 
-#: Kernels with at most this many objects are fitted with one BLAS thread.
-SMALL_KERNEL = 1000
 
 #: Columns of the summary table returned by :func:`compare` (``summary.csv``).
 SUMMARY_COLUMNS = ["method", "status", "accuracy_mean", "accuracy_std", "best_params",
@@ -540,7 +538,8 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
                    repeats=1, C=None, solver=None, random_state=0, out=None, progress=True,
                    n_samples=None, binary=None, *, kernel_file=None, labels=None,
                    dissimilarity=False, symmetrize=False, data_file=None, label_column=None,
-                   tune=True, grid=None, inner_folds=3, n_jobs=1, force=False, command=None):
+                   tune=True, grid=None, inner_folds=3, n_jobs=1, force=False, command=None,
+                   blas_threads=None):
     """Run :func:`compare` and return all its results (summary, folds, data, files).
 
     Parameters
@@ -591,6 +590,8 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
         Folds of the inner CV, as in :func:`compare`.
     n_jobs : int
         Parallel workers, as in :func:`compare`.
+    blas_threads : {"auto", "default"} or int >= 1, optional
+        BLAS threads per fit, as in :func:`compare`.
     force : bool
         Replace an earlier comparison in ``out``, as in :func:`compare`.
     command : str, optional
@@ -615,6 +616,7 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
     order = _check_methods(methods)
     solver = _check_solver(solver)
     cv, repeats, C, inner_folds, n_jobs = _check_options(cv, repeats, C, inner_folds, n_jobs)
+    blas_threads = resolve_blas_threads(blas_threads)
     grid = _check_grid(grid)
     if not _is_int(random_state) or random_state < 0:
         raise InvalidArgument("random_state", f"must be an integer >= 0; got {random_state!r}")
@@ -676,19 +678,15 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
         rep = f"repeat {params['repeat'] + 1}, " if repeats > 1 else ""
         return f"{params['method']} ({rep}fold {params['fold'] + 1}/{cv})"
 
-    # On kernels of this size BLAS threads only spin (a 25x slowdown of the
-    # nearest-PSD fits measured on Sonar on a busy 2-core machine): one thread per
-    # process below SMALL_KERNEL objects, the library default above.
-    limit = 1 if data.n_samples <= SMALL_KERNEL else None
     if out is not None:
         if force:
             _clear_out(out)
         os.makedirs(out, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="krein-compare-") as tmp, \
-            threadpool_limits(limits=limit):
+    with tempfile.TemporaryDirectory(prefix="krein-compare-") as tmp:
         cells_dir = os.path.join(out, "cells") if out is not None else tmp
         try:
             report = run_experiment(experiment, cells_dir, progress=progress, n_jobs=n_jobs,
+                                    blas_threads=blas_threads,
                                     describe=describe)
         finally:
             _clear_shared()
@@ -722,7 +720,7 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
             C=None, solver=None, random_state=0, out=None, progress=True, n_samples=None,
             binary=None, *, kernel_file=None, labels=None, dissimilarity=False,
             symmetrize=False, data_file=None, label_column=None, tune=True, grid=None,
-            inner_folds=3, n_jobs=1, force=False):
+            inner_folds=3, n_jobs=1, force=False, blas_threads=None):
     """Cross-validate registered methods on one data set with one (indefinite) kernel.
 
     Nested cross-validation by default (module docstring): each repeat ``r``
@@ -817,6 +815,12 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
         Folds of the inner cross-validation.
     n_jobs : int
         Parallel worker processes over the cells (``-1``: all cores).
+    blas_threads : {"auto", "default"} or int >= 1, optional
+        BLAS threads of each fit (:mod:`krein._threads`): ``"auto"`` gives
+        the fits on kernels of at most 1000 objects one thread (threaded BLAS
+        only spins on such matrices, and the parallelism is over the cells),
+        larger ones the libraries' default; ``k``: at most ``k`` threads;
+        ``"default"``: no limit.  None: ``$KREIN_BLAS_THREADS``, else ``"auto"``.
     force : bool
         Replace the files of an earlier comparison in ``out``.
 
@@ -856,7 +860,7 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
                           kernel_file=kernel_file, labels=labels, dissimilarity=dissimilarity,
                           symmetrize=symmetrize, data_file=data_file, label_column=label_column,
                           tune=tune, grid=grid, inner_folds=inner_folds, n_jobs=n_jobs,
-                          force=force).summary
+                          force=force, blas_threads=blas_threads).summary
 
 
 # --------------------------------------------------------------------------- output files

@@ -28,6 +28,7 @@ import warnings
 import numpy as np
 
 from .._cache import shared_computations
+from .._threads import fit_threads
 from .grid import cell_seed
 
 __all__ = ["classification_metrics", "classification_cell", "classification_grid",
@@ -448,7 +449,9 @@ def classification_cell(params):
     correction of it, are computed once and shared by every parameter
     combination, every method run after it in the same process (``krein
     compare`` runs the methods of a fold one after the other) and the
-    diagnostics columns.
+    diagnostics columns.  Its fits run under the BLAS-thread policy of the
+    runner (:mod:`krein._threads`: one thread on kernels of at most
+    :data:`krein._threads.SMALL_KERNEL` objects by default).
 
     Parameters
     ----------
@@ -513,11 +516,6 @@ def classification_cell(params):
     Exception
         Whatever the refit raises (the runner records it).
     """
-    from sklearn.model_selection import StratifiedKFold
-
-    from ..combinations import accepts_stacked_kernels
-    from ..spectrum import Spectrum
-
     unknown = sorted(set(params) - set(CLASSIFICATION_DEFAULTS) - {"seed"})
     if unknown:
         raise ValueError(f"classification_cell: unknown parameter(s) {unknown}; accepted: "
@@ -542,6 +540,19 @@ def classification_cell(params):
 
     seeds = _seeds(params)
     datas = cell_kernel_data(params)
+    # one BLAS thread for the fits of a small kernel (krein._threads: the runner's policy)
+    with fit_threads(datas[0].n_samples):
+        return _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos)
+
+
+def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
+    """Steps 2-4 of :func:`classification_cell` on the loaded kernels ``datas``."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from ..combinations import accepts_stacked_kernels
+    from ..spectrum import Spectrum
+
+    fold, inner = p["fold"], p["inner_folds"]
     y = datas[0].y
     classes = np.unique(y)
     tr, te = outer_splits(params, y)[fold]

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._io import atomic_write_bytes, progress_bar
+from .._threads import blas_policy, resolve_blas_threads
 from .grid import Experiment, _json_default
 from .report import read_results
 from .store import (META_COLUMNS, PROVENANCE_COLUMNS, RESULTS_FILE, VERSION_PACKAGES,
@@ -72,6 +73,20 @@ def error_text(exc):
     return text
 
 
+def _script_frames(text, cell):
+    """Name the script in an error text from a worker as the serial run does.
+
+    cloudpickle (>= 3.1) ships the functions of a script that workers cannot import
+    by value with the file name ``<dynamic-code>``; those functions come from the
+    script that defines the cell, so its file name is put back.
+    """
+    if "[at <dynamic-code>:" not in text:
+        return text
+    code = getattr(cell, "__code__", None)
+    name = os.path.basename(code.co_filename) if code is not None else ""
+    return text.replace("[at <dynamic-code>:", f"[at {name}:") if name else text
+
+
 _RESERVED = set(META_COLUMNS) | set(PROVENANCE_COLUMNS)
 
 
@@ -107,11 +122,12 @@ def _clean_results(out, param_columns):
     return results, trace
 
 
-def _execute(cell, key, params, param_columns):
-    """Run one cell; never raises an ``Exception`` (it becomes an error record)."""
+def _execute(cell, key, params, param_columns, blas_threads="auto"):
+    """Run one cell under the BLAS-thread policy ``blas_threads`` (:mod:`krein._threads`);
+    never raises an ``Exception`` (it becomes an error record)."""
     t0 = time.perf_counter()
     status, error, results, trace = "ok", "", {}, None
-    with warnings.catch_warnings(record=True) as caught:
+    with warnings.catch_warnings(record=True) as caught, blas_policy(blas_threads):
         warnings.simplefilter("always")
         try:
             results, trace = _clean_results(cell(copy.deepcopy(params)), param_columns)
@@ -134,11 +150,11 @@ def _cloudpickle():
     return cloudpickle
 
 
-def _execute_payload(payload, key, params, param_columns):
+def _execute_payload(payload, key, params, param_columns, blas_threads="auto"):
     """Worker side of joblib/Dask: unpickle the cell function, run :func:`_execute`."""
     import pickle
 
-    return _execute(pickle.loads(payload), key, params, param_columns)
+    return _execute(pickle.loads(payload), key, params, param_columns, blas_threads)
 
 
 def _failure_record(key, exc):
@@ -149,21 +165,22 @@ def _failure_record(key, exc):
             **{c: "" for c in _versions()}}
 
 
-def _serial(experiment, todo, param_columns, on_start=None):
+def _serial(experiment, todo, param_columns, blas_threads, on_start=None):
     for c in todo:
         if on_start is not None:
             on_start(c)
-        yield _execute(experiment.cell, c.key, c.params, param_columns[c.key])
+        yield _execute(experiment.cell, c.key, c.params, param_columns[c.key], blas_threads)
 
 
-def _joblib(payload, todo, param_columns, n_jobs, on_start=None):
+def _joblib(payload, todo, param_columns, n_jobs, blas_threads, on_start=None):
     from joblib import Parallel, delayed
 
     def jobs():
         for c in todo:
             if on_start is not None:  # joblib takes the next job when a worker is free
                 on_start(c)
-            yield delayed(_execute_payload)(payload, c.key, c.params, param_columns[c.key])
+            yield delayed(_execute_payload)(payload, c.key, c.params, param_columns[c.key],
+                                            blas_threads)
 
     # with a progress label: one job per worker at a time, so that the jobs taken
     # and not finished are the ones running
@@ -175,7 +192,7 @@ def _joblib(payload, todo, param_columns, n_jobs, on_start=None):
     yield from par(jobs())
 
 
-def _dask(payload, todo, param_columns, scheduler, name):
+def _dask(payload, todo, param_columns, scheduler, name, blas_threads):
     try:
         from dask.distributed import Client, as_completed
     except ImportError:
@@ -188,7 +205,8 @@ def _dask(payload, todo, param_columns, scheduler, name):
         token = secrets.token_hex(4)
         for c in todo:
             fut = client.submit(_execute_payload, payload, c.key, c.params,
-                                param_columns[c.key], key=f"krein-{name}-{c.key}-{token}",
+                                param_columns[c.key], blas_threads,
+                                key=f"krein-{name}-{c.key}-{token}",
                                 pure=False)
             futures[fut] = c.key
         for fut in as_completed(list(futures), loop=client.loop):
@@ -275,7 +293,7 @@ def _check_run_args(n_jobs, backend, scheduler):
 
 
 def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=None,
-                   progress=True, retry_errors=False, describe=None):
+                   progress=True, retry_errors=False, describe=None, blas_threads=None):
     """Run the cells of an experiment that are not in its results file yet.
 
     Parameters
@@ -300,6 +318,12 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
         ``describe(params) -> str``, a short name of a cell (e.g. its method):
         the progress bar then shows the cells RUNNING now (serial and joblib
         backends; with joblib, one cell per worker is taken at a time).
+    blas_threads : {"auto", "default"} or int >= 1, optional
+        BLAS threads of the cells' fits (:mod:`krein._threads`), in whatever
+        process runs them: ``"auto"`` (one thread for kernels of at most
+        :data:`krein._threads.SMALL_KERNEL` objects, the libraries' default
+        above), ``k`` threads at most, or ``"default"`` (no limit).  None: the
+        environment variable ``KREIN_BLAS_THREADS``, else ``"auto"``.
 
     Returns
     -------
@@ -311,8 +335,8 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
     ------
     ValueError
         If ``experiment`` is not an :class:`~krein.experiment.grid.Experiment`;
-        bad ``n_jobs``/``backend``/``scheduler``, or an existing file that is
-        not a krein results file.
+        bad ``n_jobs``/``backend``/``scheduler``/``blas_threads``, or an existing
+        file that is not a krein results file.
     RuntimeError
         If another run holds the directory.
     ImportError
@@ -329,6 +353,7 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
     if not isinstance(experiment, Experiment):
         raise ValueError(f"experiment must be an Experiment; got {type(experiment).__name__}")
     n_jobs, backend = _check_run_args(n_jobs, backend, scheduler)
+    blas_threads = resolve_blas_threads(blas_threads)
     directory = os.fspath(out) if out is not None else default_directory(experiment)
     t_start = time.perf_counter()
     cells = {c.key: c for c in experiment.cells}
@@ -364,15 +389,18 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
                 show()
         try:
             if backend == "serial":
-                records = _serial(experiment, todo, param_columns, on_start)
+                records = _serial(experiment, todo, param_columns, blas_threads, on_start)
             else:
                 cp = _cloudpickle()
                 payload = cp.dumps(experiment.cell)
-                records = (_joblib(payload, todo, param_columns, n_jobs, on_start)
+                records = (_joblib(payload, todo, param_columns, n_jobs, blas_threads, on_start)
                            if backend == "joblib"
-                           else _dask(payload, todo, param_columns, scheduler, experiment.name))
+                           else _dask(payload, todo, param_columns, scheduler, experiment.name,
+                                      blas_threads))
             try:
                 for rec in records:
+                    if backend != "serial":
+                        rec["error"] = _script_frames(rec["error"], experiment.cell)
                     _store_record(store, experiment, cells[rec["key"]],
                                   param_columns[rec["key"]], rec)
                     store.write()

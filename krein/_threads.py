@@ -1,0 +1,191 @@
+"""BLAS threads for many small fits: one thread per fit, the library's threads for large ones.
+
+A comparison or an experiment fits hundreds of estimators on kernels of a few
+hundred objects.  Threaded BLAS gains nothing on such matrices, and on a shared
+machine (other jobs, or joblib workers of the same run) its threads spin against
+each other: on a busy 2-core machine one nearest-PSD fold of ``krein compare``
+took 182.8 s with OpenBLAS's default threads against 1.52 s with one
+(issue 15; ``benchmarks/README.md`` has the measurements of the main job and the
+Loosli Table 2 quick run).  The parallelism of a run is over its cells
+(``--n-jobs``); a single large solve keeps the threads.
+
+The policy, one name per idea across the command line (``--blas-threads``), the
+Python API (``blas_threads=``) and the environment (``KREIN_BLAS_THREADS``):
+
+* ``"auto"`` (default): a fit on at most :data:`SMALL_KERNEL` objects runs with
+  one BLAS thread; a larger one with the library's default (in a joblib worker,
+  the share of the cores joblib gives each worker);
+* a positive integer ``k``: every fit with at most ``k`` threads;
+* ``"default"``: leave the BLAS libraries alone.
+
+The runner (:func:`krein.experiment.run_experiment`) sets the policy around each
+cell in whatever process runs it (serial, joblib or Dask worker), and a cell
+applies it to its fits with :func:`fit_threads` once it knows the kernel's size.
+Estimators used directly are not limited.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import numbers
+import os
+
+from ._validation import InvalidArgument
+
+__all__ = ["SMALL_KERNEL", "ENV_VAR", "check_blas_threads", "resolve_blas_threads",
+           "threads_for", "blas_policy", "fit_threads"]
+
+#: Kernels with at most this many objects are fitted with one BLAS thread under "auto".
+SMALL_KERNEL = 1000
+
+#: Environment variable read when no policy is given.
+ENV_VAR = "KREIN_BLAS_THREADS"
+
+_POLICY = "auto"
+_CONTROLLER = None
+
+
+def check_blas_threads(value, name="blas_threads"):
+    """Validate a BLAS-thread policy.
+
+    Parameters
+    ----------
+    value : {"auto", "default"} or int >= 1 or str of an int
+        The policy (module docstring).
+    name : str
+        Name of the argument, for the error message.
+
+    Returns
+    -------
+    str or int
+        ``"auto"``, ``"default"`` or a positive int.
+
+    Raises
+    ------
+    ValueError
+        (:class:`krein._validation.InvalidArgument`) for anything else, naming
+        ``name`` and what is accepted.
+    """
+    v = value
+    if isinstance(v, str):
+        s = v.strip().lower()
+        if s in ("auto", "default"):
+            return s
+        try:
+            v = int(s)
+        except ValueError:
+            v = None
+    if isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1:
+        return int(v)
+    raise InvalidArgument(name, f"must be 'auto', 'default' or a positive integer; got {value!r}")
+
+
+def resolve_blas_threads(value=None):
+    """The policy in force: ``value`` if given, else ``$KREIN_BLAS_THREADS``, else ``"auto"``.
+
+    Parameters
+    ----------
+    value : {"auto", "default"} or int >= 1, optional
+        An explicit policy.
+
+    Returns
+    -------
+    str or int
+        The validated policy.
+
+    Raises
+    ------
+    ValueError
+        For a bad ``value`` or a bad ``KREIN_BLAS_THREADS``.
+    """
+    if value is not None:
+        return check_blas_threads(value)
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return check_blas_threads(env, name=f"environment variable {ENV_VAR}")
+    return "auto"
+
+
+def threads_for(n_samples, policy=None):
+    """BLAS threads for a fit on ``n_samples`` objects under ``policy``.
+
+    Parameters
+    ----------
+    n_samples : int
+        Objects of the kernel (rows of the training block).
+    policy : {"auto", "default"} or int >= 1, optional
+        Default: the one set by :func:`blas_policy` (``"auto"`` outside it).
+
+    Returns
+    -------
+    int or None
+        A thread limit, or None for the libraries' defaults.
+    """
+    policy = _POLICY if policy is None else check_blas_threads(policy)
+    if policy == "default":
+        return None
+    if policy == "auto":
+        return 1 if n_samples <= SMALL_KERNEL else None
+    return policy
+
+
+@contextlib.contextmanager
+def blas_policy(policy):
+    """Set the policy of :func:`fit_threads` for the duration of the block.
+
+    Parameters
+    ----------
+    policy : {"auto", "default"} or int >= 1 or None
+        None leaves the current policy.
+
+    Yields
+    ------
+    str or int
+        The policy in force inside the block.
+
+    Raises
+    ------
+    ValueError
+        For a bad policy.
+    """
+    global _POLICY
+    old = _POLICY
+    if policy is not None:
+        _POLICY = check_blas_threads(policy)
+    try:
+        yield _POLICY
+    finally:
+        _POLICY = old
+
+
+def _controller():
+    """One threadpoolctl controller per process (inspecting the loaded libraries costs
+    milliseconds); made at first use, after NumPy, SciPy and scikit-learn are loaded."""
+    global _CONTROLLER
+    if _CONTROLLER is None:
+        from threadpoolctl import ThreadpoolController
+
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER
+
+
+@contextlib.contextmanager
+def fit_threads(n_samples):
+    """Limit the BLAS threads of the fits in the block by the current policy.
+
+    Parameters
+    ----------
+    n_samples : int
+        Objects of the kernel the block fits on.
+
+    Yields
+    ------
+    int or None
+        The limit applied (None: none).
+    """
+    limit = threads_for(n_samples)
+    if limit is None:
+        yield None
+        return
+    with _controller().limit(limits=limit):   # BLAS and OpenMP
+        yield limit
