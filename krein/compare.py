@@ -538,8 +538,8 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
                    repeats=1, C=None, solver=None, random_state=0, out=None, progress=True,
                    n_samples=None, binary=None, *, kernel_file=None, labels=None,
                    dissimilarity=False, symmetrize=False, data_file=None, label_column=None,
-                   tune=True, grid=None, inner_folds=3, n_jobs=1, force=False, command=None,
-                   blas_threads=None):
+                   tune=True, grid=None, inner_folds=3, n_jobs=1, blas_threads=None,
+                   force=False, command=None):
     """Run :func:`compare` and return all its results (summary, folds, data, files).
 
     Parameters
@@ -720,7 +720,7 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
             C=None, solver=None, random_state=0, out=None, progress=True, n_samples=None,
             binary=None, *, kernel_file=None, labels=None, dissimilarity=False,
             symmetrize=False, data_file=None, label_column=None, tune=True, grid=None,
-            inner_folds=3, n_jobs=1, force=False, blas_threads=None):
+            inner_folds=3, n_jobs=1, blas_threads=None, force=False):
     """Cross-validate registered methods on one data set with one (indefinite) kernel.
 
     Nested cross-validation by default (module docstring): each repeat ``r``
