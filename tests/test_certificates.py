@@ -75,7 +75,7 @@ def test_reported_gap_is_certified_and_near_the_exact_gap(sonar_problem, algorit
         warnings.simplefilter("ignore", ConvergenceWarning)
         best = solve_indefinite(P, "apg", tol=1e-6, max_iter=300, gap_every=0).objective
     assert c["upper"] >= max(best, c["lower"])
-    # few libsvm calls: one per check and at most one refinement per 100x of tolerance
+    # few libsvm calls: one per check and at most one refinement per 10x of tolerance
     n_checks = sol.iterations // 10 + 1
     assert c["n_libsvm_refined"] <= 2 and c["n_libsvm"] <= n_checks + 2, c
     assert c["libsvm_tol"] >= 1e-6

@@ -22,22 +22,28 @@ intercept), so the bound holds whatever the accuracy of the SVM solver:
 
 Accuracy of the libsvm bound.  libsvm's point at its default tolerance (1e-4)
 gives an SVM primal value far above ``omega(K_i)`` near the optimum (its primal
-converges at first order where its dual converges at second order): on USPS-SS
-(n = 200, C = 10) the bound at ``1e-4`` was 4.8x the exact gap at the returned
-point, and at a near-optimal point 1e4x (``benchmarks/README.md``, "Certificates").
+converges at first order where its dual converges at second order): with C = 10
+the single libsvm bound at the returned point was 36x the exact gap there (sonar,
+sigmoid kernel) and 4.8x (USPS-SS, n = 200), and at a near-optimal point 2e-2
+against at most 3e-5 (``benchmarks/README.md``, "Certificates").
 So each check also computes libsvm's dual value (a lower bound on ``omega(K_i)``,
 free from its ``alpha``): no solve on ``K_i`` can give a bound below it.  While
 the least upper bound minus that dual value (plus the penalty) exceeds
 ``LIBSVM_SHARE`` (a half) of the certified gap, i.e. while a more accurate solve
 could take more than half off the gap, libsvm is solved again with a tolerance
-100x smaller (down to ``1e-6``; at most ``20 x`` the SMO iterations of the first
+10x smaller (down to ``1e-6``; at most ``20 x`` the SMO iterations of the first
 solve, so a near-singular proxy kernel cannot stall the check), and later checks
 start from the tolerance reached.  When the libsvm bound is the least one, this
 stops once libsvm's own duality gap is at most half the certified gap, so the
 reported gap is within a factor ``1 / (1 - LIBSVM_SHARE) = 2`` of the gap with the
-exact ``omega(K_i)``, for one extra libsvm call per run (unless ``1e-6`` or the
-iteration cap stops the refinement first).  The bound stays the SVM primal value
-at libsvm's point: certified whatever libsvm's accuracy.
+exact ``omega(K_i)``, for at most two extra libsvm calls per run while the
+refinement keeps lowering the bound (unless ``1e-6`` or the iteration cap stops it
+first).  A tighter solve that does not lower the least upper bound (near the
+optimum of a run to a tight ``tol`` the Frank-Wolfe bound wins) sends the checks
+back to ``libsvm_tol`` and skips the refinement at the next 1, 2, 4, ... checks.  The bound stays the SVM primal
+value at libsvm's point: certified whatever libsvm's accuracy.  Steps of 10x, not
+100x: the SMO iterations grow quickly with the tolerance on these kernels (3-30x
+from ``1e-4`` to ``1e-6``), and ``1e-5`` is often enough.
 
 The loops keep the best lower bound ``f(beta_best)`` and the least upper bound
 seen; ``gap = upper - lower`` is a certificate for the returned ``beta_best``.
@@ -93,14 +99,15 @@ STEP_RULES = ("backtracking", "lipschitz", "diminishing")
 #: docstring of :mod:`krein.estimators.indefinite` compares them).
 OUT_OF_SAMPLE_MAPS = ("spectral", "transductive", "clip", "raw")
 
-#: A libsvm gap check is solved again with a 100x smaller tolerance while libsvm's own
-#: duality gap exceeds this share of the certified gap (module docstring).
+#: A libsvm gap check is solved again with a 10x smaller tolerance while a tighter solve
+#: could take more than this share off the certified gap (module docstring).
 LIBSVM_SHARE = 0.5
 #: Tolerance floor of the refined libsvm solves, and the cap on their SMO iterations
 #: as a multiple of the first solve's (at 1e-8 one USPS-SS check, n = 200, took 580 s;
 #: at 1e-6 libsvm needed 3-30x the SMO iterations of 1e-4).
 _LIBSVM_TOL_FLOOR = 1e-6
 _LIBSVM_ITER_FACTOR = 20
+_LIBSVM_TOL_STEP = 0.1
 
 
 def _null_tol(lam):
@@ -273,9 +280,9 @@ class Certifier:
     libsvm_tol : float
         Starting tolerance of the SVM solved on the proxy kernel at gap checks.
         The bound is rigorous whatever this tolerance (it is the SVM primal value
-        at libsvm's point); a check re-solves with a 100x smaller tolerance while
-        libsvm's own duality gap is more than :data:`LIBSVM_SHARE` of the
-        certified gap (module docstring).  1e-4 keeps the early checks cheap
+        at libsvm's point); a check re-solves with a 10x smaller tolerance while
+        a more accurate solve could take more than :data:`LIBSVM_SHARE` off the
+        certified gap (:meth:`libsvm_bound`, module docstring).  1e-4 keeps the early checks cheap
         (1e-6 made libsvm 5-10x slower on near-singular proxy kernels).
     out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
         Out-of-sample map whose test coefficients :meth:`solution` returns
@@ -319,6 +326,8 @@ class Certifier:
         self.n_libsvm_refined = 0
         self.libsvm_tol_reached = float(libsvm_tol)
         self._libsvm_cap = 0
+        self._skip_refine = 0          # checks left without refinement (after a futile one)
+        self._refine_backoff = 1
         self.libsvm_seconds = 0.0
         self._kernel_term = (None, 0.0)   # (beta it was computed at, 1/2 u'|K0| u)
         lam = self.oracle.eigenvalues
@@ -402,14 +411,17 @@ class Certifier:
     def libsvm_bound(self, beta, ev):
         """Certified bound from libsvm on ``K_i = X(beta)_+`` (luss §3.2); recorded.
 
-        libsvm is solved at :attr:`libsvm_tol_reached`, then again with a 100x
+        libsvm is solved at :attr:`libsvm_tol_reached`, then again with a 10x
         smaller tolerance (down to ``1e-6``) while a more accurate solve could take
         more than :data:`LIBSVM_SHARE` off the certified gap: the least upper bound
         minus libsvm's dual value (a lower bound on ``omega(K_i)``) and the penalty
         exceeds that share (module docstring).  Solves below ``libsvm_tol`` are
-        capped at ``20 x`` the SMO iterations of the first solve; a capped solve
-        ends the refinement and sends later checks back to the last tolerance
-        that converged.
+        capped at ``20 x`` the SMO iterations of the first solve.  A solve below
+        ``libsvm_tol`` that is capped or does not lower the least upper bound
+        (near the optimum the Frank-Wolfe bound often is the least) sends later
+        checks back to ``libsvm_tol`` and skips the refinement at the next 1, 2,
+        4, ... checks, so runs to a tight ``tol`` do not pay ``1e-6`` solves for
+        nothing.
 
         Parameters
         ----------
@@ -429,6 +441,8 @@ class Certifier:
         K = self.oracle.proxy_kernel(P.u_of(beta))
         penalty = P.rho * ev.dist2
         tol = self.libsvm_tol_reached
+        may_refine = self._skip_refine == 0
+        self._skip_refine = max(self._skip_refine - 1, 0)
         best = np.inf
         while True:
             cap = -1 if tol >= self.libsvm_tol else self._libsvm_cap
@@ -441,17 +455,25 @@ class Certifier:
             ub, _ = P.omega_upper(Kv, vKv)
             lb = _dual_value(P, v, vKv)
             best = min(best, ub + penalty)
+            before = self.upper
             self.offer_upper(ub + penalty, "libsvm")
-            if cap > 0 and n_iter >= cap:
-                # back to the last tolerance libsvm met within the cap
-                self.libsvm_tol_reached = min(100.0 * tol, self.libsvm_tol)
+            if cap > 0 and (n_iter >= cap or ub + penalty >= before):
+                # capped, or the tighter solve did not lower the least upper bound (near
+                # the optimum the Frank-Wolfe bound often wins): back to libsvm_tol, and
+                # no refinement at the next 1, 2, 4, ... checks
+                self.libsvm_tol_reached = self.libsvm_tol
+                self._skip_refine = self._refine_backoff
+                self._refine_backoff *= 2
                 break
-            if self.upper - (lb + penalty) <= LIBSVM_SHARE * self.gap or tol <= _LIBSVM_TOL_FLOOR:
+            if cap > 0:
+                self._refine_backoff = 1
+            if (not may_refine or tol <= _LIBSVM_TOL_FLOOR
+                    or self.upper - (lb + penalty) <= LIBSVM_SHARE * self.gap):
                 # no solve on this K_i can take more than LIBSVM_SHARE off the gap
                 # (omega(K_i) >= libsvm's dual value); when this check gives the least
                 # upper bound, that is libsvm's duality gap <= LIBSVM_SHARE * gap
                 break
-            tol = max(0.01 * tol, _LIBSVM_TOL_FLOOR)
+            tol = max(_LIBSVM_TOL_STEP * tol, _LIBSVM_TOL_FLOOR)
             self.n_libsvm_refined += 1
             self.libsvm_tol_reached = tol
         self.libsvm_seconds += time.perf_counter() - t0
