@@ -40,10 +40,11 @@ exact ``omega(K_i)``, for at most two extra libsvm calls per run while the
 refinement keeps lowering the bound (unless ``1e-6`` or the iteration cap stops it
 first).  A tighter solve that does not lower the least upper bound (near the
 optimum of a run to a tight ``tol`` the Frank-Wolfe bound wins) sends the checks
-back to ``libsvm_tol`` and skips the refinement at the next 1, 2, 4, ... checks.  The bound stays the SVM primal
-value at libsvm's point: certified whatever libsvm's accuracy.  Steps of 10x, not
-100x: the SMO iterations grow quickly with the tolerance on these kernels (3-30x
-from ``1e-4`` to ``1e-6``), and ``1e-5`` is often enough.
+back to ``libsvm_tol`` and skips the refinement at the next 1, 2, 4, ... checks.
+The bound stays the SVM primal value at libsvm's point: certified whatever
+libsvm's accuracy.  Steps of 10x, not 100x: the SMO iterations grow quickly with
+the tolerance on these kernels (12-27x from ``1e-4`` to ``1e-6``), and ``1e-5``
+is often enough.
 
 The loops keep the best lower bound ``f(beta_best)`` and the least upper bound
 seen; ``gap = upper - lower`` is a certificate for the returned ``beta_best``.
@@ -104,7 +105,7 @@ OUT_OF_SAMPLE_MAPS = ("spectral", "transductive", "clip", "raw")
 LIBSVM_SHARE = 0.5
 #: Tolerance floor of the refined libsvm solves, and the cap on their SMO iterations
 #: as a multiple of the first solve's (at 1e-8 one USPS-SS check, n = 200, took 580 s;
-#: at 1e-6 libsvm needed 3-30x the SMO iterations of 1e-4).
+#: at 1e-6 libsvm needed 12-27x the SMO iterations of 1e-4).
 _LIBSVM_TOL_FLOOR = 1e-6
 _LIBSVM_ITER_FACTOR = 20
 _LIBSVM_TOL_STEP = 0.1
@@ -225,7 +226,7 @@ def libsvm_point(problem, K, tol=1e-4):
 
 
 def _libsvm_fit(problem, K, tol, max_iter=-1):
-    """libsvm's point (as :func:`libsvm_point`), its dual value and its SMO iterations.
+    """libsvm's point (as :func:`libsvm_point`) and the SMO iterations it took.
 
     ``max_iter`` caps the SMO iterations (-1: none); a capped solve is not an
     error here (the bound at its point is certified all the same), so its
@@ -282,8 +283,9 @@ class Certifier:
         The bound is rigorous whatever this tolerance (it is the SVM primal value
         at libsvm's point); a check re-solves with a 10x smaller tolerance while
         a more accurate solve could take more than :data:`LIBSVM_SHARE` off the
-        certified gap (:meth:`libsvm_bound`, module docstring).  1e-4 keeps the early checks cheap
-        (1e-6 made libsvm 5-10x slower on near-singular proxy kernels).
+        certified gap (:meth:`libsvm_bound`, module docstring).  1e-4 keeps the
+        early checks cheap (1e-6 made libsvm 5-10x slower on near-singular proxy
+        kernels).
     out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
         Out-of-sample map whose test coefficients :meth:`solution` returns
         (:func:`out_of_sample_coef`); ``None``: none.
@@ -489,7 +491,9 @@ class Certifier:
         coordinates); one ``O(n^2)`` product, cached per best point."""
         beta, val = self._kernel_term
         if beta is not self.best_beta:
-            z = self.oracle._to_z(self.problem.u_of(self.best_beta))
+            u = self.problem.u_of(self.best_beta)
+            w = self.problem.weights
+            z = self.oracle.eigenvectors.T @ (u if w is None else u / np.sqrt(w))
             val = 0.5 * float(self._abs_lam @ (z * z))
             self._kernel_term = (self.best_beta, val)
         return val
