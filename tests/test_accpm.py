@@ -92,9 +92,9 @@ def make_problem(case):
 
 
 CASES = ["sigmoid-30", "sigmoid-50-C5", "sigmoid-100", "random-40", "one-class-40", "svr-30"]
-#: ACCPM relative tolerance per case (gap / |f - g(0)|); the largest problem gets a looser one
-#: to keep the file fast (its value is still compared to 1e-4 and its lower bound is far
-#: better than its certificate: measured 2e-7).
+#: ACCPM relative tolerance per case (gap / max(|f - g(0)|, 1/2 u'|K0|u)); the largest
+#: problem gets a looser one to keep the file fast (its value is still compared to 1e-4
+#: and its lower bound is far better than its certificate: measured 2e-7).
 ACCPM_TOL = {"sigmoid-100": 1e-4}
 
 

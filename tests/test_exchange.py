@@ -6,12 +6,12 @@ and, for small n, the joint SDP (luss eq. 10) solved by Clarabel.
 
 Tolerances: the exchange runs to a certified relative gap ``tol = 1e-6``
 (relative to ``max(|f - g(0)|, 1/2 u'|K0| u)``, as
-:class:`~krein.solvers.indefinite.Certifier` measures it), and its value must match the reference to ``1e-4`` of
-``|f - g(0)|`` (which also implies the ``1e-4 |f|`` of the brief, since
-``0 <= f - g(0) <= f`` at the optimum).  With SCS as the QCLP solver the match
-is required to ``1e-3``: SCS's QCLP solutions are first-order accurate, yet the
-certified gap (which never relies on the QCLP's accuracy) must still be within
-``tol``.
+:class:`~krein.solvers.indefinite.Certifier` measures it), and its value must
+match the reference to ``1e-4`` of ``|f - g(0)|`` (which also implies the
+``1e-4 |f|`` of the brief, since ``0 <= f - g(0) <= f`` at the optimum).  With
+SCS as the QCLP solver the match is required to ``1e-3``: SCS's QCLP solutions
+are first-order accurate, yet the certified gap (which never relies on the
+QCLP's accuracy) must still be within ``tol``.
 """
 
 import numpy as np
