@@ -5,13 +5,13 @@ projected gradient (luss Algorithm 1) run to a certified relative gap of 1e-8,
 and, for small n, the joint SDP (luss eq. 10) solved by Clarabel.
 
 Tolerances: the exchange runs to a certified relative gap ``tol = 1e-6``
-(relative to ``f - g(0)``, as :class:`~krein.solvers.indefinite.Certifier`
-measures it), and its value must match the reference to ``1e-4`` of
-``|f - g(0)|`` (which also implies the ``1e-4 |f|`` of the brief, since
-``0 <= f - g(0) <= f`` at the optimum).  With SCS as the QCLP solver the match
-is required to ``1e-3``: SCS's QCLP solutions are first-order accurate, yet the
-certified gap (which never relies on the QCLP's accuracy) must still be within
-``tol``.
+(relative to ``max(|f - g(0)|, 1/2 u'|K0| u)``, as
+:class:`~krein.solvers.indefinite.Certifier` measures it), and its value must
+match the reference to ``1e-4`` of ``|f - g(0)|`` (which also implies the
+``1e-4 |f|`` of the brief, since ``0 <= f - g(0) <= f`` at the optimum).  With
+SCS as the QCLP solver the match is required to ``1e-3``: SCS's QCLP solutions
+are first-order accurate, yet the certified gap (which never relies on the
+QCLP's accuracy) must still be within ``tol``.
 """
 
 import numpy as np
@@ -89,7 +89,9 @@ def _scale(sol):
 def _assert_certified(sol, tol):
     c = sol.certificate
     assert sol.gap >= -1e-9 * max(1.0, abs(sol.objective))
-    assert sol.gap <= max(1e-8, tol * abs(c["lower"] - c["objective_offset"])) * (1 + 1e-12)
+    # the stopping rule's scale: max(|f - g(0)|, 1/2 u'|K0|u) (Certifier.scale)
+    assert c["scale"] >= abs(c["lower"] - c["objective_offset"])
+    assert sol.gap <= max(1e-8, tol * c["scale"]) * (1 + 1e-12)
     assert c["relative_gap"] <= tol
 
 

@@ -786,7 +786,8 @@ def test_relative_gap_finite_when_best_point_is_zero():
         warnings.simplefilter("error", RuntimeWarning)
         r = projected_gradient(P, tol=1e-14, atol=0.0, max_iter=2)
     rel = r.certificate["relative_gap"]
-    # gap / |f - g(0)|: finite, or +inf exactly when the best point is still at the offset
+    # gap / max(|f - g(0)|, 1/2 u'|K0|u): finite, or +inf exactly when the best point is
+    # still at the offset (u = 0)
     assert np.isfinite(rel) or (rel == np.inf and r.objective == r.certificate["objective_offset"])
 
 

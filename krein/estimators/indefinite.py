@@ -146,7 +146,10 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         Out-of-sample map of the proxy kernel (module docstring of
         :mod:`krein.estimators.indefinite`; :func:`krein.solvers.indefinite.out_of_sample_coef`).
     tol : float >= 0, default=1e-3
-        Relative tolerance on the certified duality gap.
+        Relative tolerance on the certified duality gap, relative to
+        ``max(|f - g(0)|, 1/2 u'|K0| u)`` (the objective minus its constant part, or
+        the kernel term where that is near zero; :attr:`Certifier.scale
+        <krein.solvers.indefinite.Certifier.scale>`).
     atol : float >= 0, default=1e-8
         Absolute tolerance on the certified duality gap.
     max_iter : int >= 1, default=1000
@@ -413,7 +416,10 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         Out-of-sample map of the proxy kernel (module docstring of
         :mod:`krein.estimators.indefinite`; :func:`krein.solvers.indefinite.out_of_sample_coef`).
     tol : float >= 0, default=1e-3
-        Relative tolerance on the certified duality gap.
+        Relative tolerance on the certified duality gap, relative to
+        ``max(|f - g(0)|, 1/2 u'|K0| u)`` (the objective minus its constant part, or
+        the kernel term where that is near zero; :attr:`Certifier.scale
+        <krein.solvers.indefinite.Certifier.scale>`).
     atol : float >= 0, default=1e-8
         Absolute tolerance on the certified duality gap.
     max_iter : int >= 1, default=1000
@@ -531,7 +537,10 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         Out-of-sample map of the proxy kernel (module docstring of
         :mod:`krein.estimators.indefinite`; :func:`krein.solvers.indefinite.out_of_sample_coef`).
     tol : float >= 0, default=1e-3
-        Relative tolerance on the certified duality gap.
+        Relative tolerance on the certified duality gap, relative to
+        ``max(|f - g(0)|, 1/2 u'|K0| u)`` (the objective minus its constant part, or
+        the kernel term where that is near zero; :attr:`Certifier.scale
+        <krein.solvers.indefinite.Certifier.scale>`).
     atol : float >= 0, default=1e-8
         Absolute tolerance on the certified duality gap.
     max_iter : int >= 1, default=1000

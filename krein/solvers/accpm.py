@@ -161,8 +161,9 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
         ``C`` and ``rho``.
     tol, atol : float
         Relative and absolute tolerance on the certified gap: stop when
-        ``gap <= max(atol, tol * |lower - g(0)|)`` with ``g(0)`` the constant part
-        of ``f`` (:meth:`Certifier.converged`).
+        ``gap <= max(atol, tol * scale)`` with ``scale = max(|lower - g(0)|,
+        1/2 u'|K0| u)`` at the best point, ``g(0)`` the constant part of ``f``
+        (:meth:`Certifier.converged <krein.solvers.indefinite.Certifier.converged>`).
     max_iter : int
         Number of centers (oracle calls).
     gap_every : int
@@ -170,7 +171,9 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
         check forms the proxy kernel and solves an SVM: at ``libsvm_tol = 1e-6``
         libsvm's SMO may need 1e5-1e6 iterations on these kernels (0.1-0.5 s at
         n = 100); the default ``1e-4`` (as in the other loops) is much faster and
-        the bound stays valid (only less tight).
+        the bound stays valid, and a check re-solves at ``1e-6`` only when that
+        could take more than half off the gap
+        (:meth:`Certifier.libsvm_bound <krein.solvers.indefinite.Certifier.libsvm_bound>`).
     beta0 : array of shape (m,), optional
         A known point (projected onto ``A``): it is evaluated first and its cut
         ``grad f(beta0)'(x - beta0) >= 0`` is added to ``L_0``.

@@ -267,7 +267,8 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     ``i`` solve the QCLP (luss eq. 13) with the kept kernels to get
     ``(t_i, beta_i)``; choose the trial point (below); evaluate ``f`` there
     (lower bound) and the certified upper bounds; stop when the certified gap
-    is at most ``max(atol, tol * |f - g(0)|)`` with ``g(0) = rho ||(K0)_-||_F^2``,
+    is at most ``max(atol, tol * scale)``, ``scale = max(|f - g(0)|, 1/2 u'|K0| u)``
+    with ``g(0) = rho ||(K0)_-||_F^2``,
     as in :meth:`Certifier.converged <krein.solvers.indefinite.Certifier.converged>`
     (luss step 2 stops when ``f(beta_i) >= t_i``); otherwise prune the inactive
     cuts and add the kernel ``X(beta)_+`` of the trial point (Theorem 1, step 1).
@@ -307,7 +308,9 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
         A solution with status ``optimal_inaccurate`` is accepted: every
         reported bound is certified independently of the QCLP's accuracy.
     tol, atol : float
-        Relative (to ``|f - g(0)|``) and absolute tolerance on the certified gap.
+        Relative (to ``max(|f - g(0)|, 1/2 u'|K0| u)``, :attr:`Certifier.scale
+        <krein.solvers.indefinite.Certifier.scale>`) and absolute tolerance on the
+        certified gap.
     max_iter : int
         Maximum number of QCLPs solved.
     gap_every : int
