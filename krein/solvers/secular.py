@@ -393,7 +393,7 @@ def _row_differences(D, p, origin, tau=None):
     ones = np.ones(D.shape[1])
     for x in (origin, tau):
         out = _dger(-1.0, ones, x, a=D.T, overwrite_a=1)
-        if not np.shares_memory(out, D):    # (a BLAS wrapper that copied)
+        if out.ctypes.data != D.ctypes.data:    # (a BLAS wrapper that copied)
             D[:] = out.T
     return D
 
@@ -527,8 +527,11 @@ def _initial_state(p, z2, rhoinv, i, pos, work):
 def _iterate(p, zeta, z2, rhoinv, st, work, sink, max_iter):
     """At most ``max_iter`` middle-way iterations on the roots of ``st`` (dlaed4, ``I < N``).
 
-    Converged roots are handed to ``sink`` and dropped, so that later iterations cost
-    only the roots still moving; returns the state of those left, or None.
+    dlaed4's formulas are written relative to the origin ``o`` and the other end ``x``
+    of each root's interval (``d_o = p_o - mu = -tau``, ``d_x = p_x - mu``), which makes
+    them the same for both choices of origin.  Converged roots are handed to ``sink``
+    and dropped, so that later iterations cost only the roots still moving; returns
+    the state of those left, or None.
     """
     eps = np.finfo(float).eps
     for _ in range(max_iter):
@@ -538,15 +541,15 @@ def _iterate(p, zeta, z2, rhoinv, st, work, sink, max_iter):
         w, dw, dpsi, dphi, errb = _evaluate(p, D, inv, sq, tau, ii, int(i[0]), int(i[-1]) + 1,
                                             zeta, z2, rhoinv)
         prew = st["prew"]
-        # after the first step dlaed4 sets the switch from w's sign, then flips it whenever
-        # a step fails to reduce |w| tenfold
-        first = np.where(orgati, -w > np.abs(prew) / 10.0, w > np.abs(prew) / 10.0)
-        flip = (w * prew > 0.0) & (np.abs(w) > np.abs(prew) / 10.0)
-        swtch = np.where(nit == 1, first, st["swtch"] ^ (flip & (nit > 1)))
+        # after the first step dlaed4 sets the switch from w's sign (w on the origin's
+        # side of 0 after a short step), then flips it whenever a step fails to reduce
+        # |w| tenfold
+        big = np.abs(w) > np.abs(prew) / 10.0
+        swtch = np.where(nit == 1, big & ((w < 0.0) == orgati),
+                         st["swtch"] ^ (big & (w * prew > 0.0) & (nit > 1)))
         done = st["stalled"] | (np.abs(w) <= eps * errb)
-        rows = np.arange(b)
-        d_i = D[rows, i]
-        d_ip1 = D[rows, i + 1]
+        ix = i + orgati                             # the other end: i + 1 if origin i, else i
+        d_x = D[np.arange(b), ix]
         if done.any():
             _emit(sink, st["pos"][done], p, ii[done], tau[done], D[done], inv[done], dw[done])
             if done.all():
@@ -554,33 +557,36 @@ def _iterate(p, zeta, z2, rhoinv, st, work, sink, max_iter):
             keep = ~done
             st = {key: v[keep] for key, v in st.items()}
             i, ii, orgati, tau, nit = st["i"], st["ii"], st["orgati"], st["tau"], st["nit"]
-            swtch, w, dw, dpsi, dphi, d_i, d_ip1 = (swtch[keep], w[keep], dw[keep], dpsi[keep],
-                                                    dphi[keep], d_i[keep], d_ip1[keep])
-        ip1 = i + 1
-        lb = np.where(w <= 0.0, np.maximum(st["lb"], tau), st["lb"])
-        ub = np.where(w > 0.0, np.minimum(st["ub"], tau), st["ub"])
-        t_ii = zeta[ii] / -tau
-        # the fixed-weight model (interpolating the far poles through w')...
-        c_fix = np.where(orgati, w - d_ip1 * dw - (p[i] - p[ip1]) * (zeta[i] / d_i) ** 2,
-                         w - d_i * dw - (p[ip1] - p[i]) * (zeta[ip1] / d_ip1) ** 2)
-        # ...or, after a slow step, the two partial derivatives (the middle way)
-        dpsi_s = np.where(orgati, dpsi + t_ii * t_ii, dpsi)
-        dphi_s = np.where(orgati, dphi, dphi + t_ii * t_ii)
-        c_sw = w - d_i * dpsi_s - d_ip1 * dphi_s
-        use_sw = swtch & (nit > 0)
-        cc = np.where(use_sw, c_sw, c_fix)
-        aa = (d_i + d_ip1) * w - d_i * d_ip1 * dw
-        bb = d_i * d_ip1 * w
-        a0 = np.where(use_sw, d_i * d_i * dpsi_s + d_ip1 * d_ip1 * dphi_s,
-                      np.where(orgati, z2[i] + d_ip1 * d_ip1 * (dpsi + dphi),
-                               z2[ip1] + d_i * d_i * (dpsi + dphi)))
-        aa0 = np.where(aa == 0.0, a0, aa)
-        eta = np.where(cc == 0.0, bb / aa0, _quadratic_root(aa, bb, cc))
-        newton = ~(w * eta < 0.0)                    # wrong sign (or nan): a Newton step
-        eta = np.where(newton, -w / dw, eta)
+            swtch, w, dw, dpsi, dphi, d_x, ix = (swtch[keep], w[keep], dw[keep], dpsi[keep],
+                                                 dphi[keep], d_x[keep], ix[keep])
+        lb, ub = st["lb"], st["ub"]
+        lb = np.where(w <= 0.0, np.maximum(lb, tau), lb)
+        ub = np.where(w > 0.0, np.minimum(ub, tau), ub)
+        d_o = -tau
+        t2 = z2[ii] / (tau * tau)                   # (zeta_o / d_o)^2
+        # far sums on the origin's side and on the other side (dpsi below, dphi above)
+        side_o = np.where(orgati, dpsi, dphi) + t2
+        side_x = np.where(orgati, dphi, dpsi)
+        dfar = dpsi + dphi
+        # the fixed-weight model (far poles interpolated through w') or, when switched,
+        # the two partial derivatives (the middle way, Li 1993)
+        cc = np.where(swtch & (nit > 0), w - d_o * side_o - d_x * side_x,
+                      w - d_x * dw - (p[ii] - p[ix]) * t2)
+        aa = (d_o + d_x) * w - d_o * d_x * dw
+        bb = d_o * d_x * w
+        zero = cc == 0.0
+        if zero.any():                              # (dlaed4's degenerate model)
+            a0 = np.where(swtch, d_o * d_o * side_o + d_x * d_x * side_x,
+                          z2[ii] + d_x * d_x * dfar)
+            eta0 = bb / np.where(aa == 0.0, a0, aa)
+        eta = _quadratic_root(aa, bb, cc)
+        if zero.any():
+            eta = np.where(zero, eta0, eta)
+        eta = np.where(w * eta < 0.0, eta, -w / dw)  # wrong sign (or nan): a Newton step
         trial = tau + eta
         out = ~((trial > lb) & (trial < ub))         # outside the bracket (or nan): bisect
-        eta = np.where(out, np.where(w < 0.0, ub - tau, lb - tau) / 2.0, eta)
+        if out.any():
+            eta = np.where(out, np.where(w < 0.0, ub - tau, lb - tau) / 2.0, eta)
         new_tau = tau + eta
         st.update(tau=new_tau, lb=lb, ub=ub, swtch=swtch, prew=w, nit=nit + 1,
                   stalled=new_tau == tau)              # the step no longer changes the root
