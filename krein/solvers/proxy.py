@@ -12,8 +12,10 @@ which is concave and, ``K*`` being unique, differentiable with
 ``X = Q (diag(lam) + z z' / (4 rho)) Q'`` with ``z = Q'u``, so one evaluation needs
 the *negative* roots of a secular equation (:mod:`krein.solvers.secular`) and
 their eigenvectors ``(diag(lam) - mu)^-1 z`` only through the vector
-``X_- z``: two matrix-vector products with ``Q`` plus O(n k) work for ``k``
-negative eigenvalues.  No ``n x n`` eigensolve and no matrix product per
+``X_- z``: two matrix-vector products with ``Q`` plus O(n k) work per iteration of
+the secular solver for the ``k`` roots on the smaller side of the spectrum (all
+roots solved together, :func:`krein.solvers.secular.secular_apply`; the
+eigenvectors never formed).  No ``n x n`` eigensolve and no matrix product per
 iteration (the MATLAB original spends an eigen-update plus an ``n x n`` product).
 
 Componentwise penalties (luss §4.4, Theorem 3): with ``H = rho h h'`` the

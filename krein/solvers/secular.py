@@ -7,12 +7,23 @@ Gu & Eisenstat 1994)::
 
     1 + r * sum_i z_i^2 / (d_i - mu) = 0.
 
-Each root costs O(n) with LAPACK's ``dlasd4`` (exposed by SciPy as
-:func:`scipy.linalg.lapack.dlasd4`).  ``dlasd4`` solves the *singular value*
-form ``D^2 + r z z'`` with ``0 <= D_1 < ... < D_n``, so the spectrum is shifted
-to be non-negative and ``D_i = sqrt(d_i + s)``; it also returns the differences
-``D_j^2 - sigma^2 = d_j - mu`` to high relative accuracy, which is what the
-eigenvector formula ``v ∝ (D - mu)^-1 z`` needs.
+Two root finders, one answer:
+
+* ``method="vectorized"`` (default): every requested root at once, in NumPy, by the
+  safeguarded middle-way iteration of LAPACK's ``dlaed4`` (Li 1993) run on arrays,
+  blocks of consecutive roots against all poles so that the work arrays stay
+  cache-sized.  Each root keeps its origin at the nearer pole, so the differences
+  ``d_j - mu = (d_j - d_o) - tau`` that the eigenvector formula
+  ``v ∝ (D - mu)^-1 z`` needs keep high relative accuracy.  :func:`secular_apply`
+  also forms ``sum_i f(mu_i) v_i v_i' z`` block by block, without the ``(k, m)``
+  matrix of differences.
+* ``method="lapack"``: one call per root of LAPACK's ``dlasd4`` (exposed by SciPy as
+  :func:`scipy.linalg.lapack.dlasd4`), the reference the tests compare against.
+  ``dlasd4`` solves the *singular value* form ``D^2 + r z z'`` with
+  ``0 <= D_1 < ... < D_n``, so the spectrum is shifted to be non-negative and
+  ``D_i = sqrt(d_i + s)``; it returns the differences ``D_j^2 - sigma^2 = d_j - mu``
+  to high relative accuracy *of the shifted poles* (a cluster of poles far from the
+  smallest one loses digits in the shift, which the vectorized solver avoids).
 
 Deflation (as LAPACK's ``dlaed2``): a component with ``r |z_i|`` below
 ``tol = 8 eps max(|d|_max, r)`` keeps its eigenpair ``(d_i, e_i)``; poles closer
@@ -23,6 +34,14 @@ orthogonal to ``z``.
 Functions here return a :class:`RankOneEig` describing the deflated problem,
 from which callers take only the eigenvalues they need (e.g. the negative ones
 for the O(n^2) gradient of luss eq. (7)).
+
+References
+----------
+Golub (1973), "Some modified matrix eigenvalue problems", SIAM Review 15(2).
+Li (1993), "Solving secular equations stably and efficiently", LAPACK Working Note 89
+(the middle way of ``dlaed4``).
+Gu & Eisenstat (1994), "A stable and efficient algorithm for the rank-one modification
+of the symmetric eigenproblem", SIAM J. Matrix Anal. Appl. 15(4).
 """
 
 from __future__ import annotations
