@@ -107,6 +107,8 @@ class ProxyKernelOracle:
     eigenvectors : ndarray of shape (n, n)
     rho : float
     n : int
+    secular : str
+        The root finder in use (may be switched between calls, e.g. to time both).
 
     Raises
     ------

@@ -374,7 +374,7 @@ def secular_apply(eig, which, func, method="vectorized"):
         return np.empty(0), s
     zeta2 = eig.zeta ** 2
     if method == "lapack" or m == 1:
-        mu, delta = secular_roots(eig, which, method="lapack" if m > 1 else method)
+        mu, delta = secular_roots(eig, which, method="lapack")
         inv = 1.0 / delta                       # (k, m)
         N2 = (inv * inv) @ zeta2                # ||(P - mu)^-1 zeta||^2
         return mu, inv.T @ (np.asarray(func(mu), dtype=float) / N2)
