@@ -37,7 +37,7 @@ Usage::
 
     python benchmarks/indefinite.py [--quick] [--kernel simpson|sigmoid|sigmoid-2d|half-negative]
                                     [--part1-kernels simpson,sigmoid-2d,half-negative]
-                                    [--threads 1,default] [--C 1] [--rho 1]
+                                    [--threads 1,default] [--sizes 1000,2000] [--C 1] [--rho 1]
                                     [--skip 1,3] [--algorithms accpm,exchange]
 """
 
@@ -225,6 +225,9 @@ def peak_memory(n, kernel, C, rho):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--sizes", default=None,
+                   help="comma list of the sizes of parts 1-3 (default 1000,2000,4000; "
+                        "500,1000 with --quick)")
     p.add_argument("--kernel", choices=KERNELS, default="simpson",
                    help="kernel of parts 2 and 3")
     p.add_argument("--part1-kernels", default="simpson,sigmoid-2d,half-negative",
@@ -239,6 +242,8 @@ def main(argv=None):
     a = p.parse_args(argv)
     skip = set(a.skip.split(","))
     sizes = [500, 1000] if a.quick else [1000, 2000, 4000]
+    if a.sizes:
+        sizes = [int(v) for v in a.sizes.split(",")]
     print(f"kernel={a.kernel} C={a.C} rho={a.rho}")
     if "1" not in skip:
         kernels = a.part1_kernels.split(",")
