@@ -31,7 +31,8 @@ Kernels (:func:`make_problem`):
 * ``half-negative``: ``(G + G')/sqrt(2n)``, ``G`` standard normal (semicircle spectrum
   on ``[-2, 2]``, half negative), random labels.
 
-``--kernel`` picks the kernel of parts 2 and 3.  ``--quick`` runs n = 500, 1000 only.
+``--kernel`` picks the kernel of parts 2 and 3.  ``--quick`` runs n = 500, 1000 only,
+and part 1 with one BLAS thread only.
 
 Usage::
 
@@ -232,8 +233,9 @@ def main(argv=None):
                    help="kernel of parts 2 and 3")
     p.add_argument("--part1-kernels", default="simpson,sigmoid-2d,half-negative",
                    help="comma list of the kernels of part 1")
-    p.add_argument("--threads", default="1,default",
-                   help="comma list of BLAS thread settings of part 1: 1 and/or default")
+    p.add_argument("--threads", default=None,
+                   help="comma list of BLAS thread settings of part 1: 1 and/or default "
+                        "(default 1,default; 1 with --quick)")
     p.add_argument("--C", type=float, default=1.0)
     p.add_argument("--rho", type=float, default=1.0)
     p.add_argument("--skip", default="", help="comma list of parts to skip (1,2,3)")
@@ -250,7 +252,8 @@ def main(argv=None):
         bad = sorted(set(kernels) - set(KERNELS))
         if bad:
             p.error(f"--part1-kernels: unknown {bad}; choose from {', '.join(KERNELS)}")
-        threads = [None if t == "default" else int(t) for t in a.threads.split(",")]
+        spec = a.threads or ("1" if a.quick else "1,default")
+        threads = [None if t == "default" else int(t) for t in spec.split(",")]
         per_iteration(sizes, kernels, a.C, a.rho, threads)
     if "2" not in skip:
         big = sizes[-1]
