@@ -201,8 +201,9 @@ def shifted_poles(p):
 
 _METHODS = ("vectorized", "lapack")
 
-#: Entries of one (roots x poles) work array of the vectorized solver (three of them:
-#: differences, reciprocals, squares; 6 MiB in all, within a shared L3 cache).  Measured
+#: Entries of one (roots x poles) work array of the vectorized solver (four of them:
+#: pole differences kept per block, deltas, reciprocals, squares; 8 MiB in all, within
+#: a shared L3 cache).  Measured
 #: best at n = 2000 and 4000: 2^16 pays NumPy's per-call overhead, 2^20 cache misses.
 BLOCK_ENTRIES = 1 << 18
 
@@ -397,28 +398,32 @@ class _Block:
         self.D = np.empty((rows, m))      # p_j - mu = (p_j - p_origin) - tau
         self.inv = np.empty((rows, m))    # 1 / D
         self.sq = np.empty((rows, m))     # 1 / D^2
+        self.PD = np.empty((rows, m))     # p_j - p_origin of the block's roots, kept
 
     def view(self, b):
         return self.D[:b], self.inv[:b], self.sq[:b]
 
 
-def _row_differences(D, p, origin, tau=None):
+def _row_differences(D, p, origin, tau=None, fill=True):
     """``D[r] = (p - origin[r]) - tau[r]``, each subtraction rounded once.
 
     BLAS rank-one updates (``dger`` on the Fortran view ``D.T``, with unit factors so
     that ``a - 1 * x`` is exact before its rounding) run at memory speed, where NumPy
     broadcasts a column vector element by element.
     """
-    D[:] = p
+    if fill:
+        D[:] = p
     ones = np.ones(D.shape[1])
     for x in (origin, tau):
+        if x is None:
+            continue
         out = _dger(-1.0, ones, x, a=D.T, overwrite_a=1)
         if out.ctypes.data != D.ctypes.data:    # (a BLAS wrapper that copied)
             D[:] = out.T
     return D
 
 
-def _evaluate(p, D, inv, sq, tau, ii, lo, hi, zeta, z2, rhoinv):
+def _evaluate(p, D, inv, sq, tau, ii, lo, hi, zeta, z2, rhoinv, filled=False):
     """``w``, ``w'``, the sums over the poles below / above the origin, and dlaed4's bound.
 
     ``D = (p_j - p_o) - tau`` is formed in two roundings, so that it keeps the
@@ -429,7 +434,10 @@ def _evaluate(p, D, inv, sq, tau, ii, lo, hi, zeta, z2, rhoinv):
     ``1 / (p_j - mu)`` tells the side, so the band adds ``|1/D|`` and ``1/D |1/D|`` sums.
     """
     b = tau.size
-    _row_differences(D, p, p[ii], tau)
+    if filled:                                      # D holds p_j - p_o already
+        _row_differences(D, p, None, tau, fill=False)
+    else:
+        _row_differences(D, p, p[ii], tau)
     np.divide(1.0, D, out=inv)
     inv[np.arange(b), ii] = 0.0
     np.multiply(inv, inv, out=sq)
@@ -523,6 +531,9 @@ def _middle_way_blocks(p, zeta, rr, which, sink):
             n_pool = pool["i"].size
             for a in range(0, n_pool, b_max):
                 state = {key: v[a:a + b_max] for key, v in pool.items()}
+                nb = state["i"].size
+                _row_differences(work.PD[:nb], p, p[state["ii"]])
+                state["row"] = np.arange(nb)
                 if _iterate(p, zeta, z2, rhoinv, state, work, sink, MAX_ITER) is not None:
                     raise RuntimeError(f"secular equation: roots of {m} did not converge in "
                                        f"{MAX_ITER} iterations")
@@ -562,9 +573,11 @@ def _initial_state(p, z2, rhoinv, i, pos, work):
     bad = ~((tau > lb) & (tau < ub))            # a guess on or outside the bracket: its middle
     tau[bad] = 0.5 * (lb[bad] + ub[bad])
     zeros = np.zeros(b)
-    return {"i": i, "pos": pos, "ii": np.where(orgati, i, ip1), "orgati": orgati, "tau": tau,
+    ii = np.where(orgati, i, ip1)
+    _row_differences(work.PD[:b], p, p[ii])      # kept for every iteration of the block
+    return {"i": i, "pos": pos, "ii": ii, "orgati": orgati, "tau": tau,
             "lb": lb, "ub": ub, "nit": np.zeros(b, dtype=np.intp), "swtch": zeros > 0,
-            "stalled": zeros > 0, "prew": zeros}
+            "stalled": zeros > 0, "prew": zeros, "row": np.arange(b)}
 
 
 def _iterate(p, zeta, z2, rhoinv, st, work, sink, max_iter):
@@ -581,8 +594,9 @@ def _iterate(p, zeta, z2, rhoinv, st, work, sink, max_iter):
         i, ii, orgati, tau, nit = st["i"], st["ii"], st["orgati"], st["tau"], st["nit"]
         b = i.size
         D, inv, sq = work.view(b)
+        np.take(work.PD, st["row"], axis=0, out=D, mode="clip")   # the rows still moving
         w, dw, dpsi, dphi, errb = _evaluate(p, D, inv, sq, tau, ii, int(i[0]), int(i[-1]) + 1,
-                                            zeta, z2, rhoinv)
+                                            zeta, z2, rhoinv, filled=True)
         prew = st["prew"]
         # after the first step dlaed4 sets the switch from w's sign (w on the origin's
         # side of 0 after a short step), then flips it whenever a step fails to reduce
