@@ -1,9 +1,16 @@
-"""IndefiniteSVM speed and scale (issue 3): ratios against references measured in the same run.
+"""IndefiniteSVM speed and scale (issues 3, 15): ratios against references measured in the same run.
 
 1. One projected-gradient iteration (gap checks excluded) divided by one
-   ``numpy.linalg.eigh`` of the same size, n = 1000, 2000, 4000 (target <= 1/20 at
-   n = 2000; the MATLAB original spends an eigen-update plus an n x n product per
-   iteration).  Reported per iteration (with backtracking) and per oracle call.
+   ``numpy.linalg.eigh`` of the same size, n = 1000, 2000, 4000 (target <= 1/40 at
+   n = 2000 on every kernel; the MATLAB original spends an eigen-update plus an
+   n x n product per iteration), and one oracle call divided by the two n x n
+   matrix-vector products it cannot avoid (``Q'u`` and ``Q v``).  Three kernels
+   (``--part1-kernels``): the USPS Simpson kernel, the sigmoid kernel on 2-D points
+   (hundreds of negative eigenvalues), a random symmetric matrix with half its
+   eigenvalues negative.  The oracle's old path (``secular="lapack"``: one ``dlasd4``
+   call per root and dense ``(k, m)`` reciprocals) is timed on the same point, in
+   the same process.  Run with one BLAS thread (threadpoolctl) and with the default
+   number of threads (``--threads``; unset ``OMP_NUM_THREADS`` for the latter).
 2. Time to a certified relative gap of 1e-3: PG and APG at n = 4000, ACCPM at
    n = 1000, the exchange method at n = 500 (luss Fig. 2 stopped at 500 and 300).
    The exchange method runs with its default level step, and also as luss
@@ -12,13 +19,26 @@
 3. Peak memory (tracemalloc, which sees NumPy's allocations) of a PG run at the
    largest n, as a multiple of the n x n kernel.
 
-Kernel: the Simpson score on USPS training digits (luss §5.1 "USPS-SS"; labels
-digits 0-4 vs 5-9 so that n = 4000 is available), or ``--kernel sigmoid`` on
-random data.  ``--quick`` runs n = 500, 1000 only.
+Kernels (:func:`make_problem`):
+
+* ``simpson``: the Simpson score on USPS training digits (luss §5.1 "USPS-SS"; labels
+  digits 0-4 vs 5-9 so that n = 4000 is available);
+* ``sigmoid``: ``tanh(X X'/10 - 1)``, ``X`` standard normal ``(n, 10)`` (parts 2 and 3
+  of the README's numbers);
+* ``sigmoid-2d``: ``tanh(9 <x, z> - 1)`` on points uniform in ``[-1, 1]^2``, labels
+  ``sign(x_0 x_1)`` (the XOR quadrants); about a third of its eigenvalues below
+  ``-1e-10 max |lam|`` (668 at n = 2000) and many near zero;
+* ``half-negative``: ``(G + G')/sqrt(2n)``, ``G`` standard normal (semicircle spectrum
+  on ``[-2, 2]``, half negative), random labels.
+
+``--kernel`` picks the kernel of parts 2 and 3.  ``--quick`` runs n = 500, 1000 only,
+and part 1 with one BLAS thread only.
 
 Usage::
 
-    python benchmarks/indefinite.py [--quick] [--kernel simpson|sigmoid] [--C 1] [--rho 1]
+    python benchmarks/indefinite.py [--quick] [--kernel simpson|sigmoid|sigmoid-2d|half-negative]
+                                    [--part1-kernels simpson,sigmoid-2d,half-negative]
+                                    [--threads 1,default] [--sizes 1000,2000] [--C 1] [--rho 1]
                                     [--skip 1,3] [--algorithms accpm,exchange]
 """
 
@@ -31,8 +51,11 @@ import warnings
 
 import numpy as np
 
+KERNELS = ("simpson", "sigmoid", "sigmoid-2d", "half-negative")
+
 
 def make_problem(n, kernel, seed=0):
+    """Kernel matrix and labels of size ``n`` (see the module docstring)."""
     from krein.kernels import sigmoid_kernel, simpson_kernel
 
     if kernel == "simpson":
@@ -46,6 +69,12 @@ def make_problem(n, kernel, seed=0):
         yy = np.where(np.asarray(y).astype(int) <= 4, 1.0, -1.0)
         return K, yy
     rng = np.random.default_rng(seed)
+    if kernel == "sigmoid-2d":
+        X = rng.uniform(-1.0, 1.0, size=(n, 2))
+        return sigmoid_kernel(X, a=9.0, r=-1.0), np.where(X[:, 0] * X[:, 1] >= 0, 1.0, -1.0)
+    if kernel == "half-negative":
+        G = rng.normal(size=(n, n))
+        return (G + G.T) / np.sqrt(2.0 * n), rng.choice([-1.0, 1.0], size=n)
     X = rng.normal(size=(n, 10))
     yy = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
     return sigmoid_kernel(X, a=0.1, r=-1.0), yy
@@ -60,37 +89,94 @@ def time_eigh(K, repeats=1):
     return best
 
 
-def per_iteration(sizes, kernel, C, rho, n_iter=20):
-    from krein.formulations.indefinite import ProxyKernelProblem
+def _best_time(fn, repeats=7):
+    ts = []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t)
+    return min(ts)
+
+
+def _best_of_interleaved(oracle, u, repeats=7):
+    """Best times of one oracle call with the vectorized and the dlasd4 path, alternated."""
+    best = {"vectorized": np.inf, "lapack": np.inf}
+    for _ in range(repeats):
+        for method in best:
+            oracle.secular = method
+            t = time.perf_counter()
+            oracle.evaluate(u)
+            best[method] = min(best[method], time.perf_counter() - t)
+    oracle.secular = "vectorized"
+    return best["vectorized"], best["lapack"]
+
+
+def _pg_seconds(P, oracle, n_iter):
     from krein.solvers.indefinite import projected_gradient
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sol = projected_gradient(P, tol=0.0, atol=0.0, max_iter=n_iter, gap_every=0,
+                                 oracle=oracle)
+    return float(np.median(sol.trace["seconds"])), sol
+
+
+def per_iteration(sizes, kernels, C, rho, threads=(1, None), n_iter=20):
+    """Part 1: PG iteration and oracle call against one eigh and two matrix-vector products."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from krein.formulations.indefinite import ProxyKernelProblem
     from krein.solvers.proxy import ProxyKernelOracle
 
-    print("\n== 1. one PG iteration / one numpy.linalg.eigh (gap checks excluded) ==")
-    print(f"{'n':>6} {'eigh s':>8} {'iter s':>8} {'oracle s':>9} {'iter/eigh':>10} "
-          f"{'oracle/eigh':>12} {'k_neg':>6}")
+    print("\n== 1. one PG iteration / one numpy.linalg.eigh (gap checks excluded); one oracle "
+          "call / two n x n matrix-vector products (2mv) ==")
+    print("new: the vectorized secular solver (default); old: secular='lapack' (dlasd4 per "
+          "root), same process, same point")
     rows = []
-    for n in sizes:
-        K, y = make_problem(n, kernel)
-        t_eigh = time_eigh(K)
-        oracle = ProxyKernelOracle(K, rho, check=False)
-        P = ProxyKernelProblem(K, y, C=C, rho=rho, check=False)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            sol = projected_gradient(P, tol=0.0, atol=0.0, max_iter=n_iter, gap_every=0,
-                                     oracle=oracle)
-        it = float(np.median(sol.trace["seconds"]))
-        # one oracle call on the final point (value + gradient), median of 5
-        u = P.u_of(sol.primal["beta"])
-        ts = []
-        for _ in range(5):
-            t = time.perf_counter()
-            ev = oracle.evaluate(u)
-            ts.append(time.perf_counter() - t)
-        t_or = float(np.median(ts))
-        print(f"{n:6d} {t_eigh:8.3f} {it:8.4f} {t_or:9.4f} {it / t_eigh:10.4f} "
-              f"{t_or / t_eigh:12.4f} {ev.n_negative:6d}")
-        rows.append((n, t_eigh, it, t_or))
+    for nthreads in threads:
+        with threadpool_limits(limits=nthreads):
+            used = max((i.get("num_threads", 1) for i in threadpool_info()), default=1)
+            print(f"\n-- BLAS threads: {used} ({'limited to 1' if nthreads else 'default'}) --")
+            print(f"{'kernel':>13} {'n':>5} {'eigh s':>7} {'iter ms':>8} {'old':>7} "
+                  f"{'iter/eigh':>10} {'old':>7} {'oracle ms':>9} {'old':>7} {'2mv ms':>7} "
+                  f"{'oracle/2mv':>10} {'old':>6} {'k_neg':>5} {'roots':>5}")
+            for kernel in kernels:
+                for n in sizes:
+                    K, y = make_problem(n, kernel)
+                    # the oracle's construction is one numpy.linalg.eigh of K (check=False)
+                    t = time.perf_counter()
+                    oracle = ProxyKernelOracle(K, rho, check=False)
+                    t_eigh = time.perf_counter() - t
+                    P = ProxyKernelProblem(K, y, C=C, rho=rho, check=False)
+                    it_new, sol = _pg_seconds(P, oracle, n_iter)
+                    oracle.secular = "lapack"
+                    it_old, _ = _pg_seconds(P, oracle, n_iter)
+                    oracle.secular = "vectorized"
+                    # one oracle call at the final point of the new run (value + gradient),
+                    # old and new interleaved, best of 7 (the machine may be shared)
+                    u = P.u_of(sol.primal["beta"])
+                    t_new, t_old = _best_of_interleaved(oracle, u)
+                    ev = oracle.evaluate(u)
+                    Q = oracle.eigenvectors
+                    t_2mv = _best_time(lambda: (Q.T @ u, Q @ u))
+                    roots = _roots_solved(oracle, u)
+                    print(f"{kernel:>13} {n:5d} {t_eigh:7.2f} {1e3 * it_new:8.1f} "
+                          f"{1e3 * it_old:7.1f} {'1/%.0f' % (t_eigh / it_new):>10} "
+                          f"{'1/%.0f' % (t_eigh / it_old):>7} {1e3 * t_new:9.1f} "
+                          f"{1e3 * t_old:7.1f} {1e3 * t_2mv:7.2f} {t_new / t_2mv:10.1f} "
+                          f"{t_old / t_2mv:6.1f} {ev.n_negative:5d} {roots:5d}")
+                    rows.append((used, kernel, n, t_eigh, it_new, it_old, t_new, t_old, t_2mv))
     return rows
+
+
+def _roots_solved(oracle, u):
+    """Roots of the secular equation one oracle call solves (the smaller side)."""
+    from krein.solvers.secular import rank_one_eig
+
+    eig = rank_one_eig(oracle.eigenvalues, oracle._to_z(u), oracle.sigma)
+    m = eig.poles.size
+    k = int(np.searchsorted(eig.poles, 0.0))
+    return 0 if k == 0 else min(k, m - k + 1)
 
 
 def to_gap(kernel, C, rho, jobs):
@@ -140,7 +226,16 @@ def peak_memory(n, kernel, C, rho):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true")
-    p.add_argument("--kernel", choices=["simpson", "sigmoid"], default="simpson")
+    p.add_argument("--sizes", default=None,
+                   help="comma list of the sizes of parts 1-3 (default 1000,2000,4000; "
+                        "500,1000 with --quick)")
+    p.add_argument("--kernel", choices=KERNELS, default="simpson",
+                   help="kernel of parts 2 and 3")
+    p.add_argument("--part1-kernels", default="simpson,sigmoid-2d,half-negative",
+                   help="comma list of the kernels of part 1")
+    p.add_argument("--threads", default=None,
+                   help="comma list of BLAS thread settings of part 1: 1 and/or default "
+                        "(default 1,default; 1 with --quick)")
     p.add_argument("--C", type=float, default=1.0)
     p.add_argument("--rho", type=float, default=1.0)
     p.add_argument("--skip", default="", help="comma list of parts to skip (1,2,3)")
@@ -149,9 +244,17 @@ def main(argv=None):
     a = p.parse_args(argv)
     skip = set(a.skip.split(","))
     sizes = [500, 1000] if a.quick else [1000, 2000, 4000]
+    if a.sizes:
+        sizes = [int(v) for v in a.sizes.split(",")]
     print(f"kernel={a.kernel} C={a.C} rho={a.rho}")
     if "1" not in skip:
-        per_iteration(sizes, a.kernel, a.C, a.rho)
+        kernels = a.part1_kernels.split(",")
+        bad = sorted(set(kernels) - set(KERNELS))
+        if bad:
+            p.error(f"--part1-kernels: unknown {bad}; choose from {', '.join(KERNELS)}")
+        spec = a.threads or ("1" if a.quick else "1,default")
+        threads = [None if t == "default" else int(t) for t in spec.split(",")]
+        per_iteration(sizes, kernels, a.C, a.rho, threads)
     if "2" not in skip:
         big = sizes[-1]
         # luss Algorithm 3 as written crawls at small rho (each QCLP cut misses the quartic

@@ -12,8 +12,10 @@ which is concave and, ``K*`` being unique, differentiable with
 ``X = Q (diag(lam) + z z' / (4 rho)) Q'`` with ``z = Q'u``, so one evaluation needs
 the *negative* roots of a secular equation (:mod:`krein.solvers.secular`) and
 their eigenvectors ``(diag(lam) - mu)^-1 z`` only through the vector
-``X_- z``: two matrix-vector products with ``Q`` plus O(n k) work for ``k``
-negative eigenvalues.  No ``n x n`` eigensolve and no matrix product per
+``X_- z``: two matrix-vector products with ``Q`` plus O(n k) work per iteration of
+the secular solver for the ``k`` roots on the smaller side of the spectrum (all
+roots solved together, :func:`krein.solvers.secular.secular_apply`; the
+eigenvectors never formed).  No ``n x n`` eigensolve and no matrix product per
 iteration (the MATLAB original spends an eigen-update plus an ``n x n`` product).
 
 Componentwise penalties (luss §4.4, Theorem 3): with ``H = rho h h'`` the
@@ -32,9 +34,19 @@ from scipy.linalg import null_space
 
 from .._cache import shared_eigh
 from .._validation import check_positive, check_square_kernel
-from .secular import rank_one_eig, secular_roots, shifted_poles
+from .secular import rank_one_eig, secular_apply, secular_roots, shifted_poles
 
 __all__ = ["ProxyKernelOracle", "ProxyEval"]
+
+SECULAR_METHODS = ("vectorized", "lapack")
+
+
+def _negative(mu):
+    return np.minimum(mu, 0.0)
+
+
+def _positive(mu):
+    return np.maximum(mu, 0.0)
 
 
 @dataclass
@@ -81,6 +93,12 @@ class ProxyKernelOracle:
         Theorem 3); default all ones (Theorem 1).
     check : bool
         Validate ``K0`` (square, symmetric, finite).
+    secular : {"vectorized", "lapack"}
+        Root finder of the secular equation (:func:`krein.solvers.secular.secular_apply`):
+        ``"vectorized"`` (default) solves every root at once in NumPy and forms the
+        eigenvector products block by block; ``"lapack"`` calls ``dlasd4`` per root and
+        forms the dense ``(k, m)`` reciprocals (the reference, slower when ``X(u)`` has
+        hundreds of eigenvalues on its smaller side).
 
     Attributes
     ----------
@@ -89,18 +107,23 @@ class ProxyKernelOracle:
     eigenvectors : ndarray of shape (n, n)
     rho : float
     n : int
+    secular : str
+        The root finder in use (may be switched between calls, e.g. to time both).
 
     Raises
     ------
     ValueError
-        For a bad ``K0``, ``rho <= 0`` or non-positive weights.
+        For a bad ``K0``, ``rho <= 0``, non-positive weights or an unknown ``secular``.
 
     References
     ----------
     Luss & d'Aspremont (2009), eqs. (5), (7), (11), §3.1, Theorem 3 (eq. 24).
     """
 
-    def __init__(self, K0, rho, weights=None, check=True):
+    def __init__(self, K0, rho, weights=None, check=True, secular="vectorized"):
+        if secular not in SECULAR_METHODS:
+            raise ValueError(f"secular must be one of {SECULAR_METHODS}; got {secular!r}")
+        self.secular = secular
         if check:
             K0 = check_square_kernel(K0, "K0")
         K0 = np.asarray(K0, dtype=float)
@@ -162,16 +185,13 @@ class ProxyKernelOracle:
         gl = eig.group[live]
         negative_side = k <= m - k + 1
         which = np.arange(k) if negative_side else np.arange(k - 1, m)
-        mu, delta = secular_roots(eig, which)
+        # s_j = sum_i g(mu_i) / (N2_i (p_j - mu_i)) over the roots of the solved side, with
+        # g(mu) = mu on that side of 0 and 0 on the other (only root k - 1 can be either)
+        side = _negative if negative_side else _positive
+        mu, s = secular_apply(eig, which, side, method=self.secular)
         sel = (mu < 0) if negative_side else (mu >= 0)
-        mu_s, delta_s = mu[sel], delta[sel]
-        if mu_s.size:
-            inv = 1.0 / delta_s                     # (k, m)
-            N2 = (inv * inv) @ (eig.zeta ** 2)      # ||(P - mu)^-1 zeta||^2
-            s = inv.T @ (mu_s / N2)                 # (m,)
-            side_z = -(z[live] / eig.rr) * s[gl]    # X_- z or X_+ z on the live part
-        else:
-            side_z = np.zeros(int(live.sum()))
+        mu_s = mu[sel]
+        side_z = -(z[live] / eig.rr) * s[gl]        # X_- z or X_+ z on the live part
         if negative_side:
             out[live] = side_z
             neg2 += float(np.sum(mu_s * mu_s))
@@ -258,19 +278,24 @@ class ProxyKernelOracle:
                         e[members] = B[:, c]
                         cols.append(e)
                         vals.append(eig.poles[g])
-            mu, delta = secular_roots(eig, np.arange(m))  # delta[j, l] = p_l - mu_j
+            mu, delta = secular_roots(eig, np.arange(m), method=self.secular)
+            # delta[j, l] = p_l - mu_j
             p = eig.poles
             # Loewner: zhat_l^2 = prod_j (mu_j - p_l) / (rr prod_{k != l} (p_k - p_l)), as sums
-            # of logs accumulated over row blocks (no m x m temporaries); pole differences on
-            # the rounded poles dlasd4 used, D_k^2 - D_l^2 = (D_k - D_l)(D_k + D_l)
-            D = shifted_poles(p)
+            # of logs accumulated over row blocks (no m x m temporaries); the pole differences
+            # are those of the poles the roots were solved on: p itself (dlaed3), or, for
+            # dlasd4, its rounded D_k^2 - D_l^2 = (D_k - D_l)(D_k + D_l)
+            D = shifted_poles(p) if self.secular == "lapack" else None
             logabs = np.zeros(m)
             step = max(1, 2**18 // max(m, 1))
             with np.errstate(divide="ignore", invalid="ignore"):
                 for a in range(0, m, step):
                     blk = slice(a, min(a + step, m))
                     logabs += np.sum(np.log(np.abs(delta[blk])), axis=0)
-                    dd = (D[None, :] - D[blk, None]) * (D[None, :] + D[blk, None])
+                    if D is None:
+                        dd = p[None, :] - p[blk, None]
+                    else:
+                        dd = (D[None, :] - D[blk, None]) * (D[None, :] + D[blk, None])
                     dd[np.arange(dd.shape[0]), np.arange(a, blk.stop)] = 1.0
                     logabs[blk] -= np.sum(np.log(np.abs(dd)), axis=1)
             zhat = np.sqrt(np.exp(logabs) / eig.rr) * np.sign(eig.zeta)
