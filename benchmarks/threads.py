@@ -18,7 +18,8 @@ are computed from runs of this process, one after the other.
 Usage::
 
     python benchmarks/threads.py [--jobs main,table2] [--load N] [--limit 900]
-                                 [--policies default,auto]
+                                 [--policies default,auto] [--n-jobs N]
+                                 [--quiet-only | --loaded-only]
 """
 
 from __future__ import annotations
@@ -37,14 +38,15 @@ THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS",
                "KREIN_BLAS_THREADS")
 
 
-def command(job, policy, out):
+def command(job, policy, out, n_jobs=None):
     """The command line of ``job`` under ``policy`` writing into ``out``."""
     krein = [sys.executable, "-m", "krein.cli"]
+    jobs = [] if n_jobs is None else ["--n-jobs", str(n_jobs)]
     if job == "main":
-        return krein + ["compare", "--out", out, "--no-progress", "--blas-threads", policy]
+        return krein + ["compare", "--out", out, "--no-progress", "--blas-threads", policy] + jobs
     if job == "table2":
         return krein + ["experiment", "run", os.path.join(ROOT, "experiments", "loosli_table2.py"),
-                        "--quick", "--out", out, "--no-progress", "--blas-threads", policy]
+                        "--quick", "--out", out, "--no-progress", "--blas-threads", policy] + jobs
     raise SystemExit(f"--jobs: unknown job {job!r}; accepted: main, table2")
 
 
@@ -54,7 +56,7 @@ def busy(n, seconds):
     return [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
 
 
-def run(job, policy, load, limit):
+def run(job, policy, load, limit, n_jobs=None):
     env = {k: v for k, v in os.environ.items() if k not in THREAD_VARS}
     with tempfile.TemporaryDirectory(prefix="krein-threads-") as tmp:
         out = os.path.join(tmp, "out")
@@ -63,7 +65,7 @@ def run(job, policy, load, limit):
             time.sleep(1.0 if load else 0.0)     # let the load settle
             t = time.perf_counter()
             try:
-                p = subprocess.run(command(job, policy, out), env=env, cwd=tmp, timeout=limit,
+                p = subprocess.run(command(job, policy, out, n_jobs), env=env, cwd=tmp, timeout=limit,
                                    capture_output=True, text=True)
                 wall = time.perf_counter() - t
                 ok = p.returncode == 0
@@ -86,6 +88,8 @@ def main(argv=None):
     p.add_argument("--load", type=int, default=2 * (os.cpu_count() or 1),
                    help="busy processes of the loaded runs (default 2 x cores; 0: quiet only)")
     p.add_argument("--limit", type=float, default=900.0, help="seconds per run")
+    p.add_argument("--n-jobs", type=int, default=None,
+                   help="worker processes (default: each command's own: compare 2-4, experiment 1)")
     p.add_argument("--quiet-only", action="store_true")
     p.add_argument("--loaded-only", action="store_true")
     a = p.parse_args(argv)
@@ -100,7 +104,7 @@ def main(argv=None):
     for job in a.jobs.split(","):
         for load in loads:
             for policy in a.policies.split(","):
-                wall, ok = run(job, policy, load, a.limit)
+                wall, ok = run(job, policy, load, a.limit, a.n_jobs)
                 times[job, load, policy] = wall
                 shown = f"{wall:9.1f}" if ok else f"{'>' + format(a.limit, '.0f'):>9}"
                 print(f"{job:>7} {load:5d} {policy:>8} {shown}", flush=True)
