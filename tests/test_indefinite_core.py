@@ -29,7 +29,7 @@ import cvxpy as cp
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linprog
 from sklearn.exceptions import ConvergenceWarning
@@ -277,6 +277,7 @@ def poles_well_separated(lam, rel=1e-5):
 
 @settings(deadline=None, max_examples=50)
 @given(oracle_cases())
+@example((np.zeros((2, 2)), np.array([0.0, 3.6e-92]), 1.0, None))   # 1/delta overflowed
 def test_oracle_property(case):
     K0, u, rho, h = case
     o = ProxyKernelOracle(K0, rho, weights=h)

@@ -301,6 +301,9 @@ class ProxyKernelOracle:
             zhat = np.sqrt(np.exp(logabs) / eig.rr) * np.sign(eig.zeta)
             # eigenvector j of the reduced matrix: zhat / (p - mu_j), normalized (in place)
             np.divide(zhat[None, :], delta, out=delta)
+            # scaled by the largest entry first: 1/delta overflows the squares of the norm
+            # when a root sits within 1e-154 of its pole (z ~ 1e-92, found by Hypothesis)
+            delta /= np.max(np.abs(delta), axis=1)[:, None]
             delta /= np.linalg.norm(delta, axis=1)[:, None]
             Wr = delta.T                                   # (m, m) view: column j
             live = np.flatnonzero(eig.group >= 0)
