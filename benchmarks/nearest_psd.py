@@ -5,7 +5,8 @@ matrices (``--families``, default all three):
 
 * ``randcorr``: a random correlation matrix (eigenvalues geometric from 1 to
   1e-3, scaled to unit diagonal) plus ``0.1 E``, ``E`` symmetric uniform on
-  [-1, 1], diagonal reset to 1 (the test family of Qi & Sun 2006, §5);
+  [-1, 1], diagonal reset to 1 (a random correlation matrix plus a random
+  symmetric perturbation, the kind of test matrix of Qi & Sun 2006);
 * ``minkowski``: ``exp(-D / median(D))`` with the Minkowski ``p = 0.5``
   "distance" ``D_ij = (sum_k |x_ik - x_jk|^0.5)^2`` (not a metric) on standard
   Gaussian points in R^10;

@@ -9,19 +9,19 @@ optionally with a lower bound ``X >= tau I``::
 Reductions
 ----------
 * Lower bound: ``X' = X - tau I``, ``K' = K - tau I``, ``c' = c - tau``
-  (``X - K = X' - K'``), so ``X' PSD`` with ``diag(X') = c'`` (Qi & Sun 2006,
-  §1 and their code's ``tau``).  Needs ``c >= tau``.
+  (``X - K = X' - K'``), so ``X' PSD`` with ``diag(X') = c'`` (Qi & Sun 2006
+  and their code's ``tau``).  Needs ``c >= tau``.
 * Diagonal weights ``W = Diag(w)``: with ``Y = W^(1/2) X W^(1/2)`` the norm is
   the Frobenius norm, ``||X - K||_W = ||Y - W^(1/2) K W^(1/2)||_F``, ``Y`` is PSD
   iff ``X`` is, and ``diag(Y) = w o c``.  So the weighted problem is the
   unweighted one for ``G = W^(1/2) K' W^(1/2)`` and ``b = w o c'`` (Qi & Sun
-  2006, §6, the ``W``-weighted case with a diagonal ``W``).  A general SPD ``W``
+  2006 discuss the weighted norm among their extensions).  A general SPD ``W``
   does not reduce this way (the constraint ``diag(X) = c`` becomes a general
   linear constraint on ``Y``); use Dykstra's method
   (:func:`krein.solvers.alternating.alternating_projections`) there.
 
-The dual (Qi & Sun 2006, §2-3)
-------------------------------
+The dual (Qi & Sun 2006)
+------------------------
 For ``min 1/2 ||X - G||_F^2  s.t.  diag(X) = b,  X PSD`` the Lagrangian dual is,
 up to the constant ``1/2 ||G||_F^2``, the unconstrained convex problem::
 
@@ -34,17 +34,16 @@ up to the constant ``1/2 ||G||_F^2``, the unconstrained convex problem::
 
 so a zero of the gradient gives the primal solution ``X = (G + Diag(y))_+``.
 The gradient is strongly semismooth (the projection onto the PSD cone is), and
-an element of its generalized Jacobian at ``y`` (Qi & Sun 2006, Lemma 3.5 and
-§5) is::
+an element of its generalized Jacobian at ``y`` (Qi & Sun 2006; the formula of
+their code) is::
 
     V h = diag( P (Omega o (P' Diag(h) P)) P' ),        G + Diag(y) = P Diag(lam) P'
 
 with ``Omega`` the first divided differences of ``max(0, .)``: ``1`` for two
 positive eigenvalues, ``0`` for two nonpositive ones and
 ``lam_i / (lam_i - lam_j)`` for ``lam_i > 0 >= lam_j``.  ``V`` is symmetric
-positive semidefinite; it is positive definite at a solution where
-constraint nondegeneracy holds (Qi & Sun 2006, §3), which gives the quadratic
-rate.
+positive semidefinite; it is positive definite at the solution under the
+conditions of Qi & Sun (2006), which gives the quadratic rate.
 
 Algorithm (Qi & Sun 2006, Algorithm 5.1; the line search and CG as in their
 ``CorNewton`` code)
@@ -66,12 +65,18 @@ Start from ``y_0 = b - diag(G)`` (the diagonal of ``G + Diag(y_0)`` is ``b``;
 3. Stop when ``g_k = ||grad theta(y_k)|| / ||b|| <= tol``: the diagonal of
    ``(G + Diag(y))_+`` is then within ``tol`` of ``b`` (relative).
 
-Only the smaller side of the spectrum is used (as in Qi and Sun's code): with
-``r`` positive and ``s = n - r`` nonpositive eigenvalues, ``V h`` costs
-``2 n^2 min(r, s)`` flops (for ``r > s`` through ``V h = h - diag(P ((1 -
-Omega) o P' Diag(h) P) P')``, ``1 - Omega`` being zero on the positive block),
-and so does ``diag(V)``.  The gradient and ``theta`` come from the same side
-(``(A)_+ = A - (A)_-``).
+Only the smaller side of the spectrum enters the dense products (as in Qi and
+Sun's code): with ``r`` positive and ``s = n - r`` nonpositive eigenvalues and
+``k`` the smaller side, the block ``diag(P_k (P_k' Diag(h) P_k) P_k')`` of ``V h``
+is ``((P_k P_k') o (P_k P_k')) h`` (an ``n x n`` matrix formed once per iterate,
+``n^2 min(r, s)`` flops), and the mixed block takes two ``n x r x s`` products, so
+``V h`` costs ``4 n r s + 2 n^2`` flops (for ``r > s`` through
+``V h = h - diag(P ((1 - Omega) o P' Diag(h) P) P')``, ``1 - Omega`` being zero
+on the positive block); ``diag(V)`` costs one ``n x r x s`` product.  The
+gradient and ``theta`` come from the same side (``(A)_+ = A - (A)_-``).  An
+iteration is then one eigendecomposition (LAPACK ``syevd``) plus a few such
+products; the eigendecompositions are most of the time (measured in
+``benchmarks/README.md``).
 
 Returned matrix (the primal point of Qi and Sun's code)
 --------------------------------------------------------
@@ -99,7 +104,8 @@ References
 ----------
 H. Qi and D. Sun (2006), "A quadratically convergent Newton method for
 computing the nearest correlation matrix", SIAM J. Matrix Anal. Appl. 28,
-360-385 (dual §2, Jacobian §3, Algorithm 5.1, weighted and bounded variants §6).
+360-385 (the dual, its generalized Jacobian, Algorithm 5.1, the extensions to
+weighted norms and lower bounds).
 N. J. Higham (2002), "Computing the nearest correlation matrix -- a problem from
 finance", IMA J. Numer. Anal. 22, 329-343.
 A. Munoz and I. Martin de Diego (2006), §3.3, eq. (9).
@@ -199,7 +205,7 @@ class _DualPoint:
         return h - (same + mixed)
 
     def jacobian_diagonal(self):
-        """``diag(V)`` in ``2 n^2 min(r, s)`` flops: the preconditioner of Qi and Sun's code."""
+        """``diag(V)`` in ``2 n r s`` flops: the preconditioner of Qi and Sun's code."""
         r, s = self.r, self.s
         if r == 0:
             return np.zeros(self.n)
@@ -341,9 +347,10 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
         the end), ``eigh`` (eigendecompositions made) and ``scaling_change``
         (``||X - X_dual||_W / ||X||_W``); ``trace``: one row per iterate
         (:data:`NEWTON_TRACE_COLUMNS`): ``iter`` (0 = the start), ``objective``
-        (``||K - X_k||_W`` of the corrected point), ``dual_value``,
-        ``relative_gap``, ``gradient`` (relative), ``step`` (the line-search
-        ``alpha`` that led here), ``cg_iterations``, ``n_positive``, ``eigh``
+        (``||K - X||_W`` of the returned point) and ``relative_gap`` on the last
+        row only (NaN before: the corrected primal point costs a dense product,
+        so it is formed once), ``dual_value``, ``gradient`` (relative), ``step``
+        (the line-search ``alpha`` that led here), ``cg_iterations``, ``n_positive``, ``eigh``
         (cumulative), ``seconds`` (cumulative).
 
     Raises
@@ -361,8 +368,7 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
 
     References
     ----------
-    H. Qi and D. Sun (2006), SIAM J. Matrix Anal. Appl. 28, 360-385, §2-3,
-    Algorithm 5.1, §6.
+    H. Qi and D. Sun (2006), SIAM J. Matrix Anal. Appl. 28, 360-385, Algorithm 5.1.
     """
     t0 = time.perf_counter()
     K = check_square_kernel(K, "K") if check_input else np.asarray(K, dtype=float)
