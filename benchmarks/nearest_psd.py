@@ -19,7 +19,8 @@ matrices (``--families``, default all three):
 print, with ``t_eigh`` one ``numpy.linalg.eigh`` of the same matrix (best of 3
 before and 3 after the solvers) as the reference,
 
-* for Qi & Sun's Newton method (best of ``--repeat`` runs, default 1) (:func:`krein.solvers.psd_newton.nearest_psd_newton`),
+* for Qi & Sun's Newton method (best of ``--repeat`` runs, default 1;
+  :func:`krein.solvers.psd_newton.nearest_psd_newton`),
   Dykstra's method (Higham's Algorithm 3.3) and its Anderson acceleration
   (:func:`krein.solvers.alternating.alternating_projections`): the time to
   ``--tol`` in ``eigh``-equivalents (seconds / ``t_eigh``), the iterations, the
@@ -252,7 +253,8 @@ def main(argv=None):
                 obj = res["sol"].objective
                 diff = ""
                 if ref is not None and m != "newton" and res["converged"]:
-                    diff = f"{(obj - ref['sol'].objective) / max(ref['sol'].objective, 1e-300):9.1e}"
+                    best = max(ref["sol"].objective, 1e-300)
+                    diff = f"{(obj - ref['sol'].objective) / best:9.1e}"
                 eq = res["seconds"] / t_eigh
                 eigh = "?" if res["eigh"] is None else f"{res['eigh']}"
                 print(f"{fam:>10} {n:5d} {t_eigh:7.3f} {m:>9} {eq:9.1f} {res['iters']:>22} "

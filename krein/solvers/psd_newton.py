@@ -175,7 +175,7 @@ class _DualPoint:
         return self._omega
 
     def _small_side_square(self):
-        """``(P_k P_k') o (P_k P_k')`` for the smaller side ``k`` (once per point, ``n^2 min(r, s)``)."""
+        """``(P_k P_k') o (P_k P_k')``, ``k`` the smaller side (once per point, ``n^2 min(r, s)``)."""
         if self._pi2 is None:
             Pk = self.P_pos if self.r <= self.s else self.P_neg
             Pi = Pk @ Pk.T
