@@ -1,35 +1,51 @@
-"""Nearest PSD kernel with a fixed diagonal (munoz §3.3): speed as ratios to one ``eigh``.
+"""Nearest PSD kernel with a fixed diagonal (munoz §3.3): time in ``eigh``-equivalents.
 
-For each n (default 500, 1000, 2000) on an indefinite kernel with unit diagonal
-(default: munoz §4.1's artificial data, two Gaussian clouds, with the *pick-out*
-combination of the two Gaussian kernels of the coordinate projections: the
-maximum of the two kernels for a same-class pair, the minimum otherwise), print
+For each n (default 500, 1000, 2000) and each family of unit-diagonal indefinite
+matrices (``--families``, default all three):
 
-* ``t_eigh``: one ``numpy.linalg.eigh(K)`` (best of 3 before and 3 after the
-  loops), the reference;
-* for Dykstra (``method="dykstra"``, Higham's Algorithm 3.3) and its Anderson
-  acceleration (``method="anderson"``): seconds per iteration / ``t_eigh``
-  (target: close to 1, one eigendecomposition plus O(n^2) per iteration), and
-  the number of iterations to ``tol`` (default 1e-6).  A run that would not fit
-  the time budget is stopped early and its iteration count to ``tol``
-  extrapolated from the linear rate of the stopping criterion over the last
-  third of its iterations (marked ``~``);
-* the CVXPY SDP of munoz (9) (:class:`krein.formulations.nearest_psd.NearestPSDSDP`)
-  with SCS (``eps_abs = eps_rel = 1e-6``) at n = 25, 50, 100, ... while the next
-  size is predicted to fit the remaining budget (growth exponent of the last two
-  sizes, within [3, 6]): its setup (CVXPY compile, constant data) and
-  solve times, and its relative objective difference from the Dykstra/Anderson
-  answer on the same kernel.
+* ``randcorr``: a random correlation matrix (eigenvalues geometric from 1 to
+  1e-3, scaled to unit diagonal) plus ``0.1 E``, ``E`` symmetric uniform on
+  [-1, 1], diagonal reset to 1 (a random correlation matrix plus a random
+  symmetric perturbation, the kind of test matrix of Qi & Sun 2006);
+* ``minkowski``: ``exp(-D / median(D))`` with the Minkowski ``p = 0.5``
+  "distance" ``D_ij = (sum_k |x_ik - x_jk|^0.5)^2`` (not a metric) on standard
+  Gaussian points in R^10;
+* ``pickout``: munoz §4.1's artificial data, two Gaussian clouds, with the
+  *pick-out* combination of the two Gaussian kernels of the coordinate
+  projections (the maximum of the two kernels for a same-class pair, the
+  minimum otherwise);
+* ``sigmoid`` (on request): a sigmoid kernel scaled to unit diagonal;
+
+print, with ``t_eigh`` one ``numpy.linalg.eigh`` of the same matrix (best of 3
+before and 3 after the solvers) as the reference,
+
+* for Qi & Sun's Newton method (best of ``--repeat`` runs, default 1;
+  :func:`krein.solvers.psd_newton.nearest_psd_newton`),
+  Dykstra's method (Higham's Algorithm 3.3) and its Anderson acceleration
+  (:func:`krein.solvers.alternating.alternating_projections`): the time to
+  ``--tol`` in ``eigh``-equivalents (seconds / ``t_eigh``), the iterations, the
+  eigendecompositions (Newton: one per iterate, line-search trials included),
+  and the relative difference of the distance ``||K - X||_F`` from Newton's.
+  A Dykstra/Anderson run that would not fit its time share is stopped early and
+  its iteration count to ``tol`` extrapolated from the linear rate of the
+  stopping criterion over the last third of its iterations (marked ``~``; its
+  time is then the extrapolated iterations times the seconds per iteration, and
+  its distance is that of the stopped iterate, so no difference is printed);
+* with ``--sdp``: the CVXPY SDP of munoz (9)
+  (:class:`krein.formulations.nearest_psd.NearestPSDSDP`) with SCS
+  (``eps_abs = eps_rel = 1e-6``) at n = 25, 50, 100, ... while the next size is
+  predicted to fit the remaining budget, and its relative objective difference
+  from the Newton answer.
 
 Everything runs in one process with ``--threads`` BLAS threads (default 1, via
-threadpoolctl) within ``--budget`` seconds (default 600): 70 % for the loops,
-30 % for the SDP, unused time carried over.
+threadpoolctl) within ``--budget`` seconds (default 1800, shared equally by the
+(family, n) cells, unused time carried over; Newton always runs to the end).
 
 Usage::
 
-    python benchmarks/nearest_psd.py                 # n = 500, 1000, 2000; 10 minutes
-    python benchmarks/nearest_psd.py --quick         # n = 100, 200; 1 minute
-    python benchmarks/nearest_psd.py --kernel sigmoid --sizes 300,600
+    python benchmarks/nearest_psd.py                 # n = 500, 1000, 2000, three families
+    python benchmarks/nearest_psd.py --quick         # n = 100, 200, within 90 s
+    python benchmarks/nearest_psd.py --families pickout --sizes 300,600 --sdp
 """
 
 from __future__ import annotations
@@ -46,6 +62,31 @@ from krein.formulations.nearest_psd import NearestPSDSDP
 from krein.kernels import gaussian_kernel, sigmoid_kernel
 from krein.solvers import solve
 from krein.solvers.alternating import alternating_projections
+from krein.solvers.psd_newton import nearest_psd_newton
+
+
+def random_correlation(n, seed=0, alpha=0.1):
+    """Random correlation matrix (geometric eigenvalues 1 ... 1e-3) + ``alpha E``, unit diagonal."""
+    rng = np.random.default_rng(seed)
+    Q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    lam = np.geomspace(1.0, 1e-3, n)
+    C = (Q * (lam * n / lam.sum())) @ Q.T
+    d = np.sqrt(np.diag(C))
+    C /= np.outer(d, d)
+    E = rng.uniform(-1.0, 1.0, size=(n, n))
+    G = C + alpha * (np.triu(E) + np.triu(E, 1).T)
+    np.fill_diagonal(G, 1.0)
+    return G
+
+
+def minkowski_kernel(n, seed=0, dim=10, p=0.5):
+    """``exp(-D / median(D))``, ``D`` the Minkowski ``p = 0.5`` "distance" on N(0, I_10) points."""
+    X = np.random.default_rng(seed).normal(size=(n, dim))
+    S = np.zeros((n, n))
+    for k in range(dim):
+        S += np.abs(X[:, k, None] - X[None, :, k]) ** p
+    D = S ** (1.0 / p)
+    return np.exp(-D / np.median(D[np.triu_indices(n, 1)]))
 
 
 def pickout_kernel(n, seed=0, gamma=1.0):
@@ -69,7 +110,9 @@ def sigmoid_unit_kernel(n, seed=0):
     return K / np.outer(d, d)
 
 
-KERNELS = {"pickout": pickout_kernel, "sigmoid": sigmoid_unit_kernel}
+KERNELS = {"randcorr": random_correlation, "minkowski": minkowski_kernel,
+           "pickout": pickout_kernel, "sigmoid": sigmoid_unit_kernel}
+DEFAULT_FAMILIES = "randcorr,minkowski,pickout"
 
 
 def time_eigh(K, repeat=3):
@@ -81,7 +124,18 @@ def time_eigh(K, repeat=3):
     return best
 
 
-def run_loop(K, method, tol, seconds, t_eigh):
+def run_newton(K, tol, repeat=1):
+    """Newton to ``tol``, best time of ``repeat`` runs (the answer is the same each time)."""
+    best = np.inf
+    for _ in range(repeat):
+        sol = nearest_psd_newton(K, 1.0, tol=tol, certify=False, check_input=False)
+        best = min(best, sol.setup_time + sol.solve_time)
+    return {"sol": sol, "seconds": best, "iters": f"{sol.iterations}",
+            "eigh": int(sol.certificate["eigh"]), "converged": sol.status == "converged",
+            "extrapolated": False}
+
+
+def run_loop(K, method, tol, seconds):
     """Run ``method`` with max_iter chosen to fit ``seconds``; return a result dict."""
     probe = 3
     with warnings.catch_warnings():
@@ -96,95 +150,119 @@ def run_loop(K, method, tol, seconds, t_eigh):
                                           certify=False, check_input=False)
     tr = sol.trace
     k = len(tr)
-    per_iter = float(tr["seconds"].iloc[-1] - tr["seconds"].iloc[0]) / max(1, k - 1)
-    if sol.status == "converged":
-        iters = f"{k}"
-    else:
+    per_iter = float(tr["seconds"].iloc[-1]) / k
+    total = sol.setup_time + sol.solve_time
+    res = {"sol": sol, "seconds": total, "iters": f"{k}", "eigh": k,
+           "converged": sol.status == "converged", "extrapolated": False}
+    if not res["converged"]:
         crit = np.log10(tr["criterion"].to_numpy())
         tail = slice(2 * k // 3, k)
         slope = np.polyfit(np.arange(k)[tail], crit[tail], 1)[0] if k - 2 * k // 3 >= 3 else 0.0
         if slope < 0:
-            iters = f"~{int(k + (np.log10(tol) - crit[-1]) / slope)} (stopped at {k})"
+            k_tol = int(k + (np.log10(tol) - crit[-1]) / slope)
+            res.update(iters=f"~{k_tol} (stopped at {k})", eigh=k_tol, seconds=k_tol * per_iter,
+                       extrapolated=True)
         else:
-            iters = f"? (stopped at {k}, criterion {tr['criterion'].iloc[-1]:.1e})"
-    return {"sol": sol, "ratio": per_iter / t_eigh, "per_iter": per_iter, "iters": iters,
-            "seconds": float(tr["seconds"].iloc[-1]), "converged": sol.status == "converged"}
+            res.update(iters=f"? (stopped at {k})", eigh=None, seconds=np.nan, extrapolated=True)
+    return res
+
+
+def sdp_section(make, budget_end, answers):
+    """The CVXPY SDP with SCS at n = 25, 50, ... while the next size fits the budget."""
+    print("\nCVXPY SDP (munoz 9) with SCS, eps_abs = eps_rel = 1e-6")
+    print(f"{'n':>6} {'setup s':>8} {'solve s':>8} {'total s':>8} {'rel. obj. diff':>15}")
+    n, hist = 25, []
+    while True:
+        if hist:
+            m_prev, t_prev = hist[-1]
+            # growth exponent from the last two sizes, within [3, 6] (an eigh of order n
+            # per SCS iteration, a sparse factorization with n^2 unknowns)
+            expo = 4.0
+            if len(hist) >= 2 and hist[-2][1] > 0.5:
+                expo = float(np.log(t_prev / hist[-2][1]) / np.log(m_prev / hist[-2][0]))
+                expo = min(max(expo, 3.0), 6.0)
+            predicted = t_prev * (n / m_prev) ** expo
+            if time.perf_counter() + predicted > budget_end:
+                print(f"  (n = {n} not run: predicted {predicted:.0f} s, "
+                      f"{max(0.0, budget_end - time.perf_counter()):.0f} s left)")
+                break
+        K = make(n)
+        t0 = time.perf_counter()
+        sol = solve(NearestPSDSDP(K, 1.0), "SCS", eps_abs=1e-6, eps_rel=1e-6, max_iters=100000)
+        total = time.perf_counter() - t0
+        ref = answers.get(n)
+        if ref is None:
+            ref = nearest_psd_newton(K, 1.0, tol=1e-10, certify=False).objective
+        diff = (sol.objective - ref) / ref
+        print(f"{n:6d} {total - sol.solve_time:8.2f} {sol.solve_time:8.2f} {total:8.2f} "
+              f"{diff:15.2e}")
+        hist.append((n, total))
+        n *= 2
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="500,1000,2000")
-    ap.add_argument("--kernel", choices=sorted(KERNELS), default="pickout")
-    ap.add_argument("--tol", type=float, default=1e-6)
-    ap.add_argument("--budget", type=float, default=600.0, help="seconds in all")
+    ap.add_argument("--families", default=DEFAULT_FAMILIES,
+                    help=f"comma-separated, among {sorted(KERNELS)}")
+    ap.add_argument("--kernel", choices=sorted(KERNELS), default=None,
+                    help="one family (same as --families KERNEL)")
+    ap.add_argument("--methods", default="newton,anderson,dykstra")
+    ap.add_argument("--tol", type=float, default=1e-8)
+    ap.add_argument("--budget", type=float, default=1800.0, help="seconds in all")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads")
-    ap.add_argument("--quick", action="store_true", help="n = 100, 200 within 60 s")
+    ap.add_argument("--repeat", type=int, default=1,
+                    help="Newton runs per cell, the best time kept (as for the reference)")
+    ap.add_argument("--sdp", action="store_true", help="also time the CVXPY SDP with SCS")
+    ap.add_argument("--quick", action="store_true", help="n = 100, 200 within 90 s")
     args = ap.parse_args(argv)
     if args.quick:
-        args.sizes, args.budget = "100,200", min(args.budget, 60.0)
+        args.sizes, args.budget = "100,200", min(args.budget, 90.0)
+    families = [args.kernel] if args.kernel else args.families.split(",")
+    bad = [f for f in families if f not in KERNELS]
+    if bad:
+        ap.error(f"--families: unknown {bad}; choose among {sorted(KERNELS)}")
+    methods = args.methods.split(",")
     sizes = [int(s) for s in args.sizes.split(",")]
-    make = KERNELS[args.kernel]
     t_start = time.perf_counter()
-    loop_budget = 0.7 * args.budget
+    loop_budget = (0.8 if args.sdp else 1.0) * args.budget
+    cells = [(f, n) for n in sizes for f in families]
+    answers = {}
     with threadpool_limits(args.threads):
-        print(f"kernel {args.kernel}, tol {args.tol:g}, {args.threads} BLAS thread(s), "
-              f"budget {args.budget:.0f} s")
-        print(f"{'n':>6} {'t_eigh':>8} {'method':>9} {'s/iter':>8} {'/eigh':>6} "
-              f"{'iterations to tol':>28} {'seconds':>8} {'||K-X||':>12}")
-        answers = {}
-        for i, n in enumerate(sizes):
-            K = make(n)
+        print(f"tol {args.tol:g}, {args.threads} BLAS thread(s), budget {args.budget:.0f} s")
+        print(f"{'family':>10} {'n':>5} {'t_eigh':>7} {'method':>9} {'eigh-eq.':>9} "
+              f"{'iterations':>22} {'eigh':>6} {'seconds':>8} {'||K-X||':>14} {'rel. diff':>9}")
+        for i, (fam, n) in enumerate(cells):
+            K = KERNELS[fam](n)
             t_eigh = time_eigh(K)
+            results = {}
+            if "newton" in methods:
+                results["newton"] = run_newton(K, args.tol, args.repeat)
             left = loop_budget - (time.perf_counter() - t_start)
-            share = max(left / (len(sizes) - i), 5 * t_eigh)
-            res_aa = run_loop(K, "anderson", args.tol, 0.5 * share, t_eigh)
-            share_dyk = max(share - res_aa["seconds"], 5 * t_eigh)
-            res_dyk = run_loop(K, "dykstra", args.tol, share_dyk, t_eigh)
-            # the reference again after the loops (best of both: less exposed to load spikes)
+            share = max(left / (len(cells) - i), 5 * t_eigh)
+            others = [m for m in ("anderson", "dykstra") if m in methods]
+            for j, m in enumerate(others):
+                used = sum(r["sol"].setup_time + r["sol"].solve_time
+                           for k, r in results.items() if k != "newton")
+                results[m] = run_loop(K, m, args.tol,
+                                      max((share - used) / (len(others) - j), 5 * t_eigh))
             t_eigh = min(t_eigh, time_eigh(K))
-            for res in (res_aa, res_dyk):
-                res["ratio"] = res["per_iter"] / t_eigh
-            for name, res in (("dykstra", res_dyk), ("anderson", res_aa)):
-                print(f"{n:6d} {t_eigh:8.3f} {name:>9} {res['per_iter']:8.3f} {res['ratio']:6.2f} "
-                      f"{res['iters']:>28} {res['seconds']:8.1f} {res['sol'].objective:12.8g}")
-            best = [r["sol"].objective for r in (res_aa, res_dyk) if r["converged"]]
-            if best:
-                answers[n] = min(best)
-        # ---- the SDP reference (SCS)
-        print("\nCVXPY SDP (munoz 9) with SCS, eps_abs = eps_rel = 1e-6")
-        print(f"{'n':>6} {'setup s':>8} {'solve s':>8} {'total s':>8} {'rel. obj. diff':>15}")
-        sdp_end = t_start + args.budget
-        n, hist = 25, []
-        while True:
-            if hist:
-                m_prev, t_prev = hist[-1]
-                # growth exponent from the last two sizes, within [3, 6] (an eigh of order n
-                # per SCS iteration, a sparse factorization with n^2 unknowns)
-                expo = 4.0
-                if len(hist) >= 2 and hist[-2][1] > 0.5:
-                    expo = float(np.log(t_prev / hist[-2][1]) / np.log(m_prev / hist[-2][0]))
-                    expo = min(max(expo, 3.0), 6.0)
-                predicted = t_prev * (n / m_prev) ** expo
-                if time.perf_counter() + predicted > sdp_end:
-                    print(f"  (n = {n} not run: predicted {predicted:.0f} s, "
-                          f"{max(0.0, sdp_end - time.perf_counter()):.0f} s left)")
-                    break
-            K = make(n)
-            t0 = time.perf_counter()
-            form = NearestPSDSDP(K, 1.0)
-            sol = solve(form, "SCS", eps_abs=1e-6, eps_rel=1e-6, max_iters=100000)
-            total = time.perf_counter() - t0
-            if n not in answers:
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", ConvergenceWarning)
-                    answers[n] = alternating_projections(K, 1.0, method="anderson", tol=1e-10,
-                                                         max_iter=5000, certify=False).objective
-            diff = (sol.objective - answers[n]) / answers[n]
-            print(f"{n:6d} {total - sol.solve_time:8.2f} {sol.solve_time:8.2f} {total:8.2f} "
-                  f"{diff:15.2e}")
-            hist.append((n, total))
-            n *= 2
+            ref = results.get("newton")
+            for m, res in results.items():
+                obj = res["sol"].objective
+                diff = ""
+                if ref is not None and m != "newton" and res["converged"]:
+                    best = max(ref["sol"].objective, 1e-300)
+                    diff = f"{(obj - ref['sol'].objective) / best:9.1e}"
+                eq = res["seconds"] / t_eigh
+                eigh = "?" if res["eigh"] is None else f"{res['eigh']}"
+                print(f"{fam:>10} {n:5d} {t_eigh:7.3f} {m:>9} {eq:9.1f} {res['iters']:>22} "
+                      f"{eigh:>6} {res['seconds']:8.1f} {obj:14.10g} {diff:>9}", flush=True)
+            if ref is not None and fam == families[0]:
+                answers[n] = ref["sol"].objective
+        if args.sdp:
+            sdp_section(KERNELS[families[0]], t_start + args.budget, answers)
     print(f"\ntotal {time.perf_counter() - t_start:.0f} s")
 
 

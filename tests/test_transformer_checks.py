@@ -10,13 +10,15 @@ Fast instances.  scikit-learn's harness feeds a transformer with the ``pairwise`
 the linear kernel ``X X'`` of its small data sets, which is PSD.  So:
 
 * ``NearestPSD`` with ``diagonal="keep"`` (the default) starts from a feasible point
-  (PSD, with its own diagonal): every solver returns ``K`` after one projection, so
-  the three solvers run through the API in milliseconds.  The iterating path (unit
+  (PSD, with its own diagonal): the alternating projections return ``K`` after one
+  projection and the Newton method (the default, ``solver="auto"``) after zero
+  steps, so every solver runs through the API in milliseconds.  The iterating path (unit
   diagonal, a solution off ``range(K)``) runs once, with ``solver="anderson"``, which
   reaches Dykstra's limit in a fraction of the iterations (asserted in
   ``tests/test_nearest_psd.py``); ``solver="plain"`` on a unit diagonal took about
   9 minutes on a busy machine, for nothing the API checks need (its convergence is
-  tested in ``tests/test_nearest_psd.py``).
+  tested in ``tests/test_nearest_psd.py``).  The Newton method also runs once on a
+  unit diagonal.
 * ``Bending`` and ``ConformalTransformation`` stop at the start on a PSD kernel (zero
   bending steps; ``w = 1`` optimal), which is also why ``check_transformer_n_iter``
   is an expected failure for them.
@@ -33,7 +35,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein import (Bending, ConformalLinearCombination, ConformalTransformation, NearestPSD,
                    SpectrumCorrection)
-from krein.solvers.alternating import ALTERNATING_METHODS
+from krein.estimators.nearest_psd import NEAREST_PSD_SOLVERS
 from krein.spectrum import TRANSFORMS
 
 # ------------------------------------------------------------------ reasons
@@ -46,6 +48,9 @@ _CONFORMAL_PSD = "the check's kernel X X' is PSD: A = flip(K) = K, w = 1 is opti
 #: negative diagonal entries; diagonal="keep" refuses it by design (no PSD matrix has one).
 _KEEP_NEGATIVE = ("the check's kernel has negative diagonal entries; diagonal='keep' makes "
                   "problem (9) infeasible and raises ValueError by design")
+#: Qi & Sun's Newton method starts at y = 0, where the dual gradient already vanishes.
+_NEWTON_START = ("the check's kernel X X' is PSD and diagonal='keep': the Newton method starts "
+                 "at the solution and makes zero steps (n_iter_ = 0)")
 #: With a unit diagonal on the rank-deficient X X', the fitted kernel leaves range(X X'), so
 #: no linear map of kernel rows (the least-squares map included) carries the training rows
 #: to it (documented under NearestPSD's out_of_sample).
@@ -57,7 +62,8 @@ TRANSFORMERS = (
     + [SpectrumCorrection("clip", out_of_sample="raw")]
     + [Bending(), Bending(correction="abs", eps=0.01, out_of_sample="spectral"),
        Bending(correction="shift"), Bending(correction="square")]
-    + [NearestPSD(solver=s) for s in ALTERNATING_METHODS]
+    + [NearestPSD(solver=s) for s in NEAREST_PSD_SOLVERS]
+    + [NearestPSD(diagonal=1.0, tol=1e-4)]
     + [NearestPSD(diagonal=1.0, solver="anderson", tol=1e-4)]
     + [ConformalTransformation(), ConformalTransformation(solver="search", r=2, random_state=0),
        ConformalTransformation(solver="lbfgs")]
@@ -72,7 +78,10 @@ def expected_failed_checks(est):
         return {"check_transformer_n_iter": _CONFORMAL_PSD} if est.solver == "lbfgs" else {}
     if isinstance(est, NearestPSD):
         if est.diagonal == "keep":
-            return {"check_positive_only_tag_during_fit": _KEEP_NEGATIVE}
+            failed = {"check_positive_only_tag_during_fit": _KEEP_NEGATIVE}
+            if est.solver in ("auto", "newton"):
+                failed["check_transformer_n_iter"] = _NEWTON_START
+            return failed
         return {"check_transformer_general": _RANGE,
                 "check_transformer_general(readonly_memmap=True)": _RANGE,
                 "check_transformer_data_not_an_array": _RANGE}

@@ -1,4 +1,8 @@
-"""``NearestPSD``: munoz's alternating projections (§3.3) as a scikit-learn transformer."""
+"""``NearestPSD``: munoz's nearest PSD kernel with a fixed diagonal (§3.3) as a transformer.
+
+Solved by the semismooth Newton method of Qi & Sun (2006) where it applies, else by
+Dykstra's alternating projections (Higham 2002).
+"""
 
 from __future__ import annotations
 
@@ -11,22 +15,31 @@ from sklearn.utils._param_validation import Interval, StrOptions
 
 from ..formulations.nearest_psd import check_weights, resolve_diagonal
 from ..solvers.alternating import ALTERNATING_METHODS, alternating_projections
+from ..solvers.psd_newton import nearest_psd_newton
 from ..spectrum import Spectrum, reset_on_fit, validate_fit_kernel, validate_kernel_rows
 
-__all__ = ["NearestPSD", "NEAREST_PSD_ROW_MAPS"]
+__all__ = ["NearestPSD", "NEAREST_PSD_ROW_MAPS", "NEAREST_PSD_SOLVERS"]
 
 #: Out-of-sample maps of :class:`NearestPSD`.
 NEAREST_PSD_ROW_MAPS = ("least-squares", "munoz")
+
+#: Values of :class:`NearestPSD`'s ``solver``: ``"auto"``, Qi & Sun's Newton method and
+#: the alternating projections (:data:`krein.solvers.alternating.ALTERNATING_METHODS`).
+NEAREST_PSD_SOLVERS = ("auto", "newton") + ALTERNATING_METHODS
 
 
 class NearestPSD(TransformerMixin, BaseEstimator):
     """Nearest PSD kernel with a fixed diagonal, munoz §3.3 eqs. (9)-(12).
 
     ``fit_transform(K)`` returns the solution ``X`` of munoz (9),
-    ``min ||K - X||_W  s.t.  X PSD, diag(X) = c``, computed by alternating
-    projections (:func:`krein.solvers.alternating.alternating_projections`,
-    where the projections, the stopping rule and the returned matrix are
-    documented); ``transform(K_rows)`` maps ``(m, n)`` kernel rows of new points.
+    ``min ||K - X||_W  s.t.  X PSD, diag(X) = c``, computed by default by the
+    semismooth Newton method of Qi & Sun (2006)
+    (:func:`krein.solvers.psd_newton.nearest_psd_newton`) for ``W = I`` or a
+    diagonal ``W``, and by Dykstra's alternating projections
+    (:func:`krein.solvers.alternating.alternating_projections`) for a general
+    SPD ``W`` (the solvers' docstrings document the algorithms, the stopping
+    rules and the returned matrix); ``transform(K_rows)`` maps ``(m, n)``
+    kernel rows of new points.
     So ``make_pipeline(NearestPSD(), SVC(kernel="precomputed"))`` works in
     ``cross_val_score`` on a precomputed kernel.
 
@@ -62,24 +75,36 @@ class NearestPSD(TransformerMixin, BaseEstimator):
           (Higham 2002's ``W``-norm).  Arrays fit one training set only (their
           size is ``n``); inside a cross-validated pipeline use ``None`` or
           ``"support-vectors"``.
-    solver : {"dykstra", "plain", "anderson"}
-        The algorithm (:data:`krein.solvers.alternating.ALTERNATING_METHODS`).
-        ``"dykstra"`` (default): Dykstra-corrected alternating projections
-        (Higham 2002, Algorithm 3.3), which converge to the solution of (9).
+    solver : {"auto", "newton", "dykstra", "plain", "anderson"}
+        The algorithm (:data:`NEAREST_PSD_SOLVERS`).  ``"auto"`` (default):
+        ``"newton"`` for ``W = I`` or a diagonal ``W`` (``weights`` ``None``, a
+        vector or ``"support-vectors"``), ``"dykstra"`` for a general SPD ``W``
+        (``solution_.solver`` names the one used).
+        ``"newton"``: the dual semismooth Newton-CG method of Qi & Sun (2006,
+        Algorithm 5.1), quadratically convergent, a handful of
+        eigendecompositions (measured in ``benchmarks/README.md``); diagonal
+        ``W`` only (a general ``W`` raises ``ValueError``).
+        ``"dykstra"``: Dykstra-corrected alternating projections (Higham 2002,
+        Algorithm 3.3), which converge to the solution of (9) at a linear
+        rate, for any SPD ``W``; a cross-check of the Newton method.
         ``"plain"``: munoz eq. (10), ``A <- P_U(P_S(A))``, which converges to
         *a* PSD matrix with diagonal ``c`` but in general not the nearest one
-        (von Neumann's theorem needs subspaces; the PSD matrices are a cone).
+        (von Neumann's theorem needs subspaces; the PSD matrices are a cone):
+        kept to reproduce munoz.
         ``"anderson"``: Dykstra's iteration with Anderson acceleration (depth 5,
-        Higham & Strabic 2016): the same limit in far fewer iterations on
-        kernel matrices, without a convergence theorem (the certificate in
-        ``solution_`` tells).  The default is the algorithm that provably solves
-        the problem munoz state.
+        Higham & Strabic 2016): the same limit in fewer iterations than
+        ``"dykstra"``, without a convergence theorem (the certificate in
+        ``solution_`` tells).  Every solver but ``"plain"`` solves the problem
+        munoz state.
     tol : float in (0, 1)
-        Stopping tolerance (Higham's criterion: relative changes of both
-        iterates and their relative distance).  The number of iterations grows
-        roughly like ``n`` on kernels whose solution has low rank; ``1e-4``
-        usually gives a kernel indistinguishable for an SVM in far fewer
-        iterations (the returned matrix is feasible at any ``tol``).
+        Stopping tolerance.  ``"newton"``: relative norm of the dual gradient
+        (the diagonal of the dual's primal point within ``tol`` of ``c``); the
+        quadratic rate usually takes the last step far below it.  Alternating
+        projections: Higham's criterion (relative changes of both iterates
+        and their relative distance); their number of iterations grows
+        roughly like ``n`` on kernels whose solution has low rank, and
+        ``1e-4`` usually gives a kernel indistinguishable for an SVM in far
+        fewer iterations.  The returned matrix is feasible at any ``tol``.
     max_iter : int >= 1
         Maximum number of iterations (``ConvergenceWarning`` when reached).
     out_of_sample : {"least-squares", "munoz"}
@@ -134,13 +159,21 @@ class NearestPSD(TransformerMixin, BaseEstimator):
     distance_ : float
         ``||K - X||_W``.
     n_iter_ : int
-        Number of iterations (eigendecompositions of the loop).
+        Number of iterations: Newton steps (0 when the start is optimal, e.g. a
+        PSD kernel with ``diagonal="keep"``) or eigendecompositions of the
+        alternating projections.
     trace_ : pandas.DataFrame
-        Per iteration: ``iter, objective (||K - X_k||_W), change_X, change_Y,
-        gap_XY, criterion, n_negative, seconds``.
+        Per iteration; columns of the solver used: Newton
+        (:data:`krein.solvers.psd_newton.NEWTON_TRACE_COLUMNS`: ``iter, objective,
+        dual_value, relative_gap, gradient, step, cg_iterations, n_positive,
+        eigh, seconds``) or alternating projections (``iter, objective
+        (||K - X_k||_W), change_X, change_Y, gap_XY, criterion, n_negative,
+        seconds``).
     solution_ : krein.solvers.Solution
         With the optimality certificate of ``X``
-        (:func:`krein.formulations.nearest_psd.nearest_psd_certificate`).
+        (:func:`krein.formulations.nearest_psd.nearest_psd_certificate`; for
+        the Newton method also the duality gap of its dual);
+        ``solution_.solver`` names the algorithm used.
     spectrum_ : krein.spectrum.Spectrum
         Decomposition of the input kernel (``r_mm``, ``r_neg`` of munoz eq. 2).
     min_eigenvalue_ : float
@@ -168,13 +201,16 @@ class NearestPSD(TransformerMixin, BaseEstimator):
     ----------
     A. Munoz and I. Martin de Diego (2006), §3.3 eqs. (9)-(12), §4.
     N. J. Higham (2002), IMA J. Numer. Anal. 22, 329-343, Algorithm 3.3.
+    H. Qi and D. Sun (2006), "A quadratically convergent Newton method for
+    computing the nearest correlation matrix", SIAM J. Matrix Anal. Appl. 28,
+    360-385, Algorithm 5.1.
     """
 
     _parameter_constraints: dict = {
         "diagonal": [None, StrOptions({"keep"}), Interval(numbers.Real, 0, None, closed="left"),
                      "array-like"],
         "weights": [None, StrOptions({"support-vectors"}), "array-like"],
-        "solver": [StrOptions(set(ALTERNATING_METHODS))],
+        "solver": [StrOptions(set(NEAREST_PSD_SOLVERS))],
         "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "out_of_sample": [StrOptions(set(NEAREST_PSD_ROW_MAPS))],
@@ -184,7 +220,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, diagonal="keep", weights=None, solver="dykstra", tol=1e-6, max_iter=1000,
+    def __init__(self, diagonal="keep", weights=None, solver="auto", tol=1e-6, max_iter=1000,
                  out_of_sample="least-squares", rcond=None, sv_weight=10.0, C=1.0, verbose=False):
         self.diagonal = diagonal
         self.weights = weights
@@ -251,9 +287,16 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         c = resolve_diagonal(self.diagonal, K)
         spec = Spectrum.from_kernel(K, check=False)
         norm, support = self._weights(K, y, spec)
-        sol = alternating_projections(K, c, norm, method=self.solver, tol=float(self.tol),
-                                      max_iter=int(self.max_iter), verbose=bool(self.verbose),
-                                      check_input=False)
+        solver = self.solver
+        if solver == "auto":
+            solver = "dykstra" if norm.kind == "matrix" else "newton"
+        if solver == "newton":
+            sol = nearest_psd_newton(K, c, norm, tol=float(self.tol), max_iter=int(self.max_iter),
+                                     verbose=bool(self.verbose), check_input=False)
+        else:
+            sol = alternating_projections(K, c, norm, method=solver, tol=float(self.tol),
+                                          max_iter=int(self.max_iter), verbose=bool(self.verbose),
+                                          check_input=False)
         X = sol.primal["X"]
         self.row_map_ = self._row_map(K, X, spec, norm)
         self.kernel_ = X

@@ -39,12 +39,24 @@ column in the least-squares sense: ``theta_j = <x_j, (X G)_j> / ||x_j||^2``
 (``x_j`` the j-th column of ``X``), and measures what is left of the conditions.
 This uses nothing of the algorithm that produced ``X``.
 
+The dual (Qi & Sun 2006)
+------------------------
+For ``W = I`` (a diagonal ``W`` reduces to it with ``Y = W^(1/2) X W^(1/2)``)
+the Lagrangian dual of ``min 1/2 ||X - K||_F^2`` over the PSD matrices with
+``diag(X) = c`` is ``max_y  1/2 ||K||_F^2 + c'y - 1/2 ||(K + Diag(y))_+||_F^2``,
+attained at ``y = -theta``, with primal solution ``X = (K + Diag(y))_+``.  Every
+``y`` gives a lower bound on the optimal value, hence a duality gap for any
+feasible ``X``; :func:`krein.solvers.psd_newton.nearest_psd_newton` solves this
+dual by a semismooth Newton method and reports the gap.
+
 References
 ----------
 A. Munoz and I. Martin de Diego (2006), "From indefinite to positive
 semi-definite matrices", §3.3, eqs. (9)-(12).
 N. J. Higham (2002), "Computing the nearest correlation matrix -- a problem
 from finance", IMA J. Numer. Anal. 22, 329-343 (W-norm, Theorems 3.1-3.2).
+H. Qi and D. Sun (2006), "A quadratically convergent Newton method for computing
+the nearest correlation matrix", SIAM J. Matrix Anal. Appl. 28, 360-385.
 """
 
 from __future__ import annotations
@@ -409,8 +421,9 @@ class NearestPSDSDP(Formulation):
     (the constraint on the diagonal only when ``diagonal`` is not None).  The
     reference for small ``n`` (the problem has ``n (n + 1) / 2`` variables, a PSD
     cone of order ``n`` and a second-order cone of dimension ``n^2 + 1``); any
-    installed solver with PSD cones solves it (CLARABEL, SCS).  The fast path is
-    :func:`krein.solvers.alternating.alternating_projections`.
+    installed solver with PSD cones solves it (CLARABEL, SCS).  The fast paths are
+    :func:`krein.solvers.psd_newton.nearest_psd_newton` (``W = I`` or diagonal) and
+    :func:`krein.solvers.alternating.alternating_projections` (any SPD ``W``).
 
     Parameters
     ----------

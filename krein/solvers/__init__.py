@@ -21,6 +21,7 @@ from .proxy import ProxyKernelOracle
 from .accpm import accpm  # noqa: E402
 from .exchange import exchange  # noqa: E402
 from .alternating import alternating_projections, project_diagonal, project_psd  # noqa: E402
+from .psd_newton import nearest_psd_newton  # noqa: E402
 from .bending import bending  # noqa: E402
 from .conformal import conformal_fit  # noqa: E402
 from .hull import hull_multistart, hull_nu_svm  # noqa: E402
@@ -33,7 +34,8 @@ __all__ = ["Solution", "SolverError", "installed_solvers", "solver_capabilities"
            "accpm", "exchange", "solve_indefinite", "INDEFINITE_SOLVERS", "INDEFINITE_ALGORITHMS",
            "indefinite_options",
            "ksvm_active_set", "sparse_bayes", "hull_multistart", "hull_nu_svm", "bending",
-           "conformal_fit", "alternating_projections", "project_psd", "project_diagonal"]
+           "conformal_fit", "alternating_projections", "project_psd", "project_diagonal",
+           "nearest_psd_newton"]
 
 #: The algorithms for the IndefiniteSVM problem (luss Algorithms 1-3 and FISTA), by name:
 #: the one table that :func:`solve_indefinite` and the estimators of

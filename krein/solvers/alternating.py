@@ -65,6 +65,13 @@ Methods
   iterations on kernel matrices (measured in ``benchmarks/README.md``), at
   the same cost per iteration (it works on ``n``-vectors, see below).
 
+For ``W = I`` or a diagonal ``W`` the semismooth Newton method of Qi & Sun
+(2006), :func:`krein.solvers.psd_newton.nearest_psd_newton`, solves the same
+problem in a handful of eigendecompositions and is the default of
+:class:`krein.estimators.nearest_psd.NearestPSD`; Dykstra's method remains the
+solver for a general SPD ``W`` and the cross-check of the Newton method, and
+``"plain"`` reproduces munoz's iteration.
+
 Without a diagonal constraint (``diagonal=None``) ``U`` is everything and all
 methods return ``P_S(K)``, the ``W``-weighted clip, after one eigendecomposition.
 
