@@ -269,8 +269,9 @@ def _register_builtin():
     register_method("nearest-psd",
                     lambda: CorrectedKernelSVC(NearestPSD(diagonal=1.0, weights="support-vectors")),
                     "SVM on the nearest PSD matrix with unit diagonal (as Munoz & de Diego's AP on "
-                    "Ionosphere), weights from the support vectors of an MDS fit, Dykstra's "
-                    "alternating projections (Munoz & de Diego 2006, eqs. 9-12; Higham 2002)")
+                    "Ionosphere), weights from the support vectors of an MDS fit, solved by the "
+                    "semismooth Newton method of Qi & Sun 2006 (the problem of Munoz & de Diego "
+                    "2006, eqs. 9-12; Higham 2002)")
     register_method("conformal", lambda: CorrectedKernelSVC(ConformalTransformation()),
                     "SVM on the conformal transformation W A W of the flipped kernel closest to K, "
                     "test rows by eq. (14) (Munoz & de Diego 2006, eqs. 13-14)")
