@@ -94,6 +94,9 @@ NOT_RUN = {
     "python benchmarks/rvm.py": "benchmark: minutes, timing targets for a quiet machine",
     "python benchmarks/hull.py": "benchmark: minutes, timing targets for a quiet machine",
     "python benchmarks/compare.py": "benchmark: minutes, timing targets for a quiet machine",
+    "python benchmarks/nearest_psd.py": "benchmark: minutes, timing targets for a quiet machine",
+    "python benchmarks/certificates.py": "benchmark: minutes, exact gaps by CLARABEL",
+    "python benchmarks/threads.py": "benchmark: tens of minutes, loads the machine on purpose",
 }
 
 HEART = ("krein compare --dataset heart --kernel sigmoid --kernel-params a=0.02,r=-1 "
@@ -109,7 +112,7 @@ CHECKERBOARD = ("krein compare --dataset checkerboard --n-samples 300 --kernel s
 
 #: Runnable but slow commands: run only with KREIN_README_SLOW=1.
 SLOW = {
-    "krein compare": "the main job: 17 methods tuned by nested CV on Sonar (65 s on two cores, "
+    "krein compare": "the main job: 17 methods tuned by nested CV on Sonar (37 s on two cores, "
                      "measured for the README); `krein compare --no-tune` below runs the same "
                      "methods, data and folds untuned in seconds",
     HEART: "50 tuned cells per method (minutes on two busy cores)",
