@@ -18,6 +18,9 @@ Estimators (scikit-learn compatible):
   :class:`Bending`, :class:`NearestPSD`, :class:`ConformalTransformation`,
   :class:`ConformalLinearCombination` (Munoz & de Diego 2006), :class:`SpectrumCorrection`.
 
+Large data: :class:`IndefiniteNystroem`, signed low-rank features of an indefinite
+kernel from landmarks (never an ``n x n`` array; Oglic & Gärtner 2019).
+
 Tools: :class:`Spectrum` and :class:`SpectrumCorrection` (spectrum corrections),
 :mod:`krein.kernels`, :mod:`krein.geometry`, :mod:`krein.formulations` with
 :func:`solve`, :mod:`krein.datasets`, and the method registry
@@ -84,6 +87,7 @@ the accepted values):
     Bool: print progress (RVC).
 """
 
+from .approximation import IndefiniteNystroem
 from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombination,
                          ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC,
                          DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC,
@@ -113,6 +117,7 @@ __all__ = [
     "ConformalTransformation",
     "ConformalLinearCombination",
     "NearestPSD",
+    "IndefiniteNystroem",
     "Spectrum",
     "SpectrumCorrection",
     "solve",
