@@ -41,6 +41,7 @@ and ``C`` is computed in row blocks of ``block_size`` rows.  Squaring ``B`` into
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -227,8 +228,6 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         n = X.shape[0]
         m = int(self.n_components)
         if m > n:
-            import warnings
-
             warnings.warn(f"n_components={m} > n_samples={n}: n_components set to {n}",
                           UserWarning, stacklevel=3)
             m = n
