@@ -52,6 +52,8 @@ import numpy as np
 from scipy.linalg.blas import dger as _dger
 from scipy.linalg.lapack import dlasd4
 
+from .. import _threads
+
 __all__ = ["RankOneEig", "rank_one_eig", "secular_roots", "secular_apply", "shifted_poles"]
 
 
@@ -479,21 +481,13 @@ def _quadratic_root(a, b, c):
 
 
 def _one_blas_thread():
-    """Context limiting BLAS to one thread (threadpoolctl, one controller per process).
+    """Context limiting BLAS to one thread (the controller of :mod:`krein._threads`).
 
     The solver makes thousands of small BLAS calls on cache-sized blocks; a threaded
     BLAS spends more on waking its threads than on the work (measured 6x slower with
     two threads on two busy cores), so they run on the calling thread.
     """
-    global _CONTROLLER
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
-
-
-_CONTROLLER = None
+    return _threads._controller().limit(limits=1, user_api="blas")
 
 
 def _middle_way(p, zeta, rr, which, sink):
