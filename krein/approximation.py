@@ -32,10 +32,43 @@ reproduces the Nyström extension ``K_approx(x, z) = k_x W^+ k_z'``.  Components
 ``|lam| <= rcond * max|lam|`` or ``D <= rcond^2 * max D`` are dropped.
 
 Time ``O(n m r + m^3)``, memory ``O(n r + block m)``: no ``n x n`` array is formed,
-and ``C`` is computed in row blocks of ``block_size`` rows.  Squaring ``B`` into
-``G`` costs accuracy where ``B`` is ill-conditioned: features are accurate to about
-``sqrt(eps) cond(B)`` relative, against ``eps cond(B)`` for a QR of the stored
-``B``.
+and ``C`` is computed in row blocks of ``block_size`` rows (with ``verbose``, a tqdm
+bar counts them).  Squaring ``B`` into ``G`` costs accuracy where ``B`` is
+ill-conditioned: features are accurate to about ``sqrt(eps) cond(B)`` relative,
+against ``eps cond(B)`` for a QR of the stored ``B``.  Each feature's sign is fixed
+(its largest entry of ``T`` positive, as scikit-learn's ``svd_flip``), so the same
+landmarks give the same columns however the sums were blocked.
+
+Inputs
+------
+* Feature vectors ``X`` of shape ``(n, d)`` and a kernel (a name of
+  :data:`krein.kernels.KERNELS` or a callable): the landmarks are rows of ``X``,
+  drawn (``"uniform"``, ``"kmeans++"``) or given as an index array.
+* ``kernel="precomputed"``, for dissimilarity data where only the kernel against
+  the landmarks is computed: ``X = C = K(objects, landmarks)`` of shape ``(n, m)``
+  and ``W = K(landmarks, landmarks)`` either ``X[landmarks]`` (``landmarks`` the
+  index array of the rows of ``X`` that are the landmarks, in the order of the
+  columns) or ``fit(X, K_mm=W)``.  ``transform`` takes ``K(new, landmarks)``.  The
+  columns give no exact kernel value between two other objects, so
+  ``rcond="auto"`` is chosen from ``W`` alone (held-out landmark pairs; class
+  docstring) and ``approximation_error`` needs the exact kernel as ``K_nn`` (a
+  matrix or a function of the sampled index pairs).
+* A dask array (``dask.array``, the optional extra ``krein[dask]``) of shape
+  ``(n, d)`` (or ``(n, m)`` precomputed columns) chunked by rows: the landmark
+  rows and the ``rcond="auto"`` validation rows are pulled with
+  ``X[idx].compute()``; ``G`` is the sum over the chunks of ``B_b' B_b``, one task
+  per chunk on dask's current scheduler (threads, processes or a
+  ``dask.distributed`` client); ``fit_transform`` and ``transform`` return a lazy
+  dask array ``C_b T`` chunked like ``X``.  The input is checked lazily (shape and
+  dtype at once, NaN/inf chunk by chunk when the kernel blocks are computed);
+  dask is imported only when a dask array is passed.
+
+References
+----------
+Williams & Seeger (2001), "Using the Nyström method to speed up kernel machines",
+NIPS.  Oglic & Gärtner (2019), "Scalable learning in reproducing kernel Krein
+spaces", ICML.  Nakatsukasa (2020), "Fast and stable randomized low-rank matrix
+approximation", arXiv:2009.11392.
 """
 
 from __future__ import annotations

@@ -5,6 +5,15 @@ Checked by things independent of its fast path: the full kernel and its eigenval
 extension ``K(X_new, Z) W_r^+ K(X, Z)'`` written out with ``numpy.linalg.eigh`` of
 ``W``; the sampled error decreasing with the number of landmarks; the memory of a fit
 at n = 20 000 (no n x n array); scikit-learn's transformer checks.
+
+Precomputed columns ``K(objects, landmarks)``: the same features as the feature vectors
+on the same landmarks (W from the landmark rows or from ``K_mm``), the Nyström extension
+written out; the error against the full kernel of the newsgroups dissimilarities
+(Gaussian and Torgerson kernels, both indefinite) decreasing with the landmarks and exact
+with every object a landmark; ``rcond="auto"`` from W alone against the plain
+pseudo-inverse; every bad input a ValueError naming the argument.  ``verbose``: a tqdm
+bar on stderr, the same features.  Dask arrays: the threaded scheduler and a two-worker
+``dask.distributed`` cluster give the in-memory features.
 """
 
 from __future__ import annotations
@@ -165,10 +174,12 @@ def test_precomputed_columns_give_the_features_of_the_feature_vectors(rcond):
     by_rows = IndefiniteNystroem(kernel="precomputed", landmarks=idx, rcond=rcond)
     by_K_mm = IndefiniteNystroem(kernel="precomputed", rcond=rcond)
     scale = np.abs(Psi).max()
-    for pre, P in ((by_rows, by_rows.fit_transform(C)), (by_K_mm, by_K_mm.fit_transform(C, K_mm=W))):
+    fitted = ((by_rows, by_rows.fit_transform(C)), (by_K_mm, by_K_mm.fit_transform(C, K_mm=W)))
+    for pre, P in fitted:
         assert pre.landmarks_ is None and pre.n_features_in_ == idx.size
         np.testing.assert_allclose(P, Psi, rtol=0, atol=1e-10 * scale)
-        np.testing.assert_allclose(pre.transform(Cn), vec.transform(Xn), rtol=0, atol=1e-10 * scale)
+        np.testing.assert_allclose(pre.transform(Cn), vec.transform(Xn), rtol=0,
+                                   atol=1e-10 * scale)
         np.testing.assert_allclose(pre.eigenvalues_, vec.eigenvalues_, rtol=1e-10)
         np.testing.assert_array_equal(pre.signs_, vec.signs_)
     np.testing.assert_array_equal(by_rows.landmark_indices_, idx)
@@ -230,6 +241,24 @@ def test_error_decreases_with_the_landmarks_on_dissimilarities(kind):
         errors.append(np.mean(e))
     assert errors[0] > errors[1] > errors[2] > errors[3], errors
     assert errors[3] < 1e-8, errors
+
+
+def test_clone_and_set_params_to_precomputed_as_the_estimators_do():
+    """The front-end contract of the estimators: ``clone(approximation).set_params(kernel=...,
+    kernel_params=...)``, then ``fit_transform`` / ``transform``, ``signs_``, ``eigenvalues_``."""
+    from sklearn.base import clone
+
+    X, Xn, idx = _precomputed_case()
+    proto = IndefiniteNystroem(landmarks=idx, rcond=1e-3)
+    vec = clone(proto).set_params(kernel="sigmoid", kernel_params=HARD)
+    pre = clone(proto).set_params(kernel="precomputed", kernel_params=HARD)
+    Psi = vec.fit_transform(X)
+    P = pre.fit_transform(sigmoid_kernel(X, X[idx], **HARD))
+    np.testing.assert_allclose(P, Psi, rtol=0, atol=1e-10 * np.abs(Psi).max())
+    np.testing.assert_allclose(pre.transform(sigmoid_kernel(Xn, X[idx], **HARD)),
+                               vec.transform(Xn), rtol=0, atol=1e-10 * np.abs(Psi).max())
+    np.testing.assert_array_equal(pre.signs_, np.sign(pre.eigenvalues_))
+    assert proto.landmarks is idx and not hasattr(proto, "signs_")
 
 
 def test_bad_input_with_precomputed_columns():
