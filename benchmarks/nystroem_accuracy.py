@@ -259,7 +259,8 @@ def main(argv=None):
             ap_rows = {r["m"]: r for r in rows if r["dataset"] == name and r["method"] == "approx"
                        and r["solver"] == solver and r["rcond"] == rcond}
             got = [ap_rows.get(min(m, e["n_train"])) for m in ms]
-            accs = " | ".join(f"{100 * g['acc']:.2f}" for g in got)
+            accs = " | ".join(f"{100 * g['acc']:.2f}" + (f" (m={g['m']})" if g["m"] != m else "")
+                              for m, g in zip(ms, got))
             diffs = " | ".join(f"{100 * (g['acc'] - e['acc']):+.2f}" for g in got)
             times = " / ".join(f"{g['fit_s']:.1f}" for g in got)
             print(f"| {name} | {e['n_train']} | {e['n_test']} | {100 * e['acc']:.2f} | {accs} | "
