@@ -575,7 +575,10 @@ def spectrum_figure(comparison):
     ax.set_title("magnitudes of the positive and negative parts", fontsize=10)
     ax.grid(alpha=0.25, lw=0.5, which="major")
 
-    fig.suptitle(f"Kernel spectrum (n = {n}): signature (p, q, z) = ({s['p']}, {s['q']}, "
+    approx = _approximation(comparison)
+    what = (f"Spectrum of the {approx} approximation (rank {n}, n = {_num(s['n'])})"
+            if approx else f"Kernel spectrum (n = {n})")
+    fig.suptitle(f"{what}: signature (p, q, z) = ({s['p']}, {s['q']}, "
                  f"{s['z']}), λ_min = {_num(s['min_eigenvalue'])}, "
                  f"r_mm = {_num(s['r_mm'])}%, r_neg = {_num(s['r_neg'])}%", fontsize=10.5)
     fig.tight_layout()
@@ -955,8 +958,15 @@ def _data_section(c):
             + "</dl></section>")
 
 
+def _approximation(c):
+    """The low-rank front end of an approximated run (``run.json``), else None."""
+    approx = (c.run.get("spectrum") or {}).get("approximation")
+    return str(approx) if approx else None
+
+
 def _spectrum_section(c, png):
     s = c.spectrum
+    approx = _approximation(c)
     tiles = [("objects n", _num(s["n"]), ""),
              ("signature (p, q, z)", f"({s['p']}, {s['q']}, {s['z']})", ""),
              ("least eigenvalue", _num(s["min_eigenvalue"]),
@@ -973,10 +983,19 @@ def _spectrum_section(c, png):
             "(|λ| ≤ n · eps · max|λ| counts as zero); r_mm = 100 |λ_min| / λ_max; r_neg = the "
             "share of Σ|λ| carried by the negative eigenvalues, in percent (Munoz & de Diego "
             "2006, eq. 2).")
+    what = f"Eigenvalues of the kernel on all {_num(s['n'])} objects"
+    title = "Kernel spectrum"
+    if approx:  # no n x n kernel was formed: the approximation's eigenvalues
+        line += (f" Approximated run: no n x n kernel was formed; these are the nonzero "
+                 f"eigenvalues of the {approx} approximation of the kernel (the other "
+                 f"eigenvalues count as zero), not the kernel's own.")
+        what = (f"Nonzero eigenvalues of the {approx} approximation of the kernel on all "
+                f"{_num(s['n'])} objects")
+        title = f"Kernel spectrum ({approx} approximation)"
     line = _e(line)
-    return (f'<section id="spectrum"><h2>Kernel spectrum</h2><div class="tiles">{html_tiles}'
+    return (f'<section id="spectrum"><h2>{_e(title)}</h2><div class="tiles">{html_tiles}'
             f'</div><p class="caption">{line}</p><figure>{_img(png, "kernel spectrum")}'
-            f'<figcaption>Eigenvalues of the kernel on all {_e(_num(s["n"]))} objects '
+            f'<figcaption>{_e(what)} '
             f"({_e(FIGURE_FILES['spectrum'])}).</figcaption></figure></section>")
 
 
@@ -1023,6 +1042,11 @@ def _protocol_section(c):
                        else _missing()))
     facts.append(_fact("Solver", _e(p["solver"]) if p.get("solver")
                        else "each method's default"))
+    if p.get("approximation"):
+        facts.append(_fact("Approximation",
+                           f"{_e(p['approximation'])}: every method fitted on signed Nyström "
+                           "features of the kernel (no n x n kernel formed); methods without an "
+                           "approximate path skipped"))
     kernel_grid = p.get("kernel_grid")
     if kernel_grid:
         facts.append(_fact("Kernel grid", _grid_text(kernel_grid)))
