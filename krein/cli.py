@@ -10,6 +10,8 @@ standardized Sonar with a clearly indefinite sigmoid kernel and prints the table
     krein compare --dataset ionosphere --kernel pick-out-munoz-ionosphere
                                                     # pick-out of Munoz & de Diego §4.2's
                                                     # 12 normalized kernels, raw features
+    krein compare --dataset checkerboard --n-samples 100000 --approximation nystroem:1000 \
+        --methods esvm,flip,clip,ksvm --cv 3        # Nystroem features, no n x n kernel
     krein diagnose --dataset sonar                  # signature, r_mm, r_neg, DCM
     krein solvers                                   # installed CVXPY solvers and problem classes
     krein methods                                   # the method registry

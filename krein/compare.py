@@ -33,6 +33,23 @@ Cells run fold by fold (all methods of a fold, then the next fold), inside
 :func:`krein._cache.shared_computations` where available, so the methods of a
 fold share one eigendecomposition of its training block.
 
+Data too large for the n x n kernel
+-----------------------------------
+With ``approximation="nystroem:M"`` no ``n x n`` array is formed anywhere:
+the data are loaded without a kernel matrix (:class:`krein.kernel_data.KernelData`
+with ``K`` None), each fit gets the feature rows of its split, the named
+kernel with the grid point's parameters and an
+:class:`krein.approximation.IndefiniteNystroem` of ``M`` landmarks (drawn
+among the fit's training rows with the fold's seed, ``random_state +
+repeat``, so every method of a fold gets the same landmarks), and the
+method trains its linear model on the signed features.  The front end is
+refitted by every fit (inner CV included: ``O(n M^2)`` each, never
+``O(n^2)``).  Methods without an approximate path (no ``approximation``
+parameter) are listed as skipped; the others may run with a changed solver
+or out-of-sample map (:func:`krein.experiment.classification.approximation_defaults`),
+said in their ``note``.  The spectrum figures are those of the
+approximation.
+
 Output directory
 ----------------
 With ``out``, the run writes ``run.json`` (data, spectrum summary, protocol),
