@@ -5,10 +5,20 @@ Checked by things independent of its fast path: the full kernel and its eigenval
 extension ``K(X_new, Z) W_r^+ K(X, Z)'`` written out with ``numpy.linalg.eigh`` of
 ``W``; the sampled error decreasing with the number of landmarks; the memory of a fit
 at n = 20 000 (no n x n array); scikit-learn's transformer checks.
+
+Precomputed columns ``K(objects, landmarks)``: the same features as the feature vectors
+on the same landmarks (W from the landmark rows or from ``K_mm``), the Nyström extension
+written out; the error against the full kernel of the newsgroups dissimilarities
+(Gaussian and Torgerson kernels, both indefinite) decreasing with the landmarks and exact
+with every object a landmark; ``rcond="auto"`` from W alone against the plain
+pseudo-inverse; every bad input a ValueError naming the argument.  ``verbose``: a tqdm
+bar on stderr, the same features.  Dask arrays: the threaded scheduler and a two-worker
+``dask.distributed`` cluster give the in-memory features.
 """
 
 from __future__ import annotations
 
+import re
 import tracemalloc
 import warnings
 
@@ -17,7 +27,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from krein.approximation import IndefiniteNystroem
+from krein.approximation import LANDMARK_METHODS, IndefiniteNystroem
 from krein.datasets import make_checkerboard
 from krein.kernels import gaussian_kernel, sigmoid_kernel
 
@@ -143,3 +153,222 @@ def test_sklearn_compatible(estimator, check):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         check(estimator)
+
+
+# ---------------------------------------------------------------- precomputed columns
+def _precomputed_case(n=300, m=40, seed=0):
+    X, Xn = hard_points(n, seed), hard_points(30, seed + 1)
+    idx = np.random.default_rng(seed).choice(n, size=m, replace=False)   # unsorted on purpose
+    return X, Xn, idx
+
+
+@pytest.mark.parametrize("rcond", [1e-10, 1e-3])
+def test_precomputed_columns_give_the_features_of_the_feature_vectors(rcond):
+    X, Xn, idx = _precomputed_case()
+    vec = IndefiniteNystroem(kernel_params=HARD, landmarks=idx, rcond=rcond)
+    Psi = vec.fit_transform(X)
+    np.testing.assert_array_equal(vec.landmark_indices_, idx)
+    np.testing.assert_array_equal(vec.landmarks_, X[idx])
+    C, Cn = sigmoid_kernel(X, X[idx], **HARD), sigmoid_kernel(Xn, X[idx], **HARD)
+    W = sigmoid_kernel(X[idx], **HARD)
+    by_rows = IndefiniteNystroem(kernel="precomputed", landmarks=idx, rcond=rcond)
+    by_K_mm = IndefiniteNystroem(kernel="precomputed", rcond=rcond)
+    scale = np.abs(Psi).max()
+    fitted = ((by_rows, by_rows.fit_transform(C)), (by_K_mm, by_K_mm.fit_transform(C, K_mm=W)))
+    for pre, P in fitted:
+        assert pre.landmarks_ is None and pre.n_features_in_ == idx.size
+        np.testing.assert_allclose(P, Psi, rtol=0, atol=1e-10 * scale)
+        np.testing.assert_allclose(pre.transform(Cn), vec.transform(Xn), rtol=0,
+                                   atol=1e-10 * scale)
+        np.testing.assert_allclose(pre.eigenvalues_, vec.eigenvalues_, rtol=1e-10)
+        np.testing.assert_array_equal(pre.signs_, vec.signs_)
+    np.testing.assert_array_equal(by_rows.landmark_indices_, idx)
+    assert by_K_mm.landmark_indices_ is None
+    # the Nyström extension written out (independent of the fast path)
+    L, U = np.linalg.eigh(W)
+    keep = np.abs(L) > rcond * np.abs(L).max()
+    ref = Cn @ ((U[:, keep] / L[keep]) @ U[:, keep].T) @ C.T
+    Fn = by_rows.transform(Cn)
+    np.testing.assert_allclose((Fn * by_rows.signs_) @ by_rows.fit_transform(C).T, ref,
+                               rtol=0, atol=1e-8 * np.abs(ref).max())
+
+
+def test_precomputed_auto_cutoff_from_the_landmarks_alone():
+    """``rcond="auto"`` in precomputed mode uses W only: index array and K_mm agree, and the
+    cutoff beats the plain pseudo-inverse (measured 0.15 against 6.4 at m = 40)."""
+    X, _, idx = _precomputed_case(n=600, m=40)
+    K = sigmoid_kernel(X, **HARD)
+    errors = {}
+    for rcond in ("auto", 1e-10):
+        a = IndefiniteNystroem(kernel="precomputed", landmarks=idx, rcond=rcond, random_state=0)
+        b = IndefiniteNystroem(kernel="precomputed", rcond=rcond, random_state=0)
+        Pa, Pb = a.fit_transform(K[:, idx]), b.fit_transform(K[:, idx], K_mm=K[np.ix_(idx, idx)])
+        np.testing.assert_allclose(Pa, Pb, rtol=0, atol=1e-12 * np.abs(Pa).max())
+        errors[rcond] = np.linalg.norm((Pa * a.signs_) @ Pa.T - K) / np.linalg.norm(K)
+        # approximation_error from the full matrix and from a function of the pairs
+        e_full = a.approximation_error(K[:, idx], K_nn=K, random_state=1)
+        e_fun = a.approximation_error(K[:, idx], K_nn=lambda i, j: K[i, j], random_state=1)
+        assert e_full == e_fun > 0
+    assert errors["auto"] < 0.3 < 2.0 < errors[1e-10], errors
+
+
+def _newsgroups_kernel(kind):
+    from krein.datasets import load_dataset
+    from krein.kernels import dissimilarity_kernel
+
+    D = np.asarray(load_dataset("newsgroups").D, dtype=float)
+    if kind == "gaussian":
+        return dissimilarity_kernel(D, kind="gaussian", gamma=1.0 / np.median(D ** 2))
+    return dissimilarity_kernel(D, kind="linear")            # Torgerson: -1/2 J D^2 J
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "torgerson"])
+def test_error_decreases_with_the_landmarks_on_dissimilarities(kind):
+    """The newsgroups dissimilarities (n = 600, non-Euclidean): the kernel of the landmark
+    columns only, against the full matrix; exact when every object is a landmark."""
+    K = _newsgroups_kernel(kind)
+    n = K.shape[0]
+    lam = np.linalg.eigvalsh(K)
+    assert -lam[lam < 0].sum() > 0.05 * np.abs(lam).sum()   # measured 7.8% and 20% negative
+    errors = []
+    for m in (20, 80, 300, n):
+        e = []
+        for seed in range(3):
+            idx = np.sort(np.random.default_rng(seed).choice(n, size=m, replace=False))
+            ny = IndefiniteNystroem(kernel="precomputed", landmarks=idx, random_state=seed)
+            P = ny.fit_transform(K[:, idx])
+            e.append(np.linalg.norm((P * ny.signs_) @ P.T - K) / np.linalg.norm(K))
+        errors.append(np.mean(e))
+    assert errors[0] > errors[1] > errors[2] > errors[3], errors
+    assert errors[3] < 1e-8, errors
+
+
+def test_clone_and_set_params_to_precomputed_as_the_estimators_do():
+    """The front-end contract of the estimators: ``clone(approximation).set_params(kernel=...,
+    kernel_params=...)``, then ``fit_transform`` / ``transform``, ``signs_``, ``eigenvalues_``."""
+    from sklearn.base import clone
+
+    X, Xn, idx = _precomputed_case()
+    proto = IndefiniteNystroem(landmarks=idx, rcond=1e-3)
+    vec = clone(proto).set_params(kernel="sigmoid", kernel_params=HARD)
+    pre = clone(proto).set_params(kernel="precomputed", kernel_params=HARD)
+    Psi = vec.fit_transform(X)
+    P = pre.fit_transform(sigmoid_kernel(X, X[idx], **HARD))
+    np.testing.assert_allclose(P, Psi, rtol=0, atol=1e-10 * np.abs(Psi).max())
+    np.testing.assert_allclose(pre.transform(sigmoid_kernel(Xn, X[idx], **HARD)),
+                               vec.transform(Xn), rtol=0, atol=1e-10 * np.abs(Psi).max())
+    np.testing.assert_array_equal(pre.signs_, np.sign(pre.eigenvalues_))
+    assert proto.landmarks is idx and not hasattr(proto, "signs_")
+
+
+def test_bad_input_with_precomputed_columns():
+    X, _, idx = _precomputed_case(n=60, m=10)
+    C, W = sigmoid_kernel(X, X[idx], **HARD), sigmoid_kernel(X[idx], **HARD)
+    pre = IndefiniteNystroem(kernel="precomputed")
+    with pytest.raises(ValueError, match="K_mm"):                      # neither
+        pre.fit(C)
+    with pytest.raises(ValueError, match="exactly one"):               # both
+        IndefiniteNystroem(kernel="precomputed", landmarks=idx).fit(C, K_mm=W)
+    for method in LANDMARK_METHODS:
+        with pytest.raises(ValueError, match=re.escape(f"landmarks='{method}' cannot")):
+            IndefiniteNystroem(kernel="precomputed", landmarks=method).fit(C, K_mm=W)
+    with pytest.raises(ValueError, match="landmarks has 9 indices but X has 10 columns"):
+        IndefiniteNystroem(kernel="precomputed", landmarks=idx[:9]).fit(C)
+    for bad, what in ((idx + 100, "landmarks: row indices must lie"),
+                      (np.r_[idx[:9], idx[0]], "landmarks: row indices must be distinct"),
+                      (idx.astype(float), "integer row indices")):
+        with pytest.raises(ValueError, match=what):
+            IndefiniteNystroem(kernel="precomputed", landmarks=bad).fit(C)
+    with pytest.raises(ValueError, match=r"X\[landmarks\] is not symmetric"):   # wrong rows
+        IndefiniteNystroem(kernel="precomputed", landmarks=np.roll(idx, 1)).fit(C)
+    with pytest.raises(ValueError, match=r"K_mm must be the square \(m, m\)"):
+        pre.fit(C, K_mm=W[:, :9])
+    with pytest.raises(ValueError, match=r"K_mm must be the square \(m, m\)"):
+        pre.fit(C, K_mm=W[:9, :9])
+    asym = W.copy()
+    asym[0, 1] += 1.0
+    with pytest.raises(ValueError, match="K_mm is not symmetric"):
+        pre.fit(C, K_mm=asym)
+    nan = W.copy()
+    nan[2, 2] = np.nan
+    with pytest.raises(ValueError, match="K_mm must not contain NaN"):
+        pre.fit(C, K_mm=nan)
+    Cnan = C.copy()
+    Cnan[3, 4] = np.nan
+    with pytest.raises(ValueError, match="X"):
+        pre.fit(Cnan, K_mm=W)
+    with pytest.raises(ValueError, match="K_mm is only accepted with kernel='precomputed'"):
+        IndefiniteNystroem(kernel_params=HARD, n_components=5).fit(X, K_mm=W)
+    fitted = IndefiniteNystroem(kernel="precomputed", landmarks=idx).fit(C)
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(C[:, :9])
+    with pytest.raises(ValueError, match="K_nn"):
+        fitted.approximation_error(C)
+    with pytest.raises(ValueError, match="K_nn must be the"):
+        fitted.approximation_error(C, K_nn=W)
+    # a nearly symmetric block (rounding of a file) is accepted and symmetrized
+    noisy = W + 1e-9 * np.abs(W).max() * np.triu(np.ones_like(W), 1)
+    IndefiniteNystroem(kernel="precomputed").fit(C, K_mm=noisy)
+
+
+def test_verbose_shows_a_progress_bar_and_changes_nothing(capsys):
+    X = hard_points(500)
+    kw = dict(kernel_params=HARD, n_components=30, block_size=100, random_state=0)
+    quiet = IndefiniteNystroem(**kw).fit_transform(X)
+    assert capsys.readouterr().err == ""
+    ny = IndefiniteNystroem(verbose=True, **kw)
+    loud = ny.fit_transform(X)
+    err = capsys.readouterr().err
+    assert "IndefiniteNystroem" in err and "/10 " in err, err       # 5 blocks for G, 5 for Psi
+    np.testing.assert_array_equal(loud, quiet)
+    ny.transform(X[:250])
+    assert "/3 " in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- dask arrays
+def test_dask_arrays_give_the_in_memory_features():
+    da = pytest.importorskip("dask.array")
+    distributed = pytest.importorskip("dask.distributed")
+    import dask
+
+    X, Xn = hard_points(2000), hard_points(300, seed=1)
+    kw = dict(kernel_params=HARD, n_components=60, block_size=128, random_state=0)
+    ref = IndefiniteNystroem(**kw)
+    Psi, Psi_n = ref.fit_transform(X), ref.transform(Xn)
+    scale = np.abs(Psi).max()
+    Xd, Xnd = da.from_array(X, chunks=(300, 2)), da.from_array(Xn, chunks=(70, 2))
+
+    def check(ny, F, Fn):
+        assert isinstance(F, da.Array) and F.chunks[0] == Xd.chunks[0]
+        assert Fn.chunks[0] == Xnd.chunks[0] and ny.n_features_in_ == 2
+        np.testing.assert_array_equal(ny.landmark_indices_, ref.landmark_indices_)
+        np.testing.assert_allclose(F.compute(), Psi, rtol=0, atol=1e-10 * scale)
+        np.testing.assert_allclose(Fn.compute(), Psi_n, rtol=0, atol=1e-10 * scale)
+        np.testing.assert_allclose(ny.eigenvalues_, ref.eigenvalues_, rtol=1e-10)
+
+    with dask.config.set(scheduler="threads"):
+        ny = IndefiniteNystroem(**kw)
+        check(ny, ny.fit_transform(Xd), ny.transform(Xnd))
+        assert ny.approximation_error(Xd, random_state=2) == pytest.approx(
+            ref.approximation_error(X, random_state=2), rel=1e-10)
+        # precomputed columns in a dask array, W from the landmark rows
+        idx = ref.landmark_indices_
+        C = sigmoid_kernel(X, X[idx], **HARD)
+        pre = IndefiniteNystroem(kernel="precomputed", landmarks=idx, random_state=0)
+        P = pre.fit_transform(da.from_array(C, chunks=(500, 20)))
+        assert P.chunks[0] == (500,) * 4
+        np.testing.assert_allclose(P.compute(),
+                                   IndefiniteNystroem(kernel="precomputed", landmarks=idx,
+                                                      random_state=0).fit_transform(C),
+                                   rtol=0, atol=1e-10 * scale)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster, \
+            distributed.Client(cluster):
+        ny = IndefiniteNystroem(**kw)
+        check(ny, ny.fit_transform(Xd), ny.transform(Xnd))
+    with pytest.raises(ValueError, match="kmeans"):
+        IndefiniteNystroem(landmarks="kmeans++", n_components=5).fit(Xd)
+    bad = X.copy()
+    bad[1500, 0] = np.inf
+    with pytest.raises(ValueError, match="NaN or inf"):
+        IndefiniteNystroem(**kw).fit(da.from_array(bad, chunks=(300, 2)))

@@ -6,12 +6,13 @@ import inspect
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import HasMethods, Interval
 
-from ..formulations.ksvm import KSVMLeastSquares, ksvm_kkt_residual
+from ..formulations.ksvm import KSVMLeastSquares, KSVMLeastSquaresFactor, ksvm_kkt_residual
 from ..solvers import solve
-from ..solvers.ksvm import ksvm_active_set, ksvm_intercept
+from ..solvers.ksvm import ksvm_active_set, ksvm_intercept, ksvm_intercept_from_scores
 from .._validation import SolverName
+from .approximate import ApproximationMixin
 from .base import BinaryModel, KernelClassifierBase, check_solver_name
 
 __all__ = ["KSVC"]
@@ -24,7 +25,7 @@ _CVXPY_BOUND_RTOL = 1e-6
 _RESERVED = ("K", "y", "C", "tol", "max_iter", "check_input")
 
 
-class KSVC(KernelClassifierBase):
+class KSVC(ApproximationMixin, KernelClassifierBase):
     """Krein-space SVM (KSVM): least-squares stabilization of the SVM dual, loosli §5.
 
     For each binary problem (labels ``y`` in {-1, +1}, ``G = Y K Y``) solves
@@ -79,6 +80,17 @@ class KSVC(KernelClassifierBase):
         Extra keywords: for "active-set" those of
         :func:`~krein.solvers.ksvm.ksvm_active_set` (``rcond``, ``block``,
         ``verify``, ``verbose``), otherwise passed to the CVXPY solver.
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`),
+        cloned and given the estimator's ``kernel`` and ``kernel_params``; None
+        keeps the exact path.  With features ``Psi`` and signs ``S``
+        (``K_approx = Psi S Psi'``), ``v = Psi' (y alpha)`` turns (26) into the
+        problem of :class:`~krein.formulations.ksvm.KSVMLeastSquaresFactor`
+        (``r`` residuals, ``n r`` nonzeros; needs a CVXPY ``solver``), and the
+        decision is ``f(x) = k_approx(x, X) (y alpha) + b = psi(x) S v + b``.
+        The intercept comes from the training scores ``Psi S v`` as in the
+        exact path.  With every training point a landmark this is the exact
+        KSVC.
 
     Attributes
     ----------
@@ -118,10 +130,11 @@ class KSVC(KernelClassifierBase):
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
         "solver": [SolverName(("active-set",))],
         "solver_options": [dict, None],
+        "approximation": [HasMethods(["fit_transform", "transform"]), None],
     }
 
     def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-6,
-                 max_iter=None, solver="active-set", solver_options=None):
+                 max_iter=None, solver="active-set", solver_options=None, approximation=None):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -130,11 +143,16 @@ class KSVC(KernelClassifierBase):
         self.max_iter = max_iter
         self.solver = solver
         self.solver_options = solver_options
+        self.approximation = approximation
 
     # ---------------------------------------------------------------- checks
     def _check_params(self):
+        self._check_approximation()
         self._solver = check_solver_name(self.solver, allow_libsvm=False) \
             if self.solver.lower() != "active-set" else "active-set"
+        if self._approximate() and self._solver == "active-set":
+            raise ValueError("solver='active-set' works on the n x n kernel; with an "
+                             "approximation give a CVXPY solver (e.g. solver='CLARABEL')")
         opts = self.solver_options
         if opts and self._solver == "active-set":
             accepted = [k for k in inspect.signature(ksvm_active_set).parameters
@@ -167,6 +185,27 @@ class KSVC(KernelClassifierBase):
         info = {"n_iter": max(int(sol.iterations or 0), 1), "solution": sol, "alpha": alpha,
                 "objective": objective, "kkt_residual": kkt}
         return BinaryModel(idx, y * alpha, b, info)
+
+    def _fit_features(self, Psi, lam, y, C):
+        """The approximate path: (26) on ``K = Psi S Psi'`` by its factored form."""
+        S = np.sign(lam)
+        f = KSVMLeastSquaresFactor(Psi, S, y, C=C)
+        sol = solve(f, self._solver, **dict(self.solver_options or {}))
+        alpha = np.clip(np.asarray(f.variables["alpha"].value, dtype=float), 0.0, C)
+        alpha[alpha <= _CVXPY_BOUND_RTOL * C] = 0.0
+        v = Psi.T @ (y * alpha)
+        f0 = Psi @ (S * v)
+        b = ksvm_intercept_from_scores(f0, y, alpha, C, bound_rtol=_CVXPY_BOUND_RTOL)
+        objective = float(np.sum((y * f0 - 1.0) ** 2))
+        info = {"n_iter": max(int(sol.iterations or 0), 1), "solution": sol, "alpha": alpha,
+                "objective": objective, "kkt_residual": sol.certificate.get("kkt_residual",
+                                                                            float("nan"))}
+        return S * v, b, info
+
+    def _after_fit_approximate(self):
+        models = self.binary_models_
+        self.objective_ = np.array([m.info["objective"] for m in models])
+        self.kkt_residual_ = np.array([m.info["kkt_residual"] for m in models])
 
     def _after_fit(self, K):
         import pandas as pd

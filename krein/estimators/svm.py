@@ -9,7 +9,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._validation import LIBSVM_MAX_ITER, NONNEGATIVE, POSITIVE, SolverName
@@ -18,14 +18,27 @@ from ..formulations.svm import SVMDual, SVMPrimal, preferred_form
 from ..solvers import solve
 from ..spectrum import (OUT_OF_SAMPLE, TRANSFORMS, Spectrum, check_correction,
                         correct_eigenvalues, row_multipliers, transductive_rows)
+from .approximate import ApproximationMixin, linear_svm, spectral_features
 from .base import (BinaryModel, KernelClassifierBase, check_solver_name, least_eigenvalue,
                    libsvm_solve)
 
 __all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
 
 
-#: ``solver`` of the SVMs solved by libsvm or CVXPY.
-_LIBSVM_OR_CVXPY = [SolverName(("libsvm",))]
+#: ``solver`` of the SVMs solved by libsvm or CVXPY (liblinear: with an approximation).
+_LIBSVM_OR_CVXPY = [SolverName(("libsvm", "liblinear"))]
+
+#: Constraint of ``approximation`` (a low-rank front end such as IndefiniteNystroem).
+_APPROXIMATION = [HasMethods(["fit_transform", "transform"]), None]
+
+
+def _check_svm_solver(est):
+    """``est._solver``: "libsvm", "liblinear" (with an approximation only) or a CVXPY name."""
+    if isinstance(est.solver, str) and est.solver.lower() == "liblinear":
+        est._check_approximation()          # raises without an approximation
+        return "liblinear"
+    est._check_approximation()
+    return check_solver_name(est.solver)
 
 
 def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=None):
@@ -70,7 +83,7 @@ def _spectrum_diagnostics(est, K, models):
     est.signature_ = spec.signature
 
 
-class ESVC(KernelClassifierBase):
+class ESVC(ApproximationMixin, KernelClassifierBase):
     """SVM in a Krein space by eigendecomposition: ESVM and ESVM-L (loosli Algorithm 1).
 
     With ``K = V diag(lam) V'`` the stabilization problem of loosli eq. (2) is
@@ -104,7 +117,11 @@ class ESVC(KernelClassifierBase):
         :meth:`krein.spectrum.Spectrum.from_kernel` for the guarantee).
     solver : str
         ``"libsvm"`` (default, scikit-learn's SVC on the precomputed flipped
-        kernel) or any installed CVXPY solver name ("CLARABEL", "SCS", ...).
+        kernel) or any installed CVXPY solver name ("CLARABEL", "SCS", ...);
+        with an ``approximation`` also ``"liblinear"`` (the one that scales to
+        millions of points; it regularizes the intercept, see
+        :mod:`krein.estimators.approximate`), while ``"libsvm"`` then trains
+        ``SVC(kernel="linear")`` on the features (exact, ``O(n^2)``).
     formulation : {"dual", "primal"}
         With a CVXPY solver: the dual QP (:class:`~krein.formulations.SVMDual`) or
         the primal in the feature map ``L = V |lam|^(1/2)``
@@ -116,11 +133,31 @@ class ESVC(KernelClassifierBase):
         libsvm iteration limit (-1: none).
     solver_options : dict, optional
         Passed to the CVXPY solver.
+    approximation : transformer or None, default=None
+        A low-rank front end, e.g.
+        :class:`krein.approximation.IndefiniteNystroem`; None keeps the exact
+        path.  It is cloned and given the estimator's ``kernel`` and
+        ``kernel_params``; ``fit`` trains the linear SVM on its features ``Psi``
+        (``|K_approx| = Psi Psi'``, the flipped approximation) and the decision
+        is ``f(x) = psi(x) w + b``, which is the Krein-space decision
+        ``k_approx(x, X) c + b`` with the Krein weight ``diag(signs) w``
+        (derivation in :mod:`krein.estimators.approximate`).  No ``n x n``
+        array is formed.  Not with ``n_components``/``energy`` (ESVM-L: use the
+        approximation's rank instead).
 
     Attributes
     ----------
     dual_coef_ : ndarray of shape (n_pairs, n_SV)
         Krein coefficients ``c`` on ``support_`` (dense: ESVM is not sparse).
+        Exact path only (also ``support_``, ``flipped_dual_coef_``,
+        ``spectrum_``).
+    coef_ : ndarray of shape (n_pairs, r)
+        With an approximation: the weights on its features, ``f(x) = psi(x)
+        coef_ + intercept_``.
+    approximation_ : transformer
+        With an approximation: the fitted clone.
+    eigenvalues_ : ndarray of shape (r,)
+        With an approximation: the nonzero eigenvalues of ``K_approx``.
     flipped_dual_coef_ : ndarray of shape (n_pairs, n_train)
         ``c~ = y * alpha~`` of the SVM on the flipped kernel.
     support_, intercept_, classes_, n_iter_ :
@@ -160,11 +197,12 @@ class ESVC(KernelClassifierBase):
         "tol": [POSITIVE],
         "max_iter": LIBSVM_MAX_ITER,
         "solver_options": [dict, None],
+        "approximation": _APPROXIMATION,
     }
 
     def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
                  n_components=None, energy=None, solver="libsvm", formulation="dual", tol=1e-3,
-                 max_iter=-1, solver_options=None):
+                 max_iter=-1, solver_options=None, approximation=None):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -176,10 +214,14 @@ class ESVC(KernelClassifierBase):
         self.tol = tol
         self.max_iter = max_iter
         self.solver_options = solver_options
+        self.approximation = approximation
 
     def _check_params(self):
-        self._solver = check_solver_name(self.solver)
-        if self.formulation == "primal" and self._solver == "libsvm":
+        self._solver = _check_svm_solver(self)
+        if self._approximate() and (self.n_components is not None or self.energy is not None):
+            raise ValueError("n_components/energy (ESVM-L) keep eigenpairs of the exact kernel; "
+                             "with an approximation set its n_components instead")
+        if self.formulation == "primal" and self._solver == "libsvm" and not self._approximate():
             raise ValueError("formulation='primal' needs a CVXPY solver (e.g. solver='CLARABEL'); "
                              "libsvm solves the dual")
         if self.n_components is not None and self.energy is not None:
@@ -216,6 +258,15 @@ class ESVC(KernelClassifierBase):
         info.update({"spectrum": spec, "flipped_coef": u, "n_components": lam.size})
         return BinaryModel(idx, c, b, info)
 
+    def _fit_features(self, Psi, lam, y, C):
+        """The approximate path: the linear SVM on ``Psi`` (flipped approximation)."""
+        w, b, sol = linear_svm(Psi, y, C, self._solver, self.tol, self.max_iter,
+                               self.solver_options)
+        return w, b, {"n_iter": sol.iterations or 0, "solution": sol, "n_components": lam.size}
+
+    def _after_fit_approximate(self):
+        self.n_components_ = np.array([m.info["n_components"] for m in self.binary_models_])
+
     def _after_fit(self, K):
         models = self.binary_models_
         n = K.shape[0]
@@ -224,6 +275,14 @@ class ESVC(KernelClassifierBase):
             self.flipped_dual_coef_[r, m.idx] = m.info["flipped_coef"]
         self.n_components_ = np.array([m.info["n_components"] for m in models])
         _spectrum_diagnostics(self, K, models)
+
+
+#: Corrections whose raw out-of-sample map is available with an approximation (``g > 0``
+#: wherever ``lam != 0``).
+_RAW_WITH_FEATURES = ("flip", "square")
+
+#: Corrected eigenvalues of an approximation below ``-_TOL_FEATURES * max|lam|`` are an error.
+_TOL_FEATURES = 1e-10
 
 
 def _flipped_kernel(K, spec):
@@ -254,7 +313,7 @@ def _flipped_kernel(K, spec):
     return Kf
 
 
-class SpectrumSVC(KernelClassifierBase):
+class SpectrumSVC(ApproximationMixin, KernelClassifierBase):
     """C-SVM on a spectrum-corrected kernel, with a chosen out-of-sample map.
 
     The training kernel is corrected by ``g`` (clip = "Trunc", flip = "Abs",
@@ -271,7 +330,16 @@ class SpectrumSVC(KernelClassifierBase):
       (with ``kernel="precomputed"``, pass ``(m, n + m)`` rows
       ``[K(test, train), K(test, test)]``).
     * ``"auto"``: raw for shift/add_diagonal (exact for ``k + lambda delta``),
-      spectral otherwise.
+      spectral otherwise; spectral for every correction with an approximation.
+
+    With an ``approximation`` the correction ``g`` is applied to the nonzero
+    spectrum ``lam`` of the low-rank approximation and the SVM is the LINEAR SVM
+    on the features ``Psi diag(sqrt(g / |lam|))`` (clip: the positive-sign
+    columns only; flip: ``Psi``; square: ``Psi |lam|^(1/2)``; shift:
+    ``Psi sqrt((lam - lam_min) / |lam|)``); the spectral map applies the same
+    scaling to new points, the raw map is ``psi(x) diag(signs) Psi' u``, available
+    when no component is zeroed (flip, square).  Derivations in
+    :mod:`krein.estimators.approximate`.
 
     Parameters
     ----------
@@ -298,19 +366,31 @@ default="flip"
     shift : float, optional
         Constant of add_diagonal (default ``max(0, -lam_min)``).
     solver : str, default="libsvm"
-        "libsvm" or an installed CVXPY solver (case-insensitive).
+        "libsvm" or an installed CVXPY solver (case-insensitive); with an
+        ``approximation`` also "liblinear" (as in :class:`ESVC`).
     tol : float > 0, default=1e-3
-        libsvm stopping tolerance.
+        libsvm (liblinear) stopping tolerance.
     max_iter : int >= 1 or -1, default=-1
-        libsvm iteration limit (-1: none).
+        libsvm (liblinear) iteration limit (-1: none).
     solver_options : dict, optional
         Passed to the CVXPY solver.
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`),
+        cloned and given the estimator's ``kernel`` and ``kernel_params``; None
+        keeps the exact path.  out_of_sample "transductive" is not available
+        with it, "raw" only for flip and square.
 
     Attributes
     ----------
     dual_coef_ : ndarray of shape (n_pairs, n_SV)
         Coefficients applied to the (raw) test rows, the map folded in for
-        "spectral".
+        "spectral" (exact path only, as ``support_`` and ``spectrum_``).
+    coef_ : ndarray of shape (n_pairs, r)
+        With an approximation: the weights on its features, the map folded in.
+    approximation_ : transformer
+        With an approximation: the fitted clone.
+    eigenvalues_ : ndarray of shape (r,)
+        With an approximation: the nonzero eigenvalues of ``K_approx``.
     corrected_dual_coef_ : ndarray of shape (n_pairs, n_train)
         ``y * alpha`` of the SVM on the corrected kernel.
     min_eigenvalue_, signature_, spectrum_ :
@@ -332,11 +412,12 @@ default="flip"
         "tol": [POSITIVE],
         "max_iter": LIBSVM_MAX_ITER,
         "solver_options": [dict, None],
+        "approximation": _APPROXIMATION,
     }
 
     def __init__(self, correction="flip", out_of_sample="auto", C=1.0, kernel="gaussian",
                  kernel_params=None, class_weight=None, eps=0.0, shift=None, solver="libsvm",
-                 tol=1e-3, max_iter=-1, solver_options=None):
+                 tol=1e-3, max_iter=-1, solver_options=None, approximation=None):
         self.correction = correction
         self.out_of_sample = out_of_sample
         self.C = C
@@ -349,11 +430,23 @@ default="flip"
         self.tol = tol
         self.max_iter = max_iter
         self.solver_options = solver_options
+        self.approximation = approximation
 
     def _check_params(self):
         check_correction(self.correction, self.out_of_sample)
         correct_eigenvalues(np.zeros(1), self.correction, **self._gparams())  # validates eps/shift
-        self._solver = check_solver_name(self.solver)
+        self._solver = _check_svm_solver(self)
+        if self._approximate():
+            if self.out_of_sample == "transductive":
+                raise ValueError("out_of_sample='transductive' decomposes the joint train+test "
+                                 "kernel; it is not available with an approximation (use "
+                                 "'spectral')")
+            if self.out_of_sample == "raw" and self.correction not in _RAW_WITH_FEATURES:
+                raise ValueError(
+                    f"out_of_sample='raw' with an approximation needs the SVM's dual "
+                    f"coefficients on every eigendirection, which correction="
+                    f"{self.correction!r} zeroes; available for {list(_RAW_WITH_FEATURES)}, "
+                    f"else use out_of_sample='spectral'")
 
     def _gparams(self):
         p = {"eps": self.eps}
@@ -364,6 +457,26 @@ default="flip"
     @property
     def _mode(self):
         return check_correction(self.correction, self.out_of_sample)
+
+    def _fit_features(self, Psi, lam, y, C):
+        """The approximate path: the linear SVM on ``Psi diag(d)``, ``d = sqrt(g/|lam|)``."""
+        g = correct_eigenvalues(lam, self.correction, **self._gparams())
+        tol = _TOL_FEATURES * float(np.max(np.abs(lam), initial=0.0))
+        if g.min(initial=0.0) < -tol:
+            raise ValueError(
+                f"the corrected kernel is not PSD (least corrected eigenvalue {g.min():.4g}); "
+                f"use a larger shift (> {-lam.min():.4g})")
+        d = spectral_features(lam, g)
+        keep = d > 0
+        w, b, sol = linear_svm(Psi[:, keep] * d[keep], y, C, self._solver, self.tol,
+                               self.max_iter, self.solver_options)
+        coef = np.zeros(lam.size)
+        if self.out_of_sample == "raw":
+            coef[keep] = np.sign(lam[keep]) * w / d[keep]      # psi(x) S Psi' u
+        else:
+            coef[keep] = d[keep] * w                            # phi(x) w
+        return coef, b, {"n_iter": sol.iterations or 0, "solution": sol,
+                         "n_components": int(keep.sum())}
 
     def _fit_binary(self, K, y, idx, C):
         spec = Spectrum.from_kernel(K, check=False)

@@ -9,7 +9,7 @@ from .indefinite import (AnalyticCenter, ExchangeLevelProjection, ExchangeQCLP, 
                          PerturbSVM, ProxyKernelProblem, ProxyKernelProjection, proxy_kernel)
 from .clc import ConformalLinearCombinationQP, clc_closed_form
 from .hull import ConvexHullDual, hull_convexity, hull_to_svm, svm_to_hull
-from .ksvm import KSVMLeastSquares
+from .ksvm import KSVMLeastSquares, KSVMLeastSquaresFactor
 from .lpsvm import LPSVM
 from .modsvm import ModSVM
 from .nearest_psd import NearestPSDSDP, nearest_psd_certificate
@@ -19,6 +19,7 @@ __all__ = ["Formulation", "SVMDual", "SVMPrimal", "LPSVM", "optimal_intercept",
            "preferred_form", "psd_factor", "ProxyKernelProblem", "proxy_kernel",
            "ProxyKernelProjection", "IndefiniteSVMSDP", "ExchangeQCLP",
            "ExchangeLevelProjection", "AnalyticCenter", "PerturbSVM", "KSVMLeastSquares",
-           "ConvexHullDual", "hull_convexity", "svm_to_hull", "hull_to_svm", "ModSVM",
+           "KSVMLeastSquaresFactor", "ConvexHullDual", "hull_convexity", "svm_to_hull",
+           "hull_to_svm", "ModSVM",
            "ConformalLinearCombinationQP", "clc_closed_form", "NearestPSDSDP",
            "nearest_psd_certificate"]

@@ -37,7 +37,8 @@ from .._validation import check_positive
 from .base import Formulation
 from .svm import _check_y
 
-__all__ = ["KSVMLeastSquares", "ksvm_gram", "ksvm_kkt_residual", "best_multiplier", "check_box"]
+__all__ = ["KSVMLeastSquares", "KSVMLeastSquaresFactor", "ksvm_gram", "ksvm_kkt_residual",
+           "ksvm_kkt_residual_factor", "best_multiplier", "check_box"]
 
 
 def check_box(C, n):
@@ -204,6 +205,12 @@ def ksvm_kkt_residual(K, y, C, alpha, lam=None, *, G=None):
     r = G @ alpha - 1.0
     grad = 2.0 * (G @ r)
     hdiag = 2.0 * np.einsum("ij,ij->j", G, G)
+    return _kkt_from_gradient(y, C, alpha, r, grad, hdiag, lam)
+
+
+def _kkt_from_gradient(y, C, alpha, r, grad, hdiag, lam):
+    """:func:`ksvm_kkt_residual` from the residual ``r = G alpha - 1``, the gradient and
+    the Hessian diagonal (shared by the dense and the factored forms)."""
     hdiag = np.maximum(hdiag, np.finfo(float).tiny)
     if lam is None:
         lam = best_multiplier(alpha, grad, y, C, hdiag)
@@ -312,3 +319,138 @@ class KSVMLeastSquares(Formulation):
         out["gap"] = float(mu @ alpha + eta @ (C - alpha) - lam * (self.y @ alpha))
         out["lam"] = lam
         return out
+
+
+def ksvm_kkt_residual_factor(Psi, signs, y, C, alpha, lam=None):
+    """:func:`ksvm_kkt_residual` for ``K = Psi diag(signs) Psi'``, without forming ``K``.
+
+    With ``v = Psi' (y alpha)``: ``G alpha - 1 = y * (Psi (signs * v)) - 1``, the
+    gradient ``2 G (G alpha - 1) = 2 y * (Psi (signs * Psi' (y * r)))`` and the Hessian
+    diagonal ``2 (G^2)_ii = 2 psi_i S (Psi'Psi) S psi_i'``: ``O(n r^2)`` time, ``O(n r)``
+    memory.
+
+    Parameters
+    ----------
+    Psi : ndarray of shape (n, r)
+        Features of the kernel.
+    signs : ndarray of shape (r,)
+        Their signs.
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels.
+    C : float > 0 or ndarray of shape (n,)
+        Box bound(s).
+    alpha : ndarray of shape (n,)
+        The point to certify.
+    lam : float, optional
+        Multiplier of ``y'alpha = 0`` (default: the best one).
+
+    Returns
+    -------
+    dict
+        As :func:`ksvm_kkt_residual`.
+    """
+    y = np.asarray(y, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    C = check_box(C, y.size)
+    PS = Psi * signs
+    r = y * (PS @ (Psi.T @ (y * alpha))) - 1.0
+    grad = 2.0 * y * (PS @ (Psi.T @ (y * r)))
+    hdiag = 2.0 * np.einsum("ij,ij->i", PS @ (Psi.T @ Psi), PS)
+    return _kkt_from_gradient(y, C, alpha, r, grad, hdiag, lam)
+
+
+class KSVMLeastSquaresFactor(Formulation):
+    """Problem (26) of loosli for a kernel given by signed features, ``K = Psi S Psi'``.
+
+    With ``v = Psi' (y alpha)`` (``r`` numbers), ``G alpha - 1 = y * (Psi S v) - 1``
+    and (rows multiplied by ``y_i = +-1``) ``||G alpha - 1|| = ||Psi S v - y||``.  With
+    ``Psi = Q R`` (``R'R = Psi'Psi``, ``Q`` orthonormal) this is
+    ``||R S v - Q'y||^2 + ||y||^2 - ||Q'y||^2``, so (26) becomes::
+
+        minimize    ||R S v - Q'y||^2
+        subject to  v = Psi' (y alpha),  y'alpha = 0,  0 <= alpha <= C
+
+    with ``r`` residuals instead of ``n`` and ``n r`` nonzeros (the definition of
+    ``v``) instead of the ``n^2`` of ``G``: the form for a low-rank approximation
+    (:class:`krein.approximation.IndefiniteNystroem`).  The same minimizers as
+    :class:`KSVMLeastSquares` on ``K = Psi S Psi'``; the objective differs by the
+    constant ``||y||^2 - ||Q'y||^2``, which :meth:`certificate` adds back.
+
+    Parameters
+    ----------
+    Psi : array of shape (n, r)
+        Features.
+    signs : array of shape (r,)
+        Signs in {-1, +1} (``S = diag(signs)``).
+    y : array of shape (n,)
+        Labels in {-1, +1}.
+    C : float > 0 or array of shape (n,)
+        Box bound(s) (a cvxpy Parameter: re-solves are DPP).
+
+    Attributes
+    ----------
+    variables : {"alpha", "v"}
+    parameters : {"C"}
+    constraints : {"factor", "equality", "lower", "upper"}
+
+    Raises
+    ------
+    ValueError
+        On bad shapes, NaN/inf, signs not in {-1, +1}, labels not in {-1, +1} or
+        ``C <= 0``.
+
+    References
+    ----------
+    Loosli, Ong & Canu (2013), §5.1.2, eq. (26); Oglic & Gärtner (2019) for the
+    signed features.
+    """
+
+    name = "ksvm-least-squares-factor"
+    problem_class = "QP"
+
+    def __init__(self, Psi, signs, y, C=1.0):
+        y = _check_y(y)
+        n = y.size
+        C = check_box(C, n)
+        Psi = np.asarray(Psi, dtype=float)
+        signs = np.asarray(signs, dtype=float)
+        if Psi.ndim != 2 or Psi.shape[0] != n or not np.all(np.isfinite(Psi)):
+            raise ValueError(f"Psi must be a finite (n, r) = ({n}, r) array; got shape "
+                             f"{np.shape(Psi)}")
+        if signs.shape != (Psi.shape[1],) or not np.all(np.abs(signs) == 1.0):
+            raise ValueError(f"signs must have shape ({Psi.shape[1]},) with entries +-1")
+        self.Psi, self.signs, self.y = Psi, signs, y
+        G = Psi.T @ Psi
+        D, E = np.linalg.eigh(0.5 * (G + G.T))
+        good = D > 1e-12 * max(float(D.max(initial=0.0)), 0.0)
+        R = np.sqrt(D[good])[:, None] * E[:, good].T          # R'R = Psi'Psi (rank part)
+        Qty = (E[:, good].T @ (Psi.T @ y)) / np.sqrt(D[good])  # Q'y
+        self._const = float(y @ y - Qty @ Qty)
+        alpha = cp.Variable(n, name="alpha")
+        v = cp.Variable(Psi.shape[1], name="v")
+        Cp = (cp.Parameter(nonneg=True, name="C", value=C) if np.ndim(C) == 0
+              else cp.Parameter(n, nonneg=True, name="C", value=C))
+        cons = {"factor": v == (Psi * y[:, None]).T @ alpha, "equality": y @ alpha == 0,
+                "lower": alpha >= 0, "upper": alpha <= Cp}
+        objective = cp.sum_squares((R * signs) @ v - Qty)
+        problem = cp.Problem(cp.Minimize(objective), list(cons.values()))
+        super().__init__(problem, {"C": Cp}, {"alpha": alpha, "v": v}, cons)
+
+    def certificate(self):
+        """KKT residuals of (26) at the current ``alpha`` (:func:`ksvm_kkt_residual_factor`).
+
+        Returns
+        -------
+        dict
+            ``primal_residual``, ``kkt_residual`` (best multiplier), ``objective``
+            (``||G alpha - 1||^2``), ``dual_residual`` (the stationarity part) and
+            ``gap`` (NaN: the multipliers of the factored problem are not those of
+            (26)).
+        """
+        C = self.parameters["C"].value
+        C = float(C) if np.ndim(C) == 0 else np.asarray(C, dtype=float)
+        alpha = np.asarray(self.variables["alpha"].value, dtype=float)
+        kkt = ksvm_kkt_residual_factor(self.Psi, self.signs, self.y, C, alpha)
+        return {"primal_residual": kkt["primal"], "kkt_residual": kkt["residual"],
+                "objective": kkt["objective"], "dual_residual": kkt["stationarity"],
+                "gap": float("nan")}

@@ -108,7 +108,7 @@ from ..formulations.ksvm import (_natural_residual, best_multiplier, check_box, 
 from ..formulations.svm import _check_y, optimal_intercept
 from .core import Solution
 
-__all__ = ["ksvm_active_set", "ksvm_intercept", "default_max_iter"]
+__all__ = ["ksvm_active_set", "ksvm_intercept", "ksvm_intercept_from_scores", "default_max_iter"]
 
 
 def default_max_iter(n):
@@ -156,7 +156,34 @@ def ksvm_intercept(K, y, alpha, C, bound_rtol=0.0):
     """
     y = np.asarray(y, dtype=float)
     alpha = np.asarray(alpha, dtype=float)
-    f0 = np.asarray(K, dtype=float) @ (y * alpha)
+    return ksvm_intercept_from_scores(np.asarray(K, dtype=float) @ (y * alpha), y, alpha, C,
+                                      bound_rtol)
+
+
+def ksvm_intercept_from_scores(f0, y, alpha, C, bound_rtol=0.0):
+    """:func:`ksvm_intercept` from the training scores ``f0 = K (y alpha)`` (no ``K``).
+
+    Parameters
+    ----------
+    f0 : ndarray of shape (n,)
+        ``sum_j alpha_j y_j k(x_i, x_j)`` at the training points.
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels.
+    alpha : ndarray of shape (n,)
+        Dual variables of problem (26), ``0 <= alpha <= C``.
+    C : float > 0 or ndarray of shape (n,)
+        Box bound(s).
+    bound_rtol : float >= 0
+        Free-set tolerance, as :func:`ksvm_intercept`.
+
+    Returns
+    -------
+    float
+        The bias (:func:`ksvm_intercept`).
+    """
+    y = np.asarray(y, dtype=float)
+    alpha = np.asarray(alpha, dtype=float)
+    f0 = np.asarray(f0, dtype=float)
     free = (alpha > bound_rtol * C) & (alpha < (1.0 - bound_rtol) * C)
     if np.any(free):
         return float(np.mean(y[free] - f0[free]))

@@ -1,0 +1,390 @@
+"""The ``approximation=`` path of the kernel classifiers: linear models on signed Nyström features.
+
+With an approximation (e.g. :class:`krein.approximation.IndefiniteNystroem`) the
+training kernel is replaced by its low-rank approximation, given as features
+``Psi`` of shape ``(n, r)`` and signs ``s`` with the exact eigendecomposition
+
+    ``K_approx = Psi diag(s) Psi' = V diag(lam) V'``,   ``V = Psi |lam|^(-1/2)``,
+
+(``Psi' Psi = diag(|lam|)``, Oglic & Gärtner 2019), and the kernel row of a new
+point is the Nyström extension ``k_approx(x, X) = psi(x) diag(s) Psi'``.  No
+``n x n`` array is formed.
+
+Spectrum corrections become linear models
+-----------------------------------------
+A spectrum correction ``g`` (:func:`krein.spectrum.correct_eigenvalues`) applied to
+the nonzero spectrum of the approximation gives the PSD kernel
+
+    ``K_g = V diag(g(lam)) V' = Phi Phi'``,   ``Phi = Psi diag(d)``,
+    ``d = sqrt(g(lam) / |lam|)``,
+
+so the C-SVM on ``K_g`` (dual coefficients ``u = y * alpha``) is the LINEAR C-SVM on
+the features ``Phi``, with weight ``w = Phi' u`` and the same intercept.  Its
+out-of-sample maps, with ``h = g / lam`` the row multipliers of munoz eqs. (3),
+(5), (7):
+
+* spectral: ``k_approx(x, X) V diag(h) V' u = psi(x) diag(s h) Psi' u
+  = psi(x) diag(d) Phi' u = phi(x) w`` with ``phi(x) = psi(x) diag(d)``: the same
+  feature map on new points, so ``f(x) = psi(x) (d * w) + b``;
+* raw (the uncorrected test rows, loosli Table 2): ``k_approx(x, X) u = psi(x)
+  diag(s) Psi' u = psi(x) (s * w / d) + b``, which needs ``d > 0`` on every
+  component (flip, square); where ``g`` zeroes a component (clip, shift at
+  ``lam_min``, mds, pseudo) ``Psi' u`` is not determined by ``w`` and the raw map
+  is not available from a linear solver.
+
+ESVM (loosli Algorithm 1) is the flip: ``d = 1``, the linear SVM on ``Psi`` itself
+(``|K_approx| = Psi Psi'``).  Its Krein coefficients ``c = V diag(s) V' u`` give
+``f(x) = k_approx(x, X) c + b = psi(x) diag(s) Psi' V diag(s) V' u + b = psi(x) w + b``
+(``Psi' V = diag(|lam|^(1/2))``, ``diag(s)^2 = I``): the flipped solution ``w`` mapped
+back with ``diag(s)`` is the Krein-space weight ``w_K = diag(s) w`` and the decision is
+the Krein inner product ``psi(x) diag(s) w_K``.
+
+The shift (``g = lam - lam_min``) is applied to the NONZERO spectrum of the
+approximation: at full rank this is ``K + |lam_min| I`` exactly; at low rank the
+``n - r`` null directions of ``K_approx`` stay null (the exact shift would lift
+them too, which is not a linear model on ``r`` features).
+
+Full rank
+---------
+With every training point a landmark and no eigenvalue of ``W = K`` cut,
+``K_approx = K`` and ``k_approx(x, X) = k(x, X) K^(-1) K = k(x, X)``: every map above
+equals the exact estimator's (tested to 1e-6 on decision values).
+
+One-vs-one
+----------
+For more than two classes each pair ``idx`` has the sub-kernel
+``Psi_idx diag(s) Psi_idx' = F diag(s_p) F'``, whose exact eigendecomposition
+``F = Psi_idx T`` comes from an ``r x r`` problem (:func:`signed_refactor`), so that
+each pair is corrected on its own spectrum, as the exact path corrects
+``K[idx, idx]``.  A new point's features for the pair are its Nyström extension
+``k_approx(x, X_idx) F |lam_p|^(-1) diag(s_p) = psi(x) M`` with
+``M = diag(s) Psi_idx' F |lam_p|^(-1) diag(s_p)`` (``= F`` on the pair's points;
+not ``psi(x) T``, which differs off the row space of ``Psi_idx``).
+
+Linear solvers
+--------------
+``solver="liblinear"``: scikit-learn's ``LinearSVC(loss="hinge", dual=True)``
+(liblinear's dual coordinate descent, Hsieh et al. 2008), which scales to millions
+of points but REGULARIZES THE INTERCEPT: it solves
+``min 1/2 (||w||^2 + b^2 / s^2) + sum_i C_i hinge(y_i (phi_i w + b))`` with the
+intercept scaling ``s = max_i ||phi_i||`` (the bias column of liblinear has the
+size of the largest feature vector); its certificate is the primal objective
+only (liblinear does not return the dual point).  ``solver="libsvm"``: scikit-
+learn's ``SVC(kernel="linear")`` on ``Phi``, the same problem as the exact path
+(unregularized intercept), ``O(n^2)`` kernel evaluations: small ``n``.  A CVXPY
+solver name: the primal :class:`~krein.formulations.SVMPrimal` in the feature map
+``Phi`` (exact).  libsvm and CVXPY are certified by the duality gap of the linear
+SVM (:func:`linear_svm_certificate`).
+
+References
+----------
+Oglic & Gärtner (2019), "Scalable learning in reproducing kernel Krein spaces",
+ICML, §3.  Loosli, Ong & Canu (2013), Algorithm 1, §6.1.1.  Munoz & de Diego
+(2006), eqs. (1)-(7).  Fan, Chang, Hsieh, Wang & Lin (2008), "LIBLINEAR".
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+__all__ = ["ApproximationMixin", "linear_svm", "linear_svm_certificate", "signed_refactor",
+           "spectral_features", "APPROXIMATE_SOLVERS"]
+
+#: Own solver names of the approximate path (besides the installed CVXPY solvers).
+APPROXIMATE_SOLVERS = ("libsvm", "liblinear")
+
+#: Components of a refactored sub-kernel with ``|lam| <= _TINY * max|lam|`` are dropped.
+_TINY = 1e-12
+
+#: liblinear iteration limit standing for ``max_iter=-1`` (no limit).
+_LIBLINEAR_NO_LIMIT = 1_000_000
+
+
+def signed_refactor(Psi, signs):
+    """Exact eigendecomposition of ``Psi diag(signs) Psi'`` as signed features.
+
+    With ``Psi' Psi = E diag(D) E'`` and ``R = diag(D)^(1/2) E'`` (``R'R = Psi'Psi``,
+    ``Psi = Q R`` with ``Q`` orthonormal) and ``R diag(signs) R' = U diag(lam) U'``,
+    ``Psi diag(signs) Psi' = (Q U) diag(lam) (Q U)'``; the new features are
+    ``Psi T`` with ``T = E diag(D)^(-1/2) U |lam|^(1/2)`` (Oglic & Gärtner 2019, §3).
+
+    Parameters
+    ----------
+    Psi : ndarray of shape (n, r)
+        Features of the kernel ``Psi diag(signs) Psi'``.
+    signs : ndarray of shape (r,)
+        Signs in {-1, +1}.
+
+    Returns
+    -------
+    T : ndarray of shape (r, q)
+        New features ``Psi T`` (orthogonal columns, norms ``|lam|^(1/2)``).
+    lam : ndarray of shape (q,)
+        The nonzero eigenvalues of ``Psi diag(signs) Psi'``, ascending.
+    """
+    G = Psi.T @ Psi
+    D, E = np.linalg.eigh(0.5 * (G + G.T))
+    good = D > _TINY * max(float(D.max(initial=0.0)), 0.0)
+    D, E = D[good], E[:, good]
+    R = np.sqrt(D)[:, None] * E.T
+    M = (R * signs) @ R.T
+    lam, U = np.linalg.eigh(0.5 * (M + M.T))
+    nz = np.abs(lam) > _TINY * float(np.max(np.abs(lam), initial=0.0))
+    lam, U = lam[nz], U[:, nz]
+    T = (E / np.sqrt(D)) @ (U * np.sqrt(np.abs(lam)))
+    return T, lam
+
+
+def linear_svm_certificate(Phi, y, C, w, b, alpha=None):
+    """Objectives and duality gap of the linear C-SVM at ``(w, b)`` (and ``alpha``).
+
+    Primal ``P = 1/2 ||w||^2 + sum_i C_i max(0, 1 - y_i (phi_i w + b))``; with a dual
+    point ``alpha`` (clipped to ``[0, C_i]``) the dual
+    ``D = sum alpha - 1/2 ||Phi' (y alpha)||^2`` and the gap ``P - D >= 0`` (zero at
+    the optimum, where also ``w = Phi' (y alpha)`` and ``y' alpha = 0``).
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, r)
+        Features.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float or ndarray of shape (n,)
+        Box bound(s).
+    w : ndarray of shape (r,)
+        Weight.
+    b : float
+        Intercept.
+    alpha : ndarray of shape (n,), optional
+        Dual point.
+
+    Returns
+    -------
+    dict
+        ``objective`` (P), ``primal_residual`` (``|y' alpha|`` relative to
+        ``max C``, NaN without ``alpha``), ``dual_residual`` (``||w - Phi'(y alpha)||``
+        relative to ``max(1, ||w||)``), ``dual_objective`` and ``gap`` (relative to
+        ``max(1, |P|)``); NaN where ``alpha`` is missing.
+    """
+    f = Phi @ w + b
+    P = 0.5 * float(w @ w) + float(np.sum(C * np.maximum(0.0, 1.0 - y * f)))
+    out = {"objective": P, "primal_residual": float("nan"), "dual_residual": float("nan"),
+           "dual_objective": float("nan"), "gap": float("nan")}
+    if alpha is None:
+        return out
+    alpha = np.clip(np.asarray(alpha, dtype=float), 0.0, C)
+    v = Phi.T @ (y * alpha)
+    D = float(alpha.sum() - 0.5 * v @ v)
+    out.update({"dual_objective": D, "gap": (P - D) / max(1.0, abs(P)),
+                "primal_residual": abs(float(y @ alpha)) / float(np.max(C)),
+                "dual_residual": float(np.linalg.norm(w - v)) / max(1.0, float(np.linalg.norm(w)))})
+    return out
+
+
+def linear_svm(Phi, y, C, solver="liblinear", tol=1e-3, max_iter=-1, solver_options=None):
+    """Train the binary linear C-SVM ``f(x) = phi(x) w + b`` on explicit features.
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, r)
+        Features (rows ``phi_i``).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float > 0 or ndarray of shape (n,)
+        Box bound, or per-sample bounds ``C_i`` (``class_weight``).
+    solver : str
+        ``"liblinear"`` (intercept regularized, module docstring), ``"libsvm"``
+        (``SVC(kernel="linear")``, exact) or an installed CVXPY solver name
+        (upper case; :class:`~krein.formulations.SVMPrimal`, exact).
+    tol : float > 0
+        Stopping tolerance of liblinear / libsvm.
+    max_iter : int
+        Iteration limit of liblinear / libsvm (-1: none).
+    solver_options : dict, optional
+        Passed to the CVXPY solver.
+
+    Returns
+    -------
+    w : ndarray of shape (r,)
+        Weight on the features.
+    b : float
+        Intercept.
+    solution : krein.solvers.Solution
+        With :func:`linear_svm_certificate` (liblinear: the primal objective only).
+    """
+    from ..solvers import Solution, solve
+
+    y = np.asarray(y, dtype=float)
+    n, r = Phi.shape
+    per_sample = np.ndim(C) != 0
+    t0 = time.perf_counter()
+    alpha = None
+    if solver == "liblinear":
+        from sklearn.svm import LinearSVC
+
+        scale = float(np.sqrt(np.max(np.einsum("ij,ij->i", Phi, Phi), initial=0.0)))
+        svc = LinearSVC(loss="hinge", dual=True, C=1.0 if per_sample else float(C), tol=tol,
+                        max_iter=_LIBLINEAR_NO_LIMIT if max_iter == -1 else int(max_iter),
+                        intercept_scaling=max(scale, 1e-12))
+        svc.fit(Phi, y, sample_weight=np.asarray(C, dtype=float) if per_sample else None)
+        # classes_ = [-1, 1]: the decision is positive for +1
+        w = np.asarray(svc.coef_[0], dtype=float)
+        b = float(svc.intercept_[0])
+        n_iter = int(np.max(svc.n_iter_))
+        status = "max_iter" if max_iter != -1 and n_iter >= max_iter else "converged"
+    elif solver == "libsvm":
+        from sklearn.svm import SVC
+
+        svc = SVC(kernel="linear", C=1.0 if per_sample else float(C), tol=tol,
+                  max_iter=max_iter)
+        svc.fit(Phi, y, sample_weight=np.asarray(C, dtype=float) if per_sample else None)
+        u = np.zeros(n)
+        u[svc.support_] = svc.dual_coef_[0]
+        alpha = y * u
+        w = Phi.T @ u
+        b = float(svc.intercept_[0])
+        n_iter = int(np.sum(getattr(svc, "n_iter_", [0])))
+        status = "max_iter" if max_iter > 0 and n_iter >= max_iter else "converged"
+    else:
+        from ..formulations.svm import SVMPrimal
+
+        f = SVMPrimal(y, Phi, C=C)
+        sol = solve(f, solver, **(solver_options or {}))
+        w = np.asarray(f.variables["w"].value, dtype=float)
+        b = float(f.variables["b"].value)
+        alpha = np.asarray(f.constraints["margin"].dual_value, dtype=float)
+        cert = linear_svm_certificate(Phi, y, C, w, b, alpha)
+        sol.certificate = {**sol.certificate, **cert}
+        sol.primal = {**sol.primal, "alpha": np.clip(alpha, 0.0, C)}
+        sol.intercept = b
+        return w, b, sol
+    seconds = time.perf_counter() - t0
+    cert = linear_svm_certificate(Phi, y, C, w, b, alpha)
+    sol = Solution(solver=solver, status=status, objective=cert["objective"],
+                   primal={"w": w} if alpha is None else {"w": w, "alpha": alpha},
+                   dual={"intercept": b}, setup_time=0.0, solve_time=seconds,
+                   iterations=n_iter, primal_residual=cert["primal_residual"],
+                   dual_residual=cert["dual_residual"], gap=cert["gap"], certificate=cert,
+                   intercept=b)
+    return w, b, sol
+
+
+class ApproximationMixin:
+    """Fit and predict through ``approximation`` (module docstring); mixed in before
+    :class:`~krein.estimators.base.KernelClassifierBase`.
+
+    Subclasses implement ``_fit_features(Psi, lam, y, C)``: train one binary model on
+    the signed features ``Psi`` (eigenvalues ``lam`` of ``Psi diag(sign(lam)) Psi'``)
+    and return ``(coef, intercept, info)`` with ``f(x) = psi(x) coef + intercept``.
+    """
+
+    def _approximate(self):
+        return getattr(self, "approximation", None) is not None
+
+    def _check_approximation(self):
+        """Checks shared by every estimator with an ``approximation`` (parameter names)."""
+        if not self._approximate():
+            if getattr(self, "solver", None) is not None and str(self.solver).lower() == \
+                    "liblinear":
+                raise ValueError("solver='liblinear' trains a linear model on features: it "
+                                 "needs approximation=IndefiniteNystroem(...); without one use "
+                                 "'libsvm' or a CVXPY solver")
+            return
+        if "kernel" not in self.approximation.get_params(deep=False):
+            raise ValueError(f"approximation must take the estimator's kernel and "
+                             f"kernel_params (a parameter 'kernel'); got {self.approximation!r}")
+
+    def _fit(self, X, y):
+        if not self._approximate():
+            return super()._fit(X, y)
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        classes, y_idx = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at "
+                             f"least two classes")
+        self._class_weight = self._class_weights(classes, y)
+        approx = clone(self.approximation).set_params(kernel=self.kernel,
+                                                      kernel_params=self.kernel_params)
+        Psi = np.asarray(approx.fit_transform(X), dtype=float)
+        lam = np.asarray(approx.eigenvalues_, dtype=float)
+        pairs = [(i, j) for i in range(classes.size) for j in range(i + 1, classes.size)]
+        coefs, intercepts, infos = [], [], []
+        for i, j in pairs:
+            if classes.size == 2:
+                idx, T, lam_p, F = None, None, lam, Psi
+            else:
+                idx = np.flatnonzero((y_idx == i) | (y_idx == j))
+                Pi = Psi[idx]
+                T, lam_p = signed_refactor(Pi, np.sign(lam))
+                F = Pi @ T
+                # the pair's Nystrom features of a new point: k_approx(x, X_idx) F |lam_p|^-1 S_p
+                # = psi(x) M (equal to F on the pair's training points)
+                T = (np.sign(lam)[:, None] * (Pi.T @ F)) * (np.sign(lam_p) / np.abs(lam_p))
+            y_pm = np.where(y_idx[idx if idx is not None else slice(None)] == j, 1.0, -1.0)
+            C = self._per_sample_C(y_idx if idx is None else y_idx[idx])
+            coef, b, info = self._fit_features(F, lam_p, y_pm, C)
+            coefs.append(coef if T is None else T @ coef)
+            intercepts.append(b)
+            infos.append(info)
+        # ---- every binary model trained: set the fitted attributes
+        from .base import BinaryModel
+
+        self.classes_ = classes
+        self.pairs_ = pairs
+        self.approximation_ = approx
+        self.coef_ = np.vstack(coefs)
+        self.intercept_ = np.array(intercepts, dtype=float)
+        self.binary_models_ = [BinaryModel(np.arange(0), c, b, info)
+                               for c, b, info in zip(coefs, intercepts, infos)]
+        self.n_iter_ = np.array([info.get("n_iter", 0) for info in infos])
+        self.class_weight_ = self._class_weight
+        self.eigenvalues_ = lam
+        self.min_eigenvalue_ = float(min(lam.min(initial=0.0), 0.0)) if lam.size < X.shape[0] \
+            else float(lam.min())
+        p, q = int(np.sum(lam > 0)), int(np.sum(lam < 0))
+        self.signature_ = (p, q, X.shape[0] - p - q)
+        self.spectrum_ = None
+        self._after_fit_approximate()
+        return self
+
+    def _after_fit_approximate(self):
+        """Hook: estimator-specific attributes of the approximate path."""
+
+    def _test_rows(self, X):
+        if not self._approximate():
+            return super()._test_rows(X)
+        check_is_fitted(self, "approximation_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return np.asarray(self.approximation_.transform(X), dtype=float), None
+
+    def _binary_decisions(self, K_rows, extra=None):
+        if not self._approximate():
+            return super()._binary_decisions(K_rows, extra)
+        return K_rows @ self.coef_.T + self.intercept_
+
+
+def spectral_features(lam, g):
+    """``d = sqrt(g / |lam|)``: the scaling of the signed features that realizes ``g``.
+
+    Parameters
+    ----------
+    lam : ndarray of shape (r,)
+        Nonzero eigenvalues of the approximation.
+    g : ndarray of shape (r,)
+        Corrected eigenvalues (>= 0).
+
+    Returns
+    -------
+    ndarray of shape (r,)
+        The scaling ``d`` (0 where ``g = 0``).
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return np.sqrt(np.maximum(g, 0.0) / np.abs(lam))
