@@ -23,56 +23,6 @@ from krein.kernel_data import KernelData, check_approximation
 SMALL = dict(dataset="checkerboard", kernel="sigmoid", cv=3, progress=False)
 
 
-# --- TEMPORARY stand-in for the estimator contract until ESVC(approximation=) lands on
-# main (removed on the merge): a linear SVM on the signed features, as ESVM's decision
-# on them is (ESVM's c = V sign(lam) V' c~ gives k~(x, X) c = psi(x) Psi' c~).
-def _stand_in():
-    from sklearn.base import BaseEstimator, ClassifierMixin, clone
-    from sklearn.svm import SVC, LinearSVC
-
-    from krein.estimators import ESVC
-
-    class StandInESVC(ClassifierMixin, BaseEstimator):
-        def __init__(self, C=1.0, kernel="precomputed", kernel_params=None, solver="libsvm",
-                     approximation=None):
-            self.C, self.kernel, self.kernel_params = C, kernel, kernel_params
-            self.solver, self.approximation = solver, approximation
-
-        def fit(self, X, y):
-            if self.approximation is None:
-                self._exact = ESVC(C=self.C, kernel=self.kernel, solver=self.solver).fit(X, y)
-                self.classes_, self.support_ = self._exact.classes_, self._exact.support_
-                return self
-            ny = clone(self.approximation).set_params(kernel=self.kernel,
-                                                      kernel_params=self.kernel_params)
-            Psi = ny.fit_transform(X)
-            lin = SVC(kernel="linear", C=self.C) if self.solver == "libsvm" else LinearSVC(
-                C=self.C)
-            self.approximation_, self._lin = ny, lin.fit(Psi, y)
-            self.classes_ = lin.classes_
-            return self
-
-        def predict(self, X):
-            if self.approximation is None:
-                return self._exact.predict(X)
-            return self._lin.predict(self.approximation_.transform(X))
-
-    return StandInESVC
-
-
-@pytest.fixture(autouse=True)
-def _estimators(monkeypatch):
-    import krein.registry as reg
-    from krein.estimators import ESVC
-
-    if "approximation" not in ESVC().get_params():
-        e = reg._REGISTRY["esvm"]
-        monkeypatch.setitem(reg._REGISTRY, "esvm", reg._Entry(_stand_in(), e.description,
-                                                               e.task, e.compare, e.grid,
-                                                               e.requires))
-# --- end of the stand-in
-
-
 def _run(args, capsys):
     rc = main(args)
     captured = capsys.readouterr()
@@ -137,9 +87,11 @@ def test_matrices_are_not_approximated(tmp_path):
 # ---------------------------------------------------------------------------- exactness
 def test_all_landmarks_give_the_exact_runs_folds():
     """Every training point a landmark: the approximation is the training kernel itself
-    (up to round-off), so ESVM on it, solved by libsvm like the exact run, gives the exact
-    run's fold accuracies; the fold spectra are the training blocks'."""
-    kw = dict(SMALL, n_samples=600, methods=["esvm"], tune=False, solver="libsvm")
+    (up to round-off), so ESVM, flip (raw test rows) and clip-mds (spectral) on it, solved
+    by libsvm like the exact run, give the exact run's fold accuracies; the fold spectra
+    are the training blocks'."""
+    kw = dict(SMALL, n_samples=600, methods=["esvm", "flip", "clip-mds"], tune=False,
+              solver="libsvm")
     exact = run_comparison(**kw)
     approx = run_comparison(approximation="nystroem:600", **kw)
     e, a = exact.folds, approx.folds
@@ -150,7 +102,7 @@ def test_all_landmarks_give_the_exact_runs_folds():
     assert a["n_support"].isna().all() and (a["solver_used"] == "libsvm").all()
     assert approx.summary.attrs["approximation"] == "nystroem:600"
     assert exact.summary.attrs["approximation"] is None
-    assert "approximation nystroem:600" in approx.summary["note"].iloc[0]
+    assert approx.summary["note"].str.startswith("approximation nystroem:600").all()
 
 
 # ---------------------------------------------------------------------------- methods
@@ -169,6 +121,26 @@ def test_methods_without_an_approximate_path_are_skipped():
     # no solver given: the approximate default, recorded
     assert (res.folds["solver_used"] == "liblinear").all()
     assert "solver liblinear" in s.loc["esvm", "note"]
+
+
+def test_approximate_defaults_of_the_methods():
+    """No solver given: liblinear for ESVM and the corrections, CLARABEL for KSVM; clip
+    maps test rows spectrally (its raw map needs dual coefficients), flip keeps raw;
+    ESVM-L (eigenpairs of the exact kernel) and the direct SVM are skipped."""
+    res = run_comparison(**SMALL, n_samples=300, tune=False, approximation="nystroem:50",
+                         methods=["esvm", "flip", "clip", "ksvm", "svm", "esvm-l"])
+    s = res.summary.set_index("method")
+    assert (s.loc[["esvm", "flip", "clip", "ksvm"], "status"] == "ok").all(), s["note"]
+    used = res.folds.groupby("method")["solver_used"].agg(set).to_dict()
+    assert used == {"esvm": {"liblinear"}, "flip": {"liblinear"}, "clip": {"liblinear"},
+                    "ksvm": {"CLARABEL"}}
+    assert "out_of_sample='spectral'" in s.loc["clip", "note"]
+    assert "out_of_sample" not in s.loc["flip", "note"]
+    assert "solver CLARABEL" in s.loc["ksvm", "note"]
+    assert s.loc["svm", "note"] == NO_APPROXIMATE_PATH
+    assert s.loc["esvm-l", "status"] == "skipped"
+    assert s.loc["esvm-l", "note"].startswith(NO_APPROXIMATE_PATH + " (energy=0.9")
+    assert (s.loc[["esvm", "flip", "clip", "ksvm"], "accuracy_mean"] > 0.7).all()
 
 
 # ---------------------------------------------------------------------------- no n x n

@@ -299,7 +299,8 @@ def approximation_defaults(method, solver=None):
     ------
     ValueError
         :data:`NO_APPROXIMATE_PATH` when the estimator has no ``approximation``
-        parameter; unknown method.
+        parameter, or keeps eigenpairs of the exact kernel (ESVM-L's
+        ``energy`` / ``n_components``); unknown method.
     """
     from ..registry import make_method
 
@@ -307,6 +308,11 @@ def approximation_defaults(method, solver=None):
     accepted = est.get_params(deep=False)
     if "approximation" not in accepted:
         raise ValueError(NO_APPROXIMATE_PATH)
+    kept = {k: accepted[k] for k in ("energy", "n_components") if accepted.get(k) is not None}
+    if kept:  # ESVM-L: the approximation's rank M takes the place of the kept eigenpairs
+        raise ValueError(f"{NO_APPROXIMATE_PATH} ({', '.join(f'{k}={v}' for k, v in kept.items())}"
+                         " keeps eigenpairs of the exact kernel; the approximation's M "
+                         "landmarks set the rank instead)")
     params, notes = {}, []
     if accepted.get("out_of_sample") == "raw" and \
             accepted.get("correction") not in RAW_WITH_APPROXIMATION:
