@@ -71,6 +71,10 @@ POINTS_FILE = "points.csv"
 BOUNDARIES_FILE = "boundaries.csv"
 #: The page :func:`write_report` writes.
 REPORT_FILE = "report.html"
+#: Most data points drawn over the decision regions (a fixed random sample of larger data,
+#: e.g. an approximated run on 1e5 points, said in the title).
+BOUNDARY_POINTS_SHOWN = 3000
+
 #: The figures :func:`write_report` writes (``boundaries`` only for 2-D data).
 FIGURE_FILES = {"spectrum": "spectrum.png", "accuracy": "accuracy.png",
                 "boundaries": "boundaries.png"}
@@ -756,6 +760,12 @@ def boundary_figure(comparison):
     nrow = int(math.ceil(m / ncol))
     fig = new_figure((2.9 * ncol, 2.85 * nrow + 0.7))
     px, py = pts["x0"].to_numpy(float), pts["x1"].to_numpy(float)
+    shown = ""
+    if px.size > BOUNDARY_POINTS_SHOWN:  # a sample, so that the regions stay visible
+        keep = np.sort(np.random.default_rng(0).choice(px.size, BOUNDARY_POINTS_SHOWN,
+                                                       replace=False))
+        shown = f"; {BOUNDARY_POINTS_SHOWN} of {px.size} points shown"
+        px, py, label_index = px[keep], py[keep], label_index[keep]
     for k, method in enumerate(methods):
         ax = fig.add_subplot(nrow, ncol, k + 1)
         rows = b[b["method"] == method]
@@ -799,7 +809,7 @@ def boundary_figure(comparison):
                for name, c in zip(classes, colors)]
     data = comparison.data
     fig.suptitle(_mpl(f"{data.get('name', 'data')}, {_kernel_label(data)}: decision regions "
-                      "(each method trained on all the data)"), fontsize=10)
+                      f"(each method trained on all the data{shown})"), fontsize=10)
     fig.legend(handles=handles, loc="lower center", ncol=min(len(classes), 6), fontsize=8,
                frameon=False, title="class", title_fontsize=8)
     fig.tight_layout(rect=(0, 0.45 / fig.get_size_inches()[1], 1, 1))
