@@ -221,3 +221,22 @@ def test_bad_parameters_are_named(est, match):
     with pytest.raises(ValueError, match=match):
         est.set_params(kernel="sigmoid").fit(X, y)
     assert not hasattr(est, "classes_")
+
+
+def test_precomputed_landmark_columns_give_the_feature_vector_model(data):
+    """Dissimilarity-style input: only K(objects, landmarks) is computed (same fixed cutoff:
+    rcond="auto" chooses it differently without feature vectors)."""
+    from krein.kernels import sigmoid_kernel
+
+    X, y, _, Xt = data
+    idx = np.random.default_rng(1).choice(N, size=40, replace=False)
+    kw = dict(C=1.0, solver="libsvm", tol=1e-10)
+    feat = ESVC(kernel="sigmoid", kernel_params=KP, **kw, approximation=IndefiniteNystroem(
+        landmarks=idx, rcond=1e-9)).fit(X, y)
+    pre = ESVC(kernel="precomputed", **kw, approximation=IndefiniteNystroem(
+        landmarks=idx, rcond=1e-9)).fit(sigmoid_kernel(X, X[idx], **KP), y)
+    np.testing.assert_allclose(pre.decision_function(sigmoid_kernel(Xt, X[idx], **KP)),
+                               feat.decision_function(Xt), rtol=1e-8, atol=1e-10)
+    # (n, m) columns are not a pairwise kernel: cross-validation must not slice the columns
+    assert not pre.__sklearn_tags__().input_tags.pairwise
+    assert ESVC(kernel="precomputed").__sklearn_tags__().input_tags.pairwise

@@ -97,6 +97,7 @@ NOT_RUN = {
     "python benchmarks/nearest_psd.py": "benchmark: minutes, timing targets for a quiet machine",
     "python benchmarks/certificates.py": "benchmark: minutes, exact gaps by CLARABEL",
     "python benchmarks/threads.py": "benchmark: tens of minutes, loads the machine on purpose",
+    "python benchmarks/nystroem.py": "benchmark: about 10 minutes and 12 GB (n = 10^6)",
 }
 
 HEART = ("krein compare --dataset heart --kernel sigmoid --kernel-params a=0.02,r=-1 "

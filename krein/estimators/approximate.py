@@ -287,6 +287,14 @@ class ApproximationMixin:
     def _approximate(self):
         return getattr(self, "approximation", None) is not None
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        if self._approximate():
+            # with kernel="precomputed" X holds kernel values against the LANDMARKS, not a
+            # square Gram matrix: cross-validation must not slice its columns
+            tags.input_tags.pairwise = False
+        return tags
+
     def _check_approximation(self):
         """Checks shared by every estimator with an ``approximation`` (parameter names)."""
         if not self._approximate():
