@@ -10,6 +10,8 @@ standardized Sonar with a clearly indefinite sigmoid kernel and prints the table
     krein compare --dataset ionosphere --kernel pick-out-munoz-ionosphere
                                                     # pick-out of Munoz & de Diego §4.2's
                                                     # 12 normalized kernels, raw features
+    krein compare --dataset checkerboard --n-samples 100000 --approximation nystroem:1000 \
+        --methods esvm,flip,clip,ksvm --cv 3        # Nystroem features, no n x n kernel
     krein diagnose --dataset sonar                  # signature, r_mm, r_neg, DCM
     krein solvers                                   # installed CVXPY solvers and problem classes
     krein methods                                   # the method registry
@@ -55,6 +57,7 @@ _FLAGS = {
     "n_jobs": "--n-jobs",
     "blas_threads": "--blas-threads",
     "out": "--out",
+    "approximation": "--approximation",
 }
 
 DEFAULT_OUT = "krein-results"
@@ -233,15 +236,19 @@ def _data_lines(data):
     return lines
 
 
-def _spectrum_line(spec, note=""):
+def _spectrum_line(spec, note="", approximation=None):
     s = spec.summary()
-    return (f"spectrum of the full kernel ({s['n']} x {s['n']}{note}): signature p/q/z = "
+    what = f"the full kernel ({s['n']} x {s['n']}{note})"
+    if approximation is not None:
+        what = (f"the {approximation} approximation of the kernel (rank {s['p'] + s['q']} of "
+                f"{s['n']} x {s['n']}, no n x n array formed)")
+    return (f"spectrum of {what}: signature p/q/z = "
             f"{s['p']}/{s['q']}/{s['z']} (|lambda| <= {s['tol']:.2g} counts as zero), "
             f"least eigenvalue {s['min_eigenvalue']:.4g}, largest {s['max_eigenvalue']:.4g}, "
             f"r_mm = {s['r_mm']:.3g} %, r_neg = {s['r_neg']:.3g} %")
 
 
-def _fold_deviation_line(folds):
+def _fold_deviation_line(folds, approximation=None):
     """r_mm and r_neg (Munoz & de Diego eq. 2) of the training blocks, mean ± s.d. over folds."""
     per_fold = folds.drop_duplicates(["repeat", "fold"])
     parts = []
@@ -249,7 +256,9 @@ def _fold_deviation_line(folds):
         v = per_fold[col].to_numpy(dtype=float)
         sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
         parts.append(f"{col} = {v.mean():.3g} ± {sd:.2g} %")
-    return (f"deviation from Euclidean of the training blocks (Munoz & de Diego eq. 2; mean ± "
+    blocks = ("the approximations of the training blocks" if approximation is not None
+              else "the training blocks")
+    return (f"deviation from Euclidean of {blocks} (Munoz & de Diego eq. 2; mean ± "
             f"s.d. over {len(per_fold)} folds): {', '.join(parts)}")
 
 
@@ -313,6 +322,13 @@ def _protocol_line(result):
             f"{result.solver or 'each method default'}")
 
 
+def _approximation_line(result):
+    if result.approximation is None:
+        return None
+    return (f"approximation: {result.approximation} (signed Nyström features, landmarks drawn "
+            "per fold; no n x n kernel formed; methods without an approximate path skipped)")
+
+
 def _grid_lines(result):
     if not result.tuned:
         return []
@@ -363,7 +379,8 @@ def _cmd_compare(args):
                                     binary=binary, tune=not args.no_tune, grid=grid or None,
                                     inner_folds=args.inner_folds, n_jobs=args.n_jobs,
                                     force=args.force, command=command,
-                                    blas_threads=args.blas_threads, **data)
+                                    blas_threads=args.blas_threads,
+                                    approximation=args.approximation, **data)
         except InvalidArgument as exc:
             solver_output.discard()
             _data_error(args.prog, exc)
@@ -385,8 +402,10 @@ def _cmd_compare(args):
     print("krein compare")
     for line in _data_lines(data):
         print(line)
-    print(_spectrum_line(data.spectrum(), note))
-    print(_fold_deviation_line(result.folds))
+    if _approximation_line(result):
+        print(_approximation_line(result))
+    print(_spectrum_line(data.spectrum(), note, result.approximation))
+    print(_fold_deviation_line(result.folds, result.approximation))
     print(_protocol_line(result))
     for line in _grid_lines(result):
         print(line)
@@ -395,6 +414,8 @@ def _cmd_compare(args):
     print()
     for name, why in result.skipped.items():
         print(f"skipped {name}: {why}")
+    for name, why in result.notes.items():
+        print(f"note on {name}: {why}")
     failed = result.folds[result.folds["error"] != ""]
     for name, group in failed.groupby("method", sort=False):
         print(f"errors in {name} ({len(group)} of {result.cv * result.repeats} fits), first: "
@@ -891,8 +912,15 @@ def _build_parser():
     p.add_argument("--inner-folds", type=int, default=3, metavar="K",
                    help="folds of the inner CV that chooses the parameters (default 3)")
     p.add_argument("--solver", default=None, metavar="NAME",
-                   help="libsvm or an installed CVXPY solver (see 'krein solvers'); default: each "
-                        "method's own")
+                   help="libsvm or an installed CVXPY solver (see 'krein solvers'; liblinear "
+                        "with --approximation); default: each method's own")
+    p.add_argument("--approximation", default=None, metavar="nystroem:M",
+                   help="data too large for the n x n kernel: every fit gets M-landmark signed "
+                        "Nystroem features of the kernel (nystroem:M:kmeans++ spreads the "
+                        "landmarks), no n x n array is formed; feature data only (a vector or "
+                        "synthetic data set, --data); methods without an approximate path "
+                        "(all but esvm, esvm-l, the spectrum corrections, ksvm) are skipped; "
+                        "default solvers liblinear (ksvm: CLARABEL)")
     p.add_argument("--n-jobs", type=int, default=DEFAULT_N_JOBS, metavar="N",
                    help=f"worker processes over the cells (default {DEFAULT_N_JOBS}: the cores "
                         "here, at most 4; -1: all cores)")

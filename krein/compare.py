@@ -33,6 +33,23 @@ Cells run fold by fold (all methods of a fold, then the next fold), inside
 :func:`krein._cache.shared_computations` where available, so the methods of a
 fold share one eigendecomposition of its training block.
 
+Data too large for the n x n kernel
+-----------------------------------
+With ``approximation="nystroem:M"`` no ``n x n`` array is formed anywhere:
+the data are loaded without a kernel matrix (:class:`krein.kernel_data.KernelData`
+with ``K`` None), each fit gets the feature rows of its split, the named
+kernel with the grid point's parameters and an
+:class:`krein.approximation.IndefiniteNystroem` of ``M`` landmarks (drawn
+among the fit's training rows with the fold's seed, ``random_state +
+repeat``, so every method of a fold gets the same landmarks), and the
+method trains its linear model on the signed features.  The front end is
+refitted by every fit (inner CV included: ``O(n M^2)`` each, never
+``O(n^2)``).  Methods without an approximate path (no ``approximation``
+parameter) are listed as skipped; the others may run with a changed solver
+or out-of-sample map (:func:`krein.experiment.classification.approximation_defaults`),
+said in their ``note``.  The spectrum figures are those of the
+approximation.
+
 Output directory
 ----------------
 With ``out``, the run writes ``run.json`` (data, spectrum summary, protocol),
@@ -66,8 +83,10 @@ from ._validation import InvalidArgument
 from .combinations import accepts_stacked_kernels
 from .experiment import (Experiment, build_estimator, cell_kernel_data, classification_grid,
                          outer_splits, run_experiment)
+from .experiment.classification import approximation_defaults
 from .experiment.runner import error_text
-from .kernel_data import KernelData, check_data_arguments, default_kernel_grid
+from .kernel_data import (KernelData, check_approximation, check_data_arguments,
+                          default_kernel_grid, make_approximation)
 from .registry import REQUIREMENTS, default_grid, list_methods, method_requirements
 
 __all__ = [
@@ -95,7 +114,7 @@ SUMMARY_COLUMNS = ["method", "status", "accuracy_mean", "accuracy_std", "best_pa
 FOLD_COLUMNS = ["method", "repeat", "fold", "n_train", "n_test", "accuracy", "best_params",
                 "inner_score", "fit_seconds", "select_seconds", "n_support", "min_eigenvalue",
                 "r_mm", "r_neg", "solver_status", "gap", "certificate", "certificate_value",
-                "error", "warnings"]
+                "error", "warnings", "solver_used"]
 
 #: Files (and the runner's directory) a comparison writes into ``out``.
 OUTPUT_FILES = ("run.json", "summary.csv", "folds.csv", "spectrum.csv", "points.csv",
@@ -132,7 +151,7 @@ def _check_methods(methods):
     return list(dict.fromkeys(methods))
 
 
-def _check_solver(solver):
+def _check_solver(solver, approximation=None):
     if solver is None:
         return None
     from .solvers import installed_solvers
@@ -143,6 +162,14 @@ def _check_solver(solver):
             return "libsvm"
         if solver.upper() in installed_solvers():
             return solver.upper()
+        if solver.lower() == "liblinear":
+            if approximation is None:
+                raise InvalidArgument("solver", "liblinear trains a linear model on features: "
+                                                "it needs an approximation (e.g. "
+                                                "nystroem:1000)")
+            return "liblinear"
+    if approximation is not None:
+        accepted.insert(1, "liblinear")
     raise InvalidArgument("solver", f"unknown or not installed solver {solver!r}; accepted: "
                                     f"{', '.join(accepted)}")
 
@@ -183,11 +210,16 @@ def _check_grid(grid):
 
 # --------------------------------------------------------------------------- data
 def _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, symmetrize,
-                data_file, label_column):
+                data_file, label_column, approximation=None):
     """The data-set entry of the grid: a catalogue name or a user's file."""
     if kernel_file is not None and data_file is not None:
         raise InvalidArgument("kernel_file", "give a kernel/dissimilarity matrix (kernel_file) or "
                                              "a feature file (data_file), not both")
+    if kernel_file is not None and approximation is not None:
+        what = "a dissimilarity" if dissimilarity else "a kernel"
+        raise InvalidArgument("approximation", f"the file holds {what} matrix, already n x n: "
+                                               "only feature vectors (a vector or synthetic data "
+                                               "set, a feature file) are approximated")
     if kernel_file is None and data_file is None:
         for name, v in (("labels", labels), ("label_column", label_column)):
             if v is not None:
@@ -219,19 +251,23 @@ def _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, 
     return {"dataset": run_name(dataset, kernel_file, data_file), "data_file": spec}
 
 
-def _load(entry, kernel, kernel_params, random_state):
+def _load(entry, kernel, kernel_params, random_state, approximation=None):
     """The KernelData of a grid's data entry, through the cells' own (cached) loader."""
     if entry.get("data_file") is None:
         check_data_arguments(entry["dataset"], kernel, kernel_params)
     try:
         probe = classification_grid([entry], [next(iter(list_methods(task="classifier")))],
                                     [{"kernel": kernel, "params": dict(kernel_params or {})}],
-                                    cv_seed=int(random_state))[0]
+                                    cv_seed=int(random_state), approximation=approximation)[0]
     except InvalidArgument:
         raise
     except ValueError as exc:  # a kernel that does not fit the data's kind
         raise InvalidArgument("kernel", str(exc).split(": ", 1)[-1]) from None
     data = cell_kernel_data({**probe, "seed": int(random_state)})[0]
+    if approximation is not None:  # the landmarks of the spectrum: the run's seed
+        from dataclasses import replace
+
+        data = replace(data, approximation_seed=int(random_state), _spectrum=None)
     labels, _ = data.classes
     if labels.size < 2:
         raise InvalidArgument("labels", f"{data.dataset!r} has a single class; need at least two")
@@ -360,6 +396,11 @@ class ComparisonResult:
         Wall time of the run.
     directory : str or None, default None
         The output directory (None without ``out``).
+    approximation : str or None, default None
+        The low-rank front end of an approximated run (``"nystroem:M"``), else None.
+    notes : dict, default {}
+        Method -> what the approximated run changed in it (out-of-sample map,
+        default solver), one text.
     """
 
     summary: pd.DataFrame
@@ -380,6 +421,8 @@ class ComparisonResult:
     skipped: dict = field(default_factory=dict)
     seconds: float = float("nan")
     directory: str | None = None
+    approximation: str | None = None
+    notes: dict = field(default_factory=dict)
 
     @property
     def all_failed(self):
@@ -440,7 +483,7 @@ def _certificate_text(f):
     return f"{kind} <= {np.nanmax(vals):.1e}" if np.isfinite(vals).any() else kind
 
 
-def _summarize(folds, methods, skipped, order):
+def _summarize(folds, methods, skipped, order, notes=None):
     rows = []
     for m in order:
         if m in skipped:
@@ -465,7 +508,9 @@ def _summarize(folds, methods, skipped, order):
             "certificate": _certificate_text(ok) if len(ok) else "",
             "n_folds": int(len(f)),
             "n_errors": n_err,
-            "note": f[f["error"] != ""]["error"].iloc[0][:300] if n_err else "",
+            "note": "; ".join(t for t in ((notes or {}).get(m, ""),
+                                          f[f["error"] != ""]["error"].iloc[0][:300]
+                                          if n_err else "") if t),
         })
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 
@@ -539,7 +584,7 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
                    n_samples=None, binary=None, *, kernel_file=None, labels=None,
                    dissimilarity=False, symmetrize=False, data_file=None, label_column=None,
                    tune=True, grid=None, inner_folds=3, n_jobs=1, blas_threads=None,
-                   force=False, command=None):
+                   force=False, command=None, approximation=None):
     """Run :func:`compare` and return all its results (summary, folds, data, files).
 
     Parameters
@@ -596,6 +641,8 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
         Replace an earlier comparison in ``out``, as in :func:`compare`.
     command : str, optional
         The command line that started the run, recorded in ``run.json``.
+    approximation : str, optional
+        A low-rank front end, as in :func:`compare` (``"nystroem:M"``).
 
     Returns
     -------
@@ -611,10 +658,11 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
         is fitted and before anything is written.
     """
     t_start = time.perf_counter()
+    approximation = check_approximation(approximation)
     entry = _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity,
-                        symmetrize, data_file, label_column)
+                        symmetrize, data_file, label_column, approximation)
     order = _check_methods(methods)
-    solver = _check_solver(solver)
+    solver = _check_solver(solver, approximation)
     cv, repeats, C, inner_folds, n_jobs = _check_options(cv, repeats, C, inner_folds, n_jobs)
     blas_threads = resolve_blas_threads(blas_threads)
     grid = _check_grid(grid)
@@ -623,7 +671,7 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
 
     # the data every cell uses (the same cached computation): a bad file or kernel
     # argument fails here, before any model is fitted and before anything is written
-    data = _load(entry, kernel, kernel_params, random_state)
+    data = _load(entry, kernel, kernel_params, random_state, approximation)
     labels_, counts = data.classes
     if cv > counts.min():
         raise InvalidArgument("cv", f"{cv} folds but the smallest class of {data.dataset!r} has "
@@ -631,15 +679,25 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
     out = _check_out(out, force)
 
     # methods that need inputs these data do not have are skipped, with the reason
-    skipped = {}
+    skipped, approx_params, notes = {}, {}, {}
     for m in order:
         for req in method_requirements(m):
             if req == "base_kernels" and data.base_kernels is None:
                 skipped[m] = REQUIREMENTS[req]
+        if approximation is not None and m not in skipped:
+            # with an approximation: the methods that have an approximate path, with the
+            # out-of-sample map and solver it takes (approximation_defaults)
+            try:
+                approx_params[m], lines = approximation_defaults(m, solver)
+            except ValueError as exc:
+                skipped[m] = str(exc)
+                continue
+            notes[m] = "; ".join([f"approximation {approximation}"] + lines)
     run = [m for m in order if m not in skipped]
     if not run:
         raise InvalidArgument("methods", "no method can run on these data: " + "; ".join(
-            f"{m} {why}" for m, why in skipped.items()))
+            f"{m} {why}" if why.startswith("needs") else f"{m} ({why})"
+            for m, why in skipped.items()))
 
     # grids: the registry's per method, the kernel's scale on feature data; overrides
     kernel_keys = set(data.kernel_params)
@@ -650,6 +708,7 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
     for m in run:
         accepted = accepted_params[m]
         fixed = {"C": C} if C is not None and "C" in accepted else {}
+        fixed.update(approx_params.get(m, {}))
         g = default_grid(m) if tune else {}
         g.update({k: v for k, v in method_over.items() if k in accepted and tune})
         g = {k: v for k, v in g.items() if k not in fixed}
@@ -670,7 +729,8 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
     kernels = [{"kernel": kernel, "params": given, "grid": kernel_grid}]
     cells = classification_grid([entry], entries, kernels, folds=cv, repeats=repeats,
                                 solvers=[solver], inner_folds=inner_folds, save_trace=False,
-                                cv_seed=int(random_state), order="fold")
+                                cv_seed=int(random_state), order="fold",
+                                approximation=approximation)
     experiment = Experiment(f"compare-{data.dataset}", cells, seed=int(random_state))
     data.spectrum()
 
@@ -692,18 +752,19 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
             _clear_shared()
         rows = report.results
     folds = _fold_table(rows)
-    summary = _summarize(folds, run, skipped, order)
+    summary = _summarize(folds, run, skipped, order, notes)
     result = ComparisonResult(summary, folds, data, run, cv, repeats, C, solver,
                               int(random_state), experiment=experiment, tuned=bool(tune),
                               grids=grids, kernel_grid=kernel_grid, inner_folds=inner_folds,
-                              skipped=skipped, directory=out)
+                              skipped=skipped, directory=out, approximation=approximation,
+                              notes=notes)
     result.seconds = time.perf_counter() - t_start
     if out is not None:
         result.files = _write_outputs(result, out, command)
     summary.attrs.update({
         "dataset": data.dataset, "kernel": data.kernel, "kernel_params": dict(data.kernel_params),
         "n_samples": data.n_samples, "cv": cv, "repeats": repeats, "C": C, "tuned": bool(tune),
-        "files": list(result.files),
+        "approximation": approximation, "files": list(result.files),
     })
     return result
 
@@ -720,7 +781,7 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
             C=None, solver=None, random_state=0, out=None, progress=True, n_samples=None,
             binary=None, *, kernel_file=None, labels=None, dissimilarity=False,
             symmetrize=False, data_file=None, label_column=None, tune=True, grid=None,
-            inner_folds=3, n_jobs=1, blas_threads=None, force=False):
+            inner_folds=3, n_jobs=1, blas_threads=None, force=False, approximation=None):
     """Cross-validate registered methods on one data set with one (indefinite) kernel.
 
     Nested cross-validation by default (module docstring): each repeat ``r``
@@ -823,6 +884,26 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
         ``"default"``: no limit.  None: ``$KREIN_BLAS_THREADS``, else ``"auto"``.
     force : bool
         Replace the files of an earlier comparison in ``out``.
+    approximation : str, optional
+        ``"nystroem:M"`` (or ``"nystroem:M:kmeans++"``): run on data too large
+        for the ``n x n`` kernel.  No kernel matrix is formed anywhere: every
+        fit gets feature vectors, the named kernel and an
+        :class:`krein.approximation.IndefiniteNystroem` with ``M`` landmarks
+        (drawn among its training rows with the fold's seed, the same for
+        every method; refitted by every fit, inner CV included), and trains
+        the method's linear model on the signed Nyström features.  Only the
+        methods with an approximate path run (ESVM, the spectrum corrections,
+        KSVM: the estimators with an ``approximation`` parameter); the others
+        are listed as skipped (:data:`krein.experiment.classification.NO_APPROXIMATE_PATH`).
+        Without ``solver``, ESVM and the corrections use ``"liblinear"``, KSVM
+        ``"CLARABEL"``; clip and shift map test points by
+        ``out_of_sample="spectral"`` (their raw map needs dual coefficients);
+        each change is in the method's ``note``.  The spectrum, ``min_eigenvalue``,
+        ``r_mm`` and ``r_neg`` are those of the approximation (of all objects,
+        of each training fold), ``n_support`` is NaN.  Feature data only (a
+        shipped vector or synthetic set, ``data_file``) with a kernel of
+        :data:`krein.kernels.KERNELS`; with a kernel or dissimilarity matrix
+        it is an error.  None: the exact kernel.
 
     Returns
     -------
@@ -837,7 +918,8 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
         Diego eq. 2), ``certificate`` (the largest certificate value over the
         folds, :func:`krein.experiment.certificate_measure`), ``n_folds``,
         ``n_errors`` and ``note`` (skip reason or first error).  ``attrs``
-        holds the data set, kernel, parameters used and the files written.
+        holds the data set, kernel, parameters used, the ``approximation``
+        and the files written.
 
     Raises
     ------
@@ -860,7 +942,8 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
                           kernel_file=kernel_file, labels=labels, dissimilarity=dissimilarity,
                           symmetrize=symmetrize, data_file=data_file, label_column=label_column,
                           tune=tune, grid=grid, inner_folds=inner_folds, n_jobs=n_jobs,
-                          force=force, blas_threads=blas_threads).summary
+                          force=force, blas_threads=blas_threads,
+                          approximation=approximation).summary
 
 
 # --------------------------------------------------------------------------- output files
@@ -885,15 +968,29 @@ def run_info(result, command=None):
         JSON-serializable: ``krein_version``, ``created``, ``seconds``,
         ``command``, ``data`` (name, source, kind, size, classes with counts,
         kernel and parameters, notes), ``spectrum`` (signature, extreme
-        eigenvalues, r_mm, r_neg of the kernel on all objects), ``protocol``
-        (folds, seed, tuned, grids, fixed parameters), ``methods`` and
-        ``skipped``.
+        eigenvalues, r_mm, r_neg of the kernel on all objects; in an
+        approximated run of its Nyström approximation, with ``approximation``
+        and its ``rank``), ``protocol`` (folds, seed, tuned, grids, fixed
+        parameters, ``approximation``), ``approximation`` (None, or the
+        front end, its landmarks and what it changed per method), ``methods``
+        and ``skipped``.
     """
     data = result.data
     s = data.spectrum().summary()
     source = getattr(data, "source", "") or f"bundled data set {data.dataset}"
     fixed = {m: ({"C": result.C} if result.C is not None and "C" in
                  build_estimator(m).get_params(deep=False) else {}) for m in result.methods}
+    if result.approximation is not None and result.experiment is not None:
+        fixed = {m: _method_params(result, m) for m in result.methods}
+    spectrum = {k: s[k] for k in SPECTRUM_KEYS}
+    approximation = None
+    if result.approximation is not None:
+        spectrum.update(approximation=result.approximation, rank=int(s["p"] + s["q"]))
+        front = make_approximation(result.approximation)
+        approximation = {"name": result.approximation, "method": "nystroem",
+                         "n_components": front.n_components, "landmarks": front.landmarks,
+                         "seed": "outer split seed (run seed + repeat), per fold",
+                         "notes": dict(result.notes)}
     return json.loads(json.dumps({
         "krein_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
@@ -903,11 +1000,13 @@ def run_info(result, command=None):
                  "description": data.description, "classes": _label_names(data),
                  "kernel": data.kernel, "kernel_params": dict(data.kernel_params),
                  "notes": list(getattr(data, "notes", ()))},
-        "spectrum": {k: s[k] for k in SPECTRUM_KEYS},
+        "spectrum": spectrum,
         "protocol": {"cv": result.cv, "repeats": result.repeats,
                      "inner_folds": result.inner_folds, "seed": result.random_state,
                      "tuned": result.tuned, "scoring": "accuracy", "solver": result.solver,
-                     "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed},
+                     "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed,
+                     "approximation": result.approximation},
+        "approximation": approximation,
         "methods": list(result.methods) + [m for m in result.skipped],
         "skipped": dict(result.skipped),
     }, default=_json_default))
@@ -996,9 +1095,19 @@ def _boundaries(result, grid=BOUNDARY_GRID):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
                 d = _with_kernel_params(data, kparams) if kparams else data
-                est = build_estimator(name, params, result.solver,
-                                      random_state=result.random_state)
-                K_all, R = d.K, d.rows(grid_points)
+                if result.approximation is not None:  # feature vectors, no n x n kernel
+                    params.update({k: v for k, v in _method_params(result, name).items()
+                                   if k not in params})
+                    est = build_estimator(name, params, result.solver,
+                                          random_state=result.random_state,
+                                          approximation=make_approximation(
+                                              result.approximation, result.random_state),
+                                          kernel=d.kernel, kernel_params=d.kernel_params)
+                    K_all, R = X, grid_points
+                else:
+                    est = build_estimator(name, params, result.solver,
+                                          random_state=result.random_state)
+                    K_all, R = d.K, d.rows(grid_points)
                 if d.base_kernels is not None and accepts_stacked_kernels(est):
                     K_all, R = d.stacked_kernel(), d.rows(grid_points, stacked=True)
                 est.fit(K_all, y)
@@ -1015,12 +1124,21 @@ def _boundaries(result, grid=BOUNDARY_GRID):
     return points, pd.concat(frames, ignore_index=True)
 
 
+def _method_params(result, name):
+    """The fixed parameters of a method's cells (``C``, an approximated run's changes)."""
+    cell = next((c for c in result.experiment.cells if c.params["method"] == name), None)
+    return dict(cell.params.get("method_params") or {}) if cell is not None else {}
+
+
 def _with_kernel_params(data, kparams):
-    """The same data with other kernel parameters (the kernel recomputed on all objects)."""
+    """The same data with other kernel parameters (the kernel recomputed on all objects;
+    in an approximated run only the parameters change)."""
     from dataclasses import replace
 
     from .kernels import pairwise_kernel
 
     params = {**data.kernel_params, **kparams}
+    if data.K is None:
+        return replace(data, kernel_params=params, _spectrum=None)
     K = pairwise_kernel(data.kernel, data.X, None, params)
     return replace(data, kernel_params=params, K=0.5 * (K + K.T), _spectrum=None)

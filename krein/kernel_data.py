@@ -108,6 +108,22 @@ sets (kind ``"vector"``, the vector kernels above).  Both fill in
 ``KernelData.source`` (where the data came from) and ``KernelData.notes``
 (what was done to them, e.g. a symmetrization).
 
+Approximated runs (no n x n kernel)
+-----------------------------------
+With ``approximation="nystroem:M"`` (:func:`check_approximation`) the loaders
+compute no kernel matrix: ``KernelData.K`` is None, :meth:`KernelData.blocks`
+refuses, and the cells give the estimators the feature vectors ``X`` with a
+named kernel and an :class:`krein.approximation.IndefiniteNystroem` front end
+(:func:`make_approximation`), which never forms an ``n x n`` array.
+:meth:`KernelData.spectrum` is then the spectrum of the Nyström approximation
+of the kernel on all objects (its ``r <= M`` nonzero eigenvalues, the other
+``n - r`` counted as zero; :func:`approximation_spectrum`).  Only feature
+vectors (shipped vector or synthetic sets, a feature file) with a row-wise
+kernel of :data:`krein.kernels.KERNELS` can be approximated: a dissimilarity
+or kernel matrix already is ``n x n``, and the pick-out kernels are
+label-dependent ``n x n`` combinations (:class:`InvalidArgument` naming
+``approximation``).
+
 The checks, each an :class:`InvalidArgument` whose one-line message starts
 with the file's path: a square matrix of at least 2 x 2 without NaN or inf;
 as many labels as objects, at least two classes, not every object a class of
@@ -122,6 +138,7 @@ from __future__ import annotations
 import inspect
 import numbers
 import os
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -151,6 +168,10 @@ __all__ = [
     "load_feature_file",
     "FILE_SYMMETRY_RTOL",
     "FILE_DIAGONAL_RTOL",
+    "APPROXIMATIONS",
+    "check_approximation",
+    "make_approximation",
+    "approximation_spectrum",
 ]
 
 #: Kernels for dissimilarity data sets.
@@ -343,6 +364,129 @@ def default_kernel_grid(kernel, kernel_params):
     return {name: [f * v for f in KERNEL_GRID_FACTORS]}
 
 
+#: Low-rank front ends of ``approximation`` (:func:`check_approximation`) and their
+#: landmark methods (:data:`krein.approximation.LANDMARK_METHODS`).
+APPROXIMATIONS = {"nystroem": ("uniform", "kmeans++")}
+
+_APPROXIMATION_FORM = ("None or 'nystroem:M' (M >= 1 landmarks; 'nystroem:M:kmeans++' "
+                       "spreads them by k-means++ seeding)")
+
+
+def check_approximation(approximation):
+    """Check an ``approximation`` argument; return its canonical text.
+
+    Parameters
+    ----------
+    approximation : str or None
+        None (the exact ``n x n`` kernel), ``"nystroem:M"`` (an
+        :class:`krein.approximation.IndefiniteNystroem` with ``M`` uniformly
+        drawn landmarks) or ``"nystroem:M:LANDMARKS"`` with ``LANDMARKS`` one
+        of ``"uniform"``, ``"kmeans++"``.
+
+    Returns
+    -------
+    str or None
+        ``"nystroem:M"`` or ``"nystroem:M:kmeans++"`` (uniform landmarks are
+        the default and left out), or None.
+
+    Raises
+    ------
+    InvalidArgument
+        (a ``ValueError``) naming ``approximation``, for anything else.
+    """
+    if approximation is None:
+        return None
+    if not isinstance(approximation, str):
+        raise InvalidArgument("approximation", f"must be {_APPROXIMATION_FORM}; got "
+                                               f"{approximation!r}")
+    parts = [t.strip() for t in approximation.strip().split(":")]
+    name = parts[0].lower()
+    if name not in APPROXIMATIONS or len(parts) not in (2, 3):
+        raise InvalidArgument("approximation", f"must be {_APPROXIMATION_FORM}; got "
+                                               f"{approximation!r}")
+    try:
+        m = int(parts[1])
+    except ValueError:
+        m = 0
+    if m < 1 or not parts[1].lstrip("+").isdigit():
+        raise InvalidArgument("approximation", f"the number of landmarks M of "
+                                               f"{approximation!r} must be an integer >= 1")
+    landmarks = parts[2].lower() if len(parts) == 3 else "uniform"
+    if landmarks not in APPROXIMATIONS[name]:
+        raise InvalidArgument("approximation", f"unknown landmark method {parts[2]!r} in "
+                                               f"{approximation!r}; accepted: "
+                                               f"{', '.join(APPROXIMATIONS[name])}")
+    return f"{name}:{m}" + ("" if landmarks == "uniform" else f":{landmarks}")
+
+
+def make_approximation(approximation, random_state=None, kernel="sigmoid", kernel_params=None):
+    """The front end of an ``approximation`` text, unfitted.
+
+    Parameters
+    ----------
+    approximation : str
+        ``"nystroem:M[:LANDMARKS]"`` (:func:`check_approximation`).
+    random_state : int, optional
+        Seed of the landmark choice.
+    kernel : str
+        Kernel name (an estimator with ``approximation`` sets its own).
+    kernel_params : dict, optional
+        Kernel parameters (likewise).
+
+    Returns
+    -------
+    krein.approximation.IndefiniteNystroem
+        With ``n_components = M`` and the landmark method.
+    """
+    from .approximation import IndefiniteNystroem
+
+    parts = check_approximation(approximation).split(":")
+    return IndefiniteNystroem(kernel=kernel, kernel_params=dict(kernel_params or {}),
+                              n_components=int(parts[1]),
+                              landmarks=parts[2] if len(parts) == 3 else "uniform",
+                              random_state=random_state)
+
+
+def approximation_spectrum(eigenvalues, n):
+    """The spectrum of a rank-``r`` approximation of an ``n x n`` kernel.
+
+    Parameters
+    ----------
+    eigenvalues : array of shape (r,)
+        Its nonzero eigenvalues (``IndefiniteNystroem.eigenvalues_``).
+    n : int
+        Size of the kernel it approximates.
+
+    Returns
+    -------
+    krein.spectrum.Spectrum
+        ``partial=True``: the ``r`` eigenvalues (ascending), the other ``n - r``
+        counted as zero in the signature; ``eigenvectors`` is None (the
+        ``n x r`` eigenvectors are not kept).
+    """
+    from .spectrum import _null_tol
+
+    lam = np.sort(np.asarray(eigenvalues, dtype=float))
+    return Spectrum(lam, None, int(n), partial=True, total_abs=float(np.abs(lam).sum()),
+                    tol=_null_tol(lam, int(n)))
+
+
+def _check_approximable(approximation, kind, kernel, what):
+    """An approximated run needs feature vectors and a row-wise named kernel."""
+    if approximation is None:
+        return
+    if kind in ("dissimilarity", "kernel"):
+        matrix = "a dissimilarity" if kind == "dissimilarity" else "a kernel"
+        raise InvalidArgument("approximation", f"{what} is {matrix} matrix, already n x n: "
+                                               "only feature vectors (a vector or synthetic data "
+                                               "set, a feature file) are approximated")
+    if kernel not in KERNELS:
+        raise InvalidArgument("approximation", f"kernel {kernel!r} is not approximated (the "
+                                               "pick-out kernels are label-dependent n x n "
+                                               "combinations); accepted: "
+                                               f"{', '.join(sorted(KERNELS))}")
+
+
 @dataclass
 class KernelData:
     """A loaded data set with its kernel, ready for cross-validation.
@@ -364,9 +508,10 @@ class KernelData:
         The parameters actually used (defaults filled in).
     y : ndarray of shape (n,)
         Labels.
-    K : ndarray of shape (n, n)
+    K : ndarray of shape (n, n) or None
         Kernel on all objects (for dissimilarity-linear: centered on all objects;
-        the folds recompute it with training centering).
+        the folds recompute it with training centering); None in an
+        approximated run (``approximation``: no ``n x n`` array).
     X : ndarray of shape (n, d) or None
         Features (vector and synthetic data).
     D : ndarray of shape (n, n) or None
@@ -385,6 +530,13 @@ class KernelData:
         One line each on what was done to the data on loading, e.g.
         ``"symmetrized: max |K - K'| = 0.03 (1.2 % of max |K|) before
         (K + K')/2"``; empty when nothing was.
+    approximation : str or None
+        None, or the low-rank front end of an approximated run
+        (:func:`check_approximation`, e.g. ``"nystroem:1000"``): then ``K`` is
+        None, the estimators get feature vectors, and :meth:`spectrum` is the
+        approximation's.
+    approximation_seed : int
+        Seed of the landmarks of :meth:`spectrum` in an approximated run.
     """
 
     dataset: str
@@ -400,6 +552,8 @@ class KernelData:
     _spectrum: Spectrum | None = field(default=None, repr=False)
     source: str = ""
     notes: tuple = ()
+    approximation: str | None = None
+    approximation_seed: int = 0
 
     @property
     def n_samples(self):
@@ -436,11 +590,30 @@ class KernelData:
         -------
         krein.spectrum.Spectrum
             ``Spectrum.from_kernel(K)``: eigenvalues and eigenvectors of the
-            kernel on all objects, cached for later calls.
+            kernel on all objects, cached for later calls.  In an approximated
+            run (``approximation``): the nonzero eigenvalues of the Nyström
+            approximation of the kernel on all objects
+            (:func:`approximation_spectrum`; landmarks seeded by
+            ``approximation_seed``), with no ``n x n`` array formed.
         """
         if self._spectrum is None:
-            self._spectrum = Spectrum.from_kernel(self.K)
+            if self.K is None and self.approximation is not None:
+                ny = make_approximation(self.approximation, self.approximation_seed,
+                                        self.kernel, self.kernel_params)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")  # M > n is reduced to n
+                    ny.fit(self.X)
+                self._spectrum = approximation_spectrum(ny.eigenvalues_, self.n_samples)
+            else:
+                self._spectrum = Spectrum.from_kernel(self._kernel_matrix())
         return self._spectrum
+
+    def _kernel_matrix(self):
+        if self.K is None:
+            raise ValueError(f"{self.dataset!r}: no n x n kernel in an approximated run "
+                             f"(approximation={self.approximation!r}); the estimators take "
+                             "the feature vectors X")
+        return self.K
 
     def blocks(self, train, test, stacked=False):
         """Training block and test rows of one fold.
@@ -466,6 +639,11 @@ class KernelData:
         K_test : ndarray of shape (n_test, n_train) (or (n_test, n_train, 1 + M))
             Kernel rows of the test objects against the training objects,
             computed without the test labels.
+
+        Raises
+        ------
+        ValueError
+            In an approximated run (``K`` is None: the estimators take ``X``).
         """
         if self.label_dependent:
             B_tr = self.base_kernels[np.ix_(train, train)]
@@ -482,7 +660,8 @@ class KernelData:
             K_tr = dissimilarity_kernel(D_tr, kind="linear")
             K_te = dissimilarity_kernel(self.D[np.ix_(test, train)], kind="linear", D_train=D_tr)
             return 0.5 * (K_tr + K_tr.T), K_te
-        return self.K[np.ix_(train, train)], self.K[np.ix_(test, train)]
+        K = self._kernel_matrix()
+        return K[np.ix_(train, train)], K[np.ix_(test, train)]
 
     def rows(self, Z, stacked=False):
         """Kernel rows ``k(z, X)`` between new feature vectors and all objects.
@@ -528,7 +707,7 @@ class KernelData:
             the data have no base kernels.
         """
         if self.base_kernels is None:
-            return self.K
+            return self._kernel_matrix()
         return np.concatenate([self.K[:, :, None], self.base_kernels], axis=2)
 
 
@@ -620,7 +799,7 @@ def check_data_arguments(dataset, kernel=None, kernel_params=None):
 
 
 def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samples=None,
-                     binary=None, random_state=0):
+                     binary=None, random_state=0, approximation=None):
     """Load a data set and compute its kernel matrix once.
 
     Parameters
@@ -653,23 +832,32 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
         (e.g. ``(3, 5)`` for USPS, ``"paper"`` for the dissimilarity sets);
         must be None for the synthetic sets.
     random_state : int
-        Seed of the synthetic data and of the subsample.
+        Seed of the synthetic data and of the subsample (and of the landmarks
+        of :meth:`KernelData.spectrum` in an approximated run).
+    approximation : str, optional
+        ``"nystroem:M[:LANDMARKS]"`` (:func:`check_approximation`): compute no
+        kernel matrix (``K`` None, module docstring); vector and synthetic
+        data with a kernel of :data:`krein.kernels.KERNELS` only.
 
     Returns
     -------
     KernelData
         The labels, the prepared features or dissimilarities, the symmetrized
-        kernel on all objects with its full parameters (defaults filled in)
-        and, for the pick-out kernels, the base kernels.
+        kernel on all objects with its full parameters (defaults filled in;
+        None in an approximated run) and, for the pick-out kernels, the base
+        kernels.
 
     Raises
     ------
     InvalidArgument
         (a ``ValueError``) naming the bad argument and the accepted values:
         unknown data set or kernel, unknown kernel parameter or bad value,
-        bad ``n_samples`` or ``binary``.
+        bad ``n_samples`` or ``binary``, an ``approximation`` of dissimilarity
+        data or a pick-out kernel.
     """
+    approximation = check_approximation(approximation)
     kind, kernel, params = check_data_arguments(dataset, kernel, kernel_params)
+    _check_approximable(approximation, kind, kernel, f"data set {dataset!r}")
     # feature scaling chosen by the kernel ("pick-out-munoz-ionosphere"), else None
     feature_scale = (params.get("scale", default_kernel_params(kernel)["scale"])
                      if "scale" in _kernel_param_names(kernel) else None)
@@ -681,8 +869,21 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
 
     full = default_kernel_params(kernel, n_features=None if X is None else X.shape[1], D=D)
     full.update(params)
+    if approximation is not None:
+        _check_kernel_values(kernel, full, X)
+        return KernelData(dataset, kind, kernel, full, np.asarray(y), None, X, D, desc,
+                          approximation=approximation, approximation_seed=int(random_state))
     K, B = _compute_kernel(kind, kernel, full, X, D, y, what=repr(dataset))
     return KernelData(dataset, kind, kernel, full, np.asarray(y), K, X, D, desc, base_kernels=B)
+
+
+def _check_kernel_values(kernel, full, X):
+    """A bad kernel parameter value fails on loading, as it does with the matrix: the kernel
+    evaluated on two rows."""
+    try:
+        pairwise_kernel(kernel, X[:2], None, full)
+    except (ValueError, TypeError) as exc:
+        raise InvalidArgument("kernel_params", f"{exc} (kernel {kernel!r} with {full})") from None
 
 
 def _compute_kernel(kind, kernel, full, X, D, y, what, hint="use n_samples to subsample"):
@@ -978,7 +1179,7 @@ _SCALE_TEXT = {None: "raw features (not scaled)",
 
 
 def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=None,
-                      scale="standard", name=None):
+                      scale="standard", name=None, approximation=None):
     """Load a researcher's feature file (CSV, text or LIBSVM/svmlight) and compute its kernel.
 
     The file is read by :func:`krein.datasets.read_features` (a header row is
@@ -1011,6 +1212,9 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
         different value here is then an error.
     name : str, optional
         The data's name (``KernelData.dataset``); default the file's stem.
+    approximation : str, optional
+        ``"nystroem:M[:LANDMARKS]"`` (:func:`check_approximation`): compute no
+        kernel matrix (``K`` None; a kernel of :data:`krein.kernels.KERNELS`).
 
     Returns
     -------
@@ -1035,6 +1239,7 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
     """
     name = _check_name(name)
     shown = _path_text(path)
+    approximation = check_approximation(approximation)
     if scale == "raw":
         scale = None
     if not (scale is None or isinstance(scale, str)) or scale not in _SCALE_TEXT:
@@ -1043,6 +1248,7 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
     try:
         kernel = _check_kernel(default_kernel("vector") if kernel is None else kernel, "vector")
         params = _check_kernel_params(kernel, kernel_params)
+        _check_approximable(approximation, "vector", kernel, "this file")
     except InvalidArgument as exc:
         raise _prefixed(exc, shown) from None
     how = ""
@@ -1077,11 +1283,16 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
     full = default_kernel_params(kernel, n_features=d)
     full.update(params)
     try:
-        K, B = _compute_kernel("vector", kernel, full, X, None, y, what="this file",
-                               hint="use fewer objects")
+        if approximation is not None:
+            _check_kernel_values(kernel, full, X)
+            K = B = None
+        else:
+            K, B = _compute_kernel("vector", kernel, full, X, None, y, what="this file",
+                                   hint="use fewer objects")
     except InvalidArgument as exc:
         raise _prefixed(exc, shown) from None
     source, stem = _file_source(path)
     desc = f"feature file, {n} objects x {d} features, {_SCALE_TEXT[feature_scale]}{how}"
     return KernelData(name or stem, "vector", kernel, full, y, K, X, None, desc, base_kernels=B,
-                      source=f"feature file {source}, labels from {where}", notes=tuple(notes))
+                      source=f"feature file {source}, labels from {where}", notes=tuple(notes),
+                      approximation=approximation)

@@ -33,7 +33,9 @@ from .grid import cell_seed
 
 __all__ = ["classification_metrics", "classification_cell", "classification_grid",
            "build_estimator", "cell_kernel_data", "outer_splits", "solver_version",
-           "check_data_file", "certificate_measure", "CLASSIFICATION_DEFAULTS",
+           "check_data_file", "certificate_measure", "approximation_defaults",
+           "NO_APPROXIMATE_PATH", "APPROXIMATE_SOLVERS", "APPROXIMATE_SOLVER",
+           "RAW_WITH_APPROXIMATION", "CLASSIFICATION_DEFAULTS",
            "CERTIFICATE_KINDS", "DATA_FILE_DEFAULTS", "SCORINGS"]
 
 
@@ -149,6 +151,7 @@ CLASSIFICATION_DEFAULTS = {
     "cv_seed": None,
     "scoring": "accuracy",
     "save_trace": True,
+    "approximation": None,
 }
 
 #: Data kind (:func:`krein.kernel_data.available_kernels`) of each ``data_file`` kind.
@@ -183,7 +186,7 @@ def _tuples(v):
 
 @functools.lru_cache(maxsize=16)
 def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_state,
-                 data_file_json="null"):
+                 data_file_json="null", approximation=None):
     from .. import kernel_data
 
     params = json.loads(params_json) or None
@@ -191,12 +194,16 @@ def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_st
     if spec is None:
         return kernel_data.load_kernel_data(dataset, kernel, params, n_samples=n_samples,
                                             binary=_tuples(json.loads(binary_json)),
-                                            random_state=random_state)
+                                            random_state=random_state,
+                                            approximation=approximation)
     load_feature_file, load_kernel_file = kernel_data.load_feature_file, kernel_data.load_kernel_file
     spec = {**DATA_FILE_DEFAULTS, **spec}
     if spec["kind"] == "features":
         return load_feature_file(spec["path"], label_column=spec["label_column"], kernel=kernel,
-                                 kernel_params=params, name=dataset)
+                                 kernel_params=params, name=dataset, approximation=approximation)
+    if approximation is not None:
+        kernel_data._check_approximable(approximation, spec["kind"], kernel,
+                                        f"the file {spec['path']}")
     return load_kernel_file(spec["path"], spec["labels"],
                             dissimilarity=spec["kind"] == "dissimilarity", kernel=kernel,
                             kernel_params=params, symmetrize=bool(spec["symmetrize"]),
@@ -249,7 +256,77 @@ def _method_accepts(method, names):
     return [n for n in names if n not in accepted], sorted(accepted)
 
 
-def build_estimator(method, params=None, solver=None, random_state=None):
+#: Reason a method is skipped in an approximated run (:func:`approximation_defaults`).
+NO_APPROXIMATE_PATH = "no approximate path: needs the n x n kernel"
+
+#: Solver of an approximated run when none is given: estimator class -> solver (others
+#: with a ``solver`` parameter: :data:`APPROXIMATE_SOLVER`).  KSVM's active set needs the
+#: kernel matrix, so its approximate path is a CVXPY problem.
+APPROXIMATE_SOLVERS = {"KSVC": "CLARABEL"}
+
+#: Default solver of an approximated run (ESVM, spectrum corrections): a linear SVM on the
+#: features, the solver that scales to 1e5-1e6 points.
+APPROXIMATE_SOLVER = "liblinear"
+
+#: Spectrum corrections whose ``out_of_sample="raw"`` map exists with an approximation
+#: (the raw map of clip and shift needs the dual coefficients, which a linear model on
+#: features does not have).
+RAW_WITH_APPROXIMATION = ("flip", "square")
+
+
+def approximation_defaults(method, solver=None):
+    """What an approximated run changes in a registered method's parameters, and why.
+
+    Parameters
+    ----------
+    method : str
+        A registry name (:func:`krein.list_methods`).
+    solver : str, optional
+        The solver given to the run (None: the approximate default below).
+
+    Returns
+    -------
+    params : dict
+        Estimator parameters to set: ``out_of_sample="spectral"`` for a
+        spectrum correction registered with ``"raw"`` that has no raw map with
+        an approximation (not in :data:`RAW_WITH_APPROXIMATION`); without
+        ``solver``, ``solver`` = :data:`APPROXIMATE_SOLVERS` of its class or
+        :data:`APPROXIMATE_SOLVER`.
+    notes : list of str
+        One line per change.
+
+    Raises
+    ------
+    ValueError
+        :data:`NO_APPROXIMATE_PATH` when the estimator has no ``approximation``
+        parameter, or keeps eigenpairs of the exact kernel (ESVM-L's
+        ``energy`` / ``n_components``); unknown method.
+    """
+    from ..registry import make_method
+
+    est = make_method(method)
+    accepted = est.get_params(deep=False)
+    if "approximation" not in accepted:
+        raise ValueError(NO_APPROXIMATE_PATH)
+    kept = {k: accepted[k] for k in ("energy", "n_components") if accepted.get(k) is not None}
+    if kept:  # ESVM-L: the approximation's rank M takes the place of the kept eigenpairs
+        raise ValueError(f"{NO_APPROXIMATE_PATH} ({', '.join(f'{k}={v}' for k, v in kept.items())}"
+                         " keeps eigenpairs of the exact kernel; the approximation's M "
+                         "landmarks set the rank instead)")
+    params, notes = {}, []
+    if accepted.get("out_of_sample") == "raw" and \
+            accepted.get("correction") not in RAW_WITH_APPROXIMATION:
+        params["out_of_sample"] = "spectral"
+        notes.append("test rows by out_of_sample='spectral' (the raw test kernel of "
+                     f"{accepted.get('correction')} needs the dual coefficients)")
+    if "solver" in accepted and solver is None:
+        params["solver"] = APPROXIMATE_SOLVERS.get(type(est).__name__, APPROXIMATE_SOLVER)
+        notes.append(f"solver {params['solver']} (the approximate path's default)")
+    return params, notes
+
+
+def build_estimator(method, params=None, solver=None, random_state=None, *,
+                    approximation=None, kernel=None, kernel_params=None):
     """The estimator of a registered method on precomputed kernels, with its parameters set.
 
     The one estimator builder of ``krein compare``, the classification cells
@@ -266,21 +343,39 @@ def build_estimator(method, params=None, solver=None, random_state=None):
     random_state : int, optional
         Given to estimators that have a ``random_state`` parameter, unless
         ``params`` sets it.
+    approximation : estimator, optional
+        A low-rank front end (:func:`krein.kernel_data.make_approximation`):
+        the estimator is built with the named ``kernel`` and ``kernel_params``
+        and this ``approximation`` instead of ``kernel="precomputed"``, and
+        takes feature vectors.
+    kernel : str, optional
+        The kernel's name (with ``approximation`` only).
+    kernel_params : dict, optional
+        The kernel's parameters (with ``approximation`` only).
 
     Returns
     -------
     sklearn.base.BaseEstimator
-        Built with ``kernel="precomputed"``, unfitted.
+        Built with ``kernel="precomputed"`` (or, with ``approximation``, the
+        named kernel), unfitted.
 
     Raises
     ------
     ValueError
-        Unknown method, a ``solver`` for a method that has none, or a
-        parameter the estimator does not have.
+        Unknown method, a ``solver`` for a method that has none, a
+        parameter the estimator does not have, or an ``approximation`` for a
+        method without an approximate path (:data:`NO_APPROXIMATE_PATH`).
     """
     from ..registry import make_method
 
-    est = make_method(method, kernel="precomputed")
+    if approximation is None:
+        est = make_method(method, kernel="precomputed")
+    else:
+        est = make_method(method)
+        if "approximation" not in est.get_params(deep=False):
+            raise ValueError(f"method {method!r}: {NO_APPROXIMATE_PATH}")
+        est.set_params(kernel=kernel, kernel_params=dict(kernel_params or {}),
+                       approximation=approximation)
     accepted = est.get_params(deep=False)
     params = dict(params or {})
     if solver is not None:
@@ -302,17 +397,22 @@ def _seeds(params):
     inner split alike), so that ``cross_val_score(GridSearchCV(est, grid,
     cv=StratifiedKFold(inner, shuffle=True, random_state=s)), K, y,
     cv=StratifiedKFold(outer, shuffle=True, random_state=s))`` reproduces a
-    cell of repeat 0 with ``cv_seed = s``.
+    cell of repeat 0 with ``cv_seed = s``.  The landmarks of an ``approximation``
+    are drawn with the outer seed (``cv_seed + repeat``, else a seed of the data
+    set, repeat and fold): every method and parameter of a fold sees the same ones.
     """
     base = ("dataset", "n_samples", "binary", "repeat")
     seeds = {"data": cell_seed(params, *base, salt="data"),
              "outer": cell_seed(params, *base, "outer_folds", salt="outer"),
              "inner": cell_seed(params, *base, "outer_folds", "fold", "inner_folds",
                                 salt="inner"),
-             "estimator": cell_seed(params, salt="estimator")}
+             "estimator": cell_seed(params, salt="estimator"),
+             "approximation": cell_seed(params, *base, "outer_folds", "fold",
+                                        salt="approximation")}
     cv_seed = params.get("cv_seed")
     if cv_seed is not None:
         seeds["outer"] = seeds["inner"] = int(cv_seed) + int(params.get("repeat", 0))
+        seeds["approximation"] = seeds["outer"]
     return seeds
 
 
@@ -329,7 +429,9 @@ def cell_kernel_data(params):
     list of krein.kernel_data.KernelData
         In ``ParameterGrid`` order of ``kernel_grid`` (one element without a
         kernel grid); cached per process, so the cells of one data set share
-        one kernel computation.
+        one kernel computation.  With an ``approximation`` the kernel matrix
+        is not computed (``K`` None: the features and the kernel's name and
+        parameters only).
 
     Raises
     ------
@@ -340,10 +442,17 @@ def cell_kernel_data(params):
     seed = _seeds(params)["data"]
     binary_json = json.dumps(p["binary"])
     file_json = json.dumps(check_data_file(p["data_file"]), sort_keys=True)
+    approximation = _check_approximation(p["approximation"])
     return [_kernel_data(p["dataset"], p["kernel"],
                          json.dumps({**p["kernel_params"], **kc}, sort_keys=True),
-                         p["n_samples"], binary_json, seed, file_json)
+                         p["n_samples"], binary_json, seed, file_json, approximation)
             for kc in _as_grid(p["kernel_grid"], "kernel_grid")]
+
+
+def _check_approximation(approximation):
+    from ..kernel_data import check_approximation
+
+    return check_approximation(approximation)
 
 
 def outer_splits(params, y):
@@ -481,7 +590,18 @@ def classification_cell(params):
           with those ``random_state`` values would split (``krein compare``);
         * ``scoring``: one of :data:`SCORINGS` for the inner CV (luss:
           ``"average"``);
-        * ``save_trace``: return the estimator's ``trace_`` (if any).
+        * ``save_trace``: return the estimator's ``trace_`` (if any);
+        * ``approximation``: None, or ``"nystroem:M[:LANDMARKS]"``
+          (:func:`krein.kernel_data.check_approximation`): no kernel matrix is
+          computed; the method is built with the named kernel, the grid
+          point's kernel parameters and that front end
+          (:func:`krein.kernel_data.make_approximation`, landmarks seeded per
+          fold, the same for every method) and fitted on the feature rows
+          ``X[train]``, every fit refitting the front end on its own training
+          rows (inner CV included); ``min_eigenvalue``, ``r_mm``, ``r_neg``
+          are then those of the approximation of the outer training block
+          (``approximation_.eigenvalues_``) and ``n_support`` is None for a
+          linear model without support vectors.
 
         Estimators with a ``random_state`` parameter get
         ``cell_seed(params, salt="estimator")`` unless ``method_params`` sets it.
@@ -550,18 +670,33 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     from sklearn.model_selection import StratifiedKFold
 
     from ..combinations import accepts_stacked_kernels
+    from ..kernel_data import approximation_spectrum, make_approximation
     from ..spectrum import Spectrum
 
     fold, inner = p["fold"], p["inner_folds"]
     y = datas[0].y
     classes = np.unique(y)
     tr, te = outer_splits(params, y)[fold]
+    approximation = p["approximation"]
 
-    def build(mc):
+    def build(mc, data):
+        if approximation is None:
+            return build_estimator(p["method"], {**p["method_params"], **mc}, p["solver"],
+                                   seeds["estimator"])
+        # the named kernel with this grid point's parameters; the front end is refitted
+        # by every fit (on that fit's training rows), with the fold's landmark seed
+        front = make_approximation(approximation, seeds["approximation"])
         return build_estimator(p["method"], {**p["method_params"], **mc}, p["solver"],
-                               seeds["estimator"])
+                               seeds["estimator"], approximation=front, kernel=data.kernel,
+                               kernel_params=data.kernel_params)
 
-    probe = build(method_combos[0])
+    def inputs(data, a, b):
+        """Training and test input of a split: kernel blocks, or feature rows."""
+        if approximation is not None:
+            return data.X[a], data.X[b]
+        return data.blocks(a, b, stacked=stacked)
+
+    probe = build(method_combos[0], datas[0])
     stacked = datas[0].base_kernels is not None and accepts_stacked_kernels(probe)
 
     # ---- model selection (inner CV on the outer training split)
@@ -576,12 +711,12 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
         for i, data in enumerate(datas):
             fold_scores = np.zeros((len(method_combos), len(inner_splits)))
             for s, (a, b) in enumerate(inner_splits):
-                K_a, K_b = data.blocks(a, b, stacked=stacked)
+                K_a, K_b = inputs(data, a, b)
                 for j, mc in enumerate(method_combos):
                     with warnings.catch_warnings(record=True) as caught:
                         warnings.simplefilter("always")
                         try:
-                            est = build(mc).fit(K_a, y[a])
+                            est = build(mc, data).fit(K_a, y[a])
                             m = classification_metrics(y[b], est.predict(K_b), classes)
                             fold_scores[j, s] = m[p["scoring"]]
                         except Exception as exc:
@@ -602,12 +737,15 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
 
     # ---- refit on the outer training split, score on the outer test split
     data = datas[best_k]
-    K_tr, K_te = data.blocks(tr, te, stacked=stacked)
-    spec = Spectrum.from_kernel(K_tr[:, :, 0] if K_tr.ndim == 3 else K_tr)  # before the refit
-    est = build(method_combos[best_m])
+    K_tr, K_te = inputs(data, tr, te)
+    if approximation is None:  # before the refit
+        spec = Spectrum.from_kernel(K_tr[:, :, 0] if K_tr.ndim == 3 else K_tr)
+    est = build(method_combos[best_m], data)
     t0 = time.perf_counter()
     est.fit(K_tr, y[tr])
     fit_seconds = time.perf_counter() - t0
+    if approximation is not None:  # of the approximation of the training block
+        spec = approximation_spectrum(est.approximation_.eigenvalues_, tr.size)
     t0 = time.perf_counter()
     pred = est.predict(K_te)
     predict_seconds = time.perf_counter() - t0
@@ -664,7 +802,7 @@ def _spec(item, main, what, allowed):
 
 def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, folds=5,
                         repeats=1, solvers=(None,), inner_folds=3, scoring="accuracy",
-                        save_trace=True, cv_seed=None, order="method"):
+                        save_trace=True, cv_seed=None, order="method", approximation=None):
     """Cells of :func:`classification_cell`: data sets x kernels x methods x solvers x folds.
 
     Parameters
@@ -710,6 +848,11 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         repeat, fold fastest) or ``"fold"`` (repeat, fold, method, solver
         fastest: the methods of one fold run one after the other, sharing the
         fold's computations, as ``krein compare`` does).
+    approximation : str, optional
+        ``"nystroem:M[:LANDMARKS]"`` (:func:`krein.kernel_data.check_approximation`):
+        every cell fits its method on feature vectors with the named kernel and
+        this low-rank front end, no ``n x n`` kernel anywhere
+        (:func:`classification_cell`); feature data with a row-wise kernel only.
 
     Returns
     -------
@@ -772,7 +915,8 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     cells = []
     # keys that are None are left out of the cells: the cells (their keys and derived
     # seeds) of grids that do not use them stay what they were before these keys existed
-    extra = {"cv_seed": None if cv_seed is None else int(cv_seed)}
+    extra = {"cv_seed": None if cv_seed is None else int(cv_seed),
+             "approximation": _check_approximation(approximation)}
     for d in ds_specs:
         kind = (_FILE_KINDS[d["data_file"]["kind"]] if d["data_file"] is not None
                 else dataset_kind(d["dataset"]))

@@ -71,6 +71,10 @@ POINTS_FILE = "points.csv"
 BOUNDARIES_FILE = "boundaries.csv"
 #: The page :func:`write_report` writes.
 REPORT_FILE = "report.html"
+#: Most data points drawn over the decision regions (a fixed random sample of larger data,
+#: e.g. an approximated run on 1e5 points, said in the title).
+BOUNDARY_POINTS_SHOWN = 3000
+
 #: The figures :func:`write_report` writes (``boundaries`` only for 2-D data).
 FIGURE_FILES = {"spectrum": "spectrum.png", "accuracy": "accuracy.png",
                 "boundaries": "boundaries.png"}
@@ -575,7 +579,10 @@ def spectrum_figure(comparison):
     ax.set_title("magnitudes of the positive and negative parts", fontsize=10)
     ax.grid(alpha=0.25, lw=0.5, which="major")
 
-    fig.suptitle(f"Kernel spectrum (n = {n}): signature (p, q, z) = ({s['p']}, {s['q']}, "
+    approx = _approximation(comparison)
+    what = (f"Spectrum of the {approx} approximation (rank {n}, n = {_num(s['n'])})"
+            if approx else f"Kernel spectrum (n = {n})")
+    fig.suptitle(f"{what}: signature (p, q, z) = ({s['p']}, {s['q']}, "
                  f"{s['z']}), λ_min = {_num(s['min_eigenvalue'])}, "
                  f"r_mm = {_num(s['r_mm'])}%, r_neg = {_num(s['r_neg'])}%", fontsize=10.5)
     fig.tight_layout()
@@ -753,6 +760,12 @@ def boundary_figure(comparison):
     nrow = int(math.ceil(m / ncol))
     fig = new_figure((2.9 * ncol, 2.85 * nrow + 0.7))
     px, py = pts["x0"].to_numpy(float), pts["x1"].to_numpy(float)
+    shown = ""
+    if px.size > BOUNDARY_POINTS_SHOWN:  # a sample, so that the regions stay visible
+        keep = np.sort(np.random.default_rng(0).choice(px.size, BOUNDARY_POINTS_SHOWN,
+                                                       replace=False))
+        shown = f"; {BOUNDARY_POINTS_SHOWN} of {px.size} points shown"
+        px, py, label_index = px[keep], py[keep], label_index[keep]
     for k, method in enumerate(methods):
         ax = fig.add_subplot(nrow, ncol, k + 1)
         rows = b[b["method"] == method]
@@ -796,7 +809,7 @@ def boundary_figure(comparison):
                for name, c in zip(classes, colors)]
     data = comparison.data
     fig.suptitle(_mpl(f"{data.get('name', 'data')}, {_kernel_label(data)}: decision regions "
-                      "(each method trained on all the data)"), fontsize=10)
+                      f"(each method trained on all the data{shown})"), fontsize=10)
     fig.legend(handles=handles, loc="lower center", ncol=min(len(classes), 6), fontsize=8,
                frameon=False, title="class", title_fontsize=8)
     fig.tight_layout(rect=(0, 0.45 / fig.get_size_inches()[1], 1, 1))
@@ -955,8 +968,15 @@ def _data_section(c):
             + "</dl></section>")
 
 
+def _approximation(c):
+    """The low-rank front end of an approximated run (``run.json``), else None."""
+    approx = (c.run.get("spectrum") or {}).get("approximation")
+    return str(approx) if approx else None
+
+
 def _spectrum_section(c, png):
     s = c.spectrum
+    approx = _approximation(c)
     tiles = [("objects n", _num(s["n"]), ""),
              ("signature (p, q, z)", f"({s['p']}, {s['q']}, {s['z']})", ""),
              ("least eigenvalue", _num(s["min_eigenvalue"]),
@@ -973,10 +993,19 @@ def _spectrum_section(c, png):
             "(|λ| ≤ n · eps · max|λ| counts as zero); r_mm = 100 |λ_min| / λ_max; r_neg = the "
             "share of Σ|λ| carried by the negative eigenvalues, in percent (Munoz & de Diego "
             "2006, eq. 2).")
+    what = f"Eigenvalues of the kernel on all {_num(s['n'])} objects"
+    title = "Kernel spectrum"
+    if approx:  # no n x n kernel was formed: the approximation's eigenvalues
+        line += (f" Approximated run: no n x n kernel was formed; these are the nonzero "
+                 f"eigenvalues of the {approx} approximation of the kernel (the other "
+                 f"eigenvalues count as zero), not the kernel's own.")
+        what = (f"Nonzero eigenvalues of the {approx} approximation of the kernel on all "
+                f"{_num(s['n'])} objects")
+        title = f"Kernel spectrum ({approx} approximation)"
     line = _e(line)
-    return (f'<section id="spectrum"><h2>Kernel spectrum</h2><div class="tiles">{html_tiles}'
+    return (f'<section id="spectrum"><h2>{_e(title)}</h2><div class="tiles">{html_tiles}'
             f'</div><p class="caption">{line}</p><figure>{_img(png, "kernel spectrum")}'
-            f'<figcaption>Eigenvalues of the kernel on all {_e(_num(s["n"]))} objects '
+            f'<figcaption>{_e(what)} '
             f"({_e(FIGURE_FILES['spectrum'])}).</figcaption></figure></section>")
 
 
@@ -1023,6 +1052,11 @@ def _protocol_section(c):
                        else _missing()))
     facts.append(_fact("Solver", _e(p["solver"]) if p.get("solver")
                        else "each method's default"))
+    if p.get("approximation"):
+        facts.append(_fact("Approximation",
+                           f"{_e(p['approximation'])}: every method fitted on signed Nyström "
+                           "features of the kernel (no n x n kernel formed); methods without an "
+                           "approximate path skipped"))
     kernel_grid = p.get("kernel_grid")
     if kernel_grid:
         facts.append(_fact("Kernel grid", _grid_text(kernel_grid)))
