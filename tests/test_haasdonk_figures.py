@@ -81,6 +81,10 @@ def test_fig13_only_bounded_svs_are_misclassified_by_the_svm_and_1c_breaks_it(fi
     assert df.loc["2a", "mu_ch"] == pytest.approx(0.1, rel=1e-6)
     assert df.loc["2a", "n_bounded"] > 0 and abs(df.loc["2a", "plane_offset"]) > 1e-3
     assert df.loc["3a", "n_bounded"] == 0 and abs(df.loc["3a", "plane_offset"]) < 1e-8
+    # 2a / 2c: C chosen by Prop. 7.1's mu, so their CH points are those of 1b / 1d
+    assert df.loc["2a", "wMw_ch"] == pytest.approx(df.loc["1b", "wMw_ch"], rel=1e-6)
+    assert df.loc["2c", "mu_ch"] == pytest.approx(0.25, rel=1e-6)
+    assert df.loc["2c", "wMw_ch"] == pytest.approx(df.loc["1d", "wMw_ch"], rel=1e-6)
     for panel, row in df.iterrows():       # every CH point (direct or by Prop. 7.1) is stationary
         assert row["hull_residual"] < 1e-6, panel
 
