@@ -1,4 +1,4 @@
-"""Shared wiring of the Munoz & de Diego (2006) methods for ``munoz_table1.py`` / ``munoz_table2.py``.
+"""Shared wiring of the Munoz & de Diego (2006) methods for munoz_table1.py and munoz_table2.py.
 
 Not an experiment (the leading underscore keeps it out of the ``--quick`` test
 run).  Every row of munoz Tables 1-2 is "correct the indefinite training
@@ -56,7 +56,8 @@ def corrected_blocks(method, K_tr, K_te, B_tr, B_te, y_tr, C, A=None, A_te=None,
     method : str
         ``"mds-0"``, ``"mds-1"``, ``"mds-5"``, ``"mds-top2"``, ``"pseudo-0"``,
         ``"pseudo-1"``, ``"add-diagonal"``, ``"square"``, ``"bending"``, ``"ap"``,
-        ``"akm"``, ``"ct"``, ``"clc"``, or ``"base"`` (the kernel ``A`` itself).
+        ``"ap-plain"`` (AP by munoz's plain alternation, eq. 10), ``"akm"``, ``"ct"``,
+        ``"clc"``, or ``"base"`` (the kernel ``A`` itself).
     K_tr : ndarray of shape (n, n)
         The indefinite training kernel (the combination).
     K_te : ndarray of shape (m, n)
@@ -95,8 +96,9 @@ def corrected_blocks(method, K_tr, K_te, B_tr, B_te, y_tr, C, A=None, A_te=None,
         t = _spectral("square")
     elif method == "bending":
         t = Bending(weights="support-vectors", C=C)
-    elif method == "ap":
-        t = NearestPSD(diagonal=diagonal, weights="support-vectors", C=C)
+    elif method in ("ap", "ap-plain"):
+        t = NearestPSD(diagonal=diagonal, weights="support-vectors", C=C,
+                       solver="plain" if method == "ap-plain" else "auto")
     elif method in ("akm", "clc"):
         t = ConformalLinearCombination(combination="average" if method == "akm" else "nearest")
         Kc_tr = t.fit_transform(stack_kernels(K_tr, B_tr), y_tr)

@@ -55,11 +55,12 @@ PAPER = {"mds-0": (3.0, 10.0, 0.956, 0.845, 19.4), "mds-1": (3.2, 7.1, 0.952, 0.
 #: Paper's row names.
 LABELS = {"mds-0": "MDS_0", "mds-1": "MDS_1", "mds-5": "MDS_5", "mds-top2": "MDS_top2 (ours)",
           "pseudo-0": "Pseudo_0", "pseudo-1": "Pseudo_1", "add-diagonal": "Adding lambda I",
-          "square": "ST", "bending": "Bending", "ap": "AP", "akm": "AKM", "ct": "CT_AKM",
+          "square": "ST", "bending": "Bending", "ap": "AP", "ap-plain": "AP, plain eq. (10)",
+          "akm": "AKM", "ct": "CT_AKM",
           "clc": "CLC_AKM", "k1": "kernel 1 alone", "k2": "kernel 2 alone"}
 
 METHODS = ["mds-0", "mds-1", "mds-5", "mds-top2", "pseudo-0", "pseudo-1", "add-diagonal",
-           "square", "bending", "ap", "akm", "ct", "clc", "k1", "k2"]
+           "square", "bending", "ap", "ap-plain", "akm", "ct", "clc", "k1", "k2"]
 
 KERNELS = ["linear", "poly2-unit"]
 C_VALUES = [1.0, 10.0]
@@ -118,7 +119,8 @@ def table1_table(results):
             h = g[g["method"] == m]
             p = PAPER.get(m)
             rows.append({"kernel": k, "C": C, "method": LABELS[m], "runs": len(h),
-                         "train": f"{h['train_error'].mean():.1f} ({h['train_error_rows'].mean():.1f})",
+                         "train": f"{h['train_error'].mean():.1f} "
+                                  f"({h['train_error_rows'].mean():.1f})",
                          "test": f"{h['test_error'].mean():.1f}",
                          "test sd": f"{h['test_error'].std(ddof=1):.1f}" if len(h) > 1 else "",
                          "sens.": f"{h['sensitivity'].mean():.3f}",
