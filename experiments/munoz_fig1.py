@@ -177,13 +177,14 @@ def fig1_figures(results, out_dir):
         ax.set_yscale("symlog", linthresh=1e-3)
         ax.set_ylim(-0.1, 1.5)
         ax.set_xlabel("index (eigenvalues in decreasing order)")
-        ax.set_ylabel("eigenvalue / largest (symlog, linear below 1e-3)")
+        ax.set_ylabel("eigenvalue / largest (symlog)")
         ax.legend(fontsize=7, loc="lower left")
         kern, _, sc = VARIANTS[v]
+        r0 = rows.iloc[0]
         ax.set_title(f"{v}: {kern} projection kernels, {sc} features\n"
-                     f"run 0, {len(lam)}-point training block: r_mm={rows.iloc[0]['r_mm']:.2f}, "
-                     f"r_neg={rows.iloc[0]['r_neg']:.2f}, "
-                     f"{int(round(rows.iloc[0]['negative_percent']))}% negative", fontsize=9)
+                     f"run 0, {len(lam)}-point training block: r_mm={r0['r_mm']:.2f}, "
+                     f"r_neg={r0['r_neg']:.2f}\nnegative: {r0['negative_percent']:.0f}% below "
+                     f"-tol, {r0['negative_percent_sign']:.0f}% by sign", fontsize=8)
         top = lam[:4] / lam[0]
         ax.text(0.98, 0.95, "largest four / largest:\n" + ", ".join(f"{t:.3f}" for t in top),
                 transform=ax.transAxes, ha="right", va="top", fontsize=8)
@@ -196,7 +197,7 @@ def fig1_figures(results, out_dir):
                     yerr=g["r_neg"].std(ddof=1), fmt="os^Dv"[j % 5], ms=6, capsize=2,
                     color=f"C{j % 10}")
         ax.annotate(v, (g["r_mm"].mean(), g["r_neg"].mean()), textcoords="offset points",
-                    xytext=(5, 4), fontsize=7)
+                    xytext=(5, -11 if j % 2 else 5), fontsize=7)
     pm, pn = PAPER["r_mm"], PAPER["r_neg"]
     ax.errorbar(pm[0], pn[0], xerr=pm[1], yerr=pn[1], fmt="*", ms=14, color="k", capsize=3,
                 label="paper (munoz §4.1)")
@@ -204,6 +205,7 @@ def fig1_figures(results, out_dir):
 
     ax.set_xscale("log")
     ax.set_yscale("log")
+    ax.set_xlim(right=1.6 * tr.groupby("variant")["r_mm"].mean().max())
     for axis in (ax.xaxis, ax.yaxis):
         axis.set_major_formatter(ScalarFormatter())
         axis.set_minor_formatter(ScalarFormatter())
