@@ -81,9 +81,7 @@ def table1_cell(params):
     from krein.combinations import average_kernel, pick_out, pick_out_rows
 
     fig1, mz = _helpers()
-    X, y, tr, te = artificial = fig1.artificial_split(params["run"], params["n_samples"],
-                                                      params["kernel"])
-    del artificial
+    X, y, tr, te = fig1.artificial_split(params["run"], params["n_samples"], params["kernel"])
     B_tr = fig1.base_kernels(params["kernel"], X[tr])
     # test rows, then the training points' own rows built like test rows (labels unknown)
     B_rows = fig1.base_kernels(params["kernel"], np.vstack([X[te], X[tr]]), X[tr])
@@ -138,6 +136,8 @@ def table1_figures(results, out_dir):
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
+    from krein.experiment import save_png
+
     ok = results[results["status"] == "ok"]
     methods = [m for m in METHODS if m in set(ok["method"])]
     fig = Figure(figsize=(11.0, 4.8))
@@ -162,7 +162,6 @@ def table1_figures(results, out_dir):
     fig.tight_layout()
     out = Path(out_dir) / "munoz_table1.png"
     out.parent.mkdir(parents=True, exist_ok=True)
-    save_png = __import__("krein.experiment", fromlist=["save_png"]).save_png
     save_png(fig, out, dpi=90)
     return [out]
 
