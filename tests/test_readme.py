@@ -98,6 +98,11 @@ NOT_RUN = {
     "python benchmarks/certificates.py": "benchmark: minutes, exact gaps by CLARABEL",
     "python benchmarks/threads.py": "benchmark: tens of minutes, loads the machine on purpose",
     "python benchmarks/nystroem.py": "benchmark: about 10 minutes and 12 GB (n = 10^6)",
+    "python benchmarks/nystroem_accuracy.py": "benchmark: minutes (exact ESVC on all of USPS)",
+    "krein compare --dataset checkerboard --n-samples 100000 --kernel sigmoid --approximation "
+    "nystroem:1000 --methods esvm,flip,clip,svm --cv 3 --no-tune":
+        "minutes on 10^5 points; checked: argparse (tests/test_compare_approximation.py runs "
+        "the approximated comparison at n = 600 and 20 000)",
 }
 
 HEART = ("krein compare --dataset heart --kernel sigmoid --kernel-params a=0.02,r=-1 "

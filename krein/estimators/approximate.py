@@ -69,7 +69,8 @@ of points but REGULARIZES THE INTERCEPT: it solves
 ``min 1/2 (||w||^2 + b^2 / s^2) + sum_i C_i hinge(y_i (phi_i w + b))`` with the
 intercept scaling ``s = max_i ||phi_i||`` (the bias column of liblinear has the
 size of the largest feature vector); its certificate is the primal objective
-only (liblinear does not return the dual point).  ``solver="libsvm"``: scikit-
+only (liblinear does not return the dual point).  Its coordinate order is drawn
+from a fixed seed (``random_state=0``), so a fit is reproducible.  ``solver="libsvm"``: scikit-
 learn's ``SVC(kernel="linear")`` on ``Phi``, the same problem as the exact path
 (unregularized intercept), ``O(n^2)`` kernel evaluations: small ``n``.  A CVXPY
 solver name: the primal :class:`~krein.formulations.SVMPrimal` in the feature map
@@ -231,7 +232,7 @@ def linear_svm(Phi, y, C, solver="liblinear", tol=1e-3, max_iter=-1, solver_opti
         scale = float(np.sqrt(np.max(np.einsum("ij,ij->i", Phi, Phi), initial=0.0)))
         svc = LinearSVC(loss="hinge", dual=True, C=1.0 if per_sample else float(C), tol=tol,
                         max_iter=_LIBLINEAR_NO_LIMIT if max_iter == -1 else int(max_iter),
-                        intercept_scaling=max(scale, 1e-12))
+                        intercept_scaling=max(scale, 1e-12), random_state=0)
         svc.fit(Phi, y, sample_weight=np.asarray(C, dtype=float) if per_sample else None)
         # classes_ = [-1, 1]: the decision is positive for +1
         w = np.asarray(svc.coef_[0], dtype=float)
