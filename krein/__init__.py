@@ -64,8 +64,8 @@ the accepted values):
     ``pip install 'krein[solvers]'`` adds more), or the estimator's own algorithm:
     ``"pg"``, ``"apg"``, ``"accpm"``, ``"exchange"`` (IndefiniteSVM, PerturbSVM),
     ``"active-set"`` (KSVC), ``"auto"``, ``"nu-svm"``, ``"multistart"``
-    (ConvexHullClassifier).  Each estimator's docstring lists its values and its
-    default.
+    (ConvexHullClassifier); with an ``approximation`` also ``"liblinear"`` (ESVC,
+    SpectrumSVC).  Each estimator's docstring lists its values and its default.
 ``solver_options``
     None or a dict passed to the solver (CVXPY keywords, or the custom
     algorithm's options; unknown keys of a custom algorithm are an error).
@@ -78,13 +78,19 @@ the accepted values):
     ``"auto"``, ``"spectral"``, ``"raw"``, ``"transductive"`` (SpectrumSVC);
     ``"spectral"``, ``"transductive"``, ``"clip"``, ``"raw"`` (IndefiniteSVC/SVR/
     one-class).
+``approximation``
+    None (the exact path on the ``n x n`` kernel) or a low-rank front end such as
+    :class:`IndefiniteNystroem`, cloned and given the estimator's ``kernel`` and
+    ``kernel_params``: the model is then a linear one on its signed features
+    (ESVC, SpectrumSVC, KSVC; :mod:`krein.estimators.approximate`).
 ``tol``, ``max_iter``
     Stopping tolerance and iteration limit, as in scikit-learn (``max_iter=-1``:
     no limit for libsvm); a ``ConvergenceWarning`` when ``max_iter`` is hit.
 ``random_state``
     None, an int or a ``RandomState`` (random starts, e.g. ConvexHullClassifier).
 ``verbose``
-    Bool: print progress (RVC).
+    Bool: print progress (RVC; a progress bar over the kernel's row blocks in
+    IndefiniteNystroem).
 """
 
 from .approximation import IndefiniteNystroem
