@@ -34,7 +34,9 @@ itself, not nested).  Grids (the paper does not give them):
 The "SVM model details" are those of the SVM refitted on ALL objects at the
 selected (gamma, C): the first grid point (gamma ascending, then C ascending)
 with the least LOO error.  LOO errors are counts, so many grid points tie;
-the table also says whether a tying point has the paper's signature.
+the table also says whether a tying point has the paper's signature, and gives
+the details at the paper's own gamma (:data:`PAPER_GAMMA`, read off its DCM) at
+the best C there.
 ``(p, q)``: positive / negative eigenvalues of ``J K J`` at the round-off
 tolerance of :func:`krein.geometry.pseudo_euclidean_embedding`; DCM:
 :func:`krein.geometry.class_mean_distance`; ``w'Mw``: of the CH solution

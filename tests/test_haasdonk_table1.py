@@ -7,7 +7,7 @@
   as "new" rows) the map reproduces the corrected training block; new rows
   against the centered pseudo-Euclidean embedding of :mod:`krein.geometry`
   (CNE = inner product of the positive coordinates, RNE = Euclidean inner
-  product of all coordinates).
+  product of all coordinates); scikit-learn's estimator checks on both.
 * ``outer_folds="loo"``: the runner's CV loop (:func:`classification_cell`)
   over every held-out object against ``cross_val_score`` with
   ``LeaveOneOut``; the script's LOO cell likewise.
@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 from sklearn.model_selection import LeaveOneOut, cross_val_score
 from sklearn.preprocessing import KernelCenterer
+from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein import DirectSVC, SpectrumCorrection
 from krein.estimators import CorrectedKernelSVC
@@ -140,3 +141,11 @@ def test_quick_run(tmp_path):
     assert row["dataset"] == "catcortex-V"
     assert row["(p, q)"].startswith("(51, 13)")         # the paper's signature ...
     assert row["DCM"] == "0.2974 (0.2974)"               # ... and DCM, to every printed digit
+
+
+@parametrize_with_checks([SpectrumCorrection("clip", center=True),
+                          SpectrumCorrection("flip", center=True)], xfail_strict=True)
+def test_sklearn_checks_centered_corrections(estimator, check):
+    """scikit-learn's estimator checks on CNE and RNE (as ``tests/test_transformer_checks.py``
+    runs them on the other corrections)."""
+    check(estimator)
