@@ -716,11 +716,26 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
     shift : float, optional
         Constant ``lambda`` of ``add_diagonal`` (munoz eq. 6); default
         ``max(0, -lam_min)``.
+    center : bool
+        Center the kernel before the correction (default False): the
+        training kernel becomes ``J K J`` (``J = I - 11'/n``) and new rows are
+        centered with the TRAINING statistics,
+        ``k(x, x_j) - mean_i k(x, x_i) - mean_i K_ij + mean_il K_il`` (as
+        :class:`sklearn.preprocessing.KernelCenterer`), before the
+        out-of-sample map.  With ``"clip"`` this is Haasdonk's (2005, §7.5)
+        CNE ("Cut off Negative Eigenvalues" of the centered kernel), with
+        ``"flip"`` his RNE ("Reflect" them); ``J K J`` is the Gram matrix of
+        the centered pseudo-Euclidean embedding, so its signature is that of
+        the embedding (Haasdonk, Prop. 1).  Not with ``"transductive"``.
 
     Attributes
     ----------
     spectrum_ : Spectrum
-        Decomposition of the training kernel.
+        Decomposition of the training kernel (of ``J K J`` with ``center``).
+    K_fit_rows_ : ndarray of shape (n,)
+        Column means of the training kernel (only with ``center``).
+    K_fit_all_ : float
+        Mean of all its entries (only with ``center``).
     n_features_in_ : int
         Number of training points ``n``.
     min_eigenvalue_ : float
@@ -757,13 +772,16 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         "out_of_sample": [StrOptions(set(OUT_OF_SAMPLE))],
         "eps": [Interval(numbers.Real, 0, None, closed="left")],
         "shift": [Interval(numbers.Real, None, None, closed="neither"), None],
+        "center": ["boolean"],
     }
 
-    def __init__(self, correction="clip", out_of_sample="auto", eps=0.0, shift=None):
+    def __init__(self, correction="clip", out_of_sample="auto", eps=0.0, shift=None,
+                 center=False):
         self.correction = correction
         self.out_of_sample = out_of_sample
         self.eps = eps
         self.shift = shift
+        self.center = center
 
     def _params(self):
         params = {"eps": self.eps}
@@ -814,6 +832,13 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         """
         K = validate_fit_kernel(self, K)
         params = self._params()
+        if self.center:
+            if self.resolved_out_of_sample() == "transductive":
+                raise ValueError("center=True is not available with out_of_sample='transductive'")
+            self.K_fit_rows_ = K.mean(axis=0)
+            self.K_fit_all_ = float(self.K_fit_rows_.mean())
+            K = K - self.K_fit_rows_[None, :] - self.K_fit_rows_[:, None] + self.K_fit_all_
+            K = 0.5 * (K + K.T)
         spec = Spectrum.from_kernel(K, check=False)
         correct_eigenvalues(spec.eigenvalues, self.correction, **params)  # finite eps/shift
         self.spectrum_ = spec
@@ -852,7 +877,8 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m, n)
-            The rows after the out-of-sample map (a copy for ``"raw"``).
+            The rows after the out-of-sample map (a copy for ``"raw"``), centered
+            first with the training statistics when ``center``.
 
         Raises
         ------
@@ -877,6 +903,9 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
             joint = np.block([[self.K_fit_, K_rows[:, :n].T], [K_rows[:, :n], K_rows[:, n:]]])
             return transductive_rows(joint, n, self.correction, **params)
         K_rows = validate_kernel_rows(self, K_rows, "spectrum_")
+        if self.center:  # with the training statistics (KernelCenterer's rule)
+            K_rows = (K_rows - K_rows.mean(axis=1, keepdims=True) - self.K_fit_rows_[None, :]
+                      + self.K_fit_all_)
         if mode == "raw":
             return K_rows.copy()
         return self.spectrum_.apply_row_map(K_rows, self.correction, **params)

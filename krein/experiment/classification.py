@@ -36,7 +36,7 @@ __all__ = ["classification_metrics", "classification_cell", "classification_grid
            "check_data_file", "certificate_measure", "approximation_defaults",
            "NO_APPROXIMATE_PATH", "APPROXIMATE_SOLVERS", "APPROXIMATE_SOLVER",
            "RAW_WITH_APPROXIMATION", "CLASSIFICATION_DEFAULTS",
-           "CERTIFICATE_KINDS", "DATA_FILE_DEFAULTS", "SCORINGS"]
+           "CERTIFICATE_KINDS", "DATA_FILE_DEFAULTS", "SCORINGS", "LOO"]
 
 
 def classification_metrics(y_true, y_pred, classes=None):
@@ -87,6 +87,9 @@ def classification_metrics(y_true, y_pred, classes=None):
     return {"accuracy": acc, "recall": recall, "average": 0.5 * (acc + recall),
             "sensitivity": sens, "specificity": spec}
 
+
+#: ``outer_folds`` value of exact leave-one-out (:func:`outer_splits`): one fold per object.
+LOO = "loo"
 
 #: Scores accepted by ``scoring`` of :func:`classification_cell` (keys of
 #: :func:`classification_metrics`).
@@ -462,18 +465,24 @@ def outer_splits(params, y):
     ----------
     params : dict
         A cell with ``"seed"``; the split depends on the seed, ``dataset``,
-        ``n_samples``, ``binary``, ``repeat`` and ``outer_folds`` only.
+        ``n_samples``, ``binary``, ``repeat`` and ``outer_folds`` only;
+        ``outer_folds = "loo"``: exact leave-one-out
+        (:class:`sklearn.model_selection.LeaveOneOut`, no seed), one pair per
+        object, the held-out index ascending (Haasdonk 2005, Table 1).
     y : array of shape (n,)
         Labels of the data set.
 
     Returns
     -------
     list of (ndarray, ndarray)
-        ``outer_folds`` pairs of training and test indices.
+        ``outer_folds`` pairs of training and test indices (``n`` pairs for
+        ``"loo"``).
     """
-    from sklearn.model_selection import StratifiedKFold
+    from sklearn.model_selection import LeaveOneOut, StratifiedKFold
 
     p = {**CLASSIFICATION_DEFAULTS, **params}
+    if p["outer_folds"] == LOO:
+        return list(LeaveOneOut().split(np.zeros((len(y), 1))))
     skf = StratifiedKFold(p["outer_folds"], shuffle=True, random_state=_seeds(params)["outer"])
     return list(skf.split(np.zeros((len(y), 1)), y))
 
@@ -584,6 +593,8 @@ def classification_cell(params):
         * ``solver``: None (the method's default) or a solver for the
           estimator's ``solver`` parameter;
         * ``outer_folds``, ``fold``, ``repeat``, ``inner_folds``;
+          ``outer_folds = "loo"``: exact leave-one-out, ``fold`` is the
+          held-out object (:func:`outer_splits`);
         * ``cv_seed``: None (outer and inner splits seeded by :func:`cell_seed`
           as in step 2) or an integer ``s``: both seeded by ``s + repeat``
           directly, as scikit-learn's ``cross_val_score`` over ``GridSearchCV``
@@ -647,11 +658,14 @@ def classification_cell(params):
     if p["scoring"] not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}; got {p['scoring']!r}")
     outer, fold, inner = p["outer_folds"], p["fold"], p["inner_folds"]
-    for name, v, lo in (("outer_folds", outer, 2), ("inner_folds", inner, 2),
-                        ("repeat", p["repeat"], 0), ("fold", fold, 0)):
+    checks = [("inner_folds", inner, 2), ("repeat", p["repeat"], 0), ("fold", fold, 0)]
+    if outer != LOO:
+        checks.insert(0, ("outer_folds", outer, 2))
+    for name, v, lo in checks:
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
-            raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
-    if fold >= outer:
+            raise ValueError(f"{name} must be an integer >= {lo} (outer_folds also {LOO!r}); "
+                             f"got {v!r}")
+    if outer != LOO and fold >= outer:
         raise ValueError(f"fold must be < outer_folds = {outer}; got {fold}")
     kernel_combos = _as_grid(p["kernel_grid"], "kernel_grid")
     method_combos = _as_grid(p["param_grid"], "param_grid")
@@ -660,6 +674,9 @@ def classification_cell(params):
 
     seeds = _seeds(params)
     datas = cell_kernel_data(params)
+    if outer == LOO and fold >= datas[0].n_samples:
+        raise ValueError(f"fold must be < n = {datas[0].n_samples} with outer_folds={LOO!r}; "
+                         f"got {fold}")
     # one BLAS thread for the fits of a small kernel (krein._threads: the runner's policy)
     with fit_threads(datas[0].n_samples):
         return _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos)
