@@ -57,9 +57,9 @@ from krein.experiment import Experiment, cell_seed, save_png
 SETTINGS = {
     "n200-C1-rho1": (200, 1.0, 1.0),
     "n200-C10-rho1": (200, 10.0, 1.0),
+    "n200-C10-rho100": (200, 10.0, 100.0),
     "n40-C10-rho1": (40, 10.0, 1.0),
     "n40-C10-rho100": (40, 10.0, 100.0),
-    "n200-C10-rho100": (200, 10.0, 100.0),
 }
 QUICK_SETTINGS = {"n30-C10-rho1": (30, 10.0, 1.0), "n30-C10-rho100": (30, 10.0, 100.0)}
 LIBSVM_TOL = 1e-3
@@ -271,3 +271,32 @@ def experiment(quick=False):
                       table={"value": "last_subopt", "rows": ["setting"],
                              "columns": "algorithm", "eigenvalue": True},
                       figures=fig1_figures)
+
+
+def slim(results_dir):
+    """Commit a full run: ``experiments/results/luss_fig1.csv`` (the cells of the full grid,
+    without host and configuration columns) and ``figures/luss_fig1.png`` drawn from it."""
+    import pandas as pd
+
+    from krein.experiment import read_results
+
+    here = Path(__file__).resolve().parent
+    df = read_results(results_dir)
+    keys = {c.key for c in experiment().cells}
+    df = df[df["key"].isin(keys) & (df["status"] == "ok")]
+    drop = {"config", "host", "pid", "trace_file", "warnings", "task", "error", "experiment"}
+    cols = [c for c in df.columns
+            if c not in drop and (not c.startswith("version_") or c == "version_krein")]
+    out = here / "results" / "luss_fig1.csv"
+    df[cols].to_csv(out, index=False, float_format="%.6g")
+    fig1_figures(pd.read_csv(out), here.parent / "figures")
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 3 or sys.argv[1] != "slim":
+        sys.exit("usage: python experiments/luss_fig1.py slim RESULTS_DIR "
+                 "(the run itself: krein experiment run experiments/luss_fig1.py)")
+    print(slim(sys.argv[2]))

@@ -182,3 +182,32 @@ def experiment(quick=False):
                       table={"value": "total_seconds", "rows": ["n", "rho"],
                              "columns": "algorithm"},
                       figures=fig2_figures)
+
+
+def slim(results_dir):
+    """Commit a full run: ``experiments/results/luss_fig2.csv`` (the cells of the full grid,
+    without host and configuration columns) and ``figures/luss_fig2.png`` drawn from it."""
+    import pandas as pd
+
+    from krein.experiment import read_results
+
+    here = Path(__file__).resolve().parent
+    df = read_results(results_dir)
+    keys = {c.key for c in experiment().cells}
+    df = df[df["key"].isin(keys) & (df["status"] == "ok")]
+    drop = {"config", "host", "pid", "trace_file", "warnings", "task", "error", "experiment"}
+    cols = [c for c in df.columns
+            if c not in drop and (not c.startswith("version_") or c == "version_krein")]
+    out = here / "results" / "luss_fig2.csv"
+    df[cols].to_csv(out, index=False, float_format="%.6g")
+    fig2_figures(pd.read_csv(out), here.parent / "figures")
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+
+    if len(sys.argv) != 3 or sys.argv[1] != "slim":
+        sys.exit("usage: python experiments/luss_fig2.py slim RESULTS_DIR "
+                 "(the run itself: krein experiment run experiments/luss_fig2.py)")
+    print(slim(sys.argv[2]))
