@@ -88,10 +88,14 @@ def _subset(params):
 
 def reference_optimum(P, oracle, max_iter=1000):
     """``f*`` (best lower bound) and its certified gap from a long backtracking PG run."""
+    import warnings
+
     from krein.solvers.indefinite import projected_gradient
 
-    ref = projected_gradient(P, tol=0.0, atol=1e-12, max_iter=max_iter, gap_every=0,
-                             oracle=oracle)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # max_iter is the stop here, not atol
+        ref = projected_gradient(P, tol=0.0, atol=1e-12, max_iter=max_iter, gap_every=0,
+                                 oracle=oracle)
     return float(ref.certificate["lower"]), float(ref.gap)
 
 
