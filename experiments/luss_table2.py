@@ -47,8 +47,9 @@ recall (and, 2009, their average) of Denoise (clip), Flip, Shift, Mod SVM
 ``--quick``: USPS-3-5 subsampled to 160 objects and Diabetes (sigmoid) to 120,
 four methods, C in {1, 10}, rho = 1, inner 2-fold CV -- seconds.
 
-Run: ``krein experiment run experiments/luss_table2.py [--quick] --n-jobs 2``;
-committed results: ``experiments/results/luss_table2.csv``.
+Run: ``krein experiment run experiments/luss_table2.py [--quick] --n-jobs 2 --out
+results/luss_table2``; committed results: ``experiments/results/luss_table2.csv``
+(``python experiments/luss_table2.py slim results/luss_table2``).
 """
 
 import os
@@ -391,9 +392,42 @@ def ours_vs_paper(results, table=None):
     return pd.DataFrame(rows).round(2)
 
 
+#: Columns of the committed results file (:func:`slim`).
+KEEP = ["key", "status", "error", "table", "row", "dataset", "binary", "method", "kernel",
+        "scoring", "inner_folds", "n_train", "n_test", "accuracy", "recall", "average",
+        "accuracy_transductive", "recall_transductive", "average_transductive",
+        "accuracy_transductive_rawb", "recall_transductive_rawb", "average_transductive_rawb",
+        "intercept", "intercept_raw", "inner_score", "best_params", "min_eigenvalue",
+        "fit_seconds", "select_seconds", "cell_seconds", "n_iter", "solver_used",
+        "solver_status", "gap", "certificate_value", "n_inner_failures", "pair", "kernel_name",
+        "gamma", "accuracy_noisy", "recall_noisy", "average_noisy", "fit_seconds_noisy",
+        "n_iter_noisy", "gap_noisy", "min_eigenvalue_noisy", "version_krein"]
+
+
+def slim(directory, script=__file__):
+    """Write ``experiments/results/NAME.csv``: the rows of the script's CURRENT full grid
+    (a row of an earlier grid, e.g. before a cut, is left out), the :data:`KEEP` columns."""
+    from krein.experiment import load_experiment, read_results
+
+    exp = load_experiment(script)
+    df = read_results(directory)
+    df = df[df["key"].isin({c.key for c in exp.cells})]
+    keep = [c for c in KEEP if c in df.columns]
+    path = os.path.join(HERE, "results", f"{exp.name}.csv")
+    df[keep].to_csv(path, index=False, float_format="%.6g")
+    return path, len(df)
+
+
 def experiment(quick=False):
     """Both Table 2s (module docstring); ``quick`` shrinks them to seconds."""
     return Experiment("luss_table2", table2_grid(quick), cell=luss_cell, seed=0,
                       description="Luss & d'Aspremont 2007/2009 Table 2: USPS-SS, sigmoid and "
                                   "Epanechnikov sets; six methods; C, rho, kernel by inner CV",
                       table=ours_vs_paper)
+
+
+if __name__ == "__main__":
+    import sys
+
+    if sys.argv[1:2] == ["slim"]:   # slim RESULTS_DIR [SCRIPT]
+        print(slim(sys.argv[2], *(sys.argv[3:4] or [__file__])))
