@@ -29,6 +29,9 @@ Synthetic data:
   (2013), with optional class overlap at the cell boundaries.
 - :func:`make_munoz_artificial` -- the two Gaussian clouds of Munoz & de Diego
   (2006) §4.1.
+
+Noise: :func:`add_uniform_noise` -- uniform noise on every entry, then a
+rescaling onto a range (the noisy USPS data of Luss & d'Aspremont 2009, Table 3).
 """
 
 from ._catalogue import (FEATURE_SCALES, REGENERATED_DATASETS, SYNTHETIC_DATASETS, Dataset,
@@ -36,6 +39,7 @@ from ._catalogue import (FEATURE_SCALES, REGENERATED_DATASETS, SYNTHETIC_DATASET
 from ._files import read_features, read_labels, read_matrix
 from ._loaders import (PAPER_SPLITS, USPS_PAPER_PAIRS, list_datasets, load, load_dissimilarity,
                        scale_features)
+from ._noise import add_uniform_noise
 from ._synthetic import make_checkerboard, make_munoz_artificial
 from ._toy import (make_pe_local_optima, make_pe_negative_means, make_pe_overlapping,
                    make_pe_separable, pseudo_euclidean_kernel)
@@ -61,6 +65,7 @@ __all__ = [
     "make_pe_negative_means",
     "make_pe_local_optima",
     "make_munoz_artificial",
+    "add_uniform_noise",
     "read_matrix",
     "read_labels",
     "read_features",
