@@ -154,3 +154,16 @@ def deviation(K):
     s = Spectrum.from_kernel(K, check=False)
     lam = s.eigenvalues
     return float(s.r_mm), float(s.r_neg), 100.0 * float(np.mean(lam < -s.tol))
+
+
+def summary_row(h, paper):
+    """The printed columns of one method over its runs ``h`` (a results frame), beside the
+    paper's ``(train, test, sensitivity, specificity, SV %)`` tuple ``paper`` (or None)."""
+    return {"runs": len(h),
+            "train": f"{h['train_error'].mean():.1f} ({h['train_error_rows'].mean():.1f})",
+            "test": f"{h['test_error'].mean():.1f}",
+            "test sd": f"{h['test_error'].std(ddof=1):.1f}" if len(h) > 1 else "",
+            "sens.": f"{h['sensitivity'].mean():.3f}",
+            "spec.": f"{h['specificity'].mean():.3f}",
+            "S.V.": f"{h['sv_percent'].mean():.1f}",
+            "paper (train/test/sens/spec/SV)": "/".join(map(str, paper)) if paper else ""}

@@ -280,21 +280,10 @@ def experiment(quick=False):
 def slim(results_dir):
     """Commit a full run: ``experiments/results/luss_fig1.csv`` (the cells of the full grid,
     without host and configuration columns) and ``figures/luss_fig1.png`` drawn from it."""
-    import pandas as pd
+    from krein.experiment import import_script
 
-    from krein.experiment import read_results
-
-    here = Path(__file__).resolve().parent
-    df = read_results(results_dir)
-    keys = {c.key for c in experiment().cells}
-    df = df[df["key"].isin(keys) & (df["status"] == "ok")]
-    drop = {"config", "host", "pid", "trace_file", "warnings", "task", "error", "experiment"}
-    cols = [c for c in df.columns
-            if c not in drop and (not c.startswith("version_") or c == "version_krein")]
-    out = here / "results" / "luss_fig1.csv"
-    df[cols].to_csv(out, index=False, float_format="%.6g")
-    fig1_figures(pd.read_csv(out), here.parent / "figures")
-    return out
+    helpers = import_script(str(Path(__file__).resolve().parent / "_luss.py"))
+    return helpers.slim_run(experiment(), results_dir, "luss_fig1", fig1_figures)
 
 
 if __name__ == "__main__":

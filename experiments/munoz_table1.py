@@ -110,21 +110,14 @@ def table1_table(results):
     """Ours (mean over runs) beside the paper's, per projection kernel and C."""
     import pandas as pd
 
+    _, mz = _helpers()
     ok = results[results["status"] == "ok"]
     rows = []
     for (k, C), g in ok.groupby(["kernel", "C"], sort=False):
         for m in [m for m in METHODS if m in set(g["method"])]:
             h = g[g["method"] == m]
             p = PAPER.get(m)
-            rows.append({"kernel": k, "C": C, "method": LABELS[m], "runs": len(h),
-                         "train": f"{h['train_error'].mean():.1f} "
-                                  f"({h['train_error_rows'].mean():.1f})",
-                         "test": f"{h['test_error'].mean():.1f}",
-                         "test sd": f"{h['test_error'].std(ddof=1):.1f}" if len(h) > 1 else "",
-                         "sens.": f"{h['sensitivity'].mean():.3f}",
-                         "spec.": f"{h['specificity'].mean():.3f}",
-                         "S.V.": f"{h['sv_percent'].mean():.1f}",
-                         "paper (train/test/sens/spec/SV)": "/".join(map(str, p)) if p else ""})
+            rows.append({"kernel": k, "C": C, "method": LABELS[m], **mz.summary_row(h, p)})
     return pd.DataFrame(rows)
 
 

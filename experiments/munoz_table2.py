@@ -121,6 +121,7 @@ def table2_table(results):
     """Ours (mean over runs) beside the paper's, per C."""
     import pandas as pd
 
+    mz = import_script(os.path.join(HERE, "_munoz.py"))
     ok = results[results["status"] == "ok"]
     rows = []
     for C, g in ok.groupby("C", sort=False):
@@ -129,15 +130,7 @@ def table2_table(results):
             p = PAPER.get(m)
             if m == "base":
                 p = ("", PAPER_RBF55_TEST, "", "", "")
-            rows.append({"C": C, "method": LABELS[m], "runs": len(h),
-                         "train": f"{h['train_error'].mean():.1f} "
-                                  f"({h['train_error_rows'].mean():.1f})",
-                         "test": f"{h['test_error'].mean():.1f}",
-                         "test sd": f"{h['test_error'].std(ddof=1):.1f}" if len(h) > 1 else "",
-                         "sens.": f"{h['sensitivity'].mean():.3f}",
-                         "spec.": f"{h['specificity'].mean():.3f}",
-                         "S.V.": f"{h['sv_percent'].mean():.1f}",
-                         "paper (train/test/sens/spec/SV)": "/".join(map(str, p)) if p else ""})
+            rows.append({"C": C, "method": LABELS[m], **mz.summary_row(h, p)})
     return pd.DataFrame(rows)
 
 
