@@ -12,7 +12,9 @@ recall (and, 2009, their average) of Denoise (clip), Flip, Shift, Mod SVM
   pixels in [0, 1], binarized at 0.5 (:func:`krein.kernels.simpson_kernel`);
   the kernel is written once to a file and read through the data door as a
   precomputed kernel (``data_file``), because ``load_kernel_data("usps")``
-  has the training file only, standardized.  2009: Diabetes, German and a1a
+  has the training file only, standardized.  2009 also with the one-sided tangent
+  distance kernel (TD1, :func:`krein.kernels.tangent_distance_kernel`, same route),
+  ``gamma`` FIXED at the Table 1 match (:data:`TD1_GAMMA`).  2009: Diabetes, German and a1a
   with the sigmoid kernel (standardized features, the shipped sets; a1a = the
   1605 LIBSVM training rows, the paper's 803 + 802).  2007: Diabetes and
   Liver with the Epanechnikov kernel (EP), ``degree = 1``;
