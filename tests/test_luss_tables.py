@@ -5,7 +5,8 @@
 * ``experiments/luss_table2.py --quick``: the Simpson kernel file against the
   overlap coefficient counted set by set, and the Denoise (clip) and SVM rows
   against scikit-learn's ``SVC`` on a kernel clipped here by ``numpy.linalg.eigh``
-  (no krein estimator), at the selected ``C``, on the same split;
+  (no krein estimator), at the selected ``C``, on the same split; the TD1 kernel
+  file and its SVM row likewise;
 * ``experiments/luss_table3.py --quick``: the SVM rows, clean AND noisy, against
   scikit-learn's ``SVC`` on pixels made noisy here by NumPy, with the clean
   ``C`` reused on the noisy data.
@@ -108,6 +109,21 @@ def test_table2_quick_clip_and_svm_rows_match_sklearn_on_numpy_kernels(tmp_path,
         # libsvm stopping tolerances differ (krein's 1e-3): at most one test point apart
         assert abs(row["accuracy"] - acc) <= 1.0 / len(te) + 1e-12, method
         assert abs(row["recall"] - rec) <= 1.0 / np.sum(y[te] == 1) + 1e-12, method
+    # the TD1 row: the kernel file is exp(-gamma d^2) of the library's TD1 kernel, and SVM
+    # on it agrees with scikit-learn's SVC
+    from krein.kernels import tangent_distance_kernel
+    Kt = np.load(tmp_path / "data" / "usps-3-5-td1-n160.npy")
+    Kref = tangent_distance_kernel(X, gamma=t2.TD1_GAMMA[(3, 5)])
+    np.testing.assert_allclose(Kt, 0.5 * (Kref + Kref.T), atol=1e-12)
+    np.testing.assert_allclose(np.diag(Kt), 1.0, atol=1e-12)
+    td1 = df[df["dataset"] == "usps-3-5-td1-n160"]
+    assert list(td1["method"]) == ["svm"] and set(td1["row"]) == {"usps-3-5-td1"}
+    row = td1.iloc[0]
+    tr1, te1 = _split(row, y)
+    C = json.loads(row["best_params"])["C"]
+    acc, rec = _sklearn_accuracy(Kt[np.ix_(tr1, tr1)], Kt[np.ix_(te1, tr1)], y[tr1], y[te1], C)
+    assert abs(row["accuracy"] - acc) <= 1.0 / len(te1) + 1e-12
+    assert abs(row["recall"] - rec) <= 1.0 / np.sum(y[te1] == 1) + 1e-12
     ind = usps[usps["method"] == "indefinite-svm"].iloc[0]
     for k in ("accuracy_transductive", "accuracy_transductive_rawb"):
         assert 0.5 < ind[k] <= 1.0
