@@ -188,12 +188,23 @@ def libsvm_solve(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
     return u, b, libsvm_solution(K, y, C, u, b, n_iter, max_iter=max_iter, solve_time=seconds)
 
 
+#: Restarts of ARPACK in :func:`least_eigenvalue` before LAPACK takes over (50 restarts of
+#: 20 Lanczos vectors: 0.2 s on a 1540 x 1540 kernel whose bottom is a cluster of 1284 zeros).
+ARPACK_RESTARTS = 50
+
+
 def least_eigenvalue(K):
     """Least eigenvalue of a symmetric matrix by a partial eigensolver (no full ``eigh``).
 
-    ARPACK's Lanczos (``scipy.sparse.linalg.eigsh(which="SA", k=1)``, to machine
-    precision, from a fixed random start); LAPACK's ``syevr`` restricted to the
-    first eigenvalue when ARPACK does not converge or ``n < 3``.
+    ARPACK's Lanczos on the shifted matrix ``s I - K`` with ``s = |lam|_max`` (two
+    ``scipy.sparse.linalg.eigsh`` calls, ``k=1``, to machine precision, from a fixed
+    random start): its LARGEST eigenvalue is ``s - lam_min``, so ARPACK's
+    convergence test, relative to the eigenvalue sought, is well scaled even when
+    ``lam_min`` is about 0.  (``which="SA"`` on ``K`` itself is not: on the linear
+    kernel of 1540 USPS digits, rank 256, it returned 0.204 after 27 s instead of
+    about 0.)  LAPACK's ``syevr`` restricted to the first eigenvalue when ARPACK
+    does not converge within :data:`ARPACK_RESTARTS` restarts (a cluster of
+    eigenvalues at the bottom) or ``n < 3``.
 
     Inside :func:`krein._cache.shared_computations` it is read from the full
     spectrum of ``K`` (:meth:`krein.spectrum.Spectrum.from_kernel`, computed
@@ -224,8 +235,17 @@ def least_eigenvalue(K):
     if n >= 3:
         v0 = np.random.default_rng(0).standard_normal(n)
         try:
-            return float(scipy.sparse.linalg.eigsh(K, k=1, which="SA", v0=v0,
-                                                   return_eigenvectors=False)[0])
+            top = float(scipy.sparse.linalg.eigsh(K, k=1, which="LM", v0=v0,
+                                                  return_eigenvectors=False)[0])
+            s = abs(top)
+            if s == 0.0:
+                return 0.0
+            shifted = scipy.sparse.linalg.LinearOperator(
+                K.shape, matvec=lambda x: s * x - K @ x, dtype=float)
+            w = float(scipy.sparse.linalg.eigsh(shifted, k=1, which="LA", v0=v0,
+                                                maxiter=ARPACK_RESTARTS,
+                                                return_eigenvectors=False)[0])
+            return s - w
         except scipy.sparse.linalg.ArpackNoConvergence:
             pass
     return float(scipy.linalg.eigh(K, eigvals_only=True, subset_by_index=[0, 0])[0])
