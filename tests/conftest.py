@@ -9,6 +9,7 @@ same numbers the estimator sees.  Fixture names are specific (``sigmoid_problem`
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -132,3 +133,31 @@ def three_class_problem():
         "K_sig": Ks[:45, :45], "K_sig_test": Ks[45:, :45],
         "K_rbf": Kg[:45, :45], "K_rbf_test": Kg[45:, :45],
     }
+
+
+#: The experiment scripts (``experiments/*.py``).
+EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
+
+
+def _run_quick_script(name, directory, figures=True):
+    """Run ``experiments/NAME.py --quick`` through the command line into ``directory``.
+
+    Asserts exit status 0 and every cell "ok"; returns the results (``read_results``)
+    and the sorted names of the PNG files drawn (none with ``figures=False``).
+    """
+    from krein.cli import main
+    from krein.experiment.report import read_results
+
+    out, figs = Path(directory) / "out", Path(directory) / "figs"
+    args = ["experiment", "run", str(EXPERIMENTS / f"{name}.py"), "--quick", "--out", str(out),
+            "--no-progress"] + (["--figures", str(figs)] if figures else ["--no-figures"])
+    assert main(args) == 0
+    df = read_results(out)
+    assert (df["status"] == "ok").all(), df.loc[df["status"] != "ok", "error"].tolist()[:3]
+    return df, sorted(p.name for p in figs.glob("*.png"))
+
+
+@pytest.fixture(scope="session")
+def run_quick_script():
+    """:func:`_run_quick_script`: one paper script's ``--quick`` run (the reproduction tests)."""
+    return _run_quick_script

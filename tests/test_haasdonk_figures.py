@@ -18,33 +18,21 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from krein.cli import main
 from krein.experiment import import_script
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 
 
-def _run_quick(name, tmp_path):
-    out, figs = tmp_path / "out", tmp_path / "figs"
-    rc = main(["experiment", "run", str(EXPERIMENTS / f"{name}.py"), "--quick", "--out", str(out),
-               "--no-progress", "--figures", str(figs)])
-    assert rc == 0
-    df = pd.read_csv(out / "results.csv")
-    assert (df["status"] == "ok").all(), df.get("error")
-    return df, sorted(p.name for p in figs.glob("*.png"))
+@pytest.fixture(scope="module")
+def fig13(tmp_path_factory, run_quick_script):
+    return run_quick_script("haasdonk_fig13", tmp_path_factory.mktemp("fig13"))
 
 
 @pytest.fixture(scope="module")
-def fig13(tmp_path_factory):
-    return _run_quick("haasdonk_fig13", tmp_path_factory.mktemp("fig13"))
-
-
-@pytest.fixture(scope="module")
-def fig4(tmp_path_factory):
-    return _run_quick("haasdonk_fig4", tmp_path_factory.mktemp("fig4"))
+def fig4(tmp_path_factory, run_quick_script):
+    return run_quick_script("haasdonk_fig4", tmp_path_factory.mktemp("fig4"))
 
 
 # --------------------------------------------------------------------------- Figs. 1-3

@@ -18,33 +18,21 @@ import warnings
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
-from krein.cli import main
 from krein.experiment import import_script
 
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 
 
-def _run_quick(name, tmp_path):
-    out, figs = tmp_path / "out", tmp_path / "figs"
-    rc = main(["experiment", "run", str(EXPERIMENTS / f"{name}.py"), "--quick", "--out", str(out),
-               "--no-progress", "--figures", str(figs)])
-    assert rc == 0
-    df = pd.read_csv(out / "results.csv")
-    assert (df["status"] == "ok").all(), df.get("error")
-    return df, sorted(p.name for p in figs.glob("*.png"))
+@pytest.fixture(scope="module")
+def fig1(tmp_path_factory, run_quick_script):
+    return run_quick_script("luss_fig1", tmp_path_factory.mktemp("luss1"))
 
 
 @pytest.fixture(scope="module")
-def fig1(tmp_path_factory):
-    return _run_quick("luss_fig1", tmp_path_factory.mktemp("luss1"))
-
-
-@pytest.fixture(scope="module")
-def fig2(tmp_path_factory):
-    return _run_quick("luss_fig2", tmp_path_factory.mktemp("luss2"))
+def fig2(tmp_path_factory, run_quick_script):
+    return run_quick_script("luss_fig2", tmp_path_factory.mktemp("luss2"))
 
 
 def _sdp_value(K, y, C, rho):

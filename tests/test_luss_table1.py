@@ -16,23 +16,16 @@ import pytest
 import scipy.linalg
 from scipy.spatial.distance import cdist
 
-from krein.cli import main
-from krein.experiment import import_script, read_results
+from krein.experiment import import_script
 from krein.kernels import tangent_vectors
 
 EXPERIMENTS = pathlib.Path(__file__).resolve().parents[1] / "experiments"
 
 
 @pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("luss_table1")
-    out = tmp / "out"
-    rc = main(["experiment", "run", str(EXPERIMENTS / "luss_table1.py"), "--quick", "--out",
-               str(out), "--no-progress", "--figures", str(tmp / "figs")])
-    assert rc == 0
-    df = read_results(out)
-    assert (df["status"] == "ok").all(), df.loc[df["status"] != "ok", "error"].tolist()[:3]
-    assert (tmp / "figs" / "luss_table1.png").is_file()
+def quick(tmp_path_factory, run_quick_script):
+    df, figures = run_quick_script("luss_table1", tmp_path_factory.mktemp("luss_table1"))
+    assert "luss_table1.png" in figures
     return df
 
 

@@ -19,9 +19,8 @@ import numpy as np
 import pytest
 from sklearn.svm import SVC
 
-from krein.cli import main
 from krein.datasets import add_uniform_noise
-from krein.experiment import import_script, outer_splits, read_results
+from krein.experiment import import_script, outer_splits
 
 EXPERIMENTS = pathlib.Path(__file__).resolve().parents[1] / "experiments"
 
@@ -65,15 +64,9 @@ def test_add_uniform_noise_rejects_bad_data():
 
 
 # ----------------------------------------------------------------------------- the tables
-def _run(name, tmp_path, monkeypatch):
+def _run(run_quick_script, name, tmp_path, monkeypatch):
     monkeypatch.setenv("KREIN_LUSS_DATA", str(tmp_path / "data"))
-    out = tmp_path / name
-    rc = main(["experiment", "run", str(EXPERIMENTS / f"{name}.py"), "--quick", "--out",
-               str(out), "--no-progress", "--no-figures"])
-    assert rc == 0
-    df = read_results(out)
-    assert (df["status"] == "ok").all(), df.loc[df["status"] != "ok", "error"].tolist()[:3]
-    return df
+    return run_quick_script(name, tmp_path / name, figures=False)[0]
 
 
 def _split(row, y):
@@ -88,8 +81,8 @@ def _sklearn_accuracy(K_tr, K_rows, y_tr, y_te, C):
     return np.mean(pred == y_te), np.mean(pred[y_te == 1] == 1)
 
 
-def test_table2_quick_clip_and_svm_rows_match_sklearn_on_numpy_kernels(tmp_path, monkeypatch):
-    df = _run("luss_table2", tmp_path, monkeypatch)
+def test_table2_quick_clip_and_svm_rows_match_sklearn_on_numpy_kernels(tmp_path, monkeypatch, run_quick_script):
+    df = _run(run_quick_script, "luss_table2", tmp_path, monkeypatch)
     t2 = import_script(EXPERIMENTS / "luss_table2.py")
     X, y = t2.usps_pixels((3, 5), 160)
     # the Simpson score counted set by set for a few pairs
@@ -131,8 +124,8 @@ def test_table2_quick_clip_and_svm_rows_match_sklearn_on_numpy_kernels(tmp_path,
     assert [json.loads(b) for b in df.loc[df["row"] == "diabetes-sig", "binary"]] == [[0, 1]] * 2
 
 
-def test_table3_quick_svm_rows_match_sklearn_on_numpy_noise(tmp_path, monkeypatch):
-    df = _run("luss_table3", tmp_path, monkeypatch)
+def test_table3_quick_svm_rows_match_sklearn_on_numpy_noise(tmp_path, monkeypatch, run_quick_script):
+    df = _run(run_quick_script, "luss_table3", tmp_path, monkeypatch)
     t2 = import_script(EXPERIMENTS / "luss_table2.py")
     X, y = t2.usps_pixels((3, 5), 160)
     S = (2.0 * X - 1.0) + np.random.RandomState(0).uniform(-1.0, 1.0, size=X.shape)

@@ -18,25 +18,19 @@ import pathlib
 import numpy as np
 import pytest
 
-from krein.cli import main
-from krein.experiment import import_script, read_results
+from krein.experiment import import_script
 
 EXPERIMENTS = pathlib.Path(__file__).resolve().parents[1] / "experiments"
 
 
-def _run(name, tmp_path):
-    out = tmp_path / name
-    rc = main(["experiment", "run", str(EXPERIMENTS / f"{name}.py"), "--quick", "--out",
-               str(out), "--no-progress", "--figures", str(tmp_path / "figs")])
-    assert rc == 0
-    df = read_results(out)
-    assert (df["status"] == "ok").all(), df.loc[df["status"] != "ok", "error"].tolist()[:3]
-    assert (tmp_path / "figs" / f"{name}.png").is_file()
+def _run(run_quick_script, name, tmp_path):
+    df, figures = run_quick_script(name, tmp_path / name)
+    assert f"{name}.png" in figures
     return df
 
 
-def test_fig1_quick_deviation_matches_an_independent_eigensolve(tmp_path):
-    df = _run("munoz_fig1", tmp_path)
+def test_fig1_quick_deviation_matches_an_independent_eigensolve(tmp_path, run_quick_script):
+    df = _run(run_quick_script, "munoz_fig1", tmp_path)
     fig1 = import_script(EXPERIMENTS / "munoz_fig1.py")
     row = df[(df["variant"] == "linear") & (df["block"] == "train")].iloc[0]
     X, y, tr, _ = fig1.artificial_split(int(row["run"]), int(row["n_samples"]), "linear")
@@ -55,8 +49,8 @@ def test_fig1_quick_deviation_matches_an_independent_eigensolve(tmp_path):
     np.testing.assert_allclose(stored, lam[::-1], rtol=1e-3, atol=1e-9 * lam.max())
 
 
-def test_table1_quick_clc_weights_match_the_closed_form(tmp_path):
-    df = _run("munoz_table1", tmp_path)
+def test_table1_quick_clc_weights_match_the_closed_form(tmp_path, run_quick_script):
+    df = _run(run_quick_script, "munoz_table1", tmp_path)
     fig1 = import_script(EXPERIMENTS / "munoz_fig1.py")
     row = df[df["method"] == "clc"].iloc[0]
     X, y, tr, _ = fig1.artificial_split(int(row["run"]), int(row["n_samples"]), row["kernel"])
@@ -76,13 +70,13 @@ def test_table1_quick_clc_weights_match_the_closed_form(tmp_path):
         assert r["test_error"] == pytest.approx(100 * wrong / n_te, abs=1e-9)
 
 
-def test_table2_quick_rbf55_row_matches_sklearn_rbf_svc(tmp_path):
+def test_table2_quick_rbf55_row_matches_sklearn_rbf_svc(tmp_path, run_quick_script):
     from sklearn.model_selection import train_test_split
     from sklearn.svm import SVC
 
     from krein.datasets import load
 
-    df = _run("munoz_table2", tmp_path)
+    df = _run(run_quick_script, "munoz_table2", tmp_path)
     for _, row in df[df["method"] == "base"].iterrows():
         X, y = load("ionosphere")
         keep, _ = train_test_split(np.arange(len(y)), train_size=int(row["n_samples"]),
