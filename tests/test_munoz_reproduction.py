@@ -44,7 +44,15 @@ def test_fig1_quick_deviation_matches_an_independent_eigensolve(tmp_path, run_qu
     lam = np.linalg.eigvalsh(K)
     assert row["r_mm"] == pytest.approx(100 * -lam.min() / lam.max(), rel=1e-8)
     assert row["r_neg"] == pytest.approx(100 * -lam[lam < 0].sum() / np.abs(lam).sum(), rel=1e-8)
-    assert row["negative_percent_sign"] == pytest.approx(100 * np.mean(lam < 0))
+    # The eigenvalues within round-off of zero (this kernel has rank <= 2 per class block,
+    # so most of them) take whatever sign the LAPACK code path gives: the sign count is
+    # only determined between the clearly negative ones and the not clearly positive ones.
+    tol = len(lam) * np.finfo(float).eps * np.abs(lam).max()
+    clearly, possibly = 100 * np.mean(lam < -tol), 100 * np.mean(lam < tol)
+    assert clearly - 1e-9 <= row["negative_percent_sign"] <= possibly + 1e-9
+    # the count beyond the null tolerance does not depend on round-off: zero eigenvalues
+    # sit far below it and the nonzero ones far above
+    assert row["negative_percent"] == pytest.approx(clearly)
     stored = np.asarray(json.loads(row["eigenvalues"]))
     np.testing.assert_allclose(stored, lam[::-1], rtol=1e-3, atol=1e-9 * lam.max())
 
