@@ -487,6 +487,33 @@ def _check_approximable(approximation, kind, kernel, what):
                                                f"{', '.join(sorted(KERNELS))}")
 
 
+def class_labels(y):
+    """Labels as categories: non-integer numbers become their shortest text.
+
+    scikit-learn takes float labels for classes only when every value is
+    integral (``type_of_target``: otherwise "continuous", refused by every
+    classifier and by ``StratifiedKFold``).  A user's labels ``0.5`` / ``1.5``
+    are class names all the same, so they are kept as the strings ``"0.5"`` /
+    ``"1.5"`` (``repr`` of the float: distinct numbers stay distinct); the
+    classes are then ordered as strings.  Integers, integral floats and
+    strings are returned unchanged.
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels as read.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``y``, or its non-integral float labels as a string array.
+    """
+    y = np.asarray(y)
+    if y.dtype.kind == "f" and y.size and np.all(np.isfinite(y)) and np.any(y != np.round(y)):
+        return np.array([repr(float(v)) for v in y])
+    return y
+
+
 @dataclass
 class KernelData:
     """A loaded data set with its kernel, ready for cross-validation.
@@ -554,6 +581,9 @@ class KernelData:
     notes: tuple = ()
     approximation: str | None = None
     approximation_seed: int = 0
+
+    def __post_init__(self):
+        self.y = class_labels(self.y)
 
     @property
     def n_samples(self):

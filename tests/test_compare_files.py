@@ -203,6 +203,29 @@ def test_symmetrize_is_recorded(files, tmp_path, capsys):
     assert "symmetrized" in (out / "report.html").read_text()
 
 
+@pytest.mark.parametrize("values", [("0.5", "1.5"), ("-2.25", "1e-3")])
+def test_numeric_labels_are_class_names(files, values, tmp_path, capsys):
+    """Labels 0.5 / 1.5 are two classes, as mine / rock are (issue 24, item 7): before,
+    StratifiedKFold and every classifier refused them as 'continuous' and every fit failed."""
+    d = files["dir"]
+    lab = tmp_path / "y.txt"
+    lab.write_text("\n".join(np.where(files["names"] == "mine", *values)) + "\n")
+    args = ["--kernel-file", str(d / "K.npy"), "--methods", "svm,flip", "--cv", "2", "--no-tune",
+            "--no-progress"]
+    rc, _, err = _run(["compare", "--labels", str(lab), "--out", str(tmp_path / "num"), *args],
+                      capsys)
+    assert rc == 0, err
+    rc, _, _ = _run(["compare", "--labels", str(d / "labels.txt"), "--out",
+                     str(tmp_path / "names"), *args], capsys)
+    assert rc == 0
+    num, names = (pd.read_csv(tmp_path / r / "folds.csv") for r in ("num", "names"))
+    assert num["error"].isna().all() and len(num) == len(names) == 4
+    # the same folds and the same models: only the class names differ
+    np.testing.assert_array_equal(num["accuracy"], names["accuracy"])
+    classes = json.loads((tmp_path / "num" / "run.json").read_text())["data"]["classes"]
+    assert sorted(c[0] for c in classes) == sorted(repr(float(v)) for v in values)
+
+
 def test_every_fit_failing_exits_nonzero(tmp_path, capsys):
     # lp-svm rejects solver="libsvm": every fit fails
     rc, text, err = _run(["compare", "--dataset", "checkerboard", "--n-samples", "40",
