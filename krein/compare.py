@@ -972,6 +972,8 @@ def _claim_out(out, force, resume, fresh, experiment, command):
         out, lock = _claim_new_directory(out)
         n_reused = 0
     else:
+        if resume:  # another comparison's directory is refused before anything is written
+            _check_resume(out, experiment)
         os.makedirs(out, exist_ok=True)
         try:
             lock = lock_directory(out)
