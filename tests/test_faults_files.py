@@ -140,17 +140,6 @@ def test_a_held_directory_is_skipped_and_force_refused(kernels, tmp_path, monkey
     assert _n_objects(done) == {kernels["n"]["a"]}
 
 
-def test_experiment_run_refuses_a_held_directory(tmp_path, capsys):
-    script = tmp_path / "tiny.py"
-    script.write_text(TABLE_SCRIPT)
-    out = tmp_path / "res"
-    with _held(out):
-        rc, _, err = _run(["experiment", "run", str(script), "--out", str(out),
-                           "--no-progress", "--no-figures"], capsys)
-    assert rc == 2 and "in use by another krein run" in err
-    assert sorted(os.listdir(out)) == [".lock"]
-
-
 # --------------------------------------------------------------------------- 3. a full disk
 class _FullDisk:
     """A file on a full disk: writes are buffered and accepted, flush and close fail."""
