@@ -236,7 +236,7 @@ def format_value(v):
 class DirectoryInUse(RuntimeError):
     """Another live process holds the lock of a directory (:func:`lock_directory`).
 
-    Attributes
+    Parameters
     ----------
     directory : str
         The directory.
