@@ -98,7 +98,7 @@ def _n_objects(directory):
     return set((folds["n_train"] + folds["n_test"]).tolist())
 
 
-# --------------------------------------------------------------------------- 2. one run per directory
+# ----------------------------------------------------------------- 2. one run per directory
 def test_two_processes_same_stem_get_two_directories(kernels, tmp_path):
     """Two real `krein compare` runs started together on a/K.npy and b/K.npy (one stem)."""
     procs = [subprocess.Popen([sys.executable, "-m", "krein.cli", *_compare(kernels[k])],
@@ -271,7 +271,7 @@ def test_full_tmpfs_compare_out(kernels, tmp_path, capsys):
         subprocess.run(["umount", "-l", str(mnt)], capture_output=True)
 
 
-# --------------------------------------------------------------------------- 7. names, resume, workers
+# ----------------------------------------------------------------- 7. names, resume, workers
 @pytest.mark.parametrize("name,safe", [("my kernel.npy", "my_kernel"), ("K (1).npy", "K_1"),
                                        ("noyau_é.npy", "noyau_e")])
 def test_any_file_name_gives_a_run_name(kernels, name, safe, tmp_path, monkeypatch, capsys):
