@@ -99,12 +99,50 @@ def _n_objects(directory):
 
 
 # ----------------------------------------------------------------- 2. one run per directory
+#: `krein compare` as a real process, with a barrier in its data load (between the start of
+#: the run and the creation of its directory): it says it got there and waits for "go".
+BARRIER_MAIN = textwrap.dedent('''
+    import os, sys, time
+    import krein.compare
+
+    _load = krein.compare._load
+
+    def load(*args, **kwargs):
+        open(os.environ["KREIN_TEST_MARK"], "w").close()
+        while not os.path.exists(os.environ["KREIN_TEST_GO"]):
+            time.sleep(0.02)
+        return _load(*args, **kwargs)
+
+    krein.compare._load = load
+    from krein.cli import main
+    sys.exit(main(sys.argv[1:]))
+''')
+
+
 def test_two_processes_same_stem_get_two_directories(kernels, tmp_path):
-    """Two real `krein compare` runs started together on a/K.npy and b/K.npy (one stem)."""
-    procs = [subprocess.Popen([sys.executable, "-m", "krein.cli", *_compare(kernels[k])],
-                              cwd=tmp_path, env=ENV, stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True) for k in ("a", "b")]
-    outs = [p.communicate(timeout=300) for p in procs]
+    """Two real `krein compare` runs started together on a/K.npy and b/K.npy (one stem).
+
+    Each run waits in its data load until BOTH runs are there, so both are provably past
+    the start of the run (where the old code chose the directory's name) before either
+    creates anything: the interleaving that made the old code share a directory.
+    """
+    go = tmp_path / "go"
+    procs = [subprocess.Popen([sys.executable, "-c", BARRIER_MAIN, *_compare(kernels[k])],
+                              cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True, env={**ENV, "KREIN_TEST_MARK": str(tmp_path / k),
+                                              "KREIN_TEST_GO": str(go)})
+             for k in ("a", "b")]
+    try:
+        deadline = time.time() + 120
+        while not ((tmp_path / "a").exists() and (tmp_path / "b").exists()):
+            assert time.time() < deadline and all(p.poll() is None for p in procs)
+            time.sleep(0.05)
+        go.touch()
+        outs = [p.communicate(timeout=300) for p in procs]
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
     assert [p.returncode for p in procs] == [0, 0], [o[1] for o in outs]
     dirs = []
     for text, _ in outs:
