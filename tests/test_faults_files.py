@@ -23,7 +23,6 @@ import builtins
 import contextlib
 import csv
 import errno
-import fcntl
 import io
 import os
 import re
@@ -40,6 +39,8 @@ import pandas as pd
 import pytest
 
 from krein.cli import main
+
+fcntl = pytest.importorskip("fcntl")  # the locks are flock(2) locks (POSIX)
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
@@ -115,6 +116,8 @@ BARRIER_MAIN = textwrap.dedent('''
 
     krein.compare._load = load
     from krein.cli import main
+
+fcntl = pytest.importorskip("fcntl")  # the locks are flock(2) locks (POSIX)
     sys.exit(main(sys.argv[1:]))
 ''')
 

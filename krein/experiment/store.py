@@ -294,11 +294,9 @@ def lock_directory(directory):
             pid = None
         f.close()
         raise DirectoryInUse(directory, pid) from None
-    try:
-        f.seek(0)
-        f.truncate()
-        f.write(f"{os.getpid()}\n")
-        f.flush()
+    try:  # unbuffered: nothing left to fail when the lock file is closed
+        os.ftruncate(f.fileno(), 0)
+        os.pwrite(f.fileno(), f"{os.getpid()}\n".encode(), 0)
     except OSError:  # a full disk: the lock holds all the same
         pass
     return f
