@@ -116,8 +116,6 @@ BARRIER_MAIN = textwrap.dedent('''
 
     krein.compare._load = load
     from krein.cli import main
-
-fcntl = pytest.importorskip("fcntl")  # the locks are flock(2) locks (POSIX)
     sys.exit(main(sys.argv[1:]))
 ''')
 
@@ -138,7 +136,8 @@ def test_two_processes_same_stem_get_two_directories(kernels, tmp_path):
     try:
         deadline = time.time() + 120
         while not ((tmp_path / "a").exists() and (tmp_path / "b").exists()):
-            assert time.time() < deadline and all(p.poll() is None for p in procs)
+            dead = [p.communicate()[1] for p in procs if p.poll() is not None]
+            assert time.time() < deadline and not dead, dead
             time.sleep(0.05)
         go.touch()
         outs = [p.communicate(timeout=300) for p in procs]
