@@ -32,6 +32,7 @@ def slim_run(experiment, results_dir, name, figures):
     """
     import pandas as pd
 
+    from krein._io import atomic_write_bytes, csv_bytes
     from krein.experiment import read_results
 
     here = Path(__file__).resolve().parent
@@ -41,6 +42,6 @@ def slim_run(experiment, results_dir, name, figures):
     cols = [c for c in df.columns if c not in DROPPED_COLUMNS
             and (not c.startswith("version_") or c == "version_krein")]
     out = here / "results" / f"{name}.csv"
-    df[cols].to_csv(out, index=False, float_format="%.6g")
+    atomic_write_bytes(out, csv_bytes(df[cols], index=False, float_format="%.6g"))
     figures(pd.read_csv(out), here.parent / "figures")
     return out

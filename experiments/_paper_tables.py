@@ -23,6 +23,8 @@ import sys
 import numpy as np
 import pandas as pd
 
+from krein._io import atomic_write_bytes, atomic_write_text, csv_bytes
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 RESULTS = os.path.join(HERE, "results")
 README = os.path.join(HERE, "README.md")
@@ -98,7 +100,7 @@ def slim(*directories):
                 and not c.startswith("version_") or c == "version_krein"]
     os.makedirs(RESULTS, exist_ok=True)
     path = os.path.join(RESULTS, f"{name}.csv")
-    df[keep].to_csv(path, index=False, float_format="%.6g")
+    atomic_write_bytes(path, csv_bytes(df[keep], index=False, float_format="%.6g"))
     return path
 
 
@@ -215,8 +217,7 @@ def readme():
             head, rest = text.split(begin, 1)
             _, tail = rest.split(end, 1)
             text = f"{head}{begin}\n{body}\n{end}{tail}"
-    with open(README, "w") as fh:
-        fh.write(text)
+    atomic_write_text(README, text)
 
 
 if __name__ == "__main__":

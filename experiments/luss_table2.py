@@ -209,13 +209,13 @@ def write_kernel(name, K, y):
     """Write ``K`` and ``y`` as ``.npy`` files under :func:`data_dir` (once); their paths."""
     import numpy as np
 
+    from krein._io import atomic_write
+
     d = data_dir()
     os.makedirs(d, exist_ok=True)
     kpath, ypath = os.path.join(d, f"{name}.npy"), os.path.join(d, f"{name}-labels.npy")
     for path, arr in ((kpath, K), (ypath, y)):
-        tmp = path + f".{os.getpid()}.tmp.npy"
-        np.save(tmp, arr)
-        os.replace(tmp, path)
+        atomic_write(path, lambda f, arr=arr: np.save(f, arr))
     return kpath, ypath
 
 
@@ -481,18 +481,21 @@ def slim(directory, script=__file__, merge=False):
     df = read_results(directory)
     df = df[df["key"].isin({c.key for c in exp.cells})]
     keep = [c for c in KEEP if c in df.columns]
+    from krein._io import atomic_write_bytes, atomic_write_text, csv_bytes
+
     path = os.path.join(HERE, "results", f"{exp.name}.csv")
     if merge and os.path.exists(path):
         import pandas as pd
 
         old = pd.read_csv(path, usecols=["key"])
         with open(path) as f:
-            header = f.readline().rstrip("\n").split(",")
+            text = f.read()
+        header = text.split("\n", 1)[0].split(",")
         new = df[~df["key"].isin(set(old["key"]))].reindex(columns=header)
-        with open(path, "a") as f:
-            new.to_csv(f, index=False, header=False, float_format="%.6g")
+        rows = new.to_csv(index=False, header=False, float_format="%.6g")
+        atomic_write_text(path, text + ("" if text.endswith("\n") else "\n") + rows)
         return path, len(new)
-    df[keep].to_csv(path, index=False, float_format="%.6g")
+    atomic_write_bytes(path, csv_bytes(df[keep], index=False, float_format="%.6g"))
     return path, len(df)
 
 

@@ -1,14 +1,18 @@
 """Input/output shared by every layer: one atomic writer, one figure factory, one progress bar.
 
 Every file krein writes (results tables, trace files, figures, ``krein compare``
-outputs) goes through :func:`atomic_write`: the content is written to a fresh
-temporary file ``.NAME.<pid>.<random>.tmp`` in the destination directory,
-flushed and ``fsync``-ed, moved onto the destination with ``os.replace``
+outputs) goes through :func:`atomic_write_bytes` (or :func:`atomic_write_text`,
+or :func:`atomic_write` for a library writer, which writes to memory first):
+the content is written to a fresh temporary file ``.NAME.<pid>.<random>.tmp``
+in the destination directory by krein itself, flushed, ``fsync``-ed, closed,
+checked for its size, moved onto the destination with ``os.replace``
 (atomic on POSIX and Windows within one file system), and the directory is
 ``fsync``-ed so the rename survives a power cut.  A reader sees the old or the
 new file, never a half-written one, whatever moment the writer is killed at;
 a kill can only leave a stray temporary file, which :func:`remove_stale_temporaries`
-deletes.
+deletes.  A failed write, flush, ``fsync`` or close (a full disk reports ``ENOSPC``
+as late as the close) removes the temporary file and raises :class:`WriteError`
+naming the destination: never an empty or partial file in place.
 
 Figures are made with :func:`new_figure` (a Matplotlib ``Figure`` on the Agg
 canvas: no pyplot state, no change of the global backend) and written with
@@ -18,14 +22,16 @@ canvas: no pyplot state, no change of the global backend) and written with
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
 import secrets
 import sys
 import tempfile
 
-__all__ = ["captured_stdout", "atomic_write", "atomic_write_bytes", "remove_stale_temporaries", "new_figure",
-           "save_png", "progress_bar", "TMP_SUFFIX"]
+__all__ = ["captured_stdout", "atomic_write", "atomic_write_bytes", "atomic_write_text",
+           "csv_bytes", "WriteError", "remove_stale_temporaries", "new_figure", "save_png",
+           "progress_bar", "TMP_SUFFIX"]
 
 #: Suffix of the temporary files of :func:`atomic_write`.
 TMP_SUFFIX = ".tmp"
@@ -46,52 +52,43 @@ def _fsync_directory(directory):
         os.close(fd)
 
 
-def atomic_write(path, write):
-    """Create ``path`` atomically and durably through a writer callback.
+class WriteError(OSError):
+    """An output file could not be written (full disk, no permission...).
 
-    ``write(tmp_path)`` creates the file at a temporary path in the same
-    directory (so the writer may be any library call that takes a path, e.g.
-    ``DataFrame.to_csv`` or ``Image.save``, and the file gets the usual
-    permissions); the file is then ``fsync``-ed and moved onto ``path`` with
-    ``os.replace``, and the directory is ``fsync``-ed.
-
-    Parameters
-    ----------
-    path : str or path-like
-        Destination; its directory must exist.
-    write : callable
-        ``write(tmp_path: str) -> None`` writes the complete content.
-
-    Returns
-    -------
-    str
-        ``path`` as a string.
-
-    Raises
-    ------
-    Exception
-        Whatever ``write`` or the file system raises; the temporary file is
-        removed and ``path`` is left as it was.
+    An ``OSError`` whose text names the destination and the operating
+    system's error, e.g. ``cannot write out/run.json: [Errno 28] No space
+    left on device``; ``errno`` and ``strerror`` are the original error's,
+    ``filename`` the destination (not the temporary file).
     """
-    path = os.fspath(path)
+
+    def __init__(self, path, cause):
+        code = getattr(cause, "errno", None)
+        reason = getattr(cause, "strerror", None) or str(cause)
+        detail = f"[Errno {code}] {reason}" if code is not None else reason
+        super().__init__(code, reason, path)
+        self.path = path
+        self.detail = detail
+
+    def __str__(self):
+        return f"cannot write {self.path}: {self.detail}"
+
+
+def _tmp_path(path):
     directory = os.path.dirname(os.path.abspath(path))
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}."
-                                  f"{secrets.token_hex(6)}{TMP_SUFFIX}")
-    try:
-        write(tmp)
-        with open(tmp, "rb+") as f:
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
-    _fsync_directory(directory)
-    return path
+    return directory, os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}."
+                                              f"{secrets.token_hex(6)}{TMP_SUFFIX}")
 
 
 def atomic_write_bytes(path, data):
-    """Write ``data`` to ``path`` atomically and durably (:func:`atomic_write`).
+    """Write ``data`` to ``path`` atomically and durably; a failure is an error, never a file.
+
+    The bytes go to a fresh temporary file ``.NAME.<pid>.<random>.tmp`` in
+    the destination directory, which this function opens, writes in full,
+    flushes, ``fsync``-s and closes itself; only when every step succeeded
+    and the file holds exactly ``len(data)`` bytes is it moved onto ``path``
+    with ``os.replace`` (and the directory ``fsync``-ed).  An error at any
+    step (``ENOSPC`` at write, flush or close included) removes the temporary
+    file, leaves ``path`` as it was and raises :class:`WriteError`.
 
     Parameters
     ----------
@@ -104,12 +101,112 @@ def atomic_write_bytes(path, data):
     -------
     str
         ``path`` as a string.
-    """
-    def write(tmp):
-        with open(tmp, "wb") as f:
-            f.write(data)
 
-    return atomic_write(path, write)
+    Raises
+    ------
+    WriteError
+        (an ``OSError``) naming ``path`` and the operating system's error.
+    """
+    path = os.fspath(path)
+    data = bytes(data)
+    directory, tmp = _tmp_path(path)
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        f = os.fdopen(fd, "wb")
+        try:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        finally:
+            f.close()  # raises what a failed close (NFS, a full disk) reports
+        size = os.stat(tmp).st_size
+        if size != len(data):
+            raise OSError(errno.EIO, f"{size} of {len(data)} bytes written")
+        os.replace(tmp, path)
+    except BaseException as exc:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        if isinstance(exc, OSError) and not isinstance(exc, WriteError):
+            raise WriteError(path, exc) from exc
+        raise
+    _fsync_directory(directory)
+    return path
+
+
+def atomic_write_text(path, text, encoding="utf-8"):
+    """Write ``text`` to ``path`` atomically and durably (:func:`atomic_write_bytes`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        Destination; its directory must exist.
+    text : str
+        The complete content.
+    encoding : str
+        Text encoding.
+
+    Returns
+    -------
+    str
+        ``path`` as a string.
+
+    Raises
+    ------
+    WriteError
+        (an ``OSError``) naming ``path`` and the operating system's error.
+    """
+    return atomic_write_bytes(path, text.encode(encoding))
+
+
+def atomic_write(path, write):
+    """Create ``path`` atomically through a writer that takes a file object.
+
+    ``write(f)`` writes the complete content to ``f``, an in-memory binary
+    buffer (``io.BytesIO``; libraries that take a path or a file, e.g.
+    ``DataFrame.to_csv``, ``Figure.savefig`` or ``Image.save``, accept it);
+    the bytes are then written by :func:`atomic_write_bytes`, which opens,
+    writes, ``fsync``-s and closes the file itself, so no writer's unclosed
+    file can ever be moved into place.
+
+    Parameters
+    ----------
+    path : str or path-like
+        Destination; its directory must exist.
+    write : callable
+        ``write(f: io.BytesIO) -> None`` writes the complete content.
+
+    Returns
+    -------
+    str
+        ``path`` as a string.
+
+    Raises
+    ------
+    WriteError
+        (an ``OSError``) naming ``path`` and the operating system's error;
+        whatever ``write`` raises.  ``path`` is left as it was.
+    """
+    buf = io.BytesIO()
+    write(buf)
+    return atomic_write_bytes(path, buf.getvalue())
+
+
+def csv_bytes(frame, **kwargs):
+    """The CSV text of a DataFrame as UTF-8 bytes (for :func:`atomic_write_bytes`).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The table.
+    **kwargs
+        Passed to ``DataFrame.to_csv`` (e.g. ``index=False``).
+
+    Returns
+    -------
+    bytes
+        The encoded CSV text.
+    """
+    return frame.to_csv(**kwargs).encode("utf-8")
 
 
 def remove_stale_temporaries(directory, basename):
@@ -195,7 +292,7 @@ def save_png(fig, path, *, dpi=110, colors=128, bbox_inches="tight"):
     img = Image.open(buf)
     if colors is not None:
         img = img.convert("RGB").quantize(colors=colors, method=Image.Quantize.MEDIANCUT)
-    return atomic_write(path, lambda p: img.save(p, format="PNG", optimize=True))
+    return atomic_write(path, lambda f: img.save(f, format="PNG", optimize=True))
 
 
 def progress_bar(total, desc, enabled=True, unit="it", leave=False):

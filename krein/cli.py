@@ -58,6 +58,8 @@ _FLAGS = {
     "blas_threads": "--blas-threads",
     "out": "--out",
     "approximation": "--approximation",
+    "resume": "--resume",
+    "force": "--force",
 }
 
 DEFAULT_OUT = "krein-results"
@@ -350,7 +352,7 @@ def _grid_lines(result):
 # --------------------------------------------------------------------------- commands
 def _cmd_compare(args):
     from ._io import captured_stdout
-    from .compare import InvalidArgument, new_run_directory, run_comparison, run_name
+    from .compare import InvalidArgument, run_comparison, run_name
 
     try:
         kernel_params = parse_kernel_params(args.kernel_params)
@@ -362,13 +364,18 @@ def _cmd_compare(args):
     if args.no_tune and grid:
         _fail(args.prog, "--grid: not used with --no-tune (nothing is tuned)")
     data = _data_kwargs(args)
+    if args.resume and args.out is None:
+        _fail(args.prog, "--resume: needs --out DIR, the directory of the run to finish")
+    if args.resume and args.no_save:
+        _fail(args.prog, "--resume: not with --no-save")
+    fresh = False
     if args.no_save:
         out = None
     elif args.out is not None:
         out = args.out
-    else:
-        out = new_run_directory(run_name(data["dataset"], data["kernel_file"],
-                                         data["data_file"]), DEFAULT_OUT)
+    else:  # a stem: the run claims DIR, DIR-2, ... atomically
+        out, fresh = os.path.join(DEFAULT_OUT, run_name(data["dataset"], data["kernel_file"],
+                                                        data["data_file"])), True
     command = "krein " + " ".join(args.argv)
     with captured_stdout() as solver_output:
         try:
@@ -380,17 +387,21 @@ def _cmd_compare(args):
                                     inner_folds=args.inner_folds, n_jobs=args.n_jobs,
                                     force=args.force, command=command,
                                     blas_threads=args.blas_threads,
-                                    approximation=args.approximation, **data)
+                                    approximation=args.approximation, resume=args.resume,
+                                    fresh=fresh, hold_lock=True, **data)
         except InvalidArgument as exc:
             solver_output.discard()
             _data_error(args.prog, exc)
-    log = solver_output.text()
-    if log.strip() and result.directory is not None:
-        from ._io import atomic_write
+    try:
+        log = solver_output.text()
+        if log.strip() and result.directory is not None:
+            from ._io import atomic_write_text
 
-        path = os.path.join(result.directory, "solver_output.txt")
-        atomic_write(path, lambda p: open(p, "w").write(log))
-        result.files.append(path)
+            path = os.path.join(result.directory, "solver_output.txt")
+            atomic_write_text(path, log)
+            result.files.append(path)
+    finally:
+        result.release()
     data = result.data
     if data.label_dependent:
         note = ("; pick-out with all labels, the folds use the training labels only and "
@@ -621,7 +632,7 @@ def _cmd_experiment_run(args):
         err = df[(df["status"] == "error") & df["key"].isin(keys)]
         print(f"first error ({len(err)} cells failed; rerun with --retry-errors to recompute "
               f"them): {err['error'].iloc[0][:300]}")
-    from ._io import atomic_write
+    from ._io import atomic_write_text
 
     if not args.no_table:
         try:
@@ -635,7 +646,7 @@ def _cmd_experiment_run(args):
             print()
             ext = {"markdown": "md", "latex": "tex", "csv": "csv"}[args.format]
             path = os.path.join(out, f"table.{ext}")
-            atomic_write(path, lambda p: open(p, "w", encoding="utf-8").write(table))
+            atomic_write_text(path, table)
             print(f"table written: {path}")
     if not args.no_figures:
         fig_dir = args.figures or os.path.join(out, "figures")
@@ -656,9 +667,9 @@ def _cmd_experiment_table(args):
     except ValueError as exc:
         _fail(prog, str(exc))
     if args.output:
-        from ._io import atomic_write
+        from ._io import atomic_write_text
 
-        atomic_write(args.output, lambda p: open(p, "w", encoding="utf-8").write(text))
+        atomic_write_text(args.output, text)
         print(f"table written: {args.output}")
     else:
         sys.stdout.write(text)
@@ -930,7 +941,13 @@ def _build_parser():
                    help=f"output directory (default: a new ./{DEFAULT_OUT}/NAME[-N] per run); one "
                         "that holds an earlier comparison is refused without --force")
     p.add_argument("--force", action="store_true",
-                   help="replace the files of an earlier comparison in --out")
+                   help="replace the files of an earlier comparison in --out (refused while "
+                        "another run holds the directory)")
+    p.add_argument("--resume", action="store_true",
+                   help="finish an interrupted comparison in --out DIR: the cells already in "
+                        "DIR/cells are reused (only the missing ones are computed; stderr says "
+                        "how many were reused); refused when DIR was made by a different "
+                        "comparison (other data, kernel, methods, folds, grid or seed)")
     p.add_argument("--no-save", action="store_true", help="write no files")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     _add_debug(p)
@@ -1005,6 +1022,16 @@ def main(argv=None):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:  # a full disk, no permission...: one line naming the file, exit 1
+        if args.debug:
+            raise
+        from ._io import WriteError
+
+        text = str(exc) if isinstance(exc, WriteError) else (
+            f"{exc.filename}: [Errno {exc.errno}] {exc.strerror}"
+            if exc.filename is not None and exc.errno is not None else f"{exc}")
+        sys.stderr.write(f"{args.prog}: error: {_one_line(text)}\n")
+        return 1
     except Exception as exc:  # an unexpected failure: one line, the traceback with --debug
         if args.debug:
             raise

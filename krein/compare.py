@@ -57,8 +57,16 @@ With ``out``, the run writes ``run.json`` (data, spectrum summary, protocol),
 ``points.csv`` and ``boundaries.csv``, the figures and ``report.html``
 (:mod:`krein.experiment.page`), and the runner's per-cell file in ``cells/``
 (written as each cell finishes, so an interrupted run loses nothing it
-finished).  A directory that already holds a comparison is refused unless
-``force``; :func:`new_run_directory` gives a fresh one per run.
+finished), and ``args.json`` (which comparison the directory holds).  A
+directory that already holds a comparison is refused unless ``force``
+(replace it) or ``resume`` (finish it: the cells in ``cells/`` are reused when
+they belong to the same comparison).  One run per directory: the run holds
+``fcntl.flock`` on ``out/.lock`` from before its first write to its last, and
+``force`` refuses a directory whose lock a live run holds; with ``fresh=True``
+(``krein compare`` without ``--out``) the run creates the first free one of
+``out``, ``out-2``... with ``os.mkdir`` (atomic), so runs started together never
+share one.  Every file is written by :func:`krein._io.atomic_write_bytes`: never
+partial or empty; a full disk is an error naming the file.
 """
 
 from __future__ import annotations
@@ -77,7 +85,7 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from ._io import atomic_write
+from ._io import atomic_write_bytes, atomic_write_text, csv_bytes
 from ._threads import resolve_blas_threads
 from ._validation import InvalidArgument
 from .combinations import accepts_stacked_kernels
@@ -85,6 +93,7 @@ from .experiment import (Experiment, build_estimator, cell_kernel_data, classifi
                          outer_splits, run_experiment)
 from .experiment.classification import approximation_defaults
 from .experiment.runner import error_text
+from .experiment.store import LOCK_FILE, RESULTS_FILE, DirectoryInUse, lock_directory
 from .kernel_data import (KernelData, check_approximation, check_data_arguments,
                           default_kernel_grid, make_approximation)
 from .registry import REQUIREMENTS, default_grid, list_methods, method_requirements
@@ -96,6 +105,8 @@ __all__ = [
     "InvalidArgument",
     "new_run_directory",
     "run_name",
+    "safe_name",
+    "DirectoryInUse",
     "run_info",
     "load_comparison_data",
     "spectrum_plot",
@@ -117,7 +128,7 @@ FOLD_COLUMNS = ["method", "repeat", "fold", "n_train", "n_test", "accuracy", "be
                 "error", "warnings", "solver_used"]
 
 #: Files (and the runner's directory) a comparison writes into ``out``.
-OUTPUT_FILES = ("run.json", "summary.csv", "folds.csv", "spectrum.csv", "points.csv",
+OUTPUT_FILES = ("args.json", "run.json", "summary.csv", "folds.csv", "spectrum.csv", "points.csv",
                 "boundaries.csv", "report.html", "accuracy.png", "spectrum.png",
                 "boundaries.png", "solver_output.txt", "cells")
 
@@ -298,7 +309,33 @@ def run_name(dataset="sonar", kernel_file=None, data_file=None):
     head, sep, _ = base.rpartition(":")
     if sep and os.path.splitext(head)[1].lower() in (".npz", ".mat"):
         base = head  # "file.npz:key" names an array inside the file
-    return os.path.splitext(base)[0] or "data"
+    return safe_name(os.path.splitext(base)[0])
+
+
+def safe_name(text):
+    """A file's stem as a run name: ASCII letters, digits, ``-``, ``_``, ``.`` only.
+
+    Accented letters lose their accent (``é`` -> ``e``, Unicode NFKD), every
+    run of other characters (spaces, brackets, other scripts...) becomes one
+    ``_``, leading dots and underscores are dropped (no hidden directory).
+
+    Parameters
+    ----------
+    text : str
+        Any text the operating system accepts as a file name.
+
+    Returns
+    -------
+    str
+        A non-empty name (``"data"`` when nothing is left), e.g. ``"my_kernel"``
+        for ``"my kernel"``, ``"K_1"`` for ``"K (1)"``, ``"noyau_e"`` for ``"noyau_é"``.
+    """
+    import re
+    import unicodedata
+
+    ascii_text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode()
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", ascii_text).lstrip("._").rstrip("_")
+    return name or "data"
 
 
 def load_comparison_data(dataset="sonar", kernel=None, kernel_params=None, n_samples=None,
@@ -401,6 +438,10 @@ class ComparisonResult:
     notes : dict, default {}
         Method -> what the approximated run changed in it (out-of-sample map,
         default solver), one text.
+    n_reused : int, default 0
+        Cells found finished in ``directory/cells`` and not recomputed (``resume``).
+    _lock : file object or None
+        The held lock of ``directory`` (``hold_lock=True``); see :meth:`release`.
     """
 
     summary: pd.DataFrame
@@ -423,6 +464,14 @@ class ComparisonResult:
     directory: str | None = None
     approximation: str | None = None
     notes: dict = field(default_factory=dict)
+    n_reused: int = 0
+    _lock: object = field(default=None, repr=False, compare=False)
+
+    def release(self):
+        """Release the lock of the output directory (held with ``hold_lock=True``)."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
 
     @property
     def all_failed(self):
@@ -528,8 +577,22 @@ def _fold_table(rows):
 
 
 # --------------------------------------------------------------------------- output directory
+#: Entries of a directory that hold no comparison (a new directory, claimed and locked).
+_EMPTY_ENTRIES = {LOCK_FILE}
+
+
+def _holds_nothing(path):
+    try:
+        return set(os.listdir(path)) <= _EMPTY_ENTRIES
+    except OSError:
+        return False
+
+
 def new_run_directory(name, root="krein-results"):
-    """A directory for a new run that no earlier run wrote: ``root/name``, ``root/name-2``...
+    """The name a new run would get: ``root/name``, ``root/name-2``... (nothing created).
+
+    Only a guess: :func:`run_comparison` with ``fresh=True`` claims the
+    directory itself, atomically (two runs started together never share one).
 
     Parameters
     ----------
@@ -548,25 +611,126 @@ def new_run_directory(name, root="krein-results"):
     i = 1
     while True:
         path = os.path.join(root, name if i == 1 else f"{name}-{i}")
-        if not os.path.exists(path) or (os.path.isdir(path) and not os.listdir(path)):
+        if not os.path.exists(path) or (os.path.isdir(path) and _holds_nothing(path)):
             return path
         i += 1
 
 
-def _check_out(out, force):
-    """Refuse a directory that holds an earlier comparison (unless ``force``); nothing written."""
+def _claim_new_directory(stem):
+    """Create and lock the first free one of ``stem``, ``stem-2``, ``stem-3``...
+
+    ``os.mkdir`` is atomic: of two runs trying the same name one gets
+    ``FileExistsError`` and goes on to the next name.  An existing directory
+    that holds nothing (or only an unheld lock file) is taken when its lock can be
+    taken and it still holds nothing under the lock.
+    """
+    root, name = os.path.split(os.fspath(stem))
+    if root:
+        os.makedirs(root, exist_ok=True)
+    i = 1
+    while True:
+        path = os.path.join(root, name if i == 1 else f"{name}-{i}")
+        i += 1
+        try:
+            os.mkdir(path)
+        except FileExistsError:
+            if not (os.path.isdir(path) and _holds_nothing(path)):
+                continue
+        try:
+            lock = lock_directory(path)
+        except DirectoryInUse:  # another run created or took it first
+            continue
+        if _holds_nothing(path):
+            return path, lock
+        lock.close()
+
+
+def _found_outputs(out):
+    return [f for f in OUTPUT_FILES if os.path.exists(os.path.join(out, f))]
+
+
+def _check_out(out, force, resume=False):
+    """Refuse a directory that holds an earlier comparison (unless ``force`` or ``resume``),
+    or one another run holds; nothing written."""
     if out is None:
         return None
     out = os.fspath(out)
     if os.path.exists(out) and not os.path.isdir(out):
         raise InvalidArgument("out", f"{out} is a file, not a directory")
     if os.path.isdir(out):
-        found = [f for f in OUTPUT_FILES if os.path.exists(os.path.join(out, f))]
-        if found and not force:
+        found = _found_outputs(out)
+        if found and not (force or resume):
             raise InvalidArgument("out", f"{out} already holds a comparison ({', '.join(found[:3])}"
                                          f"{', ...' if len(found) > 3 else ''}); pass --force "
-                                         "(force=True) to replace it, or choose another directory")
+                                         "(force=True) to replace it, --resume (resume=True) to "
+                                         "finish it, or choose another directory")
+        _check_not_held(out)
     return out
+
+
+def _check_not_held(out):
+    """InvalidArgument if a live run holds ``out``'s lock (probed without creating anything)."""
+    lock_path = os.path.join(out, LOCK_FILE)
+    if not os.path.exists(lock_path):
+        return
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return
+    try:
+        f = open(lock_path)
+    except OSError:
+        return
+    with f:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                pid = int(f.read().strip() or 0) or None
+            except (OSError, ValueError):
+                pid = None
+            raise InvalidArgument("out", str(DirectoryInUse(out, pid))) from None
+
+
+def _grid_fingerprint(experiment):
+    """What makes two comparisons the same: the SHA-256 of their cells' keys (each key the
+    hash of a cell's data, kernel, method, grid, folds and seed)."""
+    import hashlib
+
+    keys = sorted(c.key for c in experiment.cells)
+    return hashlib.sha256(",".join(keys).encode()).hexdigest()[:16], keys
+
+
+def _check_resume(out, experiment):
+    """Refuse to resume a directory written by another comparison; the number of cells reused."""
+    fingerprint, keys = _grid_fingerprint(experiment)
+    args_path = os.path.join(out, "args.json")
+    if os.path.exists(args_path):
+        try:
+            with open(args_path, encoding="utf-8") as f:
+                stored = json.load(f).get("grid")
+        except (OSError, ValueError, AttributeError):
+            stored = None
+        if stored != fingerprint:
+            raise InvalidArgument("resume", f"{out} holds another comparison (other data, kernel, "
+                                            "methods, folds, grid or seed: its args.json does not "
+                                            "match this run's arguments); rerun it with its own "
+                                            "arguments, or use --force to replace it")
+    results = os.path.join(out, "cells", RESULTS_FILE)
+    if not os.path.exists(results):
+        return 0
+    import csv
+
+    try:
+        with open(results, newline="", encoding="utf-8") as f:
+            done = {row.get("key") for row in csv.DictReader(f)}
+    except (OSError, ValueError, csv.Error) as exc:
+        raise InvalidArgument("resume", f"{results} cannot be read ({exc})") from None
+    if not done <= set(keys):
+        raise InvalidArgument("resume", f"{out} holds cells of another comparison (other data, "
+                                        "kernel, methods, folds, grid or seed); rerun it with its "
+                                        "own arguments, or use --force to replace it")
+    return len(done)
 
 
 def _clear_out(out):
@@ -584,7 +748,8 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
                    n_samples=None, binary=None, *, kernel_file=None, labels=None,
                    dissimilarity=False, symmetrize=False, data_file=None, label_column=None,
                    tune=True, grid=None, inner_folds=3, n_jobs=1, blas_threads=None,
-                   force=False, command=None, approximation=None):
+                   force=False, command=None, approximation=None, resume=False, fresh=False,
+                   hold_lock=False):
     """Run :func:`compare` and return all its results (summary, folds, data, files).
 
     Parameters
@@ -643,6 +808,16 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
         The command line that started the run, recorded in ``run.json``.
     approximation : str, optional
         A low-rank front end, as in :func:`compare` (``"nystroem:M"``).
+    resume : bool
+        Finish an interrupted comparison in ``out``, as in :func:`compare`.
+    fresh : bool
+        ``out`` is a stem: the run claims the first of ``out``, ``out-2``,
+        ``out-3``... it can create (or that is empty and unheld), atomically
+        (``os.mkdir``), and locks it; two runs started together with the same
+        stem get two directories (``krein compare`` without ``--out``).
+    hold_lock : bool
+        Keep the lock of ``out`` after returning (``result.release()`` frees
+        it): the command line writes ``solver_output.txt`` under it.
 
     Returns
     -------
@@ -676,7 +851,13 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
     if cv > counts.min():
         raise InvalidArgument("cv", f"{cv} folds but the smallest class of {data.dataset!r} has "
                                     f"{counts.min()} objects; use cv <= {counts.min()}")
-    out = _check_out(out, force)
+    if resume and force:
+        raise InvalidArgument("resume", "not with force: --resume keeps the finished cells, "
+                                        "--force deletes them")
+    if resume and (out is None or fresh):
+        raise InvalidArgument("resume", "needs the output directory of the run to finish (--out)")
+    if not fresh:
+        out = _check_out(out, force, resume)
 
     # methods that need inputs these data do not have are skipped, with the reason
     skipped, approx_params, notes = {}, {}, {}
@@ -738,35 +919,95 @@ def run_comparison(dataset="sonar", kernel=None, kernel_params=None, methods=Non
         rep = f"repeat {params['repeat'] + 1}, " if repeats > 1 else ""
         return f"{params['method']} ({rep}fold {params['fold'] + 1}/{cv})"
 
+    lock = None
     if out is not None:
-        if force:
-            _clear_out(out)
-        os.makedirs(out, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="krein-compare-") as tmp:
-        cells_dir = os.path.join(out, "cells") if out is not None else tmp
-        try:
-            report = run_experiment(experiment, cells_dir, progress=progress, n_jobs=n_jobs,
-                                    blas_threads=blas_threads,
-                                    describe=describe)
-        finally:
-            _clear_shared()
-        rows = report.results
-    folds = _fold_table(rows)
-    summary = _summarize(folds, run, skipped, order, notes)
-    result = ComparisonResult(summary, folds, data, run, cv, repeats, C, solver,
-                              int(random_state), experiment=experiment, tuned=bool(tune),
-                              grids=grids, kernel_grid=kernel_grid, inner_folds=inner_folds,
-                              skipped=skipped, directory=out, approximation=approximation,
-                              notes=notes)
-    result.seconds = time.perf_counter() - t_start
-    if out is not None:
-        result.files = _write_outputs(result, out, command)
-    summary.attrs.update({
-        "dataset": data.dataset, "kernel": data.kernel, "kernel_params": dict(data.kernel_params),
-        "n_samples": data.n_samples, "cv": cv, "repeats": repeats, "C": C, "tuned": bool(tune),
-        "approximation": approximation, "files": list(result.files),
-    })
+        out, lock = _claim_out(out, force, resume, fresh, experiment, command)
+    try:
+        with tempfile.TemporaryDirectory(prefix="krein-compare-") as tmp:
+            cells_dir = os.path.join(out, "cells") if out is not None else tmp
+            try:
+                report = run_experiment(experiment, cells_dir, progress=progress, n_jobs=n_jobs,
+                                        blas_threads=blas_threads,
+                                        describe=describe)
+            finally:
+                _clear_shared()
+            rows = report.results
+        folds = _fold_table(rows)
+        summary = _summarize(folds, run, skipped, order, notes)
+        result = ComparisonResult(summary, folds, data, run, cv, repeats, C, solver,
+                                  int(random_state), experiment=experiment, tuned=bool(tune),
+                                  grids=grids, kernel_grid=kernel_grid, inner_folds=inner_folds,
+                                  skipped=skipped, directory=out, approximation=approximation,
+                                  notes=notes)
+        result.n_reused = report.n_skipped
+        result.seconds = time.perf_counter() - t_start
+        if out is not None:
+            result.files = _write_outputs(result, out, command)
+        summary.attrs.update({
+            "dataset": data.dataset, "kernel": data.kernel,
+            "kernel_params": dict(data.kernel_params), "n_samples": data.n_samples, "cv": cv,
+            "repeats": repeats, "C": C, "tuned": bool(tune), "approximation": approximation,
+            "files": list(result.files),
+        })
+    except BaseException:
+        if lock is not None:
+            lock.close()
+        raise
+    if lock is not None:
+        if hold_lock:
+            result._lock = lock
+        else:
+            lock.close()
     return result
+
+
+def _claim_out(out, force, resume, fresh, experiment, command):
+    """Create (or take) the output directory and lock it for the run: (directory, lock).
+
+    Under the lock the directory is checked again (another run may have written
+    it since :func:`_check_out`), cleared with ``force``, matched against this
+    run with ``resume``; ``args.json`` records which comparison it holds.
+    """
+    if fresh:
+        out, lock = _claim_new_directory(out)
+        n_reused = 0
+    else:
+        if resume:  # another comparison's directory is refused before anything is written
+            _check_resume(out, experiment)
+        os.makedirs(out, exist_ok=True)
+        try:
+            lock = lock_directory(out)
+        except DirectoryInUse as exc:
+            raise InvalidArgument("out", str(exc)) from None
+        try:
+            found = _found_outputs(out)
+            if found and not (force or resume):
+                raise InvalidArgument("out", f"{out} already holds a comparison "
+                                             f"({', '.join(found[:3])}); pass --force "
+                                             "(force=True) to replace it, --resume "
+                                             "(resume=True) to finish it, or choose another "
+                                             "directory")
+            n_reused = _check_resume(out, experiment) if resume else 0
+            if force:
+                _clear_out(out)
+        except BaseException:
+            lock.close()
+            raise
+    try:
+        fingerprint, keys = _grid_fingerprint(experiment)
+        atomic_write_text(os.path.join(out, "args.json"), json.dumps(
+            {"experiment": experiment.name, "grid": fingerprint, "n_cells": len(keys),
+             "command": command}, indent=1) + "\n")
+        if resume:
+            import sys
+
+            sys.stderr.write(f"resuming {out}: {n_reused} of {len(keys)} cells reused from "
+                             f"{os.path.join(out, 'cells')}, {len(keys) - n_reused} to "
+                             "compute\n")
+    except BaseException:
+        lock.close()
+        raise
+    return out, lock
 
 
 def _clear_shared():
@@ -781,7 +1022,8 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
             C=None, solver=None, random_state=0, out=None, progress=True, n_samples=None,
             binary=None, *, kernel_file=None, labels=None, dissimilarity=False,
             symmetrize=False, data_file=None, label_column=None, tune=True, grid=None,
-            inner_folds=3, n_jobs=1, blas_threads=None, force=False, approximation=None):
+            inner_folds=3, n_jobs=1, blas_threads=None, force=False, approximation=None,
+            resume=False):
     """Cross-validate registered methods on one data set with one (indefinite) kernel.
 
     Nested cross-validation by default (module docstring): each repeat ``r``
@@ -883,7 +1125,8 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
         larger ones the libraries' default; ``k``: at most ``k`` threads;
         ``"default"``: no limit.  None: ``$KREIN_BLAS_THREADS``, else ``"auto"``.
     force : bool
-        Replace the files of an earlier comparison in ``out``.
+        Replace the files of an earlier comparison in ``out`` (refused while
+        another run holds ``out``).
     approximation : str, optional
         ``"nystroem:M"`` (or ``"nystroem:M:kmeans++"``): run on data too large
         for the ``n x n`` kernel.  No kernel matrix is formed anywhere: every
@@ -904,6 +1147,13 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
         shipped vector or synthetic set, ``data_file``) with a kernel of
         :data:`krein.kernels.KERNELS`; with a kernel or dissimilarity matrix
         it is an error.  None: the exact kernel.
+    resume : bool
+        Finish an interrupted comparison in ``out``: the cells already in
+        ``out/cells`` are reused, only the missing ones are computed (a line
+        on stderr says how many were reused), then every output file is
+        written.  Refused (``InvalidArgument``) when ``out`` was written by a
+        different comparison (other data, kernel, methods, folds, grids or
+        seed: its ``args.json`` or its cells do not match), and with ``force``.
 
     Returns
     -------
@@ -943,7 +1193,7 @@ def compare(dataset="sonar", kernel=None, kernel_params=None, methods=None, cv=5
                           symmetrize=symmetrize, data_file=data_file, label_column=label_column,
                           tune=tune, grid=grid, inner_folds=inner_folds, n_jobs=n_jobs,
                           force=force, blas_threads=blas_threads,
-                          approximation=approximation).summary
+                          approximation=approximation, resume=resume).summary
 
 
 # --------------------------------------------------------------------------- output files
@@ -1026,7 +1276,7 @@ def _write_outputs(result, out, command):
     info = run_info(result, command)
 
     def csv(name, df):
-        files.append(atomic_write(os.path.join(out, name), lambda p: df.to_csv(p, index=False)))
+        files.append(atomic_write_bytes(os.path.join(out, name), csv_bytes(df, index=False)))
 
     csv("summary.csv", result.summary)
     csv("folds.csv", result.folds)
@@ -1035,8 +1285,8 @@ def _write_outputs(result, out, command):
         points, boundaries = _boundaries(result)
         csv("points.csv", points)
         csv("boundaries.csv", boundaries)
-    files.append(atomic_write(os.path.join(out, "run.json"),
-                              lambda p: open(p, "w").write(json.dumps(info, indent=1) + "\n")))
+    files.append(atomic_write_text(os.path.join(out, "run.json"),
+                                   json.dumps(info, indent=1) + "\n"))
     try:
         from .experiment.page import write_report
     except ImportError:  # pragma: no cover - before the report page exists

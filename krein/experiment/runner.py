@@ -157,6 +157,55 @@ def _execute_payload(payload, key, params, param_columns, blas_threads="auto"):
     return _execute(pickle.loads(payload), key, params, param_columns, blas_threads)
 
 
+#: Seconds between two checks of a joblib worker's watchdog (:func:`_watchdog_initializer`).
+WATCHDOG_INTERVAL = 0.25
+
+#: What every joblib worker runs first (standard library only: it starts before the
+#: worker has imported anything of krein, NumPy or SciPy, which takes seconds).
+_WATCHDOG_CODE = """
+import os, signal, threading, time
+
+def _krein_watch_parent(parent_pid={parent}, interval={interval}):
+    if os.getppid() != parent_pid:
+        os.kill(os.getpid(), signal.SIGKILL)
+    while True:
+        time.sleep(interval)
+        if os.getppid() != parent_pid:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+threading.Thread(target=_krein_watch_parent, name="krein-parent-watchdog", daemon=True).start()
+"""
+
+
+def _watchdog_initializer(parent_pid):
+    """The loky worker initializer that ends a worker as soon as its run is gone.
+
+    A joblib (loky) worker notices a dead parent only between tasks, so a killed
+    run (SIGKILL or SIGTERM of the parent) would leave its workers finishing
+    their current cells, for minutes.  Each worker starts, before anything else,
+    a daemon thread that checks every :data:`WATCHDOG_INTERVAL` seconds that
+    ``os.getppid()`` is still ``parent_pid`` and kills its own process
+    otherwise (an orphan is re-parented).  The initializer is the built-in
+    ``exec`` of standard-library code, so the worker needs no import of krein
+    to run it.  (Not ``prctl(PR_SET_PDEATHSIG)``: it fires when the parent's
+    *thread* that started the worker ends, and loky starts workers from a
+    management thread.)
+
+    Parameters
+    ----------
+    parent_pid : int
+        The process id of the run that starts the workers.
+
+    Returns
+    -------
+    dict
+        ``{"initializer": exec, "initargs": (code, {})}``, keyword arguments of
+        joblib's ``LokyBackend``.
+    """
+    code = _WATCHDOG_CODE.format(parent=int(parent_pid), interval=WATCHDOG_INTERVAL)
+    return {"initializer": exec, "initargs": (code, {})}
+
+
 def _failure_record(key, exc):
     """Record of a cell whose worker failed outside the cell (e.g. a killed Dask worker)."""
     return {"key": key, "status": "error", "error": error_text(exc), "results": {},
@@ -174,6 +223,10 @@ def _serial(experiment, todo, param_columns, blas_threads, on_start=None):
 
 def _joblib(payload, todo, param_columns, n_jobs, blas_threads, on_start=None):
     from joblib import Parallel, delayed
+    from joblib.parallel import LokyBackend
+
+    # workers that end with the run, however it ends (_watchdog_initializer)
+    backend = LokyBackend(**_watchdog_initializer(os.getpid())) if n_jobs != 1 else None
 
     def jobs():
         for c in todo:
@@ -186,9 +239,9 @@ def _joblib(payload, todo, param_columns, n_jobs, blas_threads, on_start=None):
     # and not finished are the ones running
     kw = {"pre_dispatch": "n_jobs", "batch_size": 1} if on_start is not None else {}
     try:
-        par = Parallel(n_jobs=n_jobs, return_as="generator_unordered", **kw)
+        par = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator_unordered", **kw)
     except (TypeError, ValueError):  # joblib < 1.4: ordered generator
-        par = Parallel(n_jobs=n_jobs, return_as="generator", **kw)
+        par = Parallel(n_jobs=n_jobs, backend=backend, return_as="generator", **kw)
     yield from par(jobs())
 
 

@@ -493,6 +493,10 @@ def plot_times(results, path):
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
+    from .._io import atomic_write
+
+    try:
+        atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=90))
+    finally:
+        plt.close(fig)
     return path

@@ -67,10 +67,13 @@ from .._io import atomic_write_bytes, remove_stale_temporaries
 
 __all__ = ["canonical_json", "cell_key", "flatten_params", "format_value", "ResultsStore",
            "META_COLUMNS", "PROVENANCE_COLUMNS", "RESULTS_FILE",
-           "TRACES_DIR", "VERSION_PACKAGES"]
+           "TRACES_DIR", "VERSION_PACKAGES", "LOCK_FILE", "DirectoryInUse", "lock_directory"]
 
 #: File name of the results table inside a results directory.
 RESULTS_FILE = "results.csv"
+
+#: The lock file of a directory a run writes to (held with ``fcntl.flock`` for the run).
+LOCK_FILE = ".lock"
 
 #: Folder of per-cell trace files inside a results directory.
 TRACES_DIR = "traces"
@@ -229,6 +232,76 @@ def format_value(v):
     return str(v)
 
 
+# --------------------------------------------------------------------------- the lock
+class DirectoryInUse(RuntimeError):
+    """Another live process holds the lock of a directory (:func:`lock_directory`).
+
+    Parameters
+    ----------
+    directory : str
+        The directory.
+    pid : int or None
+        The process id recorded by the holder, when readable.
+    """
+
+    def __init__(self, directory, pid=None):
+        self.directory, self.pid = directory, pid
+        holder = f"process {pid}" if pid else "another process"
+        super().__init__(f"{directory} is in use by another krein run ({holder} holds "
+                         f"{os.path.join(directory, LOCK_FILE)}); wait for it to finish or "
+                         "choose another output directory")
+
+
+def lock_directory(directory):
+    """Take the exclusive lock of a directory for this process, without waiting.
+
+    ``fcntl.flock(LOCK_EX | LOCK_NB)`` on ``directory/.lock`` (created if
+    missing; this process's id is written into it).  The lock is held until the
+    returned file is closed, and released by the kernel when the process ends
+    however it ends (SIGKILL included), so a crashed run never leaves a stale
+    lock.  Without ``fcntl`` (Windows) nothing is locked.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        An existing directory.
+
+    Returns
+    -------
+    file object
+        The open lock file; ``close()`` releases the lock.
+
+    Raises
+    ------
+    DirectoryInUse
+        (a ``RuntimeError``) if another open lock (another process, or another
+        run in this one) holds it.
+    """
+    directory = os.fspath(directory)
+    lock_path = os.path.join(directory, LOCK_FILE)
+    f = open(lock_path, "a+")
+    try:
+        import fcntl
+    except ImportError:  # no flock (Windows): single-writer by convention only
+        return f
+    try:
+        fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        try:
+            f.seek(0)
+            pid = int(f.read().strip() or 0) or None
+        except (OSError, ValueError):
+            pid = None
+        f.close()
+        raise DirectoryInUse(directory, pid) from None
+    try:  # unbuffered: nothing left to fail when the lock file is closed
+        os.ftruncate(f.fileno(), 0)
+        os.pwrite(f.fileno(), f"{os.getpid()}\n".encode(), 0)
+    except OSError:  # a full disk: the lock holds all the same
+        pass
+    return f
+
+
 # --------------------------------------------------------------------------- the store
 class ResultsStore:
     """The results file of one directory, owned by one process while open.
@@ -252,8 +325,8 @@ class ResultsStore:
 
     Raises
     ------
-    RuntimeError
-        (on entering) If another process holds the directory lock.
+    DirectoryInUse
+        (a ``RuntimeError``, on entering) If another process holds the directory lock.
     ValueError
         (on entering) If ``results.csv`` exists but has no ``key`` column.
     """
@@ -287,21 +360,7 @@ class ResultsStore:
         return False
 
     def _acquire_lock(self):
-        lock_path = os.path.join(self.directory, ".lock")
-        f = open(lock_path, "a+")
-        try:
-            import fcntl
-        except ImportError:  # no flock (Windows): single-writer by convention only
-            self._lock = f
-            return
-        try:
-            fcntl.flock(f.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            f.close()
-            raise RuntimeError(f"{self.directory} is in use by another krein experiment run "
-                               f"(lock {lock_path}); wait for it to finish or choose another "
-                               "output directory") from None
-        self._lock = f
+        self._lock = lock_directory(self.directory)
 
     def _release_lock(self):
         if self._lock is not None:
