@@ -64,6 +64,7 @@ import os
 import numpy as np
 
 from .._io import atomic_write_bytes, remove_stale_temporaries
+from .validate import ResultFileError
 
 __all__ = ["canonical_json", "cell_key", "flatten_params", "format_value", "ResultsStore",
            "META_COLUMNS", "PROVENANCE_COLUMNS", "RESULTS_FILE",
@@ -268,6 +269,7 @@ class ResultsStore:
         self._lines = {}      # key -> the row's CSV line for the columns in _line_columns
         self._line_columns = None
         self._interned = {}   # one shared tuple per distinct (parameter, result) column lists
+        self.invalid = []     # (line, problem) of the rows dropped on entering
 
     # ---------------------------------------------------------------- lock
     def __enter__(self):
@@ -310,15 +312,24 @@ class ResultsStore:
 
     # ---------------------------------------------------------------- read
     def _load(self):
+        self.invalid = []
         if not os.path.exists(self.path):
             return
-        with open(self.path, newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
-            if header and "key" not in header:
-                raise ValueError(f"{self.path} is not a krein results file (no 'key' column)")
-            for row in reader:
-                self.rows[row["key"]] = {k: (v if v is not None else "") for k, v in row.items()}
+        from .validate import read_experiment_json, scan_results
+
+        try:
+            scan = scan_results(self.path, read_experiment_json(self.directory, strict=False))
+        except ResultFileError as exc:
+            if exc.line == 1 and "missing column" in exc.problem and "key" in exc.problem:
+                raise ValueError(f"{self.path} is not a krein results file (no 'key' column)") \
+                    from None
+            if "empty" in exc.problem:
+                return  # an empty file: no rows (the run writes the header)
+            raise
+        header = scan.header
+        self.invalid = scan.invalid
+        for values in scan.valid:
+            self.rows[values["key"]] = dict(values)
         fixed = set(META_COLUMNS) | set(PROVENANCE_COLUMNS)
         for key, row in self.rows.items():
             try:
@@ -329,6 +340,27 @@ class ResultsStore:
             # all the header's result columns: a resumed file keeps the header it had
             rcols = [c for c in header if c not in fixed and c not in params]
             self._row_cols[key] = self._intern(pcols, rcols)
+
+    def invalid_note(self):
+        """One line on the invalid rows found on entering (dropped, their cells recomputed).
+
+        Returns
+        -------
+        str or None
+            ``"PATH line 7: truncated row (3 of 40 fields); cell recomputed"``
+            (the first invalid row, then how many more and on which lines), or
+            None when every row was valid.
+        """
+        if not self.invalid:
+            return None
+        line, problem = self.invalid[0]
+        text = f"{self.path} line {line}: {problem}; cell recomputed"
+        rest = [str(ln) for ln, _ in self.invalid[1:]]
+        if rest:
+            text += (f" (and {len(rest)} more invalid row{'s' if len(rest) > 1 else ''}, "
+                     f"line{'s' if len(rest) > 1 else ''} {', '.join(rest[:10])}"
+                     f"{', ...' if len(rest) > 10 else ''}: dropped, cells recomputed)")
+        return text
 
     def done_keys(self, retry_errors=False):
         """Keys of the finished cells, the cells a run skips.
