@@ -22,7 +22,6 @@ import pytest
 
 from krein.cli import main
 from krein.experiment import Experiment, cartesian, read_results, run_experiment
-from krein.experiment.validate import ResultFileError, scan_results
 
 #: Four cells (2 methods x 2 folds) with known accuracies, instant to compute.
 SCRIPT = textwrap.dedent('''
@@ -200,6 +199,8 @@ def test_missing_field_is_refused(exp_dir, capsys):
     problem = f"truncated row ({len(header) - 1} of {len(header)} fields)"
     _refused(capsys, ["experiment", "table", str(exp_dir)], path, 3, problem)
     _refused(capsys, ["experiment", "plot", str(exp_dir)], path, 3, problem)
+    from krein.experiment.validate import ResultFileError
+
     with pytest.raises(ResultFileError, match="line 3: truncated row"):
         read_results(path)
 
@@ -229,6 +230,8 @@ def test_keys_are_checked_against_experiment_json(exp_dir, capsys):
     _refused(capsys, ["experiment", "table", str(exp_dir)], path, 6,
              f"key {other} is not a cell recorded in")
     # a directory written before the keys were recorded is read without that check
+    from krein.experiment.validate import scan_results
+
     info.pop("cell_keys")
     (exp_dir / "experiment.json").write_text(json.dumps(info))
     assert len(scan_results(path).valid) == 5
