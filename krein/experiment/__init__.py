@@ -30,7 +30,7 @@ figures are made from that file only (:func:`results_table`,
                                                       [--dask ADDRESS] [--out DIR]
     krein experiment table results/loosli_table2 [--format markdown|latex|csv]
     krein experiment plot results/loosli_table2 [--out DIR]     # default: results/loosli_table2/figures
-    krein experiment plot results/loosli_fig2 --script experiments/loosli_fig2.py  # + its own figures
+    krein experiment plot results/loosli_fig2 --script experiments/loosli_fig2.py  # own figures too
 
 Every result file is read through one validating reader
 (:mod:`krein.experiment.validate`: whole rows, types, unique keys, counts

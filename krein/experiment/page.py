@@ -372,8 +372,8 @@ def _check_counts(directory, run, summary, folds, eigenvalues, scans):
     if n is None:
         n = _count((run.get("data") or {}).get("n_samples"))
     if n is not None and eigenvalues.size != n:
-        rank = _count(spectrum.get("rank"))
-        if not (spectrum.get("approximation") and eigenvalues.size == rank):
+        # an approximated run stores the nonzero eigenvalues of its rank-r approximation
+        if not (spectrum.get("approximation") and eigenvalues.size < n):
             raise ResultFileError(os.path.join(directory, SPECTRUM_FILE),
                                   f"{eigenvalues.size} eigenvalues, {RUN_FILE} records n = {n}",
                                   last_line(SPECTRUM_FILE))
@@ -409,7 +409,8 @@ def read_comparison(directory):
         fold) appears twice, or the counts disagree with ``run.json``: one
         ``summary.csv`` row per method of ``methods``, ``cv * repeats``
         ``folds.csv`` rows per method run, ``n`` eigenvalues in
-        ``spectrum.csv`` (each count checked only when ``run.json`` records it).
+        ``spectrum.csv`` (at most ``n`` in an approximated run; each count
+        checked only when ``run.json`` records it).
     """
     directory = os.fspath(directory)
     if not os.path.isdir(directory):

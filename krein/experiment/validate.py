@@ -132,17 +132,36 @@ class CsvScan:
 
     @property
     def valid(self):
-        """The valid rows' values, in file order (list of dict)."""
+        """The valid rows' values, in file order.
+
+        Returns
+        -------
+        list of dict
+            Column -> text of each valid row.
+        """
         return [r.values for r in self.rows if r.problem is None]
 
     @property
     def invalid(self):
-        """``(line, problem)`` of every invalid row and of the file, by line."""
+        """The problems of the file: its invalid rows and its counts.
+
+        Returns
+        -------
+        list of (int, str)
+            ``(line, problem)``, by line.
+        """
         out = [(r.line, r.problem) for r in self.rows if r.problem is not None]
         return sorted(out + list(self.problems), key=lambda t: (t[0] is None, t[0] or 0))
 
     def error(self):
-        """The first problem as a :class:`ResultFileError`, or None when there is none."""
+        """The first problem of the file.
+
+        Returns
+        -------
+        ResultFileError or None
+            The first problem (with the number of further ones), None when
+            the file is valid.
+        """
         bad = self.invalid
         if not bad:
             return None
@@ -153,7 +172,18 @@ class CsvScan:
         return ResultFileError(self.path, problem, line)
 
     def check(self):
-        """Raise the first problem (:meth:`error`); return ``self`` when there is none."""
+        """Raise the first problem of the file (:meth:`error`).
+
+        Returns
+        -------
+        CsvScan
+            ``self``, when the file is valid.
+
+        Raises
+        ------
+        ResultFileError
+            The first problem, naming the file and the line.
+        """
         err = self.error()
         if err is not None:
             raise err
