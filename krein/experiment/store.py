@@ -22,7 +22,10 @@ Layout of a results directory ``DIR``
     before the cell's row.
 ``DIR/experiment.json``
     Name, script, seed and table specification of the experiment that wrote
-    the directory.
+    the directory, the number of cells and their keys (``cell_keys``, against
+    which ``results.csv`` is checked) and whether its script has its own
+    table/figures functions (``hooks``; never run by ``krein experiment
+    table``/``plot`` unless ``--script PATH`` is given).
 ``DIR/.lock``
     ``fcntl.flock``-ed by the running process: a second run on the same
     directory is refused instead of overwriting the first one's rows.
@@ -41,6 +44,14 @@ a kill, and every reader would have to repair the tail.  The cost is writing
 ``O(rows)`` bytes per cell; each row's CSV line is cached, so a rewrite is a
 join and a write (timings in ``benchmarks/README.md``).  Only the parent process writes;
 parallel workers return their rows to it.
+
+Reading
+-------
+Every row is read through :mod:`krein.experiment.validate`: a row that is
+not whole (a field count other than the header's), repeats a key, has an
+unknown status, text in a numeric column, or a key that ``experiment.json``
+does not record is invalid.  Tables and figures refuse such a file (file and
+line named); a resumed run drops the invalid rows and recomputes their cells.
 
 Keys
 ----
@@ -64,7 +75,7 @@ import os
 import numpy as np
 
 from .._io import atomic_write_bytes, remove_stale_temporaries
-from .validate import ResultFileError
+from .validate import ResultFileError, read_experiment_json, scan_results
 
 __all__ = ["canonical_json", "cell_key", "flatten_params", "format_value", "ResultsStore",
            "META_COLUMNS", "PROVENANCE_COLUMNS", "RESULTS_FILE",
@@ -249,7 +260,14 @@ class ResultsStore:
     path : str
         ``directory/results.csv``.
     rows : dict of str to dict
-        Key -> row (column -> text), in file order.
+        Key -> row (column -> text), in file order: the valid rows of the
+        file (:func:`krein.experiment.validate.scan_results`).
+    invalid : list of (int, str)
+        ``(line, problem)`` of the rows that were not valid (a row cut short,
+        a missing field, a repeated key, an unknown status, text in a numeric
+        column, a key that is not a cell recorded in ``experiment.json``):
+        they are dropped, so their cells are not done and a run recomputes
+        them (:meth:`invalid_note` is its one line saying so).
 
     Raises
     ------
@@ -315,15 +333,13 @@ class ResultsStore:
         self.invalid = []
         if not os.path.exists(self.path):
             return
-        from .validate import read_experiment_json, scan_results
-
         try:
             scan = scan_results(self.path, read_experiment_json(self.directory, strict=False))
         except ResultFileError as exc:
             if exc.line == 1 and "missing column" in exc.problem and "key" in exc.problem:
                 raise ValueError(f"{self.path} is not a krein results file (no 'key' column)") \
                     from None
-            if "empty" in exc.problem:
+            if exc.problem.startswith("the file is empty"):
                 return  # an empty file: no rows (the run writes the header)
             raise
         header = scan.header
