@@ -350,7 +350,12 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
     -----
     Each finished cell is written at once (trace file first, then the whole
     results file atomically); see :mod:`krein.experiment.store`.  A cell function
-    exception becomes a row with ``status="error"``.
+    exception becomes a row with ``status="error"``.  Rows of an existing file
+    that are not valid (:func:`krein.experiment.validate.scan_results`: cut
+    short, a repeated key, text in a numeric column...) are dropped and their
+    cells recomputed, said in one line on stderr per file
+    (``"DIR/results.csv line 7: truncated row (3 of 40 fields); cell recomputed"``).
+    ``experiment.json`` records the cells' keys (``cell_keys``) for that check.
     """
     if not isinstance(experiment, Experiment):
         raise ValueError(f"experiment must be an Experiment; got {type(experiment).__name__}")
