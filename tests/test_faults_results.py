@@ -324,3 +324,17 @@ def test_hooks_run_only_with_script_option(payload_dir, tmp_path, capsys):
     rc, _, err = _main(["experiment", "table", str(d), "--script", str(tmp_path / "nope.py")],
                        capsys)
     assert rc == 2 and err.startswith("krein experiment table: error: --script:")
+
+
+def test_unknown_status_and_damaged_experiment_json_are_refused(exp_dir, capsys):
+    path = exp_dir / "results.csv"
+    lines = _lines(path)
+    lines[2] = lines[2].replace(",ok,", ",okay,", 1)
+    _write_lines(path, lines)
+    _refused(capsys, ["experiment", "table", str(exp_dir)], path, 3,
+             "unknown status 'okay' (expected one of ok, error)")
+    lines[2] = lines[2].replace(",okay,", ",ok,", 1)
+    _write_lines(path, lines)
+    (exp_dir / "experiment.json").write_text('{"name": "toy", "cell_keys": [')
+    rc, _, err = _main(["experiment", "table", str(exp_dir)], capsys)
+    assert rc == 2 and "experiment.json line 1: not valid JSON" in err, err
