@@ -338,3 +338,12 @@ def test_unknown_status_and_damaged_experiment_json_are_refused(exp_dir, capsys)
     (exp_dir / "experiment.json").write_text('{"name": "toy", "cell_keys": [')
     rc, _, err = _main(["experiment", "table", str(exp_dir)], capsys)
     assert rc == 2 and "experiment.json line 1: not valid JSON" in err, err
+
+
+def test_report_refuses_an_empty_accuracy_where_the_writer_writes_one(cmp_dir, capsys):
+    path = cmp_dir / "folds.csv"
+    df = pd.read_csv(path, dtype=str, keep_default_na=False)
+    df.loc[2, "accuracy"] = ""  # a fold that succeeded (error empty) without its accuracy
+    df.to_csv(path, index=False)
+    _refused(capsys, ["report", str(cmp_dir)], path, 4,
+             "empty accuracy in a fold without an error")

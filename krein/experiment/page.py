@@ -323,6 +323,24 @@ def _count(value):
         else None
 
 
+def _check_empty(directory, summary, folds, scans):
+    """An accuracy is empty only where the writer leaves it empty: a failed fold (its
+    ``error`` set), a method that failed or was skipped."""
+    bad = folds["accuracy"].isna().to_numpy() & (folds["error"].str.strip() == "").to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ResultFileError(os.path.join(directory, FOLDS_FILE),
+                              "empty accuracy in a fold without an error",
+                              scans[FOLDS_FILE].rows[i].line)
+    bad = (summary["accuracy_mean"].isna().to_numpy()
+           & summary["status"].isin(("ok", "partial")).to_numpy())
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ResultFileError(os.path.join(directory, SUMMARY_FILE),
+                              f"empty accuracy_mean for a method with status "
+                              f"{summary['status'].iloc[i]}", scans[SUMMARY_FILE].rows[i].line)
+
+
 def _check_counts(directory, run, summary, folds, eigenvalues, scans):
     """Counts of the files against run.json: one summary row per method, ``cv * repeats``
     fold rows per method run, ``n`` eigenvalues (each only when run.json records it)."""
@@ -410,7 +428,9 @@ def read_comparison(directory):
         ``summary.csv`` row per method of ``methods``, ``cv * repeats``
         ``folds.csv`` rows per method run, ``n`` eigenvalues in
         ``spectrum.csv`` (at most ``n`` in an approximated run; each count
-        checked only when ``run.json`` records it).
+        checked only when ``run.json`` records it); an empty accuracy where
+        the writer writes a number (a fold without an error, a method with
+        status ok or partial).
     """
     directory = os.fspath(directory)
     if not os.path.isdir(directory):
@@ -432,6 +452,7 @@ def read_comparison(directory):
         raise ValueError(f"{os.path.join(directory, SPECTRUM_FILE)}: expected one finite "
                          f"eigenvalue per object, got {eigenvalues.size} values"
                          + ("" if np.isfinite(eigenvalues).all() else " with NaN or inf"))
+    _check_empty(directory, summary, folds, scans)
     _check_counts(directory, run, summary, folds, eigenvalues, scans)
     has = [os.path.isfile(os.path.join(directory, f)) for f in (POINTS_FILE, BOUNDARIES_FILE)]
     points = boundaries = None
