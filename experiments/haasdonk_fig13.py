@@ -34,7 +34,8 @@ the CH point, ``w'Mw`` (SVM and CH scale), support vectors, bounded ones,
 training errors, the stationarity residuals, and the Prop. 7 checks (the CH
 point of an SVM solution is CH-stationary; the SVM and CH planes are parallel,
 ``plane_offset`` their distance in decision units, 0 when none is bounded).
-``krein experiment plot`` draws ``haasdonk_fig1.png``, ``haasdonk_fig2.png``
+``krein experiment plot --script experiments/haasdonk_fig13.py`` draws
+``haasdonk_fig1.png``, ``haasdonk_fig2.png``
 and ``haasdonk_fig3.png`` from the results file.
 
 ``--quick``: the same cells (they take milliseconds).  Fewer starts would not

@@ -15,7 +15,8 @@ training mean and standard deviation; the sigmoid kernel of Figs. 3-4
 ``n_components = k`` (the ``k`` largest-``|lam|`` eigenpairs, ARPACK) for ``k``
 from 1 to 500 (500: the full ESVM), 5 repeats (a new board each).  The
 spectrum cells (``part="spectrum"``) store the training kernel's eigenvalues
-sorted by ``|lam|`` for each repeat.  ``krein experiment plot`` draws
+sorted by ``|lam|`` for each repeat.  ``krein experiment plot --script
+experiments/loosli_fig2.py`` draws
 ``loosli_fig2.png``: mean error (+- std over repeats), the first repeat's
 spectrum and the mean cumulated share.
 

@@ -25,7 +25,8 @@ The paper's -187.46 at 180 points cannot come from a tanh kernel matrix of
 ``-180`` (Gershgorin).  With the same kernel the 180-point least eigenvalue is
 about -90 here; the kernel is kept the same for both figures.
 
-``krein experiment plot`` draws ``loosli_fig3.png`` (500 points) and
+``krein experiment plot --script experiments/loosli_fig34.py`` draws
+``loosli_fig3.png`` (500 points) and
 ``loosli_fig4.png`` (180 points), 3 x 3 panels in the paper's order.
 
 ``--quick``: 60 and 40 training points, three methods, a 30 x 30 mesh.

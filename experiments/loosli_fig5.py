@@ -20,7 +20,8 @@ after the run that crossed it, so its mean may rest on fewer than 10 runs
 
 The results (one row per method: largest size reached, its mean time) and
 the per-run trace (``traces/KEY.csv``: ``n``, ``run``, ``fit_seconds``) are
-written by the runner; ``krein experiment plot`` draws
+written by the runner; ``krein experiment plot --script experiments/loosli_fig5.py``
+draws
 ``loosli_fig5.png`` (mean fit seconds vs n, log-log, one line per method).
 Run it alone on the machine: parallel cells share cores and the timings.
 

@@ -11,10 +11,12 @@ setup (CVXPY compilation) and solve seconds.  A solver that does not accept a
 problem class gives a row with status ``unsupported`` (left out of the
 summary).  Solvers run with their default options.
 
-``krein experiment table`` prints the summary: per formulation and solver the
+``krein experiment table --script experiments/solver_swap.py`` prints the summary: per
+formulation and solver the
 success rate and shifted geometric means (qpbenchmark convention; time relative
 to the fastest solver of the formulation, residuals absolute);
-``krein experiment plot`` draws ``solver_swap_times.png`` (solve time vs n, one
+``krein experiment plot --script experiments/solver_swap.py`` draws
+``solver_swap_times.png`` (solve time vs n, one
 panel per formulation, one line per solver).
 
 Sizes: n = 50, 100, 200, 400 (SDPs: 10, 20, 40), 2 seeds.  ``--quick``: n = 10

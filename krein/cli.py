@@ -574,22 +574,80 @@ def _split_names(text):
     return names
 
 
-def _sidecar_experiment(results, prog):
-    """The Experiment that wrote a results directory (from its experiment.json), or None."""
-    from .experiment import load_experiment, read_sidecar
+#: The :func:`krein.experiment.results_table` arguments an ``experiment.json`` may record.
+_TABLE_SPEC_KEYS = ("value", "rows", "columns", "scale", "digits", "best", "eigenvalue")
 
+
+def _results_directory(results):
+    """The results directory of RESULTS (a directory or its results.csv), else None."""
     path = os.fspath(results)
-    directory = path if os.path.isdir(path) else os.path.dirname(os.path.abspath(path))
-    info = read_sidecar(directory)
+    if os.path.isdir(path):
+        return path
+    if os.path.basename(path) == "results.csv":
+        return os.path.dirname(os.path.abspath(path))
+    return None
+
+
+def _table_spec(info, directory, prog):
+    """The table arguments recorded in experiment.json (data, checked), or None."""
+    spec = info.get("table")
+    if spec is None:
+        return None
+    where = os.path.join(directory, "experiment.json")
+    if not isinstance(spec, dict):
+        _fail(prog, f"{where}: 'table' must be a JSON object of table arguments; got "
+                    f"{type(spec).__name__}")
+    bad = [k for k in spec if k not in _TABLE_SPEC_KEYS]
+    if bad:
+        _fail(prog, f"{where}: 'table' has unknown argument(s) {', '.join(map(repr, bad))} "
+                    f"(accepted: {', '.join(_TABLE_SPEC_KEYS)})")
+    for k, v in spec.items():
+        ok = (v is None or isinstance(v, (str, int, float, bool))
+              or (isinstance(v, list) and all(isinstance(u, str) for u in v)))
+        if not ok:
+            _fail(prog, f"{where}: 'table': {k} must be a name, a number or a list of names; "
+                        f"got {v!r}")
+    return spec
+
+
+def _experiment_hooks(args, prog, what):
+    """What makes the table/figures of RESULTS: a namespace with ``table`` and ``figures``.
+
+    Nothing in a results directory is run: by default the table arguments recorded
+    in its experiment.json (data) and no figures hook; the script's own hooks only
+    from ``--script PATH`` given by the user.
+    """
+    import types
+
+    from .experiment import load_experiment
+    from .experiment.validate import ResultFileError, read_experiment_json
+
+    directory = _results_directory(args.results)
+    info = {}
+    if directory is not None:
+        try:
+            info = read_experiment_json(directory)
+        except ResultFileError as exc:
+            _fail(prog, str(exc))
+    if args.script is not None:
+        try:
+            return load_experiment(args.script, quick=bool(info.get("quick")))
+        except Exception as exc:  # the user's own script: named, one line, exit 2
+            _fail(prog, f"--script: {args.script}: {_one_line(exc)}")
+    spec = _table_spec(info, directory, prog) if info else None
     script = info.get("script")
-    if not script or not os.path.isfile(script):
-        return None
-    try:
-        return load_experiment(script, quick=bool(info.get("quick")))
-    except Exception as exc:  # a broken script still leaves the default table/figures
-        sys.stderr.write(f"{prog}: warning: could not load {script} ({_one_line(exc)}); using "
-                         "the default table and figures\n")
-        return None
+    hooks = info.get("hooks")
+    if script and isinstance(script, str):
+        if isinstance(hooks, dict):
+            own = bool(hooks.get(what))
+        else:  # written before the hooks were recorded: a table spec is data, a hook unknown
+            own = what == "figures" or spec is None
+        if own:
+            sys.stderr.write(f"{prog}: note: the {what} of the experiment's own script is not "
+                             f"made (nothing in a results directory is run); the generic "
+                             f"{what} from the data instead; pass --script {script} to run "
+                             "its hooks\n")
+    return types.SimpleNamespace(table=spec, figures=None)
 
 
 def _cmd_experiment_run(args):
@@ -660,7 +718,7 @@ def _cmd_experiment_table(args):
     from .experiment import make_table
 
     prog = "krein experiment table"
-    exp = None if args.no_script else _sidecar_experiment(args.results, prog)
+    exp = _experiment_hooks(args, prog, "table")
     try:
         text = make_table(args.results, exp, fmt=args.format, value=args.value,
                           rows=_split_names(args.rows), columns=_split_names(args.columns))
@@ -709,7 +767,7 @@ def _cmd_experiment_plot(args):
         df = read_results(args.results)
     except ValueError as exc:
         _fail(prog, str(exc))
-    exp = None if args.no_script else _sidecar_experiment(args.results, prog)
+    exp = _experiment_hooks(args, prog, "figures")
     out = args.out if args.out is not None else _default_figure_directory(args.results)
     paths = make_figures(df, out, exp)
     if not paths:
@@ -717,6 +775,17 @@ def _cmd_experiment_plot(args):
     for path in paths:
         print(f"figure written: {path}")
     return 0
+
+
+def _add_script_option(p, what):
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--script", default=None, metavar="PATH",
+                   help=f"run this experiment script's own {what} function (e.g. "
+                        f"experiments/NAME.py; it is imported and executed: only a script you "
+                        f"trust). Without it the {what} come from the data alone: the script "
+                        f"named in experiment.json is never run")
+    g.add_argument("--no-script", action="store_true",
+                   help="the default (kept for compatibility): run no script")
 
 
 def _add_experiment_parser(sub):
@@ -758,8 +827,11 @@ def _add_experiment_parser(sub):
 
     t = esub.add_parser("table", help="paper-style table from a results file",
                         description="Mean (std) of a metric per setting and method, best per "
-                        "row marked, from RESULTS only (the experiment's own table when its "
-                        "script is still where the run recorded it).")
+                        "row marked, from the data files of RESULTS alone (with the table "
+                        "arguments recorded in its experiment.json). Nothing in a results "
+                        "directory is run: the experiment script's own table function runs only "
+                        "with --script PATH. A damaged or inconsistent results.csv is refused "
+                        "(exit 2, the file and line named).")
     t.add_argument("results", metavar="RESULTS", help="results.csv or its directory")
     t.add_argument("--format", default="markdown", choices=["markdown", "latex", "csv"],
                    help="output format (default markdown)")
@@ -770,21 +842,23 @@ def _add_experiment_parser(sub):
     t.add_argument("--columns", default=None, metavar="A,B",
                    help="columns identifying a table column (default method)")
     t.add_argument("--output", default=None, metavar="FILE", help="write to FILE, not stdout")
-    t.add_argument("--no-script", action="store_true",
-                   help="ignore the experiment script recorded in experiment.json")
+    _add_script_option(t, "table")
     t.set_defaults(func=_cmd_experiment_table)
 
     f = esub.add_parser("plot", help="figures from a results file",
                         description="Accuracy per method, accuracy vs least eigenvalue (Loosli "
                         "et al. Figs. 6-7), training time vs n (Fig. 5), gap vs iteration (Luss "
-                        "& d'Aspremont Fig. 1): each one the results support.")
+                        "& d'Aspremont Fig. 1): each one the results support, from the data "
+                        "files alone. Nothing in a results directory is run: the experiment "
+                        "script's own figures function runs only with --script PATH. A damaged "
+                        "or inconsistent results.csv is refused (exit 2, the file and line "
+                        "named).")
     f.add_argument("results", metavar="RESULTS", help="results.csv or its directory")
     f.add_argument("--out", default=None, metavar="DIR",
                    help="directory for the PNG files (default: next to the results, "
                         "RESULTS/figures for a results directory, FILE-figures beside another "
                         "results file)")
-    f.add_argument("--no-script", action="store_true",
-                   help="ignore the experiment script recorded in experiment.json")
+    _add_script_option(f, "figures")
     f.set_defaults(func=_cmd_experiment_plot)
 
 

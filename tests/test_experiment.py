@@ -420,7 +420,7 @@ def test_resume_after_keyboard_interrupt(tmp_path):
 WRITER = textwrap.dedent('''
     import importlib.util, os, sys, types
 
-    # krein/experiment/store.py and krein/_io.py alone (stdlib + NumPy), under a stub
+    # krein/experiment/store.py, validate.py and krein/_io.py alone (stdlib + NumPy), under a stub
     # package: starts fast (no cvxpy, scikit-learn), so the test can kill it often
     def load(name, path):
         spec = importlib.util.spec_from_file_location(name, path)
@@ -434,6 +434,7 @@ WRITER = textwrap.dedent('''
         sys.modules[pkg].__path__ = []
     root = os.path.dirname(os.path.dirname(sys.argv[1]))
     load("stub._io", os.path.join(root, "_io.py"))
+    load("stub.experiment.validate", os.path.join(os.path.dirname(sys.argv[1]), "validate.py"))
     mod = load("stub.experiment.store", sys.argv[1])
     with mod.ResultsStore(sys.argv[2]) as store:
         i = len(store.rows)

@@ -30,6 +30,14 @@ figures are made from that file only (:func:`results_table`,
                                                       [--dask ADDRESS] [--out DIR]
     krein experiment table results/loosli_table2 [--format markdown|latex|csv]
     krein experiment plot results/loosli_table2 [--out DIR]     # default: results/loosli_table2/figures
+    krein experiment plot results/loosli_fig2 --script experiments/loosli_fig2.py  # own figures too
+
+Every result file is read through one validating reader
+(:mod:`krein.experiment.validate`: whole rows, types, unique keys, counts
+against ``experiment.json``); a damaged row is refused with its file and line
+by ``table``/``plot`` and recomputed by a resumed ``run``.  ``table`` and
+``plot`` never import the script a results directory names: the script's own
+``table``/``figures`` functions run only with ``--script PATH``.
 
 Declaring an experiment
 -----------------------
@@ -138,6 +146,7 @@ from .page import (SavedComparison, accuracy_figure, boundary_figure, read_compa
                    spectrum_figure, write_report)
 from .runner import BACKENDS, RunReport, default_directory, read_sidecar, run_experiment
 from .scripts import import_script, load_experiment
+from .validate import ResultFileError
 
 __all__ = [
     "Experiment",
@@ -177,6 +186,7 @@ __all__ = [
     "make_figures",
     "default_directory",
     "read_sidecar",
+    "ResultFileError",
     "CLASSIFICATION_DEFAULTS",
     "SCORINGS",
     "TABLE_FORMATS",

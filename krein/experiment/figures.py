@@ -36,6 +36,7 @@ import numpy as np
 import pandas as pd
 
 from .._io import new_figure, save_png
+from .validate import scan_csv
 from .report import (PERCENT_METRICS, _as_list, _default_rows, _label, _resolve, param_columns,
                      pooled_columns, pooled_note, read_results, summarize)
 
@@ -256,8 +257,14 @@ def plot_time_vs_n(results, out="figures", prefix=None):
 
 
 def _read_trace(directory, rel):
+    """A cell's trace, or None when its file is gone; a damaged trace is refused
+    (:class:`~krein.experiment.validate.ResultFileError`, file and line)."""
+    path = os.path.join(directory, rel)
+    if not os.path.isfile(path):
+        return None
+    scan_csv(path, infer_numeric=True, what="trace file").check()
     try:
-        t = pd.read_csv(os.path.join(directory, rel))
+        t = pd.read_csv(path)
     except (OSError, ValueError, pd.errors.EmptyDataError):
         return None
     if "pair" in t.columns:

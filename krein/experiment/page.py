@@ -56,6 +56,7 @@ import numpy as np
 import pandas as pd
 
 from .._io import atomic_write_bytes, new_figure, save_png
+from .validate import ResultFileError, read_json_object, scan_csv
 
 __all__ = ["SavedComparison", "read_comparison", "spectrum_figure", "accuracy_figure",
            "boundary_figure", "write_report", "COMPARISON_COLUMNS", "REQUIRED_COLUMNS",
@@ -253,22 +254,31 @@ def _as_int(v):
         return None
 
 
-def _read_csv(directory, name):
+#: Columns identifying a row (unique in the file) of each CSV file of a comparison.
+_KEYS = {SUMMARY_FILE: "method", FOLDS_FILE: ("method", "repeat", "fold")}
+
+
+def _read_csv(directory, name, scans=None):
     path = os.path.join(directory, name)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{path}: no such file (a comparison directory holds "
                                 f"{RUN_FILE}, {SUMMARY_FILE}, {FOLDS_FILE} and {SPECTRUM_FILE})")
-    try:
-        df = pd.read_csv(path, dtype=str, keep_default_na=False)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"{path}: the file is empty (expected the columns "
-                         f"{', '.join(COMPARISON_COLUMNS[name])})") from None
-    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not a readable CSV file ({exc})") from None
-    missing = [c for c in REQUIRED_COLUMNS[name] if c not in df.columns]
-    if missing:
-        raise ValueError(f"{path}: missing column(s) {', '.join(missing)} (expected "
-                         f"{', '.join(COMPARISON_COLUMNS[name])})")
+    try:  # the one validating reader: whole rows, required columns, unique keys
+        scan = scan_csv(path, required=REQUIRED_COLUMNS[name], key=_KEYS.get(name),
+                        what=f"{name} of a comparison").check()
+    except ResultFileError as exc:
+        if exc.line == 1 and exc.problem.startswith("missing column"):
+            raise ResultFileError(path, f"{exc.problem} (expected "
+                                        f"{', '.join(COMPARISON_COLUMNS[name])})") from None
+        if exc.problem.startswith("the file is empty"):
+            raise ValueError(f"{path}: the file is empty (expected the columns "
+                             f"{', '.join(COMPARISON_COLUMNS[name])})") from None
+        raise
+    if scans is not None:
+        scans[name] = scan
+    df = pd.DataFrame([r.values for r in scan.rows], columns=scan.header, dtype=object)
+    df = df.astype(str) if len(df) else pd.DataFrame({c: pd.Series([], dtype=str)
+                                                      for c in scan.header})
     for column in COMPARISON_COLUMNS[name]:
         if column not in df.columns:
             df[column] = ""
@@ -278,8 +288,9 @@ def _read_csv(directory, name):
         bad = values.isna() & ~raw.str.lower().isin(_MISSING_TEXT)
         if bad.any():
             row = int(np.flatnonzero(bad.to_numpy())[0])
-            raise ValueError(f"{path}: column {column} holds a non-numeric value "
-                             f"{raw.iloc[row]!r} (data row {row + 1})")
+            raise ResultFileError(path, f"column {column} holds a non-numeric value "
+                                        f"{raw.iloc[row]!r} (data row {row + 1})",
+                                  scan.rows[row].line)
         values = values.astype(float)
         if column in _INTEGER and len(values) and np.isfinite(values).all() \
                 and (values == np.round(values)).all():
@@ -294,12 +305,9 @@ def _read_run(directory):
         raise FileNotFoundError(f"{path}: no such file (a comparison directory holds "
                                 f"{RUN_FILE}, {SUMMARY_FILE}, {FOLDS_FILE} and {SPECTRUM_FILE})")
     try:
-        with open(path, encoding="utf-8") as f:
-            run = json.load(f)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ValueError(f"{path}: not valid JSON ({exc})") from None
-    if not isinstance(run, dict):
-        raise ValueError(f"{path}: expected a JSON object, got {type(run).__name__}")
+        run = read_json_object(path, "the run's information")
+    except ResultFileError as exc:
+        raise ValueError(f"{path}: {exc.problem}") from None
     for key in ("data", "spectrum", "protocol", "skipped"):
         if run.get(key) is not None and not isinstance(run[key], dict):
             raise ValueError(f"{path}: {key!r} must be a JSON object, got "
@@ -307,6 +315,86 @@ def _read_run(directory):
     if run.get("methods") is not None and not isinstance(run["methods"], list):
         raise ValueError(f"{path}: 'methods' must be a list, got {type(run['methods']).__name__}")
     return run
+
+
+def _count(value):
+    """A count recorded in run.json (a non-negative int), else None."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 \
+        else None
+
+
+def _check_empty(directory, summary, folds, scans):
+    """An accuracy is empty only where the writer leaves it empty: a failed fold (its
+    ``error`` set), a method that failed or was skipped."""
+    bad = folds["accuracy"].isna().to_numpy() & (folds["error"].str.strip() == "").to_numpy()
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ResultFileError(os.path.join(directory, FOLDS_FILE),
+                              "empty accuracy in a fold without an error",
+                              scans[FOLDS_FILE].rows[i].line)
+    bad = (summary["accuracy_mean"].isna().to_numpy()
+           & summary["status"].isin(("ok", "partial")).to_numpy())
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ResultFileError(os.path.join(directory, SUMMARY_FILE),
+                              f"empty accuracy_mean for a method with status "
+                              f"{summary['status'].iloc[i]}", scans[SUMMARY_FILE].rows[i].line)
+
+
+def _check_counts(directory, run, summary, folds, eigenvalues, scans):
+    """Counts of the files against run.json: one summary row per method, ``cv * repeats``
+    fold rows per method run, ``n`` eigenvalues (each only when run.json records it)."""
+    def last_line(name):
+        rows = scans[name].rows
+        return rows[-1].line if rows else 1
+
+    spath = os.path.join(directory, SUMMARY_FILE)
+    methods = run.get("methods")
+    skipped = run.get("skipped") or {}
+    if isinstance(methods, list) and all(isinstance(m, str) for m in methods):
+        names = list(summary["method"])
+        extra = [i for i, m in enumerate(names) if m not in methods]
+        if extra:
+            i = extra[0]
+            raise ResultFileError(spath, f"method {names[i]!r} is not among the methods of "
+                                         f"{RUN_FILE} ({', '.join(methods)})",
+                                  scans[SUMMARY_FILE].rows[i].line)
+        missing = [m for m in methods if m not in names]
+        if missing:
+            raise ResultFileError(spath, f"the file ends with {len(names)} of {len(methods)} "
+                                         f"method rows of {RUN_FILE} (missing: "
+                                         f"{', '.join(missing)})", last_line(SUMMARY_FILE))
+        protocol = run.get("protocol") or {}
+        cv, repeats = _count(protocol.get("cv")), _count(protocol.get("repeats"))
+        if cv is not None and repeats is not None:
+            fpath = os.path.join(directory, FOLDS_FILE)
+            status = dict(zip(summary["method"], summary["status"]))
+            counts = folds["method"].value_counts()
+            for m in folds["method"]:
+                if m not in methods or m in skipped:
+                    i = int(np.flatnonzero((folds["method"] == m).to_numpy())[0])
+                    raise ResultFileError(fpath, f"fold row of method {m!r}, which {RUN_FILE} "
+                                                 "does not list as run",
+                                          scans[FOLDS_FILE].rows[i].line)
+            for m in methods:
+                if m in skipped or status.get(m) == "skipped":
+                    continue
+                got = int(counts.get(m, 0))
+                if got != cv * repeats:
+                    raise ResultFileError(fpath, f"{got} fold row(s) of method {m!r}, expected "
+                                                 f"cv * repeats = {cv} * {repeats} = "
+                                                 f"{cv * repeats} ({RUN_FILE})",
+                                          last_line(FOLDS_FILE))
+    spectrum = run.get("spectrum") or {}
+    n = _count(spectrum.get("n"))
+    if n is None:
+        n = _count((run.get("data") or {}).get("n_samples"))
+    if n is not None and eigenvalues.size != n:
+        # an approximated run stores the nonzero eigenvalues of its rank-r approximation
+        if not (spectrum.get("approximation") and eigenvalues.size < n):
+            raise ResultFileError(os.path.join(directory, SPECTRUM_FILE),
+                                  f"{eigenvalues.size} eigenvalues, {RUN_FILE} records n = {n}",
+                                  last_line(SPECTRUM_FILE))
 
 
 def read_comparison(directory):
@@ -333,26 +421,39 @@ def read_comparison(directory):
         When a file cannot be parsed, lacks a required column
         (:data:`REQUIRED_COLUMNS`), holds a non-numeric value in a numeric
         column, an unknown ``status``, or no eigenvalue; the message names
-        the file.
+        the file.  A :class:`krein.experiment.validate.ResultFileError` (a
+        ValueError whose message names the file and the line) when a row is
+        truncated or has too many fields, a method or a (method, repeat,
+        fold) appears twice, or the counts disagree with ``run.json``: one
+        ``summary.csv`` row per method of ``methods``, ``cv * repeats``
+        ``folds.csv`` rows per method run, ``n`` eigenvalues in
+        ``spectrum.csv`` (at most ``n`` in an approximated run; each count
+        checked only when ``run.json`` records it); an empty accuracy where
+        the writer writes a number (a fold without an error, a method with
+        status ok or partial).
     """
     directory = os.fspath(directory)
     if not os.path.isdir(directory):
         raise FileNotFoundError(f"{directory}: no such directory (expected the output "
                                 "directory of krein compare)")
     run = _read_run(directory)
-    summary = _read_csv(directory, SUMMARY_FILE)
+    scans = {}
+    summary = _read_csv(directory, SUMMARY_FILE, scans)
     unknown = sorted(set(summary["status"]) - set(STATUSES))
     if unknown:
-        raise ValueError(f"{os.path.join(directory, SUMMARY_FILE)}: unknown status "
-                         f"{', '.join(map(repr, unknown))} (expected one of "
-                         f"{', '.join(STATUSES)})")
-    folds = _read_csv(directory, FOLDS_FILE)
-    spectrum = _read_csv(directory, SPECTRUM_FILE)
+        i = int(np.flatnonzero(~summary["status"].isin(STATUSES).to_numpy())[0])
+        raise ResultFileError(os.path.join(directory, SUMMARY_FILE),
+                              f"unknown status {', '.join(map(repr, unknown))} (expected one "
+                              f"of {', '.join(STATUSES)})", scans[SUMMARY_FILE].rows[i].line)
+    folds = _read_csv(directory, FOLDS_FILE, scans)
+    spectrum = _read_csv(directory, SPECTRUM_FILE, scans)
     eigenvalues = spectrum["eigenvalue"].to_numpy(dtype=float)
     if eigenvalues.size == 0 or not np.isfinite(eigenvalues).all():
         raise ValueError(f"{os.path.join(directory, SPECTRUM_FILE)}: expected one finite "
                          f"eigenvalue per object, got {eigenvalues.size} values"
                          + ("" if np.isfinite(eigenvalues).all() else " with NaN or inf"))
+    _check_empty(directory, summary, folds, scans)
+    _check_counts(directory, run, summary, folds, eigenvalues, scans)
     has = [os.path.isfile(os.path.join(directory, f)) for f in (POINTS_FILE, BOUNDARIES_FILE)]
     points = boundaries = None
     if any(has):

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 from .store import META_COLUMNS, PROVENANCE_COLUMNS, RESULTS_FILE, flatten_params
+from .validate import ResultFileError, scan_results
 
 __all__ = ["read_results", "param_columns", "pooled_columns", "pooled_note", "volatile_columns",
            "summarize", "results_table", "format_frame", "make_table", "TABLE_FORMATS",
@@ -87,17 +88,27 @@ def read_results(path):
     ------
     ValueError
         If the file does not exist or is not a krein results file.
+    krein.experiment.validate.ResultFileError
+        (a ValueError) If a row is damaged or inconsistent with the
+        directory's ``experiment.json``: the message names the file and the
+        line (:func:`krein.experiment.validate.scan_results`).
     """
     path = os.fspath(path)
     if os.path.isdir(path):
         path = os.path.join(path, RESULTS_FILE)
     if not os.path.isfile(path):
         raise ValueError(f"results: no such file {path!r}")
-    dtypes = {c: str for c in _TEXT_COLUMNS}
     try:
-        df = pd.read_csv(path, dtype=dtypes, keep_default_na=True)
-    except pd.errors.EmptyDataError:
-        raise ValueError(f"results: {path!r} is empty, not a krein results file") from None
+        scan_results(path).check()  # every row whole, typed, unique, a recorded cell
+    except ResultFileError as exc:
+        if exc.line == 1 and exc.problem.startswith("missing column"):
+            raise ValueError(f"results: {path!r} is not a krein results file (no 'key' "
+                             "column)") from None
+        if exc.problem.startswith("the file is empty"):
+            raise ValueError(f"results: {path!r} is empty, not a krein results file") from None
+        raise
+    dtypes = {c: str for c in _TEXT_COLUMNS}
+    df = pd.read_csv(path, dtype=dtypes, keep_default_na=True)
     if "key" not in df.columns:
         raise ValueError(f"results: {path!r} is not a krein results file (no 'key' column)")
     for c in _TEXT_COLUMNS:

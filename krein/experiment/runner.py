@@ -18,6 +18,7 @@ import os
 import platform
 import secrets
 import socket
+import sys
 import time
 import traceback
 import warnings
@@ -29,6 +30,7 @@ from .._io import atomic_write_bytes, progress_bar
 from .._threads import blas_policy, resolve_blas_threads
 from .grid import Experiment, _json_default
 from .report import read_results
+from .validate import read_experiment_json
 from .store import (META_COLUMNS, PROVENANCE_COLUMNS, RESULTS_FILE, VERSION_PACKAGES,
                     ResultsStore, flatten_params)
 
@@ -401,7 +403,12 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
     -----
     Each finished cell is written at once (trace file first, then the whole
     results file atomically); see :mod:`krein.experiment.store`.  A cell function
-    exception becomes a row with ``status="error"``.
+    exception becomes a row with ``status="error"``.  Rows of an existing file
+    that are not valid (:func:`krein.experiment.validate.scan_results`: cut
+    short, a repeated key, text in a numeric column...) are dropped and their
+    cells recomputed, said in one line on stderr per file
+    (``"DIR/results.csv line 7: truncated row (3 of 40 fields); cell recomputed"``).
+    ``experiment.json`` records the cells' keys (``cell_keys``) for that check.
     """
     if not isinstance(experiment, Experiment):
         raise ValueError(f"experiment must be an Experiment; got {type(experiment).__name__}")
@@ -413,8 +420,12 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
     param_columns = {c.key: list(flatten_params(json.loads(c.config)["params"]))
                      for c in experiment.cells}
     with ResultsStore(directory) as store:
+        note = store.invalid_note()
+        if note is not None:  # damaged rows were dropped: their cells are run again
+            sys.stderr.write(note + "\n")
+            sys.stderr.flush()
         store.set_order(list(cells))
-        _write_sidecar(experiment, directory)
+        _write_sidecar(experiment, directory, list(store.rows))
         done = store.done_keys(retry_errors)
         todo = [c for c in experiment.cells if c.key not in done]
         n_skipped = len(cells) - len(todo)
@@ -492,11 +503,19 @@ def _store_record(store, experiment, cell, param_columns, rec):
     store.add(row, param_columns, list(rec["results"]))
 
 
-def _write_sidecar(experiment, directory):
+def _write_sidecar(experiment, directory, kept_keys=()):
+    # cell_keys: this grid's keys, then the keys of valid rows kept from earlier runs (a
+    # changed grid); results.csv is checked against them (krein.experiment.validate)
+    keys = [c.key for c in experiment.cells]
+    grid = set(keys)
+    keys += [k for k in kept_keys if k not in grid]
     info = {"name": experiment.name, "description": experiment.description,
             "task": experiment.task, "seed": experiment.seed, "quick": experiment.quick,
             "script": experiment.script, "n_cells": len(experiment.cells),
-            "table": experiment.table if isinstance(experiment.table, dict) else None}
+            "table": experiment.table if isinstance(experiment.table, dict) else None,
+            "hooks": {"table": callable(experiment.table),
+                      "figures": experiment.figures is not None},
+            "cell_keys": keys}
     try:
         text = json.dumps(info, indent=2, default=str)
     except (TypeError, ValueError):
@@ -517,13 +536,13 @@ def read_sidecar(directory):
     -------
     dict
         The experiment's ``name``, ``description``, ``task``, ``seed``,
-        ``quick``, ``script``, ``n_cells`` and ``table`` (the dict of
-        :func:`results_table` arguments, or None); ``{}`` when the file is
-        missing or not readable JSON.
+        ``quick``, ``script``, ``n_cells``, ``table`` (the dict of
+        :func:`results_table` arguments, or None), ``hooks`` (whether the
+        script has its own ``table``/``figures`` functions) and ``cell_keys``
+        (the keys of the cells, for :func:`krein.experiment.validate.scan_results`;
+        the last three absent from directories written before they were
+        recorded); ``{}`` when the file is missing or damaged (the readers of
+        tables use :func:`krein.experiment.validate.read_experiment_json`,
+        which refuses a damaged file).
     """
-    path = os.path.join(os.fspath(directory), "experiment.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return {}
+    return read_experiment_json(directory, strict=False)

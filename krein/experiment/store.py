@@ -22,7 +22,10 @@ Layout of a results directory ``DIR``
     before the cell's row.
 ``DIR/experiment.json``
     Name, script, seed and table specification of the experiment that wrote
-    the directory.
+    the directory, the number of cells and their keys (``cell_keys``, against
+    which ``results.csv`` is checked) and whether its script has its own
+    table/figures functions (``hooks``; never run by ``krein experiment
+    table``/``plot`` unless ``--script PATH`` is given).
 ``DIR/.lock``
     ``fcntl.flock``-ed by the running process: a second run on the same
     directory is refused instead of overwriting the first one's rows.
@@ -41,6 +44,14 @@ a kill, and every reader would have to repair the tail.  The cost is writing
 ``O(rows)`` bytes per cell; each row's CSV line is cached, so a rewrite is a
 join and a write (timings in ``benchmarks/README.md``).  Only the parent process writes;
 parallel workers return their rows to it.
+
+Reading
+-------
+Every row is read through :mod:`krein.experiment.validate`: a row that is
+not whole (a field count other than the header's), repeats a key, has an
+unknown status, text in a numeric column, or a key that ``experiment.json``
+does not record is invalid.  Tables and figures refuse such a file (file and
+line named); a resumed run drops the invalid rows and recomputes their cells.
 
 Keys
 ----
@@ -64,6 +75,7 @@ import os
 import numpy as np
 
 from .._io import atomic_write_bytes, remove_stale_temporaries
+from .validate import ResultFileError, read_experiment_json, scan_results
 
 __all__ = ["canonical_json", "cell_key", "flatten_params", "format_value", "ResultsStore",
            "META_COLUMNS", "PROVENANCE_COLUMNS", "RESULTS_FILE",
@@ -321,7 +333,14 @@ class ResultsStore:
     path : str
         ``directory/results.csv``.
     rows : dict of str to dict
-        Key -> row (column -> text), in file order.
+        Key -> row (column -> text), in file order: the valid rows of the
+        file (:func:`krein.experiment.validate.scan_results`).
+    invalid : list of (int, str)
+        ``(line, problem)`` of the rows that were not valid (a row cut short,
+        a missing field, a repeated key, an unknown status, text in a numeric
+        column, a key that is not a cell recorded in ``experiment.json``):
+        they are dropped, so their cells are not done and a run recomputes
+        them (:meth:`invalid_note` is its one line saying so).
 
     Raises
     ------
@@ -341,6 +360,7 @@ class ResultsStore:
         self._lines = {}      # key -> the row's CSV line for the columns in _line_columns
         self._line_columns = None
         self._interned = {}   # one shared tuple per distinct (parameter, result) column lists
+        self.invalid = []     # (line, problem) of the rows dropped on entering
 
     # ---------------------------------------------------------------- lock
     def __enter__(self):
@@ -369,15 +389,22 @@ class ResultsStore:
 
     # ---------------------------------------------------------------- read
     def _load(self):
+        self.invalid = []
         if not os.path.exists(self.path):
             return
-        with open(self.path, newline="", encoding="utf-8") as f:
-            reader = csv.DictReader(f)
-            header = reader.fieldnames or []
-            if header and "key" not in header:
-                raise ValueError(f"{self.path} is not a krein results file (no 'key' column)")
-            for row in reader:
-                self.rows[row["key"]] = {k: (v if v is not None else "") for k, v in row.items()}
+        try:
+            scan = scan_results(self.path, read_experiment_json(self.directory, strict=False))
+        except ResultFileError as exc:
+            if exc.line == 1 and "missing column" in exc.problem and "key" in exc.problem:
+                raise ValueError(f"{self.path} is not a krein results file (no 'key' column)") \
+                    from None
+            if exc.problem.startswith("the file is empty"):
+                return  # an empty file: no rows (the run writes the header)
+            raise
+        header = scan.header
+        self.invalid = scan.invalid
+        for values in scan.valid:
+            self.rows[values["key"]] = dict(values)
         fixed = set(META_COLUMNS) | set(PROVENANCE_COLUMNS)
         for key, row in self.rows.items():
             try:
@@ -388,6 +415,27 @@ class ResultsStore:
             # all the header's result columns: a resumed file keeps the header it had
             rcols = [c for c in header if c not in fixed and c not in params]
             self._row_cols[key] = self._intern(pcols, rcols)
+
+    def invalid_note(self):
+        """One line on the invalid rows found on entering (dropped, their cells recomputed).
+
+        Returns
+        -------
+        str or None
+            ``"PATH line 7: truncated row (3 of 40 fields); cell recomputed"``
+            (the first invalid row, then how many more and on which lines), or
+            None when every row was valid.
+        """
+        if not self.invalid:
+            return None
+        line, problem = self.invalid[0]
+        text = f"{self.path} line {line}: {problem}; cell recomputed"
+        rest = [str(ln) for ln, _ in self.invalid[1:]]
+        if rest:
+            text += (f" (and {len(rest)} more invalid row{'s' if len(rest) > 1 else ''}, "
+                     f"line{'s' if len(rest) > 1 else ''} {', '.join(rest[:10])}"
+                     f"{', ...' if len(rest) > 10 else ''}: dropped, cells recomputed)")
+        return text
 
     def done_keys(self, retry_errors=False):
         """Keys of the finished cells, the cells a run skips.
