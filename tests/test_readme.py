@@ -99,6 +99,9 @@ NOT_RUN = {
     "python benchmarks/threads.py": "benchmark: tens of minutes, loads the machine on purpose",
     "python benchmarks/nystroem.py": "benchmark: about 10 minutes and 12 GB (n = 10^6)",
     "python benchmarks/nystroem_accuracy.py": "benchmark: minutes (exact ESVC on all of USPS)",
+    "krein compare --out runs/sonar --resume":
+        "finishes an interrupted main job (minutes); checked: argparse "
+        "(tests/test_faults_files.py resumes a comparison and checks what it reuses)",
     "krein compare --dataset checkerboard --n-samples 100000 --kernel sigmoid --approximation "
     "nystroem:1000 --methods esvm,flip,clip,svm --cv 3 --no-tune":
         "minutes on 10^5 points; checked: argparse (tests/test_compare_approximation.py runs "
