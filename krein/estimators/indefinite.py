@@ -151,7 +151,11 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         the kernel term where that is near zero; :attr:`Certifier.scale
         <krein.solvers.indefinite.Certifier.scale>`).
     atol : float >= 0, default=1e-8
-        Absolute tolerance on the certified duality gap.
+        Floor of the certified duality gap in the unit of the data: stop when
+        ``gap <= atol * unit``, ``unit = 1/2 max|lam(K)| max_i C_i^2`` (the
+        kernel term of one point at its bound; :attr:`Certifier.unit
+        <krein.solvers.indefinite.Certifier.unit>`); an absolute floor
+        certified every point of a kernel scaled by ``1e-8``.
     max_iter : int >= 1, default=1000
         Iteration limit of the algorithm (a ``ConvergenceWarning`` when it is hit).
     gap_every : int >= 0, default=10
@@ -421,7 +425,11 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         the kernel term where that is near zero; :attr:`Certifier.scale
         <krein.solvers.indefinite.Certifier.scale>`).
     atol : float >= 0, default=1e-8
-        Absolute tolerance on the certified duality gap.
+        Floor of the certified duality gap in the unit of the data: stop when
+        ``gap <= atol * unit``, ``unit = 1/2 max|lam(K)| max_i C_i^2`` (the
+        kernel term of one point at its bound; :attr:`Certifier.unit
+        <krein.solvers.indefinite.Certifier.unit>`); an absolute floor
+        certified every point of a kernel scaled by ``1e-8``.
     max_iter : int >= 1, default=1000
         Iteration limit of the algorithm (a ``ConvergenceWarning`` when it is hit).
     gap_every : int >= 0, default=10
@@ -542,7 +550,11 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         the kernel term where that is near zero; :attr:`Certifier.scale
         <krein.solvers.indefinite.Certifier.scale>`).
     atol : float >= 0, default=1e-8
-        Absolute tolerance on the certified duality gap.
+        Floor of the certified duality gap in the unit of the data: stop when
+        ``gap <= atol * unit``, ``unit = 1/2 max|lam(K)| max_i C_i^2`` (the
+        kernel term of one point at its bound; :attr:`Certifier.unit
+        <krein.solvers.indefinite.Certifier.unit>`); an absolute floor
+        certified every point of a kernel scaled by ``1e-8``.
     max_iter : int >= 1, default=1000
         Iteration limit of the algorithm (a ``ConvergenceWarning`` when it is hit).
     gap_every : int >= 0, default=10
@@ -709,7 +721,9 @@ class PerturbSVC(KernelClassifierBase):
     tol : float >= 0, default=1e-3
         Relative tolerance on the certified duality gap (algorithms only).
     atol : float >= 0, default=1e-8
-        Absolute tolerance on the certified duality gap (algorithms only).
+        Floor of the certified duality gap in the unit of the data,
+        ``gap <= atol * unit`` (:attr:`Certifier.unit
+        <krein.solvers.indefinite.Certifier.unit>`; algorithms only).
     max_iter : int >= 1, default=1000
         Iteration limit (algorithms only).
     gap_every : int >= 0, default=10

@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval
 from .._validation import SolverName
 from ..formulations.lpsvm import LPSVM
 from ..solvers import solve
-from .base import BinaryModel, KernelClassifierBase, check_solver_name
+from .base import BinaryModel, KernelClassifierBase, check_solver_name, kernel_unit, warn_gap
 
 __all__ = ["LPSVC"]
 
@@ -52,7 +52,13 @@ class LPSVC(KernelClassifierBase):
     support_, intercept_, classes_, n_iter_, class_weight_ :
         See the base class.
     solutions_ : list of krein.solvers.Solution
-        One per binary problem, with the LP duality gap.
+        One per binary problem, with the LP duality gap and ``relative_gap``
+        (a ``ConvergenceWarning`` above ``1e-6``).  The LP is solved on
+        ``K / unit`` with ``C * unit`` (``unit``: a power of two near ``max|K|``,
+        :func:`~krein.estimators.base.kernel_unit`), so the solution's values are
+        those of that problem (``c`` times ``unit``; objective and gap divided by
+        ``unit``): the solver's absolute tolerances then mean the same at any
+        scale of ``K``.
 
     References
     ----------
@@ -81,9 +87,14 @@ class LPSVC(KernelClassifierBase):
         self._solver = check_solver_name(self.solver, allow_libsvm=False)
 
     def _fit_binary(self, K, y, idx, C):
-        f = LPSVM(K, y, C=C)
+        # solved in the unit of K (exact power of two): the LP on (K / unit, C * unit)
+        # has the minimizers (unit * c, b), so the solver's absolute tolerances meet a
+        # problem of unit scale whatever the scale of K
+        unit = kernel_unit(K)
+        f = LPSVM(K / unit, y, C=C * unit)
         sol = solve(f, self._solver, **(self.solver_options or {}))
-        c = np.asarray(f.variables["c"].value, dtype=float).copy()
+        warn_gap(sol, "LPSVC")
+        c = np.asarray(f.variables["c"].value, dtype=float) / unit
         c[np.abs(c) <= self.sv_tol * max(1.0, np.abs(c).max())] = 0.0
         b = float(f.variables["b"].value)
         return BinaryModel(idx, c, b, {"n_iter": sol.iterations or 0, "solution": sol})
