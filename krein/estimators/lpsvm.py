@@ -43,7 +43,8 @@ class LPSVC(KernelClassifierBase):
         Passed to the solver.
     sv_tol : float in [0, 1)
         Coefficients with ``|c_j| <= sv_tol * max(1, max|c|)`` are set to zero
-        (interior-point solvers return tiny non-zeros instead of exact zeros).
+        (interior-point solvers return tiny non-zeros instead of exact zeros),
+        ``c`` taken in the unit of the kernel (``c * unit``, see ``solutions_``).
 
     Attributes
     ----------
@@ -94,8 +95,11 @@ class LPSVC(KernelClassifierBase):
         f = LPSVM(K / unit, y, C=C * unit)
         sol = solve(f, self._solver, **(self.solver_options or {}))
         warn_gap(sol, "LPSVC")
-        c = np.asarray(f.variables["c"].value, dtype=float) / unit
+        c = np.asarray(f.variables["c"].value, dtype=float).copy()
+        # sv_tol in the unit of K (an absolute max(1, .) on c itself zeroed every
+        # coefficient of a kernel scaled by 1e8)
         c[np.abs(c) <= self.sv_tol * max(1.0, np.abs(c).max())] = 0.0
+        c /= unit
         b = float(f.variables["b"].value)
         return BinaryModel(idx, c, b, {"n_iter": sol.iterations or 0, "solution": sol})
 
