@@ -59,12 +59,21 @@ COVARIANCE = {
 #: Methods whose minimizer is not unique: the optimal value is compared instead.
 NON_UNIQUE = {"lp-svm"}
 
-METHODS = [m for m in list_methods() if not method_requirements(m)]
+METHODS = list(list_methods())
 
 
 def _data(name, sigmoid_problem, gaussian_problem):
     p = gaussian_problem if name == "perturb-svm" else sigmoid_problem   # PSD kernels only
     y = p["y"].astype(float) if name in list_methods(task="regressor") else p["y"]
+    if "base_kernels" in method_requirements(name):
+        # stacked (n, n, 1 + M): K and two PSD base kernels (krein.combinations' layout)
+        X, Xt = p["X"], p["X_test"]
+
+        def stack(Z):
+            return np.stack([p["K"] if Z is X else p["K_test"], gaussian_kernel(Z, X, gamma=0.5),
+                             Z @ X.T], axis=2)
+
+        return stack(X), stack(Xt), y
     return p["K"], p["K_test"], y
 
 
