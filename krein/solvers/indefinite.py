@@ -328,6 +328,10 @@ class Certifier:
         ``_LIBSVM_ITER_PER_POINT * n``, refinements at less, see :meth:`libsvm_bound`).
     n_libsvm_capped : int
         Solves stopped by their cap (their bounds are certified, only looser).
+    unit : float
+        ``1/2 max|lam(K0)| max_i upper_i^2``, the kernel term of one point at its
+        bound: the unit of ``atol`` in :meth:`converged` (it follows the objective
+        under ``K0 -> s K0`` with ``C`` / ``rho`` scaled to match, unlike ``1``).
     libsvm_tol_reached : float
         The tolerance the next gap check starts from.
     last_libsvm : tuple of float or None
@@ -582,8 +586,8 @@ class Certifier:
         gap = self.gap
         if not np.isfinite(gap):
             return False
-        # atol is relative to the magnitude of f (its rounding floor), not absolute: an
-        # absolute floor certified any point of a kernel scaled by 1e-8
+        # atol is in the unit of the data (unit), not absolute: an absolute floor
+        # certified any point of a kernel scaled by 1e-8
         if gap <= max(self._floor(atol), tol * abs(self.lower - self.offset)):
             return True
         if self.best_beta is None:
