@@ -38,7 +38,8 @@ def check_square_kernel(K, name="K", sym_rtol=SYMMETRY_RTOL, copy=False):
     Raises
     ------
     ValueError
-        If ``K`` is not 2-D square, has NaN/inf, or is asymmetric beyond tolerance.
+        If ``K`` is not 2-D square, has NaN/inf, entries out of range
+        (:func:`check_kernel_range`), or is asymmetric beyond tolerance.
     """
     K = np.array(K, dtype=float, copy=copy) if copy else np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != K.shape[1]:
@@ -47,6 +48,7 @@ def check_square_kernel(K, name="K", sym_rtol=SYMMETRY_RTOL, copy=False):
         raise ValueError(f"{name} is empty")
     if not np.all(np.isfinite(K)):
         raise ValueError(f"{name} contains NaN or inf")
+    check_kernel_range(K, name)
     asym = np.max(np.abs(K - K.T))
     if asym > 0:
         scale = max(1.0, float(np.max(np.abs(K))))
@@ -58,6 +60,66 @@ def check_square_kernel(K, name="K", sym_rtol=SYMMETRY_RTOL, copy=False):
             )
         K = 0.5 * (K + K.T)
     return K
+
+
+#: Entries above this size have a square that overflows float64 (``K K``, ``|lam|^2``,
+#: ``||K||_F^2``): no method can use such a kernel.
+MAX_KERNEL_ENTRY = float(np.sqrt(np.finfo(float).max)) / 16.0
+
+#: Largest accepted ratio ``max |K| / median |K_ij|`` (nonzero entries): beyond
+#: ``1 / eps`` the typical entries are below the rounding of the largest one in every
+#: sum that contains it, and a method returns a constant classifier without an error.
+MAX_KERNEL_RANGE = 1.0 / np.finfo(float).eps
+
+def check_kernel_range(K, name="K"):
+    """Refuse a finite kernel that no method can use: overflowing entries, or a
+    dynamic range that destroys the other entries.
+
+    Two checks, both on the magnitudes only (a kernel scaled by any ``s`` in
+    ``[1e-100, 1e100]`` passes):
+
+    * ``max |K| <= MAX_KERNEL_ENTRY`` (``sqrt`` of the largest double over 16): the
+      products ``K K``, ``|lam|^2`` and ``||K||_F^2`` of the methods stay finite;
+    * ``max |K| / median_i max_j |K_ij| <= 1 / eps`` (rows of zeros left out): the
+      largest entry against the typical row's largest entry (a row maximum, not the
+      median entry: a Gaussian kernel close to the identity has tiny typical entries
+      and is fine).  One entry of ``1e300`` among entries of order one turned nine
+      methods into constant classifiers without an error or a warning.
+
+    Parameters
+    ----------
+    K : ndarray
+        Finite kernel matrix or block.
+    name : str, default="K"
+        Argument name used in error messages.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``, the largest entry and the failed bound.
+    """
+    K = np.asarray(K)
+    if K.size == 0:
+        return
+    big = float(np.max(np.abs(K)))
+    if big > MAX_KERNEL_ENTRY:
+        raise ValueError(
+            f"{name} has an entry of magnitude {big:.3g}, above {MAX_KERNEL_ENTRY:.3g}: its "
+            "square overflows float64; rescale the kernel (e.g. divide it by its largest "
+            "entry) or remove the offending entries")
+    if K.ndim != 2:
+        return
+    rows = np.maximum(np.max(K, axis=1), -np.min(K, axis=1))   # max_j |K_ij|, no copy of K
+    rows = rows[rows > 0]
+    if rows.size == 0:
+        return
+    typical = float(np.median(rows))
+    if big > MAX_KERNEL_RANGE * typical:
+        raise ValueError(
+            f"{name} has an entry of magnitude {big:.3g} against a median row scale "
+            f"(max_j |{name}_ij|) of {typical:.3g}: a ratio above 1/eps = "
+            f"{MAX_KERNEL_RANGE:.3g} leaves the other rows below its rounding; check the "
+            "offending entries (e.g. a missing value coded as a huge number)")
 
 
 def check_kernel_rows(K_rows, n_train, name="K"):

@@ -136,7 +136,9 @@ def test_accpm_matches_projected_gradient(case, reference):
     # certified gap: >= 0 and within the tolerance that stopped the run
     cert = r.certificate
     # (the stopping rule's scale is max(|f - g(0)|, 1/2 u'|K0|u), Certifier.scale)
-    assert -1e-9 * abs(r.objective) <= r.gap <= max(1e-8, tol * cert["scale"]) * (1 + 1e-12)
+    # (atol = 1e-8 is in the unit of the data, Certifier.unit)
+    assert -1e-9 * abs(r.objective) <= r.gap <= max(1e-8 * cert["unit"],
+                                                    tol * cert["scale"]) * (1 + 1e-12)
     assert cert["scale"] >= scale_of(r)
     assert r.gap == cert["upper"] - cert["lower"]
     # two certified intervals of the same optimum must overlap

@@ -91,7 +91,7 @@ def _assert_certified(sol, tol):
     assert sol.gap >= -1e-9 * max(1.0, abs(sol.objective))
     # the stopping rule's scale: max(|f - g(0)|, 1/2 u'|K0|u) (Certifier.scale)
     assert c["scale"] >= abs(c["lower"] - c["objective_offset"])
-    assert sol.gap <= max(1e-8, tol * c["scale"]) * (1 + 1e-12)
+    assert sol.gap <= max(1e-8 * c["unit"], tol * c["scale"]) * (1 + 1e-12)   # atol * unit
     assert c["relative_gap"] <= tol
 
 

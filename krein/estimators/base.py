@@ -193,6 +193,67 @@ def libsvm_solve(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
 ARPACK_RESTARTS = 50
 
 
+#: Relative duality gap above which a CVXPY solve of a convex margin problem (LPSVC,
+#: ModSVC) is not taken as converged (ConvergenceWarning); interior-point solvers
+#: reach ~1e-9 on the normalized problem.
+GAP_RTOL = 1e-6
+
+
+def kernel_unit(K):
+    """A power of two near ``max |K|``: the unit a CVXPY margin problem is solved in.
+
+    Interior-point solvers stop on absolute tolerances (CLARABEL ~1e-8); on a
+    kernel scaled by ``1e8`` (``C`` scaled to match) the LP-SVM's whole objective
+    was ``1e-9`` and the returned point garbage.  Dividing ``K`` by this unit (and
+    multiplying ``C`` to match) solves the same problem at unit scale; a power of
+    two makes the division exact in floating point.
+
+    Parameters
+    ----------
+    K : ndarray
+        Kernel matrix (finite).
+
+    Returns
+    -------
+    float
+        ``2**e`` with ``2**(e-1) <= max |K| < 2**e``; 1.0 for a zero matrix.
+    """
+    m = float(np.max(np.abs(K))) if np.size(K) else 0.0
+    if not (np.isfinite(m) and m > 0.0):
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(m)[1])))
+
+
+def warn_gap(sol, name, rtol=GAP_RTOL):
+    """ConvergenceWarning when a solution's relative duality gap exceeds ``rtol``.
+
+    Parameters
+    ----------
+    sol : krein.solvers.Solution
+        With ``certificate["relative_gap"]``.
+    name : str
+        The estimator, for the message.
+    rtol : float
+        Threshold (:data:`GAP_RTOL`).
+
+    Returns
+    -------
+    bool
+        True when the certificate holds (gap within ``rtol``).
+    """
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    rel = float((sol.certificate or {}).get("relative_gap", float("nan")))
+    if rel <= rtol:
+        return True
+    warnings.warn(f"{name}: solver {sol.solver} returned a point with relative duality gap "
+                  f"{rel:.3g} > {rtol:g} (gap {sol.gap:.3g}): not converged",
+                  ConvergenceWarning, stacklevel=3)
+    return False
+
+
 def least_eigenvalue(K):
     """Least eigenvalue of a symmetric matrix by a partial eigensolver (no full ``eigh``).
 

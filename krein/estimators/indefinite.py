@@ -27,10 +27,12 @@ rank-one update, so the proxy kernel must be extended somehow.
 
 from __future__ import annotations
 
+import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin, _fit_context
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
@@ -41,7 +43,7 @@ from ..projections import project_box_hyperplane
 from ..solvers import INDEFINITE_ALGORITHMS, indefinite_options, solve, solve_indefinite
 from ..solvers.indefinite import OUT_OF_SAMPLE_MAPS, Certifier
 from ..solvers.proxy import ProxyKernelOracle
-from .base import KERNEL_CONSTRAINTS, BinaryModel, KernelClassifierBase, KernelMixin
+from .base import KERNEL_CONSTRAINTS, BinaryModel, KernelClassifierBase, KernelMixin, kernel_unit
 
 __all__ = ["IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC",
            "OUT_OF_SAMPLE_MAPS"]
@@ -151,7 +153,11 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         the kernel term where that is near zero; :attr:`Certifier.scale
         <krein.solvers.indefinite.Certifier.scale>`).
     atol : float >= 0, default=1e-8
-        Absolute tolerance on the certified duality gap.
+        Floor of the certified duality gap in the unit of the data: stop when
+        ``gap <= atol * unit``, ``unit = 1/2 max|lam(K)| max_i C_i^2`` (the
+        kernel term of one point at its bound; :attr:`Certifier.unit
+        <krein.solvers.indefinite.Certifier.unit>`); an absolute floor
+        certified every point of a kernel scaled by ``1e-8``.
     max_iter : int >= 1, default=1000
         Iteration limit of the algorithm (a ``ConvergenceWarning`` when it is hit).
     gap_every : int >= 0, default=10
@@ -421,7 +427,11 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         the kernel term where that is near zero; :attr:`Certifier.scale
         <krein.solvers.indefinite.Certifier.scale>`).
     atol : float >= 0, default=1e-8
-        Absolute tolerance on the certified duality gap.
+        Floor of the certified duality gap in the unit of the data: stop when
+        ``gap <= atol * unit``, ``unit = 1/2 max|lam(K)| max_i C_i^2`` (the
+        kernel term of one point at its bound; :attr:`Certifier.unit
+        <krein.solvers.indefinite.Certifier.unit>`); an absolute floor
+        certified every point of a kernel scaled by ``1e-8``.
     max_iter : int >= 1, default=1000
         Iteration limit of the algorithm (a ``ConvergenceWarning`` when it is hit).
     gap_every : int >= 0, default=10
@@ -542,7 +552,11 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         the kernel term where that is near zero; :attr:`Certifier.scale
         <krein.solvers.indefinite.Certifier.scale>`).
     atol : float >= 0, default=1e-8
-        Absolute tolerance on the certified duality gap.
+        Floor of the certified duality gap in the unit of the data: stop when
+        ``gap <= atol * unit``, ``unit = 1/2 max|lam(K)| max_i C_i^2`` (the
+        kernel term of one point at its bound; :attr:`Certifier.unit
+        <krein.solvers.indefinite.Certifier.unit>`); an absolute floor
+        certified every point of a kernel scaled by ``1e-8``.
     max_iter : int >= 1, default=1000
         Iteration limit of the algorithm (a ``ConvergenceWarning`` when it is hit).
     gap_every : int >= 0, default=10
@@ -709,7 +723,9 @@ class PerturbSVC(KernelClassifierBase):
     tol : float >= 0, default=1e-3
         Relative tolerance on the certified duality gap (algorithms only).
     atol : float >= 0, default=1e-8
-        Absolute tolerance on the certified duality gap (algorithms only).
+        Floor of the certified duality gap in the unit of the data,
+        ``gap <= atol * unit`` (:attr:`Certifier.unit
+        <krein.solvers.indefinite.Certifier.unit>`; algorithms only).
     max_iter : int >= 1, default=1000
         Iteration limit (algorithms only).
     gap_every : int >= 0, default=10
@@ -772,14 +788,25 @@ class PerturbSVC(KernelClassifierBase):
             raise ValueError(f"PerturbSVC needs a PSD kernel (least eigenvalue {lam[0]:.4g}); "
                              f"use IndefiniteSVC for indefinite kernels")
         if self._solver not in INDEFINITE_ALGORITHMS:   # a CVXPY solver: eq. (22) directly
-            f = PerturbSVM(K, y, C=C, rho=self.rho, psd_tol=max(self.psd_tol, 1e-12))
+            # solved in the unit of K (a power of two): eq. (22) on (K / unit, C * unit,
+            # rho * unit^3) has the maximizer unit * alpha, so the interior-point
+            # solver's absolute tolerances meet a problem of unit scale (at K * 1e-8 it
+            # was "unbounded", at K * 1e8 its point had a relative gap of 8)
+            unit = kernel_unit(K)
+            f = PerturbSVM(K / unit, y, C=C * unit, rho=self.rho * unit ** 3,
+                           psd_tol=max(self.psd_tol, 1e-12))
             sol = solve(f, self._solver, **(self.solver_options or {}))
-            alpha = project_box_hyperplane(f.values()["alpha"], P.a, P.b0, P.upper)
+            alpha = project_box_hyperplane(f.values()["alpha"] / unit, P.a, P.b0, P.upper)
             cert = Certifier(P, oracle, out_of_sample="raw")
             fval, grad, _ = cert.evaluate(alpha)
             cert.frank_wolfe(alpha, fval, grad)
-            sol = cert.solution("perturb-cvxpy", "optimal", sol.iterations or 0, [], sol.setup_time,
-                                sol.solve_time)
+            certified = cert.gap <= max(cert.unit * self.atol, self.tol * cert.scale)
+            sol = cert.solution("perturb-cvxpy", "optimal" if certified else "inaccurate",
+                                sol.iterations or 0, [], sol.setup_time, sol.solve_time)
+            if not certified:
+                warnings.warn(f"PerturbSVC: solver {self._solver} returned a point with "
+                              f"certified relative gap {cert.relative_gap:.3g} > tol={self.tol:g}: "
+                              "not converged", ConvergenceWarning, stacklevel=2)
         else:
             sol = solve_indefinite(P, self._solver, tol=self.tol, atol=self.atol,
                                    max_iter=self.max_iter, gap_every=self.gap_every, oracle=oracle,

@@ -68,8 +68,10 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         (scikit-learn SVC's meaning), for both solvers; tolerances are then
         relative to each point's ``C_i``.
     tol : float in (0, 1)
-        Active-set stopping tolerance on the KKT residual of (26) (relative to
-        ``C``; :func:`krein.formulations.ksvm.ksvm_kkt_residual`).
+        Active-set stopping tolerance on the KKT residual of (26), relative to the
+        scale ``min(C_i, 1 / ||G_(:,i)||)`` of each ``alpha_i``
+        (:func:`krein.formulations.ksvm.ksvm_kkt_residual`; invariant to
+        ``(K, C) -> (s K, C / s)``).
     max_iter : int >= 1, optional
         Active-set iteration limit (default ``10 n + 100``); a
         ``ConvergenceWarning`` is issued when it is reached.
@@ -105,7 +107,9 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
     objective_ : ndarray of shape (n_pairs,)
         ``||G alpha - 1||^2`` at ``alpha_``.
     kkt_residual_ : ndarray of shape (n_pairs,)
-        KKT residual of (26) at ``alpha_`` (best multiplier), recomputed from scratch.
+        KKT residual of (26) at ``alpha_`` (best multiplier), recomputed from scratch;
+        relative to the scale of ``alpha`` (not to ``C`` alone, which certified
+        ``alpha = 0``, a constant classifier, at ``C = 1e6``).
     trace_ : pandas.DataFrame
         Per-iteration records of the active-set runs (column ``pair``; see
         :func:`~krein.solvers.ksvm.ksvm_active_set`); empty with a CVXPY solver.

@@ -10,7 +10,7 @@ from sklearn.utils._param_validation import Interval
 from .._validation import SolverName
 from ..formulations.lpsvm import LPSVM
 from ..solvers import solve
-from .base import BinaryModel, KernelClassifierBase, check_solver_name
+from .base import BinaryModel, KernelClassifierBase, check_solver_name, kernel_unit, warn_gap
 
 __all__ = ["LPSVC"]
 
@@ -43,7 +43,8 @@ class LPSVC(KernelClassifierBase):
         Passed to the solver.
     sv_tol : float in [0, 1)
         Coefficients with ``|c_j| <= sv_tol * max(1, max|c|)`` are set to zero
-        (interior-point solvers return tiny non-zeros instead of exact zeros).
+        (interior-point solvers return tiny non-zeros instead of exact zeros),
+        ``c`` taken in the unit of the kernel (``c * unit``, see ``solutions_``).
 
     Attributes
     ----------
@@ -52,7 +53,13 @@ class LPSVC(KernelClassifierBase):
     support_, intercept_, classes_, n_iter_, class_weight_ :
         See the base class.
     solutions_ : list of krein.solvers.Solution
-        One per binary problem, with the LP duality gap.
+        One per binary problem, with the LP duality gap and ``relative_gap``
+        (a ``ConvergenceWarning`` above ``1e-6``).  The LP is solved on
+        ``K / unit`` with ``C * unit`` (``unit``: a power of two near ``max|K|``,
+        :func:`~krein.estimators.base.kernel_unit`), so the solution's values are
+        those of that problem (``c`` times ``unit``; objective and gap divided by
+        ``unit``): the solver's absolute tolerances then mean the same at any
+        scale of ``K``.
 
     References
     ----------
@@ -81,10 +88,18 @@ class LPSVC(KernelClassifierBase):
         self._solver = check_solver_name(self.solver, allow_libsvm=False)
 
     def _fit_binary(self, K, y, idx, C):
-        f = LPSVM(K, y, C=C)
+        # solved in the unit of K (exact power of two): the LP on (K / unit, C * unit)
+        # has the minimizers (unit * c, b), so the solver's absolute tolerances meet a
+        # problem of unit scale whatever the scale of K
+        unit = kernel_unit(K)
+        f = LPSVM(K / unit, y, C=C * unit)
         sol = solve(f, self._solver, **(self.solver_options or {}))
+        warn_gap(sol, "LPSVC")
         c = np.asarray(f.variables["c"].value, dtype=float).copy()
+        # sv_tol in the unit of K (an absolute max(1, .) on c itself zeroed every
+        # coefficient of a kernel scaled by 1e8)
         c[np.abs(c) <= self.sv_tol * max(1.0, np.abs(c).max())] = 0.0
+        c /= unit
         b = float(f.variables["b"].value)
         return BinaryModel(idx, c, b, {"n_iter": sol.iterations or 0, "solution": sol})
 

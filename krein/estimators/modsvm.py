@@ -7,7 +7,8 @@ import numpy as np
 from .._validation import SolverName
 from ..formulations.modsvm import ModSVM
 from ..solvers import solve
-from .base import BinaryModel, KernelClassifierBase, check_solver_name, libsvm_solve
+from .base import (BinaryModel, KernelClassifierBase, check_solver_name, kernel_unit,
+                   libsvm_solve, warn_gap)
 
 __all__ = ["ModSVC"]
 
@@ -57,7 +58,11 @@ class ModSVC(KernelClassifierBase):
         See the base class.
     solutions_ : list
         One :class:`krein.solvers.Solution` per binary problem (CVXPY solvers: with
-        the primal/dual gap; libsvm: the SVM-dual stationarity residual on
+        the primal/dual gap and ``relative_gap``, a ``ConvergenceWarning`` above
+        ``1e-6``, of the problem solved on ``K / unit`` with ``C * unit^2``,
+        ``unit`` a power of two near ``max|K|``
+        (:func:`~krein.estimators.base.kernel_unit`), so that the solver's absolute
+        tolerances mean the same at any scale of ``K``; libsvm: the SVM-dual stationarity residual on
         ``G = K K'``, ``primal["beta"]`` the dual point).  ``solution_``,
         ``min_eigenvalue_``: see the base class.
 
@@ -99,9 +104,13 @@ class ModSVC(KernelClassifierBase):
             sol.primal["beta"] = y * u
             alpha = K.T @ u
             return BinaryModel(idx, alpha, b, {"n_iter": sol.iterations, "solution": sol})
-        f = ModSVM(K, y, C=C)
+        # solved in the unit of K (exact power of two): the problem on
+        # (K / unit, C * unit^2) has the minimizers (unit * alpha, b)
+        unit = kernel_unit(K)
+        f = ModSVM(K / unit, y, C=C * unit ** 2)
         sol = solve(f, self._solver, **(self.solver_options or {}))
-        alpha = np.asarray(f.variables["alpha"].value, dtype=float).copy()
+        warn_gap(sol, "ModSVC")
+        alpha = np.asarray(f.variables["alpha"].value, dtype=float) / unit
         b = float(f.variables["b"].value)
         return BinaryModel(idx, alpha, b, {"n_iter": sol.iterations or 0, "solution": sol})
 

@@ -15,7 +15,32 @@ import numbers
 import cvxpy as cp
 import numpy as np
 
-__all__ = ["Formulation"]
+__all__ = ["Formulation", "relative_gap"]
+
+
+def relative_gap(primal, dual):
+    """Duality gap relative to the objective values: ``|P - D| / max(|P|, |D|)``.
+
+    Scale-free: under ``K -> s K`` with ``C`` scaled to match, both values scale
+    alike and so does an absolute gap; an absolute gap of ``1e-9`` was the whole
+    objective of an LP-SVM on a kernel scaled by ``1e8``.  No ``max(1, ...)``:
+    ``1`` is not a scale of the data.
+
+    Parameters
+    ----------
+    primal, dual : float
+        Primal and dual objective values at the returned point.
+
+    Returns
+    -------
+    float
+        The relative gap; 0 when both values are 0, ``inf`` when either is not finite.
+    """
+    P, D = float(primal), float(dual)
+    if not (np.isfinite(P) and np.isfinite(D)):
+        return float("inf")
+    den = max(abs(P), abs(D))
+    return 0.0 if den == 0.0 else abs(P - D) / den
 
 
 class Formulation:

@@ -38,7 +38,7 @@ from .base import Formulation
 from .svm import _check_y
 
 __all__ = ["KSVMLeastSquares", "KSVMLeastSquaresFactor", "ksvm_gram", "ksvm_kkt_residual",
-           "ksvm_kkt_residual_factor", "best_multiplier", "check_box"]
+           "ksvm_kkt_residual_factor", "best_multiplier", "check_box", "alpha_scale"]
 
 
 def check_box(C, n):
@@ -93,6 +93,33 @@ def _natural_residual(alpha, s, C):
     return alpha - np.clip(alpha - s, 0.0, C)
 
 
+def alpha_scale(C, hdiag):
+    """The scale ``a_i = min(C_i, 1 / ||G_(:,i)||)`` of ``alpha_i`` in problem (26).
+
+    ``1 / ||G_(:,i)||`` is the move of ``alpha_i`` that changes the residual
+    ``G alpha - 1`` by as much as its target ``1`` (in norm); a larger box bound
+    does not make a move of that size negligible.  Dividing the KKT residuals by
+    ``a`` instead of ``C`` keeps them meaningful when ``C`` is far above the scale
+    of the solution (at ``C = 1e6`` a division by ``C`` certified ``alpha = 0``,
+    a constant classifier, with a residual of ``6e-7``) and makes them invariant
+    to ``(K, C) -> (s K, C / s)``, under which the minimizers scale as ``alpha / s``.
+
+    Parameters
+    ----------
+    C : float or ndarray of shape (n,)
+        Box bound(s).
+    hdiag : ndarray of shape (n,)
+        The Hessian diagonal ``2 (G^2)_ii = 2 ||G_(:,i)||^2``.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``min(C_i, 1 / ||G_(:,i)||)`` (positive).
+    """
+    hdiag = np.maximum(np.asarray(hdiag, dtype=float), np.finfo(float).tiny)
+    return np.minimum(C, 1.0 / np.sqrt(0.5 * hdiag))
+
+
 def best_multiplier(alpha, grad, y, C, hdiag):
     """The multiplier ``lambda`` of ``y'alpha = 0`` that minimizes the KKT residual.
 
@@ -145,22 +172,23 @@ def best_multiplier(alpha, grad, y, C, hdiag):
 def ksvm_kkt_residual(K, y, C, alpha, lam=None, *, G=None):
     """KKT residuals of problem (26) at ``alpha`` (exact conditions, module docstring).
 
-    Two numbers, both relative to the box size ``C`` (dimensionless; with
-    per-sample bounds each component is relative to its own ``C_i`` and
-    ``|y'alpha|`` to ``max C_i``):
+    Two numbers, both relative to the scale ``a_i = min(C_i, 1 / ||G_(:,i)||)`` of
+    ``alpha_i`` (:func:`alpha_scale`; dimensionless, invariant to
+    ``(K, C) -> (s K, C / s)``; ``|y'alpha|`` is relative to ``max a_i``):
 
-    * ``primal = max(|y'alpha|, max(-alpha), max(alpha - C)) / C``;
+    * ``primal = max(|y'alpha| / max(a), max(-alpha / a), max((alpha - C) / a))``;
     * ``stationarity = max_i |alpha_i - clip(alpha_i - (grad_i + lambda y_i) / h_i,
-      0, C)| / C`` with ``grad = 2 G (G alpha - 1)`` and ``h_i = 2 (G^2)_ii`` the
-      Hessian diagonal: the move of ``alpha_i`` (as a share of ``C``) that an exact
-      minimization along coordinate ``i`` of the Lagrangian would make, clipped to
-      the box.  It is zero iff ``mu = max(grad + lambda y, 0)`` and
+      0, C)| / a_i`` with ``grad = 2 G (G alpha - 1)`` and ``h_i = 2 (G^2)_ii`` the
+      Hessian diagonal: the move of ``alpha_i`` (as a share of its scale) that an
+      exact minimization along coordinate ``i`` of the Lagrangian would make,
+      clipped to the box.  It is zero iff ``mu = max(grad + lambda y, 0)`` and
       ``eta = max(-(grad + lambda y), 0)`` satisfy stationarity, sign and
-      complementarity conditions; it is invariant to scaling ``K``.
+      complementarity conditions.  Relative to ``C`` alone it would vanish as
+      ``C`` grows at any point, ``alpha = 0`` included.
 
     Objective gap: when ``alpha`` is feasible and no component is clipped,
     convexity gives ``f(alpha) - f* <= sum_i |grad_i + lambda y_i| |alpha_i - alpha*_i|
-    <= stationarity * C^2 * sum_i h_i``; on a nearly singular ``G`` (flat
+    <= stationarity * sum_i a_i C_i h_i``; on a nearly singular ``G`` (flat
     directions) a tiny residual can thus leave a visible, bounded objective gap.
 
     Parameters
@@ -214,14 +242,10 @@ def _kkt_from_gradient(y, C, alpha, r, grad, hdiag, lam):
     hdiag = np.maximum(hdiag, np.finfo(float).tiny)
     if lam is None:
         lam = best_multiplier(alpha, grad, y, C, hdiag)
-    if np.ndim(C) == 0:
-        stat = float(np.max(np.abs(_natural_residual(alpha, (grad + lam * y) / hdiag, C)))) / C
-        primal = max(abs(float(y @ alpha)), float(np.max(-alpha)), float(np.max(alpha - C)),
-                     0.0) / C
-    else:
-        stat = float(np.max(np.abs(_natural_residual(alpha, (grad + lam * y) / hdiag, C)) / C))
-        primal = max(abs(float(y @ alpha)) / float(C.max()), float(np.max(-alpha / C)),
-                     float(np.max((alpha - C) / C)), 0.0)
+    a = alpha_scale(C, hdiag)
+    stat = float(np.max(np.abs(_natural_residual(alpha, (grad + lam * y) / hdiag, C)) / a))
+    primal = max(abs(float(y @ alpha)) / float(np.max(a)), float(np.max(-alpha / a)),
+                 float(np.max((alpha - C) / a)), 0.0)
     return {"primal": primal, "stationarity": stat, "residual": max(primal, stat),
             "lam": float(lam), "objective": float(r @ r)}
 

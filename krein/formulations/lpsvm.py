@@ -21,7 +21,7 @@ import cvxpy as cp
 import numpy as np
 
 from .._validation import check_positive
-from .base import Formulation
+from .base import Formulation, relative_gap
 from .svm import _check_y
 
 __all__ = ["LPSVM"]
@@ -115,8 +115,9 @@ class LPSVM(Formulation):
         -------
         certificate : dict
             ``primal_residual``, ``dual_residual`` and ``gap`` (NaN before a
-            solve gives duals), plus ``primal_objective`` and ``dual_objective``
-            when the duals are known.
+            solve gives duals), plus ``primal_objective``, ``dual_objective`` and
+            ``relative_gap`` (:func:`krein.formulations.base.relative_gap`:
+            ``|P - D| / max(|P|, |D|)``, scale-free) when the duals are known.
         """
         C = np.asarray(self.parameters["C"].value, dtype=float)   # scalar or (n,)
         c = np.asarray(self.variables["c"].value, dtype=float)
@@ -133,4 +134,4 @@ class LPSVM(Formulation):
                        abs(float(self.y @ alpha)), 0.0)
         D = float(alpha.sum())
         return {"primal_residual": primal_res, "dual_residual": dual_res, "gap": P - D,
-                "primal_objective": P, "dual_objective": D}
+                "relative_gap": relative_gap(P, D), "primal_objective": P, "dual_objective": D}

@@ -38,7 +38,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-from .base import Formulation
+from .base import Formulation, relative_gap
 from .lpsvm import check_margin_problem
 
 __all__ = ["ModSVM"]
@@ -154,8 +154,9 @@ class ModSVM(Formulation):
         -------
         certificate : dict
             ``primal_residual``, ``dual_residual`` and ``gap`` (NaN before a
-            solve gives duals), plus ``primal_objective`` and ``dual_objective``
-            when the duals are known.
+            solve gives duals), plus ``primal_objective``, ``dual_objective`` and
+            ``relative_gap`` (:func:`krein.formulations.base.relative_gap`:
+            ``|P - D| / max(|P|, |D|)``, scale-free) when the duals are known.
         """
         C = np.asarray(self.parameters["C"].value, dtype=float)
         alpha = np.asarray(self.variables["alpha"].value, dtype=float)
@@ -173,4 +174,4 @@ class ModSVM(Formulation):
                        float(np.max(np.abs(alpha - self.K.T @ (self.y * beta)))))
         D = self.dual_objective(beta)
         return {"primal_residual": primal_res, "dual_residual": dual_res, "gap": P - D,
-                "primal_objective": P, "dual_objective": D}
+                "relative_gap": relative_gap(P, D), "primal_objective": P, "dual_objective": D}

@@ -160,8 +160,8 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
         The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
         ``C`` and ``rho``.
     tol, atol : float
-        Relative and absolute tolerance on the certified gap: stop when
-        ``gap <= max(atol, tol * scale)`` with ``scale = max(|lower - g(0)|,
+        Relative tolerances on the certified gap: stop when
+        ``gap <= max(atol * unit, tol * scale)`` with ``scale = max(|lower - g(0)|,
         1/2 u'|K0| u)`` at the best point, ``g(0)`` the constant part of ``f``
         (:meth:`Certifier.converged <krein.solvers.indefinite.Certifier.converged>`).
     max_iter : int

@@ -267,7 +267,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     ``i`` solve the QCLP (luss eq. 13) with the kept kernels to get
     ``(t_i, beta_i)``; choose the trial point (below); evaluate ``f`` there
     (lower bound) and the certified upper bounds; stop when the certified gap
-    is at most ``max(atol, tol * scale)``, ``scale = max(|f - g(0)|, 1/2 u'|K0| u)``
+    is at most ``max(atol * unit, tol * scale)``, ``scale = max(|f - g(0)|, 1/2 u'|K0| u)``
     with ``g(0) = rho ||(K0)_-||_F^2``,
     as in :meth:`Certifier.converged <krein.solvers.indefinite.Certifier.converged>`
     (luss step 2 stops when ``f(beta_i) >= t_i``); otherwise prune the inactive

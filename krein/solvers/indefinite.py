@@ -52,7 +52,7 @@ is often enough.
 
 The loops keep the best lower bound ``f(beta_best)`` and the least upper bound
 seen; ``gap = upper - lower`` is a certificate for the returned ``beta_best``.
-They stop when ``gap <= max(atol, tol * scale)`` and report
+They stop when ``gap <= max(atol * unit, tol * scale)`` and report
 ``relative_gap = gap / scale`` (:attr:`Certifier.scale`), with::
 
     scale = max(|lower - g(0)|,  1/2 u'|K0| u)   at the best point,
@@ -113,6 +113,10 @@ LIBSVM_SHARE = 0.5
 _LIBSVM_TOL_FLOOR = 1e-6
 _LIBSVM_ITER_FACTOR = 20
 _LIBSVM_TOL_STEP = 0.1
+#: Cap on the SMO iterations of every libsvm solve of a gap check, per training point
+#: (libsvm's own default is no cap: on a one-class kernel scaled by 1e4 one solve ran
+#: 47 s).  A capped solve still gives a certified bound, only a looser one.
+_LIBSVM_ITER_PER_POINT = 1000
 
 
 def _null_tol(lam):
@@ -232,15 +236,21 @@ def libsvm_point(problem, K, tol=1e-4):
 def _libsvm_fit(problem, K, tol, max_iter=-1):
     """libsvm's point (as :func:`libsvm_point`) and the SMO iterations it took.
 
-    ``max_iter`` caps the SMO iterations (-1: none); a capped solve is not an
-    error here (the bound at its point is certified all the same), so its
-    ``ConvergenceWarning`` is silenced.
+    ``max_iter`` caps the SMO iterations (-1: ``_LIBSVM_ITER_PER_POINT * n``); a
+    capped solve is not an error here (the bound at its point is certified all the
+    same), so its ``ConvergenceWarning`` is silenced.  ``tol`` is relative to the
+    scale of libsvm's gradient: for svc and svr (box ``C_i``) it is in the units of
+    the margin and of ``y``, as libsvm measures it; for one-class (``alpha`` summing
+    to ``nu n``, gradient ``K alpha``) libsvm's tolerance is multiplied by
+    ``max_i K_ii``, so that ``K`` and ``s K`` take the same SMO iterations.
     """
     from sklearn.svm import SVC, SVR, OneClassSVM
 
     P = problem
     n = P.n
     v = np.zeros(n)
+    if max_iter is None or max_iter < 0:
+        max_iter = _LIBSVM_ITER_PER_POINT * max(n, 1)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         if P.task == "svc":
@@ -251,7 +261,10 @@ def _libsvm_fit(problem, K, tol, max_iter=-1):
             est = SVR(kernel="precomputed", C=1.0, epsilon=P.epsilon, tol=tol,
                       max_iter=max_iter).fit(K, P.y, sample_weight=P.C_per_sample)
         else:
-            est = OneClassSVM(kernel="precomputed", nu=P.nu, tol=tol, max_iter=max_iter).fit(K)
+            diag = float(np.max(np.diagonal(K))) if n else 0.0
+            scale = diag if np.isfinite(diag) and diag > 0 else 1.0
+            est = OneClassSVM(kernel="precomputed", nu=P.nu, tol=tol * scale,
+                              max_iter=max_iter).fit(K)
     v[est.support_] = est.dual_coef_[0]
     if P.task == "one-class":
         v /= max(v.sum(), np.finfo(float).tiny)
@@ -310,6 +323,15 @@ class Certifier:
         Number of libsvm solves (refinements included).
     n_libsvm_refined : int
         Of which re-solves with a smaller tolerance.
+    libsvm_max_smo : int
+        The most SMO iterations of one libsvm solve (every solve is capped at
+        ``_LIBSVM_ITER_PER_POINT * n``, refinements at less, see :meth:`libsvm_bound`).
+    n_libsvm_capped : int
+        Solves stopped by their cap (their bounds are certified, only looser).
+    unit : float
+        ``1/2 max|lam(K0)| max_i upper_i^2``, the kernel term of one point at its
+        bound: the unit of ``atol`` in :meth:`converged` (it follows the objective
+        under ``K0 -> s K0`` with ``C`` / ``rho`` scaled to match, unlike ``1``).
     libsvm_tol_reached : float
         The tolerance the next gap check starts from.
     last_libsvm : tuple of float or None
@@ -341,6 +363,8 @@ class Certifier:
         #: (libsvm's dual value + penalty, tolerance) of the last libsvm solve
         self.last_libsvm = None
         self.libsvm_seconds = 0.0
+        self.libsvm_max_smo = 0
+        self.n_libsvm_capped = 0
         self._kernel_term = (None, 0.0)   # (beta it was computed at, 1/2 u'|K0| u)
         lam = self.oracle.eigenvalues
         self._abs_lam = np.abs(lam)
@@ -348,6 +372,10 @@ class Certifier:
         #: g(0) = rho ||(K0)_-||_F^2: the constant part of f (reference for relative gaps)
         self.offset = float(self.oracle.evaluate(np.zeros(problem.n)).value)
         self.oracle.n_evals -= 1
+        #: ``1/2 max|lam(K0)| max_i upper_i^2``: the kernel term of one point at its
+        #: bound, the unit of ``atol`` (scales with the objective under
+        #: ``(K0, C) -> (s K0, C / s)``; ``g(0)`` is left out: it grows with ``rho``)
+        self.unit = 0.5 * self._abs_lam_max * float(np.max(problem.upper)) ** 2
 
     def evaluate(self, beta, record=True):
         """``f(beta)``, ``grad f(beta)`` and the oracle record.
@@ -467,6 +495,9 @@ class Certifier:
             cap = -1 if tol >= self.libsvm_tol else self._libsvm_cap
             v, n_iter = _libsvm_fit(P, K, tol, cap)
             self.n_libsvm += 1
+            self.libsvm_max_smo = max(self.libsvm_max_smo, n_iter)
+            if n_iter >= (cap if cap > 0 else _LIBSVM_ITER_PER_POINT * max(P.n, 1)):
+                self.n_libsvm_capped += 1
             if cap < 0:
                 self._libsvm_cap = max(self._libsvm_cap, _LIBSVM_ITER_FACTOR * max(n_iter, P.n))
             Kv = K @ v
@@ -488,7 +519,8 @@ class Certifier:
                 self._refine_backoff = 1
             self.last_libsvm = (lb + penalty, tol)
             could_stop = final or self._stop is None or (
-                lb + penalty - self.lower <= max(self._stop[1], self._stop[0] * self.scale))
+                lb + penalty - self.lower <= max(self._floor(self._stop[1]),
+                                                 self._stop[0] * self.scale))
             if (not may_refine or not could_stop or tol <= _LIBSVM_TOL_FLOOR
                     or self.upper - (lb + penalty) <= LIBSVM_SHARE * self.gap):
                 # no solve on this K_i can take more than LIBSVM_SHARE off the gap
@@ -536,14 +568,14 @@ class Certifier:
         return self.gap / den
 
     def converged(self, tol, atol):
-        """Whether ``gap <= max(atol, tol * scale)`` (:attr:`scale`).
+        """Whether ``gap <= max(atol * unit, tol * scale)`` (:attr:`unit`, :attr:`scale`).
 
         Parameters
         ----------
         tol : float
             Relative tolerance.
         atol : float
-            Absolute tolerance.
+            Floor of the gap in the unit of the data, :attr:`unit`.
 
         Returns
         -------
@@ -554,7 +586,9 @@ class Certifier:
         gap = self.gap
         if not np.isfinite(gap):
             return False
-        if gap <= max(atol, tol * abs(self.lower - self.offset)):
+        # atol is in the unit of the data (unit), not absolute: an absolute floor
+        # certified any point of a kernel scaled by 1e-8
+        if gap <= max(self._floor(atol), tol * abs(self.lower - self.offset)):
             return True
         if self.best_beta is None:
             return False
@@ -564,6 +598,12 @@ class Certifier:
         if gap > tol * 0.5 * self._abs_lam_max * z2:
             return False
         return gap <= tol * self.scale
+
+    def _floor(self, atol):
+        """``atol * unit``: the gap floor in the unit of the problem's data,
+        :attr:`unit` (an absolute floor certified any point of a kernel scaled by
+        1e-8)."""
+        return atol * self.unit
 
     def _u_norm2(self, beta):
         u = self.problem.u_of(beta)
@@ -604,10 +644,11 @@ class Certifier:
         viol = max(abs(float(P.a @ beta) - P.b0), float(np.max(-beta)), float(np.max(beta - P.upper)), 0.0)
         cert = {"lower": self.lower, "upper": self.upper, "gap": self.gap,
                 "relative_gap": self.relative_gap, "objective_offset": self.offset,
-                "scale": self.scale,
+                "scale": self.scale, "unit": self.unit,
                 "upper_source": self.upper_source, "n_oracle": self.oracle.n_evals,
                 "n_libsvm": self.n_libsvm, "n_libsvm_refined": self.n_libsvm_refined,
-                "libsvm_tol": self.libsvm_tol_reached, "libsvm_seconds": self.libsvm_seconds}
+                "libsvm_tol": self.libsvm_tol_reached, "libsvm_seconds": self.libsvm_seconds,
+                "libsvm_max_smo": self.libsvm_max_smo, "n_libsvm_capped": self.n_libsvm_capped}
         u = P.u_of(beta)
         intercept = None
         if self.best_eval is not None:
@@ -693,8 +734,8 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
     step0 : float, optional
         Initial / base step.
     tol, atol : float
-        Relative and absolute tolerance on the certified gap: stop when
-        ``gap <= max(atol, tol * scale)`` with ``scale = max(|f - g(0)|,
+        Relative tolerances on the certified gap: stop when
+        ``gap <= max(atol * unit, tol * scale)`` with ``scale = max(|f - g(0)|,
         1/2 u'|K0| u)`` at the best point (:attr:`Certifier.scale`, module docstring).
     max_iter : int
         Maximum number of iterations.
@@ -812,7 +853,7 @@ def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1
     step0 : float, optional
         Initial step (default ``1 / lam_max(K0)``).
     tol, atol : float
-        Relative and absolute tolerance on the certified gap (as in
+        Relative tolerances on the certified gap (as in
         :func:`projected_gradient`).
     max_iter : int
         Maximum number of iterations.

@@ -103,8 +103,8 @@ import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_square_kernel
-from ..formulations.ksvm import (_natural_residual, best_multiplier, check_box, ksvm_gram,
-                                 ksvm_kkt_residual)
+from ..formulations.ksvm import (_natural_residual, alpha_scale, best_multiplier, check_box,
+                                 ksvm_gram, ksvm_kkt_residual)
 from ..formulations.svm import _check_y, optimal_intercept
 from .core import Solution
 
@@ -242,8 +242,11 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
         Stop when no point of ``I_0`` / ``I_C`` violates its sign condition by
         more than ``tol``, measured as in
         :func:`~krein.formulations.ksvm.ksvm_kkt_residual` (the clipped coordinate
-        step ``|mu_j| / h_j`` or ``|eta_j| / h_j`` relative to ``C``, with
-        ``h = 2 diag(G^2)``).  The free-set conditions hold to rounding error.
+        step ``|mu_j| / h_j`` or ``|eta_j| / h_j`` relative to the scale
+        ``a_j = min(C_j, 1 / ||G_(:,j)||)`` of ``alpha_j``, with
+        ``h = 2 diag(G^2)``; not relative to ``C`` alone, which certified
+        ``alpha = 0`` at large ``C``).  The free-set conditions hold to rounding
+        error.
     max_iter : int >= 1, optional
         Default :func:`default_max_iter` (``10 n + 100``).
     rcond : float in (0, 1)
@@ -318,6 +321,7 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
 
     G = ksvm_gram(K, y)
     h = np.maximum(2.0 * np.einsum("ij,ij->j", G, G), np.finfo(float).tiny)
+    a = alpha_scale(C, h)                     # the scale of each alpha_i (tests against tol)
     t_setup = time.perf_counter() - t0
 
     alpha = np.zeros(n)
@@ -343,17 +347,17 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
     viol = np.maximum(-s, 0.0)
     converged = False
     it = 0
-    if np.max(viol / C) <= tol:
+    if np.max(viol / a) <= tol:
         converged = True
         rows.append(_row(0, "optimal", -1, 0.0, 0, 0, False, float(r @ r), lam,
-                         float(np.max(viol / C)), time.perf_counter() - t0, verify))
+                         float(np.max(viol / a)), time.perf_counter() - t0, verify))
     else:
-        j = int(np.argmax(viol))
+        j = int(np.argmax(viol / a))
         w.append(j)
         status[j] = 1
         H.ensure(j, viol)
         rows.append(_row(0, "start", j, 0.0, 1, 0, False, float(r @ r), lam,
-                         float(np.max(viol / C)), time.perf_counter() - t0, verify))
+                         float(np.max(viol / a)), time.perf_counter() - t0, verify))
 
     stalled = False
     while not (converged or stalled) and it < max_iter:
@@ -421,11 +425,11 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
         else:
             lam = best_multiplier(alpha, g, y, C, h)
         s = (g + lam * y) / h
-        kkt = float(np.max(np.abs(_natural_residual(alpha, s, C)) / C))
+        kkt = float(np.max(np.abs(_natural_residual(alpha, s, C)) / a))
         if action is None:
             # ---- 3. sign conditions on I_0 (29) and I_C (30), exact form
             viol = np.where(status == 0, np.maximum(-s, 0.0),
-                            np.where(status == 2, np.maximum(s, 0.0), 0.0)) / C
+                            np.where(status == 2, np.maximum(s, 0.0), 0.0)) / a
             worst = float(np.max(viol))
             if blocked:
                 viol[list(blocked)] = 0.0
