@@ -229,6 +229,8 @@ def scan_csv(path, required=(), numeric=(), key=None, statuses=None, status_colu
     Returns
     -------
     CsvScan
+        The rows of the file, each with its line number and problem (None for
+        a valid row); :meth:`CsvScan.check` raises the first problem.
 
     Raises
     ------
@@ -349,6 +351,7 @@ def read_json_object(path, what="JSON file"):
     Returns
     -------
     dict
+        The object the file holds.
 
     Raises
     ------
@@ -436,6 +439,8 @@ def scan_results(path, info=None):
     Returns
     -------
     CsvScan
+        The rows of ``results.csv``, each with its line number and problem
+        (None for a valid row).
 
     Raises
     ------
