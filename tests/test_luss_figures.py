@@ -123,7 +123,8 @@ def test_fig2_recorded_gap_holds_at_the_returned_point(fig2, algorithm):
     idx = np.sort(rng.choice(yall.shape[0], size=20, replace=False))
     K, y = simpson_kernel(X[idx]), yall[idx].astype(float)
     P = ProxyKernelProblem(K, y, task="svc", C=row["C"], rho=row["rho"], check=False)
-    kw = dict(tol=0.0, atol=row["gap"], max_iter=int(row["max_iter"]))
+    atol = import_script(EXPERIMENTS / "luss_fig2.py").absolute_gap_atol(K, row["C"], row["gap"])
+    kw = dict(tol=0.0, atol=atol, max_iter=int(row["max_iter"]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sol = (projected_gradient(P, step="diminishing", step0=5.0, **kw)
