@@ -80,6 +80,10 @@ def _data(name, sigmoid_problem, gaussian_problem):
 def _fit(name, K, y, s):
     base = make_method(name).get_params()
     params = {"kernel": "precomputed"}
+    if "random_state" in base:
+        # one seed at every scale: a non-convex method (ch's multi-start) may reach
+        # another local optimum from other starting points, at any scale
+        params["random_state"] = 0
     for key, e in COVARIANCE.get(name, {"C": -1}).items():
         params[key] = base[key] * s ** e
     est = make_method(name, **params)
