@@ -83,7 +83,8 @@ NOT_RUN = {
     "pip install .": "installs into the environment (network, site-packages); checked: "
                      "pyproject.toml names the package and the console script",
     "pip install .[test]": "installs into the environment; checked: the extra exists",
-    "python -m pytest -q": "the whole test suite, this test included (recursion; many minutes)",
+    "python -m pytest -q -n auto": "the whole test suite, this test included (recursion; many "
+                                   "minutes)",
     "krein experiment run experiments/loosli_table2.py --n-jobs 4":
         "the full Table 2 grid: hours of CPU; checked: argparse and the script exists",
     "krein experiment run experiments/loosli_table2.py --dask tcp://127.0.0.1:8786":
