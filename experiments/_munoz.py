@@ -39,7 +39,7 @@ POSITIVE = 1
 def _spectral(correction, **params):
     from krein.spectrum import SpectrumCorrection
 
-    return SpectrumCorrection(correction, out_of_sample="auto", **params)
+    return SpectrumCorrection(correction=correction, out_of_sample="auto", **params)
 
 
 def top2_eps(K):

@@ -118,7 +118,7 @@ def _estimator(method, C):
     if method == "svm":
         return DirectSVC(C=C, kernel="precomputed")
     correction = {"cne": "clip", "rne": "flip"}[method]
-    return CorrectedKernelSVC(SpectrumCorrection(correction, center=True), C=C,
+    return CorrectedKernelSVC(correction=SpectrumCorrection(correction=correction, center=True), C=C,
                               kernel="precomputed")
 
 
@@ -172,7 +172,7 @@ def table1_cell(params):
     if method in TRANSDUCTIVE:  # corrected once, on all objects; then the SVM on it
         from krein import SpectrumCorrection
 
-        K = SpectrumCorrection(TRANSDUCTIVE[method], center=True).fit_transform(K)
+        K = SpectrumCorrection(correction=TRANSDUCTIVE[method], center=True).fit_transform(K)
         method = "svm"
     errors = np.zeros(len(params["C"]), dtype=int)
     with shared_computations():  # the correction of a training block: once for all C

@@ -337,7 +337,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, kernel="sigmoid", kernel_params=None, n_components=100,
+    def __init__(self, *, kernel="sigmoid", kernel_params=None, n_components=100,
                  landmarks=None, rcond="auto", block_size=4096, random_state=None,
                  verbose=False):
         self.kernel = kernel

@@ -220,15 +220,15 @@ def _register_builtin():
                     "ESVM-L: ESVM on the eigenpairs carrying 90% of sum|lambda| (Loosli et al. 2013)")
     register_method("svm", DirectSVC, "libsvm C-SVM directly on the indefinite kernel "
                     "(stationary point; Lin & Lin 2003)")
-    register_method("flip", lambda: SpectrumSVC("flip", out_of_sample="raw"),
+    register_method("flip", lambda: SpectrumSVC(correction="flip", out_of_sample="raw"),
                     "SVM on the flipped kernel V|lambda|V' ('Abs'), raw test kernel as Loosli Table 2")
-    register_method("clip", lambda: SpectrumSVC("clip", out_of_sample="raw"),
+    register_method("clip", lambda: SpectrumSVC(correction="clip", out_of_sample="raw"),
                     "SVM on the clipped kernel ('Trunc'/'denoise'), raw test kernel as Loosli Table 2")
-    register_method("shift", lambda: SpectrumSVC("shift", out_of_sample="raw"),
+    register_method("shift", lambda: SpectrumSVC(correction="shift", out_of_sample="raw"),
                     "SVM on the shifted kernel K - lambda_min I ('Shift'), raw test kernel")
-    register_method("clip-mds", lambda: SpectrumSVC("clip", out_of_sample="spectral"),
+    register_method("clip-mds", lambda: SpectrumSVC(correction="clip", out_of_sample="spectral"),
                     "SVM on the clipped kernel, test rows by Munoz & de Diego eq. (3)")
-    register_method("square", lambda: SpectrumSVC("square", out_of_sample="spectral"),
+    register_method("square", lambda: SpectrumSVC(correction="square", out_of_sample="spectral"),
                     "SVM on K^2, test rows k(x,X) K (Munoz & de Diego eq. 7)")
     register_method("lp-svm", LPSVC, "1-norm LP-SVM on the raw kernel (Mangasarian 1999), CVXPY")
     from .estimators.indefinite import (IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR,
@@ -263,24 +263,24 @@ def _register_builtin():
     from .estimators import (Bending, ConformalLinearCombination, ConformalTransformation,
                              CorrectedKernelSVC, NearestPSD)
 
-    register_method("bending", lambda: CorrectedKernelSVC(Bending(weights="support-vectors")),
+    register_method("bending", lambda: CorrectedKernelSVC(correction=Bending(weights="support-vectors")),
                     "SVM on the bent kernel, weights from the support vectors of an MDS fit, "
                     "test rows by eq. (8) (Munoz & de Diego 2006, Alg. 1)")
     register_method("nearest-psd",
-                    lambda: CorrectedKernelSVC(NearestPSD(diagonal=1.0, weights="support-vectors")),
+                    lambda: CorrectedKernelSVC(correction=NearestPSD(diagonal=1.0, weights="support-vectors")),
                     "SVM on the nearest PSD matrix with unit diagonal (as Munoz & de Diego's AP on "
                     "Ionosphere), weights from the support vectors of an MDS fit, solved by the "
                     "semismooth Newton method of Qi & Sun 2006 (the problem of Munoz & de Diego "
                     "2006, eqs. 9-12; Higham 2002)")
-    register_method("conformal", lambda: CorrectedKernelSVC(ConformalTransformation()),
+    register_method("conformal", lambda: CorrectedKernelSVC(correction=ConformalTransformation()),
                     "SVM on the conformal transformation W A W of the flipped kernel closest to K, "
                     "test rows by eq. (14) (Munoz & de Diego 2006, eqs. 13-14)")
-    register_method("clc", lambda: CorrectedKernelSVC(ConformalLinearCombination()),
+    register_method("clc", lambda: CorrectedKernelSVC(correction=ConformalLinearCombination()),
                     "SVM on the convex combination of base kernels closest to K (CLC, Munoz & "
                     "de Diego 2006, eqs. 15-16); needs stacked base kernels (pick-out data sets)",
                     requires=("base_kernels",))
     register_method("akm",
-                    lambda: CorrectedKernelSVC(ConformalLinearCombination(combination="average")),
+                    lambda: CorrectedKernelSVC(correction=ConformalLinearCombination(combination="average")),
                     "SVM on the average of the base kernels (AKM baseline of Munoz & de Diego "
                     "2006); needs stacked base kernels (pick-out data sets)",
                     requires=("base_kernels",))

@@ -775,7 +775,7 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         "center": ["boolean"],
     }
 
-    def __init__(self, correction="clip", out_of_sample="auto", eps=0.0, shift=None,
+    def __init__(self, *, correction="clip", out_of_sample="auto", eps=0.0, shift=None,
                  center=False):
         self.correction = correction
         self.out_of_sample = out_of_sample

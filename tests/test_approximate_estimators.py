@@ -101,8 +101,8 @@ def test_ksvc_at_full_rank_is_the_exact_active_set(data):
 
 @pytest.mark.parametrize("make", [
     lambda **kw: ESVC(tol=1e-10, **kw),
-    lambda **kw: SpectrumSVC("clip", "spectral", tol=1e-10, **kw),
-    lambda **kw: SpectrumSVC("square", "raw", tol=1e-10, **kw),
+    lambda **kw: SpectrumSVC(correction="clip", out_of_sample="spectral", tol=1e-10, **kw),
+    lambda **kw: SpectrumSVC(correction="square", out_of_sample="raw", tol=1e-10, **kw),
 ])
 def test_three_classes_one_vs_one_at_full_rank(data, make):
     """Each pair is corrected on the spectrum of its own sub-kernel, as the exact path."""
@@ -208,12 +208,12 @@ def test_nested_parameters_and_clone():
 
 @pytest.mark.parametrize("est,match", [
     (ESVC(solver="liblinear"), "needs approximation"),
-    (SpectrumSVC("flip", solver="liblinear"), "needs approximation"),
-    (SpectrumSVC("clip", "raw", approximation=IndefiniteNystroem(10)), "out_of_sample='raw'"),
-    (SpectrumSVC("shift", "raw", approximation=IndefiniteNystroem(10)), "out_of_sample='raw'"),
-    (SpectrumSVC("flip", "transductive", approximation=IndefiniteNystroem(10)), "transductive"),
-    (ESVC(energy=0.9, approximation=IndefiniteNystroem(10)), "n_components/energy"),
-    (KSVC(approximation=IndefiniteNystroem(10)), "CVXPY solver"),
+    (SpectrumSVC(correction="flip", solver="liblinear"), "needs approximation"),
+    (SpectrumSVC(correction="clip", out_of_sample="raw", approximation=IndefiniteNystroem(kernel=10)), "out_of_sample='raw'"),
+    (SpectrumSVC(correction="shift", out_of_sample="raw", approximation=IndefiniteNystroem(kernel=10)), "out_of_sample='raw'"),
+    (SpectrumSVC(correction="flip", out_of_sample="transductive", approximation=IndefiniteNystroem(kernel=10)), "transductive"),
+    (ESVC(energy=0.9, approximation=IndefiniteNystroem(kernel=10)), "n_components/energy"),
+    (KSVC(approximation=IndefiniteNystroem(kernel=10)), "CVXPY solver"),
     (ESVC(approximation="nystroem"), "approximation"),
 ])
 def test_bad_parameters_are_named(est, match):

@@ -61,7 +61,7 @@ def test_constant_weights_clip_equals_mds_after_one_step(problem):
     K, K_test, _, _ = problem
     tr = Bending(correction="clip", eps=0.0)  # weights=None: every entry 1
     Kb = tr.fit_transform(K)
-    ref = SpectrumCorrection("clip").fit(K)
+    ref = SpectrumCorrection(correction="clip").fit(K)
     np.testing.assert_allclose(Kb, ref.transform(K), atol=1e-10)
     np.testing.assert_allclose(Kb, eig_map(K, lambda lam: np.maximum(lam, 0)), atol=1e-10)
     assert tr.n_iter_ == 1
@@ -255,7 +255,7 @@ def test_paper_rows_clip_eps_is_mds(problem):
     np.testing.assert_allclose(tr.kernel_ - tr.transform(K), eps * (np.eye(len(K)) - Ur @ Ur.T),
                                atol=1e-10)
     np.testing.assert_allclose(tr.transform(K_test),
-                               SpectrumCorrection("mds", eps=eps).fit(K).transform(K_test),
+                               SpectrumCorrection(correction="mds", eps=eps).fit(K).transform(K_test),
                                atol=1e-10)
 
 

@@ -96,7 +96,7 @@ def test_recovers_exact_conformal_factor(data):
 @pytest.mark.parametrize("r", [1, 2])
 def test_optimizer_no_worse_than_paper_search(data, base, r):
     K = data["K"]
-    A = data["A"] if base == "rbf" else SpectrumCorrection("flip").fit_transform(K)
+    A = data["A"] if base == "rbf" else SpectrumCorrection(correction="flip").fit_transform(K)
     V0 = conformal_start(N, r, random_state=0)
     f0 = conformal_objective(V0, K, A)[0]
     search = conformal_search(K, A, V0, step=0.01)
@@ -236,7 +236,7 @@ def test_output_psd(data, base, r):
 def test_clip_base_is_stationary_at_start(data):
     """grad f(1) = 4 diag(A (A - K)) = -4 diag(K_+ K_-) = 0 for A = clip(K)."""
     K = data["K"]
-    A = SpectrumCorrection("clip").fit_transform(K)
+    A = SpectrumCorrection(correction="clip").fit_transform(K)
     grad = conformal_objective(np.ones(N), K, A)[1]
     assert np.abs(grad).max() <= 1e-10 * np.abs(K).max() ** 2
     ct = ConformalTransformation(base="clip").fit(K)
@@ -247,7 +247,7 @@ def test_clip_base_is_stationary_at_start(data):
 def test_transformer_base(data):
     K, K_test, y = data["K"], data["K_test"], data["y"]
     ct = ConformalTransformation(base=Bending(correction="abs")).fit(K, y)
-    np.testing.assert_allclose(ct.base_kernel_, SpectrumCorrection("flip").fit_transform(K), atol=1e-10)
+    np.testing.assert_allclose(ct.base_kernel_, SpectrumCorrection(correction="flip").fit_transform(K), atol=1e-10)
     ref = ConformalTransformation(base="flip").fit(K)
     # the two A differ by rounding only; the optimizer then stops at slightly different
     # points of the same (flat) minimum: equal objectives, kernels equal to ~1e-6

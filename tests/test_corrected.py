@@ -19,8 +19,8 @@ from krein.spectrum import Spectrum
 SIGMOID = {"a": 0.5, "r": -1.0}
 
 ESTIMATORS = [
-    CorrectedKernelSVC(correction=SpectrumCorrection("clip")),
-    CorrectedKernelSVC(correction=SpectrumCorrection("clip"), kernel="precomputed"),
+    CorrectedKernelSVC(correction=SpectrumCorrection(correction="clip")),
+    CorrectedKernelSVC(correction=SpectrumCorrection(correction="clip"), kernel="precomputed"),
     CorrectedKernelSVC(),
     # a correction that needs base kernels, computed from feature vectors
     CorrectedKernelSVC(correction=ConformalLinearCombination(), kernel="sigmoid",
@@ -58,9 +58,9 @@ def test_equals_spectrum_svc(sigmoid_data, method, oos):
     """The generic wrapper around SpectrumCorrection gives SpectrumSVC's classifier."""
     X, y, K = sigmoid_data
     tr, te = np.arange(40), np.arange(40, 60)
-    ours = CorrectedKernelSVC(correction=SpectrumCorrection(method, out_of_sample=oos), C=2.0,
+    ours = CorrectedKernelSVC(correction=SpectrumCorrection(correction=method, out_of_sample=oos), C=2.0,
                               kernel="precomputed", tol=1e-8).fit(K[np.ix_(tr, tr)], y[tr])
-    ref = SpectrumSVC(method, out_of_sample=oos, C=2.0, kernel="precomputed", tol=1e-8).fit(
+    ref = SpectrumSVC(correction=method, out_of_sample=oos, C=2.0, kernel="precomputed", tol=1e-8).fit(
         K[np.ix_(tr, tr)], y[tr])
     rows = K[np.ix_(te, tr)]
     scale = np.abs(ref.decision_function(rows)).max()
@@ -79,7 +79,7 @@ def test_without_correction_equals_direct_svc(sigmoid_data):
 
 def test_diagnostics_of_the_training_kernel(sigmoid_data):
     X, y, K = sigmoid_data
-    est = CorrectedKernelSVC(correction=SpectrumCorrection("clip"), kernel="precomputed").fit(K, y)
+    est = CorrectedKernelSVC(correction=SpectrumCorrection(correction="clip"), kernel="precomputed").fit(K, y)
     spec = Spectrum.from_kernel(K)
     assert est.min_eigenvalue_ == pytest.approx(spec.min_eigenvalue)
     assert est.r_mm_ == pytest.approx(spec.r_mm) and est.r_neg_ == pytest.approx(spec.r_neg)
@@ -90,7 +90,7 @@ def test_diagnostics_of_the_training_kernel(sigmoid_data):
     assert est.corrected_min_eigenvalue_ >= -1e-10 * lam[-1]
     assert est.stack_depth_ is None
     # feature-vector input gives the same numbers
-    est2 = CorrectedKernelSVC(correction=SpectrumCorrection("clip"), kernel="sigmoid",
+    est2 = CorrectedKernelSVC(correction=SpectrumCorrection(correction="clip"), kernel="sigmoid",
                               kernel_params=SIGMOID).fit(X, y)
     assert est2.r_neg_ == pytest.approx(est.r_neg_)
 
@@ -163,7 +163,7 @@ class _RecordingCorrection(TransformerMixin, BaseEstimator):
     """Clip correction that records the labels it was fitted with."""
 
     def fit(self, K, y=None):
-        self.inner_ = SpectrumCorrection("clip").fit(K)
+        self.inner_ = SpectrumCorrection(correction="clip").fit(K)
         self.y_seen_ = None if y is None else np.asarray(y).copy()
         return self
 
@@ -198,9 +198,9 @@ def test_multiclass_one_vs_one_on_the_corrected_kernel():
     X = np.vstack([c + rng.normal(size=(20, 2)) for c in centers])
     y = np.repeat([0, 1, 2], 20)
     K = sigmoid_kernel(X, a=0.3, r=-0.5)
-    est = CorrectedKernelSVC(correction=SpectrumCorrection("flip", out_of_sample="spectral"),
+    est = CorrectedKernelSVC(correction=SpectrumCorrection(correction="flip", out_of_sample="spectral"),
                              kernel="precomputed").fit(K, y)
-    Kc = SpectrumCorrection("flip").fit_transform(K)
+    Kc = SpectrumCorrection(correction="flip").fit_transform(K)
     ref = SVC(kernel="precomputed").fit(Kc, y)
     np.testing.assert_array_equal(est.predict(K), ref.predict(Kc))
     assert est.dual_coef_.shape[0] == 3

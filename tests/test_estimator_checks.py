@@ -33,7 +33,7 @@ ESTIMATORS = [
     # ESVM-L by energy share
     ESVC(energy=0.9),
     # transductive out-of-sample map on an indefinite kernel
-    SpectrumSVC("clip", out_of_sample="transductive", kernel="sigmoid", kernel_params=SIGMOID),
+    SpectrumSVC(correction="clip", out_of_sample="transductive", kernel="sigmoid", kernel_params=SIGMOID),
     # IndefiniteSVM (Luss & d'Aspremont): classifier, regressor, outlier detector, PerturbSVM
     IndefiniteSVC(),
     IndefiniteSVC(kernel="sigmoid", kernel_params=SIGMOID, solver="apg"),
@@ -46,7 +46,7 @@ ESTIMATORS = [
     ConvexHullClassifier(n_starts=2),
     ModSVC(solver="libsvm"),   # the CVXPY default runs in tests/test_modsvm.py
     RVC(max_iter=100),
-    CorrectedKernelSVC(SpectrumCorrection("clip")),
+    CorrectedKernelSVC(correction=SpectrumCorrection(correction="clip")),
     # class weights on the libsvm path and on the IndefiniteSVM algorithms
     DirectSVC(class_weight="balanced"),
     IndefiniteSVC(class_weight="balanced", solver="apg"),

@@ -279,7 +279,7 @@ def test_esvc_multiclass_equals_svc_on_psd_kernel(three_class_problem):
 @pytest.mark.parametrize("make", [
     lambda: ESVC(kernel="precomputed", tol=LIBSVM_TOL),
     lambda: ESVC(kernel="precomputed", tol=LIBSVM_TOL, energy=0.9),
-    lambda: SpectrumSVC("clip", kernel="precomputed", tol=LIBSVM_TOL),
+    lambda: SpectrumSVC(correction="clip", kernel="precomputed", tol=LIBSVM_TOL),
     lambda: DirectSVC(kernel="precomputed", tol=LIBSVM_TOL),
     lambda: LPSVC(kernel="precomputed"),
 ], ids=["ESVC", "ESVC-L", "SpectrumSVC", "DirectSVC", "LPSVC"])
@@ -313,9 +313,9 @@ def test_multiclass_indefinite_shapes_and_pairwise_models(three_class_problem, m
 @pytest.mark.parametrize("correction", ["clip", "flip"])
 def test_spectrum_svc_equals_pipeline(sigmoid_problem, correction):
     K, y, Kt = sigmoid_problem["K"], sigmoid_problem["y"], sigmoid_problem["K_test"]
-    pipe = make_pipeline(SpectrumCorrection(correction),
+    pipe = make_pipeline(SpectrumCorrection(correction=correction),
                          SVC(kernel="precomputed", tol=LIBSVM_TOL)).fit(K, y)
-    est = SpectrumSVC(correction, out_of_sample="spectral", kernel="precomputed",
+    est = SpectrumSVC(correction=correction, out_of_sample="spectral", kernel="precomputed",
                       tol=LIBSVM_TOL).fit(K, y)
     np.testing.assert_allclose(est.decision_function(K), pipe.decision_function(K), atol=EXACT)
     np.testing.assert_allclose(est.decision_function(Kt), pipe.decision_function(Kt), atol=EXACT)
@@ -326,7 +326,7 @@ def test_spectrum_svc_equals_pipeline(sigmoid_problem, correction):
 
 def test_spectrum_svc_flip_spectral_equals_esvc(sigmoid_problem):
     K, y, Kt = sigmoid_problem["K"], sigmoid_problem["y"], sigmoid_problem["K_test"]
-    est = SpectrumSVC("flip", out_of_sample="spectral", kernel="precomputed", tol=LIBSVM_TOL).fit(K, y)
+    est = SpectrumSVC(correction="flip", out_of_sample="spectral", kernel="precomputed", tol=LIBSVM_TOL).fit(K, y)
     esvc = ESVC(kernel="precomputed", tol=LIBSVM_TOL).fit(K, y)
     np.testing.assert_allclose(est.decision_function(Kt), esvc.decision_function(Kt), atol=EXACT)
 
@@ -334,7 +334,7 @@ def test_spectrum_svc_flip_spectral_equals_esvc(sigmoid_problem):
 @pytest.mark.parametrize("correction", ["clip", "flip", "shift"])
 def test_spectrum_svc_raw_uses_raw_rows(sigmoid_problem, correction):
     K, y, Kt = sigmoid_problem["K"], sigmoid_problem["y"], sigmoid_problem["K_test"]
-    est = SpectrumSVC(correction, out_of_sample="raw", kernel="precomputed", tol=LIBSVM_TOL).fit(K, y)
+    est = SpectrumSVC(correction=correction, out_of_sample="raw", kernel="precomputed", tol=LIBSVM_TOL).fit(K, y)
     dec = est.decision_function(Kt)
     np.testing.assert_allclose(dec, Kt[:, est.support_] @ est.dual_coef_[0] + est.intercept_[0],
                                atol=1e-12)
@@ -344,7 +344,7 @@ def test_spectrum_svc_raw_uses_raw_rows(sigmoid_problem, correction):
     Kc = {"clip": clip, "flip": flip}.get(correction, lambda A: A - lam0 * np.eye(len(A)))(K)
     np.testing.assert_allclose(dec, svc(Kc, y).decision_function(Kt), atol=EXACT)
     if correction == "shift":   # "auto" is raw for shift
-        auto = SpectrumSVC("shift", kernel="precomputed", tol=LIBSVM_TOL).fit(K, y)
+        auto = SpectrumSVC(correction="shift", kernel="precomputed", tol=LIBSVM_TOL).fit(K, y)
         np.testing.assert_allclose(auto.decision_function(Kt), dec, atol=1e-12)
 
 
@@ -352,7 +352,7 @@ def test_spectrum_svc_transductive(sigmoid_problem):
     K, y = sigmoid_problem["K"], sigmoid_problem["y"]
     Kt, Ktt = sigmoid_problem["K_test"], sigmoid_problem["K_test_test"]
     n, m = K.shape[0], Kt.shape[0]
-    est = SpectrumSVC("clip", out_of_sample="transductive", kernel="precomputed",
+    est = SpectrumSVC(correction="clip", out_of_sample="transductive", kernel="precomputed",
                       tol=LIBSVM_TOL).fit(K, y)
     rows = np.hstack([Kt, Ktt])
     assert rows.shape == (m, n + m)
@@ -372,7 +372,7 @@ def test_spectrum_svc_transductive(sigmoid_problem):
     with pytest.raises(ValueError, match="n \\+ m"):
         est.decision_function(Kt)          # the test-test block is missing
     # on feature vectors the same model is built from the kernel
-    feat = SpectrumSVC("clip", out_of_sample="transductive", kernel="sigmoid",
+    feat = SpectrumSVC(correction="clip", out_of_sample="transductive", kernel="sigmoid",
                        kernel_params=sigmoid_problem["params"], tol=LIBSVM_TOL)
     feat.fit(sigmoid_problem["X"], y)
     np.testing.assert_allclose(feat.decision_function(sigmoid_problem["X_test"]), dec, atol=1e-10)
@@ -538,9 +538,9 @@ def test_estimator_specific_parameters_rejected(sigmoid_problem):
         ESVC(kernel="precomputed", energy=1.5),
         ESVC(kernel="precomputed", n_components=0),
         ESVC(kernel="precomputed", max_iter=0),
-        SpectrumSVC("nope", kernel="precomputed"),
-        SpectrumSVC("clip", out_of_sample="nope", kernel="precomputed"),
-        SpectrumSVC("mds", eps=-1.0, kernel="precomputed"),
+        SpectrumSVC(correction="nope", kernel="precomputed"),
+        SpectrumSVC(correction="clip", out_of_sample="nope", kernel="precomputed"),
+        SpectrumSVC(correction="mds", eps=-1.0, kernel="precomputed"),
         DirectSVC(kernel="precomputed", max_iter=1.5),
         LPSVC(kernel="precomputed", sv_tol=2.0),
     ]

@@ -53,17 +53,17 @@ def test_centered_correction_against_explicit_jkj(correction, g):
     J = np.eye(n) - np.ones((n, n)) / n
     lam, V = np.linalg.eigh(J @ K @ J)
     expected = (V * g(lam)) @ V.T
-    sc = SpectrumCorrection(correction, center=True)
+    sc = SpectrumCorrection(correction=correction, center=True)
     np.testing.assert_allclose(sc.fit_transform(K), expected, atol=1e-12)
     # full transductive use: the training rows, mapped, give the corrected training block
     np.testing.assert_allclose(sc.transform(K), expected, atol=1e-12)
     # the uncentered correction is a different kernel (centering matters for CNE/RNE)
-    assert np.abs(SpectrumCorrection(correction).fit_transform(K) - expected).max() > 1e-3
+    assert np.abs(SpectrumCorrection(correction=correction).fit_transform(K) - expected).max() > 1e-3
 
 
 def test_centering_of_new_rows_uses_training_statistics():
     K, K_new = _indefinite()
-    sc = SpectrumCorrection("clip", out_of_sample="raw", center=True).fit(K)
+    sc = SpectrumCorrection(correction="clip", out_of_sample="raw", center=True).fit(K)
     kc = KernelCenterer().fit(K)
     np.testing.assert_allclose(sc.transform(K_new), kc.transform(K_new), atol=1e-13)
     np.testing.assert_allclose(sc.transform(K), kc.transform(K), atol=1e-13)
@@ -76,16 +76,16 @@ def test_cne_rne_rows_against_the_pseudo_euclidean_embedding():
     pos = slice(0, emb.p)
     cne = Phi_new[:, pos] @ Phi[:, pos].T      # positive (real) directions only
     rne = Phi_new @ Phi.T                      # every direction with a + sign
-    np.testing.assert_allclose(SpectrumCorrection("clip", center=True).fit(K).transform(K_new),
+    np.testing.assert_allclose(SpectrumCorrection(correction="clip", center=True).fit(K).transform(K_new),
                                cne, atol=1e-9)
-    np.testing.assert_allclose(SpectrumCorrection("flip", center=True).fit(K).transform(K_new),
+    np.testing.assert_allclose(SpectrumCorrection(correction="flip", center=True).fit(K).transform(K_new),
                                rne, atol=1e-9)
 
 
 def test_center_rejects_transductive():
     K, _ = _indefinite()
     with pytest.raises(ValueError, match="transductive"):
-        SpectrumCorrection("clip", out_of_sample="transductive", center=True).fit(K)
+        SpectrumCorrection(correction="clip", out_of_sample="transductive", center=True).fit(K)
 
 
 def _catcortex(gamma=10.0 ** (-2 / 3)):
@@ -128,7 +128,7 @@ def test_script_loo_cell_against_cross_val_score(method):
                     "C": [C], "seed": 0})
     K, y = _catcortex(gamma)
     est = (DirectSVC(C=C, kernel="precomputed") if method == "svm" else
-           CorrectedKernelSVC(SpectrumCorrection("clip", center=True), C=C, kernel="precomputed"))
+           CorrectedKernelSVC(correction=SpectrumCorrection(correction="clip", center=True), C=C, kernel="precomputed"))
     if method == "rne-t":  # transductive: J K J flipped once on all objects, then the SVM
         n = len(y)
         J = np.eye(n) - np.ones((n, n)) / n
@@ -149,8 +149,8 @@ def test_quick_run(tmp_path):
     assert row["DCM"] == "0.2974 (0.2974)"               # ... and DCM, to every printed digit
 
 
-@parametrize_with_checks([SpectrumCorrection("clip", center=True),
-                          SpectrumCorrection("flip", center=True)], xfail_strict=True)
+@parametrize_with_checks([SpectrumCorrection(correction="clip", center=True),
+                          SpectrumCorrection(correction="flip", center=True)], xfail_strict=True)
 def test_sklearn_checks_centered_corrections(estimator, check):
     """scikit-learn's estimator checks on CNE and RNE (as ``tests/test_transformer_checks.py``
     runs them on the other corrections)."""

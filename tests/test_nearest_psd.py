@@ -221,7 +221,7 @@ def test_no_diagonal_constraint_is_the_weighted_clip():
     _, _, K = sigmoid_data(30, seed=2)
     sol = alternating_projections(K, None)
     assert sol.solver == "weighted-clip" and sol.iterations == 1
-    np.testing.assert_allclose(sol.primal["X"], SpectrumCorrection("clip").fit_transform(K),
+    np.testing.assert_allclose(sol.primal["X"], SpectrumCorrection(correction="clip").fit_transform(K),
                                atol=1e-12)
     w = np.linspace(0.5, 2.0, 30)
     sol = alternating_projections(K, None, w)
@@ -244,7 +244,7 @@ def test_trace_stopping_rule_and_psd_input():
     assert tr["seconds"].is_monotonic_increasing
     assert tr["n_negative"].iloc[0] == np.sum(np.linalg.eigvalsh(K) < 0)
     # a PSD matrix with its own diagonal is its own solution, found in one iteration
-    Kp = SpectrumCorrection("clip").fit_transform(K) + 0.1 * np.eye(30)
+    Kp = SpectrumCorrection(correction="clip").fit_transform(K) + 0.1 * np.eye(30)
     sol = alternating_projections(Kp, "keep")
     assert sol.iterations == 1
     np.testing.assert_allclose(sol.primal["X"], Kp, atol=1e-12)
@@ -322,7 +322,7 @@ def test_transformer_out_of_sample_maps_against_the_clip():
     """``diagonal=None``: both maps are the clip's spectral map (munoz eq. 3)."""
     _, _, K = sigmoid_data(46, seed=3)
     Ktr, Kte = K[:40, :40], K[40:, :40]
-    ref = SpectrumCorrection("clip", out_of_sample="spectral").fit(Ktr)
+    ref = SpectrumCorrection(correction="clip", out_of_sample="spectral").fit(Ktr)
     for oos in ["least-squares", "munoz"]:
         tr = NearestPSD(diagonal=None, out_of_sample=oos).fit(Ktr)
         np.testing.assert_allclose(tr.kernel_, ref.transform(Ktr), atol=1e-10)
@@ -342,7 +342,7 @@ def test_munoz_map_gives_the_first_projection_on_training_rows():
 def test_support_vector_weights():
     _, y, K = sigmoid_data(40, seed=0)
     tr = NearestPSD(weights="support-vectors", sv_weight=5.0, C=2.0).fit(K, y)
-    svc = SVC(kernel="precomputed", C=2.0).fit(SpectrumCorrection("clip").fit_transform(K), y)
+    svc = SVC(kernel="precomputed", C=2.0).fit(SpectrumCorrection(correction="clip").fit_transform(K), y)
     np.testing.assert_array_equal(tr.support_, np.sort(svc.support_))
     expected = np.ones(40)
     expected[svc.support_] = 5.0

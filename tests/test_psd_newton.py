@@ -113,7 +113,7 @@ def test_inactive_diagonal_constraint_gives_the_clip():
     K = X0 - (Q[:, 8:] * rng.uniform(0.1, 1, n - 8)) @ Q[:, 8:].T
     c = np.diag(X0).copy()
     sol = nearest_psd_newton(K, c, tol=1e-12)
-    np.testing.assert_allclose(sol.primal["X"], SpectrumCorrection("clip").fit_transform(K),
+    np.testing.assert_allclose(sol.primal["X"], SpectrumCorrection(correction="clip").fit_transform(K),
                                atol=1e-10)
     np.testing.assert_allclose(sol.dual["y"], 0.0, atol=1e-10)
     # diagonal=None is the clip itself, one eigendecomposition

@@ -198,9 +198,9 @@ def test_corrected_svc_identical_with_and_without_the_context(correction):
     data = cell_kernel_data(CELL)[0]
     tr, te = outer_splits(CELL, data.y)[0]
     K_te, y = data.blocks(tr, te)[1], data.y[tr]
-    ref = CorrectedKernelSVC(correction, C=1.0, kernel="precomputed").fit(K, y)
+    ref = CorrectedKernelSVC(correction=correction, C=1.0, kernel="precomputed").fit(K, y)
     with shared_computations():
-        fits = [CorrectedKernelSVC(correction, C=C, kernel="precomputed").fit(K, y)
+        fits = [CorrectedKernelSVC(correction=correction, C=C, kernel="precomputed").fit(K, y)
                 for C in (1.0, 1.0, 10.0)]
     for est in fits[:2]:
         np.testing.assert_array_equal(est.dual_coef_, ref.dual_coef_)
@@ -212,7 +212,7 @@ def test_corrected_svc_identical_with_and_without_the_context(correction):
     # each estimator owns its fitted correction (a deep copy of the stored one)
     assert fits[0].correction_ is not fits[1].correction_
     assert fits[0].correction_.kernel_ is not fits[1].correction_.kernel_
-    ten = CorrectedKernelSVC(correction, C=10.0, kernel="precomputed").fit(K, y)
+    ten = CorrectedKernelSVC(correction=correction, C=10.0, kernel="precomputed").fit(K, y)
     np.testing.assert_array_equal(fits[2].dual_coef_, ten.dual_coef_)
 
 
@@ -252,7 +252,7 @@ def test_correction_memo_key(monkeypatch):
 
     def run(max_iter=50, C=1.0, K=K, y=y, weights=None):
         corr = NearestPSD(diagonal=1.0, max_iter=max_iter, weights=weights)
-        return CorrectedKernelSVC(corr, C=C, kernel="precomputed").fit(K, y)
+        return CorrectedKernelSVC(correction=corr, C=C, kernel="precomputed").fit(K, y)
 
     with shared_computations():
         a = run()
@@ -284,7 +284,7 @@ def test_correction_warnings_are_replayed():
         for _ in range(2):
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
-                est = CorrectedKernelSVC(NearestPSD(diagonal=1.0, max_iter=1),
+                est = CorrectedKernelSVC(correction=NearestPSD(diagonal=1.0, max_iter=1),
                                          kernel="precomputed")
                 est.fit(K, y)
             assert any(issubclass(w.category, ConvergenceWarning) for w in caught)

@@ -196,7 +196,7 @@ def test_asymmetric_beyond_tolerance_rejected():
     with pytest.raises(ValueError, match="K is not symmetric"):
         Spectrum.from_kernel(K)
     with pytest.raises(ValueError, match="K is not symmetric"):
-        SpectrumCorrection("clip").fit(K)
+        SpectrumCorrection(correction="clip").fit(K)
 
 
 @pytest.mark.parametrize(
@@ -601,7 +601,7 @@ def test_transductive_rows_bad_n_train(bad):
 @pytest.mark.parametrize("method, params", METHOD_PARAMS)
 def test_transformer_fit_transform(method, params):
     _, K = sigmoid_data()
-    tr = SpectrumCorrection(method, **params)
+    tr = SpectrumCorrection(correction=method, **params)
     Kc = tr.fit_transform(K)
     np.testing.assert_allclose(Kc, Spectrum.from_kernel(K).corrected_kernel(method, **params), atol=1e-12)
     if method == "flip":  # |K| from a separate eigh (K may be near-singular: no sqrtm)
@@ -625,19 +625,19 @@ def test_transformer_transform_modes(method):
     Ktr, Kte, Ktt = _split(K, 20)
     s = Spectrum.from_kernel(Ktr)
     # raw: unchanged (and a copy)
-    out = SpectrumCorrection(method, out_of_sample="raw").fit(Ktr).transform(Kte)
+    out = SpectrumCorrection(correction=method, out_of_sample="raw").fit(Ktr).transform(Kte)
     np.testing.assert_array_equal(out, Kte)
     assert out is not Kte
     # spectral: the row map
-    out = SpectrumCorrection(method, out_of_sample="spectral").fit(Ktr).transform(Kte)
+    out = SpectrumCorrection(correction=method, out_of_sample="spectral").fit(Ktr).transform(Kte)
     np.testing.assert_allclose(out, s.apply_row_map(Kte, method), atol=1e-12)
     # auto: raw for shift/add_diagonal, spectral otherwise
-    auto = SpectrumCorrection(method).fit(Ktr)
+    auto = SpectrumCorrection(correction=method).fit(Ktr)
     expected = Kte if method in ("shift", "add_diagonal") else s.apply_row_map(Kte, method)
     assert auto.resolved_out_of_sample() == ("raw" if method in ("shift", "add_diagonal") else "spectral")
     np.testing.assert_allclose(auto.transform(Kte), expected, atol=1e-12)
     # transductive: (m, n + m) rows, compare with a hand decomposition of the joint kernel
-    tr = SpectrumCorrection(method, out_of_sample="transductive").fit(Ktr)
+    tr = SpectrumCorrection(correction=method, out_of_sample="transductive").fit(Ktr)
     out = tr.transform(np.hstack([Kte, Ktt]))
     assert out.shape == (6, 20)
     lam, U = eig_full(K)
@@ -648,7 +648,7 @@ def test_transformer_transform_modes(method):
 def test_transformer_spectral_on_training_rows_reproduces_fit_transform():
     _, K = sigmoid_data()
     for method in ("clip", "mds", "flip", "pseudo", "square"):
-        tr = SpectrumCorrection(method, out_of_sample="spectral")
+        tr = SpectrumCorrection(correction=method, out_of_sample="spectral")
         np.testing.assert_allclose(tr.fit_transform(K), tr.transform(K), atol=1e-9)
 
 
@@ -656,7 +656,7 @@ def test_transformer_in_cross_val_score():
     X, y = make_classification(n_samples=60, n_features=5, n_informative=3, random_state=0)
     K = sigmoid_kernel(X, a=0.5, r=-1.0)
     assert np.linalg.eigvalsh(K).min() < -1e-6  # genuinely indefinite
-    pipe = make_pipeline(SpectrumCorrection("clip"), SVC(kernel="precomputed"))
+    pipe = make_pipeline(SpectrumCorrection(correction="clip"), SVC(kernel="precomputed"))
     scores = cross_val_score(pipe, K, y, cv=3)
     assert scores.shape == (3,)
     assert np.all((scores >= 0) & (scores <= 1))
@@ -665,14 +665,14 @@ def test_transformer_in_cross_val_score():
     from sklearn.model_selection import StratifiedKFold
 
     tr_idx, te_idx = next(StratifiedKFold(3).split(K, y))
-    corr = SpectrumCorrection("clip")
+    corr = SpectrumCorrection(correction="clip")
     svc = SVC(kernel="precomputed").fit(corr.fit_transform(K[np.ix_(tr_idx, tr_idx)]), y[tr_idx])
     acc = np.mean(svc.predict(corr.transform(K[np.ix_(te_idx, tr_idx)])) == y[te_idx])
     assert scores[0] == pytest.approx(acc)
 
 
 def test_transformer_clone():
-    tr = SpectrumCorrection("add_diagonal", out_of_sample="raw", eps=0.1, shift=2.0)
+    tr = SpectrumCorrection(correction="add_diagonal", out_of_sample="raw", eps=0.1, shift=2.0)
     c = clone(tr)
     assert c is not tr
     assert c.get_params() == tr.get_params()
@@ -701,11 +701,11 @@ def test_transformer_bad_params(kwargs, match):
 def test_transformer_bad_transform_input():
     _, K = sigmoid_data(n=26)
     Ktr, Kte, Ktt = _split(K, 20)
-    tr = SpectrumCorrection("clip").fit(Ktr)
+    tr = SpectrumCorrection(correction="clip").fit(Ktr)
     with pytest.raises(ValueError, match="K_rows"):
         tr.transform(Kte[:, :19])
     with pytest.raises(ValueError, match="K_rows"):
         tr.transform(np.where(Kte > 0.5, np.nan, Kte))
-    trd = SpectrumCorrection("clip", out_of_sample="transductive").fit(Ktr)
+    trd = SpectrumCorrection(correction="clip", out_of_sample="transductive").fit(Ktr)
     with pytest.raises(ValueError, match="transductive"):
         trd.transform(Kte)  # (m, n) instead of (m, n + m)

@@ -58,8 +58,8 @@ _RANGE = ("fit_transform != fit().transform on a singular X X': the unit-diagona
           "leaves range(K), which no linear row map can reproduce")
 
 TRANSFORMERS = (
-    [SpectrumCorrection(c) for c in TRANSFORMS]
-    + [SpectrumCorrection("clip", out_of_sample="raw")]
+    [SpectrumCorrection(correction=c) for c in TRANSFORMS]
+    + [SpectrumCorrection(correction="clip", out_of_sample="raw")]
     + [Bending(), Bending(correction="abs", eps=0.01, out_of_sample="spectral"),
        Bending(correction="shift"), Bending(correction="square")]
     + [NearestPSD(solver=s) for s in NEAREST_PSD_SOLVERS]

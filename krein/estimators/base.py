@@ -9,7 +9,6 @@ formulation to a solver.
 from __future__ import annotations
 
 import itertools
-import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -22,6 +21,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._validation import (CLASS_WEIGHT, POSITIVE, check_square_kernel,  # noqa: F401 (re-export)
                            resolve_solver_name)
 from ..kernels import KERNELS, pairwise_kernel
+from ..solvers.libsvm import libsvm_binary, libsvm_solution, libsvm_solve  # noqa: F401 (re-export)
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "BinaryModel", "libsvm_binary", "libsvm_solve",
            "libsvm_solution", "least_eigenvalue"]
@@ -51,141 +51,6 @@ class BinaryModel:
     coef: np.ndarray
     intercept: float
     info: dict = field(default_factory=dict)
-
-
-def libsvm_binary(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
-    """Solve the C-SVM dual on a precomputed kernel with libsvm (scikit-learn's SVC).
-
-    On an indefinite ``K`` libsvm's SMO still terminates at a stationary point
-    (Lin & Lin 2003), which is what the "direct SVM" baseline uses.
-
-    Parameters
-    ----------
-    K : array of shape (n, n)
-        Precomputed (possibly indefinite) training kernel.
-    y : array of shape (n,)
-        Labels in {-1, +1}.
-    C : float > 0 or array of shape (n,)
-        Box bound, or one bound ``C_i`` per sample (``0 <= alpha_i <= C_i``; passed
-        to libsvm as ``C = 1`` with ``sample_weight = C_i``, which libsvm reads as a
-        per-sample box, as scikit-learn's ``class_weight``).
-    tol : float
-        libsvm stopping tolerance.
-    max_iter : int
-        -1 for no limit.
-    cache_size : float
-        libsvm kernel cache (MB).
-
-    Returns
-    -------
-    u : ndarray of shape (n,)
-        ``y * alpha`` (zero off the support vectors).
-    b : float
-        Intercept, so that ``f(x) = k(x, X) u + b``.
-    n_iter : int
-        Number of libsvm (SMO) iterations.
-    """
-    from sklearn.svm import SVC
-
-    if np.ndim(C) == 0:
-        svc = SVC(kernel="precomputed", C=C, tol=tol, max_iter=max_iter, cache_size=cache_size)
-        svc.fit(K, y)
-    else:
-        svc = SVC(kernel="precomputed", C=1.0, tol=tol, max_iter=max_iter, cache_size=cache_size)
-        svc.fit(K, y, sample_weight=np.asarray(C, dtype=float))
-    u = np.zeros(K.shape[0])
-    u[svc.support_] = svc.dual_coef_[0]
-    # SVC orders classes [-1, +1], so its decision is positive for +1: f = K u + b.
-    n_iter = int(np.sum(getattr(svc, "n_iter_", [0])))
-    return u, float(svc.intercept_[0]), n_iter
-
-
-def libsvm_solution(K, y, C, u, b, n_iter, *, max_iter=-1, solve_time=float("nan")):
-    """A :class:`~krein.solvers.Solution` for a libsvm point, certified by krein.
-
-    The certificate does not trust libsvm's own stopping test: it is the
-    stationarity residual of the C-SVM dual (SVM-DU) at ``alpha = y * u``
-    computed from ``K``, ``y`` and ``C``
-    (:func:`krein.formulations.hull.svm_dual_stationarity`, the projected-gradient
-    mapping, zero iff ``alpha`` is a KKT point of the box-constrained QP, in the
-    units of libsvm's ``tol``).  It holds for any symmetric ``K``, so it also
-    certifies the stationary points libsvm returns on indefinite kernels.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        The kernel libsvm was given.
-    y : ndarray of shape (n,) in {-1, +1}
-    C : float > 0 or ndarray of shape (n,)
-        Box bound(s) given to libsvm.
-    u : ndarray of shape (n,)
-        ``y * alpha``, as :func:`libsvm_binary` returned it.
-    b : float
-        libsvm's intercept.
-    n_iter : int
-        libsvm's iteration count.
-    max_iter : int
-        libsvm's iteration limit (-1: none); reaching it gives status ``"max_iter"``.
-    solve_time : float
-        Seconds spent in libsvm.
-
-    Returns
-    -------
-    krein.solvers.Solution
-        ``solver="libsvm"``, ``status`` ``"converged"`` or ``"max_iter"``,
-        ``objective`` the dual objective ``W(alpha)``, ``primal`` ``{"alpha", "u"}``,
-        ``dual`` ``{"intercept"}``, ``primal_residual`` the largest constraint
-        violation, ``dual_residual`` the stationarity residual, ``gap`` NaN (no
-        duality gap on an indefinite kernel), ``certificate`` the dict of
-        :func:`~krein.formulations.hull.svm_dual_stationarity`, ``intercept`` ``b``.
-    """
-    from ..formulations.hull import svm_dual_stationarity
-    from ..solvers import Solution
-
-    y = np.asarray(y, dtype=float)
-    u = np.asarray(u, dtype=float)
-    alpha = y * u
-    cert = svm_dual_stationarity(alpha, K, y, C)
-    status = "max_iter" if (max_iter is not None and max_iter > 0 and n_iter >= max_iter) \
-        else "converged"
-    return Solution(solver="libsvm", status=status, objective=cert["objective"],
-                    primal={"alpha": alpha, "u": u}, dual={"intercept": float(b)},
-                    setup_time=0.0, solve_time=float(solve_time), iterations=int(n_iter),
-                    primal_residual=cert["violation"], dual_residual=cert["residual"],
-                    gap=float("nan"), certificate=dict(cert), intercept=float(b))
-
-
-def libsvm_solve(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
-    """:func:`libsvm_binary` plus the krein-certified :func:`libsvm_solution`.
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Kernel matrix given to libsvm.
-    y : ndarray of shape (n,) in {-1, +1}
-        Labels.
-    C : float > 0 or ndarray of shape (n,)
-        Box bound(s).
-    tol : float
-        libsvm stopping tolerance.
-    max_iter : int
-        -1 for no limit.
-    cache_size : float
-        libsvm kernel cache (MB).
-
-    Returns
-    -------
-    u : ndarray of shape (n,)
-        ``y * alpha``.
-    b : float
-        Intercept, so that ``f(x) = k(x, X) u + b``.
-    solution : krein.solvers.Solution
-        The point with krein's certificate (:func:`libsvm_solution`).
-    """
-    t0 = time.perf_counter()
-    u, b, n_iter = libsvm_binary(K, y, C, tol=tol, max_iter=max_iter, cache_size=cache_size)
-    seconds = time.perf_counter() - t0
-    return u, b, libsvm_solution(K, y, C, u, b, n_iter, max_iter=max_iter, solve_time=seconds)
 
 
 #: Restarts of ARPACK in :func:`least_eigenvalue` before LAPACK takes over (50 restarts of

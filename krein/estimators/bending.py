@@ -147,7 +147,7 @@ class Bending(TransformerMixin, BaseEstimator):
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, correction="clip", eps=0.0, shift=None, weights=None, sv_weight=0.5, C=1.0,
+    def __init__(self, *, correction="clip", eps=0.0, shift=None, weights=None, sv_weight=0.5, C=1.0,
                  new_weights=None, out_of_sample="paper", tol=1e-8, max_iter=200):
         self.correction = correction
         self.eps = eps

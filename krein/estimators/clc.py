@@ -188,7 +188,7 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         "psd_rtol": [Interval(numbers.Real, 0, 1, closed="left")],
     }
 
-    def __init__(self, combination="nearest", solver="auto", solver_options=None, polish=True,
+    def __init__(self, *, combination="nearest", solver="auto", solver_options=None, polish=True,
                  check_psd=True, psd_rtol=1e-8):
         self.combination = combination
         self.solver = solver

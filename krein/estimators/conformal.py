@@ -131,7 +131,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         "random_state": ["random_state"],
     }
 
-    def __init__(self, base="flip", solver="optimize", r=1, step=0.01, tol=1e-10, max_iter=1000,
+    def __init__(self, *, base="flip", solver="optimize", r=1, step=0.01, tol=1e-10, max_iter=1000,
                  random_state=None):
         self.base = base
         self.solver = solver
@@ -146,7 +146,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         base = self.base
         n = K.shape[0]
         if isinstance(base, str):  # one of TRANSFORMS (_parameter_constraints)
-            base = SpectrumCorrection(base)
+            base = SpectrumCorrection(correction=base)
         if hasattr(base, "fit_transform") and hasattr(base, "transform"):
             tr = clone(base)
             A = check_square_kernel(tr.fit_transform(K, y), "base kernel A")

@@ -153,7 +153,7 @@ class CorrectedKernelSVC(KernelClassifierBase):
         "max_iter": LIBSVM_MAX_ITER,
     }
 
-    def __init__(self, correction=None, C=1.0, kernel="gaussian", kernel_params=None,
+    def __init__(self, *, correction=None, C=1.0, kernel="gaussian", kernel_params=None,
                  class_weight=None, base_kernels=None, tol=1e-3, max_iter=-1):
         self.correction = correction
         self.C = C

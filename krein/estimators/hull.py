@@ -146,7 +146,7 @@ class ConvexHullClassifier(KernelClassifierBase):
     _parameter_constraints.pop("C")
     _parameter_constraints.pop("class_weight")
 
-    def __init__(self, mu=1.0, kernel="gaussian", kernel_params=None, solver="auto",
+    def __init__(self, *, mu=1.0, kernel="gaussian", kernel_params=None, solver="auto",
                  solver_options=None, n_starts=10, tol=1e-6, max_iter=10000, libsvm_tol=1e-3,
                  psd_tol=None, random_state=None):
         self.mu = mu

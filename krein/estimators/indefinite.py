@@ -199,7 +199,7 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
     _parameter_constraints: dict = {**KernelClassifierBase._parameter_constraints,
                                     **_PROXY_CONSTRAINTS}
 
-    def __init__(self, C=1.0, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
+    def __init__(self, *, C=1.0, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
                  class_weight=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
                  gap_every=10, solver_options=None):
         self.C = C
@@ -470,7 +470,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
     _parameter_constraints: dict = {**_SingleProxyEstimator._parameter_constraints,
                                     "C": [POSITIVE], "epsilon": [NONNEGATIVE]}
 
-    def __init__(self, C=1.0, epsilon=0.1, rho=1.0, solver="pg", kernel="gaussian",
+    def __init__(self, *, C=1.0, epsilon=0.1, rho=1.0, solver="pg", kernel="gaussian",
                  kernel_params=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
                  gap_every=10, solver_options=None):
         self.C = C
@@ -589,7 +589,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
     _parameter_constraints: dict = {**_SingleProxyEstimator._parameter_constraints,
                                     "nu": [Interval(Real, 0, 1, closed="right")]}
 
-    def __init__(self, nu=0.5, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
+    def __init__(self, *, nu=0.5, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
                  out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
                  solver_options=None):
         self.nu = nu
@@ -759,7 +759,7 @@ class PerturbSVC(KernelClassifierBase):
     }
     _parameter_constraints.pop("out_of_sample")   # always the raw kernel rows (luss §4.3)
 
-    def __init__(self, C=1.0, rho=1.0, solver="CLARABEL", kernel="gaussian", kernel_params=None,
+    def __init__(self, *, C=1.0, rho=1.0, solver="CLARABEL", kernel="gaussian", kernel_params=None,
                  class_weight=None, psd_tol=1e-8, tol=1e-3, atol=1e-8, max_iter=1000,
                  gap_every=10, solver_options=None):
         self.C = C

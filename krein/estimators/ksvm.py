@@ -137,7 +137,7 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         "approximation": [HasMethods(["fit_transform", "transform"]), None],
     }
 
-    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-6,
+    def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-6,
                  max_iter=None, solver="active-set", solver_options=None, approximation=None):
         self.C = C
         self.kernel = kernel

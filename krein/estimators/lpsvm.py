@@ -74,7 +74,7 @@ class LPSVC(KernelClassifierBase):
         "sv_tol": [Interval(Real, 0, 1, closed="left")],
     }
 
-    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
+    def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
                  solver="CLARABEL", solver_options=None, sv_tol=1e-8):
         self.C = C
         self.kernel = kernel

@@ -80,7 +80,7 @@ class ModSVC(KernelClassifierBase):
         "solver_options": [dict, None],
     }
 
-    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
+    def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
                  solver="CLARABEL", solver_options=None):
         self.C = C
         self.kernel = kernel

@@ -220,7 +220,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, diagonal="keep", weights=None, solver="auto", tol=1e-6, max_iter=1000,
+    def __init__(self, *, diagonal="keep", weights=None, solver="auto", tol=1e-6, max_iter=1000,
                  out_of_sample="least-squares", rcond=None, sv_weight=10.0, C=1.0, verbose=False):
         self.diagonal = diagonal
         self.weights = weights

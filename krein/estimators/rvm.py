@@ -129,7 +129,7 @@ class RVC(KernelClassifierBase):
     G. Loosli, C. S. Ong & S. Canu (2013), "SVM in Krein spaces", §6.1.2.
     """
 
-    def __init__(self, kernel="gaussian", kernel_params=None, bias=True, tol=1e-6, max_iter=1000,
+    def __init__(self, *, kernel="gaussian", kernel_params=None, bias=True, tol=1e-6, max_iter=1000,
                  alpha_max=1e9, min_delta_log_alpha=1e-3, moderated=False, verbose=False):
         self.kernel = kernel
         self.kernel_params = kernel_params

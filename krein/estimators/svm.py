@@ -200,7 +200,7 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         "approximation": _APPROXIMATION,
     }
 
-    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
+    def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
                  n_components=None, energy=None, solver="libsvm", formulation="dual", tol=1e-3,
                  max_iter=-1, solver_options=None, approximation=None):
         self.C = C
@@ -415,7 +415,7 @@ default="flip"
         "approximation": _APPROXIMATION,
     }
 
-    def __init__(self, correction="flip", out_of_sample="auto", C=1.0, kernel="gaussian",
+    def __init__(self, *, correction="flip", out_of_sample="auto", C=1.0, kernel="gaussian",
                  kernel_params=None, class_weight=None, eps=0.0, shift=None, solver="libsvm",
                  tol=1e-3, max_iter=-1, solver_options=None, approximation=None):
         self.correction = correction
@@ -597,7 +597,7 @@ class DirectSVC(KernelClassifierBase):
         "max_iter": LIBSVM_MAX_ITER,
     }
 
-    def __init__(self, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-3,
+    def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-3,
                  max_iter=-1):
         self.C = C
         self.kernel = kernel

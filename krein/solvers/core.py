@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
-__all__ = ["Solution", "SolverError", "installed_solvers", "solver_capabilities", "solve",
+__all__ = ["Solution", "SolverError", "CERTIFICATE_KINDS", "installed_solvers", "solver_capabilities", "solve",
            "check_solver"]
 
 #: How to install solvers that are not there by default.
@@ -24,6 +24,12 @@ _INSTALL_HINT = {
     "PROXQP": "pip install proxsuite",
     "CVXOPT": "pip install cvxopt",
 }
+
+#: What a solution's one-number certificate measures: ``Solution.certificate_kind`` is a
+#: key, ``Solution.certificate[kind]`` the number, the value the words shown in tables.
+CERTIFICATE_KINDS = {"relative_gap": "relative duality gap", "kkt_residual": "KKT residual",
+                     "fw_gap": "stationarity (Frank-Wolfe gap)", "gap": "duality gap",
+                     "residual": "KKT residual", "max_abs_gradient": "gradient"}
 
 #: CVXPY statuses accepted as a solution.
 _OK = {cp.OPTIMAL}
@@ -98,6 +104,11 @@ class Solution:
         For the same solvers, when asked for an out-of-sample map: the
         coefficients applied to the raw kernel rows ``k(x, X)`` of new points
         (the map folded in); ``None`` otherwise.
+    certificate_kind : str
+        What the solution's one-number certificate measures, a key of
+        :data:`CERTIFICATE_KINDS` (``""``: none); the number is
+        ``certificate[certificate_kind]``.  Set by the solver that made the
+        point: nobody re-derives it from the certificate's keys.
     """
 
     solver: str
@@ -115,6 +126,7 @@ class Solution:
     trace: object = None
     intercept: float | None = None
     coef: object = None
+    certificate_kind: str = ""
 
 
 def installed_solvers():
