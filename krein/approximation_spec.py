@@ -24,7 +24,7 @@ from .kernels import KERNELS
 from .spectrum import Spectrum, _null_tol
 
 __all__ = ["APPROXIMATIONS", "check_approximation", "make_approximation",
-           "approximation_spectrum"]
+           "approximation_spectrum", "check_approximable"]
 
 #: Low-rank front ends of ``approximation`` (:func:`check_approximation`) and their
 #: landmark methods (:data:`krein.approximation.LANDMARK_METHODS`).
@@ -131,8 +131,28 @@ def approximation_spectrum(eigenvalues, n):
                     tol=_null_tol(lam, int(n)))
 
 
-def _check_approximable(approximation, kind, kernel, what):
-    """An approximated run needs feature vectors and a row-wise named kernel."""
+def check_approximable(approximation, kind, kernel, what):
+    """Check that data of a kind with a kernel can be approximated.
+
+    An approximated run needs feature vectors and a row-wise named kernel.
+
+    Parameters
+    ----------
+    approximation : str or None
+        A checked ``approximation`` (:func:`check_approximation`); None passes.
+    kind : {"vector", "synthetic", "dissimilarity", "kernel"}
+        The data's kind.
+    kernel : str
+        The kernel name.
+    what : str
+        The data as the message names them, e.g. ``"data set 'sonar'"``.
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``approximation``: a dissimilarity or kernel matrix, or a kernel
+        outside :data:`krein.kernels.KERNELS` (the pick-out kernels).
+    """
     if approximation is None:
         return
     if kind in ("dissimilarity", "kernel"):

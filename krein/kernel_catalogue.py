@@ -28,7 +28,7 @@ are the pick-out combination (Munoz & de Diego 2006 §4.1,
 ``exp(-gamma (x_j - z_j)^2)``): the maximum of the coordinate kernels for two
 objects of the same class, the minimum across classes.  The kernel depends on
 the labels, so like dissimilarity-linear it is built per fold
-(:attr:`KernelData.per_fold_kernel`): the training block from the TRAINING
+(:attr:`krein.kernel_data.KernelData.per_fold_kernel`): the training block from the TRAINING
 labels only, the test rows by the label-free rule ``"mean"`` of
 :func:`krein.combinations.pick_out_rows` (expected value under a uniformly drawn
 label; for two classes ``(max + min) / 2``).  ``KernelData.K`` (spectrum line,
@@ -99,6 +99,11 @@ __all__ = [
     "KERNEL_GRID_FACTORS",
     "SIGMOID_A_TIMES_D",
     "SIGMOID_R",
+    "kernel_param_names",
+    "check_kernel",
+    "check_kernel_params",
+    "base_kernel_stack",
+    "n_base_kernels",
 ]
 
 #: Kernels for dissimilarity data sets.
@@ -171,7 +176,23 @@ def default_kernel(kind="vector", dataset=None):
     return "dissimilarity-linear" if kind == "dissimilarity" else "sigmoid"
 
 
-def _kernel_param_names(kernel):
+def kernel_param_names(kernel):
+    """Names of the parameters a kernel accepts in ``kernel_params``.
+
+    Parameters
+    ----------
+    kernel : str
+        A name of :func:`available_kernels` (any kind).
+
+    Returns
+    -------
+    list of str
+        ``[]`` (dissimilarity-linear, pick-out-linear), ``["unit"]``
+        (dissimilarity-raw), ``["scale"]`` (pick-out-munoz-ionosphere),
+        ``["gamma"]`` (dissimilarity-gaussian, pick-out-gaussian), else the
+        keyword parameters of the kernel function of
+        :data:`krein.kernels.KERNELS`.
+    """
     if kernel in ("dissimilarity-linear", "pick-out-linear"):
         return []
     if kernel == "dissimilarity-raw":
@@ -288,9 +309,27 @@ def default_kernel_grid(kernel, kernel_params):
     return {name: [f * v for f in KERNEL_GRID_FACTORS]}
 
 
-def _base_stack(kernel, X, Z, params):
-    """Base kernels of a pick-out kernel name: (n_x, n_z, d) per-coordinate kernels, or
-    (n_x, n_z, 12) for the munoz §4.2 family."""
+def base_kernel_stack(kernel, X, Z, params):
+    """The label-free base kernels of a pick-out kernel, stacked on the last axis.
+
+    Parameters
+    ----------
+    kernel : str
+        A name of :data:`PICK_OUT_KERNELS`.
+    X : ndarray of shape (n_x, d)
+        Feature vectors.
+    Z : ndarray of shape (n_z, d) or None
+        Feature vectors of the other side (None: ``X``).
+    params : dict
+        The kernel's full parameters (pick-out-gaussian: ``gamma``).
+
+    Returns
+    -------
+    ndarray of shape (n_x, n_z, M)
+        The ``M = d`` per-coordinate kernels
+        (:func:`krein.combinations.projection_kernels`), or the ``M = 12``
+        kernels of munoz §4.2 (:func:`krein.combinations.munoz_ionosphere_kernels`).
+    """
     base = PICK_OUT_KERNELS[kernel]
     if base == "munoz-ionosphere":
         return munoz_ionosphere_kernels(X, Z)
@@ -298,13 +337,47 @@ def _base_stack(kernel, X, Z, params):
     return projection_kernels(X, Z, kernel=base, kernel_params=p)
 
 
-def _n_base_kernels(kernel, n_features):
+def n_base_kernels(kernel, n_features):
+    """Number ``M`` of base kernels of a pick-out kernel (:func:`base_kernel_stack`).
+
+    Parameters
+    ----------
+    kernel : str
+        A name of :data:`PICK_OUT_KERNELS`.
+    n_features : int
+        Number of features of the data.
+
+    Returns
+    -------
+    int
+        ``n_features`` (one kernel per coordinate), or 12 for
+        pick-out-munoz-ionosphere.
+    """
     if PICK_OUT_KERNELS[kernel] == "munoz-ionosphere":
         return len(MUNOZ_IONOSPHERE_WIDTHS) + 2
     return n_features
 
 
-def _check_kernel(kernel, kind):
+def check_kernel(kernel, kind):
+    """Check a kernel name for a kind of data.
+
+    Parameters
+    ----------
+    kernel : str
+        The kernel name.
+    kind : {"vector", "synthetic", "dissimilarity", "kernel"}
+        The data's kind.
+
+    Returns
+    -------
+    str
+        ``kernel``, one of :func:`available_kernels` ``(kind)``.
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``kernel`` and the accepted names.
+    """
     accepted = available_kernels(kind)
     if not isinstance(kernel, str) or kernel not in accepted:
         what = "dissimilarity data set" if kind == "dissimilarity" else "vector data set"
@@ -313,12 +386,33 @@ def _check_kernel(kernel, kind):
     return kernel
 
 
-def _check_kernel_params(kernel, kernel_params):
+def check_kernel_params(kernel, kernel_params):
+    """Check a kernel's parameters: known names (:func:`kernel_param_names`), valid values.
+
+    Parameters
+    ----------
+    kernel : str
+        A checked kernel name (:func:`check_kernel`).
+    kernel_params : dict or None
+        Its parameters: finite numbers, ``metric`` as given, ``scale`` one of
+        :data:`krein.datasets.FEATURE_SCALES`.
+
+    Returns
+    -------
+    dict
+        A copy of ``kernel_params`` (``{}`` for None).
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``kernel_params``: not a dict, an unknown parameter (listing the
+        accepted ones) or a bad value.
+    """
     if kernel_params is None:
         return {}
     if not isinstance(kernel_params, dict):
         raise InvalidArgument("kernel_params", f"must be a dict or None; got {kernel_params!r}")
-    names = _kernel_param_names(kernel)
+    names = kernel_param_names(kernel)
     bad = [k for k in kernel_params if k not in names]
     if bad:
         acc = ", ".join(names) if names else "none"

@@ -90,20 +90,20 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._validation import InvalidArgument
-from .approximation_spec import (APPROXIMATIONS, _check_approximable, approximation_spectrum,
+# The catalogue, the user-file checks and the approximation spec: names used here, and names
+# re-exported for the modules that import them from the door (e.g. SIGMOID_A_TIMES_D, cli.py).
+from .approximation_spec import (APPROXIMATIONS, approximation_spectrum, check_approximable,
                                  check_approximation, make_approximation)
 from .combinations import pick_out, pick_out_rows
 from .datasets import FEATURE_SCALES, available_datasets, dataset_kind, load_dataset
-from .datasets._user_files import (FILE_DIAGONAL_RTOL, FILE_SYMMETRY_RTOL, _check_flag,
-                                   _check_name, _path_text, _prefixed, check_feature_scale,
+from .datasets._user_files import (FILE_DIAGONAL_RTOL, FILE_SYMMETRY_RTOL, check_feature_scale,
+                                   check_flag, check_name, path_text, prefixed,
                                    read_feature_file, read_kernel_file)
-# The catalogue, the user-file checks and the approximation spec: names used here, and names
-# re-exported for the modules that import them from the door (e.g. SIGMOID_A_TIMES_D, cli.py).
 from .kernel_catalogue import (DISSIMILARITY_KERNELS, KERNEL_GRID_FACTORS, PICK_OUT_KERNELS,
-                               PICK_OUT_TEST_RULE, SIGMOID_A_TIMES_D, SIGMOID_R, _base_stack,
-                               _check_kernel, _check_kernel_params, _kernel_param_names,
-                               _n_base_kernels, available_kernels, default_kernel,
-                               default_kernel_grid, default_kernel_params)
+                               PICK_OUT_TEST_RULE, SIGMOID_A_TIMES_D, SIGMOID_R, available_kernels,
+                               base_kernel_stack, check_kernel, check_kernel_params,
+                               default_kernel, default_kernel_grid, default_kernel_params,
+                               kernel_param_names, n_base_kernels)
 from .kernels import dissimilarity_kernel, pairwise_kernel
 from .spectrum import Spectrum
 
@@ -128,6 +128,9 @@ __all__ = [
     "make_approximation",
     "approximation_spectrum",
 ]
+
+#: The name ``krein.experiment.classification`` calls :func:`check_approximable` by.
+_check_approximable = check_approximable
 
 #: Largest stack of per-coordinate kernels (n^2 * n_features doubles) built by compare.
 PICK_OUT_MAX_BYTES = 2 * 1024**3
@@ -368,7 +371,7 @@ class KernelData:
             raise ValueError("kernel rows of new points need feature vectors (vector data)")
         Z = np.asarray(Z, dtype=float)
         if self.label_dependent:
-            B = _base_stack(self.kernel, Z, self.X, self.kernel_params)
+            B = base_kernel_stack(self.kernel, Z, self.X, self.kernel_params)
             R = pick_out_rows(B, self.y, rule=PICK_OUT_TEST_RULE)
             return np.concatenate([R[:, :, None], B], axis=2) if stacked else R
         return pairwise_kernel(self.kernel, Z, self.X, self.kernel_params)
@@ -419,8 +422,8 @@ def check_data_arguments(dataset, kernel=None, kernel_params=None):
     kind = dataset_kind(dataset)
     if kernel is None:
         kernel = default_kernel(kind, dataset)
-    kernel = _check_kernel(kernel, kind)
-    return kind, kernel, _check_kernel_params(kernel, kernel_params)
+    kernel = check_kernel(kernel, kind)
+    return kind, kernel, check_kernel_params(kernel, kernel_params)
 
 
 def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samples=None,
@@ -482,10 +485,10 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
     """
     approximation = check_approximation(approximation)
     kind, kernel, params = check_data_arguments(dataset, kernel, kernel_params)
-    _check_approximable(approximation, kind, kernel, f"data set {dataset!r}")
+    check_approximable(approximation, kind, kernel, f"data set {dataset!r}")
     # feature scaling chosen by the kernel ("pick-out-munoz-ionosphere"), else None
     feature_scale = (params.get("scale", default_kernel_params(kernel)["scale"])
-                     if "scale" in _kernel_param_names(kernel) else None)
+                     if "scale" in kernel_param_names(kernel) else None)
     data = load_dataset(dataset, n_samples=n_samples, binary=binary, random_state=random_state,
                         feature_scale=feature_scale)
     X, D, y, desc = data.X, data.D, data.y, data.description
@@ -520,7 +523,7 @@ def _compute_kernel(kind, kernel, full, X, D, y, what, hint="use n_samples to su
     """
     B = None
     if kernel in PICK_OUT_KERNELS:
-        n_base = _n_base_kernels(kernel, X.shape[1])
+        n_base = n_base_kernels(kernel, X.shape[1])
         size = 8 * y.shape[0] ** 2 * n_base
         if size > PICK_OUT_MAX_BYTES:
             raise InvalidArgument("kernel", f"{kernel} needs n^2 * {n_base} * 8 bytes = "
@@ -529,7 +532,7 @@ def _compute_kernel(kind, kernel, full, X, D, y, what, hint="use n_samples to su
                                             f"{PICK_OUT_MAX_BYTES / 1024**3:.0f} GiB); {hint}")
     try:
         if kernel in PICK_OUT_KERNELS:
-            B = _base_stack(kernel, X, None, full)
+            B = base_kernel_stack(kernel, X, None, full)
             K = pick_out(B, y)
         elif kind == "dissimilarity":
             if kernel == "dissimilarity-linear":
@@ -610,17 +613,17 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
         that does not fit the matrix), ``dissimilarity``, ``symmetrize`` or
         ``name`` (wrong type).
     """
-    dissimilarity = _check_flag(dissimilarity, "dissimilarity")
-    symmetrize = _check_flag(symmetrize, "symmetrize")
-    name = _check_name(name)
-    shown = _path_text(path)
+    dissimilarity = check_flag(dissimilarity, "dissimilarity")
+    symmetrize = check_flag(symmetrize, "symmetrize")
+    name = check_name(name)
+    shown = path_text(path)
     if dissimilarity:
         kind = "dissimilarity"
         try:
-            kernel = _check_kernel(default_kernel(kind) if kernel is None else kernel, kind)
-            params = _check_kernel_params(kernel, kernel_params)
+            kernel = check_kernel(default_kernel(kind) if kernel is None else kernel, kind)
+            params = check_kernel_params(kernel, kernel_params)
         except InvalidArgument as exc:
-            raise _prefixed(exc, shown) from None
+            raise prefixed(exc, shown) from None
     else:
         kind = "kernel"
         if kernel is not None and kernel != "precomputed":
@@ -641,7 +644,7 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
         try:
             K, _ = _compute_kernel(kind, kernel, full, None, D, y, what="this file")
         except InvalidArgument as exc:
-            raise _prefixed(exc, shown) from None
+            raise prefixed(exc, shown) from None
     else:
         K, D, full = file.values, None, {}
     return KernelData(name or file.stem, kind, kernel, full, y, K, None, D, file.description,
@@ -707,18 +710,18 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
         value, pick-out base kernels above the memory limit), ``scale`` or
         ``name``.
     """
-    name = _check_name(name)
-    shown = _path_text(path)
+    name = check_name(name)
+    shown = path_text(path)
     approximation = check_approximation(approximation)
     scale = check_feature_scale(scale, shown)
     try:
-        kernel = _check_kernel(default_kernel("vector") if kernel is None else kernel, "vector")
-        params = _check_kernel_params(kernel, kernel_params)
-        _check_approximable(approximation, "vector", kernel, "this file")
+        kernel = check_kernel(default_kernel("vector") if kernel is None else kernel, "vector")
+        params = check_kernel_params(kernel, kernel_params)
+        check_approximable(approximation, "vector", kernel, "this file")
     except InvalidArgument as exc:
-        raise _prefixed(exc, shown) from None
+        raise prefixed(exc, shown) from None
     how = ""
-    if "scale" in _kernel_param_names(kernel):  # the kernel's own scaling (munoz §4.2)
+    if "scale" in kernel_param_names(kernel):  # the kernel's own scaling (munoz §4.2)
         kernel_scale = params.get("scale", default_kernel_params(kernel)["scale"])
         feature_scale = None if kernel_scale == "raw" else kernel_scale
         if scale != "standard" and scale != feature_scale:
@@ -741,7 +744,7 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
             K, B = _compute_kernel("vector", kernel, full, X, None, y, what="this file",
                                    hint="use fewer objects")
     except InvalidArgument as exc:
-        raise _prefixed(exc, shown) from None
+        raise prefixed(exc, shown) from None
     return KernelData(name or file.stem, "vector", kernel, full, y, K, X, None,
                       file.description + how, base_kernels=B, source=file.source,
                       notes=file.notes, approximation=approximation)

@@ -1,4 +1,4 @@
-"""A researcher's own files, checked: a kernel or dissimilarity matrix with labels, a feature table.
+"""A researcher's own files, checked: a kernel or dissimilarity matrix and labels, a feature table.
 
 The readers of :mod:`krein.datasets._files` (:func:`krein.datasets.read_matrix`,
 :func:`krein.datasets.read_labels`) and :mod:`krein.datasets._features`
@@ -33,7 +33,8 @@ from ._files import _resolve, read_labels, read_matrix
 from ._loaders import scale_features
 
 __all__ = ["UserFile", "read_kernel_file", "read_feature_file", "check_feature_scale",
-           "FILE_SYMMETRY_RTOL", "FILE_DIAGONAL_RTOL"]
+           "check_flag", "check_name", "path_text", "prefixed", "FILE_SYMMETRY_RTOL",
+           "FILE_DIAGONAL_RTOL"]
 
 #: Relative asymmetry ``max |K - K'| / max |K|`` of a matrix file up to which ``(K + K')/2`` is
 #: used without a word; above it only with ``symmetrize=True`` (recorded in ``KernelData.notes``).
@@ -47,22 +48,82 @@ def _py(value):
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _path_text(path):
+def path_text(path):
+    """A file path as messages show it.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or object
+        The path as given.
+
+    Returns
+    -------
+    str
+        The path as given, or the ``repr`` of anything that is not a path.
+    """
     return os.fspath(path) if isinstance(path, (str, os.PathLike)) else repr(path)
 
 
-def _prefixed(exc, shown):
-    """An InvalidArgument of an argument check, its message prefixed by the file's path."""
+def prefixed(exc, shown):
+    """An InvalidArgument of an argument check, its message prefixed by the file's path.
+
+    Parameters
+    ----------
+    exc : InvalidArgument
+        The error of the check.
+    shown : str
+        The file's path (:func:`path_text`).
+
+    Returns
+    -------
+    InvalidArgument
+        Naming the same argument, the message ``"<shown>: <message>"``.
+    """
     return InvalidArgument(exc.argument, f"{shown}: {exc.message}")
 
 
-def _check_flag(value, argument):
+def check_flag(value, argument):
+    """Check a True/False argument.
+
+    Parameters
+    ----------
+    value : bool
+        The value (``numpy.bool_`` too).
+    argument : str
+        The argument's name (``dissimilarity``, ``symmetrize``).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``argument``, for anything but a bool.
+    """
     if not isinstance(value, (bool, np.bool_)):
         raise InvalidArgument(argument, f"must be True or False; got {value!r}")
     return bool(value)
 
 
-def _check_name(name):
+def check_name(name):
+    """Check the ``name`` of a user's data.
+
+    Parameters
+    ----------
+    name : str or None
+        A non-empty name, or None (the file's stem).
+
+    Returns
+    -------
+    str or None
+        ``name``.
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``name``: not a string, or blank.
+    """
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise InvalidArgument("name", f"must be a non-empty string or None; got {name!r}")
     return name
@@ -260,7 +321,7 @@ def read_kernel_file(path, labels, *, dissimilarity, symmetrize):
         Naming ``kernel_file`` or ``labels``, the message starting with the
         path (:func:`krein.kernel_data.load_kernel_file`, "Raises").
     """
-    shown = _path_text(path)
+    shown = path_text(path)
     letter, what = ("D", "dissimilarity matrix") if dissimilarity else ("K", "kernel matrix")
     M = read_matrix(path, argument="kernel_file")
     n = _check_file_matrix(M, shown, what)
@@ -307,7 +368,7 @@ def read_feature_file(path, *, label_column, feature_scale):
         about the file; a single class or every label different) or
         ``label_column``, the message starting with the path.
     """
-    shown = _path_text(path)
+    shown = path_text(path)
     X, y, _, info = _read_features(path, label_column=label_column, argument="data")
     n, d = X.shape
     if info["format"] == "svmlight":
