@@ -2,21 +2,23 @@
 
 :func:`load_kernel_data` loads a catalogue data set (:func:`krein.datasets.load_dataset`)
 and computes its kernel once; :class:`KernelData` hands out the training block
-and test rows of any split, with the per-fold rules below.  The kernel
-catalogue (:func:`available_kernels`, :func:`default_kernel`,
-:func:`default_kernel_params`) lives here too: to add a kernel, add it to
-:data:`krein.kernels.KERNELS` (row-wise kernels of feature vectors) or here
-(kernels of dissimilarities, label-dependent combinations).
+and test rows of any split, with the per-fold rules below.  Three modules
+beside it hold what the door uses, and every name of theirs that was public
+here is still importable from here:
 
-Dissimilarity data sets use the kernels ``"dissimilarity-linear"`` (``K = -1/2
-J D^2 J``, classical scaling, Haasdonk 2005 Prop. 1; the "linear kernel on
-dissimilarities" of Loosli et al. 2013 §6.3.2 in one reading),
-``"dissimilarity-raw"`` (``K = D / unit``, default ``unit = 1``: the
-dissimilarities themselves used as an indefinite kernel, the other reading of
-that phrase; with ``unit = 1`` its least eigenvalues equal those printed in
-Loosli et al.'s Table 3 for the shipped sets, see
-:func:`krein.datasets.load_dissimilarity`) or ``"dissimilarity-gaussian"``
-(``K = exp(-gamma D^2)``).
+* the kernel catalogue, :mod:`krein.kernel_catalogue`: the kernel names of
+  each kind of data (:func:`available_kernels`), their defaults
+  (:func:`default_kernel`, :func:`default_kernel_params`,
+  :func:`default_kernel_grid`), the dissimilarity kernels
+  (:data:`DISSIMILARITY_KERNELS`) and the label-dependent pick-out kernels
+  (:data:`PICK_OUT_KERNELS`, with munoz §4.2's Ionosphere kernels);
+* the user-file checks, :mod:`krein.datasets._user_files` (what a matrix,
+  its labels or a feature table must satisfy; :data:`FILE_SYMMETRY_RTOL`,
+  :data:`FILE_DIAGONAL_RTOL`);
+* the approximation spec, :mod:`krein.approximation_spec`
+  (:func:`check_approximation`, :func:`make_approximation`,
+  :func:`approximation_spectrum`, :data:`APPROXIMATIONS`).
+
 
 Kernel matrix
 -------------
@@ -27,61 +29,14 @@ training block from the training dissimilarities and its test rows with the
 training centering (:func:`krein.kernels.dissimilarity_kernel` with
 ``D_train``), exactly as a model that never saw the test objects would.
 
-Pick-out kernels (label-dependent)
-----------------------------------
-``"pick-out-linear"`` and ``"pick-out-gaussian"`` (vector and synthetic data)
-are the pick-out combination (Munoz & de Diego 2006 §4.1,
-:func:`krein.combinations.pick_out`) of one kernel per coordinate axis
-(:func:`krein.combinations.projection_kernels`: ``x_j z_j``, or
-``exp(-gamma (x_j - z_j)^2)``): the maximum of the coordinate kernels for two
-objects of the same class, the minimum across classes.  The kernel depends on
-the labels, so like dissimilarity-linear it is built per fold
-(:attr:`KernelData.per_fold_kernel`): the training block from the TRAINING
-labels only, the test rows by the label-free rule ``"mean"`` of
-:func:`krein.combinations.pick_out_rows` (expected value under a uniformly drawn
-label; for two classes ``(max + min) / 2``).  ``KernelData.K`` (spectrum line,
-``krein diagnose``, the decision-boundary figure) uses all labels.  The
-coordinate kernels themselves are label-free, computed once
-(``KernelData.base_kernels``).  ``"pick-out-munoz-ionosphere"`` (next
-section) works the same way with other base kernels.
+The pick-out kernels (:data:`PICK_OUT_KERNELS`) depend on the labels, so like
+dissimilarity-linear they are built per fold (:attr:`KernelData.per_fold_kernel`):
+the training block from the TRAINING labels only, the test rows by the
+label-free rule :data:`PICK_OUT_TEST_RULE` of
+:func:`krein.combinations.pick_out_rows`.  ``KernelData.K`` (spectrum line,
+``krein diagnose``, the decision-boundary figure) uses all labels.  Their
+label-free base kernels are computed once (``KernelData.base_kernels``).
 
-The kernels of Munoz & de Diego's Ionosphere experiment (§4.2)
----------------------------------------------------------------
-``"pick-out-munoz-ionosphere"`` (any vector or synthetic data set; Ionosphere
-is the paper's case) is the pick-out combination, built per fold exactly as
-above, of the twelve normalized kernels of munoz §4.2
-(:func:`krein.combinations.munoz_ionosphere_kernels`): ten RBF kernels
-``exp(-||x - z||^2 / c_m)``, ``c_m = 10 + 5 (m - 1)``, the linear kernel
-``x'z`` and the polynomial kernel ``(1 + x'z)^2``, each normalized as
-``K(x, z) / sqrt(K(x, x) K(z, z))``.  The twelve are the base kernels
-(``KernelData.base_kernels``, the stacked slices ``1..12`` given to
-stacked-input methods such as the conformal linear combination).
-
-*This replaces the paper's combination*: munoz combines the twelve with its KWS
-method ("Kernel Weighting Scheme", its reference [9]: kernel values,
-neighbourhoods and labels weight each entry), which the paper does not define;
-the pick-out rule is the label-dependent combination this library has.  The
-resulting kernel is more indefinite than the paper's, so classification
-results are not comparable with munoz Table 2 line by line.  In particular,
-methods that apply their model to the pick-out test rows (``svm``, ``clip``,
-``flip``) can do poorly: the training block carries the labels (the widest RBF
-within a class, the narrowest or the cosine across), the label-free rows (the
-midpoint of max and min) do not; the conformal linear combination's test rows
-are ``sum_m beta_m K_m(x, X)`` of the label-free base kernels.  The measured
-spectra and accuracies are in ``experiments/README.md``, "Pick-out kernel of
-munoz's Ionosphere experiment".
-
-Features: the widths ``c_m`` are absolute numbers, and they fit the RAW
-Ionosphere features (all in [-1, 1], mean squared distance 18.5 between two
-objects; 66 after standardization, where ``exp(-d^2 / 10)`` is mostly
-negligible).  munoz does not mention any scaling, so the kernel parameter
-``scale`` defaults to ``"raw"``: shipped sets are loaded without scaling
-(``krein.datasets.load(name, scale=None)``).  ``scale="minmax"`` (each feature
-onto [-1, 1], LIBSVM's ``svm-scale``) puts any other data set on
-Ionosphere's range, which gives the widths the same meaning there;
-``scale="standard"`` standardizes like the other kernels.  Both are computed on
-all rows (transductively); on the synthetic sets they apply after the set's own
-preparation above.
 
 Stacked input
 -------------
@@ -106,7 +61,9 @@ reads feature vectors and labels (CSV, whitespace text, LIBSVM/svmlight;
 :func:`krein.datasets.read_features`), standardized like the shipped vector
 sets (kind ``"vector"``, the vector kernels above).  Both fill in
 ``KernelData.source`` (where the data came from) and ``KernelData.notes``
-(what was done to them, e.g. a symmetrization).
+(what was done to them, e.g. a symmetrization).  The checks of the files
+(:mod:`krein.datasets._user_files`), each an :class:`InvalidArgument` whose
+one-line message starts with the file's path, come before any kernel is computed.
 
 Approximated runs (no n x n kernel)
 -----------------------------------
@@ -123,33 +80,31 @@ kernel of :data:`krein.kernels.KERNELS` can be approximated: a dissimilarity
 or kernel matrix already is ``n x n``, and the pick-out kernels are
 label-dependent ``n x n`` combinations (:class:`InvalidArgument` naming
 ``approximation``).
-
-The checks, each an :class:`InvalidArgument` whose one-line message starts
-with the file's path: a square matrix of at least 2 x 2 without NaN or inf;
-as many labels as objects, at least two classes, not every object a class of
-its own; symmetry up to :data:`FILE_SYMMETRY_RTOL` relative to ``max |K|``
-(``(K + K')/2`` is used below it; above it only with ``symmetrize=True``,
-recorded in ``notes``); dissimilarities that are ``>= 0`` with a zero
-diagonal (up to :data:`FILE_DIAGONAL_RTOL` ``* max |D|``).
 """
 
 from __future__ import annotations
 
-import inspect
-import numbers
-import os
 import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from ._validation import InvalidArgument
-from .combinations import (MUNOZ_IONOSPHERE_WIDTHS, munoz_ionosphere_kernels, pick_out,
-                           pick_out_rows, projection_kernels)
-from .datasets import (FEATURE_SCALES, available_datasets, dataset_kind, load_dataset,
-                       read_labels, read_matrix, scale_features)
-from .datasets._files import _read_features, _resolve
-from .kernels import KERNELS, dissimilarity_kernel, pairwise_kernel
+# The catalogue, the user-file checks and the approximation spec: names used here, and names
+# re-exported for the modules that import them from the door (e.g. SIGMOID_A_TIMES_D, cli.py).
+from .approximation_spec import (APPROXIMATIONS, approximation_spectrum, check_approximable,
+                                 check_approximation, make_approximation)
+from .combinations import pick_out, pick_out_rows
+from .datasets import FEATURE_SCALES, available_datasets, dataset_kind, load_dataset
+from .datasets._user_files import (FILE_DIAGONAL_RTOL, FILE_SYMMETRY_RTOL, check_feature_scale,
+                                   check_flag, check_name, path_text, prefixed,
+                                   read_feature_file, read_kernel_file)
+from .kernel_catalogue import (DISSIMILARITY_KERNELS, KERNEL_GRID_FACTORS, PICK_OUT_KERNELS,
+                               PICK_OUT_TEST_RULE, SIGMOID_A_TIMES_D, SIGMOID_R, available_kernels,
+                               base_kernel_stack, check_kernel, check_kernel_params,
+                               default_kernel, default_kernel_grid, default_kernel_params,
+                               kernel_param_names, n_base_kernels)
+from .kernels import dissimilarity_kernel, pairwise_kernel
 from .spectrum import Spectrum
 
 __all__ = [
@@ -174,317 +129,11 @@ __all__ = [
     "approximation_spectrum",
 ]
 
-#: Kernels for dissimilarity data sets.
-DISSIMILARITY_KERNELS = ("dissimilarity-linear", "dissimilarity-raw", "dissimilarity-gaussian")
-
-#: Label-dependent pick-out kernels (module docstring): name -> base kernels, either a
-#: kernel of the single coordinates ("linear", "gaussian") or "munoz-ionosphere", the
-#: twelve normalized kernels of munoz §4.2 (:func:`krein.combinations.munoz_ionosphere_kernels`).
-PICK_OUT_KERNELS = {"pick-out-linear": "linear", "pick-out-gaussian": "gaussian",
-                    "pick-out-munoz-ionosphere": "munoz-ionosphere"}
-
-#: Rule for the pick-out rows of test points (labels unknown); see
-#: :func:`krein.combinations.pick_out_rows`.
-PICK_OUT_TEST_RULE = "mean"
+#: The name ``krein.experiment.classification`` calls :func:`check_approximable` by.
+_check_approximable = check_approximable
 
 #: Largest stack of per-coordinate kernels (n^2 * n_features doubles) built by compare.
 PICK_OUT_MAX_BYTES = 2 * 1024**3
-
-# Default sigmoid kernel on standardized vectors: a = SIGMOID_A_TIMES_D / n_features,
-# r = SIGMOID_R.  Chosen so that the kernel is clearly indefinite beyond the
-# near-constant direction while ESVM still classifies well (smaller a gives fewer
-# negative eigenvalues; larger a or r closer to 0 costs every method accuracy).  The
-# measurement on standardized Sonar is in experiments/README.md, "Default sigmoid kernel".
-SIGMOID_A_TIMES_D = 4.0
-SIGMOID_R = -2.0
-
-
-def available_kernels(kind="vector"):
-    """Kernel names usable with a kind of data set.
-
-    Parameters
-    ----------
-    kind : {"vector", "synthetic", "dissimilarity", "kernel"}
-        The data's kind (``"kernel"``: a precomputed kernel matrix).
-
-    Returns
-    -------
-    list of str
-        :data:`krein.kernels.KERNELS` and the pick-out kernels
-        :data:`PICK_OUT_KERNELS` for feature vectors,
-        :data:`DISSIMILARITY_KERNELS` for dissimilarity matrices, or
-        ``["precomputed"]`` for a kernel matrix.
-    """
-    if kind == "kernel":
-        return ["precomputed"]
-    if kind == "dissimilarity":
-        return list(DISSIMILARITY_KERNELS)
-    return sorted(KERNELS) + list(PICK_OUT_KERNELS)
-
-
-def default_kernel(kind="vector", dataset=None):
-    """Default kernel of a kind of data set.
-
-    Parameters
-    ----------
-    kind : {"vector", "synthetic", "dissimilarity", "kernel"}
-        The data's kind (``"kernel"``: a precomputed kernel matrix).
-    dataset : str, optional
-        Data set name: ``"munoz-artificial"`` has its own default.
-
-    Returns
-    -------
-    str
-        ``"pick-out-linear"`` for ``"munoz-artificial"`` (the pick-out
-        combination of the two coordinate kernels, Munoz & de Diego 2006
-        §4.1), ``"dissimilarity-linear"`` for dissimilarity data,
-        ``"precomputed"`` for a kernel matrix, else ``"sigmoid"``.
-    """
-    if kind == "kernel":
-        return "precomputed"
-    if dataset == "munoz-artificial":
-        return "pick-out-linear"
-    return "dissimilarity-linear" if kind == "dissimilarity" else "sigmoid"
-
-
-def _kernel_param_names(kernel):
-    if kernel in ("dissimilarity-linear", "pick-out-linear"):
-        return []
-    if kernel == "dissimilarity-raw":
-        return ["unit"]
-    if kernel == "pick-out-munoz-ionosphere":
-        return ["scale"]
-    if kernel in ("dissimilarity-gaussian", "pick-out-gaussian"):
-        return ["gamma"]
-    sig = inspect.signature(KERNELS[kernel])
-    return [p for p in sig.parameters if p not in ("X", "Z")]
-
-
-def default_kernel_params(kernel, n_features=None, D=None):
-    """Default parameters of a kernel for :func:`compare` (scaled to the data).
-
-    * ``sigmoid``/``tanh``: ``a = 4 / n_features``, ``r = -2``: clearly
-      indefinite on standardized data while ESVM still classifies well
-      (measured on Sonar: ``experiments/README.md``, "Default sigmoid kernel").
-    * ``gaussian``/``rbf``: ``gamma = 1 / n_features``, ``metric="l2"``.
-    * ``epanechnikov``: ``sigma = sqrt(2 n_features)`` (the mean distance of two
-      standardized points), ``degree = 1``.
-    * ``linear``, ``dissimilarity-linear``, ``pick-out-linear``: no parameters.
-    * ``dissimilarity-raw``: ``unit = 1`` (``K = D / unit``; a unit such as
-      the mean dissimilarity makes ``C`` grids comparable across data sets
-      without changing the problem: the SVM-type methods are equivariant under
-      ``K -> K / s`` with ``C -> s C``).
-    * ``pick-out-gaussian``: ``gamma = 1`` (of ``exp(-gamma (x_j - z_j)^2)`` on
-      each coordinate).
-    * ``pick-out-munoz-ionosphere``: ``scale = "raw"`` (the features munoz
-      §4.2's RBF widths refer to; module docstring).
-    * ``dissimilarity-gaussian``: ``gamma = 1 / mean(D^2)`` over the off-diagonal
-      entries.
-
-    Parameters
-    ----------
-    kernel : str
-        Kernel name.
-    n_features : int, optional
-        Number of features (vector data).
-    D : array of shape (n, n), optional
-        Dissimilarities (dissimilarity data).
-
-    Returns
-    -------
-    dict
-        Parameter name -> default value, as listed above (``{}`` for a kernel
-        without parameters or with no scaled default); pass it on as the
-        kernel's ``kernel_params``.
-    """
-    d = float(n_features) if n_features else 1.0
-    if kernel in ("sigmoid", "tanh"):
-        return {"a": SIGMOID_A_TIMES_D / d, "r": SIGMOID_R}
-    if kernel in ("gaussian", "rbf"):
-        return {"gamma": 1.0 / d, "metric": "l2"}
-    if kernel == "pick-out-gaussian":
-        return {"gamma": 1.0}
-    if kernel == "pick-out-munoz-ionosphere":
-        return {"scale": "raw"}
-    if kernel == "dissimilarity-raw":
-        return {"unit": 1.0}
-    if kernel == "epanechnikov":
-        return {"sigma": float(np.sqrt(2.0 * d)), "degree": 1.0}
-    if kernel == "dissimilarity-gaussian":
-        if D is None:
-            return {"gamma": 1.0}
-        D = np.asarray(D, dtype=float)
-        square = D.shape[0] == D.shape[1]
-        off = ~np.eye(D.shape[0], dtype=bool) if square else np.ones(D.shape, bool)
-        m = float(np.mean(D[off] ** 2)) if off.any() else 0.0
-        return {"gamma": 1.0 / m if m > 0 else 1.0}
-    return {}
-
-
-#: Multiples of a kernel parameter's value tried by the default kernel grid
-#: (:func:`default_kernel_grid`): half, the value, double.
-KERNEL_GRID_FACTORS = (0.5, 1.0, 2.0)
-
-#: The parameter of each kernel that the default kernel grid varies.
-_TUNED_KERNEL_PARAMETER = {"sigmoid": "a", "tanh": "a", "gaussian": "gamma", "rbf": "gamma",
-                           "epanechnikov": "sigma", "pick-out-gaussian": "gamma"}
-
-
-def default_kernel_grid(kernel, kernel_params):
-    """Default inner-CV grid of a kernel computed from feature vectors.
-
-    The one scale parameter of the kernel (sigmoid/tanh: ``a``; gaussian/rbf
-    and pick-out-gaussian: ``gamma``; epanechnikov: ``sigma``) times
-    :data:`KERNEL_GRID_FACTORS` (half, the value, double), around the value in
-    ``kernel_params`` (the data-scaled default of :func:`default_kernel_params`
-    unless given).  The sigmoid's offset ``r`` stays fixed: it sets how
-    indefinite the kernel is (the near-constant direction ``tanh(r)`` adds),
-    which is the experiment's choice, not a nuisance parameter.  Kernels of
-    dissimilarities and precomputed matrices, and kernels without a scale
-    parameter (linear, pick-out-linear, pick-out-munoz-ionosphere), have no
-    grid.
-
-    Parameters
-    ----------
-    kernel : str
-        Kernel name.
-    kernel_params : dict
-        The kernel's full parameters (defaults filled in).
-
-    Returns
-    -------
-    dict
-        ``{parameter: [0.5 v, v, 2 v]}``, or ``{}`` when the kernel has no
-        scale parameter to tune.
-    """
-    name = _TUNED_KERNEL_PARAMETER.get(kernel)
-    if name is None or name not in kernel_params:
-        return {}
-    v = float(kernel_params[name])
-    return {name: [f * v for f in KERNEL_GRID_FACTORS]}
-
-
-#: Low-rank front ends of ``approximation`` (:func:`check_approximation`) and their
-#: landmark methods (:data:`krein.approximation.LANDMARK_METHODS`).
-APPROXIMATIONS = {"nystroem": ("uniform", "kmeans++")}
-
-_APPROXIMATION_FORM = ("None or 'nystroem:M' (M >= 1 landmarks; 'nystroem:M:kmeans++' "
-                       "spreads them by k-means++ seeding)")
-
-
-def check_approximation(approximation):
-    """Check an ``approximation`` argument; return its canonical text.
-
-    Parameters
-    ----------
-    approximation : str or None
-        None (the exact ``n x n`` kernel), ``"nystroem:M"`` (an
-        :class:`krein.approximation.IndefiniteNystroem` with ``M`` uniformly
-        drawn landmarks) or ``"nystroem:M:LANDMARKS"`` with ``LANDMARKS`` one
-        of ``"uniform"``, ``"kmeans++"``.
-
-    Returns
-    -------
-    str or None
-        ``"nystroem:M"`` or ``"nystroem:M:kmeans++"`` (uniform landmarks are
-        the default and left out), or None.
-
-    Raises
-    ------
-    InvalidArgument
-        (a ``ValueError``) naming ``approximation``, for anything else.
-    """
-    if approximation is None:
-        return None
-    if not isinstance(approximation, str):
-        raise InvalidArgument("approximation", f"must be {_APPROXIMATION_FORM}; got "
-                                               f"{approximation!r}")
-    parts = [t.strip() for t in approximation.strip().split(":")]
-    name = parts[0].lower()
-    if name not in APPROXIMATIONS or len(parts) not in (2, 3):
-        raise InvalidArgument("approximation", f"must be {_APPROXIMATION_FORM}; got "
-                                               f"{approximation!r}")
-    try:
-        m = int(parts[1])
-    except ValueError:
-        m = 0
-    if m < 1 or not parts[1].lstrip("+").isdigit():
-        raise InvalidArgument("approximation", f"the number of landmarks M of "
-                                               f"{approximation!r} must be an integer >= 1")
-    landmarks = parts[2].lower() if len(parts) == 3 else "uniform"
-    if landmarks not in APPROXIMATIONS[name]:
-        raise InvalidArgument("approximation", f"unknown landmark method {parts[2]!r} in "
-                                               f"{approximation!r}; accepted: "
-                                               f"{', '.join(APPROXIMATIONS[name])}")
-    return f"{name}:{m}" + ("" if landmarks == "uniform" else f":{landmarks}")
-
-
-def make_approximation(approximation, random_state=None, kernel="sigmoid", kernel_params=None):
-    """The front end of an ``approximation`` text, unfitted.
-
-    Parameters
-    ----------
-    approximation : str
-        ``"nystroem:M[:LANDMARKS]"`` (:func:`check_approximation`).
-    random_state : int, optional
-        Seed of the landmark choice.
-    kernel : str
-        Kernel name (an estimator with ``approximation`` sets its own).
-    kernel_params : dict, optional
-        Kernel parameters (likewise).
-
-    Returns
-    -------
-    krein.approximation.IndefiniteNystroem
-        With ``n_components = M`` and the landmark method.
-    """
-    from .approximation import IndefiniteNystroem
-
-    parts = check_approximation(approximation).split(":")
-    return IndefiniteNystroem(kernel=kernel, kernel_params=dict(kernel_params or {}),
-                              n_components=int(parts[1]),
-                              landmarks=parts[2] if len(parts) == 3 else "uniform",
-                              random_state=random_state)
-
-
-def approximation_spectrum(eigenvalues, n):
-    """The spectrum of a rank-``r`` approximation of an ``n x n`` kernel.
-
-    Parameters
-    ----------
-    eigenvalues : array of shape (r,)
-        Its nonzero eigenvalues (``IndefiniteNystroem.eigenvalues_``).
-    n : int
-        Size of the kernel it approximates.
-
-    Returns
-    -------
-    krein.spectrum.Spectrum
-        ``partial=True``: the ``r`` eigenvalues (ascending), the other ``n - r``
-        counted as zero in the signature; ``eigenvectors`` is None (the
-        ``n x r`` eigenvectors are not kept).
-    """
-    from .spectrum import _null_tol
-
-    lam = np.sort(np.asarray(eigenvalues, dtype=float))
-    return Spectrum(lam, None, int(n), partial=True, total_abs=float(np.abs(lam).sum()),
-                    tol=_null_tol(lam, int(n)))
-
-
-def _check_approximable(approximation, kind, kernel, what):
-    """An approximated run needs feature vectors and a row-wise named kernel."""
-    if approximation is None:
-        return
-    if kind in ("dissimilarity", "kernel"):
-        matrix = "a dissimilarity" if kind == "dissimilarity" else "a kernel"
-        raise InvalidArgument("approximation", f"{what} is {matrix} matrix, already n x n: "
-                                               "only feature vectors (a vector or synthetic data "
-                                               "set, a feature file) are approximated")
-    if kernel not in KERNELS:
-        raise InvalidArgument("approximation", f"kernel {kernel!r} is not approximated (the "
-                                               "pick-out kernels are label-dependent n x n "
-                                               "combinations); accepted: "
-                                               f"{', '.join(sorted(KERNELS))}")
 
 
 def class_labels(y):
@@ -722,7 +371,7 @@ class KernelData:
             raise ValueError("kernel rows of new points need feature vectors (vector data)")
         Z = np.asarray(Z, dtype=float)
         if self.label_dependent:
-            B = _base_stack(self.kernel, Z, self.X, self.kernel_params)
+            B = base_kernel_stack(self.kernel, Z, self.X, self.kernel_params)
             R = pick_out_rows(B, self.y, rule=PICK_OUT_TEST_RULE)
             return np.concatenate([R[:, :, None], B], axis=2) if stacked else R
         return pairwise_kernel(self.kernel, Z, self.X, self.kernel_params)
@@ -739,57 +388,6 @@ class KernelData:
         if self.base_kernels is None:
             return self._kernel_matrix()
         return np.concatenate([self.K[:, :, None], self.base_kernels], axis=2)
-
-
-def _base_stack(kernel, X, Z, params):
-    """Base kernels of a pick-out kernel name: (n_x, n_z, d) per-coordinate kernels, or
-    (n_x, n_z, 12) for the munoz §4.2 family."""
-    base = PICK_OUT_KERNELS[kernel]
-    if base == "munoz-ionosphere":
-        return munoz_ionosphere_kernels(X, Z)
-    p = {"gamma": params["gamma"], "metric": "l2"} if base == "gaussian" else {}
-    return projection_kernels(X, Z, kernel=base, kernel_params=p)
-
-
-def _n_base_kernels(kernel, n_features):
-    if PICK_OUT_KERNELS[kernel] == "munoz-ionosphere":
-        return len(MUNOZ_IONOSPHERE_WIDTHS) + 2
-    return n_features
-
-
-def _check_kernel(kernel, kind):
-    accepted = available_kernels(kind)
-    if not isinstance(kernel, str) or kernel not in accepted:
-        what = "dissimilarity data set" if kind == "dissimilarity" else "vector data set"
-        raise InvalidArgument("kernel", f"unknown kernel {kernel!r} for a {what}; accepted: "
-                                        f"{', '.join(accepted)}")
-    return kernel
-
-
-def _check_kernel_params(kernel, kernel_params):
-    if kernel_params is None:
-        return {}
-    if not isinstance(kernel_params, dict):
-        raise InvalidArgument("kernel_params", f"must be a dict or None; got {kernel_params!r}")
-    names = _kernel_param_names(kernel)
-    bad = [k for k in kernel_params if k not in names]
-    if bad:
-        acc = ", ".join(names) if names else "none"
-        raise InvalidArgument("kernel_params", f"unknown parameter(s) {', '.join(map(str, bad))} "
-                                               f"of kernel {kernel!r}; accepted: {acc}")
-    for k, v in kernel_params.items():
-        if k == "metric":
-            continue
-        if k == "scale":
-            if not isinstance(v, str) or v not in FEATURE_SCALES:
-                accepted = ", ".join(FEATURE_SCALES)
-                raise InvalidArgument("kernel_params", f"parameter scale of kernel {kernel!r} "
-                                                       f"must be one of {accepted}; got {v!r}")
-            continue
-        if not isinstance(v, numbers.Real) or isinstance(v, bool) or not np.isfinite(v):
-            raise InvalidArgument("kernel_params", f"parameter {k} of kernel {kernel!r} must be a "
-                                                   f"finite number; got {v!r}")
-    return dict(kernel_params)
 
 
 def check_data_arguments(dataset, kernel=None, kernel_params=None):
@@ -824,8 +422,8 @@ def check_data_arguments(dataset, kernel=None, kernel_params=None):
     kind = dataset_kind(dataset)
     if kernel is None:
         kernel = default_kernel(kind, dataset)
-    kernel = _check_kernel(kernel, kind)
-    return kind, kernel, _check_kernel_params(kernel, kernel_params)
+    kernel = check_kernel(kernel, kind)
+    return kind, kernel, check_kernel_params(kernel, kernel_params)
 
 
 def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samples=None,
@@ -887,10 +485,10 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
     """
     approximation = check_approximation(approximation)
     kind, kernel, params = check_data_arguments(dataset, kernel, kernel_params)
-    _check_approximable(approximation, kind, kernel, f"data set {dataset!r}")
+    check_approximable(approximation, kind, kernel, f"data set {dataset!r}")
     # feature scaling chosen by the kernel ("pick-out-munoz-ionosphere"), else None
     feature_scale = (params.get("scale", default_kernel_params(kernel)["scale"])
-                     if "scale" in _kernel_param_names(kernel) else None)
+                     if "scale" in kernel_param_names(kernel) else None)
     data = load_dataset(dataset, n_samples=n_samples, binary=binary, random_state=random_state,
                         feature_scale=feature_scale)
     X, D, y, desc = data.X, data.D, data.y, data.description
@@ -925,7 +523,7 @@ def _compute_kernel(kind, kernel, full, X, D, y, what, hint="use n_samples to su
     """
     B = None
     if kernel in PICK_OUT_KERNELS:
-        n_base = _n_base_kernels(kernel, X.shape[1])
+        n_base = n_base_kernels(kernel, X.shape[1])
         size = 8 * y.shape[0] ** 2 * n_base
         if size > PICK_OUT_MAX_BYTES:
             raise InvalidArgument("kernel", f"{kernel} needs n^2 * {n_base} * 8 bytes = "
@@ -934,7 +532,7 @@ def _compute_kernel(kind, kernel, full, X, D, y, what, hint="use n_samples to su
                                             f"{PICK_OUT_MAX_BYTES / 1024**3:.0f} GiB); {hint}")
     try:
         if kernel in PICK_OUT_KERNELS:
-            B = _base_stack(kernel, X, None, full)
+            B = base_kernel_stack(kernel, X, None, full)
             K = pick_out(B, y)
         elif kind == "dissimilarity":
             if kernel == "dissimilarity-linear":
@@ -951,141 +549,6 @@ def _compute_kernel(kind, kernel, full, X, D, y, what, hint="use n_samples to su
     except (ValueError, TypeError) as exc:
         raise InvalidArgument("kernel_params", f"{exc} (kernel {kernel!r} with {full})") from None
     return 0.5 * (K + K.T), B
-
-
-# ---------------------------------------------------------------------------- a researcher's files
-#: Relative asymmetry ``max |K - K'| / max |K|`` of a matrix file up to which ``(K + K')/2`` is
-#: used without a word; above it only with ``symmetrize=True`` (recorded in ``KernelData.notes``).
-FILE_SYMMETRY_RTOL = 1e-10
-#: Largest ``|D_ii|``, relative to ``max |D|``, of a dissimilarity file read as a zero diagonal.
-FILE_DIAGONAL_RTOL = 1e-12
-
-
-def _py(value):
-    """A NumPy scalar as the Python value (for reprs in messages)."""
-    return value.item() if isinstance(value, np.generic) else value
-
-
-def _path_text(path):
-    return os.fspath(path) if isinstance(path, (str, os.PathLike)) else repr(path)
-
-
-def _prefixed(exc, shown):
-    """An InvalidArgument of an argument check, its message prefixed by the file's path."""
-    return InvalidArgument(exc.argument, f"{shown}: {exc.message}")
-
-
-def _check_flag(value, argument):
-    if not isinstance(value, (bool, np.bool_)):
-        raise InvalidArgument(argument, f"must be True or False; got {value!r}")
-    return bool(value)
-
-
-def _check_name(name):
-    if name is not None and (not isinstance(name, str) or not name.strip()):
-        raise InvalidArgument("name", f"must be a non-empty string or None; got {name!r}")
-    return name
-
-
-def _file_source(path):
-    """The absolute path of a readable file path, with its ``:key``."""
-    file, key, _ = _resolve(path, "path")
-    return os.path.abspath(file) + (f":{key}" if key is not None else ""), file.stem
-
-
-def _check_file_matrix(M, shown, what):
-    """Square, at least 2 x 2, finite; returns n."""
-    r, c = M.shape
-    if r != c:
-        raise InvalidArgument("kernel_file", f"{shown}: a {what} must be square; got a {r} x {c} "
-                                             "matrix")
-    if r < 2:
-        raise InvalidArgument("kernel_file", f"{shown}: a {r} x {c} matrix; a {what} needs at "
-                                             "least 2 x 2 (two objects)")
-    bad = ~np.isfinite(M)
-    if bad.any():
-        i, j = np.argwhere(bad)[0]
-        raise InvalidArgument("kernel_file", f"{shown}: {int(bad.sum())} NaN or inf entries (the "
-                                             f"first, {M[i, j]}, at row {i + 1}, column "
-                                             f"{j + 1}); a {what} must be finite")
-    return r
-
-
-def _file_labels(labels):
-    """``(y, shown, source)`` of a labels path or array-like."""
-    if isinstance(labels, (str, os.PathLike)):
-        y = read_labels(labels, argument="labels")
-        return y, os.fspath(labels), f"labels {_file_source(labels)[0]}"
-    shown = "labels array"
-    try:
-        y = np.asarray(labels)
-    except (ValueError, TypeError) as exc:
-        raise InvalidArgument("labels", f"{shown}: not an array of labels ({exc})") from None
-    if y.ndim == 2 and 1 in y.shape:
-        y = y.ravel()
-    if y.ndim != 1:
-        raise InvalidArgument("labels", f"{shown}: must be a path or a vector of shape (n,); got "
-                                        f"shape {y.shape}")
-    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise InvalidArgument("labels", f"{shown}: {int((~np.isfinite(y)).sum())} labels are NaN "
-                                        "or inf")
-    return y, shown, "labels given as an array"
-
-
-def _check_file_labels(y, shown, argument, hint=""):
-    """At least two classes, and not every object a class of its own; ``hint`` ends the messages."""
-    classes = np.unique(y)
-    n = y.shape[0]
-    if classes.size < 2:
-        raise InvalidArgument(argument, f"{shown}: a single class ({_py(classes[0])!r}) in all "
-                                        f"{n} labels; need at least two classes{hint}")
-    if classes.size == n and n >= 3:
-        first = ", ".join(repr(_py(v)) for v in y[:3])
-        raise InvalidArgument(argument, f"{shown}: all {n} labels are different ({first}, ...): "
-                                        "every object would be a class of its own; expected one "
-                                        f"class label per object{hint}")
-
-
-def _symmetrized(M, shown, letter, symmetrize, notes):
-    """``(M + M')/2``; an error above :data:`FILE_SYMMETRY_RTOL` unless ``symmetrize``."""
-    A = np.abs(M - M.T)
-    i, j = np.unravel_index(np.argmax(A), A.shape)
-    asym = float(A[i, j])
-    top = float(np.max(np.abs(M)))
-    rel = asym / top if top > 0 else 0.0
-    if rel > FILE_SYMMETRY_RTOL:
-        how = (f"max |{letter} - {letter}'| = {asym:.3g} ({100 * rel:.3g} % of max |{letter}|)")
-        if not symmetrize:
-            raise InvalidArgument("kernel_file", f"{shown}: not symmetric: {how}, at row {i + 1}, "
-                                                 f"column {j + 1} ({letter}[{i}, {j}] = "
-                                                 f"{M[i, j]:.6g}, {letter}[{j}, {i}] = "
-                                                 f"{M[j, i]:.6g}); symmetrize=True (--symmetrize "
-                                                 f"on the command line) uses ({letter} + "
-                                                 f"{letter}')/2")
-        notes.append(f"symmetrized: {how} before ({letter} + {letter}')/2")
-    return 0.5 * (M + M.T)
-
-
-def _check_dissimilarities(D, shown):
-    """Check ``D >= 0`` and a zero diagonal (:data:`FILE_DIAGONAL_RTOL`), set exactly to 0."""
-    hint = "(is it a kernel, i.e. similarity, matrix? then leave out dissimilarity=True)"
-    neg = D < 0
-    if neg.any():
-        i, j = np.unravel_index(np.argmin(D), D.shape)
-        raise InvalidArgument("kernel_file", f"{shown}: {int(neg.sum())} negative entries (the "
-                                             f"most negative {D[i, j]:.6g} at row {i + 1}, column "
-                                             f"{j + 1}); dissimilarities are >= 0 {hint}")
-    diag = np.abs(np.diag(D))
-    i = int(np.argmax(diag))
-    if diag[i] > FILE_DIAGONAL_RTOL * float(np.max(D)):
-        nonzero = int(np.count_nonzero(diag))
-        raise InvalidArgument("kernel_file", f"{shown}: the diagonal is not zero (max |D_ii| = "
-                                             f"{diag[i]:.6g} at row {i + 1}; {nonzero} nonzero); "
-                                             f"an object's dissimilarity to itself is 0 {hint}")
-    if diag[i] > 0:
-        D = D.copy()
-        np.fill_diagonal(D, 0.0)
-    return D
 
 
 def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_params=None,
@@ -1150,17 +613,17 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
         that does not fit the matrix), ``dissimilarity``, ``symmetrize`` or
         ``name`` (wrong type).
     """
-    dissimilarity = _check_flag(dissimilarity, "dissimilarity")
-    symmetrize = _check_flag(symmetrize, "symmetrize")
-    name = _check_name(name)
-    shown = _path_text(path)
+    dissimilarity = check_flag(dissimilarity, "dissimilarity")
+    symmetrize = check_flag(symmetrize, "symmetrize")
+    name = check_name(name)
+    shown = path_text(path)
     if dissimilarity:
         kind = "dissimilarity"
         try:
-            kernel = _check_kernel(default_kernel(kind) if kernel is None else kernel, kind)
-            params = _check_kernel_params(kernel, kernel_params)
+            kernel = check_kernel(default_kernel(kind) if kernel is None else kernel, kind)
+            params = check_kernel_params(kernel, kernel_params)
         except InvalidArgument as exc:
-            raise _prefixed(exc, shown) from None
+            raise prefixed(exc, shown) from None
     else:
         kind = "kernel"
         if kernel is not None and kernel != "precomputed":
@@ -1172,40 +635,20 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
             raise InvalidArgument("kernel_params", f"{shown}: the kernel 'precomputed' takes no "
                                                    f"parameters; got {kernel_params!r}")
         kernel, params = "precomputed", {}
-    letter, what = ("D", "dissimilarity matrix") if dissimilarity else ("K", "kernel matrix")
-
-    M = read_matrix(path, argument="kernel_file")
-    n = _check_file_matrix(M, shown, what)
-    y, labels_shown, labels_source = _file_labels(labels)
-    if y.shape[0] != n:
-        raise InvalidArgument("labels", f"{labels_shown}: {y.shape[0]} labels for a {n} x {n} "
-                                        f"matrix ({shown}); give one label per object")
-    _check_file_labels(y, labels_shown, "labels")
-    notes = []
-    M = _symmetrized(M, shown, letter, symmetrize, notes)
-    source, stem = _file_source(path)
-    desc = f"{what} read from a file, {n} objects"
-    if notes:
-        desc += f", symmetrized ({letter} + {letter}')/2"
+    file = read_kernel_file(path, labels, dissimilarity=dissimilarity, symmetrize=symmetrize)
+    y = file.y
     if dissimilarity:
-        D = _check_dissimilarities(M, shown)
+        D = file.values
         full = default_kernel_params(kernel, D=D)
         full.update(params)
         try:
             K, _ = _compute_kernel(kind, kernel, full, None, D, y, what="this file")
         except InvalidArgument as exc:
-            raise _prefixed(exc, shown) from None
+            raise prefixed(exc, shown) from None
     else:
-        K, D, full = M, None, {}
-    return KernelData(name or stem, kind, kernel, full, y, K, None, D, desc,
-                      source=f"{'dissimilarity' if dissimilarity else 'kernel'} file {source}, "
-                             f"{labels_source}",
-                      notes=tuple(notes))
-
-
-_SCALE_TEXT = {None: "raw features (not scaled)",
-               "standard": "standardized: zero mean, unit variance per feature",
-               "minmax": "each feature mapped onto [-1, 1]"}
+        K, D, full = file.values, None, {}
+    return KernelData(name or file.stem, kind, kernel, full, y, K, None, D, file.description,
+                      source=file.source, notes=file.notes)
 
 
 def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=None,
@@ -1267,22 +710,18 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
         value, pick-out base kernels above the memory limit), ``scale`` or
         ``name``.
     """
-    name = _check_name(name)
-    shown = _path_text(path)
+    name = check_name(name)
+    shown = path_text(path)
     approximation = check_approximation(approximation)
-    if scale == "raw":
-        scale = None
-    if not (scale is None or isinstance(scale, str)) or scale not in _SCALE_TEXT:
-        raise InvalidArgument("scale", f"{shown}: scale must be 'standard', 'minmax' or None (raw "
-                                       f"features); got {scale!r}")
+    scale = check_feature_scale(scale, shown)
     try:
-        kernel = _check_kernel(default_kernel("vector") if kernel is None else kernel, "vector")
-        params = _check_kernel_params(kernel, kernel_params)
-        _check_approximable(approximation, "vector", kernel, "this file")
+        kernel = check_kernel(default_kernel("vector") if kernel is None else kernel, "vector")
+        params = check_kernel_params(kernel, kernel_params)
+        check_approximable(approximation, "vector", kernel, "this file")
     except InvalidArgument as exc:
-        raise _prefixed(exc, shown) from None
+        raise prefixed(exc, shown) from None
     how = ""
-    if "scale" in _kernel_param_names(kernel):  # the kernel's own scaling (munoz §4.2)
+    if "scale" in kernel_param_names(kernel):  # the kernel's own scaling (munoz §4.2)
         kernel_scale = params.get("scale", default_kernel_params(kernel)["scale"])
         feature_scale = None if kernel_scale == "raw" else kernel_scale
         if scale != "standard" and scale != feature_scale:
@@ -1293,24 +732,9 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
     else:
         feature_scale = scale
 
-    X, y, _, info = _read_features(path, label_column=label_column, argument="data")
-    n, d = X.shape
-    if info["format"] == "svmlight":
-        where = "the first field (LIBSVM/svmlight)"
-        notes = [f"read as a LIBSVM/svmlight file: {n} objects, {d} features (densified)"]
-    else:
-        j = info["label_index"]
-        where = f"column {j + 1} of {info['width']}" + (
-            f" ({info['label_name']!r})" if info["label_name"] is not None else "")
-        notes = [f"read as a table {'with' if info['header'] else 'without'} a header row: "
-                 f"{n} objects, {d} features, labels from {where}"
-                 + (" (the last column by default; label_column chooses another)"
-                    if label_column is None else "")]
-    _check_file_labels(y, shown, "data", hint=f" (labels from {where}"
-                       + ("; label_column chooses the column)" if info["format"] == "table"
-                          else ")"))
-    X = scale_features(X, feature_scale)
-    full = default_kernel_params(kernel, n_features=d)
+    file = read_feature_file(path, label_column=label_column, feature_scale=feature_scale)
+    X, y = file.values, file.y
+    full = default_kernel_params(kernel, n_features=X.shape[1])
     full.update(params)
     try:
         if approximation is not None:
@@ -1320,9 +744,7 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
             K, B = _compute_kernel("vector", kernel, full, X, None, y, what="this file",
                                    hint="use fewer objects")
     except InvalidArgument as exc:
-        raise _prefixed(exc, shown) from None
-    source, stem = _file_source(path)
-    desc = f"feature file, {n} objects x {d} features, {_SCALE_TEXT[feature_scale]}{how}"
-    return KernelData(name or stem, "vector", kernel, full, y, K, X, None, desc, base_kernels=B,
-                      source=f"feature file {source}, labels from {where}", notes=tuple(notes),
-                      approximation=approximation)
+        raise prefixed(exc, shown) from None
+    return KernelData(name or file.stem, "vector", kernel, full, y, K, X, None,
+                      file.description + how, base_kernels=B, source=file.source,
+                      notes=file.notes, approximation=approximation)

@@ -311,7 +311,7 @@ def test_feature_file_errors(tmp_path, points, monkeypatch):
     err("bad.csv", "column name", argument="label_column", label_column=1.5)
     err("ok.svm", "LIBSVM/svmlight", "label_column does not apply", argument="label_column",
         label_column=0)
-    monkeypatch.setattr("krein.datasets._files.MAX_DENSE_BYTES", 100)
+    monkeypatch.setattr("krein.datasets._features.MAX_DENSE_BYTES", 100)
     err("ok.svm", "GiB as a dense matrix")
 
 

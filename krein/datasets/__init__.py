@@ -36,7 +36,8 @@ rescaling onto a range (the noisy USPS data of Luss & d'Aspremont 2009, Table 3)
 
 from ._catalogue import (FEATURE_SCALES, REGENERATED_DATASETS, SYNTHETIC_DATASETS, Dataset,
                          available_datasets, dataset_kind, load_dataset)
-from ._files import read_features, read_labels, read_matrix
+from ._features import read_features
+from ._files import read_labels, read_matrix
 from ._loaders import (PAPER_SPLITS, USPS_PAPER_PAIRS, list_datasets, load, load_dissimilarity,
                        scale_features)
 from ._noise import add_uniform_noise

@@ -1,0 +1,392 @@
+"""A researcher's own files, checked: a kernel or dissimilarity matrix and labels, a feature table.
+
+The readers of :mod:`krein.datasets._files` (:func:`krein.datasets.read_matrix`,
+:func:`krein.datasets.read_labels`) and :mod:`krein.datasets._features`
+(:func:`krein.datasets.read_features`) check the FORMAT; this module checks
+what the values must satisfy before the data door
+(:func:`krein.kernel_data.load_kernel_file`,
+:func:`krein.kernel_data.load_feature_file`) computes a kernel from them.
+:func:`read_kernel_file` and :func:`read_feature_file` return the checked
+values with where they came from (``source``), how they were prepared
+(``description``) and what was done to them (``notes``, e.g. a
+symmetrization): a :class:`UserFile`.
+
+The checks, each an :class:`InvalidArgument` whose one-line message starts
+with the file's path: a square matrix of at least 2 x 2 without NaN or inf;
+as many labels as objects, at least two classes, not every object a class of
+its own; symmetry up to :data:`FILE_SYMMETRY_RTOL` relative to ``max |K|``
+(``(K + K')/2`` is used below it; above it only with ``symmetrize=True``,
+recorded in ``notes``); dissimilarities that are ``>= 0`` with a zero
+diagonal (up to :data:`FILE_DIAGONAL_RTOL` ``* max |D|``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import InvalidArgument
+from ._features import _read_features
+from ._files import _resolve, read_labels, read_matrix
+from ._loaders import scale_features
+
+__all__ = ["UserFile", "read_kernel_file", "read_feature_file", "check_feature_scale",
+           "check_flag", "check_name", "path_text", "prefixed", "FILE_SYMMETRY_RTOL",
+           "FILE_DIAGONAL_RTOL"]
+
+#: Relative asymmetry ``max |K - K'| / max |K|`` of a matrix file up to which ``(K + K')/2`` is
+#: used without a word; above it only with ``symmetrize=True`` (recorded in ``KernelData.notes``).
+FILE_SYMMETRY_RTOL = 1e-10
+#: Largest ``|D_ii|``, relative to ``max |D|``, of a dissimilarity file read as a zero diagonal.
+FILE_DIAGONAL_RTOL = 1e-12
+
+
+def _py(value):
+    """A NumPy scalar as the Python value (for reprs in messages)."""
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def path_text(path):
+    """A file path as messages show it.
+
+    Parameters
+    ----------
+    path : str, os.PathLike or object
+        The path as given.
+
+    Returns
+    -------
+    str
+        The path as given, or the ``repr`` of anything that is not a path.
+    """
+    return os.fspath(path) if isinstance(path, (str, os.PathLike)) else repr(path)
+
+
+def prefixed(exc, shown):
+    """An InvalidArgument of an argument check, its message prefixed by the file's path.
+
+    Parameters
+    ----------
+    exc : InvalidArgument
+        The error of the check.
+    shown : str
+        The file's path (:func:`path_text`).
+
+    Returns
+    -------
+    InvalidArgument
+        Naming the same argument, the message ``"<shown>: <message>"``.
+    """
+    return InvalidArgument(exc.argument, f"{shown}: {exc.message}")
+
+
+def check_flag(value, argument):
+    """Check a True/False argument.
+
+    Parameters
+    ----------
+    value : bool
+        The value (``numpy.bool_`` too).
+    argument : str
+        The argument's name (``dissimilarity``, ``symmetrize``).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``argument``, for anything but a bool.
+    """
+    if not isinstance(value, (bool, np.bool_)):
+        raise InvalidArgument(argument, f"must be True or False; got {value!r}")
+    return bool(value)
+
+
+def check_name(name):
+    """Check the ``name`` of a user's data.
+
+    Parameters
+    ----------
+    name : str or None
+        A non-empty name, or None (the file's stem).
+
+    Returns
+    -------
+    str or None
+        ``name``.
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``name``: not a string, or blank.
+    """
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise InvalidArgument("name", f"must be a non-empty string or None; got {name!r}")
+    return name
+
+
+def _file_source(path):
+    """The absolute path of a readable file path, with its ``:key``."""
+    file, key, _ = _resolve(path, "path")
+    return os.path.abspath(file) + (f":{key}" if key is not None else ""), file.stem
+
+
+def _check_file_matrix(M, shown, what):
+    """Square, at least 2 x 2, finite; returns n."""
+    r, c = M.shape
+    if r != c:
+        raise InvalidArgument("kernel_file", f"{shown}: a {what} must be square; got a {r} x {c} "
+                                             "matrix")
+    if r < 2:
+        raise InvalidArgument("kernel_file", f"{shown}: a {r} x {c} matrix; a {what} needs at "
+                                             "least 2 x 2 (two objects)")
+    bad = ~np.isfinite(M)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise InvalidArgument("kernel_file", f"{shown}: {int(bad.sum())} NaN or inf entries (the "
+                                             f"first, {M[i, j]}, at row {i + 1}, column "
+                                             f"{j + 1}); a {what} must be finite")
+    return r
+
+
+def _file_labels(labels):
+    """``(y, shown, source)`` of a labels path or array-like."""
+    if isinstance(labels, (str, os.PathLike)):
+        y = read_labels(labels, argument="labels")
+        return y, os.fspath(labels), f"labels {_file_source(labels)[0]}"
+    shown = "labels array"
+    try:
+        y = np.asarray(labels)
+    except (ValueError, TypeError) as exc:
+        raise InvalidArgument("labels", f"{shown}: not an array of labels ({exc})") from None
+    if y.ndim == 2 and 1 in y.shape:
+        y = y.ravel()
+    if y.ndim != 1:
+        raise InvalidArgument("labels", f"{shown}: must be a path or a vector of shape (n,); got "
+                                        f"shape {y.shape}")
+    if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
+        raise InvalidArgument("labels", f"{shown}: {int((~np.isfinite(y)).sum())} labels are NaN "
+                                        "or inf")
+    return y, shown, "labels given as an array"
+
+
+def _check_file_labels(y, shown, argument, hint=""):
+    """At least two classes, and not every object a class of its own; ``hint`` ends the messages."""
+    classes = np.unique(y)
+    n = y.shape[0]
+    if classes.size < 2:
+        raise InvalidArgument(argument, f"{shown}: a single class ({_py(classes[0])!r}) in all "
+                                        f"{n} labels; need at least two classes{hint}")
+    if classes.size == n and n >= 3:
+        first = ", ".join(repr(_py(v)) for v in y[:3])
+        raise InvalidArgument(argument, f"{shown}: all {n} labels are different ({first}, ...): "
+                                        "every object would be a class of its own; expected one "
+                                        f"class label per object{hint}")
+
+
+def _symmetrized(M, shown, letter, symmetrize, notes):
+    """``(M + M')/2``; an error above :data:`FILE_SYMMETRY_RTOL` unless ``symmetrize``."""
+    A = np.abs(M - M.T)
+    i, j = np.unravel_index(np.argmax(A), A.shape)
+    asym = float(A[i, j])
+    top = float(np.max(np.abs(M)))
+    rel = asym / top if top > 0 else 0.0
+    if rel > FILE_SYMMETRY_RTOL:
+        how = (f"max |{letter} - {letter}'| = {asym:.3g} ({100 * rel:.3g} % of max |{letter}|)")
+        if not symmetrize:
+            raise InvalidArgument("kernel_file", f"{shown}: not symmetric: {how}, at row {i + 1}, "
+                                                 f"column {j + 1} ({letter}[{i}, {j}] = "
+                                                 f"{M[i, j]:.6g}, {letter}[{j}, {i}] = "
+                                                 f"{M[j, i]:.6g}); symmetrize=True (--symmetrize "
+                                                 f"on the command line) uses ({letter} + "
+                                                 f"{letter}')/2")
+        notes.append(f"symmetrized: {how} before ({letter} + {letter}')/2")
+    return 0.5 * (M + M.T)
+
+
+def _check_dissimilarities(D, shown):
+    """Check ``D >= 0`` and a zero diagonal (:data:`FILE_DIAGONAL_RTOL`), set exactly to 0."""
+    hint = "(is it a kernel, i.e. similarity, matrix? then leave out dissimilarity=True)"
+    neg = D < 0
+    if neg.any():
+        i, j = np.unravel_index(np.argmin(D), D.shape)
+        raise InvalidArgument("kernel_file", f"{shown}: {int(neg.sum())} negative entries (the "
+                                             f"most negative {D[i, j]:.6g} at row {i + 1}, column "
+                                             f"{j + 1}); dissimilarities are >= 0 {hint}")
+    diag = np.abs(np.diag(D))
+    i = int(np.argmax(diag))
+    if diag[i] > FILE_DIAGONAL_RTOL * float(np.max(D)):
+        nonzero = int(np.count_nonzero(diag))
+        raise InvalidArgument("kernel_file", f"{shown}: the diagonal is not zero (max |D_ii| = "
+                                             f"{diag[i]:.6g} at row {i + 1}; {nonzero} nonzero); "
+                                             f"an object's dissimilarity to itself is 0 {hint}")
+    if diag[i] > 0:
+        D = D.copy()
+        np.fill_diagonal(D, 0.0)
+    return D
+
+
+#: The feature scalings of a feature file (:func:`check_feature_scale`), as described.
+_SCALE_TEXT = {None: "raw features (not scaled)",
+               "standard": "standardized: zero mean, unit variance per feature",
+               "minmax": "each feature mapped onto [-1, 1]"}
+
+
+@dataclass(frozen=True)
+class UserFile:
+    """A user's file, read and checked, before any kernel is computed.
+
+    Parameters
+    ----------
+    values : ndarray
+        The matrix (kernel file: ``K`` symmetrized; dissimilarity file: ``D``
+        symmetrized with an exact zero diagonal) or the scaled features ``X``
+        of shape (n, d).
+    y : ndarray of shape (n,)
+        The labels as read.
+    source : str
+        Where the data came from (``KernelData.source``).
+    stem : str
+        The file's stem (the default ``KernelData.dataset``).
+    description : str
+        One line on how the data were prepared (``KernelData.description``).
+    notes : tuple of str
+        What was done to the data on reading (``KernelData.notes``).
+    """
+
+    values: np.ndarray
+    y: np.ndarray
+    source: str
+    stem: str
+    description: str
+    notes: tuple = ()
+
+
+def check_feature_scale(scale, shown):
+    """Check the ``scale`` argument of a feature file.
+
+    Parameters
+    ----------
+    scale : {"standard", "minmax", "raw", None}
+        The feature scaling asked for (``"raw"`` is None: the features as read).
+    shown : str
+        The file's path as given (starts the message).
+
+    Returns
+    -------
+    str or None
+        ``"standard"``, ``"minmax"`` or None.
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``scale``, for any other value.
+    """
+    if scale == "raw":
+        scale = None
+    if not (scale is None or isinstance(scale, str)) or scale not in _SCALE_TEXT:
+        raise InvalidArgument("scale", f"{shown}: scale must be 'standard', 'minmax' or None (raw "
+                                       f"features); got {scale!r}")
+    return scale
+
+
+def read_kernel_file(path, labels, *, dissimilarity, symmetrize):
+    """Read and check a kernel or dissimilarity matrix file and its labels.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The matrix file (:func:`krein.datasets.read_matrix`).
+    labels : str, os.PathLike or array-like of shape (n,)
+        A labels file (:func:`krein.datasets.read_labels`) or the labels.
+    dissimilarity : bool
+        The file holds dissimilarities (``>= 0``, zero diagonal).
+    symmetrize : bool
+        Use ``(M + M')/2`` even above :data:`FILE_SYMMETRY_RTOL` (recorded in
+        ``notes``).
+
+    Returns
+    -------
+    UserFile
+        ``values`` the symmetrized matrix (dissimilarities with an exact zero
+        diagonal), the labels, ``source``, ``stem``, ``description``, ``notes``.
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``kernel_file`` or ``labels``, the message starting with the
+        path (:func:`krein.kernel_data.load_kernel_file`, "Raises").
+    """
+    shown = path_text(path)
+    letter, what = ("D", "dissimilarity matrix") if dissimilarity else ("K", "kernel matrix")
+    M = read_matrix(path, argument="kernel_file")
+    n = _check_file_matrix(M, shown, what)
+    y, labels_shown, labels_source = _file_labels(labels)
+    if y.shape[0] != n:
+        raise InvalidArgument("labels", f"{labels_shown}: {y.shape[0]} labels for a {n} x {n} "
+                                        f"matrix ({shown}); give one label per object")
+    _check_file_labels(y, labels_shown, "labels")
+    notes = []
+    M = _symmetrized(M, shown, letter, symmetrize, notes)
+    source, stem = _file_source(path)
+    desc = f"{what} read from a file, {n} objects"
+    if notes:
+        desc += f", symmetrized ({letter} + {letter}')/2"
+    if dissimilarity:
+        M = _check_dissimilarities(M, shown)
+    return UserFile(M, y, f"{'dissimilarity' if dissimilarity else 'kernel'} file {source}, "
+                          f"{labels_source}", stem, desc, tuple(notes))
+
+
+def read_feature_file(path, *, label_column, feature_scale):
+    """Read and check a feature file, and scale its features.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The feature file (:func:`krein.datasets.read_features`).
+    label_column : str or int, optional
+        The labels' column in a text table (None: the last; svmlight: None).
+    feature_scale : {"standard", "minmax", None}
+        :func:`krein.datasets.scale_features` over all rows.
+
+    Returns
+    -------
+    UserFile
+        ``values`` the scaled features ``X`` of shape (n, d), the labels,
+        ``source`` (absolute path, label column), ``stem``, ``description``
+        (size and scaling) and ``notes`` (how the table was read).
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``data`` (any error of :func:`krein.datasets.read_features`
+        about the file; a single class or every label different) or
+        ``label_column``, the message starting with the path.
+    """
+    shown = path_text(path)
+    X, y, _, info = _read_features(path, label_column=label_column, argument="data")
+    n, d = X.shape
+    if info["format"] == "svmlight":
+        where = "the first field (LIBSVM/svmlight)"
+        notes = [f"read as a LIBSVM/svmlight file: {n} objects, {d} features (densified)"]
+    else:
+        j = info["label_index"]
+        where = f"column {j + 1} of {info['width']}" + (
+            f" ({info['label_name']!r})" if info["label_name"] is not None else "")
+        notes = [f"read as a table {'with' if info['header'] else 'without'} a header row: "
+                 f"{n} objects, {d} features, labels from {where}"
+                 + (" (the last column by default; label_column chooses another)"
+                    if label_column is None else "")]
+    _check_file_labels(y, shown, "data", hint=f" (labels from {where}"
+                       + ("; label_column chooses the column)" if info["format"] == "table"
+                          else ")"))
+    X = scale_features(X, feature_scale)
+    source, stem = _file_source(path)
+    desc = f"feature file, {n} objects x {d} features, {_SCALE_TEXT[feature_scale]}"
+    return UserFile(X, y, f"feature file {source}, labels from {where}", stem, desc,
+                    tuple(notes))
