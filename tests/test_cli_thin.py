@@ -66,16 +66,17 @@ def test_diagnose_kernel_returns_the_library_numbers():
 def test_diagnose_reuses_the_data_spectrum_and_matches_the_command(tmp_path, capsys):
     from krein.cli import main
     from krein.compare import load_comparison_data
-    from krein.diagnosis import diagnose, write_spectrum_plot
+    from krein.diagnosis import diagnose
 
     data = load_comparison_data("checkerboard", n_samples=40)
     d = diagnose(data, C=1.0)
     assert d.spectrum is data.spectrum()  # one eigendecomposition, reused
-    png = tmp_path / "new" / "dir" / "spectrum.png"
-    assert write_spectrum_plot(data, png) == str(png)
+    png = tmp_path / "new" / "dir" / "spectrum.png"  # write_spectrum_plot makes the directory
+    assert main(["diagnose", "--dataset", "checkerboard", "--n-samples", "40",
+                 "--plot", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert main(["diagnose", "--dataset", "checkerboard", "--n-samples", "40", "--no-plot"]) == 0
     out = capsys.readouterr().out
+    assert out.endswith(f"\nspectrum plot: {png}\n")
     assert f"least eigenvalue: {d.min_eigenvalue:.6g}   (next: " in out
     assert f"signature (p, q, z): {d.signature}  zero tolerance" in out
     assert f"= {d.dcm:.6g}  (" in out
