@@ -1,0 +1,321 @@
+"""What the ``krein`` commands print: the lines of each report, from the library's results.
+
+Only formatting: every number comes from the library (:mod:`krein.compare`,
+:mod:`krein.diagnosis`, :mod:`krein.solvers`, ...); :mod:`krein.cli` prints
+these lines.
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = ["text_table", "data_lines", "comparison_lines", "diagnosis_lines", "names_lines",
+           "solvers_lines"]
+
+
+def _fmt_num(v, digits=4):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{digits}g}"
+    return str(v)
+
+
+def _params_text(params):
+    return ", ".join(f"{k}={_fmt_num(v)}" for k, v in params.items()) or "(none)"
+
+
+def data_lines(data):
+    """The data set, classes and kernel of a run, line by line (``compare``, ``diagnose``).
+
+    Parameters
+    ----------
+    data : krein.kernel_data.KernelData
+        The data and kernel.
+
+    Returns
+    -------
+    list of str
+        ``dataset:``, ``source:`` and ``note:`` when known, ``classes:`` and
+        ``kernel:`` (with the default sigmoid parameters explained).
+    """
+    labels, counts = data.classes
+    cls = ", ".join(f"{lab}: {c}" for lab, c in zip(labels.tolist(), counts.tolist()))
+    if data.X is not None:
+        shape = f"{data.n_samples} x {data.n_features} features"
+    elif data.kind == "kernel":
+        shape = f"{data.n_samples} x {data.n_samples} kernel matrix"
+    else:
+        shape = f"{data.n_samples} x {data.n_samples} dissimilarities"
+    lines = [f"dataset: {data.dataset} ({data.kind}, {shape}; {data.description})"]
+    if getattr(data, "source", ""):
+        lines.append(f"source:  {data.source}")
+    lines += [f"note:    {n}" for n in getattr(data, "notes", ())]
+    lines += [
+             f"classes: {cls}",
+             f"kernel:  {data.kernel}  {_params_text(data.kernel_params)}"]
+    if data.kernel in ("sigmoid", "tanh") and data.X is not None:
+        from .kernel_data import SIGMOID_A_TIMES_D, SIGMOID_R, default_kernel_params
+
+        if data.kernel_params == default_kernel_params(data.kernel, data.n_features):
+            note = "; chosen to be clearly indefinite on Sonar" if data.dataset == "sonar" else ""
+            lines[-1] += (f"  [default: a = {SIGMOID_A_TIMES_D:g}/n_features, r = {SIGMOID_R:g}"
+                          f"{note}]")
+    return lines
+
+
+def _spectrum_line(spec, note="", approximation=None):
+    s = spec.summary()
+    what = f"the full kernel ({s['n']} x {s['n']}{note})"
+    if approximation is not None:
+        what = (f"the {approximation} approximation of the kernel (rank {s['p'] + s['q']} of "
+                f"{s['n']} x {s['n']}, no n x n array formed)")
+    return (f"spectrum of {what}: signature p/q/z = "
+            f"{s['p']}/{s['q']}/{s['z']} (|lambda| <= {s['tol']:.2g} counts as zero), "
+            f"least eigenvalue {s['min_eigenvalue']:.4g}, largest {s['max_eigenvalue']:.4g}, "
+            f"r_mm = {s['r_mm']:.3g} %, r_neg = {s['r_neg']:.3g} %")
+
+
+def _fold_deviation_line(folds, approximation=None):
+    """r_mm and r_neg (Munoz & de Diego eq. 2) of the training blocks, mean ± s.d. over folds."""
+    per_fold = folds.drop_duplicates(["repeat", "fold"])
+    parts = []
+    for col in ("r_mm", "r_neg"):
+        v = per_fold[col].to_numpy(dtype=float)
+        sd = float(v.std(ddof=1)) if v.size > 1 else 0.0
+        parts.append(f"{col} = {v.mean():.3g} ± {sd:.2g} %")
+    blocks = ("the approximations of the training blocks" if approximation is not None
+              else "the training blocks")
+    return (f"deviation from Euclidean of {blocks} (Munoz & de Diego eq. 2; mean ± "
+            f"s.d. over {len(per_fold)} folds): {', '.join(parts)}")
+
+
+def text_table(rows, left=("method",)):
+    """Plain-text table: columns from the first row, ``left`` columns left-aligned.
+
+    Parameters
+    ----------
+    rows : list of dict
+        The rows (at least one), all with the keys of the first.
+    left : tuple of str, default=("method",)
+        The columns aligned left; the others are aligned right.
+
+    Returns
+    -------
+    str
+        The header and the rows, columns separated by two spaces.
+    """
+    cols = list(rows[0])
+    cells = [[str(r[c]) for c in cols] for r in rows]
+    widths = [max(len(c), *(len(row[i]) for row in cells)) for i, c in enumerate(cols)]
+
+    def line(values):
+        return "  ".join(v.ljust(w) if c in left else v.rjust(w)
+                         for v, w, c in zip(values, widths, cols)).rstrip()
+
+    return "\n".join([line(cols)] + [line(row) for row in cells])
+
+
+def _chosen_text(best_params):
+    import json
+
+    try:
+        best = json.loads(best_params) if isinstance(best_params, str) and best_params else {}
+    except ValueError:
+        best = {}
+    return " ".join(f"{k}={_fmt_num(v, 3)}" for k, v in best.items()) or "-"
+
+
+def _display_table(summary, tuned=True):
+    import pandas as pd
+
+    rows = []
+    for _, r in summary.iterrows():
+        if r["status"] == "skipped":
+            continue
+        if pd.isna(r["accuracy_mean"]):
+            acc = "failed"
+        else:
+            acc = f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}"
+        row = {"method": r["method"], "accuracy %": acc}
+        if tuned:
+            row["chosen (most often)"] = _chosen_text(r["best_params"])
+        row.update({
+            "fit s": "-" if pd.isna(r["fit_seconds_mean"]) else f"{r['fit_seconds_mean']:.3f}",
+            "#SV": "-" if pd.isna(r["n_support_mean"]) else f"{r['n_support_mean']:.1f}",
+            "certificate": r["certificate"] or "-",
+            "errors": int(r["n_errors"]),
+        })
+        rows.append(row)
+    return text_table(rows, left=("method", "chosen (most often)", "certificate"))
+
+
+def _protocol_line(result):
+    tuned = (f"parameters chosen by inner {result.inner_folds}-fold stratified CV on each "
+             "training fold" if result.tuned else
+             f"fixed parameters (C = {result.C if result.C is not None else 1:g})")
+    return (f"protocol: {result.cv}-fold stratified CV x {result.repeats} repeat(s) (seed "
+            f"{result.random_state}), same folds for every method; {tuned}; solver = "
+            f"{result.solver or 'each method default'}")
+
+
+def _approximation_line(result):
+    if result.approximation is None:
+        return None
+    return (f"approximation: {result.approximation} (signed Nyström features, landmarks drawn "
+            "per fold; no n x n kernel formed; methods without an approximate path skipped)")
+
+
+def _grid_lines(result):
+    if not result.tuned:
+        return []
+    groups = {}
+    for m, g in result.grids.items():
+        text = ", ".join(f"{k} in {{{', '.join(_fmt_num(v, 3) for v in vals)}}}"
+                         for k, vals in g.items()) or "nothing to tune"
+        groups.setdefault(text, []).append(m)
+    lines = ["grids: " + "; ".join(f"{text} ({', '.join(ms)})" for text, ms in groups.items())]
+    if result.kernel_grid:
+        lines.append("kernel grid: " + ", ".join(
+            f"{k} in {{{', '.join(_fmt_num(v, 3) for v in vals)}}}"
+            for k, vals in result.kernel_grid.items()))
+    if result.C is not None:
+        lines.append(f"C fixed at {result.C:g}")
+    return lines
+
+
+def comparison_lines(result):
+    """The report of ``krein compare`` on stdout, line by line.
+
+    Parameters
+    ----------
+    result : krein.compare.ComparisonResult
+        The finished comparison.
+
+    Returns
+    -------
+    list of str
+        From ``krein compare`` (the data, kernel, spectrum, protocol and grids,
+        the table, skipped methods, notes and errors) to the files written.
+    """
+    data = result.data
+    if data.label_dependent:
+        note = ("; pick-out with all labels, the folds use the training labels only and "
+                "label-free test rows")
+    elif data.per_fold_kernel:
+        note = "; centered on all objects, the folds use training centering"
+    else:
+        note = ""
+    lines = ["krein compare"] + data_lines(data)
+    if _approximation_line(result):
+        lines.append(_approximation_line(result))
+    lines.append(_spectrum_line(data.spectrum(), note, result.approximation))
+    lines.append(_fold_deviation_line(result.folds, result.approximation))
+    lines.append(_protocol_line(result))
+    lines += _grid_lines(result)
+    lines += ["", _display_table(result.summary, result.tuned), ""]
+    lines += [f"skipped {name}: {why}" for name, why in result.skipped.items()]
+    lines += [f"note on {name}: {why}" for name, why in result.notes.items()]
+    failed = result.folds[result.folds["error"] != ""]
+    for name, group in failed.groupby("method", sort=False):
+        lines.append(f"errors in {name} ({len(group)} of {result.cv * result.repeats} fits), "
+                     f"first: {group['error'].iloc[0][:300]}")
+    lines.append(f"time: {result.seconds:.0f} s")
+    if result.files:
+        report = [f for f in result.files if f.endswith("report.html")]
+        lines.append(f"files written to {result.directory}/: "
+                     f"{', '.join(os.path.basename(f) for f in result.files)}")
+        if report:
+            lines.append(f"report: {report[0]}")
+    else:
+        lines.append("no files written (--no-save)")
+    return lines
+
+
+def diagnosis_lines(data, diagnosis):
+    """The report of ``krein diagnose`` after the data lines, line by line.
+
+    Parameters
+    ----------
+    data : krein.kernel_data.KernelData
+        The data and kernel diagnosed.
+    diagnosis : krein.diagnosis.KernelDiagnosis
+        Its diagnosis (:func:`krein.diagnosis.diagnose`).
+
+    Returns
+    -------
+    list of str
+        The spectrum (signature, extreme eigenvalues, r_mm, r_neg), the DCM and
+        Haasdonk's suitability criteria as tables.
+    """
+    d = diagnosis
+    lines = []
+    if data.label_dependent:
+        lines.append("(pick-out kernel with all labels; compare builds it per fold from "
+                     "training labels)")
+    elif data.per_fold_kernel:
+        lines.append("(kernel -1/2 J D^2 J centered on all objects)")
+    p, q, z = d.signature
+    lines += [
+        f"n: {d.n}",
+        f"signature (p, q, z): ({p}, {q}, {z})  zero tolerance |lambda| <= "
+        f"{d.tol:.3g} (n * eps * max|lambda|)",
+        f"least eigenvalue: {d.min_eigenvalue:.6g}   (next: "
+        f"{', '.join(f'{v:.4g}' for v in d.next_eigenvalues)})",
+        f"largest eigenvalue: {d.max_eigenvalue:.6g}",
+        f"r_mm  = 100 |lambda_min| / lambda_max      = {d.r_mm:.4g} %  "
+        "(Munoz & de Diego eq. 2)",
+        f"r_neg = 100 sum|lambda_neg| / sum|lambda|  = {d.r_neg:.4g} %"]
+    if d.dcm is not None:
+        note = ("negative: the optimal CH/SVM solution has w'Mw < 0 (Haasdonk 2005 §7.3)"
+                if d.dcm < 0 else "non-negative")
+        lines.append(f"DCM (squared pE distance of the class means, c'Kc) = {d.dcm:.6g}  "
+                     f"({note})")
+    else:
+        lines.append(f"DCM: not defined for {d.n_classes} classes (use --binary)")
+    lines.append("")
+    for i, (title, rows) in enumerate(d.suitability):
+        lines += ([] if i == 0 else [""]) + title.split("\n")
+        if rows:
+            lines.append(text_table(rows, left=("criterion", "value", "meaning")))
+    return lines
+
+
+def names_lines(table):
+    """A ``{name: description}`` table in two aligned columns (``krein methods``, ``datasets``).
+
+    Parameters
+    ----------
+    table : dict
+        Descriptions by name.
+
+    Returns
+    -------
+    list of str
+        One line per name: the name padded to the longest, two spaces, the description.
+    """
+    width = max(len(n) for n in table)
+    return [f"{name:<{width}}  {desc}" for name, desc in table.items()]
+
+
+def solvers_lines(rows):
+    """The report of ``krein solvers``, line by line.
+
+    Parameters
+    ----------
+    rows : list of dict
+        :func:`krein.solvers.solver_capabilities`: a row per solver with its
+        name, the problem classes it accepts and notes.
+
+    Returns
+    -------
+    list of str
+        A title, the table of solvers and problem classes, the notes, a hint.
+    """
+    lines = ["CVXPY solvers installed here (problem classes accepted), and the libsvm "
+             "pseudo-solver:",
+             text_table([{k: v for k, v in r.items() if k != "notes"} for r in rows],
+                        left=("name",))]
+    lines += [f"{r['name']}: {r['notes']}" for r in rows if r["notes"]]
+    lines.append("Pass one with --solver NAME (krein compare) or solver=NAME (estimators).")
+    return lines
