@@ -10,7 +10,6 @@ another process or another machine gives the same numbers.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import numbers
 import re
@@ -19,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from .seeds import cell_seed  # noqa: F401 (re-export: its home is seeds.py)
 from .store import canonical_json, cell_key
 
 __all__ = ["Cell", "Experiment", "cartesian", "cell_seed"]
@@ -217,39 +217,3 @@ def cartesian(**axes):
         names.append(name)
         values.append(v)
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
-
-
-def cell_seed(params, *names, salt=""):
-    """A seed derived from the experiment's seed and some of the cell's parameters.
-
-    Cells that agree on ``names`` (and the seed) get the same number, e.g.
-    ``cell_seed(params, "dataset", "repeat", salt="folds")`` gives every method
-    and kernel of a repeat the same folds; without names every parameter
-    counts.
-
-    Parameters
-    ----------
-    params : dict
-        The cell's parameters (with ``"seed"``).
-    *names : str
-        Parameters the seed depends on (missing ones count as None).
-    salt : str
-        Distinguishes several seeds drawn from the same parameters.
-
-    Returns
-    -------
-    int
-        In ``[0, 2**32)``: the first four bytes of SHA-256 of the canonical
-        JSON of ``{"names": {...}, "salt": salt, "seed": seed}``.
-
-    Raises
-    ------
-    ValueError
-        If ``params`` has no ``"seed"``.
-    """
-    if "seed" not in params:
-        raise ValueError("params has no 'seed' (cells receive the experiment's seed)")
-    chosen = ({n: params.get(n) for n in names} if names
-              else {k: v for k, v in params.items() if k != "seed"})
-    text = canonical_json({"names": chosen, "salt": salt, "seed": params["seed"]})
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")
