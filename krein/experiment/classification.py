@@ -29,13 +29,14 @@ import numpy as np
 
 from .._cache import shared_computations
 from .._threads import fit_threads
-from .grid import cell_seed
+# the approximate path of a method lives in its registry entry (re-exported for compare.py)
+from ..registry import NO_APPROXIMATE_PATH, approximation_defaults  # noqa: F401
+from .seeds import cell_seed
 
 __all__ = ["classification_metrics", "classification_cell", "classification_grid",
            "build_estimator", "cell_kernel_data", "outer_splits", "solver_version",
            "check_data_file", "certificate_measure", "approximation_defaults",
-           "NO_APPROXIMATE_PATH", "APPROXIMATE_SOLVERS", "APPROXIMATE_SOLVER",
-           "RAW_WITH_APPROXIMATION", "CLASSIFICATION_DEFAULTS",
+           "NO_APPROXIMATE_PATH", "CLASSIFICATION_DEFAULTS",
            "CERTIFICATE_KINDS", "DATA_FILE_DEFAULTS", "SCORINGS", "LOO"]
 
 
@@ -257,75 +258,6 @@ def _method_accepts(method, names):
 
     accepted = make_method(method).get_params(deep=False)
     return [n for n in names if n not in accepted], sorted(accepted)
-
-
-#: Reason a method is skipped in an approximated run (:func:`approximation_defaults`).
-NO_APPROXIMATE_PATH = "no approximate path: needs the n x n kernel"
-
-#: Solver of an approximated run when none is given: estimator class -> solver (others
-#: with a ``solver`` parameter: :data:`APPROXIMATE_SOLVER`).  KSVM's active set needs the
-#: kernel matrix, so its approximate path is a CVXPY problem.
-APPROXIMATE_SOLVERS = {"KSVC": "CLARABEL"}
-
-#: Default solver of an approximated run (ESVM, spectrum corrections): a linear SVM on the
-#: features, the solver that scales to 1e5-1e6 points.
-APPROXIMATE_SOLVER = "liblinear"
-
-#: Spectrum corrections whose ``out_of_sample="raw"`` map exists with an approximation
-#: (the raw map of clip and shift needs the dual coefficients, which a linear model on
-#: features does not have).
-RAW_WITH_APPROXIMATION = ("flip", "square")
-
-
-def approximation_defaults(method, solver=None):
-    """What an approximated run changes in a registered method's parameters, and why.
-
-    Parameters
-    ----------
-    method : str
-        A registry name (:func:`krein.list_methods`).
-    solver : str, optional
-        The solver given to the run (None: the approximate default below).
-
-    Returns
-    -------
-    params : dict
-        Estimator parameters to set: ``out_of_sample="spectral"`` for a
-        spectrum correction registered with ``"raw"`` that has no raw map with
-        an approximation (not in :data:`RAW_WITH_APPROXIMATION`); without
-        ``solver``, ``solver`` = :data:`APPROXIMATE_SOLVERS` of its class or
-        :data:`APPROXIMATE_SOLVER`.
-    notes : list of str
-        One line per change.
-
-    Raises
-    ------
-    ValueError
-        :data:`NO_APPROXIMATE_PATH` when the estimator has no ``approximation``
-        parameter, or keeps eigenpairs of the exact kernel (ESVM-L's
-        ``energy`` / ``n_components``); unknown method.
-    """
-    from ..registry import make_method
-
-    est = make_method(method)
-    accepted = est.get_params(deep=False)
-    if "approximation" not in accepted:
-        raise ValueError(NO_APPROXIMATE_PATH)
-    kept = {k: accepted[k] for k in ("energy", "n_components") if accepted.get(k) is not None}
-    if kept:  # ESVM-L: the approximation's rank M takes the place of the kept eigenpairs
-        raise ValueError(f"{NO_APPROXIMATE_PATH} ({', '.join(f'{k}={v}' for k, v in kept.items())}"
-                         " keeps eigenpairs of the exact kernel; the approximation's M "
-                         "landmarks set the rank instead)")
-    params, notes = {}, []
-    if accepted.get("out_of_sample") == "raw" and \
-            accepted.get("correction") not in RAW_WITH_APPROXIMATION:
-        params["out_of_sample"] = "spectral"
-        notes.append("test rows by out_of_sample='spectral' (the raw test kernel of "
-                     f"{accepted.get('correction')} needs the dual coefficients)")
-    if "solver" in accepted and solver is None:
-        params["solver"] = APPROXIMATE_SOLVERS.get(type(est).__name__, APPROXIMATE_SOLVER)
-        notes.append(f"solver {params['solver']} (the approximate path's default)")
-    return params, notes
 
 
 def build_estimator(method, params=None, solver=None, random_state=None, *,
