@@ -8,7 +8,7 @@ from krein.experiment.solver_study import (FORMULATIONS, make_formulation, plot_
                                 shifted_geometric_mean, solve_cell, summarize)
 from krein.solvers import installed_solvers
 
-CONIC = {"exchange-qclp", "analytic-center", "perturb-svm", "nearest-psd", "indefinite-svm-sdp"}
+CONIC = {"exchange-qclp", "analytic-center", "perturb-svm", "nearest-psd-sdp", "indefinite-svm-sdp"}
 
 
 @pytest.mark.parametrize("name", sorted(FORMULATIONS))
