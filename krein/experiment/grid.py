@@ -63,7 +63,9 @@ class Experiment:
         ``cell(params) -> dict`` (module docstring, "The cell function").
     seed : int >= 0
         The one seed every random choice is derived from (:func:`cell_seed`);
-        part of every cell's configuration.
+        part of every cell's configuration, under the key ``"seed"`` (a storage
+        key: hashed into every cell's key, so kept).  ``random_state`` is its
+        name in the parameter vocabulary (DESIGN.md); give one of the two.
     task : str, optional
         Name of the task in the keys; default the cell function's ``__name__``.
         Two experiments with the same task and cell parameters share keys.
@@ -80,6 +82,10 @@ class Experiment:
         Path of the script that declared it (set by :func:`load_experiment`).
     quick : bool
         Whether this is the ``--quick`` variant (set by :func:`load_experiment`).
+    random_state : int >= 0, optional
+        The seed by its vocabulary name: sets ``seed``, where the value then
+        lives (this field reads None after construction, so that
+        ``dataclasses.replace`` with a new ``seed`` works).
 
     Attributes
     ----------
@@ -105,6 +111,7 @@ class Experiment:
     figures: Callable | None = None
     script: str | None = None
     quick: bool = False
+    random_state: int | None = field(default=None, repr=False, compare=False)
     cells: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -121,10 +128,15 @@ class Experiment:
         if not callable(cell):
             raise ValueError(f"cell must be a callable cell(params) -> dict; got {cell!r}")
         set_("cell", cell)
+        if self.random_state is not None:
+            if self.seed != 0 and self.seed != self.random_state:
+                raise ValueError("give random_state or seed (its storage name), not both")
+            set_("seed", self.random_state)
         if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) \
                 or self.seed < 0:
             raise ValueError(f"seed must be an integer >= 0; got {self.seed!r}")
         set_("seed", int(self.seed))
+        set_("random_state", None)
         task = self.task if self.task is not None else getattr(cell, "__name__", None)
         if not isinstance(task, str) or not task:
             raise ValueError(f"task must be a non-empty string; got {task!r}")

@@ -11,7 +11,7 @@ computed by *our* code from the returned point (the formulation's
 any solver on the same problem, and the setup (CVXPY compilation) and solve
 seconds.
 
-Formulations (:data:`FORMULATIONS`; ``make_formulation(name, n, seed)``):
+Formulations (:data:`FORMULATIONS`; ``make_formulation(name, n, random_state)``):
 
 =====================  ==================================================  =========
 name                   what (source)                                       class
@@ -225,7 +225,7 @@ SDP_FORMULATIONS = ("nearest-psd-sdp", "indefinite-svm-sdp")
 RENAMED = {"clc": "clc-qp", "nearest-psd": "nearest-psd-sdp"}
 
 
-def make_formulation(name, n, seed=0):
+def make_formulation(name, n, random_state=0):
     """Build formulation ``name`` on a random problem of size ``n``.
 
     Parameters
@@ -234,7 +234,7 @@ def make_formulation(name, n, seed=0):
         A key of :data:`FORMULATIONS` (or a former name, :data:`RENAMED`).
     n : int >= 4
         Number of points (the problem's size).
-    seed : int
+    random_state : int
         Seed of the random data (the same seed gives the same problem).
 
     Returns
@@ -256,7 +256,7 @@ def make_formulation(name, n, seed=0):
         raise ValueError(f"unknown formulation {name!r}; known: {list(FORMULATIONS)}")
     if not isinstance(n, (int, np.integer)) or n < 4:
         raise ValueError(f"n must be an integer >= 4; got {n!r}")
-    return FORMULATIONS[name](int(n), int(seed))
+    return FORMULATIONS[name](int(n), int(random_state))
 
 
 def _is_unsupported(exc):
@@ -264,7 +264,7 @@ def _is_unsupported(exc):
     return isinstance(exc, ValueError) and ("cannot" in msg or "support" in msg)
 
 
-def solve_cell(formulation, solver, n, seed=0):
+def solve_cell(formulation, solver, n, random_state=0):
     """Solve one (formulation, solver, n, seed) cell and return its result row.
 
     Parameters
@@ -276,14 +276,15 @@ def solve_cell(formulation, solver, n, seed=0):
         ``"not-installed"``).
     n : int >= 4
         Number of points of the random problem (:func:`make_formulation`).
-    seed : int, default 0
-        Seed of the random problem; every solver of a (formulation, n, seed)
-        cell solves the same problem.
+    random_state : int, default 0
+        Seed of the random problem; every solver of a (formulation, n,
+        random_state) cell solves the same problem.
 
     Returns
     -------
     dict
-        ``formulation, problem_class, n, seed, solver, status`` (a CVXPY status,
+        ``formulation, problem_class, n, seed`` (``random_state``, stored under
+        the study's column name ``seed``), ``solver, status`` (a CVXPY status,
         ``"unsupported"`` when the solver does not accept the problem class,
         ``"solver_error"``, ``"not-installed"`` or ``"error"``), ``objective``,
         ``primal_residual``, ``dual_residual``, ``gap`` (krein's own certificate of
@@ -298,11 +299,12 @@ def solve_cell(formulation, solver, n, seed=0):
         Unknown formulation or ``n < 4`` (from :func:`make_formulation`).
         Errors of the solve itself are not raised: they become the status.
     """
-    row = {"formulation": formulation, "problem_class": "", "n": int(n), "seed": int(seed),
+    row = {"formulation": formulation, "problem_class": "", "n": int(n),
+           "seed": int(random_state),
            "solver": solver, "status": "", "objective": np.nan, "primal_residual": np.nan,
            "dual_residual": np.nan, "gap": np.nan, "setup_seconds": np.nan,
            "solve_seconds": np.nan, "iterations": np.nan, "error": ""}
-    form = make_formulation(formulation, n, seed)
+    form = make_formulation(formulation, n, random_state)
     row["problem_class"] = form.problem_class
     if solver not in installed_solvers():
         row["status"] = "not-installed"
