@@ -665,8 +665,7 @@ def _register_builtin():
                     "k-NN in the kernel-induced distance d^2 = K_ii + K_jj - 2 K_ij, k tuned "
                     "(the similarity-based baseline of Chen et al. 2009)",
                     grid={"n_neighbors": list(K_GRID)}, scale={},
-                    checks=({}, (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA}),
-                            {"kernel": "sigmoid", "kernel_params": _SIGMOID}),
+                    checks=({}, (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
                     readme=("`KernelKNeighborsClassifier()`", "k nearest neighbours in the "
                             "kernel-induced (pseudo-Euclidean) distance, `k` tuned in {1, 3, 5, 7}; "
                             "test rows `k(x, X)` suffice", "Chen, Garcia, Gupta, Rahimi & "
