@@ -1,7 +1,17 @@
-"""Registry of methods by name: ``make_method(name, **params)`` and ``list_methods()``.
+"""Registry of methods by name: one entry per method carries everything about it.
 
-Each entry builds a fresh scikit-learn estimator.  Later modules add entries with
-:func:`register_method`.
+``make_method(name, **params)`` builds a method's estimator and
+``list_methods()`` lists them.  A method is ONE call of :func:`register_method`
+(plus its estimator, solver and test): the entry (:class:`MethodEntry`) carries
+its estimator factory, description, task, whether ``krein compare`` runs it,
+its default inner-CV grid, the inputs it needs, its approximate path (what an
+``--approximation`` run changes, :func:`approximation_defaults`), how its
+parameters follow a rescaled kernel, the instances scikit-learn's estimator
+checks run (:func:`estimator_check_instances`) and its row of README.md's
+method table (:func:`readme_table`; ``tests/test_registry_entry.py`` checks the
+README against it).  Every field is validated declaratively when the entry is
+registered (:data:`ENTRY_CONSTRAINTS`, as scikit-learn's
+``_parameter_constraints``), so a wrong entry fails at import, not in a run.
 """
 
 from __future__ import annotations
@@ -10,7 +20,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 __all__ = ["make_method", "list_methods", "register_method", "default_grid",
-           "method_requirements", "TASKS", "C_GRID", "RHO_GRID", "MU_GRID", "REQUIREMENTS"]
+           "method_requirements", "method_entry", "approximation_defaults",
+           "estimator_check_instances", "readme_table", "scale_exponents", "MethodEntry",
+           "TASKS", "C_GRID", "RHO_GRID", "MU_GRID", "K_GRID", "REQUIREMENTS",
+           "ENTRY_CONSTRAINTS", "NO_APPROXIMATE_PATH", "APPROXIMATE_SOLVER"]
 
 
 #: Kinds of estimator in the registry.
@@ -29,6 +42,9 @@ RHO_GRID = (0.1, 1.0, 10.0)
 #: class)`` of an inner training split cannot be fitted and drops out of the selection.
 MU_GRID = (0.03, 0.1, 0.3, 1.0)
 
+#: Default inner-CV grid of k-NN's ``n_neighbors`` (odd: no tied vote between two classes).
+K_GRID = (1, 3, 5, 7)
+
 #: Inputs a method may need besides the kernel matrix, and what provides them.
 REQUIREMENTS = {
     "base_kernels": "needs base kernels besides K (a pick-out kernel: --kernel "
@@ -36,23 +52,98 @@ REQUIREMENTS = {
                     "feature vectors)",
 }
 
+#: Reason a method is skipped in an approximated run (:func:`approximation_defaults`).
+NO_APPROXIMATE_PATH = "no approximate path: needs the n x n kernel"
+
+#: Default solver of an approximate path (ESVM, spectrum corrections): a linear SVM on the
+#: features, the solver that scales to 1e5-1e6 points.
+APPROXIMATE_SOLVER = "liblinear"
+
 
 @dataclass(frozen=True)
-class _Entry:
+class MethodEntry:
+    """One registered method (the arguments of :func:`register_method`, validated).
+
+    ``grid`` is stored as a tuple of ``(parameter, values)`` pairs, ``approximate``
+    as a tuple of ``(parameter, value, note)`` triples (or a str / None), ``checks``
+    as a tuple of ``(params, xfail)`` pairs and ``scale`` as a tuple of
+    ``(parameter, exponent)`` pairs: the entry is immutable.  Read it through
+    the functions of this module (:func:`default_grid`, ...).
+    """
+
     factory: Callable
     description: str
     task: str = "classifier"
     compare: bool = True
     grid: tuple | None = None
     requires: tuple = ()
+    approximate: object = None
+    checks: tuple = ()
+    readme: object = None
+    scale: tuple | None = None
+    name: str = ""
 
 
-_REGISTRY: dict[str, _Entry] = {}
+#: Former name of :class:`MethodEntry` (tests build ad-hoc entries with it).
+_Entry = MethodEntry
+
+_REGISTRY: dict[str, MethodEntry] = {}
+
+
+def _is_grid(v):
+    return isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, (list, tuple))
+                                       and len(x) > 0 for k, x in v.items())
+
+
+def _is_approximate(v):
+    """None (no path), a str (why not, appended to :data:`NO_APPROXIMATE_PATH`), or a dict
+    ``{parameter: value or (value, note)}``."""
+    return v is None or isinstance(v, str) or (isinstance(v, dict) and all(
+        isinstance(k, str) and (not isinstance(x, tuple) or (len(x) == 2 and isinstance(x[1], str)))
+        for k, x in v.items()))
+
+
+def _is_check(item):
+    if isinstance(item, dict):
+        return True
+    return (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], dict)
+            and isinstance(item[1], dict)
+            and all(isinstance(k, str) and isinstance(r, str) and r for k, r in item[1].items()))
+
+
+def _is_readme(v):
+    return v is None or isinstance(v, str) or (
+        isinstance(v, tuple) and len(v) == 3 and all(isinstance(s, str) and s and "\n" not in s
+                                                     for s in v))
+
+
+#: The declarative checks of :func:`register_method`: field -> (test, what it accepts).
+ENTRY_CONSTRAINTS = {
+    "name": (lambda v: isinstance(v, str) and v == v.strip().lower() and v != "",
+             "a non-empty lower-case string"),
+    "factory": (callable, "a callable factory() -> estimator"),
+    "description": (lambda v: isinstance(v, str) and v != "" and "\n" not in v,
+                    "a one-line string"),
+    "task": (lambda v: v in TASKS, f"one of {TASKS}"),
+    "compare": (lambda v: isinstance(v, bool), "a bool"),
+    "grid": (lambda v: v is None or _is_grid(v), "None or a dict of non-empty lists of values"),
+    "requires": (lambda v: isinstance(v, (tuple, list)) and all(r in REQUIREMENTS for r in v),
+                 f"a tuple of keys of REQUIREMENTS {list(REQUIREMENTS)}"),
+    "approximate": (_is_approximate, "None, a str (why there is no approximate path) or a "
+                                     "dict {parameter: value or (value, note)}"),
+    "checks": (lambda v: isinstance(v, (tuple, list)) and all(_is_check(c) for c in v),
+               "a tuple of dicts of parameters or (parameters, {check: reason}) pairs"),
+    "readme": (_is_readme, "None, the name of an earlier method sharing its row, or a "
+                           "tuple of three one-line strings (estimator, method, source)"),
+    "scale": (lambda v: v is None or (isinstance(v, dict) and all(
+        isinstance(k, str) and isinstance(e, int) for k, e in v.items())),
+        "None or a dict {parameter: integer exponent}"),
+}
 
 
 def register_method(name, factory, description, task="classifier", compare=True, grid=None,
-                    requires=()):
-    """Add a method to the registry.
+                    requires=(), *, approximate=None, checks=(), readme=None, scale=None):
+    """Add a method to the registry: everything about it, in one entry.
 
     Parameters
     ----------
@@ -77,27 +168,67 @@ def register_method(name, factory, description, task="classifier", compare=True,
         :data:`REQUIREMENTS` (``"base_kernels"``: stacked base kernels);
         ``krein compare`` lists the method as skipped, with the reason, on data
         that do not provide them.
+    approximate : None, str or dict
+        The approximate path (an ``approximation=`` low-rank front end instead
+        of the ``n x n`` kernel): None, no path (:data:`NO_APPROXIMATE_PATH`);
+        a str, no path and why (appended to it); a dict ``{parameter: value}``
+        (or ``{parameter: (value, note)}``), the parameters an approximated run
+        sets, the estimator must have an ``approximation`` parameter
+        (:func:`approximation_defaults`).
+    checks : tuple
+        Instances scikit-learn's estimator checks run
+        (:func:`estimator_check_instances`): each a dict of parameters set on
+        ``factory()``, or a pair ``(parameters, {check name: reason})`` listing
+        the checks that instance cannot pass and why.
+    readme : tuple or str, optional
+        Its row of README.md's method table (:func:`readme_table`):
+        ``(estimator, method, source)`` as Markdown, or the name of an earlier
+        method whose row it shares.  None: not in the table.
+    scale : dict, optional
+        How its parameters follow the kernel ``K -> s K`` (``{parameter:
+        exponent}``: the value times ``s ** exponent`` makes the same model;
+        :func:`scale_exponents`).  None: ``{"C": -1}`` when the estimator has a
+        ``C`` (the SVM duals), else ``{}``.
 
     Raises
     ------
     ValueError
-        If the name is taken, the task or a requirement unknown, or the grid
-        not a dict of non-empty lists.
+        If the name is taken, a field is not what :data:`ENTRY_CONSTRAINTS`
+        accepts, a ``readme`` name is not an earlier method with a row, or a
+        parameter of ``grid``, ``approximate``, ``checks`` or ``scale`` is not
+        one of the estimator's (``approximate`` also needs its
+        ``approximation`` parameter).
     """
+    fields = {"name": name, "factory": factory, "description": description, "task": task,
+              "compare": compare, "grid": grid, "requires": requires,
+              "approximate": approximate, "checks": checks, "readme": readme, "scale": scale}
+    for key, (ok, accepted) in ENTRY_CONSTRAINTS.items():
+        if not ok(fields[key]):
+            raise ValueError(f"register_method({name!r}): {key} must be {accepted}; "
+                             f"got {fields[key]!r}")
     if name in _REGISTRY:
         raise ValueError(f"method {name!r} is already registered")
-    if task not in TASKS:
-        raise ValueError(f"task must be one of {TASKS}; got {task!r}")
-    bad = [r for r in requires if r not in REQUIREMENTS]
+    if isinstance(readme, str) and not isinstance(getattr(_REGISTRY.get(readme), "readme", None),
+                                                  tuple):
+        raise ValueError(f"register_method({name!r}): readme {readme!r} is not an earlier "
+                         "method with its own README row")
+    accepted = factory().get_params(deep=True)
+    named = [*(grid or {}), *(scale or {})]
+    if isinstance(approximate, dict):
+        named += ["approximation", *approximate]
+    for c in checks:
+        named += list(c if isinstance(c, dict) else c[0])
+    bad = sorted({k for k in named if k not in accepted})
     if bad:
-        raise ValueError(f"requires: unknown requirement(s) {bad}; accepted: {list(REQUIREMENTS)}")
-    if grid is not None:
-        if not isinstance(grid, dict) or not all(
-                isinstance(v, (list, tuple)) and len(v) > 0 for v in grid.values()):
-            raise ValueError(f"grid must be a dict of non-empty lists of values; got {grid!r}")
-        grid = tuple((k, tuple(v)) for k, v in grid.items())
-    _REGISTRY[name] = _Entry(factory, description, task, bool(compare), grid,
-                             tuple(requires))
+        raise ValueError(f"register_method({name!r}): the estimator has no parameter(s) {bad}")
+    _REGISTRY[name] = MethodEntry(
+        factory, description, task, compare,
+        None if grid is None else tuple((k, tuple(v)) for k, v in grid.items()),
+        tuple(requires),
+        tuple((k, *(v if isinstance(v, tuple) else (v, None))) for k, v in approximate.items())
+        if isinstance(approximate, dict) else approximate,
+        tuple((dict(c), {}) if isinstance(c, dict) else (dict(c[0]), dict(c[1])) for c in checks),
+        readme, None if scale is None else tuple(scale.items()), name)
 
 
 def list_methods(task=None, compare=None):
@@ -127,11 +258,31 @@ def list_methods(task=None, compare=None):
             if (task is None or v.task == task) and (compare is None or v.compare == compare)}
 
 
-def _entry(name):
+def method_entry(name):
+    """The registry entry of a method.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`list_methods`.
+
+    Returns
+    -------
+    MethodEntry
+        Immutable; its fields are those of :func:`register_method`.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name (the message lists the registered ones).
+    """
     try:
         return _REGISTRY[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown method {name!r}; registered methods: {list(_REGISTRY)}") from None
+
+
+_entry = method_entry
 
 
 def default_grid(name):
@@ -163,6 +314,34 @@ def default_grid(name):
     return {}
 
 
+def scale_exponents(name):
+    """How a method's parameters follow the kernel ``K -> s K``.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`list_methods`.
+
+    Returns
+    -------
+    dict
+        ``{parameter: exponent}``: with every listed parameter times
+        ``s ** exponent``, the estimator fitted on ``s K`` makes the model it
+        makes on ``K`` (same predictions); the ``scale`` given to
+        :func:`register_method`, else ``{"C": -1}`` for an estimator with a
+        ``C`` (the SVM duals: ``alpha -> alpha / s``), else ``{}``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
+    entry = _entry(name)
+    if entry.scale is not None:
+        return dict(entry.scale)
+    return {"C": -1} if "C" in entry.factory().get_params(deep=False) else {}
+
+
 def method_requirements(name):
     """Inputs a registered method needs besides the kernel matrix.
 
@@ -182,6 +361,91 @@ def method_requirements(name):
         For an unknown name.
     """
     return _entry(name).requires
+
+
+def approximation_defaults(name, solver=None):
+    """What an approximated run changes in a registered method's parameters, and why.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`list_methods`.
+    solver : str, optional
+        The solver given to the run (None: the entry's approximate default).
+
+    Returns
+    -------
+    params : dict
+        Estimator parameters to set: the entry's ``approximate`` dict (e.g.
+        ``out_of_sample="spectral"`` for a spectrum correction whose raw test
+        map needs dual coefficients, and the solver), without ``solver`` when
+        one is given.
+    notes : list of str
+        One line per change.
+
+    Raises
+    ------
+    ValueError
+        :data:`NO_APPROXIMATE_PATH` (with the entry's reason, e.g. ESVM-L's kept
+        eigenpairs) for a method without an approximate path; unknown method.
+    """
+    path = _entry(name).approximate
+    if path is None:
+        raise ValueError(NO_APPROXIMATE_PATH)
+    if isinstance(path, str):
+        raise ValueError(f"{NO_APPROXIMATE_PATH} ({path})")
+    params, notes = {}, []
+    for key, value, note in path:
+        if key == "solver" and solver is not None:
+            continue
+        params[key] = value
+        notes.append(note or (f"solver {value} (the approximate path's default)"
+                              if key == "solver" else f"{key}={value!r}"))
+    return params, notes
+
+
+def estimator_check_instances():
+    """The instances scikit-learn's estimator checks run, from every entry's ``checks``.
+
+    Returns
+    -------
+    list of (str, estimator, dict)
+        ``(name, estimator, {check name: reason})`` in registration order: a
+        fresh estimator of the method with the instance's parameters set
+        (estimator-valued parameters cloned), and the checks it cannot pass.
+    """
+    from sklearn.base import clone
+
+    out = []
+    for name, entry in _REGISTRY.items():
+        for params, xfail in entry.checks:
+            est = entry.factory()
+            est.set_params(**clone(params, safe=False))
+            out.append((name, est, dict(xfail)))
+    return out
+
+
+def readme_table():
+    """README.md's method table, generated from the registry.
+
+    Returns
+    -------
+    str
+        A Markdown table ``| registry name | estimator | method | source |``: one
+        row per entry with a ``readme`` row, in registration order, naming
+        (in registration order) every method that shares it.
+    """
+    rows, names = {}, {}
+    for name, entry in _REGISTRY.items():
+        if isinstance(entry.readme, tuple):
+            rows[name], names[name] = entry.readme, [name]
+        elif isinstance(entry.readme, str):
+            names[entry.readme].append(name)
+    lines = ["| registry name | estimator | method | source |", "|---|---|---|---|"]
+    for first, (estimator, method, source) in rows.items():
+        listed = ", ".join(f"`{n}`" for n in names[first])
+        lines.append(f"| {listed} | {estimator} | {method} | {source} |")
+    return "\n".join(lines) + "\n"
 
 
 def make_method(name, **params):
@@ -211,79 +475,201 @@ def make_method(name, **params):
     return est
 
 
+#: Why scikit-learn's checks cannot pass on some instances (the ``checks`` of the entries).
+_ENERGY_AND_N_COMPONENTS = (
+    "the check forces n_components=1 while energy=0.9 is set; ESVC rejects both "
+    "together by design ('give at most one of n_components and energy')")
+_ENERGY_CHECKS = ("check_dont_overwrite_parameters", "check_methods_sample_order_invariance",
+                  "check_methods_subset_invariance", "check_fit2d_1sample",
+                  "check_fit2d_1feature", "check_fit2d_predict1d")
+_TRANSDUCTIVE = (
+    "transductive out-of-sample map: decisions depend on the whole test batch by "
+    "definition (joint eigendecomposition), so they are not subset invariant")
+_SVR_DEFAULT_RHO = (
+    "R^2 = 0.42 < 0.5 on the check's data at the default rho = 1: the fourth-order "
+    "penalty of the proxy kernel shrinks alpha (luss eq. 17); tends to SVR as rho grows")
+_PAIRWISE_PROBA = (
+    "the check fits feature vectors, not a kernel matrix, even to a pairwise (precomputed) "
+    "estimator; the feature-vector instances run it")
+_SIGMOID = {"a": 0.5, "r": -1.0}
+_PRECOMPUTED = {"kernel": "precomputed"}
+#: The approximate paths: a linear SVM on the features (ESVM, corrections), KSVM's QP.
+_LINEAR = {"solver": APPROXIMATE_SOLVER}
+_SPECTRAL = {"out_of_sample": ("spectral", "test rows by out_of_sample='spectral' (the raw test "
+                                           "kernel of {} needs the dual coefficients)")}
+
+
+def _spectral(correction):
+    value, note = _SPECTRAL["out_of_sample"]
+    return {"out_of_sample": (value, note.format(correction)), **_LINEAR}
+
+
 def _register_builtin():
     from .estimators import ESVC, DirectSVC, LPSVC, SpectrumSVC
 
     register_method("esvm", ESVC, "ESVM: SVM stabilized in a Krein space, full eigendecomposition "
-                    "(Loosli et al. 2013, Alg. 1)")
+                    "(Loosli et al. 2013, Alg. 1)", approximate=_LINEAR,
+                    checks=({}, _PRECOMPUTED),
+                    readme=("`ESVC()`", "SVM stabilized in a Krein space by eigendecomposition",
+                            "Loosli, Ong & Canu 2013, Alg. 1"))
     register_method("esvm-l", lambda: ESVC(energy=0.9),
-                    "ESVM-L: ESVM on the eigenpairs carrying 90% of sum|lambda| (Loosli et al. 2013)")
+                    "ESVM-L: ESVM on the eigenpairs carrying 90% of sum|lambda| (Loosli et al. 2013)",
+                    approximate="energy=0.9 keeps eigenpairs of the exact kernel; the "
+                                "approximation's M landmarks set the rank instead",
+                    checks=(({}, dict.fromkeys(_ENERGY_CHECKS, _ENERGY_AND_N_COMPONENTS)),),
+                    readme=("`ESVC(energy=0.9)`", "ESVM on the eigenpairs carrying 90 % of sum "
+                            "&#124;λ&#124;", "Loosli et al. 2013 §4"))
     register_method("svm", DirectSVC, "libsvm C-SVM directly on the indefinite kernel "
-                    "(stationary point; Lin & Lin 2003)")
+                    "(stationary point; Lin & Lin 2003)",
+                    checks=({}, _PRECOMPUTED, {"class_weight": "balanced"}),
+                    readme=("`DirectSVC()`", "libsvm directly on the indefinite kernel "
+                            "(stationary point)", "Lin & Lin 2003"))
+    # SpectrumSVC's own defaults (out_of_sample="auto") are what the checks run
     register_method("flip", lambda: SpectrumSVC(correction="flip", out_of_sample="raw"),
-                    "SVM on the flipped kernel V|lambda|V' ('Abs'), raw test kernel as Loosli Table 2")
+                    "SVM on the flipped kernel V|lambda|V' ('Abs'), raw test kernel as Loosli Table 2",
+                    approximate=_LINEAR,
+                    checks=({"out_of_sample": "auto"}, {"out_of_sample": "auto", **_PRECOMPUTED}),
+                    readme=("`SpectrumSVC(...)`", "SVM on the Abs / Trunc / Shift kernels, raw "
+                            "test kernel (as Loosli Table 2)", "Loosli §6.1.1, Muñoz & de Diego 2006"))
     register_method("clip", lambda: SpectrumSVC(correction="clip", out_of_sample="raw"),
-                    "SVM on the clipped kernel ('Trunc'/'denoise'), raw test kernel as Loosli Table 2")
+                    "SVM on the clipped kernel ('Trunc'/'denoise'), raw test kernel as Loosli Table 2",
+                    approximate=_spectral("clip"), readme="flip",
+                    checks=(({"out_of_sample": "transductive", "kernel": "sigmoid",
+                              "kernel_params": _SIGMOID},
+                             {"check_methods_subset_invariance": _TRANSDUCTIVE}),))
     register_method("shift", lambda: SpectrumSVC(correction="shift", out_of_sample="raw"),
-                    "SVM on the shifted kernel K - lambda_min I ('Shift'), raw test kernel")
+                    "SVM on the shifted kernel K - lambda_min I ('Shift'), raw test kernel",
+                    approximate=_spectral("shift"), readme="flip")
     register_method("clip-mds", lambda: SpectrumSVC(correction="clip", out_of_sample="spectral"),
-                    "SVM on the clipped kernel, test rows by Munoz & de Diego eq. (3)")
+                    "SVM on the clipped kernel, test rows by Munoz & de Diego eq. (3)",
+                    approximate=_LINEAR,
+                    readme=("`SpectrumSVC(...)`", "clip / square with the out-of-sample maps of "
+                            "Muñoz & de Diego eqs. (3), (7)", "Muñoz & de Diego 2006"))
     register_method("square", lambda: SpectrumSVC(correction="square", out_of_sample="spectral"),
-                    "SVM on K^2, test rows k(x,X) K (Munoz & de Diego eq. 7)")
-    register_method("lp-svm", LPSVC, "1-norm LP-SVM on the raw kernel (Mangasarian 1999), CVXPY")
+                    "SVM on K^2, test rows k(x,X) K (Munoz & de Diego eq. 7)",
+                    approximate=_LINEAR, readme="clip-mds", scale={"C": -2})
+    # (LPSVC(kernel="precomputed") also passes every check; left out for run time: the
+    # precomputed route lives in the shared base class, covered by esvm, flip and svm)
+    register_method("lp-svm", LPSVC, "1-norm LP-SVM on the raw kernel (Mangasarian 1999), CVXPY",
+                    checks=({},), readme=("`LPSVC()`", "1-norm linear-programming SVM (CVXPY)",
+                                          "Mangasarian 1999"))
     from .estimators.indefinite import (IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR,
                                         PerturbSVC)
 
     register_method("indefinite-svm", IndefiniteSVC,
                     "IndefiniteSVM: SVM with a learned PSD proxy kernel, projected gradient "
                     "(Luss & d'Aspremont 2009, eq. 7)",
-                    grid={"C": list(C_GRID), "rho": list(RHO_GRID)})
+                    grid={"C": list(C_GRID), "rho": list(RHO_GRID)}, scale={"C": -1, "rho": -3},
+                    checks=({}, {"kernel": "sigmoid", "kernel_params": _SIGMOID, "solver": "apg"},
+                            _PRECOMPUTED, {"class_weight": "balanced", "solver": "apg"}),
+                    readme=("`IndefiniteSVC()`", "SVM with a learned PSD proxy kernel "
+                            "`(K0 + uu'/4ρ)_+`; projected / accelerated gradient, ACCPM or exchange "
+                            "method, certified duality gap",
+                            "Luss & d'Aspremont 2009, eqs. (4)-(7), Alg. 1-3"))
     register_method("perturb-svm", PerturbSVC,
                     "PerturbSVM: SVM with perturbed support vectors, PSD kernels only "
                     "(Luss & d'Aspremont 2009, eq. 22)", compare=False,
-                    grid={"C": list(C_GRID), "rho": list(RHO_GRID)})
+                    grid={"C": list(C_GRID), "rho": list(RHO_GRID)}, scale={"C": -1, "rho": -3},
+                    checks=({},), readme=("`PerturbSVC()`", "SVM with perturbed support vectors, "
+                                          "PSD kernels (CVXPY or the same algorithms)",
+                                          "Luss & d'Aspremont 2009, eq. (22)"))
     register_method("indefinite-svr", IndefiniteSVR,
                     "Indefinite SVR with a learned proxy kernel (Luss & d'Aspremont 2009, eq. 17)",
-                    task="regressor", compare=False)
+                    task="regressor", compare=False, scale={"C": -1, "rho": -3},
+                    checks=(({}, {"check_regressors_train": _SVR_DEFAULT_RHO}),),
+                    readme=("`IndefiniteSVR()`", "ε-SVR with a learned proxy kernel",
+                            "Luss & d'Aspremont 2009, eq. (17)"))
     register_method("indefinite-one-class", IndefiniteOneClassSVM,
                     "Indefinite one-class SVM with a learned proxy kernel "
-                    "(Luss & d'Aspremont 2009, eq. 20)", task="outlier", compare=False)
+                    "(Luss & d'Aspremont 2009, eq. 20)", task="outlier", compare=False,
+                    scale={"rho": -1}, checks=({},),
+                    readme=("`IndefiniteOneClassSVM()`", "one-class SVM with a learned proxy "
+                            "kernel", "Luss & d'Aspremont 2009, eq. (20)"))
     from .estimators import KSVC, RVC, ConvexHullClassifier, ModSVC
 
     register_method("ksvm", KSVC, "KSVM: Krein-space SVM, active set on the least-squares "
-                    "stabilization problem (Loosli et al. 2013, Alg. 2, eq. 26)")
+                    "stabilization problem (Loosli et al. 2013, Alg. 2, eq. 26)",
+                    approximate={"solver": "CLARABEL"}, checks=({},),
+                    readme=("`KSVC()`", "Krein-space SVM: active set (incremental QR) on the "
+                            "least-squares stabilization problem (26), exact KKT",
+                            "Loosli et al. 2013, Alg. 2"))
     register_method("ch", ConvexHullClassifier,
                     "CH-DU: closest points of the reduced class hulls in pseudo-Euclidean space; "
                     "CVXPY when convex, else multi-start projected gradient (Haasdonk 2005)",
-                    grid={"mu": list(MU_GRID)})
+                    grid={"mu": list(MU_GRID)}, checks=({"n_starts": 2},),
+                    readme=("`ConvexHullClassifier()`", "closest points of the reduced class hulls "
+                            "in pseudo-Euclidean space (CH-DU); CVXPY when the kernel makes it "
+                            "convex, else libsvm's ν-SVM or multi-start projected gradient, each "
+                            "point certified stationary", "Haasdonk 2005, eq. (7), Prop. 7, §7.2"))
+    # (the CVXPY default of mod-svm runs in tests/test_modsvm.py)
     register_method("mod-svm", ModSVC, "Mod SVM: kernel only in the separation constraints, "
-                    "identity regularizer (Lin & Lin 2003; Luss & d'Aspremont 2009 §5.1), CVXPY")
+                    "identity regularizer (Lin & Lin 2003; Luss & d'Aspremont 2009 §5.1), CVXPY",
+                    scale={"C": -2}, checks=({"solver": "libsvm"},),
+                    readme=("`ModSVC()`", "kernel only in the separation constraints, identity "
+                            "regularizer (CVXPY, any QP solver)",
+                            "Lin & Lin 2003 as in Luss & d'Aspremont 2009 §5.1"))
     register_method("rvm", RVC, "RVM: relevance vector classifier, Laplace approximation and "
-                    "fast marginal-likelihood updates (Tipping 2001; Tipping & Faul 2003)")
+                    "fast marginal-likelihood updates (Tipping 2001; Tipping & Faul 2003)",
+                    checks=({"max_iter": 100},),
+                    readme=("`RVC()`", "relevance vector classifier: Laplace approximation, fast "
+                            "marginal-likelihood updates, `predict_proba`",
+                            "Tipping 2001; Tipping & Faul 2003"))
     from .estimators import (Bending, ConformalLinearCombination, ConformalTransformation,
                              CorrectedKernelSVC, NearestPSD)
+    from .spectrum import SpectrumCorrection
 
     register_method("bending", lambda: CorrectedKernelSVC(correction=Bending(weights="support-vectors")),
                     "SVM on the bent kernel, weights from the support vectors of an MDS fit, "
-                    "test rows by eq. (8) (Munoz & de Diego 2006, Alg. 1)")
+                    "test rows by eq. (8) (Munoz & de Diego 2006, Alg. 1)",
+                    scale={"C": -1, "correction__C": -1},
+                    # CorrectedKernelSVC around the plain spectrum correction
+                    checks=({"correction": SpectrumCorrection(correction="clip")},),
+                    readme=("`CorrectedKernelSVC(Bending(weights=\"support-vectors\"))`",
+                            "SVM on the bent kernel (Hadamard-weighted eigenvalue bending), test "
+                            "rows by eq. (8)", "Muñoz & de Diego 2006, Alg. 1"))
     register_method("nearest-psd",
                     lambda: CorrectedKernelSVC(correction=NearestPSD(diagonal=1.0, weights="support-vectors")),
                     "SVM on the nearest PSD matrix with unit diagonal (as Munoz & de Diego's AP on "
                     "Ionosphere), weights from the support vectors of an MDS fit, solved by the "
                     "semismooth Newton method of Qi & Sun 2006 (the problem of Munoz & de Diego "
-                    "2006, eqs. 9-12; Higham 2002)")
+                    "2006, eqs. 9-12; Higham 2002)",
+                    scale={"C": -1, "correction__C": -1, "correction__diagonal": 1},
+                    readme=("`CorrectedKernelSVC(NearestPSD(diagonal=1.0, "
+                            "weights=\"support-vectors\"))`",
+                            "SVM on the nearest PSD matrix with unit diagonal (weights from the "
+                            "support vectors of an MDS fit), semismooth Newton",
+                            "Muñoz & de Diego 2006, eqs. (9)-(12); Qi & Sun 2006"))
     register_method("conformal", lambda: CorrectedKernelSVC(correction=ConformalTransformation()),
                     "SVM on the conformal transformation W A W of the flipped kernel closest to K, "
-                    "test rows by eq. (14) (Munoz & de Diego 2006, eqs. 13-14)")
+                    "test rows by eq. (14) (Munoz & de Diego 2006, eqs. 13-14)",
+                    readme=("`CorrectedKernelSVC(ConformalTransformation())`", "SVM on `W A W` "
+                            "closest to K (A: the flipped kernel by default), test rows by eq. (14)",
+                            "Muñoz & de Diego 2006, eqs. (13)-(14)"))
     register_method("clc", lambda: CorrectedKernelSVC(correction=ConformalLinearCombination()),
                     "SVM on the convex combination of base kernels closest to K (CLC, Munoz & "
                     "de Diego 2006, eqs. 15-16); needs stacked base kernels (pick-out data sets)",
-                    requires=("base_kernels",))
+                    requires=("base_kernels",),
+                    readme=("`CorrectedKernelSVC(ConformalLinearCombination())`", "SVM on the "
+                            "convex combination of base kernels closest to K (closed form (16) for "
+                            "two), or their average; need the base kernels (`--dataset "
+                            "munoz-artificial`, `--kernel pick-out-munoz-ionosphere`)",
+                            "Muñoz & de Diego 2006, eqs. (15)-(16)"))
     register_method("akm",
                     lambda: CorrectedKernelSVC(correction=ConformalLinearCombination(combination="average")),
                     "SVM on the average of the base kernels (AKM baseline of Munoz & de Diego "
                     "2006); needs stacked base kernels (pick-out data sets)",
-                    requires=("base_kernels",))
+                    requires=("base_kernels",), readme="clc")
+    from .estimators import KernelKNeighborsClassifier
+
+    register_method("knn", KernelKNeighborsClassifier,
+                    "k-NN in the kernel-induced distance d^2 = K_ii + K_jj - 2 K_ij, k tuned "
+                    "(the similarity-based baseline of Chen et al. 2009)",
+                    grid={"n_neighbors": list(K_GRID)}, scale={},
+                    checks=({}, (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
+                    readme=("`KernelKNeighborsClassifier()`", "k nearest neighbours in the "
+                            "kernel-induced (pseudo-Euclidean) distance, `k` tuned in {1, 3, 5, 7}; "
+                            "test rows `k(x, X)` suffice", "Chen, Garcia, Gupta, Rahimi & "
+                            "Cazzanti 2009 (baseline)"))
 
 
 _register_builtin()

@@ -8,7 +8,7 @@ from krein.experiment.solver_study import (FORMULATIONS, make_formulation, plot_
                                 shifted_geometric_mean, solve_cell, summarize)
 from krein.solvers import installed_solvers
 
-CONIC = {"exchange-qclp", "analytic-center", "perturb-svm", "nearest-psd", "indefinite-svm-sdp"}
+CONIC = {"exchange-qclp", "analytic-center", "perturb-svm", "nearest-psd-sdp", "indefinite-svm-sdp"}
 
 
 @pytest.mark.parametrize("name", sorted(FORMULATIONS))
@@ -16,7 +16,7 @@ def test_every_formulation_gives_one_optimum_across_two_solvers(name):
     """Two solvers on the same random problem: both succeed and agree on the objective
     (Clarabel against SCS for the conic problems, against OSQP / HiGHS otherwise)."""
     other = "SCS" if name in CONIC else ("HIGHS" if name == "lp-svm" else "OSQP")
-    rows = [solve_cell(name, s, 12, seed=3) for s in ("SCS" if name == "indefinite-svm-sdp"
+    rows = [solve_cell(name, s, 12, random_state=3) for s in ("SCS" if name == "indefinite-svm-sdp"
                                                        else "CLARABEL", other)]
     for r in rows:
         assert r["status"] in ("optimal", "optimal_inaccurate"), r

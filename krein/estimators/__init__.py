@@ -11,10 +11,12 @@ from .ksvm import KSVC
 from .lpsvm import LPSVC
 from .modsvm import ModSVC
 from .nearest_psd import NearestPSD
+from .neighbors import KernelKNeighborsClassifier
 from .rvm import RVC
 from .svm import ESVC, DirectSVC, SpectrumSVC
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "DirectSVC", "LPSVC",
            "IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC", "KSVC",
            "ConvexHullClassifier", "ModSVC", "RVC", "CorrectedKernelSVC", "Bending",
-           "ConformalTransformation", "ConformalLinearCombination", "NearestPSD"]
+           "ConformalTransformation", "ConformalLinearCombination", "NearestPSD",
+           "KernelKNeighborsClassifier"]

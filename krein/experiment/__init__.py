@@ -3,10 +3,14 @@
 The package has one module per responsibility:
 
 * :mod:`~krein.experiment.grid` -- :class:`Experiment`, :class:`Cell`,
-  :func:`cartesian`, :func:`cell_seed` (declaration and seeds);
+  :func:`cartesian` (declaration);
+* :mod:`~krein.experiment.seeds` -- :func:`cell_seed` (the seeds every random
+  choice derives from; below both grid and classification, which do not import
+  each other);
 * :mod:`~krein.experiment.classification` -- the classification protocol (one
-  CV loop for ``krein compare`` and every paper table), :func:`build_estimator`,
-  metrics;
+  CV loop for ``krein compare`` and every paper table), :func:`build_estimator`;
+* :mod:`~krein.experiment.metrics` -- :func:`classification_metrics`,
+  :func:`solver_version`;
 * :mod:`~krein.experiment.runner` -- :func:`run_experiment` (serial, joblib,
   Dask; resume);
 * :mod:`~krein.experiment.scripts` -- :func:`load_experiment`,
@@ -20,6 +24,10 @@ The package has one module per responsibility:
 
 An **experiment** is a grid of *cells* (configurations: plain dicts of JSON
 values) and a *cell function* ``cell(params) -> dict`` that computes one cell.
+Public signatures use the parameter vocabulary (``random_state``,
+``outer_folds``); the keys stored in the cells (``seed``, ``cv_seed``,
+``outer_folds``) are hashed into the cell keys of results on disk and keep their
+names.
 :func:`run_experiment` runs every cell not yet in the results file, in the
 parent process, in parallel with joblib, or on a Dask cluster, and writes each
 finished cell at once (atomically) to ``DIR/results.csv``; the table and the
@@ -54,8 +62,8 @@ or the constants ``EXPERIMENT`` and ``QUICK_EXPERIMENT``::
             methods=["esvm", {"method": "indefinite-svm",
                               "grid": {"C": [0.1, 1, 10], "rho": [0.1, 1, 10]}}],
             param_grid={"C": [0.1, 1, 10]},          # inner CV grid of every method
-            folds=2 if quick else 5, repeats=1 if quick else 10)
-        return Experiment("sonar_heart", grid, seed=0)
+            outer_folds=2 if quick else 5, repeats=1 if quick else 10)
+        return Experiment("sonar_heart", grid, random_state=0)
 
 Any other task is a cell function and a grid, e.g. with :func:`cartesian`::
 

@@ -29,63 +29,16 @@ import numpy as np
 
 from .._cache import shared_computations
 from .._threads import fit_threads
-from .grid import cell_seed
+# the approximate path of a method lives in its registry entry (re-exported for compare.py)
+from ..registry import NO_APPROXIMATE_PATH, approximation_defaults  # noqa: F401
+from .metrics import classification_metrics, solver_version  # noqa: F401 (re-export)
+from .seeds import cell_seed
 
 __all__ = ["classification_metrics", "classification_cell", "classification_grid",
            "build_estimator", "cell_kernel_data", "outer_splits", "solver_version",
            "check_data_file", "certificate_measure", "approximation_defaults",
-           "NO_APPROXIMATE_PATH", "APPROXIMATE_SOLVERS", "APPROXIMATE_SOLVER",
-           "RAW_WITH_APPROXIMATION", "CLASSIFICATION_DEFAULTS",
+           "NO_APPROXIMATE_PATH", "CLASSIFICATION_DEFAULTS",
            "CERTIFICATE_KINDS", "DATA_FILE_DEFAULTS", "SCORINGS", "LOO"]
-
-
-def classification_metrics(y_true, y_pred, classes=None):
-    """Accuracy, recall, their average (luss §5.1), sensitivity and specificity (munoz §4).
-
-    Parameters
-    ----------
-    y_true, y_pred : array of shape (m,)
-        True and predicted labels.
-    classes : array of shape (n_classes,), optional
-        All class labels (sorted); default ``np.unique(y_true)``.  With two
-        classes the positive class is ``classes[1]`` (+1 for labels -1/+1).
-
-    Returns
-    -------
-    dict
-        ``accuracy = (TP + TN) / m``; ``recall = TP / (TP + FN)`` (two classes;
-        the mean per-class recall for more); ``average = (accuracy + recall) /
-        2`` (Luss & d'Aspremont 2009 §5.1); ``sensitivity = TP / (TP + FN)``
-        ("true + recovered / total true +") and ``specificity = TN / (TN + FP)``
-        (Munoz & de Diego 2006 §4), NaN for more than two classes or when the
-        test set lacks the class.
-
-    Raises
-    ------
-    ValueError
-        If the label arrays differ in length or are empty.
-    """
-    y_true = np.asarray(y_true)
-    y_pred = np.asarray(y_pred)
-    if y_true.shape != y_pred.shape or y_true.ndim != 1 or y_true.size == 0:
-        raise ValueError(f"y_true and y_pred must be non-empty 1-D arrays of one length; got "
-                         f"shapes {y_true.shape} and {y_pred.shape}")
-    classes = np.unique(y_true) if classes is None else np.asarray(classes)
-    acc = float(np.mean(y_pred == y_true))
-
-    def rate(c):
-        mask = y_true == c
-        return float(np.mean(y_pred[mask] == c)) if mask.any() else float("nan")
-
-    if classes.size == 2:
-        sens, spec = rate(classes[1]), rate(classes[0])
-        recall = sens
-    else:
-        rates = [rate(c) for c in classes]
-        recall = float(np.nanmean(rates)) if np.isfinite(rates).any() else float("nan")
-        sens = spec = float("nan")
-    return {"accuracy": acc, "recall": recall, "average": 0.5 * (acc + recall),
-            "sensitivity": sens, "specificity": spec}
 
 
 #: ``outer_folds`` value of exact leave-one-out (:func:`outer_splits`): one fold per object.
@@ -94,43 +47,6 @@ LOO = "loo"
 #: Scores accepted by ``scoring`` of :func:`classification_cell` (keys of
 #: :func:`classification_metrics`).
 SCORINGS = ("accuracy", "recall", "average", "sensitivity", "specificity")
-
-#: Distribution that provides each CVXPY solver (for :func:`solver_version`).
-_SOLVER_DISTRIBUTIONS = {
-    "CLARABEL": "clarabel", "SCS": "scs", "ECOS": "ecos", "ECOS_BB": "ecos", "OSQP": "osqp",
-    "HIGHS": "highspy", "SCIPY": "scipy", "CVXOPT": "cvxopt", "GLPK": "cvxopt",
-    "GLPK_MI": "cvxopt", "PIQP": "piqp", "PROXQP": "proxsuite", "DAQP": "daqp",
-    "QOCO": "qoco", "MOSEK": "mosek", "GUROBI": "gurobipy", "CPLEX": "cplex",
-    "XPRESS": "xpress", "COPT": "coptpy", "SCIP": "pyscipopt", "CBC": "cylp",
-    "SDPA": "sdpa-python", "NAG": "naginterfaces", "CUCLARABEL": "cuclarabel",
-    "LIBSVM": "scikit-learn", "KNITRO": "knitro",
-}
-
-
-def solver_version(solver):
-    """Version of the package that provides a solver.
-
-    Parameters
-    ----------
-    solver : str or None
-        A CVXPY solver name (any case) or ``"libsvm"`` (scikit-learn's).
-
-    Returns
-    -------
-    str
-        The installed version, ``""`` for None/empty, ``"unknown"`` when the
-        distribution is not found.
-    """
-    if not solver:
-        return ""
-    from importlib import metadata
-
-    dist = _SOLVER_DISTRIBUTIONS.get(str(solver).upper(), str(solver).lower())
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "unknown"
-
 
 # --------------------------------------------------------------------------- classification task
 #: Parameters of :func:`classification_cell` and their defaults (``dataset`` and
@@ -257,75 +173,6 @@ def _method_accepts(method, names):
 
     accepted = make_method(method).get_params(deep=False)
     return [n for n in names if n not in accepted], sorted(accepted)
-
-
-#: Reason a method is skipped in an approximated run (:func:`approximation_defaults`).
-NO_APPROXIMATE_PATH = "no approximate path: needs the n x n kernel"
-
-#: Solver of an approximated run when none is given: estimator class -> solver (others
-#: with a ``solver`` parameter: :data:`APPROXIMATE_SOLVER`).  KSVM's active set needs the
-#: kernel matrix, so its approximate path is a CVXPY problem.
-APPROXIMATE_SOLVERS = {"KSVC": "CLARABEL"}
-
-#: Default solver of an approximated run (ESVM, spectrum corrections): a linear SVM on the
-#: features, the solver that scales to 1e5-1e6 points.
-APPROXIMATE_SOLVER = "liblinear"
-
-#: Spectrum corrections whose ``out_of_sample="raw"`` map exists with an approximation
-#: (the raw map of clip and shift needs the dual coefficients, which a linear model on
-#: features does not have).
-RAW_WITH_APPROXIMATION = ("flip", "square")
-
-
-def approximation_defaults(method, solver=None):
-    """What an approximated run changes in a registered method's parameters, and why.
-
-    Parameters
-    ----------
-    method : str
-        A registry name (:func:`krein.list_methods`).
-    solver : str, optional
-        The solver given to the run (None: the approximate default below).
-
-    Returns
-    -------
-    params : dict
-        Estimator parameters to set: ``out_of_sample="spectral"`` for a
-        spectrum correction registered with ``"raw"`` that has no raw map with
-        an approximation (not in :data:`RAW_WITH_APPROXIMATION`); without
-        ``solver``, ``solver`` = :data:`APPROXIMATE_SOLVERS` of its class or
-        :data:`APPROXIMATE_SOLVER`.
-    notes : list of str
-        One line per change.
-
-    Raises
-    ------
-    ValueError
-        :data:`NO_APPROXIMATE_PATH` when the estimator has no ``approximation``
-        parameter, or keeps eigenpairs of the exact kernel (ESVM-L's
-        ``energy`` / ``n_components``); unknown method.
-    """
-    from ..registry import make_method
-
-    est = make_method(method)
-    accepted = est.get_params(deep=False)
-    if "approximation" not in accepted:
-        raise ValueError(NO_APPROXIMATE_PATH)
-    kept = {k: accepted[k] for k in ("energy", "n_components") if accepted.get(k) is not None}
-    if kept:  # ESVM-L: the approximation's rank M takes the place of the kept eigenpairs
-        raise ValueError(f"{NO_APPROXIMATE_PATH} ({', '.join(f'{k}={v}' for k, v in kept.items())}"
-                         " keeps eigenpairs of the exact kernel; the approximation's M "
-                         "landmarks set the rank instead)")
-    params, notes = {}, []
-    if accepted.get("out_of_sample") == "raw" and \
-            accepted.get("correction") not in RAW_WITH_APPROXIMATION:
-        params["out_of_sample"] = "spectral"
-        notes.append("test rows by out_of_sample='spectral' (the raw test kernel of "
-                     f"{accepted.get('correction')} needs the dual coefficients)")
-    if "solver" in accepted and solver is None:
-        params["solver"] = APPROXIMATE_SOLVERS.get(type(est).__name__, APPROXIMATE_SOLVER)
-        notes.append(f"solver {params['solver']} (the approximate path's default)")
-    return params, notes
 
 
 def build_estimator(method, params=None, solver=None, random_state=None, *,
@@ -595,7 +442,9 @@ def classification_cell(params):
         * ``outer_folds``, ``fold``, ``repeat``, ``inner_folds``;
           ``outer_folds = "loo"``: exact leave-one-out, ``fold`` is the
           held-out object (:func:`outer_splits`);
-        * ``cv_seed``: None (outer and inner splits seeded by :func:`cell_seed`
+        * ``cv_seed`` (the storage key of ``random_state`` of
+          :func:`classification_grid`: hashed into the cell's key, so kept
+          under this name): None (outer and inner splits seeded by :func:`cell_seed`
           as in step 2) or an integer ``s``: both seeded by ``s + repeat``
           directly, as scikit-learn's ``cross_val_score`` over ``GridSearchCV``
           with those ``random_state`` values would split (``krein compare``);
@@ -804,6 +653,15 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     return out
 
 
+def _former(name, value, default, former, former_value):
+    """``value``, or the value given under the parameter's former name ``former``."""
+    if former_value is None:
+        return value
+    if value != default:
+        raise ValueError(f"give {name} or its former name {former}, not both")
+    return former_value
+
+
 def _spec(item, main, what, allowed):
     """Normalize a data set / kernel / method entry: a name or a dict with ``main``."""
     if isinstance(item, str) or item is None:
@@ -817,9 +675,10 @@ def _spec(item, main, what, allowed):
     return dict(item)
 
 
-def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, folds=5,
+def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, outer_folds=5,
                         repeats=1, solvers=(None,), inner_folds=3, scoring="accuracy",
-                        save_trace=True, cv_seed=None, order="method", approximation=None):
+                        save_trace=True, random_state=None, order="method", approximation=None,
+                        folds=None, cv_seed=None):
     """Cells of :func:`classification_cell`: data sets x kernels x methods x solvers x folds.
 
     Parameters
@@ -839,8 +698,9 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     param_grid : dict, optional
         Inner-CV grid of every method without its own ``grid``; only the keys
         the method's estimator has are kept (``C`` is dropped for RVM).
-    folds : int >= 2
-        Outer folds; every fold is a cell.
+    outer_folds : int >= 2
+        Outer folds; every fold is a cell (stored in each cell as
+        ``outer_folds``).
     repeats : int >= 1
         Repetitions of the outer K-fold split.
     solvers : list
@@ -857,9 +717,11 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     save_trace : bool
         Whether each cell returns the refitted estimator's ``trace_`` (when it
         has a non-empty one), written by the runner to ``DIR/traces/KEY.csv``.
-    cv_seed : int, optional
-        Seed the outer and inner splits with ``cv_seed + repeat`` directly
-        (:func:`classification_cell`), not with :func:`cell_seed`.
+    random_state : int, optional
+        Seed the outer and inner splits with ``random_state + repeat`` directly
+        (:func:`classification_cell`), not with :func:`cell_seed`; stored in
+        each cell under the key ``cv_seed``, a storage key hashed into the
+        cell's key and kept as it is so that committed results keep validating.
     order : {"method", "fold"}
         Cell order within a data set and kernel: ``"method"`` (method, solver,
         repeat, fold fastest) or ``"fold"`` (repeat, fold, method, solver
@@ -870,6 +732,9 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         every cell fits its method on feature vectors with the named kernel and
         this low-rank front end, no ``n x n`` kernel anywhere
         (:func:`classification_cell`); feature data with a row-wise kernel only.
+    folds, cv_seed : optional
+        Former names of ``outer_folds`` and ``random_state`` (one vocabulary:
+        DESIGN.md), still accepted; give one name of each pair.
 
     Returns
     -------
@@ -882,12 +747,14 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     ------
     ValueError
         Unknown data set, kernel for the data set's kind, method, estimator
-        parameter, or bad counts.
+        parameter, bad counts, or a parameter given under both of its names.
     """
     from ..datasets import available_datasets, dataset_kind
     from ..kernel_data import available_kernels
 
-    for name, v, lo in (("folds", folds, 2), ("repeats", repeats, 1),
+    outer_folds = _former("outer_folds", outer_folds, 5, "folds", folds)
+    random_state = _former("random_state", random_state, None, "cv_seed", cv_seed)
+    for name, v, lo in (("outer_folds", outer_folds, 2), ("repeats", repeats, 1),
                         ("inner_folds", inner_folds, 2)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
@@ -895,9 +762,9 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}")
     if order not in ("method", "fold"):
         raise ValueError(f"order must be 'method' or 'fold'; got {order!r}")
-    if cv_seed is not None and (isinstance(cv_seed, bool) or not isinstance(cv_seed, numbers.Integral)
-                                or cv_seed < 0):
-        raise ValueError(f"cv_seed must be None or an integer >= 0; got {cv_seed!r}")
+    if random_state is not None and (isinstance(random_state, bool) or random_state < 0
+                                     or not isinstance(random_state, numbers.Integral)):
+        raise ValueError(f"random_state must be None or an integer >= 0; got {random_state!r}")
     if param_grid is not None:
         _as_grid(param_grid, "param_grid")
     known = available_datasets()
@@ -932,7 +799,7 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     cells = []
     # keys that are None are left out of the cells: the cells (their keys and derived
     # seeds) of grids that do not use them stay what they were before these keys existed
-    extra = {"cv_seed": None if cv_seed is None else int(cv_seed),
+    extra = {"cv_seed": None if random_state is None else int(random_state),
              "approximation": _check_approximation(approximation)}
     for d in ds_specs:
         kind = (_FILE_KINDS[d["data_file"]["kind"]] if d["data_file"] is not None
@@ -949,7 +816,7 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
             for mi, (method, mparams, grid, msolvers) in enumerate(methods_out):
                 for si, solver in enumerate(msolvers):
                     for r in range(int(repeats)):
-                        for f in range(int(folds)):
+                        for f in range(int(outer_folds)):
                             cell = {
                                 "dataset": d["dataset"], "n_samples": d.get("n_samples"),
                                 "binary": d.get("binary"), "kernel": k["kernel"],
@@ -957,7 +824,7 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
                                 "kernel_grid": dict(k.get("grid") or {}),
                                 "method": method, "method_params": mparams,
                                 "param_grid": grid, "solver": solver,
-                                "outer_folds": int(folds), "fold": f, "repeat": r,
+                                "outer_folds": int(outer_folds), "fold": f, "repeat": r,
                                 "inner_folds": int(inner_folds), "scoring": scoring,
                                 "save_trace": bool(save_trace)}
                             cell.update({x: v for x, v in extra.items() if v is not None})

@@ -10,7 +10,6 @@ another process or another machine gives the same numbers.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import numbers
 import re
@@ -19,6 +18,7 @@ from typing import Callable
 
 import numpy as np
 
+from .seeds import cell_seed  # noqa: F401 (re-export: its home is seeds.py)
 from .store import canonical_json, cell_key
 
 __all__ = ["Cell", "Experiment", "cartesian", "cell_seed"]
@@ -63,7 +63,9 @@ class Experiment:
         ``cell(params) -> dict`` (module docstring, "The cell function").
     seed : int >= 0
         The one seed every random choice is derived from (:func:`cell_seed`);
-        part of every cell's configuration.
+        part of every cell's configuration, under the key ``"seed"`` (a storage
+        key: hashed into every cell's key, so kept).  ``random_state`` is its
+        name in the parameter vocabulary (DESIGN.md); give one of the two.
     task : str, optional
         Name of the task in the keys; default the cell function's ``__name__``.
         Two experiments with the same task and cell parameters share keys.
@@ -80,6 +82,10 @@ class Experiment:
         Path of the script that declared it (set by :func:`load_experiment`).
     quick : bool
         Whether this is the ``--quick`` variant (set by :func:`load_experiment`).
+    random_state : int >= 0, optional
+        The seed by its vocabulary name: sets ``seed``, where the value then
+        lives (this field reads None after construction, so that
+        ``dataclasses.replace`` with a new ``seed`` works).
 
     Attributes
     ----------
@@ -105,6 +111,7 @@ class Experiment:
     figures: Callable | None = None
     script: str | None = None
     quick: bool = False
+    random_state: int | None = field(default=None, repr=False, compare=False)
     cells: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -121,10 +128,15 @@ class Experiment:
         if not callable(cell):
             raise ValueError(f"cell must be a callable cell(params) -> dict; got {cell!r}")
         set_("cell", cell)
+        if self.random_state is not None:
+            if self.seed != 0 and self.seed != self.random_state:
+                raise ValueError("give random_state or seed (its storage name), not both")
+            set_("seed", self.random_state)
         if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) \
                 or self.seed < 0:
             raise ValueError(f"seed must be an integer >= 0; got {self.seed!r}")
         set_("seed", int(self.seed))
+        set_("random_state", None)
         task = self.task if self.task is not None else getattr(cell, "__name__", None)
         if not isinstance(task, str) or not task:
             raise ValueError(f"task must be a non-empty string; got {task!r}")
@@ -217,39 +229,3 @@ def cartesian(**axes):
         names.append(name)
         values.append(v)
     return [dict(zip(names, combo)) for combo in itertools.product(*values)]
-
-
-def cell_seed(params, *names, salt=""):
-    """A seed derived from the experiment's seed and some of the cell's parameters.
-
-    Cells that agree on ``names`` (and the seed) get the same number, e.g.
-    ``cell_seed(params, "dataset", "repeat", salt="folds")`` gives every method
-    and kernel of a repeat the same folds; without names every parameter
-    counts.
-
-    Parameters
-    ----------
-    params : dict
-        The cell's parameters (with ``"seed"``).
-    *names : str
-        Parameters the seed depends on (missing ones count as None).
-    salt : str
-        Distinguishes several seeds drawn from the same parameters.
-
-    Returns
-    -------
-    int
-        In ``[0, 2**32)``: the first four bytes of SHA-256 of the canonical
-        JSON of ``{"names": {...}, "salt": salt, "seed": seed}``.
-
-    Raises
-    ------
-    ValueError
-        If ``params`` has no ``"seed"``.
-    """
-    if "seed" not in params:
-        raise ValueError("params has no 'seed' (cells receive the experiment's seed)")
-    chosen = ({n: params.get(n) for n in names} if names
-              else {k: v for k, v in params.items() if k != "seed"})
-    text = canonical_json({"names": chosen, "salt": salt, "seed": params["seed"]})
-    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:4], "little")

@@ -11,7 +11,7 @@ computed by *our* code from the returned point (the formulation's
 any solver on the same problem, and the setup (CVXPY compilation) and solve
 seconds.
 
-Formulations (:data:`FORMULATIONS`; ``make_formulation(name, n, seed)``):
+Formulations (:data:`FORMULATIONS`; ``make_formulation(name, n, random_state)``):
 
 =====================  ==================================================  =========
 name                   what (source)                                       class
@@ -25,11 +25,18 @@ ksvm-ls                KSVM least squares (loosli eq. 26)                   QP
 exchange-qclp          exchange subproblem (luss eq. 13), 3 cuts            SOCP
 analytic-center        ACCPM centering step (luss Alg. 2), log barrier      EXP
 perturb-svm            PerturbSVM (luss eq. 22)                             SOCP
-clc                    conformal linear combination (munoz eq. 15), 3       QP
+clc-qp                 conformal linear combination (munoz eq. 15), 3       QP
                        base kernels
-nearest-psd            nearest correlation matrix SDP (munoz eq. 9)          SDP
+nearest-psd-sdp        nearest correlation matrix SDP (munoz eq. 9)          SDP
 indefinite-svm-sdp     the joint SDP (luss eq. 10)                          SDP
 =====================  ==================================================  =========
+
+The names are formulations, not registry methods: ``clc-qp`` is the QP that
+finds the combination weights (the registry's ``clc`` is the SVM on the combined
+kernel) and ``nearest-psd-sdp`` the SDP with a unit diagonal (the registry's
+``nearest-psd`` is the SVM on Qi & Sun's Newton solution).  Before issue 25 they
+were called ``clc`` and ``nearest-psd``: :func:`make_formulation` still accepts
+those (:data:`RENAMED`); no committed result file holds them.
 
 Summaries (:func:`summarize`) follow the qpbenchmark convention (Caron et al.,
 ``qpsolvers/qpbenchmark``): per solver and formulation, the *success rate*
@@ -57,7 +64,7 @@ import pandas as pd
 from ..kernels import gaussian_kernel, sigmoid_kernel
 from ..solvers.core import SolverError, installed_solvers, solve
 
-__all__ = ["FORMULATIONS", "SDP_FORMULATIONS", "make_formulation", "solve_cell", "summarize",
+__all__ = ["FORMULATIONS", "SDP_FORMULATIONS", "RENAMED", "make_formulation", "solve_cell", "summarize",
            "shifted_geometric_mean", "plot_times"]
 
 
@@ -172,7 +179,7 @@ def _perturb_svm(n, seed):
     return PerturbSVM(K, y, C=1.0, rho=1.0)
 
 
-def _clc(n, seed):
+def _clc_qp(n, seed):
     from ..formulations.clc import ConformalLinearCombinationQP
 
     X, y = _data(n, seed)
@@ -181,7 +188,7 @@ def _clc(n, seed):
     return ConformalLinearCombinationQP.from_kernels(K, kernels)
 
 
-def _nearest_psd(n, seed):
+def _nearest_psd_sdp(n, seed):
     from ..formulations.nearest_psd import NearestPSDSDP
 
     K, _, _ = _indefinite(n, seed)
@@ -206,25 +213,28 @@ FORMULATIONS = {
     "exchange-qclp": _exchange_qclp,
     "analytic-center": _analytic_center,
     "perturb-svm": _perturb_svm,
-    "clc": _clc,
-    "nearest-psd": _nearest_psd,
+    "clc-qp": _clc_qp,
+    "nearest-psd-sdp": _nearest_psd_sdp,
     "indefinite-svm-sdp": _indefinite_svm_sdp,
 }
 
 #: Formulations with an n x n PSD variable (run at smaller sizes).
-SDP_FORMULATIONS = ("nearest-psd", "indefinite-svm-sdp")
+SDP_FORMULATIONS = ("nearest-psd-sdp", "indefinite-svm-sdp")
+
+#: Former names of formulations (they read as the registry's methods of the same name).
+RENAMED = {"clc": "clc-qp", "nearest-psd": "nearest-psd-sdp"}
 
 
-def make_formulation(name, n, seed=0):
+def make_formulation(name, n, random_state=0):
     """Build formulation ``name`` on a random problem of size ``n``.
 
     Parameters
     ----------
     name : str
-        A key of :data:`FORMULATIONS`.
+        A key of :data:`FORMULATIONS` (or a former name, :data:`RENAMED`).
     n : int >= 4
         Number of points (the problem's size).
-    seed : int
+    random_state : int
         Seed of the random data (the same seed gives the same problem).
 
     Returns
@@ -241,11 +251,12 @@ def make_formulation(name, n, seed=0):
     ValueError
         Unknown name or ``n < 4``.
     """
+    name = RENAMED.get(name, name)
     if name not in FORMULATIONS:
         raise ValueError(f"unknown formulation {name!r}; known: {list(FORMULATIONS)}")
     if not isinstance(n, (int, np.integer)) or n < 4:
         raise ValueError(f"n must be an integer >= 4; got {n!r}")
-    return FORMULATIONS[name](int(n), int(seed))
+    return FORMULATIONS[name](int(n), int(random_state))
 
 
 def _is_unsupported(exc):
@@ -253,7 +264,7 @@ def _is_unsupported(exc):
     return isinstance(exc, ValueError) and ("cannot" in msg or "support" in msg)
 
 
-def solve_cell(formulation, solver, n, seed=0):
+def solve_cell(formulation, solver, n, random_state=0):
     """Solve one (formulation, solver, n, seed) cell and return its result row.
 
     Parameters
@@ -265,14 +276,15 @@ def solve_cell(formulation, solver, n, seed=0):
         ``"not-installed"``).
     n : int >= 4
         Number of points of the random problem (:func:`make_formulation`).
-    seed : int, default 0
-        Seed of the random problem; every solver of a (formulation, n, seed)
-        cell solves the same problem.
+    random_state : int, default 0
+        Seed of the random problem; every solver of a (formulation, n,
+        random_state) cell solves the same problem.
 
     Returns
     -------
     dict
-        ``formulation, problem_class, n, seed, solver, status`` (a CVXPY status,
+        ``formulation, problem_class, n, seed`` (``random_state``, stored under
+        the study's column name ``seed``), ``solver, status`` (a CVXPY status,
         ``"unsupported"`` when the solver does not accept the problem class,
         ``"solver_error"``, ``"not-installed"`` or ``"error"``), ``objective``,
         ``primal_residual``, ``dual_residual``, ``gap`` (krein's own certificate of
@@ -287,11 +299,12 @@ def solve_cell(formulation, solver, n, seed=0):
         Unknown formulation or ``n < 4`` (from :func:`make_formulation`).
         Errors of the solve itself are not raised: they become the status.
     """
-    row = {"formulation": formulation, "problem_class": "", "n": int(n), "seed": int(seed),
+    row = {"formulation": formulation, "problem_class": "", "n": int(n),
+           "seed": int(random_state),
            "solver": solver, "status": "", "objective": np.nan, "primal_residual": np.nan,
            "dual_residual": np.nan, "gap": np.nan, "setup_seconds": np.nan,
            "solve_seconds": np.nan, "iterations": np.nan, "error": ""}
-    form = make_formulation(formulation, n, seed)
+    form = make_formulation(formulation, n, random_state)
     row["problem_class"] = form.problem_class
     if solver not in installed_solvers():
         row["status"] = "not-installed"
@@ -456,9 +469,9 @@ def plot_times(results, path):
 
     import matplotlib
     import matplotlib.ticker
+    from matplotlib.lines import Line2D
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    from .._io import atomic_write, new_figure
 
     df = results[results["status"] == "optimal"].copy()
     # the solver's own time; a solver that reports none (SCIPY) is shown with its wall time
@@ -469,9 +482,12 @@ def plot_times(results, path):
         raise ValueError("no successful cell to plot")
     ncol = min(4, len(forms))
     nrow = int(np.ceil(len(forms) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(3.6 * ncol, 2.9 * nrow), squeeze=False)
+    # a Figure on the Agg canvas (krein._io): no pyplot state, the backend left alone
+    fig = new_figure((3.6 * ncol, 2.9 * nrow))
+    axes = fig.subplots(nrow, ncol, squeeze=False)
     solvers = sorted(results["solver"].unique())
-    colors = {s: plt.cm.tab10(i % 10) for i, s in enumerate(solvers)}
+    tab10 = matplotlib.colormaps["tab10"]
+    colors = {s: tab10(i % 10) for i, s in enumerate(solvers)}
     for ax, form in zip(axes.ravel(), forms):
         g = df[df["formulation"] == form]
         for s, gs in g.groupby("solver"):
@@ -488,15 +504,10 @@ def plot_times(results, path):
         ax.tick_params(labelsize=7)
     for ax in axes.ravel()[len(forms):]:
         ax.axis("off")
-    handles = [plt.Line2D([], [], color=colors[s], marker="o", label=s) for s in solvers]
+    handles = [Line2D([], [], color=colors[s], marker="o", label=s) for s in solvers]
     fig.legend(handles=handles, loc="lower center", ncol=len(solvers), fontsize=8)
     fig.tight_layout(rect=(0, 0.06, 1, 1))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    from .._io import atomic_write
-
-    try:
-        atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=90))
-    finally:
-        plt.close(fig)
+    atomic_write(path, lambda f: fig.savefig(f, format="png", dpi=90))
     return path
