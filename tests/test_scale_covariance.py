@@ -29,7 +29,7 @@ from krein.estimators.indefinite import IndefiniteOneClassSVM
 from krein.formulations.ksvm import ksvm_kkt_residual
 from krein.formulations.lpsvm import LPSVM
 from krein.kernels import gaussian_kernel
-from krein.registry import list_methods, make_method, method_requirements
+from krein.registry import list_methods, make_method, method_requirements, scale_exponents
 from krein.solvers import Solution, solve
 
 SCALES = (1e-8, 1e-4, 1e4, 1e8)
@@ -43,18 +43,7 @@ SCALES = (1e-8, 1e-4, 1e4, 1e8)
 #: ||alpha||^4 / (16 rho)): rho -> rho / s^3.  CH-DU and the RVM have no scale parameter.
 #: Bending and NearestPSD fit an SVC of their own (correction__C), and NearestPSD's
 #: fixed diagonal is a kernel value (correction__diagonal -> s * diagonal).
-COVARIANCE = {
-    "square": {"C": -2},
-    "mod-svm": {"C": -2},
-    "indefinite-svm": {"C": -1, "rho": -3},
-    "perturb-svm": {"C": -1, "rho": -3},
-    "indefinite-svr": {"C": -1, "rho": -3},
-    "indefinite-one-class": {"rho": -1},
-    "ch": {},
-    "rvm": {},
-    "bending": {"C": -1, "correction__C": -1},
-    "nearest-psd": {"C": -1, "correction__C": -1, "correction__diagonal": 1},
-}
+#: (Each method's exponents are declared once, in its registry entry: krein.registry.scale_exponents.)
 
 #: Methods whose minimizer is not unique: the optimal value is compared instead.
 NON_UNIQUE = {"lp-svm"}
@@ -84,7 +73,7 @@ def _fit(name, K, y, s):
         # one seed at every scale: a non-convex method (ch's multi-start) may reach
         # another local optimum from other starting points, at any scale
         params["random_state"] = 0
-    for key, e in COVARIANCE.get(name, {"C": -1}).items():
+    for key, e in scale_exponents(name).items():
         params[key] = base[key] * s ** e
     est = make_method(name, **params)
     with warnings.catch_warnings(record=True) as caught:

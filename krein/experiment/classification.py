@@ -29,6 +29,7 @@ import numpy as np
 
 from .._cache import shared_computations
 from .._threads import fit_threads
+from ..approximation_spec import check_approximable
 # the approximate path of a method lives in its registry entry (re-exported for compare.py)
 from ..registry import NO_APPROXIMATE_PATH, approximation_defaults  # noqa: F401
 from .metrics import classification_metrics, solver_version  # noqa: F401 (re-export)
@@ -121,8 +122,8 @@ def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_st
         return load_feature_file(spec["path"], label_column=spec["label_column"], kernel=kernel,
                                  kernel_params=params, name=dataset, approximation=approximation)
     if approximation is not None:
-        kernel_data._check_approximable(approximation, spec["kind"], kernel,
-                                        f"the file {spec['path']}")
+        check_approximable(approximation, spec["kind"], kernel,
+                           f"the file {spec['path']}")
     return load_kernel_file(spec["path"], spec["labels"],
                             dissimilarity=spec["kind"] == "dissimilarity", kernel=kernel,
                             kernel_params=params, symmetrize=bool(spec["symmetrize"]),
