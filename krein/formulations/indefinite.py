@@ -493,7 +493,7 @@ class ExchangeLevelProjection(Formulation):
     the Euclidean projection of the best point found so far onto the set where
     every kept cut of the QCLP (luss eq. 13) reaches ``level``: the step of the
     level method of Lemarechal, Nemirovskii & Nesterov (1995) applied to the
-    quadratic cuts of the exchange method (see :func:`krein.solvers.exchange`).
+    quadratic cuts of the exchange method (see :func:`krein.solvers.indefinite.exchange`).
     Non-empty whenever ``level`` is at most the optimal value of
     :class:`ExchangeQCLP` with the same cuts.
 

@@ -8,7 +8,7 @@ over ``A = {a'beta = b0, 0 <= beta <= U}`` by localization:
 * step 1: ``x_k`` = analytic center of ``L_k``,
   ``argmax sum_i log(b_i - A_i x)  s.t.  a'x = b0``;
 * step 2: ``f`` and ``grad f`` at ``x_k`` (the O(n^2) oracle of
-  :mod:`krein.solvers.proxy`) and the cut ``grad'(x - x_k) >= 0``: by concavity
+  :mod:`krein.solvers.indefinite.oracle`) and the cut ``grad'(x - x_k) >= 0``: by concavity
   ``f(x) <= f(x_k) + grad'(x - x_k)``, so every ``x`` better than ``x_k`` (and
   the optimum) stays in ``L_{k+1}``;
 * step 3: when the cuts exceed ``max_cuts`` (``3m`` by default, the paper's
@@ -27,13 +27,13 @@ the libsvm bound every ``gap_every`` iterations (:class:`Certifier`, as in
 the linearization of ``f`` at ``x_k`` over a set that covers ``L_k`` (which holds
 the optimum).  We use both the covering ellipsoid ``{||z - x_k||_H <= R}``
 (``R = sqrt(N (N - 1))`` for ``N`` rows at the exact center, enlarged for the
-measured Newton decrement, :func:`~krein.solvers.analytic_center.outer_radius`)
+measured Newton decrement, :func:`~krein.solvers.indefinite.analytic_center.outer_radius`)
 and an LP-duality bound built from the same Newton system, usually several times
-tighter (:func:`~krein.solvers.analytic_center.localization_bound`).  Both
+tighter (:func:`~krein.solvers.indefinite.analytic_center.localization_bound`).  Both
 converge linearly with the volume of ``L_k``: late in a run they are the tightest
 bound (by 10x or more), while early the libsvm bound at the center is.
 
-Centering: each ``x_k`` comes from :mod:`krein.solvers.analytic_center`
+Centering: each ``x_k`` comes from :mod:`krein.solvers.indefinite.analytic_center`
 (``center="newton"``, damped Newton warm-started on the Dikin ray of the new cut,
 about one factorization per center; or ``center="cvxpy"``, one DPP
 :class:`~krein.formulations.indefinite.AnalyticCenter` for the whole run).
@@ -157,7 +157,7 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
     Parameters
     ----------
     problem : ProxyKernelProblem
-        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, model,
         ``C`` and ``rho``.
     tol, atol : float
         Relative tolerances on the certified gap: stop when

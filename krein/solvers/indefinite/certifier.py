@@ -1,10 +1,10 @@
-"""Custom loops for IndefiniteSVM (Luss & d'Aspremont 2009, "luss"), with certified gaps.
+"""Bounds and the certified duality gap of the IndefiniteSVM loops (Luss & d'Aspremont 2009).
 
-All algorithms maximize the concave ``f(beta) = c'beta + g(M beta)`` of luss eq.
+All algorithms of :mod:`krein.solvers.indefinite` maximize the concave ``f(beta) = c'beta + g(M beta)`` of luss eq.
 (7) (eqs. 17, 20 for SVR / one-class; see
 :class:`~krein.formulations.indefinite.ProxyKernelProblem`) over
 ``A = {a'beta = b0, 0 <= beta <= U}``, where ``g`` and its gradient come from
-the O(n^2) oracle :class:`~krein.solvers.proxy.ProxyKernelOracle`.
+the O(n^2) oracle :class:`~krein.solvers.indefinite.oracle.ProxyKernelOracle`.
 
 Certified duality gap (luss §2.4 and §3.2 "Stopping criterion").  For any PSD
 ``K_i``, ``omega(K_i) + rho ||K_i - K0||_F^2`` bounds the optimal value from
@@ -249,7 +249,7 @@ class Certifier:
     Parameters
     ----------
     problem : ProxyKernelProblem
-        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, model,
         ``C`` and ``rho``.
     oracle : ProxyKernelOracle, optional
         Built from ``problem`` if not given (one ``eigh`` of ``K0``).

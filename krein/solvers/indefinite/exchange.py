@@ -76,7 +76,7 @@ def exchange_bound(problem, factors, dists, weights, beta):
     Parameters
     ----------
     problem : ProxyKernelProblem
-        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, model,
         ``C`` and ``rho``.
     factors : list of arrays of shape (n, r_j)
         Factors ``L_j`` of the kept proxy kernels ``K_j = L_j L_j'``.
@@ -321,7 +321,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     Parameters
     ----------
     problem : ProxyKernelProblem
-        Task "svc", "svr" or "one-class", optionally with componentwise weights.
+        Model "svc", "svr" or "one-class", optionally with componentwise weights.
     solver : str
         Any installed CVXPY solver that handles second-order cones (default
         "CLARABEL"; "ECOS" was about 2x faster on these QCLPs at ``n = 300``
