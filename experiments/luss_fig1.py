@@ -101,7 +101,7 @@ def reference_optimum(P, oracle, max_iter=1000):
 
 def libsvm_gaps(P, oracle, beta, f, ev, tol=LIBSVM_TOL):
     """The paper's per-iterate PG gap: libsvm on ``K_i``; (primal bound, dual value) - f."""
-    from krein.solvers.indefinite import _dual_value, libsvm_point
+    from krein.solvers.indefinite import libsvm_point, svm_dual_value
 
     K = oracle.proxy_kernel(P.u_of(beta))
     v = libsvm_point(P, K, tol=tol)
@@ -109,7 +109,7 @@ def libsvm_gaps(P, oracle, beta, f, ev, tol=LIBSVM_TOL):
     vKv = float(v @ Kv)
     ub, _ = P.omega_upper(Kv, vKv)
     penalty = P.rho * ev.dist2
-    return ub + penalty - f, _dual_value(P, v, vKv) + penalty - f
+    return ub + penalty - f, svm_dual_value(P, v, vKv) + penalty - f
 
 
 def fig1_cell(params):
@@ -122,8 +122,7 @@ def fig1_cell(params):
 
     from krein.formulations.indefinite import ProxyKernelProblem
     from krein.projections import project_box_hyperplane
-    from krein.solvers.accpm import accpm
-    from krein.solvers.indefinite import Certifier
+    from krein.solvers.indefinite import Certifier, accpm
 
     K, y = _subset(params)
     alg, max_iter = params["algorithm"], int(params["max_iter"])
@@ -131,7 +130,7 @@ def fig1_cell(params):
     out = {"min_eigenvalue": float(np.linalg.eigvalsh(K)[0])}
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")   # max_iter is reached on purpose (never stopped)
-        P = ProxyKernelProblem(K, y, task="svc", C=params["C"], rho=params["rho"],
+        P = ProxyKernelProblem(K, y, model="svc", C=params["C"], rho=params["rho"],
                                check=False)
         cert = Certifier(P)   # owns the oracle (one eigendecomposition, shared below)
         fstar, ref_gap = reference_optimum(P, cert.oracle, int(params["ref_iter"]))

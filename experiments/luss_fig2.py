@@ -77,9 +77,7 @@ def fig2_cell(params):
     from krein.datasets import load
     from krein.formulations.indefinite import ProxyKernelProblem
     from krein.kernels import simpson_kernel
-    from krein.solvers.accpm import accpm
-    from krein.solvers.exchange import exchange
-    from krein.solvers.indefinite import accelerated_gradient, projected_gradient
+    from krein.solvers.indefinite import accelerated_gradient, accpm, exchange, projected_gradient
 
     data = params.get("data", "usps35")
     if data == "usps35":
@@ -99,7 +97,7 @@ def fig2_cell(params):
     with threadpool_limits(1), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t0 = time.perf_counter()
-        P = ProxyKernelProblem(K, y[idx].astype(float), task="svc", C=params["C"],
+        P = ProxyKernelProblem(K, y[idx].astype(float), model="svc", C=params["C"],
                                rho=params["rho"], check=False)
         if alg == "pg":
             sol = projected_gradient(P, step="diminishing", step0=5.0, **common)

@@ -33,10 +33,11 @@ import krein
 from krein.formulations import IndefiniteSVMSDP, ProxyKernelProblem
 from krein.kernels import sigmoid_kernel
 from krein.solvers import SolverError, projected_gradient, solve
-from krein.solvers.accpm import accpm
-from krein.solvers.analytic_center import (_HessianSolver, _localization_bound, analytic_center,
-                                           cut_relevance, outer_radius)
-from krein.solvers.proxy import ProxyKernelOracle
+from krein.solvers.indefinite.accpm import accpm
+from krein.solvers.indefinite.analytic_center import (HessianSolver, analytic_center,
+                                                      cut_relevance, localization_bound,
+                                                      outer_radius)
+from krein.solvers.indefinite.oracle import ProxyKernelOracle
 
 TRACE_COLUMNS = ["iter", "objective", "lower", "upper", "gap", "n_cuts", "newton_steps",
                  "seconds", "gap_seconds"]
@@ -84,11 +85,11 @@ def make_problem(case):
         # r = +0.5: with r = -1 the optimum of (20) sits at g(0) to ~1e-11 (a feasible
         # alpha nearly in the negative eigenspace of K0), which leaves nothing to compare
         K0, _, _ = sigmoid_svc(40, 4, a=0.5, r=0.5)
-        return ProxyKernelProblem(K0, task="one-class", nu=0.3, rho=1.0)
+        return ProxyKernelProblem(K0, model="one-class", nu=0.3, rho=1.0)
     if case == "svr-30":
         K0, _, X = sigmoid_svc(30, 5)
         t = np.sin(X[:, 0]) + 0.1 * X[:, 1]
-        return ProxyKernelProblem(K0, t, task="svr", C=1.0, rho=1.0, epsilon=0.1)
+        return ProxyKernelProblem(K0, t, model="svr", C=1.0, rho=1.0, epsilon=0.1)
     raise KeyError(case)
 
 
@@ -270,9 +271,9 @@ def test_localization_bound_covers_the_lp_maximum(seed, newton_tol):
     lp_max = -lp.fun - g @ x
     for x_f in (x, x + 0.05 * (x0 - x)):          # r = 0, and r > 0 (measured 2-4x the LP)
         sl, su, sc = x_f, U - x_f, d - Cm @ x_f
-        hs = _HessianSolver(1 / sl ** 2 + 1 / su ** 2, Cm / sc[:, None], a)
+        hs = HessianSolver(1 / sl ** 2 + 1 / su ** 2, Cm / sc[:, None], a)
         hs.x_ref = x_f
-        bound = _localization_bound(hs, x, info["decrement2"], 0.0, g, U, Cm, d)
+        bound = localization_bound(hs, x, info["decrement2"], 0.0, g, U, Cm, d)
         assert lp_max <= bound * (1 + 1e-9)
         assert bound <= 6 * lp_max                      # and not loose
 
@@ -289,7 +290,7 @@ def test_localization_bound_certifies_without_libsvm(reference):
 
 
 def test_cvxpy_center_inaccurate_status_is_used_and_other_failures_raise(monkeypatch):
-    accpm_module = importlib.import_module("krein.solvers.accpm")
+    accpm_module = importlib.import_module("krein.solvers.indefinite.accpm")
     real_solve = accpm_module.solve
     calls = []
 

@@ -21,7 +21,7 @@ from sklearn.exceptions import ConvergenceWarning
 import krein.solvers as ks
 from krein.formulations.indefinite import ExchangeQCLP, IndefiniteSVMSDP, ProxyKernelProblem
 from krein.solvers import ProxyKernelOracle, solve
-from krein.solvers.exchange import exchange, exchange_bound
+from krein.solvers.indefinite.exchange import exchange, exchange_bound
 from krein.solvers.indefinite import projected_gradient
 from krein.projections import project_box_hyperplane
 
@@ -363,7 +363,7 @@ def test_failed_projection_falls_back_to_the_qclp_point(monkeypatch):
     point (the paper's step) and says so; the run still converges and certifies."""
     import importlib
 
-    ex = importlib.import_module("krein.solvers.exchange")   # the module, not the function
+    ex = importlib.import_module("krein.solvers.indefinite.exchange")   # the module, not the function
 
     P, oracle, ref = _problem_and_reference("sigmoid-30")
     monkeypatch.setattr(ex, "_solve_projection", lambda *a, **k: None)
@@ -379,13 +379,13 @@ def test_level_projection_formulation():
     """The level projection returns the nearest point of the level set: feasible,
     every cut at least the level, and no feasible point of a random sample nearer."""
     from krein.formulations.indefinite import ExchangeLevelProjection
-    from krein.solvers.exchange import _new_cut
+    from krein.solvers.indefinite.exchange import new_cut
 
     P, oracle, _ = _problem_and_reference("sigmoid-30")
     rng = np.random.default_rng(0)
     pts = [np.zeros(P.n)] + [project_box_hyperplane(rng.uniform(0, 1, P.n), P.a, P.b0, P.upper)
                              for _ in range(2)]
-    cuts = [_new_cut(P, oracle, P.u_of(b), oracle.evaluate(P.u_of(b)), 1e-10) for b in pts]
+    cuts = [new_cut(P, oracle, P.u_of(b), oracle.evaluate(P.u_of(b)), 1e-10) for b in pts]
     factors, dists = [c[0] for c in cuts], [c[1] for c in cuts]
 
     def model(b):

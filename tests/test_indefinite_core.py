@@ -672,17 +672,17 @@ Y_SMALL = np.array([1.0, -1.0, 1.0])
 
 
 @pytest.mark.parametrize("kwargs,match", [
-    ({"task": "svm"}, "task"),
+    ({"model": "svm"}, "model"),
     ({"rho": 0}, "rho"), ({"rho": -1.0}, "rho"), ({"rho": np.nan}, "rho"), ({"rho": np.inf}, "rho"),
     ({"C": 0}, "C"), ({"C": -2.0}, "C"),
     ({"y": np.array([0.0, 1.0, 1.0])}, "y"), ({"y": np.array([1.0, 2.0, 1.0])}, "y"),
     ({"y": np.array([1.0, -1.0])}, "y"), ({"y": np.array([1.0, np.nan, 1.0])}, "y"),
-    ({"task": "one-class", "nu": 0}, "nu"), ({"task": "one-class", "nu": 1.5}, "nu"),
-    ({"task": "one-class", "nu": -0.1}, "nu"), ({"task": "one-class", "nu": "a"}, "nu"),
+    ({"model": "one-class", "nu": 0}, "nu"), ({"model": "one-class", "nu": 1.5}, "nu"),
+    ({"model": "one-class", "nu": -0.1}, "nu"), ({"model": "one-class", "nu": "a"}, "nu"),
     ({"weights": [1.0, -1.0, 1.0]}, "weights"), ({"weights": [1.0, 0.0, 1.0]}, "weights"),
     ({"weights": [1.0, 1.0]}, "weights"), ({"weights": [1.0, np.nan, 1.0]}, "weights"),
     ({"weights": [1.0, np.inf, 1.0]}, "weights"),
-    ({"task": "svr", "epsilon": -1.0}, "epsilon"),
+    ({"model": "svr", "epsilon": -1.0}, "epsilon"),
 ])
 def test_problem_bad_input(kwargs, match):
     kw = {"y": Y_SMALL}
@@ -749,7 +749,7 @@ def test_formulations_bad_parameters():
 
 def test_problem_rejects_boolean_nu():
     with pytest.raises(ValueError, match="nu"):
-        ProxyKernelProblem(K_SMALL, task="one-class", nu=True)
+        ProxyKernelProblem(K_SMALL, model="one-class", nu=True)
 
 
 @pytest.mark.parametrize("build", ["sdp-labels", "perturb-labels", "projection-weights",
@@ -805,7 +805,7 @@ def test_solution_contract(alg, task):
     K0, y = sigmoid_data(20, 3)
     if task == "svr":
         y = y + 0.1 * np.arange(20) / 20.0
-    P = ProxyKernelProblem(K0, y, task=task, C=1.0, rho=1.0, nu=0.3)
+    P = ProxyKernelProblem(K0, y, model=task, C=1.0, rho=1.0, nu=0.3)
     r = alg(P, tol=1e-6, max_iter=3000)
     assert isinstance(r, krein.solvers.Solution)
     assert r.status == "optimal"
@@ -857,7 +857,7 @@ def test_solution_carries_intercept_and_test_coefficients(algorithm, task):
     test coefficients ``P_+ u`` / ``V_+ V_+' u`` / ``u``: checked against dense eigh."""
     K0, y = sigmoid_data(16, 11)
     target = y if task == "svc" else (np.linspace(-1, 1, 16) if task == "svr" else None)
-    P = ProxyKernelProblem(K0, target, task=task, C=1.0, rho=1.0, epsilon=0.1, nu=0.5)
+    P = ProxyKernelProblem(K0, target, model=task, C=1.0, rho=1.0, epsilon=0.1, nu=0.5)
     opts = {"max_iter": 5} if algorithm == "exchange" else {"max_iter": 50}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)

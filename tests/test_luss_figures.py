@@ -70,7 +70,7 @@ def test_fig1_written_out_pg_is_the_librarys_diminishing_step(fig1):
     df = fig1[0]
     row = df[df["algorithm"] == "pg"].iloc[0]
     K, y = mod._subset(row.to_dict())
-    P = ProxyKernelProblem(K, y, task="svc", C=row["C"], rho=row["rho"], check=False)
+    P = ProxyKernelProblem(K, y, model="svc", C=row["C"], rho=row["rho"], check=False)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sol = projected_gradient(P, step="diminishing", step0=5.0, tol=0.0, atol=0.0,
@@ -89,7 +89,7 @@ def test_fig1_reference_optimum_is_the_sdp_value():
     K, y = mod._subset({"setting": "sdp", "repeat": 0, "n": 16, "seed": 0})
     assert np.linalg.eigvalsh(K)[0] < 0
     for C, rho in [(10.0, 1.0), (10.0, 100.0)]:
-        P = ProxyKernelProblem(K, y, task="svc", C=C, rho=rho, check=False)
+        P = ProxyKernelProblem(K, y, model="svc", C=C, rho=rho, check=False)
         fstar, gap = mod.reference_optimum(P, Certifier(P).oracle, 300)
         sdp = _sdp_value(K, y, C, rho)
         assert abs(fstar - sdp) <= 1e-5 * abs(sdp) + gap, (fstar, sdp, gap)
@@ -112,9 +112,9 @@ def test_fig2_recorded_gap_holds_at_the_returned_point(fig2, algorithm):
     from krein.experiment import cell_seed
     from krein.formulations.indefinite import ProxyKernelProblem
     from krein.kernels import simpson_kernel
-    from krein.solvers.accpm import accpm
+    from krein.solvers.indefinite import accpm
     from krein.solvers.indefinite import projected_gradient
-    from krein.solvers.proxy import ProxyKernelOracle
+    from krein.solvers.indefinite import ProxyKernelOracle
 
     df = fig2[0]
     row = df[(df["algorithm"] == algorithm) & (df["n"] == 20)].iloc[0].to_dict()
@@ -122,7 +122,7 @@ def test_fig2_recorded_gap_holds_at_the_returned_point(fig2, algorithm):
     rng = np.random.default_rng(cell_seed(row, "n", "repeat", salt="subset"))
     idx = np.sort(rng.choice(yall.shape[0], size=20, replace=False))
     K, y = simpson_kernel(X[idx]), yall[idx].astype(float)
-    P = ProxyKernelProblem(K, y, task="svc", C=row["C"], rho=row["rho"], check=False)
+    P = ProxyKernelProblem(K, y, model="svc", C=row["C"], rho=row["rho"], check=False)
     atol = import_script(EXPERIMENTS / "luss_fig2.py").absolute_gap_atol(K, row["C"], row["gap"])
     kw = dict(tol=0.0, atol=atol, max_iter=int(row["max_iter"]))
     with warnings.catch_warnings():

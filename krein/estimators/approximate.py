@@ -86,13 +86,15 @@ ICML, §3.  Loosli, Ong & Canu (2013), Algorithm 1, §6.1.1.  Munoz & de Diego
 
 from __future__ import annotations
 
-import time
 import warnings
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+# the linear C-SVM on features lives with the solvers; re-exported for its importers
+from ..solvers.linear import linear_svm, linear_svm_certificate
 
 __all__ = ["ApproximationMixin", "linear_svm", "linear_svm_certificate", "signed_refactor",
            "spectral_features", "APPROXIMATE_SOLVERS"]
@@ -102,9 +104,6 @@ APPROXIMATE_SOLVERS = ("libsvm", "liblinear")
 
 #: Components of a refactored sub-kernel with ``|lam| <= _TINY * max|lam|`` are dropped.
 _TINY = 1e-12
-
-#: liblinear iteration limit standing for ``max_iter=-1`` (no limit).
-_LIBLINEAR_NO_LIMIT = 1_000_000
 
 
 def signed_refactor(Psi, signs):
@@ -140,140 +139,6 @@ def signed_refactor(Psi, signs):
     lam, U = lam[nz], U[:, nz]
     T = (E / np.sqrt(D)) @ (U * np.sqrt(np.abs(lam)))
     return T, lam
-
-
-def linear_svm_certificate(Phi, y, C, w, b, alpha=None):
-    """Objectives and duality gap of the linear C-SVM at ``(w, b)`` (and ``alpha``).
-
-    Primal ``P = 1/2 ||w||^2 + sum_i C_i max(0, 1 - y_i (phi_i w + b))``; with a dual
-    point ``alpha`` (clipped to ``[0, C_i]``) the dual
-    ``D = sum alpha - 1/2 ||Phi' (y alpha)||^2`` and the gap ``P - D >= 0`` (zero at
-    the optimum, where also ``w = Phi' (y alpha)`` and ``y' alpha = 0``).
-
-    Parameters
-    ----------
-    Phi : ndarray of shape (n, r)
-        Features.
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    C : float or ndarray of shape (n,)
-        Box bound(s).
-    w : ndarray of shape (r,)
-        Weight.
-    b : float
-        Intercept.
-    alpha : ndarray of shape (n,), optional
-        Dual point.
-
-    Returns
-    -------
-    dict
-        ``objective`` (P), ``primal_residual`` (``|y' alpha|`` relative to
-        ``max C``, NaN without ``alpha``), ``dual_residual`` (``||w - Phi'(y alpha)||``
-        relative to ``max(1, ||w||)``), ``dual_objective`` and ``gap`` (relative to
-        ``max(1, |P|)``); NaN where ``alpha`` is missing.
-    """
-    f = Phi @ w + b
-    P = 0.5 * float(w @ w) + float(np.sum(C * np.maximum(0.0, 1.0 - y * f)))
-    out = {"objective": P, "primal_residual": float("nan"), "dual_residual": float("nan"),
-           "dual_objective": float("nan"), "gap": float("nan")}
-    if alpha is None:
-        return out
-    alpha = np.clip(np.asarray(alpha, dtype=float), 0.0, C)
-    v = Phi.T @ (y * alpha)
-    D = float(alpha.sum() - 0.5 * v @ v)
-    out.update({"dual_objective": D, "gap": (P - D) / max(1.0, abs(P)),
-                "primal_residual": abs(float(y @ alpha)) / float(np.max(C)),
-                "dual_residual": float(np.linalg.norm(w - v)) / max(1.0, float(np.linalg.norm(w)))})
-    return out
-
-
-def linear_svm(Phi, y, C, solver="liblinear", tol=1e-3, max_iter=-1, solver_options=None):
-    """Train the binary linear C-SVM ``f(x) = phi(x) w + b`` on explicit features.
-
-    Parameters
-    ----------
-    Phi : ndarray of shape (n, r)
-        Features (rows ``phi_i``).
-    y : ndarray of shape (n,)
-        Labels in {-1, +1}.
-    C : float > 0 or ndarray of shape (n,)
-        Box bound, or per-sample bounds ``C_i`` (``class_weight``).
-    solver : str
-        ``"liblinear"`` (intercept regularized, module docstring), ``"libsvm"``
-        (``SVC(kernel="linear")``, exact) or an installed CVXPY solver name
-        (upper case; :class:`~krein.formulations.SVMPrimal`, exact).
-    tol : float > 0
-        Stopping tolerance of liblinear / libsvm.
-    max_iter : int
-        Iteration limit of liblinear / libsvm (-1: none).
-    solver_options : dict, optional
-        Passed to the CVXPY solver.
-
-    Returns
-    -------
-    w : ndarray of shape (r,)
-        Weight on the features.
-    b : float
-        Intercept.
-    solution : krein.solvers.Solution
-        With :func:`linear_svm_certificate` (liblinear: the primal objective only).
-    """
-    from ..solvers import Solution, solve
-
-    y = np.asarray(y, dtype=float)
-    n, r = Phi.shape
-    per_sample = np.ndim(C) != 0
-    t0 = time.perf_counter()
-    alpha = None
-    if solver == "liblinear":
-        from sklearn.svm import LinearSVC
-
-        scale = float(np.sqrt(np.max(np.einsum("ij,ij->i", Phi, Phi), initial=0.0)))
-        svc = LinearSVC(loss="hinge", dual=True, C=1.0 if per_sample else float(C), tol=tol,
-                        max_iter=_LIBLINEAR_NO_LIMIT if max_iter == -1 else int(max_iter),
-                        intercept_scaling=max(scale, 1e-12), random_state=0)
-        svc.fit(Phi, y, sample_weight=np.asarray(C, dtype=float) if per_sample else None)
-        # classes_ = [-1, 1]: the decision is positive for +1
-        w = np.asarray(svc.coef_[0], dtype=float)
-        b = float(svc.intercept_[0])
-        n_iter = int(np.max(svc.n_iter_))
-        status = "max_iter" if max_iter != -1 and n_iter >= max_iter else "converged"
-    elif solver == "libsvm":
-        from sklearn.svm import SVC
-
-        svc = SVC(kernel="linear", C=1.0 if per_sample else float(C), tol=tol,
-                  max_iter=max_iter)
-        svc.fit(Phi, y, sample_weight=np.asarray(C, dtype=float) if per_sample else None)
-        u = np.zeros(n)
-        u[svc.support_] = svc.dual_coef_[0]
-        alpha = y * u
-        w = Phi.T @ u
-        b = float(svc.intercept_[0])
-        n_iter = int(np.sum(getattr(svc, "n_iter_", [0])))
-        status = "max_iter" if max_iter > 0 and n_iter >= max_iter else "converged"
-    else:
-        from ..formulations.svm import SVMPrimal
-
-        f = SVMPrimal(y, Phi, C=C)
-        sol = solve(f, solver, **(solver_options or {}))
-        w = np.asarray(f.variables["w"].value, dtype=float)
-        b = float(f.variables["b"].value)
-        alpha = np.asarray(f.constraints["margin"].dual_value, dtype=float)
-        cert = linear_svm_certificate(Phi, y, C, w, b, alpha)
-        sol.certificate = {**sol.certificate, **cert}
-        sol.primal = {**sol.primal, "alpha": np.clip(alpha, 0.0, C)}
-        sol.intercept = b
-        return w, b, sol
-    seconds = time.perf_counter() - t0
-    cert = linear_svm_certificate(Phi, y, C, w, b, alpha)
-    sol = Solution(solver=solver, status=status, objective=cert["objective"],
-                   primal={"w": w} if alpha is None else {"w": w, "alpha": alpha},
-                   dual={"intercept": b}, setup_time=0.0, solve_time=seconds,
-                   iterations=n_iter, primal_residual=cert["primal_residual"],
-                   dual_residual=cert["dual_residual"], gap=cert["gap"], certificate=cert,
-                   intercept=b)
-    return w, b, sol
 
 
 class ApproximationMixin:

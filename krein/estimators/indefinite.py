@@ -27,30 +27,26 @@ rank-one update, so the proxy kernel must be extended somehow.
 
 from __future__ import annotations
 
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin, _fit_context
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._validation import (NONNEGATIVE, POSITIVE, SolverName, check_square_kernel,
                            resolve_solver_name)
-from ..formulations.indefinite import PerturbSVM, ProxyKernelProblem
-from ..projections import project_box_hyperplane
-from ..solvers import INDEFINITE_ALGORITHMS, indefinite_options, solve, solve_indefinite
-from ..solvers.indefinite import OUT_OF_SAMPLE_MAPS, Certifier
-from ..solvers.proxy import ProxyKernelOracle
-from .base import KERNEL_CONSTRAINTS, BinaryModel, KernelClassifierBase, KernelMixin, kernel_unit
+from ..formulations.indefinite import ProxyKernelProblem
+from ..solvers.indefinite import (INDEFINITE_ALGORITHMS, OUT_OF_SAMPLE_MAPS, ProxyKernelOracle,
+                                  indefinite_options, perturb_svm_cvxpy, solve_indefinite)
+from .base import KERNEL_CONSTRAINTS, BinaryModel, KernelClassifierBase, KernelMixin
 
 __all__ = ["IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC",
            "OUT_OF_SAMPLE_MAPS"]
 
 #: Out-of-sample maps of the proxy kernel (module docstring).
 #: (imported from krein.solvers.indefinite, where the maps are computed)
-#: Constraints shared by the proxy-kernel estimators (besides the kernel's and the task's).
+#: Constraints shared by the proxy-kernel estimators (besides the kernel's and the model's).
 _PROXY_CONSTRAINTS = {
     "rho": [POSITIVE],
     "solver": [SolverName(INDEFINITE_ALGORITHMS, cvxpy=False)],
@@ -216,7 +212,7 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         self.solver_options = solver_options
 
     def _fit_binary(self, K, y, idx, C):
-        P = ProxyKernelProblem(K, y, task="svc", C=C, rho=self.rho, check=False)
+        P = ProxyKernelProblem(K, y, model="svc", C=C, rho=self.rho, check=False)
         sol = self._solve_proxy(P)
         info = {"n_iter": sol.iterations, "solution": sol, "u": sol.primal["u"],
                 "alpha": sol.primal["alpha"]}
@@ -288,7 +284,7 @@ def _transductive_rows(est, X, default_rows):
 class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
     """Fit/predict machinery of the SVR and one-class estimators (one problem, no classes)."""
 
-    _task = None
+    _model = None
 
     _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_PROXY_CONSTRAINTS}
 
@@ -328,7 +324,7 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
         return self._fit(X, y)
 
     def _fit(self, X, y):
-        if self._task == "svr":
+        if self._model == "svr":
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
         else:
             X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
@@ -465,7 +461,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
     Luss & d'Aspremont (2009), §4.1, eqs. (14)-(17).
     """
 
-    _task = "svr"
+    _model = "svr"
 
     _parameter_constraints: dict = {**_SingleProxyEstimator._parameter_constraints,
                                     "C": [POSITIVE], "epsilon": [NONNEGATIVE]}
@@ -487,7 +483,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         self.solver_options = solver_options
 
     def _problem(self, K, y):
-        return ProxyKernelProblem(K, y, task="svr", C=self.C, rho=self.rho, epsilon=self.epsilon,
+        return ProxyKernelProblem(K, y, model="svr", C=self.C, rho=self.rho, epsilon=self.epsilon,
                                   check=False)
 
     def _set_fitted(self, K, X_fit, P, sol, u, nu, coef):
@@ -584,7 +580,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
     Luss & d'Aspremont (2009), §4.2, eqs. (18)-(20).
     """
 
-    _task = "one-class"
+    _model = "one-class"
 
     _parameter_constraints: dict = {**_SingleProxyEstimator._parameter_constraints,
                                     "nu": [Interval(Real, 0, 1, closed="right")]}
@@ -605,7 +601,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         self.solver_options = solver_options
 
     def _problem(self, K, y):
-        return ProxyKernelProblem(K, None, task="one-class", nu=self.nu, rho=self.rho, check=False)
+        return ProxyKernelProblem(K, None, model="one-class", nu=self.nu, rho=self.rho, check=False)
 
     def _coef_scale(self, n):
         return self.nu * n
@@ -781,32 +777,15 @@ class PerturbSVC(KernelClassifierBase):
             _check_solver_options(self._solver, self.solver_options)
 
     def _fit_binary(self, K, y, idx, C):
-        P = ProxyKernelProblem(K, y, task="svc", C=C, rho=self.rho, check=False)
+        P = ProxyKernelProblem(K, y, model="svc", C=C, rho=self.rho, check=False)
         oracle = ProxyKernelOracle(K, self.rho, check=False)
         lam = oracle.eigenvalues
         if lam[0] < -self.psd_tol * max(float(np.max(np.abs(lam))), 1e-300):
             raise ValueError(f"PerturbSVC needs a PSD kernel (least eigenvalue {lam[0]:.4g}); "
                              f"use IndefiniteSVC for indefinite kernels")
         if self._solver not in INDEFINITE_ALGORITHMS:   # a CVXPY solver: eq. (22) directly
-            # solved in the unit of K (a power of two): eq. (22) on (K / unit, C * unit,
-            # rho * unit^3) has the maximizer unit * alpha, so the interior-point
-            # solver's absolute tolerances meet a problem of unit scale (at K * 1e-8 it
-            # was "unbounded", at K * 1e8 its point had a relative gap of 8)
-            unit = kernel_unit(K)
-            f = PerturbSVM(K / unit, y, C=C * unit, rho=self.rho * unit ** 3,
-                           psd_tol=max(self.psd_tol, 1e-12))
-            sol = solve(f, self._solver, **(self.solver_options or {}))
-            alpha = project_box_hyperplane(f.values()["alpha"] / unit, P.a, P.b0, P.upper)
-            cert = Certifier(P, oracle, out_of_sample="raw")
-            fval, grad, _ = cert.evaluate(alpha)
-            cert.frank_wolfe(alpha, fval, grad)
-            certified = cert.gap <= max(cert.unit * self.atol, self.tol * cert.scale)
-            sol = cert.solution("perturb-cvxpy", "optimal" if certified else "inaccurate",
-                                sol.iterations or 0, [], sol.setup_time, sol.solve_time)
-            if not certified:
-                warnings.warn(f"PerturbSVC: solver {self._solver} returned a point with "
-                              f"certified relative gap {cert.relative_gap:.3g} > tol={self.tol:g}: "
-                              "not converged", ConvergenceWarning, stacklevel=2)
+            sol = perturb_svm_cvxpy(P, self._solver, oracle=oracle, tol=self.tol, atol=self.atol,
+                                    psd_tol=self.psd_tol, solver_options=self.solver_options)
         else:
             sol = solve_indefinite(P, self._solver, tol=self.tol, atol=self.atol,
                                    max_iter=self.max_iter, gap_every=self.gap_every, oracle=oracle,

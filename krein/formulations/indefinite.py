@@ -6,10 +6,10 @@ The saddle problem (luss eq. 4, and eqs. 15 and 19 for SVR and one-class)::
 
 has the inner minimizer ``K* = (K0 + u u'/(4 rho))_+`` (Theorem 1, eq. 5;
 Corollary 2, eq. 16) and reduces to the concave maximization (7) / (17) / (20).
-The three tasks differ only in ``(c, M, A)``:
+The three models differ only in ``(c, M, A)``:
 
 =========  ==========================  =================  =====================================
-task       variable beta               u = M beta         feasible set A
+model      variable beta               u = M beta         feasible set A
 =========  ==========================  =================  =====================================
 svc        alpha (n,)                  y * alpha          y'alpha = 0, 0 <= alpha <= C   (7)
 svr        [alpha+; alpha-] (2n,)      alpha+ - alpha-    1'u = 0, 0 <= alpha+- <= C      (17)
@@ -35,6 +35,8 @@ upper bounds) and the CVXPY formulations used by the algorithms and the tests:
 """
 
 from __future__ import annotations
+
+import numbers
 
 import cvxpy as cp
 import numpy as np
@@ -64,9 +66,11 @@ def _check_weights(weights, n):
 
 
 __all__ = ["ProxyKernelProblem", "proxy_kernel", "ProxyKernelProjection", "IndefiniteSVMSDP",
-           "ExchangeQCLP", "ExchangeLevelProjection", "AnalyticCenter", "PerturbSVM", "TASKS"]
+           "ExchangeQCLP", "ExchangeLevelProjection", "AnalyticCenter", "PerturbSVM", "MODELS"]
 
-TASKS = ("svc", "svr", "one-class")
+#: The models of the IndefiniteSVM problem (the ``model`` of :class:`ProxyKernelProblem`):
+#: SVM classification, SVR and the one-class SVM (luss eqs. 7, 17, 20).
+MODELS = ("svc", "svr", "one-class")
 
 
 def proxy_kernel(K0, u, rho, weights=None):
@@ -121,7 +125,7 @@ def proxy_kernel(K0, u, rho, weights=None):
 
 
 class ProxyKernelProblem:
-    """Data of the IndefiniteSVM problem for one task (luss eqs. 7, 17, 20).
+    """Data of the IndefiniteSVM problem for one model (luss eqs. 7, 17, 20).
 
     Parameters
     ----------
@@ -129,7 +133,9 @@ class ProxyKernelProblem:
         Symmetric (possibly indefinite) training kernel.
     y : array of shape (n,)
         Labels in {-1, +1} (svc) or real targets (svr); ignored for one-class.
-    task : {"svc", "svr", "one-class"}
+    model : {"svc", "svr", "one-class"}
+        The SVM whose kernel is learned (:data:`MODELS`): classification, regression
+        or the one-class SVM.
     C : float > 0 or array of shape (n,)
         Box bound (svc, svr), or one bound per sample (class weights; for svr both
         ``alpha+_i`` and ``alpha-_i`` get ``C_i``).  ``self.C`` is then ``max C_i``
@@ -155,26 +161,31 @@ class ProxyKernelProblem:
         Linear term, equality normal (entries +-1) and box of ``beta``.
     b0 : float
         Right-hand side of ``a'beta = b0``.
+    model : str
+        One of :data:`MODELS`.
+    per_sample : bool
+        Whether ``C`` was given per sample (svc, svr); ``C_per_sample`` holds the
+        bounds either way.
 
     Raises
     ------
     ValueError
-        Unknown task, bad ``K0``, labels not in {-1, +1} for svc, ``C``/``rho``
+        Unknown model, bad ``K0``, labels not in {-1, +1} for svc, ``C``/``rho``
         not positive, ``nu`` outside (0, 1], shape mismatches.
     """
 
-    def __init__(self, K0, y=None, task="svc", C=1.0, rho=1.0, epsilon=0.1, nu=0.5,
+    def __init__(self, K0, y=None, model="svc", C=1.0, rho=1.0, epsilon=0.1, nu=0.5,
                  weights=None, check=True):
-        if task not in TASKS:
-            raise ValueError(f"task must be one of {TASKS}; got {task!r}")
+        if model not in MODELS:
+            raise ValueError(f"model must be one of {MODELS}; got {model!r}")
         K0 = check_square_kernel(K0, "K0") if check else np.asarray(K0, dtype=float)
         n = K0.shape[0]
         self.K0 = K0
         self.n = n
-        self.task = task
+        self.model = model
         self.rho = check_positive(rho, "rho")
         self.weights = None if weights is None else _check_weights(weights, n)
-        if task == "one-class":
+        if model == "one-class":
             if isinstance(nu, bool) or not (isinstance(nu, (int, float, np.integer, np.floating))
                                             and 0 < nu <= 1):
                 raise ValueError(f"nu must be in (0, 1]; got {nu!r}")
@@ -187,7 +198,8 @@ class ProxyKernelProblem:
             self.b0 = 1.0
             self.upper = np.full(n, 1.0 / (self.nu * n))
             return
-        if np.ndim(C) == 0:
+        self.per_sample = np.ndim(C) != 0
+        if not self.per_sample:
             self.C = check_positive(C, "C")
             C_vec = np.full(n, self.C)
         else:
@@ -203,9 +215,9 @@ class ProxyKernelProblem:
         if not np.all(np.isfinite(y)):
             raise ValueError("y contains NaN or inf")
         self.y = y
-        if task == "svc":
+        if model == "svc":
             if not np.all(np.abs(y) == 1.0):
-                raise ValueError("y must be in {-1, +1} for task='svc'")
+                raise ValueError("y must be in {-1, +1} for model='svc'")
             self.m = n
             self.c = np.ones(n)
             self.a = y.copy()
@@ -237,9 +249,9 @@ class ProxyKernelProblem:
             ``y * beta`` (svc), ``alpha+ - alpha-`` (svr) or ``beta`` (one-class).
         """
         beta = np.asarray(beta, dtype=float)
-        if self.task == "svc":
+        if self.model == "svc":
             return self.y * beta
-        if self.task == "svr":
+        if self.model == "svr":
             return beta[: self.n] - beta[self.n:]
         return beta.copy()
 
@@ -256,9 +268,9 @@ class ProxyKernelProblem:
         g_beta : ndarray of shape (m,)
             ``M' g_u``.
         """
-        if self.task == "svc":
+        if self.model == "svc":
             return self.y * g_u
-        if self.task == "svr":
+        if self.model == "svr":
             return np.concatenate([g_u, -g_u])
         return np.asarray(g_u, dtype=float).copy()
 
@@ -275,7 +287,7 @@ class ProxyKernelProblem:
         alpha : ndarray of shape (n,)
             ``beta`` (svc, one-class) or ``alpha+ - alpha-`` (svr).
         """
-        return self.u_of(beta) if self.task == "svr" else np.asarray(beta, dtype=float)
+        return self.u_of(beta) if self.model == "svr" else np.asarray(beta, dtype=float)
 
     def initial_point(self):
         """A feasible starting point of the dual problem.
@@ -286,7 +298,7 @@ class ProxyKernelProblem:
             The projection of the box midpoint onto the feasible set (svc/svr)
             or the uniform weights ``1/n`` (one-class).
         """
-        if self.task == "one-class":
+        if self.model == "one-class":
             return np.full(self.n, 1.0 / self.n)
         return project_box_hyperplane(0.5 * self.upper, self.a, self.b0, self.upper)
 
@@ -415,9 +427,9 @@ def _cut_model(P, beta, factors, dists):
     Returns ``(cuts, cons, box)``: the list of CVXPY cut expressions, the dict
     ``{"equality": a'beta == b0}`` and the box constraints ``0 <= beta <= U``.
     """
-    if P.task == "svc":
+    if P.model == "svc":
         u = cp.multiply(P.y, beta)
-    elif P.task == "svr":
+    elif P.model == "svr":
         u = beta[: P.n] - beta[P.n:]
     else:
         u = beta
@@ -427,7 +439,7 @@ def _cut_model(P, beta, factors, dists):
 
 
 class ExchangeQCLP(Formulation):
-    """The exchange subproblem (luss eq. 13; Chen & Ye 2008) for any task.
+    """The exchange subproblem (luss eq. 13; Chen & Ye 2008) for any model.
 
     ::
 
@@ -441,7 +453,7 @@ class ExchangeQCLP(Formulation):
     Parameters
     ----------
     problem : ProxyKernelProblem
-        The IndefiniteSVM problem (task, labels, ``C``, ``rho``).
+        The IndefiniteSVM problem (model, labels, ``C``, ``rho``).
     factors : list of arrays of shape (n, r_i)
         ``L_i`` with ``K_i = L_i L_i'``.
     dists : list of float
@@ -481,14 +493,14 @@ class ExchangeLevelProjection(Formulation):
     the Euclidean projection of the best point found so far onto the set where
     every kept cut of the QCLP (luss eq. 13) reaches ``level``: the step of the
     level method of Lemarechal, Nemirovskii & Nesterov (1995) applied to the
-    quadratic cuts of the exchange method (see :func:`krein.solvers.exchange`).
+    quadratic cuts of the exchange method (see :func:`krein.solvers.indefinite.exchange`).
     Non-empty whenever ``level`` is at most the optimal value of
     :class:`ExchangeQCLP` with the same cuts.
 
     Parameters
     ----------
     problem : ProxyKernelProblem
-        The IndefiniteSVM problem (task, labels, ``C``, ``rho``).
+        The IndefiniteSVM problem (model, labels, ``C``, ``rho``).
     factors : list of arrays of shape (n, r_i)
         ``L_i`` with ``K_i = L_i L_i'``.
     dists : list of float
@@ -613,13 +625,17 @@ class PerturbSVM(Formulation):
     C : float > 0 or array of shape (n,)
         Box bound, or one bound per sample (class weights).
     rho : float > 0
-        Parameters of the problem (DPP in ``C`` and ``1/(16 rho)``).
+        Weight of the perturbation (luss eq. 22); :meth:`set` changes it without
+        recompiling (the problem is DPP in ``C`` and the derived ``1/(16 rho)``).
     psd_tol : float
         Relative tolerance of the PSD check of ``K0``.
 
     Attributes
     ----------
-    parameters : {"C", "inv16rho"}
+    parameters : {"C"}
+        The CVXPY parameters (``rho`` is set through :meth:`set`).
+    rho : float
+        The current ``rho``.
     variables : {"alpha", "s"}
 
     Raises
@@ -648,13 +664,46 @@ class PerturbSVM(Formulation):
             if C.shape != (n,) or not np.all(np.isfinite(C) & (C > 0)):
                 raise ValueError(f"C must be a positive finite number or shape ({n},) array")
             Cp = cp.Parameter(n, nonneg=True, name="C", value=C)
-        q = cp.Parameter(nonneg=True, name="inv16rho", value=1.0 / (16.0 * check_positive(rho, "rho")))
+        # DPP needs the coefficient 1/(16 rho) as the parameter: internal, set through rho
+        q = cp.Parameter(nonneg=True, name="quartic_weight",
+                         value=1.0 / (16.0 * check_positive(rho, "rho")))
         alpha = cp.Variable(n, name="alpha")
         s = cp.Variable(nonneg=True, name="s")
         obj = cp.sum(alpha) - 0.5 * cp.sum_squares(L.T @ cp.multiply(y, alpha)) - q * cp.square(s)
         cons = {"equality": y @ alpha == 0, "lower": alpha >= 0, "upper": alpha <= Cp,
                 "epigraph": cp.sum_squares(alpha) <= s}
         super().__init__(cp.Problem(cp.Maximize(obj), list(cons.values())),
-                         parameters={"C": Cp, "inv16rho": q},
-                         variables={"alpha": alpha, "s": s}, constraints=cons)
+                         parameters={"C": Cp}, variables={"alpha": alpha, "s": s},
+                         constraints=cons)
+        self._quartic_weight = q
+        self.rho = float(rho)
         self.factor = L
+
+    def set(self, **values):
+        """Set ``C`` and / or ``rho`` (luss eq. 22) for a re-solve without recompiling.
+
+        Parameters
+        ----------
+        **values
+            ``C=...`` (a positive number, or per-sample bounds when built with them)
+            and ``rho=...`` (a positive number; the problem's DPP parameter is the
+            derived ``1 / (16 rho)``).
+
+        Returns
+        -------
+        self : PerturbSVM
+            The formulation, for chaining.
+
+        Raises
+        ------
+        ValueError
+            For an unknown parameter name or an invalid value.
+        """
+        values = dict(values)
+        if "rho" in values:
+            rho = values.pop("rho")
+            if not isinstance(rho, numbers.Real) or not np.isfinite(rho) or rho <= 0:
+                raise ValueError(f"rho must be a positive finite number; got {rho!r}")
+            self._quartic_weight.value = 1.0 / (16.0 * float(rho))
+            self.rho = float(rho)
+        return super().set(**values)

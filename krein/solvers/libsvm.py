@@ -148,3 +148,109 @@ def libsvm_solve(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
     u, b, n_iter = libsvm_binary(K, y, C, tol=tol, max_iter=max_iter, cache_size=cache_size)
     seconds = time.perf_counter() - t0
     return u, b, libsvm_solution(K, y, C, u, b, n_iter, max_iter=max_iter, solve_time=seconds)
+
+
+def libsvm_dual_point(K, model, *, y=None, C=None, epsilon=None, nu=None, tol=1e-4,
+                      max_iter=-1):
+    """libsvm's dual point of the standard SVM, SVR or one-class SVM on a PSD ``K``.
+
+    The gap checks of the IndefiniteSVM loops (:class:`krein.solvers.indefinite.Certifier`)
+    solve this on the proxy kernel.  A solve stopped by ``max_iter`` is not an error
+    here (a bound at its point is certified all the same), so its
+    ``ConvergenceWarning`` is silenced.  ``tol`` is relative to the scale of
+    libsvm's gradient: for svc and svr (box ``C_i``) it is in the units of the margin
+    and of ``y``, as libsvm measures it; for one-class (``alpha`` summing to
+    ``nu n``, gradient ``K alpha``) libsvm's tolerance is multiplied by
+    ``max_i K_ii``, so that ``K`` and ``s K`` take the same SMO iterations.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        PSD precomputed kernel.
+    model : {"svc", "svr", "one-class"}
+        The SVM (:data:`krein.formulations.indefinite.MODELS`).
+    y : ndarray of shape (n,), optional
+        Labels in {-1, +1} (svc) or targets (svr).
+    C : ndarray of shape (n,), optional
+        Per-sample box bounds (svc, svr; libsvm's ``C = 1`` with ``sample_weight = C_i``).
+    epsilon : float, optional
+        Tube width (svr).
+    nu : float, optional
+        One-class parameter.
+    tol : float
+        libsvm stopping tolerance.
+    max_iter : int
+        Cap on the SMO iterations (-1: none).
+
+    Returns
+    -------
+    v : ndarray of shape (n,)
+        The point in u-space: ``y * alpha`` (svc), ``alpha+ - alpha-`` (svr), ``alpha``
+        scaled to sum to one (one-class).
+    n_iter : int
+        SMO iterations.
+    """
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.svm import SVC, SVR, OneClassSVM
+
+    n = K.shape[0]
+    v = np.zeros(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        if model == "svc":
+            # per-sample bounds (class_weight): libsvm's C = 1 with sample_weight = C_i
+            est = SVC(kernel="precomputed", C=1.0, tol=tol, max_iter=max_iter).fit(
+                K, y, sample_weight=C)
+        elif model == "svr":
+            est = SVR(kernel="precomputed", C=1.0, epsilon=epsilon, tol=tol,
+                      max_iter=max_iter).fit(K, y, sample_weight=C)
+        else:
+            diag = float(np.max(np.diagonal(K))) if n else 0.0
+            scale = diag if np.isfinite(diag) and diag > 0 else 1.0
+            est = OneClassSVM(kernel="precomputed", nu=nu, tol=tol * scale,
+                              max_iter=max_iter).fit(K)
+    v[est.support_] = est.dual_coef_[0]
+    if model == "one-class":
+        v /= max(v.sum(), np.finfo(float).tiny)
+    return v, int(np.sum(getattr(est, "n_iter_", 0)))
+
+
+def libsvm_linear(Phi, y, C, tol=1e-3, max_iter=-1):
+    """Solve the linear C-SVM on explicit features with libsvm (``SVC(kernel="linear")``).
+
+    The same problem as the kernel SVM on ``Phi Phi'`` (unregularized intercept);
+    ``O(n^2)`` kernel evaluations, so for small ``n``
+    (:func:`krein.solvers.linear.linear_svm` certifies the point).
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, r)
+        Features.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float > 0 or ndarray of shape (n,)
+        Box bound, or per-sample bounds (libsvm's ``C = 1`` with ``sample_weight = C_i``).
+    tol : float
+        libsvm stopping tolerance.
+    max_iter : int
+        -1 for no limit.
+
+    Returns
+    -------
+    u : ndarray of shape (n,)
+        ``y * alpha`` (zero off the support vectors); the weight is ``Phi' u``.
+    b : float
+        Intercept.
+    n_iter : int
+        SMO iterations.
+    """
+    from sklearn.svm import SVC
+
+    per_sample = np.ndim(C) != 0
+    svc = SVC(kernel="linear", C=1.0 if per_sample else float(C), tol=tol, max_iter=max_iter)
+    svc.fit(Phi, y, sample_weight=np.asarray(C, dtype=float) if per_sample else None)
+    u = np.zeros(Phi.shape[0])
+    u[svc.support_] = svc.dual_coef_[0]
+    return u, float(svc.intercept_[0]), int(np.sum(getattr(svc, "n_iter_", [0])))

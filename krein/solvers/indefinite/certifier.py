@@ -1,10 +1,10 @@
-"""Custom loops for IndefiniteSVM (Luss & d'Aspremont 2009, "luss"), with certified gaps.
+"""Bounds and the certified duality gap of the IndefiniteSVM loops (Luss & d'Aspremont 2009).
 
-All algorithms maximize the concave ``f(beta) = c'beta + g(M beta)`` of luss eq.
+All algorithms of :mod:`krein.solvers.indefinite` maximize the concave ``f(beta) = c'beta + g(M beta)`` of luss eq.
 (7) (eqs. 17, 20 for SVR / one-class; see
 :class:`~krein.formulations.indefinite.ProxyKernelProblem`) over
 ``A = {a'beta = b0, 0 <= beta <= U}``, where ``g`` and its gradient come from
-the O(n^2) oracle :class:`~krein.solvers.proxy.ProxyKernelOracle`.
+the O(n^2) oracle :class:`~krein.solvers.indefinite.oracle.ProxyKernelOracle`.
 
 Certified duality gap (luss §2.4 and §3.2 "Stopping criterion").  For any PSD
 ``K_i``, ``omega(K_i) + rho ||K_i - K0||_F^2`` bounds the optimal value from
@@ -83,22 +83,22 @@ with ``out_of_sample``, the coefficients of the test rows
 from __future__ import annotations
 
 import time
-import warnings
 
 import numpy as np
 import pandas as pd
-from sklearn.exceptions import ConvergenceWarning
 
-from ..formulations.indefinite import ProxyKernelProblem
-from .core import Solution
-from ..projections import box_hyperplane_lp, project_box_hyperplane
-from .proxy import ProxyKernelOracle
+from ..core import Solution
+from ..libsvm import libsvm_dual_point
+from ...projections import box_hyperplane_lp
+from .oracle import ProxyKernelOracle
 
-__all__ = ["Certifier", "projected_gradient", "accelerated_gradient", "STEP_RULES",
-           "lipschitz_bound", "libsvm_point", "out_of_sample_coef", "OUT_OF_SAMPLE_MAPS",
-           "LIBSVM_SHARE"]
+__all__ = ["Certifier", "libsvm_point", "svm_dual_value", "out_of_sample_coef",
+           "OUT_OF_SAMPLE_MAPS", "LIBSVM_SHARE", "STATUS_OPTIMAL", "STATUS_MAX_ITER"]
 
-STEP_RULES = ("backtracking", "lipschitz", "diminishing")
+#: Status of a loop that met its gap tolerance (the one spelling of every CVXPY solve too).
+STATUS_OPTIMAL = "optimal"
+#: Status of a loop stopped by ``max_iter`` before its gap tolerance.
+STATUS_MAX_ITER = "max_iter"
 
 #: Out-of-sample maps of the proxy kernel (:func:`out_of_sample_coef`; the module
 #: docstring of :mod:`krein.estimators.indefinite` compares them).
@@ -173,39 +173,6 @@ def out_of_sample_coef(oracle, u, out_of_sample):
     return Q @ (Wp @ (Wp.T @ (Q.T @ u)))
 
 
-def lipschitz_bound(problem, oracle):
-    """A Lipschitz constant of ``grad f`` on the feasible set.
-
-    ``grad_u g = -X(u)_+ u`` with ``||X_+(u) - X_+(v)||_F <= ||X(u) - X(v)||_F``
-    (the projection is 1-Lipschitz) and ``||uu' - vv'||_F <= (|u| + |v|)|u - v|``
-    give ``L_u <= lam_max(K0)_+ + 3 R^2 / (4 rho)`` with ``R = max |u|`` on the
-    feasible set; ``L = ||M||^2 L_u`` (``||M||^2 = 2`` for svr), scaled by
-    ``1 / min(h)`` with componentwise weights.
-
-    Parameters
-    ----------
-    problem : ProxyKernelProblem
-        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
-        ``C`` and ``rho``.
-    oracle : ProxyKernelOracle
-        The eigendecomposition of ``K0``.
-
-    Returns
-    -------
-    float
-        An upper bound on the Lipschitz constant of ``grad f``.
-    """
-    P = problem
-    lmax = max(float(oracle.eigenvalues[-1]), 0.0)
-    if P.task == "one-class":
-        R2 = float(P.upper[0])  # sum a = 1, 0 <= a <= U  =>  |a|^2 <= U
-    else:
-        R2 = float(P.n) * float(P.C) ** 2
-    hmin = 1.0 if P.weights is None else float(np.min(P.weights))
-    L_u = (lmax + 3.0 * (R2 / hmin) / (4.0 * P.rho)) / hmin
-    return (2.0 if P.task == "svr" else 1.0) * L_u
-
-
 def libsvm_point(problem, K, tol=1e-4):
     """A near-optimal ``v`` of ``omega(K)`` from libsvm on the PSD kernel ``K``.
 
@@ -234,51 +201,42 @@ def libsvm_point(problem, K, tol=1e-4):
 
 
 def _libsvm_fit(problem, K, tol, max_iter=-1):
-    """libsvm's point (as :func:`libsvm_point`) and the SMO iterations it took.
-
-    ``max_iter`` caps the SMO iterations (-1: ``_LIBSVM_ITER_PER_POINT * n``); a
-    capped solve is not an error here (the bound at its point is certified all the
-    same), so its ``ConvergenceWarning`` is silenced.  ``tol`` is relative to the
-    scale of libsvm's gradient: for svc and svr (box ``C_i``) it is in the units of
-    the margin and of ``y``, as libsvm measures it; for one-class (``alpha`` summing
-    to ``nu n``, gradient ``K alpha``) libsvm's tolerance is multiplied by
-    ``max_i K_ii``, so that ``K`` and ``s K`` take the same SMO iterations.
-    """
-    from sklearn.svm import SVC, SVR, OneClassSVM
-
+    """libsvm's point (as :func:`libsvm_point`) and the SMO iterations it took
+    (:func:`krein.solvers.libsvm.libsvm_dual_point`; ``max_iter`` -1:
+    ``_LIBSVM_ITER_PER_POINT * n``)."""
     P = problem
-    n = P.n
-    v = np.zeros(n)
     if max_iter is None or max_iter < 0:
-        max_iter = _LIBSVM_ITER_PER_POINT * max(n, 1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        if P.task == "svc":
-            # per-sample bounds (class_weight): libsvm's C = 1 with sample_weight = C_i
-            est = SVC(kernel="precomputed", C=1.0, tol=tol, max_iter=max_iter).fit(
-                K, P.y, sample_weight=P.C_per_sample)
-        elif P.task == "svr":
-            est = SVR(kernel="precomputed", C=1.0, epsilon=P.epsilon, tol=tol,
-                      max_iter=max_iter).fit(K, P.y, sample_weight=P.C_per_sample)
-        else:
-            diag = float(np.max(np.diagonal(K))) if n else 0.0
-            scale = diag if np.isfinite(diag) and diag > 0 else 1.0
-            est = OneClassSVM(kernel="precomputed", nu=P.nu, tol=tol * scale,
-                              max_iter=max_iter).fit(K)
-    v[est.support_] = est.dual_coef_[0]
-    if P.task == "one-class":
-        v /= max(v.sum(), np.finfo(float).tiny)
-    return v, int(np.sum(getattr(est, "n_iter_", 0)))
+        max_iter = _LIBSVM_ITER_PER_POINT * max(P.n, 1)
+    if P.model == "one-class":
+        return libsvm_dual_point(K, "one-class", nu=P.nu, tol=tol, max_iter=max_iter)
+    return libsvm_dual_point(K, P.model, y=P.y, C=P.C_per_sample,
+                             epsilon=getattr(P, "epsilon", None), tol=tol, max_iter=max_iter)
 
 
-def _dual_value(problem, v, vKv):
-    """``c'beta - 1/2 v'K v`` at libsvm's point ``v = M beta``: a lower bound on
-    ``omega(K)`` (up to libsvm's rounding of the constraints; used only to decide
-    whether to re-solve, never as a certificate)."""
+def svm_dual_value(problem, v, vKv):
+    """The SVM dual value ``c'beta - 1/2 v'K v`` at libsvm's point ``v = M beta``.
+
+    A lower bound on ``omega(K)`` (up to libsvm's rounding of the constraints; used
+    only to decide whether to re-solve, never as a certificate).
+
+    Parameters
+    ----------
+    problem : ProxyKernelProblem
+        The model (svc, svr, one-class) and its labels / ``epsilon``.
+    v : ndarray of shape (n,)
+        libsvm's point in u-space (:func:`libsvm_point`).
+    vKv : float
+        ``v'K v`` on the kernel libsvm solved.
+
+    Returns
+    -------
+    float
+        The dual value.
+    """
     P = problem
-    if P.task == "svc":
+    if P.model == "svc":
         lin = float(np.sum(P.y * v))
-    elif P.task == "svr":
+    elif P.model == "svr":
         lin = float(P.y @ v) - P.epsilon * float(np.sum(np.abs(v)))
     else:
         lin = 0.0
@@ -291,7 +249,7 @@ class Certifier:
     Parameters
     ----------
     problem : ProxyKernelProblem
-        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
+        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, model,
         ``C`` and ``rho``.
     oracle : ProxyKernelOracle, optional
         Built from ``problem`` if not given (one ``eigh`` of ``K0``).
@@ -370,8 +328,7 @@ class Certifier:
         self._abs_lam = np.abs(lam)
         self._abs_lam_max = float(self._abs_lam.max()) if lam.size else 0.0
         #: g(0) = rho ||(K0)_-||_F^2: the constant part of f (reference for relative gaps)
-        self.offset = float(self.oracle.evaluate(np.zeros(problem.n)).value)
-        self.oracle.n_evals -= 1
+        self.offset = self.oracle.constant_term()
         #: ``1/2 max|lam(K0)| max_i upper_i^2``: the kernel term of one point at its
         #: bound, the unit of ``atol`` (scales with the objective under
         #: ``(K0, C) -> (s K0, C / s)``; ``g(0)`` is left out: it grows with ``rho``)
@@ -503,7 +460,7 @@ class Certifier:
             Kv = K @ v
             vKv = float(v @ Kv)
             ub, _ = P.omega_upper(Kv, vKv)
-            lb = _dual_value(P, v, vKv)
+            lb = svm_dual_value(P, v, vKv)
             best = min(best, ub + penalty)
             before = self.upper
             self.offer_upper(ub + penalty, "libsvm")
@@ -610,27 +567,65 @@ class Certifier:
         w = self.problem.weights
         return float(u @ u) if w is None else float(np.sum(u * u / w))
 
-    def solution(self, name, status, n_iter, trace, t_setup, t_solve):
-        """Pack the best point as a :class:`~krein.solvers.Solution`.
+    def final_check(self, last_checked, converged):
+        """The last libsvm check, after a loop: at the returned point, or refined there.
+
+        When the loop did not converge and its last check was not at the best point,
+        libsvm is solved at the best point (so that the reported gap is certified
+        there); when the last check was at the best point and a more accurate solve
+        could take more than :data:`LIBSVM_SHARE` off the reported gap, it is
+        refined with a 10x smaller tolerance (:meth:`libsvm_bound`).
+
+        Parameters
+        ----------
+        last_checked : ndarray or None
+            The point of the loop's last libsvm check (None: none was made).  A
+            loop without libsvm checks (``gap_every = 0``) does not call this.
+        converged : bool
+            Whether the loop met its tolerance.
+        """
+        best = self.best_beta
+        at_best = last_checked is not None and best is not None and np.array_equal(
+            last_checked, best)
+        if best is not None and not converged and not at_best:
+            _, _, ev = self.evaluate(best)
+            self.libsvm_bound(best, ev, final=True)
+        elif at_best and self.last_libsvm is not None:
+            dual, tol = self.last_libsvm
+            if tol > _LIBSVM_TOL_FLOOR and self.upper - dual > LIBSVM_SHARE * self.gap:
+                _, _, ev = self.evaluate(best)
+                self.n_libsvm_refined += 1
+                self.libsvm_bound(best, ev, final=True,
+                                  start_tol=max(_LIBSVM_TOL_STEP * tol, _LIBSVM_TOL_FLOOR))
+
+    def solution(self, name, status, n_iter, trace, t_setup, t_solve, *, dual=None,
+                 certificate=None):
+        """Pack the best point as a complete :class:`~krein.solvers.Solution`.
 
         Besides the certificate, the solution carries the decision function at the
         best point: ``intercept``, the multiplier of ``a'beta = b0`` at the exact
         SVM bound with ``v = u`` (:meth:`ProxyKernelProblem.omega_upper
         <krein.formulations.indefinite.ProxyKernelProblem.omega_upper>`, from the
-        oracle record of the best point), and ``coef`` for ``out_of_sample``.
+        oracle record of the best point), and ``coef`` for ``out_of_sample``.  Its
+        ``certificate_kind`` is ``"relative_gap"``.
 
         Parameters
         ----------
         name : str
             The algorithm's name (``solver``).
-        status : str
-            ``"converged"`` or ``"max_iter"``.
+        status : {"optimal", "max_iter"}
+            :data:`STATUS_OPTIMAL` (the gap tolerance was met) or
+            :data:`STATUS_MAX_ITER`.
         n_iter : int
             Iterations run.
         trace : list of dict
             One record per iteration.
         t_setup, t_solve : float
             Seconds of setup and of the iterations.
+        dual : dict, optional
+            The algorithm's dual values (default none).
+        certificate : dict, optional
+            The algorithm's own certificate entries, added after the common ones.
 
         Returns
         -------
@@ -648,7 +643,8 @@ class Certifier:
                 "upper_source": self.upper_source, "n_oracle": self.oracle.n_evals,
                 "n_libsvm": self.n_libsvm, "n_libsvm_refined": self.n_libsvm_refined,
                 "libsvm_tol": self.libsvm_tol_reached, "libsvm_seconds": self.libsvm_seconds,
-                "libsvm_max_smo": self.libsvm_max_smo, "n_libsvm_capped": self.n_libsvm_capped}
+                "libsvm_max_smo": self.libsvm_max_smo, "n_libsvm_capped": self.n_libsvm_capped,
+                **(certificate or {})}
         u = P.u_of(beta)
         intercept = None
         if self.best_eval is not None:
@@ -657,298 +653,8 @@ class Certifier:
                                                                            self.out_of_sample)
         return Solution(
             solver=name, status=status, objective=self.lower,
-            primal={"beta": beta, "alpha": P.alpha_of(beta), "u": u}, dual={},
+            primal={"beta": beta, "alpha": P.alpha_of(beta), "u": u}, dual=dict(dual or {}),
             setup_time=t_setup, solve_time=t_solve, iterations=n_iter, primal_residual=viol,
             dual_residual=float("nan"), gap=self.gap, certificate=cert,
-            trace=pd.DataFrame(trace), intercept=intercept, coef=coef)
-
-
-def _check_common(problem, tol, atol, max_iter, gap_every):
-    if not isinstance(problem, ProxyKernelProblem):
-        raise TypeError("problem must be a krein.formulations.indefinite.ProxyKernelProblem")
-    for name, v in (("tol", tol), ("atol", atol)):
-        if not (isinstance(v, (int, float, np.floating)) and np.isfinite(v) and v >= 0):
-            raise ValueError(f"{name} must be a finite number >= 0; got {v!r}")
-    if not (isinstance(max_iter, (int, np.integer)) and max_iter >= 1):
-        raise ValueError(f"max_iter must be an integer >= 1; got {max_iter!r}")
-    if not (isinstance(gap_every, (int, np.integer)) and gap_every >= 0):
-        raise ValueError(f"gap_every must be an integer >= 0 (0: never call libsvm); got {gap_every!r}")
-
-
-def _start(problem, beta0):
-    P = problem
-    if beta0 is None:
-        return P.initial_point()
-    beta0 = np.asarray(beta0, dtype=float)
-    if beta0.shape != (P.m,):
-        raise ValueError(f"beta0 must have shape ({P.m},); got {beta0.shape}")
-    return project_box_hyperplane(beta0, P.a, P.b0, P.upper)
-
-
-def _finish(cert, name, k, converged, trace, t_setup, t0, gap_every, last_checked, max_iter):
-    """Final libsvm check at the returned point (so the reported gap is certified there),
-    or a refinement of the last check when it was there and a more accurate libsvm
-    solve could take more than ``LIBSVM_SHARE`` off the reported gap."""
-    best = cert.best_beta
-    at_best = last_checked is not None and best is not None and np.array_equal(last_checked,
-                                                                                 best)
-    if gap_every and best is not None and not converged and not at_best:
-        _, _, ev = cert.evaluate(best)
-        cert.libsvm_bound(best, ev, final=True)
-    elif gap_every and at_best and cert.last_libsvm is not None:
-        dual, tol = cert.last_libsvm
-        if tol > _LIBSVM_TOL_FLOOR and cert.upper - dual > LIBSVM_SHARE * cert.gap:
-            _, _, ev = cert.evaluate(best)
-            cert.n_libsvm_refined += 1
-            cert.libsvm_bound(best, ev, final=True,
-                              start_tol=max(_LIBSVM_TOL_STEP * tol, _LIBSVM_TOL_FLOOR))
-    status = "optimal" if converged else "max_iter"
-    if not converged:
-        warnings.warn(f"{name} stopped at max_iter={max_iter} with gap {cert.gap:.3g} "
-                      f"(relative {cert.relative_gap:.3g})", ConvergenceWarning,
-                      stacklevel=3)
-    return cert.solution(name, status, k, trace, t_setup, time.perf_counter() - t0)
-
-
-def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, atol=1e-8,
-                       max_iter=1000, gap_every=10, beta0=None, libsvm_tol=1e-4,
-                       oracle=None, out_of_sample=None, verbose=False):
-    """Projected gradient ascent on luss eq. (7) (luss Algorithm 1).
-
-    ``beta_{k+1} = P_A(beta_k + t_k grad f(beta_k))`` with the exact projection of
-    :func:`~krein.projections.project_box_hyperplane`.
-
-    Parameters
-    ----------
-    problem : ProxyKernelProblem
-        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
-        ``C`` and ``rho``.
-    step : {"backtracking", "lipschitz", "diminishing"}
-        ``"diminishing"``: the paper's ``t_k = step0 / k`` (luss §3.2 used 5/k
-        for IndefiniteSVM and 10/k for PerturbSVM; default ``step0 = 5``);
-        ``"lipschitz"``: ``t = 1/L`` from :func:`lipschitz_bound` (safe, often
-        small); ``"backtracking"`` (default): start from ``1/lam_max(K0)``, halve
-        until the sufficient-ascent condition
-        ``f(b+) >= f(b) + grad'(b+ - b) - |b+ - b|^2 / (2t)`` holds, and try a
-        1.5x longer step at the next iteration.
-    step0 : float, optional
-        Initial / base step.
-    tol, atol : float
-        Relative tolerances on the certified gap: stop when
-        ``gap <= max(atol * unit, tol * scale)`` with ``scale = max(|f - g(0)|,
-        1/2 u'|K0| u)`` at the best point (:attr:`Certifier.scale`, module docstring).
-    max_iter : int
-        Maximum number of iterations.
-    gap_every : int
-        Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
-    beta0 : array of shape (m,), optional
-        Starting point (projected onto the feasible set).
-    libsvm_tol : float
-        Tolerance of libsvm at the gap checks.
-    oracle : ProxyKernelOracle, optional
-        Reuse an eigendecomposition of ``K0`` (e.g. across C values).
-    out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
-        Also return the test coefficients of this out-of-sample map
-        (:func:`out_of_sample_coef`) in ``Solution.coef``.
-    verbose : bool
-        Print one line per iteration.
-
-    Returns
-    -------
-    Solution
-        ``primal`` holds ``beta``, ``alpha`` and ``u``; ``gap`` is certified;
-        ``intercept`` is the intercept (minus the offset for one-class) at
-        ``beta`` and ``coef`` the test coefficients for ``out_of_sample``
-        (:meth:`Certifier.solution`);
-        ``trace`` has one row per iteration (``iter, objective, lower, upper, gap,
-        step, n_negative, seconds, gap_seconds``).
-
-    Raises
-    ------
-    ValueError
-        Bad parameters.
-
-    Warns
-    -----
-    ConvergenceWarning
-        When ``max_iter`` is reached before the gap tolerance.
-    """
-    _check_common(problem, tol, atol, max_iter, gap_every)
-    if step not in STEP_RULES:
-        raise ValueError(f"step must be one of {STEP_RULES}; got {step!r}")
-    t0 = time.perf_counter()
-    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample)
-    t_setup = time.perf_counter() - t0
-    P = problem
-    L = lipschitz_bound(P, cert.oracle)
-    if step == "diminishing":
-        base = 5.0 if step0 is None else float(step0)
-    elif step == "lipschitz":
-        base = 1.0 / L if step0 is None else float(step0)
-    else:
-        lmax = max(float(cert.oracle.eigenvalues[-1]), 1e-12)
-        base = (1.0 / lmax) if step0 is None else float(step0)
-    if not base > 0:
-        raise ValueError(f"step0 must be > 0; got {step0!r}")
-    beta = _start(P, beta0)
-    f, grad, ev = cert.evaluate(beta)
-    t = base
-    trace = []
-    converged = False
-    last_checked = None
-    k = 0
-    for k in range(1, max_iter + 1):
-        it0 = time.perf_counter()
-        if step == "diminishing":
-            t = base / k
-        beta_new = project_box_hyperplane(beta + t * grad, P.a, P.b0, P.upper)
-        f_new, grad_new, ev_new = cert.evaluate(beta_new)
-        if step == "backtracking":
-            for _ in range(60):
-                d = beta_new - beta
-                if f_new >= f + grad @ d - (d @ d) / (2.0 * t) - 1e-12 * abs(f):
-                    break
-                t *= 0.5
-                beta_new = project_box_hyperplane(beta + t * grad, P.a, P.b0, P.upper)
-                f_new, grad_new, ev_new = cert.evaluate(beta_new)
-        beta, f, grad, ev = beta_new, f_new, grad_new, ev_new
-        used = t
-        if step == "backtracking":
-            t *= 1.5
-        cert.frank_wolfe(beta, f, grad)
-        it_s = time.perf_counter() - it0
-        g0 = time.perf_counter()
-        if gap_every and (k % gap_every == 0):
-            cert.libsvm_bound(beta, ev)
-            last_checked = beta
-        gap_s = time.perf_counter() - g0
-        trace.append({"iter": k, "objective": f, "lower": cert.lower, "upper": cert.upper,
-                      "gap": cert.gap, "step": used, "n_negative": ev.n_negative,
-                      "seconds": it_s, "gap_seconds": gap_s})
-        if verbose:
-            print(f"pg {k:5d}  f={f:.8g}  gap={cert.gap:.3g}  t={used:.3g}")
-        if cert.converged(tol, atol):
-            converged = True
-            break
-    return _finish(cert, "pg", k, converged, trace, t_setup, t0, gap_every, last_checked, max_iter)
-
-
-def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1000,
-                         gap_every=10, beta0=None, libsvm_tol=1e-4, oracle=None, restart=True,
-                         out_of_sample=None, verbose=False):
-    """Accelerated projected gradient (FISTA, Beck & Teboulle 2009) on luss eq. (7).
-
-    ``grad f`` is Lipschitz (:func:`lipschitz_bound`), so Nesterov's method
-    applies: extrapolate ``w = beta_k + (theta_{k-1} - 1)/theta_k (beta_k - beta_{k-1})``,
-    take a projected step from ``w`` with backtracking on the sufficient-ascent
-    condition, and restart the momentum when ``f`` decreases (O'Donoghue &
-    Candes 2015 function-value restart).  After a restart the step may grow again
-    (x1.5), since the local curvature is usually far below the global bound.
-
-    Parameters
-    ----------
-    problem : ProxyKernelProblem
-        The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
-        ``C`` and ``rho``.
-    step0 : float, optional
-        Initial step (default ``1 / lam_max(K0)``).
-    tol, atol : float
-        Relative tolerances on the certified gap (as in
-        :func:`projected_gradient`).
-    max_iter : int
-        Maximum number of iterations.
-    gap_every : int
-        Iterations between libsvm gap checks (0: only the free Frank-Wolfe bound).
-    beta0 : array of shape (m,), optional
-        Starting point (projected onto the feasible set).
-    libsvm_tol : float
-        Tolerance of libsvm at the gap checks.
-    oracle : ProxyKernelOracle, optional
-        Reuse an eigendecomposition of ``K0``.
-    restart : bool
-        Adaptive restart (recommended).
-    out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
-        Also return the test coefficients of this out-of-sample map
-        (:func:`out_of_sample_coef`) in ``Solution.coef``.
-    verbose : bool
-        Print one line per iteration.
-
-    Returns
-    -------
-    Solution
-        As :func:`projected_gradient`.
-
-    Raises
-    ------
-    ValueError
-        Bad parameters (e.g. ``step0 <= 0``).
-
-    Warns
-    -----
-    ConvergenceWarning
-        When ``max_iter`` is reached before the gap tolerance.
-    """
-    _check_common(problem, tol, atol, max_iter, gap_every)
-    t0 = time.perf_counter()
-    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample)
-    t_setup = time.perf_counter() - t0
-    P = problem
-    lmax = max(float(cert.oracle.eigenvalues[-1]), 1e-12)
-    t = (1.0 / lmax) if step0 is None else float(step0)
-    if not t > 0:
-        raise ValueError(f"step0 must be > 0; got {step0!r}")
-    beta = _start(P, beta0)
-    f, grad, ev = cert.evaluate(beta)
-    beta_prev = beta
-    theta = 1.0
-    trace = []
-    converged = False
-    last_checked = None
-    k = 0
-    w, fw, gw = beta, f, grad
-    for k in range(1, max_iter + 1):
-        it0 = time.perf_counter()
-        for _ in range(60):
-            beta_new = project_box_hyperplane(w + t * gw, P.a, P.b0, P.upper)
-            f_new, grad_new, ev_new = cert.evaluate(beta_new)
-            d = beta_new - w
-            if f_new >= fw + gw @ d - (d @ d) / (2.0 * t) - 1e-12 * abs(fw):
-                break
-            t *= 0.5
-        used = t
-        restarted = False
-        if restart and f_new < f:
-            # momentum overshoot: restart from the better of the two points
-            theta = 1.0
-            restarted = True
-            t *= 1.5
-        theta_new = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * theta * theta))
-        mom = (theta - 1.0) / theta_new
-        beta_prev, beta = beta, beta_new
-        f, grad, ev = f_new, grad_new, ev_new
-        theta = theta_new
-        if restarted:
-            w, fw, gw = beta, f, grad
-        else:
-            # the extrapolated point may leave A; f is defined everywhere (not recorded)
-            if mom > 0:
-                w = beta + mom * (beta - beta_prev)
-                fw, gw, _ = cert.evaluate(w, record=False)
-            else:
-                w, fw, gw = beta, f, grad
-        cert.frank_wolfe(beta, f, grad)
-        it_s = time.perf_counter() - it0
-        g0 = time.perf_counter()
-        if gap_every and (k % gap_every == 0):
-            cert.libsvm_bound(beta, ev)
-            last_checked = beta
-        gap_s = time.perf_counter() - g0
-        trace.append({"iter": k, "objective": f, "lower": cert.lower, "upper": cert.upper,
-                      "gap": cert.gap, "step": used, "n_negative": ev.n_negative,
-                      "restart": restarted, "seconds": it_s, "gap_seconds": gap_s})
-        if verbose:
-            print(f"apg {k:5d}  f={f:.8g}  gap={cert.gap:.3g}  t={used:.3g}")
-        if cert.converged(tol, atol):
-            converged = True
-            break
-    return _finish(cert, "apg", k, converged, trace, t_setup, t0, gap_every, last_checked, max_iter)
+            trace=pd.DataFrame(trace), intercept=intercept, coef=coef,
+            certificate_kind="relative_gap")

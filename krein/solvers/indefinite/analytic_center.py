@@ -1,6 +1,6 @@
 """Analytic center of an ACCPM localization set, and the bounds it gives (luss Algorithm 2).
 
-The localization set of :func:`krein.solvers.accpm.accpm` is
+The localization set of :func:`krein.solvers.indefinite.accpm.accpm` is
 ``L = {x : 0 <= x <= U, C x <= d, a'x = b0}`` (the feasible set ``A`` of a
 :class:`~krein.formulations.indefinite.ProxyKernelProblem` cut by ``p`` rows);
 its analytic center (luss Algorithm 2, step 1) is
@@ -18,11 +18,11 @@ diag(1/s_c^2) Ac``: with ``p < m`` cuts through the Woodbury identity (a
 center lies on the new cut; the next one starts on the ray along the Dikin
 direction ``H_a^-1 c`` of the new cut's normal ``c`` (the deepest point of the
 old Dikin ellipsoid inside the new cut), at the minimizer of the barrier along
-that ray (1-D, bisection, :func:`_ray_start`).  From there one Newton step and a
+that ray (1-D, bisection, :func:`ray_start`).  From there one Newton step and a
 few chord steps (same factorization) reach ``lambda^2 / 2 <= 1e-10``, certified
-by self-concordance (:func:`_newton_center`): about one factorization per
+by self-concordance (:func:`newton_center`): about one factorization per
 center, plus one at the center itself every
-:data:`~krein.solvers.accpm.EXACT_EVERY` iterations for the localization bound
+:data:`~krein.solvers.indefinite.accpm.EXACT_EVERY` iterations for the localization bound
 and the relevance (12).  ``method="cvxpy"`` (``center="cvxpy"`` in ACCPM) solves
 the same problem with :class:`~krein.formulations.indefinite.AnalyticCenter`
 (DPP, one compilation) and any exponential-cone solver; the two agree (tested).
@@ -31,7 +31,7 @@ The same barrier geometry gives the relevance of a cut (luss eq. 12,
 :func:`cut_relevance`) and two certified upper bounds from a point of ``L``
 (luss §3.3 stopping rule): the covering ellipsoid of radius
 :func:`outer_radius` and an LP-duality bound from the same Newton system
-(:func:`_localization_bound`).
+(:func:`localization_bound`).
 
 References
 ----------
@@ -47,11 +47,12 @@ from __future__ import annotations
 import numpy as np
 from scipy.linalg import blas, cho_factor, cho_solve, solve_triangular
 
-from ..formulations.indefinite import AnalyticCenter
-from .core import check_solver, solve
+from ...formulations.indefinite import AnalyticCenter
+from ..core import check_solver, solve
 
-__all__ = ["analytic_center", "cut_relevance", "outer_radius", "CENTERS", "NEWTON_TOL",
-           "NEWTON_MAX_STEPS"]
+__all__ = ["analytic_center", "cut_relevance", "outer_radius", "localization_bound",
+           "newton_center", "ray_start", "interior_point", "slacks", "barrier_at", "scaled_rows",
+           "HessianSolver", "CENTERS", "NEWTON_TOL", "NEWTON_MAX_STEPS"]
 
 #: Ways to compute the analytic center of each localization set.
 CENTERS = ("newton", "cvxpy")
@@ -63,12 +64,30 @@ NEWTON_MAX_STEPS = 200
 
 
 # ============================================================== linear algebra
-class _HessianSolver:
+class HessianSolver:
     """Factorization of ``H = diag(D) + B'B`` (``B`` of shape ``(p, m)``) restricted to
     ``{a'dx = 0}``.
 
     ``p < m``: Woodbury, ``H^-1 = D^-1 - D^-1 B'(I + B D^-1 B')^-1 B D^-1`` with one
     ``p x p`` Cholesky; else one ``m x m`` Cholesky of ``D + B'B``.
+
+    Parameters
+    ----------
+    D : ndarray of shape (m,)
+        Positive diagonal (the box rows of the barrier Hessian).
+    B : ndarray of shape (p, m)
+        Scaled cut rows (:func:`scaled_rows`).
+    a : ndarray of shape (m,)
+        Normal of the equality ``a'x = b0``.
+
+    Attributes
+    ----------
+    kind : {"diagonal", "woodbury", "dense"}
+        How ``H`` is factorized.
+    Ha : ndarray of shape (m,)
+        ``H^-1 a``.
+    aHa : float
+        ``a'H^-1 a``.
     """
 
     def __init__(self, D, B, a):
@@ -97,7 +116,18 @@ class _HessianSolver:
         self.aHa = float(a @ Ha)
 
     def solve(self, R):
-        """``H^-1 R`` for ``R`` of shape ``(m,)`` or ``(m, k)``."""
+        """Apply ``H^-1``.
+
+        Parameters
+        ----------
+        R : ndarray of shape (m,) or (m, k)
+            Right-hand side(s).
+
+        Returns
+        -------
+        ndarray of the shape of ``R``
+            ``H^-1 R``.
+        """
         if self.kind == "diagonal":
             return (self.Dinv * R.T).T
         if self.kind == "dense":
@@ -107,20 +137,56 @@ class _HessianSolver:
         return DR - (self.Dinv * (self.B.T @ T).T).T
 
     def norm2(self, v):
-        """``v'H v``."""
+        """The squared ``H``-norm of a vector.
+
+        Parameters
+        ----------
+        v : ndarray of shape (m,)
+            A vector.
+
+        Returns
+        -------
+        float
+            ``v'H v``.
+        """
         Bv = self.B @ v
         return float(np.sum(self.D * v * v) + Bv @ Bv)
 
     def newton_step(self, g):
-        """Newton step ``dx`` (with ``a'dx = 0``) and the decrement ``lambda^2 = -g'dx``."""
+        """Newton step on ``{a'dx = 0}`` for the gradient ``g``.
+
+        Parameters
+        ----------
+        g : ndarray of shape (m,)
+            Gradient of the barrier.
+
+        Returns
+        -------
+        dx : ndarray of shape (m,)
+            The step (``a'dx = 0``).
+        lam2 : float
+            The squared Newton decrement ``-g'dx``.
+        """
         v = self.solve(g)
         dx = -(v - self.Ha * (float(self.a @ v) / self.aHa))
         return dx, -float(g @ dx)
 
     def restricted_quad_forms(self, X):
-        """``x_j' H_a^-1 x_j`` for the rows ``x_j`` of ``X`` (shape ``(p, m)``), where
+        """``x_j' H_a^-1 x_j`` for the rows ``x_j`` of ``X``.
+
         ``H_a^-1 = H^-1 - H^-1 a a'H^-1 / (a'H^-1 a)`` is the inverse of ``H`` on
-        ``{a'd = 0}`` (the affine hull of the localization set)."""
+        ``{a'd = 0}`` (the affine hull of the localization set).
+
+        Parameters
+        ----------
+        X : ndarray of shape (p, m)
+            The rows (cut normals).
+
+        Returns
+        -------
+        ndarray of shape (p,)
+            The quadratic forms (clipped at 0).
+        """
         if X.shape[0] == 0:
             return np.zeros(0)
         if self.kind == "dense":
@@ -136,11 +202,41 @@ class _HessianSolver:
         return np.maximum(q - xa * xa / self.aHa, 0.0)
 
 
-def _slacks(x, U, Cm, d):
+def slacks(x, U, Cm, d):
+    """Slacks of the localization set ``{0 <= x <= U, Cm x <= d}`` at ``x``.
+
+    Parameters
+    ----------
+    x : ndarray of shape (m,)
+        A point.
+    U : ndarray of shape (m,)
+        Upper bounds of the box.
+    Cm : ndarray of shape (p, m)
+        Cut rows.
+    d : ndarray of shape (p,)
+        Their right-hand sides.
+
+    Returns
+    -------
+    sl, su, sc : ndarray
+        ``x``, ``U - x`` and ``d - Cm x``.
+    """
     return x, U - x, d - Cm @ x
 
 
-def _barrier_at(sl, su, sc):
+def barrier_at(sl, su, sc):
+    """The log barrier ``-sum log(s)`` of the slacks (``+inf`` outside the set).
+
+    Parameters
+    ----------
+    sl, su, sc : ndarray
+        The slacks of :func:`slacks`.
+
+    Returns
+    -------
+    float
+        The barrier value, ``inf`` when a slack is not positive.
+    """
     if sl.min(initial=np.inf) <= 0 or su.min(initial=np.inf) <= 0 or sc.min(initial=np.inf) <= 0:
         return np.inf
     return -(np.sum(np.log(sl)) + np.sum(np.log(su)) + np.sum(np.log(sc)))
@@ -154,14 +250,29 @@ def _max_step(s, r):
     return float(np.min(s[pos] / r[pos]))
 
 
-def _scaled_rows(Cm, isc, work):
-    """``diag(isc) Cm``, written into ``work`` (a reused buffer) when given."""
+def scaled_rows(Cm, isc, work):
+    """``diag(isc) Cm``, written into ``work`` (a reused buffer) when given.
+
+    Parameters
+    ----------
+    Cm : ndarray of shape (p, m)
+        Cut rows.
+    isc : ndarray of shape (p,)
+        Row scales (inverse slacks).
+    work : ndarray of shape (>= p, m) or None
+        Buffer for the result.
+
+    Returns
+    -------
+    ndarray of shape (p, m)
+        The scaled rows.
+    """
     if work is None:
         return Cm * isc[:, None]
     return np.multiply(Cm, isc[:, None], out=work[: Cm.shape[0]])
 
 
-def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS, work=None):
+def newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS, work=None):
     """Damped Newton for ``min -sum log(s(x))`` s.t. ``a'x = b0`` from a strictly feasible
     ``x`` (``a'x = b0`` already).
 
@@ -176,20 +287,40 @@ def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS, w
     and after a full Newton step from a point with ``lambda < 1``,
     ``lambda(x+) <= (lambda / (1 - lambda))^2``.
 
+    ``work`` (shape at least ``(p, m)``) receives the scaled rows ``B`` of each
+    factorization, saving an allocation of ``p m`` doubles per center; the returned
+    ``hs`` refers to it.
+
+    Parameters
+    ----------
+    x : ndarray of shape (m,)
+        Strictly feasible start with ``a'x = b0``.
+    U : ndarray of shape (m,)
+        Upper bounds of the box.
+    a : ndarray of shape (m,)
+        Normal of the equality.
+    Cm : ndarray of shape (p, m)
+        Cut rows.
+    d : ndarray of shape (p,)
+        Their right-hand sides.
+    tol : float
+        Stop when the certified ``lambda^2 / 2 <= tol``.
+    max_steps : int
+        Step limit.
+    work : ndarray, optional
+        Buffer for the scaled rows (see above).
+
     Returns
     -------
     x : ndarray
+        The center.
     steps : int
         Steps taken (Newton and chord).
     lam2 : float
         Certified bound on ``lambda(x)^2``.
-    hs : _HessianSolver
+    hs : HessianSolver
         The last factorization (at a point within Hessian-distance ``r < 1`` of
         ``x``, its Hessian within a factor ``(1 - r)^+-2`` of ``H(x)``).
-
-    ``work`` (shape at least ``(p, m)``) receives the scaled rows ``B`` of each
-    factorization, saving an allocation of ``p m`` doubles per center; the returned
-    ``hs`` refers to it.
     """
     steps = 0
     hs = None
@@ -197,7 +328,7 @@ def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS, w
     prev = np.inf
     predicted = np.inf
     while True:
-        sl, su, sc = _slacks(x, U, Cm, d)
+        sl, su, sc = slacks(x, U, Cm, d)
         isl, isu, isc = 1.0 / sl, 1.0 / su, 1.0 / sc
         g = isu - isl + Cm.T @ isc
         if hs is not None:
@@ -210,7 +341,7 @@ def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS, w
             if r >= 0.5 or lam2 > 0.1 * prev:
                 hs = None  # chord steps no longer contract fast: refactorize here
         if hs is None:
-            hs = _HessianSolver(isl * isl + isu * isu, _scaled_rows(Cm, isc, work), a)
+            hs = HessianSolver(isl * isl + isu * isu, scaled_rows(Cm, isc, work), a)
             hs.x_ref = x_f = x
             dx, lam2 = hs.newton_step(g)
             if lam2 / 2.0 <= tol or steps >= max_steps:
@@ -220,9 +351,9 @@ def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS, w
         rc = Cm @ dx
         tmax = min(_max_step(sl, -dx), _max_step(su, dx), _max_step(sc, rc))
         t = min(1.0, 0.99 * tmax)
-        phi0 = _barrier_at(sl, su, sc)
+        phi0 = barrier_at(sl, su, sc)
         for _ in range(60):
-            phi = _barrier_at(sl + t * dx, su - t * dx, sc - t * rc)
+            phi = barrier_at(sl + t * dx, su - t * dx, sc - t * rc)
             if phi <= phi0 - 0.1 * t * lam2:
                 break
             t *= 0.5
@@ -239,7 +370,7 @@ def _newton_center(x, U, a, Cm, d, tol=NEWTON_TOL, max_steps=NEWTON_MAX_STEPS, w
                 return x, steps, predicted, hs
 
 
-def _ray_start(x, U, Cm, d, n_hat, direction=None):
+def ray_start(x, U, Cm, d, n_hat, direction=None):
     """Strictly feasible start ``x + t v`` for the next center.
 
     ``x`` (the old center) lies on the new cut ``n_hat'(y - x) >= 0``.  The ray
@@ -248,12 +379,32 @@ def _ray_start(x, U, Cm, d, n_hat, direction=None):
     given, else the Euclidean normal ``n_hat``; ``t`` minimizes the barrier of the
     old rows plus ``-log(new slack)`` along the ray (1-D convex, bisection on the
     cached slacks).
+
+    Parameters
+    ----------
+    x : ndarray of shape (m,)
+        The old center.
+    U : ndarray of shape (m,)
+        Upper bounds of the box.
+    Cm : ndarray of shape (p, m)
+        The old cut rows.
+    d : ndarray of shape (p,)
+        Their right-hand sides.
+    n_hat : ndarray of shape (m,)
+        Unit normal of the new cut.
+    direction : ndarray of shape (m,), optional
+        The Dikin direction ``H_a^-1 n_hat``.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The start point.
     """
     v = n_hat if direction is None else direction
     slope = float(n_hat @ v)
     if not slope > 0:
         v, slope = n_hat, float(n_hat @ n_hat)
-    sl, su, sc = _slacks(x, U, Cm, d)
+    sl, su, sc = slacks(x, U, Cm, d)
     s = np.concatenate([sl, su, sc])
     r = np.concatenate([-v, v, Cm @ v])  # slack_i(t) = s_i - t r_i
     tmax = _max_step(s, r)
@@ -273,9 +424,24 @@ def _ray_start(x, U, Cm, d, n_hat, direction=None):
     return x + t * v
 
 
-def _interior_point(a, b0, U):
-    """A point of the relative interior of ``{a'x = b0, 0 <= x <= U}`` (``a`` in {-1, +1}):
+def interior_point(a, b0, U):
+    """A point of the relative interior of ``{a'x = b0, 0 <= x <= U}`` (``a`` in {-1, +1}).
+
     ``x = t_+ U`` on ``a = +1`` and ``t_- U`` on ``a = -1`` with ``t_+-`` in (0, 1).
+
+    Parameters
+    ----------
+    a : ndarray of shape (m,)
+        Normal of the equality (entries +-1).
+    b0 : float
+        Its right-hand side.
+    U : ndarray of shape (m,)
+        Upper bounds of the box.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The interior point.
 
     Raises
     ------
@@ -384,10 +550,10 @@ def analytic_center(upper, a, b0, cuts=None, rhs=None, *, x0=None, method="newto
         sol = solve(ac, solver, **(solver_options or {}))
         return np.asarray(sol.primal["x"], dtype=float), {"steps": sol.iterations,
                                                           "decrement2": float("nan")}
-    x = _interior_point(a, float(b0), U) if x0 is None else np.asarray(x0, dtype=float).ravel()
-    if not np.isfinite(_barrier_at(*_slacks(x, U, Cm, d))):
+    x = interior_point(a, float(b0), U) if x0 is None else np.asarray(x0, dtype=float).ravel()
+    if not np.isfinite(barrier_at(*slacks(x, U, Cm, d))):
         raise ValueError("x0 must be strictly feasible (0 < x < U and cuts @ x < rhs)")
-    x, steps, lam2, _ = _newton_center(x, U, a, Cm, d, tol, max_steps)
+    x, steps, lam2, _ = newton_center(x, U, a, Cm, d, tol, max_steps)
     return x, {"steps": steps, "decrement2": lam2}
 
 
@@ -430,8 +596,8 @@ def cut_relevance(x, upper, a, cuts, rhs):
     a = np.asarray(a, dtype=float)
     x = np.asarray(x, dtype=float)
     Cm, d = _as_cuts(U.size, cuts, rhs)
-    sl, su, sc = _slacks(x, U, Cm, d)
-    hs = _HessianSolver(1.0 / sl ** 2 + 1.0 / su ** 2, Cm / sc[:, None], a)
+    sl, su, sc = slacks(x, U, Cm, d)
+    hs = HessianSolver(1.0 / sl ** 2 + 1.0 / su ** 2, Cm / sc[:, None], a)
     return _relevance(hs, Cm, sc)
 
 
@@ -470,7 +636,7 @@ def outer_radius(n_rows, lam):
     return (lam * (N - 1.0) + np.sqrt(lam * lam * (N - 1.0) ** 2 + q * N * (N - 1.0))) / q
 
 
-def _localization_bound(hs, x, lam2, f, grad, U, Cm, d):
+def localization_bound(hs, x, lam2, f, grad, U, Cm, d):
     """Certified upper bound ``f(x) + max {grad'(z - x) : z in L}`` (luss §3.3 stopping rule).
 
     ``f* <= f(x) + grad'(x* - x)`` by concavity, and the optimum ``x*`` lies in the
@@ -494,6 +660,25 @@ def _localization_bound(hs, x, lam2, f, grad, U, Cm, d):
     ``H(x) >= (1 - r)^2 H(x_f)``, ``r = ||x - x_f||_{x_f} < 1`` (self-concordance).
     The loop calls it with ``hs`` factorized at ``x`` (``r = 0``, ``rho ~ 0``).
 
+    Parameters
+    ----------
+    hs : HessianSolver
+        A factorization of the barrier Hessian (at ``hs.x_ref``, default ``x``).
+    x : ndarray of shape (m,)
+        A strictly feasible point of the localization set.
+    lam2 : float
+        Bound on the squared Newton decrement at ``x``.
+    f : float
+        ``f(x)``.
+    grad : ndarray of shape (m,)
+        ``grad f(x)``.
+    U : ndarray of shape (m,)
+        Upper bounds of the box.
+    Cm : ndarray of shape (p, m)
+        Cut rows.
+    d : ndarray of shape (p,)
+        Their right-hand sides.
+
     Returns
     -------
     float
@@ -506,7 +691,7 @@ def _localization_bound(hs, x, lam2, f, grad, U, Cm, d):
     r = np.sqrt(hs.norm2(x - x_ref)) if x_ref is not x else 0.0
     if not (np.isfinite(R) and r < 1.0):
         return np.inf
-    sl, su, sc = _slacks(x, U, Cm, d)
+    sl, su, sc = slacks(x, U, Cm, d)
     a = hs.a
 
     def solve_a(v):
