@@ -67,7 +67,6 @@ empty; a full disk is an error naming the file.
 
 from __future__ import annotations
 
-import json
 import numbers
 import os
 import tempfile
@@ -80,7 +79,8 @@ from ._threads import resolve_blas_threads
 from ._validation import InvalidArgument
 from .experiment import (Experiment, build_estimator, cell_kernel_data, classification_grid,
                          run_experiment)
-from .experiment.boundaries import boundary_cell, boundary_grid, boundary_table, points_table
+from .experiment.boundaries import (boundary_cell, boundary_grid, boundary_table, chosen_params,
+                                   points_table)
 from .experiment.classification import approximation_defaults
 from .experiment.comparison_dir import check_out, claim_out, new_run_directory
 from .experiment.comparison_files import CELLS_DIR, OUTPUT_FILES
@@ -691,8 +691,7 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
 def _boundaries(result, directory, runner):
     """Run the boundary cells of a finished comparison (one per method) into ``directory``;
     their tables go to ``result.points`` and ``result.boundaries``."""
-    chosen = {m: json.loads(b or "{}") for m, b in zip(result.summary["method"],
-                                                        result.summary["best_params"])}
+    chosen = chosen_params(result.summary)
     fixed = {m: result.method_params(m) for m in result.methods}
     solvers = {c.params["method"]: c.params["solver"] for c in result.experiment.cells}
     cells = boundary_grid(result.experiment.cells[0].params, result.methods, chosen, fixed,

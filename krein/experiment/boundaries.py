@@ -25,7 +25,7 @@ import pandas as pd
 from .classification import build_estimator, cell_kernel_data
 
 __all__ = ["BOUNDARY_GRID", "DATA_KEYS", "boundary_grid", "boundary_cell", "grid_points",
-           "points_table", "boundary_table"]
+           "points_table", "boundary_table", "chosen_params"]
 
 #: Points per axis of the decision-boundary grid (2-D feature data).
 BOUNDARY_GRID = 120
