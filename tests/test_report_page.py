@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from krein.experiment import page
+from krein.experiment import page, page_figures
 from krein.experiment.page import (SavedComparison, accuracy_figure, boundary_figure,
                                    read_comparison, spectrum_figure, write_report)
 
@@ -121,8 +121,11 @@ def make_run_directory(directory, two_d=True, seed=0, grid=40):
                              n_support=np.nan if err else int(rng.integers(30, 70)),
                              min_eigenvalue=float(lam.min()) * 0.8, r_mm=12.0, r_neg=8.5,
                              solver_status="" if err else "optimal",
-                             gap=np.nan if err else 3e-9, error=err,
-                             warnings="ConvergenceWarning: max_iter reached" if fold == 1 else ""))
+                             gap=np.nan if err else 3e-9,
+                             certificate="" if err else "duality gap",
+                             certificate_value=np.nan if err else 3e-9, error=err,
+                             warnings="ConvergenceWarning: max_iter reached" if fold == 1 else "",
+                             solver_used="CLARABEL"))
         folds += rows
         f = pd.DataFrame(rows)
         ok = f[f["error"] == ""]
@@ -421,8 +424,8 @@ def test_boundary_grid_at_any_scale(run_dir):
     rows = c.boundaries[c.boundaries["method"] == "esvm"]
     classes = [name for name, _ in c.classes]
     for scale in (1e-12, 1.0, 1e9):
-        x0, x1, Z = page._grid_image(rows.assign(x0=rows["x0"] * scale,
-                                                 x1=rows["x1"] * scale), classes)
+        x0, x1, Z = page_figures._grid_image(rows.assign(x0=rows["x0"] * scale,
+                                                         x1=rows["x1"] * scale), classes)
         assert Z.shape == (40, 40) and not np.ma.getmaskarray(Z).any()
         assert set(np.unique(Z)) == {0, 1}
 

@@ -75,11 +75,12 @@ import os
 import numpy as np
 
 from .._io import atomic_write_bytes, remove_stale_temporaries
-from .validate import ResultFileError, read_experiment_json, scan_results
+from .validate import ResultFileError, read_experiment_json, scan_csv, scan_results
 
 __all__ = ["canonical_json", "cell_key", "flatten_params", "format_value", "ResultsStore",
            "META_COLUMNS", "PROVENANCE_COLUMNS", "RESULTS_FILE",
-           "TRACES_DIR", "VERSION_PACKAGES", "LOCK_FILE", "DirectoryInUse", "lock_directory"]
+           "TRACES_DIR", "VERSION_PACKAGES", "LOCK_FILE", "DirectoryInUse", "lock_directory",
+           "lock_holder", "read_trace"]
 
 #: File name of the results table inside a results directory.
 RESULTS_FILE = "results.csv"
@@ -312,6 +313,88 @@ def lock_directory(directory):
     except OSError:  # a full disk: the lock holds all the same
         pass
     return f
+
+
+def lock_holder(directory):
+    """Whether a live process holds the lock of a directory, probed without creating anything.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        A directory (its ``.lock`` file need not exist).
+
+    Returns
+    -------
+    DirectoryInUse or None
+        The error to raise when another open lock holds ``directory/.lock``
+        (with the holder's process id when readable), else None (no lock file,
+        an unheld one, or no ``fcntl``).
+    """
+    directory = os.fspath(directory)
+    lock_path = os.path.join(directory, LOCK_FILE)
+    if not os.path.exists(lock_path):
+        return None
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    try:
+        f = open(lock_path)
+    except OSError:
+        return None
+    with f:
+        try:
+            fcntl.flock(f.fileno(), fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                pid = int(f.read().strip() or 0) or None
+            except (OSError, ValueError):
+                pid = None
+            return DirectoryInUse(directory, pid)
+    return None
+
+
+def read_trace(directory, trace_file, text_columns=()):
+    """A cell's trace (``traces/KEY.csv``, :meth:`ResultsStore.write_trace`), checked.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        The results directory.
+    trace_file : str
+        The row's ``trace_file`` (relative to ``directory``).
+    text_columns : sequence of str
+        Columns read verbatim as text (e.g. labels: ``"NA"`` stays ``"NA"``);
+        the others are numbers (floats written by :meth:`ResultsStore.write_trace`
+        read back as written).
+
+    Returns
+    -------
+    pandas.DataFrame or None
+        The trace; None when ``trace_file`` is empty or the file is gone.
+
+    Raises
+    ------
+    krein.experiment.validate.ResultFileError
+        (a ValueError) A damaged trace: a row cut short, text in a numeric
+        column (file and line named).
+    """
+    import pandas as pd
+
+    if not trace_file:
+        return None
+    path = os.path.join(os.fspath(directory), trace_file)
+    if not os.path.isfile(path):
+        return None
+    scan = scan_csv(path, required=tuple(text_columns), infer_numeric=not text_columns,
+                    what="trace file")
+    if text_columns:
+        scan = scan_csv(path, numeric=[c for c in scan.header if c not in text_columns],
+                        what="trace file")
+    scan.check()
+    missing = {c: ["", "nan", "NaN"] for c in scan.header if c not in text_columns}
+    return pd.read_csv(path, dtype={c: str for c in text_columns}, keep_default_na=False,
+                       na_values=missing)
 
 
 # --------------------------------------------------------------------------- the store

@@ -1,0 +1,407 @@
+"""What one comparison produced: its result, its summary and fold tables, its files.
+
+:class:`ComparisonResult` is what :func:`krein.compare.run_comparison`
+returns; :func:`fold_table` and :func:`summarize` make the ``folds.csv`` and
+``summary.csv`` tables from the runner's rows, :func:`run_info` the
+``run.json`` record and :func:`write_outputs` writes every file of the
+directory with the columns of :mod:`krein.experiment.comparison_files`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from .._io import atomic_write_text
+from .classification import outer_splits
+from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES, FOLDS_FILE,
+                               POINTS_FILE, RUN_FILE, SPECTRUM_FILE, SPECTRUM_KEYS, SUMMARY_FILE,
+                               write_table)
+
+__all__ = ["ComparisonResult", "fold_table", "summarize", "run_info", "write_outputs",
+           "kernel_record",
+           "SUMMARY_COLUMNS", "FOLD_COLUMNS"]
+
+#: Columns of the summary table (``summary.csv``).
+SUMMARY_COLUMNS = list(COMPARISON_COLUMNS[SUMMARY_FILE])
+
+#: Columns of the per-cell table (``folds.csv``).
+FOLD_COLUMNS = list(COMPARISON_COLUMNS[FOLDS_FILE])
+
+
+@dataclass(kw_only=True)
+class ComparisonResult:
+    """Everything one comparison produced, as :func:`krein.compare.run_comparison` returns it.
+
+    Parameters
+    ----------
+    comparison : krein.compare.Comparison
+        The comparison that was run (data, kernel, methods, folds, grids, seed).
+    summary : pandas.DataFrame
+        One row per method, columns :data:`SUMMARY_COLUMNS`; skipped methods
+        included (``status == "skipped"``, the reason in ``note``).
+    folds : pandas.DataFrame
+        One row per (method, repeat, fold) cell, columns :data:`FOLD_COLUMNS`.
+    data : krein.kernel_data.KernelData
+        The data set and kernel.
+    methods : list of str
+        Registry names of the methods run, in the order given (skipped ones left out).
+    experiment : krein.experiment.Experiment or None
+        The cells that were run (one per method, repeat and fold).
+    grids : dict, default {}
+        Method -> its inner-CV grid (``{}``: nothing tuned).
+    kernel_grid : dict, default {}
+        The kernel parameters tuned, ``{name: list of values}``.
+    skipped : dict, default {}
+        Method -> why it was not run (inputs the data do not have).
+    notes : dict, default {}
+        Method -> what the approximated run changed in it, one text.
+    files : list of str, default []
+        Paths written (empty without an output directory).
+    seconds : float, default nan
+        Wall time of the run.
+    directory : str or None, default None
+        The output directory (None without one).
+    n_reused : int, default 0
+        Cells found finished in ``directory/cells`` and not recomputed (``resume``).
+    points : pandas.DataFrame or None, default None
+        ``points.csv`` of 2-D feature data written to a directory, else None.
+    boundaries : pandas.DataFrame or None, default None
+        ``boundaries.csv``: each method's predictions on a grid, fitted on all
+        the data by the boundary cells (:mod:`krein.experiment.boundaries`).
+    boundary_experiment : krein.experiment.Experiment or None, default None
+        The boundary cells that were run.
+    """
+
+    comparison: object
+    summary: pd.DataFrame
+    folds: pd.DataFrame
+    data: object
+    methods: list
+    experiment: object = field(default=None, repr=False)
+    grids: dict = field(default_factory=dict)
+    kernel_grid: dict = field(default_factory=dict)
+    skipped: dict = field(default_factory=dict)
+    notes: dict = field(default_factory=dict)
+    files: list = field(default_factory=list)
+    seconds: float = float("nan")
+    directory: str | None = None
+    n_reused: int = 0
+    points: pd.DataFrame | None = field(default=None, repr=False)
+    boundaries: pd.DataFrame | None = field(default=None, repr=False)
+    boundary_experiment: object = field(default=None, repr=False)
+    _lock: object = field(default=None, repr=False, compare=False)
+
+    outer_folds = property(lambda self: self.comparison.outer_folds,
+                           doc="Number of outer folds.")
+    cv = property(lambda self: self.comparison.outer_folds,
+                  doc="Number of outer folds (``--cv``; the old name of :attr:`outer_folds`).")
+    repeats = property(lambda self: self.comparison.repeats,
+                       doc="Repetitions of the outer split.")
+    inner_folds = property(lambda self: self.comparison.inner_folds,
+                           doc="Folds of the inner cross-validation.")
+    C = property(lambda self: self.comparison.C,
+                 doc="A ``C`` fixed for every method that has one, or None.")
+    solver = property(lambda self: self.comparison.solver,
+                      doc="The solver given to the methods (None: their own).")
+    random_state = property(lambda self: self.comparison.random_state, doc="The run's seed.")
+    tuned = property(lambda self: self.comparison.tune,
+                     doc="Whether parameters were chosen by inner cross-validation.")
+    approximation = property(lambda self: self.comparison.approximation,
+                             doc="The low-rank front end (``\"nystroem:M\"``), else None.")
+
+    def release(self):
+        """Release the lock of the output directory (held with ``hold_lock=True``)."""
+        if self._lock is not None:
+            self._lock.close()
+            self._lock = None
+
+    @property
+    def all_failed(self):
+        """True when no fit of any method succeeded (the command line exits non-zero)."""
+        return bool(len(self.folds)) and bool((self.folds["error"] != "").all())
+
+    def splits(self, repeat=0):
+        """The outer folds of one repeat, as every method saw them.
+
+        Parameters
+        ----------
+        repeat : int
+            Repeat index, ``0 <= repeat < repeats``.
+
+        Returns
+        -------
+        list of (ndarray, ndarray)
+            ``outer_folds`` pairs of training and test indices into ``data.y``
+            (:func:`krein.experiment.outer_splits`).
+
+        Raises
+        ------
+        ValueError
+            For a repeat outside the comparison's.
+        """
+        if isinstance(repeat, bool) or not isinstance(repeat, int) \
+                or not 0 <= repeat < self.repeats:
+            raise ValueError(f"repeat must be an integer in [0, {self.repeats}); got {repeat!r}")
+        cell = next(c for c in self.experiment.cells if c.params["repeat"] == repeat)
+        return outer_splits(cell.params, self.data.y)
+
+    def method_params(self, method):
+        """The fixed parameters of a method's cells (``C``, an approximated run's changes).
+
+        Parameters
+        ----------
+        method : str
+            A method run.
+
+        Returns
+        -------
+        dict
+        """
+        cell = next((c for c in self.experiment.cells if c.params["method"] == method), None)
+        return dict(cell.params.get("method_params") or {}) if cell is not None else {}
+
+
+# --------------------------------------------------------------------------- tables
+def _most_frequent(values):
+    """Most frequent value (first seen among ties)."""
+    counts = Counter(json.dumps(v, sort_keys=True) for v in values)
+    best = max(counts.values())
+    for v in values:
+        if counts[json.dumps(v, sort_keys=True)] == best:
+            return v
+    return None
+
+
+def _chosen_params(best_params):
+    """Most frequent chosen value of each tuned parameter over the successful folds."""
+    dicts = [json.loads(b) for b in best_params if isinstance(b, str) and b]
+    keys = list(dict.fromkeys(k for d in dicts for k in d))
+    return {k: _most_frequent([d[k] for d in dicts if k in d]) for k in keys}
+
+
+def _certificate_text(f):
+    kinds = f["certificate"].fillna("").astype(str)
+    kinds = kinds[kinds != ""]
+    if kinds.empty:
+        status = ";".join(dict.fromkeys(s for s in f["solver_status"].fillna("").astype(str)
+                                        for s in s.split(";") if s))
+        return status
+    kind = kinds.mode().iloc[0]
+    vals = f.loc[kinds.index][kinds == kind]["certificate_value"].to_numpy(dtype=float)
+    return f"{kind} <= {np.nanmax(vals):.1e}" if np.isfinite(vals).any() else kind
+
+
+def summarize(folds, skipped, order, notes=None):
+    """The summary table: one row per method of ``order`` (:data:`SUMMARY_COLUMNS`).
+
+    Parameters
+    ----------
+    folds : pandas.DataFrame
+        The fold table (:func:`fold_table`).
+    skipped : dict
+        Method -> why it was skipped.
+    order : list of str
+        Every method, in the table's order.
+    notes : dict, optional
+        Method -> a note (an approximated run's changes).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``status`` ok / partial / failed / skipped, mean and sample standard
+        deviation of the successful folds' accuracies, the most frequent
+        chosen parameters, means of the diagnostics, the largest certificate,
+        the counts and the note (with the first error).
+    """
+    rows = []
+    for m in order:
+        if m in skipped:
+            rows.append({"method": m, "status": "skipped", "best_params": "{}", "n_folds": 0,
+                         "n_errors": 0, "note": skipped[m], "certificate": ""})
+            continue
+        f = folds[folds["method"] == m]
+        ok = f[f["error"] == ""]
+        n_err = int((f["error"] != "").sum())
+        status = "ok" if n_err == 0 else ("failed" if len(ok) == 0 else "partial")
+        rows.append({
+            "method": m,
+            "status": status,
+            "accuracy_mean": ok["accuracy"].mean() if len(ok) else np.nan,
+            "accuracy_std": ok["accuracy"].std() if len(ok) > 1 else (0.0 if len(ok) else np.nan),
+            "best_params": json.dumps(_chosen_params(ok["best_params"].tolist())),
+            "fit_seconds_mean": ok["fit_seconds"].mean() if len(ok) else np.nan,
+            "n_support_mean": ok["n_support"].mean() if len(ok) else np.nan,
+            "min_eigenvalue_mean": f["min_eigenvalue"].mean(),
+            "r_mm_mean": f["r_mm"].mean(),
+            "r_neg_mean": f["r_neg"].mean(),
+            "certificate": _certificate_text(ok) if len(ok) else "",
+            "n_folds": int(len(f)),
+            "n_errors": n_err,
+            "note": "; ".join(t for t in ((notes or {}).get(m, ""),
+                                          f[f["error"] != ""]["error"].iloc[0][:300]
+                                          if n_err else "") if t),
+        })
+    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+
+
+def fold_table(rows):
+    """The runner's rows as the per-fold table (:data:`FOLD_COLUMNS`), in grid order.
+
+    Parameters
+    ----------
+    rows : pandas.DataFrame
+        The classification cells' rows (:func:`krein.experiment.read_results`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Missing columns as NaN, text columns with ``""`` for empty.
+    """
+    df = rows.copy()
+    for col in FOLD_COLUMNS:
+        if col not in df.columns:
+            df[col] = np.nan
+    for col in ("error", "warnings", "certificate", "solver_status", "best_params"):
+        df[col] = [("" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v))
+                   for v in df[col].astype(object)]
+    return df[FOLD_COLUMNS].reset_index(drop=True)
+
+
+# --------------------------------------------------------------------------- files
+def _label_names(data):
+    labels, counts = data.classes
+    return [[str(v), int(c)] for v, c in zip(labels.tolist(), counts.tolist())]
+
+
+def _json_default(v):
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, np.ndarray):
+        return v.tolist()
+    return str(v)
+
+
+def kernel_record(data):
+    """The ``data`` and ``spectrum`` entries of ``run.json`` for a kernel on its own, JSON-ready.
+
+    Parameters
+    ----------
+    data : krein.kernel_data.KernelData
+        The data and kernel.
+
+    Returns
+    -------
+    dict
+        ``{"data": {name, kernel, kernel_params, n_samples}, "spectrum":
+        {SPECTRUM_KEYS}}`` (``krein diagnose``'s spectrum figure).
+    """
+    s = data.spectrum().summary()
+    run = {"data": {"name": data.dataset, "kernel": data.kernel,
+                    "kernel_params": dict(data.kernel_params), "n_samples": data.n_samples},
+           "spectrum": {k: s[k] for k in SPECTRUM_KEYS}}
+    return json.loads(json.dumps(run, default=_json_default))
+
+
+def run_info(result, command=None):
+    """The ``run.json`` record of a comparison: data, spectrum summary, protocol.
+
+    Parameters
+    ----------
+    result : ComparisonResult
+        A finished comparison.
+    command : str, optional
+        The command line that started it.
+
+    Returns
+    -------
+    dict
+        JSON-serializable: ``krein_version``, ``created``, ``seconds``,
+        ``command``, ``data`` (name, source, kind, size, classes with counts,
+        kernel and parameters, notes), ``spectrum`` (signature, extreme
+        eigenvalues, r_mm, r_neg of the kernel on all objects; in an
+        approximated run of its Nyström approximation, with ``approximation``
+        and its ``rank``), ``protocol`` (``cv``: the outer folds, repeats,
+        inner folds, seed, tuned, grids, fixed parameters, ``approximation``),
+        ``approximation`` (None, or the front end, its landmarks and what it
+        changed per method), ``methods`` and ``skipped``.
+    """
+    from .. import __version__
+    from ..kernel_data import make_approximation
+    from .classification import build_estimator
+
+    data = result.data
+    s = data.spectrum().summary()
+    source = getattr(data, "source", "") or f"bundled data set {data.dataset}"
+    fixed = {m: ({"C": result.C} if result.C is not None and "C" in
+                 build_estimator(m).get_params(deep=False) else {}) for m in result.methods}
+    if result.approximation is not None and result.experiment is not None:
+        fixed = {m: result.method_params(m) for m in result.methods}
+    spectrum = {k: s[k] for k in SPECTRUM_KEYS}
+    approximation = None
+    if result.approximation is not None:
+        spectrum.update(approximation=result.approximation, rank=int(s["p"] + s["q"]))
+        front = make_approximation(result.approximation)
+        approximation = {"name": result.approximation, "method": "nystroem",
+                         "n_components": front.n_components, "landmarks": front.landmarks,
+                         "seed": "outer split seed (run seed + repeat), per fold",
+                         "notes": dict(result.notes)}
+    return json.loads(json.dumps({
+        "krein_version": __version__,
+        "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "seconds": result.seconds, "command": command,
+        "data": {"name": data.dataset, "source": source, "kind": data.kind,
+                 "n_samples": data.n_samples, "n_features": data.n_features,
+                 "description": data.description, "classes": _label_names(data),
+                 "kernel": data.kernel, "kernel_params": dict(data.kernel_params),
+                 "notes": list(getattr(data, "notes", ()))},
+        "spectrum": spectrum,
+        "protocol": {"cv": result.outer_folds, "repeats": result.repeats,
+                     "inner_folds": result.inner_folds, "seed": result.random_state,
+                     "tuned": result.tuned, "scoring": "accuracy", "solver": result.solver,
+                     "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed,
+                     "approximation": result.approximation},
+        "approximation": approximation,
+        "methods": list(result.methods) + [m for m in result.skipped],
+        "skipped": dict(result.skipped),
+    }, default=_json_default))
+
+
+def write_outputs(result, out, command=None):
+    """Write the files of a comparison into its directory, then the report page.
+
+    Parameters
+    ----------
+    result : ComparisonResult
+        A finished comparison (with ``points`` and ``boundaries`` on 2-D data).
+    out : str
+        The directory (claimed by the run).
+    command : str, optional
+        The command line, recorded in ``run.json``.
+
+    Returns
+    -------
+    list of str
+        The paths written: the tables, ``run.json``, the figures and ``report.html``.
+    """
+    from .page import write_report
+
+    info = run_info(result, command)
+    files = [write_table(out, SUMMARY_FILE, result.summary),
+             write_table(out, FOLDS_FILE, result.folds),
+             write_table(out, SPECTRUM_FILE,
+                         pd.DataFrame({"eigenvalue": result.data.spectrum().eigenvalues}))]
+    if result.points is not None and result.boundaries is not None:
+        files += [write_table(out, POINTS_FILE, result.points),
+                  write_table(out, BOUNDARIES_FILE, result.boundaries)]
+    files.append(atomic_write_text(os.path.join(out, RUN_FILE),
+                                   json.dumps(info, indent=1) + "\n"))
+    report = write_report(out)
+    figures = [os.path.join(out, FIGURE_FILES[k]) for k in ("spectrum", "accuracy", "boundaries")]
+    return files + [f for f in figures if os.path.exists(f)] + [report]

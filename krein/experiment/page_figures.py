@@ -1,0 +1,488 @@
+"""The figures of a comparison's report page, from its files alone.
+
+:func:`spectrum_figure`, :func:`accuracy_figure` and :func:`boundary_figure`
+draw a comparison read by :func:`krein.experiment.comparison_files.read_comparison`
+(or its directory); :func:`krein.experiment.page.write_report` embeds them.
+User text is never mathtext (``$`` escaped).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import textwrap
+from datetime import datetime
+
+import numpy as np
+
+from .._io import new_figure
+from .comparison_files import SavedComparison, read_comparison
+
+__all__ = ["spectrum_figure", "accuracy_figure", "boundary_figure", "BOUNDARY_POINTS_SHOWN"]
+
+#: Most data points drawn over the decision regions (a fixed random sample of larger data,
+#: e.g. an approximated run on 1e5 points, said in the title).
+BOUNDARY_POINTS_SHOWN = 3000
+
+# colours (matplotlib's tab10, also used for the class swatches of the page)
+_CLASS_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+_POS, _NEG, _ZERO = "#1f77b4", "#d62728", "#7f7f7f"
+_MEAN, _FOLD, _BEST, _FAILED, _SKIPPED = "#1f3b5c", "#7aa6d6", "#1a7f37", "#b42318", "#8c959f"
+
+
+def _as_comparison(comparison):
+    if isinstance(comparison, SavedComparison):
+        return comparison
+    return read_comparison(comparison)
+
+
+def _approximation(c):
+    """The low-rank front end of an approximated run (``run.json``), else None."""
+    approx = (c.run.get("spectrum") or {}).get("approximation")
+    return str(approx) if approx else None
+
+
+# --------------------------------------------------------------------------- formatting
+def _num(v, digits=3):
+    """A number for humans: ``digits`` significant digits, '–' when missing."""
+    if v is None or isinstance(v, bool):
+        return "–" if v is None else str(v)
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return str(v)
+    if math.isnan(x):
+        return "–"
+    if math.isinf(x):
+        return "∞" if x > 0 else "−∞"
+    if x == int(x) and abs(x) < 1e6:
+        return str(int(x))
+    if 1 <= abs(x) < 1e6:  # no exponent for numbers a reader reads whole: 2521, not 2.52e+03
+        digits = max(digits, int(math.log10(abs(x))) + 1)
+    return f"{x:.{digits}g}"
+
+
+def _value(v):
+    """A parameter value: numbers with 4 significant digits, lists and dicts as JSON."""
+    if isinstance(v, float):
+        return _num(v, 4)
+    if isinstance(v, (list, tuple)):
+        return "[" + ", ".join(_value(u) for u in v) + "]"
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}: {_value(u)}" for k, u in v.items()) + "}"
+    if v is None:
+        return "none"
+    return str(v)
+
+
+def _params(d, sep=", "):
+    return sep.join(f"{k}={_value(v)}" for k, v in d.items())
+
+
+def _json_object(text):
+    """Parse a JSON object of a CSV cell; None when empty or not an object."""
+    if not isinstance(text, str) or not text.strip():
+        return {}
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _kernel_label(data):
+    kernel = data.get("kernel")
+    if not kernel:
+        return "kernel not recorded"
+    params = data.get("kernel_params") or {}
+    return f"{kernel}({_params(params)})" if params else str(kernel)
+
+
+def _mpl(text):
+    """User text for Matplotlib: ``$`` escaped so labels never turn into mathtext."""
+    return str(text).replace("$", r"\$")
+
+
+def _percent(x, digits=1):
+    return "–" if x is None or not np.isfinite(x) else f"{100 * x:.{digits}f}"
+
+
+def _duration(seconds):
+    try:
+        s = float(seconds)
+    except (TypeError, ValueError):
+        return "not recorded"
+    if not math.isfinite(s):
+        return "not recorded"
+    if s < 60:
+        return f"{s:.3g} s" if s < 10 else f"{s:.0f} s"
+    if s < 3600:
+        return f"{int(s // 60)} min {int(round(s % 60))} s"
+    return f"{int(s // 3600)} h {int(round(s % 3600 / 60))} min"
+
+
+def _seconds(v):
+    if v is None or not np.isfinite(v):
+        return "–"
+    if v < 0.01:
+        return f"{v * 1000:.2g} ms"
+    return f"{v:.2g} s" if v < 10 else f"{v:.0f} s"
+
+
+def _created(text):
+    if not text:
+        return "not recorded"
+    try:
+        t = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
+    except ValueError:
+        return str(text)
+    zone = " UTC" if t.utcoffset() is not None and t.utcoffset().total_seconds() == 0 else ""
+    return t.strftime("%Y-%m-%d %H:%M") + zone
+
+
+def _class_order(comparison, extra=()):
+    names = [name for name, _ in comparison.classes]
+    for label in extra:
+        if label not in names:
+            names.append(label)
+    return names
+
+
+def _best_rows(summary):
+    """Indices of the rows with the highest mean accuracy among the methods that ran."""
+    ran = summary["status"].isin(["ok", "partial"]) & np.isfinite(summary["accuracy_mean"])
+    if not ran.any():
+        return set()
+    best = summary.loc[ran, "accuracy_mean"].max()
+    return set(summary.index[ran & np.isclose(summary["accuracy_mean"], best, rtol=0, atol=1e-12)])
+
+
+def _fold_accuracies(folds, method):
+    f = folds[(folds["method"] == method) & (folds["error"].str.strip() == "")]
+    acc = f["accuracy"].to_numpy(dtype=float)
+    return acc[np.isfinite(acc)]
+
+
+
+# --------------------------------------------------------------------------- figures
+def spectrum_figure(comparison):
+    """The eigenvalues of the kernel: sorted values and magnitudes on a log scale.
+
+    Left, the eigenvalues in ascending order (negative ones red, positive
+    blue, numerically zero grey) with the zero line; right, ``|lam|`` in
+    decreasing order on a log scale, coloured by sign, so that the weight of
+    the negative part is readable even when it is small.  The title gives the
+    signature ``(p, q, z)``, the least eigenvalue, ``r_mm`` and ``r_neg``
+    (Munoz & de Diego 2006 eq. 2, in percent).
+
+    Parameters
+    ----------
+    comparison : SavedComparison or str or path-like
+        A comparison read by :func:`read_comparison`, or its directory.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A figure made with :func:`krein._io.new_figure`.
+    """
+    from matplotlib.ticker import MaxNLocator
+
+    comparison = _as_comparison(comparison)
+    lam = comparison.eigenvalues
+    s = comparison.spectrum
+    n = lam.size
+    tol = n * np.finfo(float).eps * float(np.max(np.abs(lam)))
+    sign = np.where(lam > tol, 1, np.where(lam < -tol, -1, 0))
+    colors = {1: _POS, -1: _NEG, 0: _ZERO}
+    names = {1: f"positive (p = {s['p']})", -1: f"negative (q = {s['q']})",
+             0: f"zero (z = {s['z']})"}
+    size = 10 if n <= 300 else 5 if n <= 2000 else 2
+
+    fig = new_figure((9.0, 3.5))
+    ax = fig.add_subplot(1, 2, 1)
+    idx = np.arange(1, n + 1)
+    ax.plot(idx, lam, color="0.75", lw=0.8, zorder=1)
+    for sg in (-1, 0, 1):
+        m = sign == sg
+        if m.any():
+            ax.scatter(idx[m], lam[m], s=size, color=colors[sg], label=names[sg], zorder=2,
+                       linewidths=0)
+    ax.axhline(0, color="k", lw=0.8, zorder=0)
+    if (sign < 0).any():
+        ax.axvspan(0.5, np.flatnonzero(sign < 0)[-1] + 1.5, color=_NEG, alpha=0.06, lw=0)
+    for at, va in ((0, "bottom"), (n - 1, "top")):  # the extremes, visible at any n
+        ax.scatter([idx[at]], [lam[at]], s=28, color=colors[int(sign[at])], zorder=3,
+                   edgecolors="k", linewidths=0.5)
+        ax.annotate(f"{'λ_min' if at == 0 else 'λ_max'} = {_num(lam[at])}", (idx[at], lam[at]),
+                    xytext=(8 if at == 0 else -8, 0), textcoords="offset points",
+                    ha="left" if at == 0 else "right", va="center", fontsize=8)
+    pad = max(1.0, 0.015 * n)
+    ax.set_xlim(1 - pad, n + pad)
+    ax.set_xlabel("index (ascending order)")
+    ax.set_ylabel("eigenvalue λ")
+    ax.set_title("eigenvalues", fontsize=10)
+    ax.legend(fontsize=8, loc="lower right", frameon=False)  # empty: the values ascend
+    ax.grid(alpha=0.25, lw=0.5)
+
+    ax = fig.add_subplot(1, 2, 2)
+    top = 1
+    for sg in (1, -1):
+        mag = np.sort(np.abs(lam[sign == sg]))[::-1]
+        if mag.size:
+            rank = np.arange(1, mag.size + 1)
+            ax.plot(rank, mag, color=colors[sg], lw=1.0, marker="o", ms=2.5 if n <= 300 else 0,
+                    label=f"{'positive' if sg > 0 else 'negative'} part: Σ|λ| = "
+                          f"{_num(float(mag.sum()))}")
+            top = max(top, mag.size)
+    if (sign != 0).any():
+        ax.set_yscale("log")
+        ax.legend(fontsize=8, loc="upper right", frameon=False)
+    if not (sign < 0).any():
+        ax.text(0.97, 0.05, "no negative eigenvalue beyond the zero tolerance",
+                transform=ax.transAxes, ha="right", va="bottom", fontsize=8, color=_NEG,
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 1.5})
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    pad = max(1.0, 0.015 * top)
+    ax.set_xlim(1 - pad, top + pad)
+    ax.set_xlabel("rank by magnitude, within each sign")
+    ax.set_ylabel("|λ| (log scale)")
+    ax.set_title("magnitudes of the positive and negative parts", fontsize=10)
+    ax.grid(alpha=0.25, lw=0.5, which="major")
+
+    approx = _approximation(comparison)
+    what = (f"Spectrum of the {approx} approximation (rank {n}, n = {_num(s['n'])})"
+            if approx else f"Kernel spectrum (n = {n})")
+    fig.suptitle(f"{what}: signature (p, q, z) = ({s['p']}, {s['q']}, "
+                 f"{s['z']}), λ_min = {_num(s['min_eigenvalue'])}, "
+                 f"r_mm = {_num(s['r_mm'])}%, r_neg = {_num(s['r_neg'])}%", fontsize=10.5)
+    fig.tight_layout()
+    return fig
+
+
+def accuracy_figure(comparison):
+    """Test accuracy per method: mean ± std and every fold, methods as in the table.
+
+    One row per method of ``summary.csv`` (top to bottom in the table's
+    order): the mean with a ± one standard deviation bar (the best mean in
+    green), every successful fold's accuracy as a dot spread vertically, the
+    majority-class rate as a dashed line; on the right, the mean ± std and
+    the number of failed folds.  Skipped and failed methods keep their row,
+    greyed or red, with "skipped" / "failed" written in it.
+
+    Parameters
+    ----------
+    comparison : SavedComparison or str or path-like
+        A comparison read by :func:`read_comparison`, or its directory.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A figure made with :func:`krein._io.new_figure`.
+    """
+    from matplotlib.transforms import blended_transform_factory, offset_copy
+
+    comparison = _as_comparison(comparison)
+    s = comparison.summary.reset_index(drop=True)
+    m = len(s)
+    best = _best_rows(s)
+    majority = comparison.majority_rate
+    fig = new_figure((8.5, max(2.6, 0.36 * m + 1.5)))
+    ax = fig.add_subplot(1, 1, 1)
+    if not m:
+        ax.text(0.5, 0.5, "no method in summary.csv", ha="center", va="center",
+                transform=ax.transAxes, color=_SKIPPED)
+        ax.set_axis_off()
+        return fig
+    across = blended_transform_factory(ax.transAxes, ax.transData)
+    right_labels, right_colors, lows = [], [], []
+    for i, row in s.iterrows():
+        status = row["status"]
+        acc = _fold_accuracies(comparison.folds, row["method"])
+        if status in ("skipped", "failed") or not np.isfinite(row["accuracy_mean"]):
+            color = _SKIPPED if status == "skipped" else _FAILED
+            band = "#f1f3f5" if status == "skipped" else "#fbeaea"
+            ax.axhspan(i - 0.4, i + 0.4, color=band, lw=0, zorder=0)
+            word = "skipped" if status == "skipped" else "failed"
+            note = str(row["note"]).strip()
+            text = f"{word}: {note}" if note else word
+            ax.text(0.01, i, _mpl(textwrap.shorten(text, 90, placeholder="…")),
+                    transform=across, va="center", ha="left", fontsize=8, color=color,
+                    style="italic", zorder=4,
+                    bbox={"facecolor": band, "edgecolor": "none", "pad": 1.5})
+            right_labels.append(word)
+            right_colors.append(color)
+            continue
+        k = len(acc)
+        if k:
+            offsets = np.linspace(-0.22, 0.22, k) if k > 1 else np.zeros(1)
+            ax.scatter(100 * acc, i + offsets, s=14, color=_FOLD, alpha=0.8, linewidths=0,
+                       zorder=2, label="one fold" if not lows else None)
+            lows.append(acc.min())
+        mean = 100 * row["accuracy_mean"]
+        std = 100 * row["accuracy_std"] if np.isfinite(row["accuracy_std"]) else 0.0
+        lows.append(row["accuracy_mean"] - (std / 100))
+        color = _BEST if i in best else _MEAN
+        ax.errorbar(mean, i, xerr=std, fmt="D", ms=6, color=color, ecolor=color,
+                    elinewidth=1.6, capsize=4, zorder=3)
+        label = f"{mean:.1f} ± {std:.1f}"
+        n_err = row["n_errors"]
+        if status == "partial" or (np.isfinite(n_err) and n_err > 0):
+            n_all = row["n_folds"]
+            label += (f"  ({_num(n_err)} of {_num(n_all)} folds failed)" if np.isfinite(n_all)
+                      else "  (some folds failed)")
+            color = "#9a6700"
+        right_labels.append(label)
+        right_colors.append(color)
+    if np.isfinite(majority):
+        ax.axvline(100 * majority, color="0.35", ls="--", lw=1.1, zorder=1,
+                   label=f"majority class ({100 * majority:.1f}%)")
+        lows.append(majority)
+    lo = min(lows) if lows else 0.5
+    ax.set_xlim(max(0.0, 100 * lo - 5), 100.5)
+    ax.set_ylim(m - 0.5, -0.5)
+    ax.set_yticks(range(m))
+    ax.set_yticklabels([_mpl(x) for x in s["method"]], fontsize=9)
+    for tick, status in zip(ax.get_yticklabels(), s["status"]):
+        if status in ("skipped", "failed"):
+            tick.set_color(_SKIPPED if status == "skipped" else _FAILED)
+    right = ax.twinx()
+    right.set_ylim(ax.get_ylim())
+    right.set_yticks(range(m))
+    right.set_yticklabels(right_labels, fontsize=8.5)
+    for tick, color in zip(right.get_yticklabels(), right_colors):
+        tick.set_color(color)
+    right.tick_params(length=0)
+    for spine in ("top",):
+        ax.spines[spine].set_visible(False)
+        right.spines[spine].set_visible(False)
+    ax.grid(axis="x", alpha=0.3, lw=0.5)
+    ax.set_xlabel("test accuracy (%)")
+    ax.errorbar([], [], xerr=[], fmt="D", ms=6, color=_MEAN, capsize=4,
+                label="mean ± std over folds")
+    below = offset_copy(ax.transAxes, fig=fig, y=-34, units="points")  # under the x label
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below, ncol=3,
+              fontsize=8, frameon=False)
+    data = comparison.data
+    protocol = comparison.protocol
+    cv = protocol.get("cv")
+    repeats = protocol.get("repeats")
+    how = f", {cv}-fold CV × {repeats}" if cv and repeats else ""
+    ax.set_title(_mpl(f"{data.get('name', 'data')}, {_kernel_label(data)}{how}"), fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def _levels(values):
+    """Grid levels of one coordinate (values closer than 1e-9 of the span are one level)."""
+    u = np.unique(values)
+    if u.size > 1:
+        u = u[np.r_[True, np.diff(u) > 1e-9 * (u[-1] - u[0])]]
+    return u, np.clip(np.searchsorted(u, values, side="right") - 1, 0, max(u.size - 1, 0))
+
+
+def _grid_image(rows, classes):
+    """``(x0 levels, x1 levels, class index matrix)`` of a method's grid predictions."""
+    r = rows.dropna(subset=["x0", "x1"])
+    x0, j = _levels(r["x0"].to_numpy(float))
+    x1, i = _levels(r["x1"].to_numpy(float))
+    Z = np.full((x1.size, x0.size), np.nan)
+    index = {c: k for k, c in enumerate(classes)}
+    Z[i, j] = [index.get(p, np.nan) for p in r["prediction"]]
+    return x0, x1, np.ma.masked_invalid(Z)
+
+
+def boundary_figure(comparison):
+    """Decision regions of every method on 2-D data, from the grid predictions.
+
+    One panel per method of ``boundaries.csv`` (in the table's order): the
+    predicted class of each grid point as a filled region with its border,
+    the data points coloured by label; the title gives the method and its
+    training accuracy, a failed method's panel shows its error text.
+
+    Parameters
+    ----------
+    comparison : SavedComparison or str or path-like
+        A comparison read by :func:`read_comparison`, or its directory.
+
+    Returns
+    -------
+    matplotlib.figure.Figure or None
+        A figure made with :func:`krein._io.new_figure`, or None when the
+        comparison has no ``points.csv``/``boundaries.csv`` (not 2-D data).
+    """
+    from matplotlib.colors import ListedColormap
+    from matplotlib.lines import Line2D
+
+    comparison = _as_comparison(comparison)
+    b, pts = comparison.boundaries, comparison.points
+    if b is None or pts is None:
+        return None
+    in_table = list(comparison.summary["method"])
+    methods = [x for x in in_table if x in set(b["method"])]
+    methods += [x for x in dict.fromkeys(b["method"]) if x not in methods]
+    classes = _class_order(comparison, list(dict.fromkeys(pts["label"]))
+                           + list(dict.fromkeys(b["prediction"][b["prediction"] != ""])))
+    colors = [_CLASS_COLORS[k % len(_CLASS_COLORS)] for k in range(len(classes))]
+    cmap = ListedColormap(colors)
+    label_index = np.array([classes.index(v) for v in pts["label"]], dtype=float)
+    m = max(len(methods), 1)
+    ncol = min(m, 4)
+    nrow = int(math.ceil(m / ncol))
+    fig = new_figure((2.9 * ncol, 2.85 * nrow + 0.7))
+    px, py = pts["x0"].to_numpy(float), pts["x1"].to_numpy(float)
+    shown = ""
+    if px.size > BOUNDARY_POINTS_SHOWN:  # a sample, so that the regions stay visible
+        keep = np.sort(np.random.default_rng(0).choice(px.size, BOUNDARY_POINTS_SHOWN,
+                                                       replace=False))
+        shown = f"; {BOUNDARY_POINTS_SHOWN} of {px.size} points shown"
+        px, py, label_index = px[keep], py[keep], label_index[keep]
+    for k, method in enumerate(methods):
+        ax = fig.add_subplot(nrow, ncol, k + 1)
+        rows = b[b["method"] == method]
+        errors = [e for e in rows["error"] if str(e).strip()]
+        x0, x1, Z = _grid_image(rows, classes)
+        failed = bool(errors) or x0.size < 2 or x1.size < 2
+        if failed:
+            message = errors[0] if errors else "no grid predictions"
+            wrapped = "\n".join(textwrap.wrap(str(message), 34)[:7])
+            ax.text(0.5, 0.5, _mpl(wrapped), ha="center", va="center", fontsize=7,
+                    color=_FAILED, transform=ax.transAxes, zorder=4,
+                    bbox={"facecolor": "#fff5f5", "edgecolor": _FAILED, "linewidth": 0.6,
+                          "boxstyle": "round,pad=0.5"})
+            ax.set_facecolor("#f6f8fa")
+            title = f"{method} (failed)"
+        else:
+            # one indicator per class, cut at 1/2: smooth borders and, unlike contours of
+            # the class index, no sliver of a class between two others
+            for kc, color in enumerate(colors):
+                ind = np.ma.masked_array((Z.filled(-1) == kc).astype(float),
+                                         mask=np.ma.getmaskarray(Z))
+                if not ind.max() > 0:
+                    continue
+                ax.contourf(x0, x1, ind, levels=[0.5, 1.5], colors=[color], alpha=0.28,
+                            zorder=0)
+                if ind.min() < 1:
+                    ax.contour(x0, x1, ind, levels=[0.5], colors="k", linewidths=0.8, zorder=1)
+            acc = rows["train_accuracy"].to_numpy(float)
+            acc = acc[np.isfinite(acc)]
+            title = f"{method} (train {100 * acc[0]:.0f}%)" if acc.size else str(method)
+        ax.scatter(px, py, c=label_index, cmap=cmap, vmin=-0.5, vmax=len(classes) - 0.5,
+                   s=11, edgecolors="k", linewidths=0.3, zorder=2, alpha=0.3 if failed else 1)
+        ax.set_title(_mpl(title), fontsize=9, color=_FAILED if failed else "k")
+        ax.set_xticks([])
+        ax.set_yticks([])
+        if x0.size >= 2 and x1.size >= 2:
+            ax.set_xlim(min(x0[0], px.min()), max(x0[-1], px.max()))
+            ax.set_ylim(min(x1[0], py.min()), max(x1[-1], py.max()))
+    handles = [Line2D([], [], marker="o", ls="", markerfacecolor=c, markeredgecolor="k",
+                      markeredgewidth=0.3, markersize=6, label=_mpl(name))
+               for name, c in zip(classes, colors)]
+    data = comparison.data
+    fig.suptitle(_mpl(f"{data.get('name', 'data')}, {_kernel_label(data)}: decision regions "
+                      f"(each method trained on all the data{shown})"), fontsize=10)
+    fig.legend(handles=handles, loc="lower center", ncol=min(len(classes), 6), fontsize=8,
+               frameon=False, title="class", title_fontsize=8)
+    fig.tight_layout(rect=(0, 0.45 / fig.get_size_inches()[1], 1, 1))
+    return fig
+
