@@ -516,15 +516,10 @@ def certificate_measure(solutions):
     value : float
         Its largest absolute value over the solutions of that kind (NaN without one).
     """
-    stated = {s.certificate_kind for s in solutions if s.certificate_kind}
     for key, words in CERTIFICATE_KINDS:
-        if key not in stated:
-            continue
-        vals = []
-        for s in solutions:
-            v = (s.certificate or {}).get(key) if s.certificate_kind == key else None
-            if isinstance(v, (numbers.Real, np.floating)) and np.isfinite(v):
-                vals.append(abs(float(v)))
+        vals = [(s.certificate or {}).get(key) for s in solutions if s.certificate_kind == key]
+        vals = [abs(float(v)) for v in vals
+                if isinstance(v, (numbers.Real, np.floating)) and np.isfinite(v)]
         if vals:
             return words, max(vals)
     return "", float("nan")

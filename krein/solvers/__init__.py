@@ -21,8 +21,8 @@ and install hint of each; :func:`resolve_solver` the one check of a solver name;
 
 from .core import (CERTIFICATE_KINDS, STATUSES, Solution, SolverError, check_solver,
                    installed_solvers, solve)
-from .table import (PROBLEM_CLASSES, SOLVERS, SolverEntry, SolverName, resolve_solver,
-                    solver_capabilities, solver_names)
+from .table import (PROBLEM_CLASSES, SOLVERS, SolverEntry, SolverName, resolve_comparison_solver,
+                    resolve_solver, solver_capabilities, solver_names)
 from .indefinite import Certifier, accelerated_gradient, projected_gradient
 from .proxy import ProxyKernelOracle
 # the functions (not the submodules of the same name) are the package attributes
@@ -38,7 +38,7 @@ from .rvm import sparse_bayes  # noqa: E402
 
 __all__ = ["Solution", "SolverError", "installed_solvers", "solver_capabilities", "solve",
            "check_solver", "CERTIFICATE_KINDS", "STATUSES", "SOLVERS", "SolverEntry", "SolverName",
-           "PROBLEM_CLASSES", "resolve_solver", "solver_names",
+           "PROBLEM_CLASSES", "resolve_solver", "resolve_comparison_solver", "solver_names",
            "ProxyKernelOracle", "Certifier", "projected_gradient", "accelerated_gradient",
            "accpm", "exchange", "solve_indefinite", "INDEFINITE_SOLVERS", "INDEFINITE_ALGORITHMS",
            "indefinite_options",

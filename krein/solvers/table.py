@@ -12,8 +12,10 @@ what it is.  Its entries are
 * every custom loop of :mod:`krein.solvers` (lower case): the IndefiniteSVM
   algorithms ``"pg"``, ``"apg"``, ``"accpm"``, ``"exchange"``, KSVM's
   ``"active-set"``, the hull's ``"nu-svm"`` and ``"multistart"``, the RVM's
-  ``"sparse-bayes"``, ``"bending"``, ``"conformal"``, ``"alternating-projections"``,
-  ``"psd-newton"`` and CLC's ``"closed-form"``.
+  ``"sparse-bayes"``, ``"bending"``, the conformal fits ``"optimize"``, ``"search"``,
+  ``"lbfgs"``, the nearest-PSD loops ``"dykstra"``, ``"plain"``, ``"anderson"``,
+  ``"newton"`` and CLC's ``"closed-form"`` (the names the estimators' ``solver``
+  parameters spell).
 
 The callables are imported when first used (``"module:function"`` targets), so this
 module imports no backend and every backend may import it.  :func:`resolve_solver` is
@@ -32,7 +34,7 @@ from sklearn.utils._param_validation import StrOptions
 
 __all__ = ["SolverEntry", "SOLVERS", "PROBLEM_CLASSES", "INSTALL_HINT", "SOLVERS_EXTRA",
            "resolve_solver", "is_solver_name", "SolverName", "solver_capabilities",
-           "solver_names"]
+           "solver_names", "resolve_comparison_solver"]
 
 #: The pip extra that installs more CVXPY solvers.
 SOLVERS_EXTRA = "pip install 'krein[solvers]'"
@@ -138,8 +140,9 @@ def _installed_cvxpy():
     return list(cp.installed_solvers())
 
 
-def _own(name, target, classes, description, backend="custom", returns="Solution"):
-    return SolverEntry(name, target, tuple(classes), "", description, backend, returns=returns)
+def _own(name, target, classes, description, backend="custom", returns="Solution", options=None):
+    return SolverEntry(name, target, tuple(classes), "", description, backend, returns=returns,
+                       options=dict(options or {}))
 
 
 _OWN = [
@@ -167,11 +170,22 @@ _OWN = [
          "fast marginal-likelihood maximisation (Tipping & Faul 2003)"),
     _own("bending", "krein.solvers.bending:bending", ("kernel-correction",),
          "eigenvalue bending (munoz Algorithm 1)"),
-    _own("conformal", "krein.solvers.conformal:conformal_fit", ("kernel-correction",),
-         "conformal transformation fit (munoz eq. 13)"),
-    _own("alternating-projections", "krein.solvers.alternating:alternating_projections",
-         ("nearest-psd",), "alternating projections with Dykstra's correction (munoz eqs. 9-12)"),
-    _own("psd-newton", "krein.solvers.psd_newton:nearest_psd_newton", ("nearest-psd",),
+    _own("optimize", "krein.solvers.conformal:conformal_fit", ("kernel-correction",),
+         "conformal transformation fit by scipy's L-BFGS-B then the search (munoz eq. 13)"),
+    _own("search", "krein.solvers.conformal:conformal_search", ("kernel-correction",),
+         "conformal transformation fit by munoz's gradient search with step halving (eq. 13)"),
+    _own("lbfgs", "krein.solvers.conformal:conformal_lbfgs", ("kernel-correction",),
+         "conformal transformation fit by scipy's L-BFGS-B (munoz eq. 13)"),
+    _own("dykstra", "krein.solvers.alternating:alternating_projections", ("nearest-psd",),
+         "alternating projections with Dykstra's correction (Higham 2002 Alg. 3.3)",
+         options={"method": "dykstra"}),
+    _own("plain", "krein.solvers.alternating:alternating_projections", ("nearest-psd",),
+         "plain alternating projections (munoz eq. 10: a point of the intersection)",
+         options={"method": "plain"}),
+    _own("anderson", "krein.solvers.alternating:alternating_projections", ("nearest-psd",),
+         "Dykstra's projections with Anderson acceleration (Higham & Strabic 2016)",
+         options={"method": "anderson"}),
+    _own("newton", "krein.solvers.psd_newton:nearest_psd_newton", ("nearest-psd",),
          "semismooth Newton-CG on the dual (Qi & Sun 2006)"),
     _own("closed-form", "krein.formulations.clc:clc_closed_form", ("clc-simplex",),
          "CLC weights in closed form, two base kernels (munoz eq. 16)", returns="weights"),
@@ -338,6 +352,36 @@ def is_solver_name(solver, accepted=(), *, cvxpy=True):
     except ValueError:
         return False
     return True
+
+
+def resolve_comparison_solver(solver, approximation=None):
+    """The ``solver`` of a comparison (``krein compare --solver``), by :func:`resolve_solver`.
+
+    ``krein.compare`` calls this (one resolution); it turns the ``ValueError`` into its
+    one-line ``InvalidArgument("solver", ...)``.
+
+    Parameters
+    ----------
+    solver : str or None
+        None (each method's default), ``"libsvm"``, ``"liblinear"`` (with an
+        approximation only) or an installed CVXPY solver (any case).
+    approximation : object, optional
+        The comparison's approximation (any non-None value: features are trained).
+
+    Returns
+    -------
+    str or None
+        The normalized name ("libsvm", "liblinear", an upper-case CVXPY name), or None.
+
+    Raises
+    ------
+    ValueError
+        As :func:`resolve_solver` (the accepted names and the installed CVXPY solvers,
+        or "liblinear ... needs an approximation").
+    """
+    if solver is None:
+        return None
+    return resolve_solver(solver, ("libsvm", "liblinear"), approximation=approximation is not None)
 
 
 class SolverName(StrOptions):
