@@ -244,3 +244,30 @@ def test_type_error_inside_a_solver_is_not_a_bad_option():
     g = SVMDual(np.where(y01 == 1, 1.0, -1.0), K=K_psd)
     with pytest.raises(ValueError, match="bad option"):        # a real unknown option
         solve(g, "CLARABEL", no_such_option=1)
+
+
+#: What each custom loop's Solution measures (its certificate kind).
+_LOOP_KINDS = {"dykstra": "gap", "plain": "gap", "anderson": "gap", "newton": "gap",
+               "optimize": "grad_norm", "search": "grad_norm", "lbfgs": "grad_norm",
+               "bending": "", "active-set": "kkt_residual", "sparse-bayes": "max_abs_gradient",
+               "nu-svm": "fw_gap", "multistart": "fw_gap", "libsvm": "residual",
+               "liblinear": ""}
+
+
+@pytest.mark.parametrize("name", sorted(_LOOP_KINDS))
+def test_custom_loops_called_through_the_table_state_their_kind(name):
+    K_ind, K_psd, y01, X = _tiny(16)
+    y = np.where(y01 == 1, 1.0, -1.0)
+    args = {"optimize": (K_ind, K_psd), "search": (K_ind, K_psd), "lbfgs": (K_ind, K_psd),
+            "active-set": (K_ind, y, 1.0), "sparse-bayes": (K_psd, y01),
+            "nu-svm": (K_ind, y, 1.0), "multistart": (K_ind, y, 1.0),
+            "libsvm": (K_ind, y, 1.0), "liblinear": (X, y, 1.0)}.get(name, (K_ind,))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        out = SOLVERS[name](*args, **({"max_iter": 50} if name in ("dykstra", "plain", "anderson")
+                                      else {}))
+    sol = next(o for o in (out if isinstance(out, tuple) else (out,)) if isinstance(o, Solution))
+    assert sol.status in STATUSES
+    assert sol.certificate_kind == _LOOP_KINDS[name]
+    if sol.certificate_kind:
+        assert np.isfinite(sol.certificate[sol.certificate_kind])

@@ -17,7 +17,8 @@ __all__ = ["Solution", "SolverError", "CERTIFICATE_KINDS", "STATUSES", "installe
 #: key, ``Solution.certificate[kind]`` the number, the value the words shown in tables.
 CERTIFICATE_KINDS = {"relative_gap": "relative duality gap", "kkt_residual": "KKT residual",
                      "fw_gap": "stationarity (Frank-Wolfe gap)", "gap": "duality gap",
-                     "residual": "KKT residual", "max_abs_gradient": "gradient"}
+                     "residual": "KKT residual", "max_abs_gradient": "gradient",
+                     "grad_norm": "gradient norm"}
 
 #: The one set of statuses: every :class:`Solution` has one of these (``Solution``
 #: rejects others), and :class:`SolverError` carries one (or CVXPY's own status).
