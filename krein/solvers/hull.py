@@ -508,8 +508,12 @@ def one_row_table(sol, K, y, mu, global_opt):
     ----------
     sol : krein.solvers.Solution
         With ``primal["alpha_bar"]``.
-    K, y, mu :
-        The problem.
+    K : ndarray of shape (n, n)
+        Kernel.
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels.
+    mu : float
+        Reduction bound.
     global_opt : bool
         Whether the point is a global optimum (convex path).
 

@@ -187,7 +187,7 @@ def libsvm_mod_svm(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
 
 
 def libsvm_nu_binary(K, y, nu, tol=1e-3, cache_size=200):
-    """libsvm's nu-SVC dual on a precomputed kernel (scikit-learn's NuSVC).
+    """The nu-SVC dual of libsvm on a precomputed kernel (scikit-learn's NuSVC).
 
     Parameters
     ----------

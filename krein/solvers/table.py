@@ -122,6 +122,18 @@ class SolverEntry:
         return functools.partial(func, **self.options)
 
     def __call__(self, *args, **kwargs):
+        """Call the entry's function (:attr:`function`) with these arguments.
+
+        Parameters
+        ----------
+        *args, **kwargs
+            Passed to the function.
+
+        Returns
+        -------
+        object
+            What the function returns (:attr:`returns` says what).
+        """
         return self.function(*args, **kwargs)
 
     def installed(self):
@@ -130,6 +142,7 @@ class SolverEntry:
         Returns
         -------
         bool
+            True for krein's own solvers and the installed CVXPY ones.
         """
         return self.backend != "cvxpy" or self.name in _installed_cvxpy()
 
@@ -326,7 +339,7 @@ def resolve_solver(solver, accepted=(), *, cvxpy=True, problem_class=None, appro
         hint = f"pip install cvxpy[{up}] or see the CVXPY solver docs"
         raise ValueError(f"{argument} {solver!r} is not installed; installed CVXPY solvers: "
                          f"{_installed_cvxpy()}; accepted: {_accepted_text(accepted, False)}. "
-                         f"To add it: {hint}")
+                         f"To add it: {hint} (more solvers: {SOLVERS_EXTRA})")
     raise ValueError(f"{argument} must be one of {_accepted_text(accepted, cvxpy)}; "
                      f"got {solver!r}")
 
@@ -346,6 +359,7 @@ def is_solver_name(solver, accepted=(), *, cvxpy=True):
     Returns
     -------
     bool
+        True when the name resolves.
     """
     try:
         resolve_solver(solver, accepted, cvxpy=cvxpy, approximation=True)
@@ -406,6 +420,18 @@ class SolverName(StrOptions):
         self.cvxpy = cvxpy
 
     def is_satisfied_by(self, val):
+        """Whether ``val`` resolves (:func:`is_solver_name`).
+
+        Parameters
+        ----------
+        val : object
+            The parameter's value.
+
+        Returns
+        -------
+        bool
+            True for an accepted name.
+        """
         return is_solver_name(val, self.custom, cvxpy=self.cvxpy)
 
     def __str__(self):
