@@ -294,70 +294,30 @@ LIBSVM_MAX_ITER = [Interval(Integral, 1, None, closed="left"), Options(Integral,
 #: ``class_weight`` of every classifier with a box bound ``C``.
 CLASS_WEIGHT = [dict, StrOptions({"balanced"}), None]
 
-#: The pip extra that installs more CVXPY solvers.
-SOLVERS_EXTRA = "pip install 'krein[solvers]'"
+def __getattr__(name):
+    """Transitional: ``SolverName`` and ``resolve_solver_name`` moved to the solver table.
 
-
-class SolverName(StrOptions):
-    """Constraint: one of an estimator's own solver names or an installed CVXPY solver.
-
-    The installed CVXPY solvers are looked up when a value is validated (the set is
-    dynamic), so the error message names the solvers installed at that moment and
-    the pip extra that adds more.  Names are case-insensitive.
-
-    Parameters
-    ----------
-    custom : tuple of str
-        The estimator's own names (``"libsvm"``, ``"pg"``, ``"active-set"``...),
-        lower case.
-    cvxpy : bool
-        Whether CVXPY solver names are accepted.
+    Solver names are resolved in one place, :func:`krein.solvers.table.resolve_solver`
+    (the constraint: :class:`krein.solvers.table.SolverName`).  The old names stay
+    importable from here, looked up lazily (no import of the solvers at this floor),
+    until their last importer (``krein/estimators/indefinite.py``) imports them from
+    :mod:`krein.solvers`.
     """
+    if name in ("SolverName", "SOLVERS_EXTRA"):
+        import importlib
 
-    def __init__(self, custom=(), cvxpy=True):
-        super().__init__(set(custom))
-        self.custom = tuple(custom)
-        self.cvxpy = cvxpy
-
-    def is_satisfied_by(self, val):
-        return resolve_solver_name(val, self.custom, self.cvxpy) is not None
-
-    def __str__(self):
-        parts = [repr(c) for c in self.custom]
-        if self.cvxpy:
-            parts.append(f"an installed CVXPY solver name (installed here: {_installed()}; "
-                         f"more solvers: {SOLVERS_EXTRA})")
-        return " or ".join(parts) if len(parts) < 3 else (
-            f"one of {', '.join(parts[:-1])} or {parts[-1]}")
+        return getattr(importlib.import_module("krein.solvers.table"), name)
+    if name == "resolve_solver_name":
+        return _resolve_solver_name
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _installed():
-    import cvxpy as cp
+def _resolve_solver_name(solver, custom=(), cvxpy=True):
+    """:func:`krein.solvers.table.resolve_solver`, None instead of the ValueError."""
+    import importlib
 
-    return sorted(cp.installed_solvers())
-
-
-def resolve_solver_name(solver, custom=(), cvxpy=True):
-    """The normalized ``solver`` (lower-case own name or upper-case CVXPY name), or None.
-
-    Parameters
-    ----------
-    solver : object
-        The estimator's ``solver`` parameter.
-    custom : tuple of str
-        The estimator's own (lower-case) names.
-    cvxpy : bool
-        Whether installed CVXPY solver names are accepted.
-
-    Returns
-    -------
-    str or None
-        None when ``solver`` is not an accepted name.
-    """
-    if not isinstance(solver, str):
+    table = importlib.import_module("krein.solvers.table")
+    try:
+        return table.resolve_solver(solver, tuple(custom), cvxpy=cvxpy, approximation=True)
+    except ValueError:
         return None
-    if solver.lower() in custom:
-        return solver.lower()
-    if cvxpy and solver.upper() in _installed():
-        return solver.upper()
-    return None

@@ -18,8 +18,7 @@ from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import (CLASS_WEIGHT, POSITIVE, check_square_kernel,  # noqa: F401 (re-export)
-                           resolve_solver_name)
+from .._validation import CLASS_WEIGHT, POSITIVE, check_square_kernel  # noqa: F401 (re-export)
 from ..kernels import KERNELS, pairwise_kernel
 from ..solvers.libsvm import libsvm_binary, libsvm_solution, libsvm_solve  # noqa: F401 (re-export)
 
@@ -529,16 +528,3 @@ def _ovo_to_ovr(dec, pairs, n_classes):
     conf = conf / (3 * (np.abs(conf) + 1))
     return votes + conf
 
-
-def check_solver_name(solver, allow_libsvm=True):
-    """Normalize a validated ``solver``: "libsvm" or an upper-case CVXPY solver name.
-
-    Raises
-    ------
-    ValueError
-        For a name that is neither (the message names the installed CVXPY solvers).
-    """
-    from ..solvers import check_solver
-
-    name = resolve_solver_name(solver, ("libsvm",) if allow_libsvm else ())
-    return name if name is not None else check_solver(solver)

@@ -52,8 +52,7 @@ from sklearn.utils.validation import check_is_fitted
 from ..combinations import check_stacked_kernel, check_stacked_rows
 from ..formulations.clc import (ConformalLinearCombinationQP, clc_closed_form, clc_objective,
                                 kernel_inner_products, simplex_optimality_gap)
-from ..solvers import solve
-from ..solvers.core import check_solver
+from ..solvers import resolve_solver, solve
 from .._cache import shared_computations_active
 from ..spectrum import Spectrum, input_precision, reset_on_fit
 
@@ -202,19 +201,17 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         """The algorithm for ``M`` base kernels (None for the average); cross-parameter checks."""
         if self.combination == "average":
             return None
-        solver = self.solver
-        if solver == "auto":
-            solver = "closed-form" if M == 2 else CLC_DEFAULT_QP_SOLVER
-        if solver == "closed-form":
-            if M != 2:
-                raise ValueError(f"solver='closed-form' (munoz eq. 16) needs exactly two base "
-                                 f"kernels; got {M}: use solver='auto' or a CVXPY solver name")
-            return solver
         try:
-            return check_solver(solver)
+            solver = resolve_solver(self.solver, CLC_SOLVERS)
         except ValueError as exc:
             raise ValueError(f"solver must be one of {list(CLC_SOLVERS)} or an installed CVXPY "
                              f"solver name: {exc}") from exc
+        if solver == "auto":
+            solver = "closed-form" if M == 2 else CLC_DEFAULT_QP_SOLVER
+        if solver == "closed-form" and M != 2:
+            raise ValueError(f"solver='closed-form' (munoz eq. 16) needs exactly two base "
+                             f"kernels; got {M}: use solver='auto' or a CVXPY solver name")
+        return solver
 
     def _check_base_psd(self, base, eps):
         M, n = base.shape[2], base.shape[0]

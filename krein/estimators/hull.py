@@ -16,12 +16,11 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from .._validation import NONNEGATIVE, POSITIVE, SolverName, resolve_solver_name
-from ..formulations.hull import (ConvexHullDual, _check_mu, _project, _stationarity,
-                                 hull_convexity, hull_plane)
+from .._validation import NONNEGATIVE, POSITIVE
+from ..formulations.hull import _check_mu, hull_convexity, hull_plane
 from ..formulations.svm import preferred_form
-from ..solvers import solve
-from ..solvers.hull import _one_row_table, hull_multistart, hull_nu_svm
+from ..solvers import SolverName, resolve_solver
+from ..solvers.hull import hull_convex, hull_multistart, hull_nu_svm, one_row_table
 from .base import BinaryModel, KernelClassifierBase
 
 __all__ = ["ConvexHullClassifier", "hull_multistart", "hull_nu_svm", "HULL_SOLVERS"]
@@ -162,7 +161,7 @@ class ConvexHullClassifier(KernelClassifierBase):
         self.random_state = random_state
 
     def _check_params(self):
-        name = resolve_solver_name(self.solver, HULL_SOLVERS)
+        name = resolve_solver(self.solver, HULL_SOLVERS)
         # the path ("auto", "cvxpy", "nu-svm", "multistart") and the convex path's solver
         self._path = name if name in HULL_SOLVERS else "cvxpy"
         self._cvxpy_solver = _AUTO_CVXPY if name in HULL_SOLVERS else name
@@ -178,20 +177,13 @@ class ConvexHullClassifier(KernelClassifierBase):
         if path == "cvxpy":
             form = preferred_form(self._cvxpy_solver, y.size, conv.factor.shape[1]) \
                 if conv.is_convex else "factor"
-            f = ConvexHullDual(K, y, mu, convexity=conv, form=form)   # raises if not convex
-            sol = solve(f, self._cvxpy_solver, **(self.solver_options or {}))
-            a = np.asarray(f.variables["alpha_bar"].value, dtype=float)
-            a[a < 1e-10] = 0.0      # interior-point round-off
-            a = _project(a, y, mu)
-            st = _stationarity(a, K, y, mu)
-            sol.primal["alpha_bar"] = a
-            sol.certificate.update({"projected": st})
-            sol.objective, sol.dual_residual, sol.gap = st["objective"], st["residual"], st["fw_gap"]
-            table = _one_row_table(sol, K, y, mu, global_opt=True)
+            sol = hull_convex(K, y, mu, self._cvxpy_solver, convexity=conv, form=form,
+                              **(self.solver_options or {}))   # raises if not convex
+            table = one_row_table(sol, K, y, mu, global_opt=True)
         elif path == "nu-svm":
             sol = hull_nu_svm(K, y, mu, tol=self.tol, libsvm_tol=self.libsvm_tol,
                               max_iter=self.max_iter)
-            table = _one_row_table(sol, K, y, mu, global_opt=False)
+            table = one_row_table(sol, K, y, mu, global_opt=False)
         else:
             sol, table = hull_multistart(K, y, mu, n_starts=self.n_starts, tol=self.tol,
                                          max_iter=self.max_iter, random_state=self._rng)

@@ -9,11 +9,10 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval
 
 from ..formulations.ksvm import KSVMLeastSquares, KSVMLeastSquaresFactor, ksvm_kkt_residual
-from ..solvers import solve
+from ..solvers import SolverName, resolve_solver, solve
 from ..solvers.ksvm import ksvm_active_set, ksvm_intercept, ksvm_intercept_from_scores
-from .._validation import SolverName
 from .approximate import ApproximationMixin
-from .base import BinaryModel, KernelClassifierBase, check_solver_name
+from .base import BinaryModel, KernelClassifierBase
 
 __all__ = ["KSVC"]
 
@@ -152,8 +151,7 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
     # ---------------------------------------------------------------- checks
     def _check_params(self):
         self._check_approximation()
-        self._solver = check_solver_name(self.solver, allow_libsvm=False) \
-            if self.solver.lower() != "active-set" else "active-set"
+        self._solver = resolve_solver(self.solver, ("active-set",))
         if self._approximate() and self._solver == "active-set":
             raise ValueError("solver='active-set' works on the n x n kernel; with an "
                              "approximation give a CVXPY solver (e.g. solver='CLARABEL')")
@@ -180,7 +178,7 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
             kkt = sol.certificate["kkt_residual"]
         else:
             f = KSVMLeastSquares(K, y, C=C)
-            sol = solve(f, self._solver, **opts)
+            sol = solve(f, self._solver, certificate_kind="kkt_residual", **opts)
             alpha = np.clip(np.asarray(f.variables["alpha"].value, dtype=float), 0.0, C)
             alpha[alpha <= _CVXPY_BOUND_RTOL * C] = 0.0
             b = ksvm_intercept(K, y, alpha, C, bound_rtol=_CVXPY_BOUND_RTOL)
@@ -194,7 +192,8 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         """The approximate path: (26) on ``K = Psi S Psi'`` by its factored form."""
         S = np.sign(lam)
         f = KSVMLeastSquaresFactor(Psi, S, y, C=C)
-        sol = solve(f, self._solver, **dict(self.solver_options or {}))
+        sol = solve(f, self._solver, certificate_kind="kkt_residual",
+                    **dict(self.solver_options or {}))
         alpha = np.clip(np.asarray(f.variables["alpha"].value, dtype=float), 0.0, C)
         alpha[alpha <= _CVXPY_BOUND_RTOL * C] = 0.0
         v = Psi.T @ (y * alpha)

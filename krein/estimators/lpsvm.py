@@ -7,10 +7,9 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
-from .._validation import SolverName
 from ..formulations.lpsvm import LPSVM
-from ..solvers import solve
-from .base import BinaryModel, KernelClassifierBase, check_solver_name, kernel_unit, warn_gap
+from ..solvers import SolverName, resolve_solver, solve
+from .base import BinaryModel, KernelClassifierBase, kernel_unit, warn_gap
 
 __all__ = ["LPSVC"]
 
@@ -85,7 +84,7 @@ class LPSVC(KernelClassifierBase):
         self.sv_tol = sv_tol
 
     def _check_params(self):
-        self._solver = check_solver_name(self.solver, allow_libsvm=False)
+        self._solver = resolve_solver(self.solver)
 
     def _fit_binary(self, K, y, idx, C):
         # solved in the unit of K (exact power of two): the LP on (K / unit, C * unit)
@@ -93,7 +92,8 @@ class LPSVC(KernelClassifierBase):
         # problem of unit scale whatever the scale of K
         unit = kernel_unit(K)
         f = LPSVM(K / unit, y, C=C * unit)
-        sol = solve(f, self._solver, **(self.solver_options or {}))
+        sol = solve(f, self._solver, certificate_kind="relative_gap",
+                    **(self.solver_options or {}))
         warn_gap(sol, "LPSVC")
         c = np.asarray(f.variables["c"].value, dtype=float).copy()
         # sv_tol in the unit of K (an absolute max(1, .) on c itself zeroed every

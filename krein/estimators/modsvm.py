@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import SolverName
 from ..formulations.modsvm import ModSVM
-from ..solvers import solve
-from .base import (BinaryModel, KernelClassifierBase, check_solver_name, kernel_unit,
-                   libsvm_solve, warn_gap)
+from ..solvers import SolverName, resolve_solver, solve
+from ..solvers.libsvm import libsvm_mod_svm
+from .base import BinaryModel, KernelClassifierBase, kernel_unit, warn_gap
 
 __all__ = ["ModSVC"]
 
@@ -90,7 +89,7 @@ class ModSVC(KernelClassifierBase):
         self.solver_options = solver_options
 
     def _check_params(self):
-        self._solver = check_solver_name(self.solver, allow_libsvm=True)
+        self._solver = resolve_solver(self.solver, ("libsvm",))
         if self._solver == "libsvm":
             bad = sorted(set(self.solver_options or {}) - {"tol", "max_iter", "cache_size"})
             if bad:
@@ -99,16 +98,15 @@ class ModSVC(KernelClassifierBase):
 
     def _fit_binary(self, K, y, idx, C):
         if self._solver == "libsvm":
-            G = K @ K.T
-            u, b, sol = libsvm_solve(G, y, C, **(self.solver_options or {}))
-            sol.primal["beta"] = y * u
-            alpha = K.T @ u
-            return BinaryModel(idx, alpha, b, {"n_iter": sol.iterations, "solution": sol})
+            sol = libsvm_mod_svm(K, y, C, **(self.solver_options or {}))
+            return BinaryModel(idx, sol.coef, sol.intercept,
+                               {"n_iter": sol.iterations, "solution": sol})
         # solved in the unit of K (exact power of two): the problem on
         # (K / unit, C * unit^2) has the minimizers (unit * alpha, b)
         unit = kernel_unit(K)
         f = ModSVM(K / unit, y, C=C * unit ** 2)
-        sol = solve(f, self._solver, **(self.solver_options or {}))
+        sol = solve(f, self._solver, certificate_kind="relative_gap",
+                    **(self.solver_options or {}))
         warn_gap(sol, "ModSVC")
         alpha = np.asarray(f.variables["alpha"].value, dtype=float) / unit
         b = float(f.variables["b"].value)

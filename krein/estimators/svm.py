@@ -12,15 +12,14 @@ import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from .._validation import LIBSVM_MAX_ITER, NONNEGATIVE, POSITIVE, SolverName
+from .._validation import LIBSVM_MAX_ITER, NONNEGATIVE, POSITIVE
 
 from ..formulations.svm import SVMDual, SVMPrimal, preferred_form
-from ..solvers import solve
+from ..solvers import SolverName, resolve_solver, solve
 from ..spectrum import (OUT_OF_SAMPLE, TRANSFORMS, Spectrum, check_correction,
                         correct_eigenvalues, row_multipliers, transductive_rows)
 from .approximate import ApproximationMixin, linear_svm, spectral_features
-from .base import (BinaryModel, KernelClassifierBase, check_solver_name, least_eigenvalue,
-                   libsvm_solve)
+from .base import BinaryModel, KernelClassifierBase, least_eigenvalue, libsvm_solve
 
 __all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
 
@@ -34,11 +33,8 @@ _APPROXIMATION = [HasMethods(["fit_transform", "transform"]), None]
 
 def _check_svm_solver(est):
     """``est._solver``: "libsvm", "liblinear" (with an approximation only) or a CVXPY name."""
-    if isinstance(est.solver, str) and est.solver.lower() == "liblinear":
-        est._check_approximation()          # raises without an approximation
-        return "liblinear"
-    est._check_approximation()
-    return check_solver_name(est.solver)
+    est._check_approximation()          # liblinear: raises without an approximation
+    return resolve_solver(est.solver, ("libsvm", "liblinear"), approximation=True)
 
 
 def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=None):

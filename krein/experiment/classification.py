@@ -32,6 +32,7 @@ from .._threads import fit_threads
 from ..approximation_spec import check_approximable
 # the approximate path of a method lives in its registry entry (re-exported for compare.py)
 from ..registry import NO_APPROXIMATE_PATH, approximation_defaults  # noqa: F401
+from ..solvers.core import CERTIFICATE_KINDS as _SOLUTION_CERTIFICATE_KINDS
 from .metrics import classification_metrics, solver_version  # noqa: F401 (re-export)
 from .seeds import cell_seed
 
@@ -335,15 +336,16 @@ def outer_splits(params, y):
     return list(skf.split(np.zeros((len(y), 1)), y))
 
 
-#: What each certificate entry of a :class:`krein.solvers.Solution` measures, in the
-#: order :func:`certificate_measure` looks for them.
-CERTIFICATE_KINDS = (("relative_gap", "relative duality gap"), ("kkt_residual", "KKT residual"),
-                     ("fw_gap", "stationarity (Frank-Wolfe gap)"), ("gap", "duality gap"),
-                     ("residual", "KKT residual"), ("max_abs_gradient", "gradient"))
+#: ``(kind, words)`` pairs of :data:`krein.solvers.core.CERTIFICATE_KINDS` (declared
+#: there, once), in the order :func:`certificate_measure` reports a mixture of kinds.
+CERTIFICATE_KINDS = tuple(_SOLUTION_CERTIFICATE_KINDS.items())
 
 
 def certificate_measure(solutions):
     """The optimality certificate of a fitted estimator's solutions, as one number.
+
+    Each solution states what its certificate measures (``Solution.certificate_kind``,
+    set by the solver that made it); nothing is inferred from the certificate's keys.
 
     Parameters
     ----------
@@ -353,24 +355,21 @@ def certificate_measure(solutions):
     Returns
     -------
     kind : str
-        What the number measures: the first entry of :data:`CERTIFICATE_KINDS`
-        found in the solutions' ``certificate``: the relative duality gap of
-        IndefiniteSVM, the KKT residual of the active set (KSVM), the
-        Frank-Wolfe gap of a stationary point of the non-convex hull problem,
-        the duality gap of a CVXPY solution, the KKT residual of libsvm's
-        point, the gradient of the RVM's marginal likelihood; ``""`` when
-        there is none.
+        The words of :data:`CERTIFICATE_KINDS` for the solutions' kind (the first in
+        that order with a finite value when they differ): the relative duality gap of
+        IndefiniteSVM, LP-SVM and Mod SVM, the KKT residual of the active set (KSVM)
+        and of libsvm's point, the Frank-Wolfe gap of the hull problem, the duality
+        gap of a CVXPY solution, the gradient of the RVM's marginal likelihood;
+        ``""`` when there is none.
     value : float
-        Its largest absolute value over the solutions (NaN without one).
+        Its largest absolute value over the solutions of that kind (NaN without one).
     """
-    for key, kind in CERTIFICATE_KINDS:
-        vals = []
-        for s in solutions:
-            v = (s.certificate or {}).get(key)
-            if isinstance(v, (numbers.Real, np.floating)) and np.isfinite(v):
-                vals.append(abs(float(v)))
+    for key, words in CERTIFICATE_KINDS:
+        vals = [(s.certificate or {}).get(key) for s in solutions if s.certificate_kind == key]
+        vals = [abs(float(v)) for v in vals
+                if isinstance(v, (numbers.Real, np.floating)) and np.isfinite(v)]
         if vals:
-            return kind, max(vals)
+            return words, max(vals)
     return "", float("nan")
 
 

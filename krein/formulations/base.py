@@ -10,8 +10,6 @@ dual) values, independent of what the solver reports.
 
 from __future__ import annotations
 
-import numbers
-
 import cvxpy as cp
 import numpy as np
 
@@ -67,11 +65,21 @@ class Formulation:
         Short name of the formulation, for messages.
     problem_class : {"LP", "QP", "SOCP", "SDP"}
         Problem class, for solver compatibility.
+    strictly_positive : tuple of str
+        Parameter names that :meth:`set` requires > 0 (``C``, ``rho``).
+    certificate_kind : str
+        What the certificate measures as one number (``"gap"``).
     """
 
     name = "formulation"
     #: Problem class for solver compatibility ("LP", "QP", "SOCP", "SDP").
     problem_class = "QP"
+    #: Parameters that must be > 0 even when declared only non-negative (:meth:`set`).
+    strictly_positive = ("C", "rho")
+    #: What :meth:`certificate` measures as one number: the ``certificate_kind`` of the
+    #: solutions of :func:`krein.solvers.solve` (a key of
+    #: ``krein.solvers.core.CERTIFICATE_KINDS``; subclasses with another measure set it).
+    certificate_kind = "gap"
 
     def __init__(self, problem, parameters=None, variables=None, constraints=None):
         self.problem = problem
@@ -81,13 +89,16 @@ class Formulation:
 
     # ------------------------------------------------------------------
     def set(self, **values):
-        """Set parameter values by name (e.g. ``set(C=10.0)``).
+        """Set parameter values by name (e.g. ``set(C=10.0)``, ``set(C=per_sample_C)``).
 
         Parameters
         ----------
         **values
-            ``name=value`` for parameters in :attr:`parameters`; a non-negative
-            or positive parameter needs a positive finite number.
+            ``name=value`` for parameters in :attr:`parameters`: a finite number or
+            array of the parameter's shape (per-sample ``C``: shape ``(n,)``); ``>= 0``
+            for a non-negative parameter, ``> 0`` for a positive one and for the
+            names in :attr:`strictly_positive` (``C``, ``rho``: a box bound or
+            penalty of 0 is no model).
 
         Returns
         -------
@@ -97,7 +108,8 @@ class Formulation:
         Raises
         ------
         ValueError
-            For an unknown parameter name or an invalid value (``C <= 0``...).
+            For an unknown parameter name, a non-numeric value, a wrong shape,
+            NaN/inf or a value out of the parameter's sign (``C <= 0``...).
         """
         for key, value in values.items():
             if key not in self.parameters:
@@ -105,10 +117,25 @@ class Formulation:
                     f"unknown parameter {key!r} for {self.name}; parameters: {sorted(self.parameters)}"
                 )
             param = self.parameters[key]
-            if param.is_nonneg() or param.is_pos():
-                if not isinstance(value, numbers.Real) or not np.isfinite(value) or value <= 0:
-                    raise ValueError(f"{key} must be a positive finite number; got {value!r}")
-            param.value = value
+            ok = not isinstance(value, (bool, np.bool_, str, bytes))
+            try:
+                arr = np.asarray(value, dtype=float) if ok else None
+            except (TypeError, ValueError):
+                arr = None
+            if arr is None:
+                raise ValueError(f"{key} must be a finite number or array of shape "
+                                 f"{param.shape}; got {value!r}")
+            if arr.shape != tuple(param.shape):
+                raise ValueError(f"{key} must have shape {tuple(param.shape)} (the parameter's); "
+                                 f"got shape {arr.shape}")
+            if not np.all(np.isfinite(arr)):
+                raise ValueError(f"{key} must be finite; got {value!r}")
+            if param.is_pos() or key in self.strictly_positive:
+                if np.any(arr <= 0):
+                    raise ValueError(f"{key} must be positive (> 0); got {value!r}")
+            elif param.is_nonneg() and np.any(arr < 0):
+                raise ValueError(f"{key} must be non-negative (>= 0); got {value!r}")
+            param.value = float(arr) if arr.ndim == 0 else arr
         return self
 
     def is_dpp(self):

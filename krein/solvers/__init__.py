@@ -10,11 +10,19 @@ loops (IndefiniteSVM: :func:`projected_gradient`, :func:`accelerated_gradient`,
 :data:`INDEFINITE_SOLVERS` is the one table of IndefiniteSVM algorithms by name
 (:func:`solve_indefinite` and the estimators dispatch on it); their solutions carry
 the intercept and the out-of-sample test coefficients, so an estimator only stores
-them.  :func:`solver_capabilities` lists the problem classes each installed CVXPY
-solver accepts (``krein solvers``).
+them.
+
+:data:`SOLVERS` (:mod:`krein.solvers.table`) is THE table of every way of solving --
+libsvm, liblinear, each CVXPY solver, each custom loop -- with the problem classes
+and install hint of each; :func:`resolve_solver` the one check of a solver name;
+:data:`INDEFINITE_SOLVERS` is the IndefiniteSVM part of it, and
+:func:`solver_capabilities` (``krein solvers``) is generated from it.
 """
 
-from .core import Solution, SolverError, check_solver, installed_solvers, solve, solver_capabilities
+from .core import (CERTIFICATE_KINDS, STATUSES, Solution, SolverError, check_solver,
+                   installed_solvers, solve)
+from .table import (PROBLEM_CLASSES, SOLVERS, SolverEntry, SolverName, resolve_comparison_solver,
+                    resolve_solver, solver_capabilities, solver_names)
 from .indefinite import Certifier, accelerated_gradient, projected_gradient
 from .proxy import ProxyKernelOracle
 # the functions (not the submodules of the same name) are the package attributes
@@ -29,7 +37,8 @@ from .ksvm import ksvm_active_set  # noqa: E402
 from .rvm import sparse_bayes  # noqa: E402
 
 __all__ = ["Solution", "SolverError", "installed_solvers", "solver_capabilities", "solve",
-           "check_solver",
+           "check_solver", "CERTIFICATE_KINDS", "STATUSES", "SOLVERS", "SolverEntry", "SolverName",
+           "PROBLEM_CLASSES", "resolve_solver", "resolve_comparison_solver", "solver_names",
            "ProxyKernelOracle", "Certifier", "projected_gradient", "accelerated_gradient",
            "accpm", "exchange", "solve_indefinite", "INDEFINITE_SOLVERS", "INDEFINITE_ALGORITHMS",
            "indefinite_options",
@@ -38,10 +47,11 @@ __all__ = ["Solution", "SolverError", "installed_solvers", "solver_capabilities"
            "nearest_psd_newton"]
 
 #: The algorithms for the IndefiniteSVM problem (luss Algorithms 1-3 and FISTA), by name:
-#: the one table that :func:`solve_indefinite` and the estimators of
-#: :mod:`krein.estimators.indefinite` validate and dispatch on.
-INDEFINITE_SOLVERS = {"pg": projected_gradient, "apg": accelerated_gradient, "accpm": accpm,
-                      "exchange": exchange}
+#: the ``"proxy-kernel"`` entries of :data:`SOLVERS`, as a view (name -> callable) that
+#: :func:`solve_indefinite` and the estimators of :mod:`krein.estimators.indefinite`
+#: validate and dispatch on.
+INDEFINITE_SOLVERS = {name: SOLVERS[name].function
+                      for name in solver_names(problem_class="proxy-kernel")}
 
 #: Names of :data:`INDEFINITE_SOLVERS`, in order.
 INDEFINITE_ALGORITHMS = tuple(INDEFINITE_SOLVERS)
@@ -103,4 +113,4 @@ def solve_indefinite(problem, algorithm="pg", **options):
     bad = sorted(set(options) - set(accepted))
     if bad:
         raise ValueError(f"unknown option(s) {bad} for algorithm {algorithm!r}; accepted: {accepted}")
-    return INDEFINITE_SOLVERS[algorithm](problem, **options)
+    return SOLVERS[algorithm](problem, **options)

@@ -554,4 +554,5 @@ def alternating_projections(K, diagonal="keep", weights=None, *, method="dykstra
         primal={"X": Xr, "X_last": X_last, "Y": Y_orig}, dual={"theta": theta},
         setup_time=t_setup, solve_time=t_solve, iterations=it,
         primal_residual=float(cert["primal_residual"]), dual_residual=float(cert["dual_residual"]),
-        gap=float(cert["gap"]), certificate=cert, trace=pd.DataFrame(rows))
+        gap=float(cert["gap"]), certificate=cert, certificate_kind="gap" if certify else "",
+        trace=pd.DataFrame(rows))

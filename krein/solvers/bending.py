@@ -418,4 +418,6 @@ def bending(K, weights=None, *, g="clip", eps=0.0, shift=None, tol=1e-10, max_it
                     objective=float(np.linalg.norm(Kn - K0)), primal={"K": Kn, "rows": R},
                     dual={}, setup_time=t_setup, solve_time=elapsed - t_setup, iterations=k,
                     primal_residual=max(0.0, -lmin), dual_residual=float("nan"),
-                    gap=float("nan"), certificate=cert, trace=pd.DataFrame(trace))
+                    gap=float("nan"), certificate=cert,
+                    certificate_kind="",     # an iteration to a PSD kernel: no optimality measure
+                    trace=pd.DataFrame(trace))

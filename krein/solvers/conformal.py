@@ -175,7 +175,7 @@ def _solution(name, status, V, K, A, n_iter, trace, t_setup, t_solve, extra):
                     primal={"V": V, "kernel": A * (V @ V.T)}, dual={}, setup_time=t_setup,
                     solve_time=t_solve, iterations=n_iter, primal_residual=float("nan"),
                     dual_residual=float(np.linalg.norm(grad)), gap=float("nan"),
-                    certificate=cert, trace=pd.DataFrame(trace))
+                    certificate=cert, certificate_kind="grad_norm", trace=pd.DataFrame(trace))
 
 
 def conformal_search(K, A, V0=None, *, step=0.01, max_iter=1000):
@@ -409,7 +409,8 @@ def conformal_fit(K, A, V0=None, *, method="optimize", step=0.01, tol=1e-10, max
                     primal=best.primal, dual={}, setup_time=0.0, solve_time=elapsed,
                     iterations=sum(int(r.iterations) for r in runs.values()),
                     primal_residual=float("nan"), dual_residual=best.dual_residual,
-                    gap=float("nan"), certificate=cert, trace=trace)
+                    gap=float("nan"), certificate=cert, certificate_kind=best.certificate_kind,
+                    trace=trace)
 
 
 def conformal_extend(K_rows, A_rows, V):

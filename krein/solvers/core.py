@@ -8,28 +8,34 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
-__all__ = ["Solution", "SolverError", "CERTIFICATE_KINDS", "installed_solvers", "solver_capabilities", "solve",
-           "check_solver"]
+from .table import resolve_solver
 
-#: How to install solvers that are not there by default.
-_INSTALL_HINT = {
-    "ECOS": "pip install ecos",
-    "OSQP": "pip install osqp",
-    "SCS": "pip install scs",
-    "CLARABEL": "pip install clarabel",
-    "MOSEK": "pip install mosek (licence needed)",
-    "GUROBI": "pip install gurobipy (licence needed)",
-    "HIGHS": "pip install highspy",
-    "PIQP": "pip install piqp",
-    "PROXQP": "pip install proxsuite",
-    "CVXOPT": "pip install cvxopt",
-}
+__all__ = ["Solution", "SolverError", "CERTIFICATE_KINDS", "STATUSES", "installed_solvers", "solve",
+           "check_solver"]
 
 #: What a solution's one-number certificate measures: ``Solution.certificate_kind`` is a
 #: key, ``Solution.certificate[kind]`` the number, the value the words shown in tables.
 CERTIFICATE_KINDS = {"relative_gap": "relative duality gap", "kkt_residual": "KKT residual",
                      "fw_gap": "stationarity (Frank-Wolfe gap)", "gap": "duality gap",
-                     "residual": "KKT residual", "max_abs_gradient": "gradient"}
+                     "residual": "KKT residual", "max_abs_gradient": "gradient",
+                     "grad_norm": "gradient norm"}
+
+#: The one set of statuses: every :class:`Solution` has one of these (``Solution``
+#: rejects others), and :class:`SolverError` carries one (or CVXPY's own status).
+STATUSES = {
+    "optimal": "optimal to the solver's tolerance (CVXPY; a convex custom loop's certificate met)",
+    "optimal_inaccurate": "CVXPY's optimal to a reduced accuracy (the exchange method's "
+                          "subproblems)",
+    "converged": "the loop's stopping test met (a point, not a proven optimum: libsvm, "
+                 "liblinear, RVM, bending, the nearest-PSD loops, conformal fits)",
+    "stationary": "a certified stationary point of a non-convex problem (the hull's loops)",
+    "max_iter": "stopped at max_iter before the stopping test (ConvergenceWarning)",
+    "stalled": "no further progress possible before the stopping test (KSVM's active set)",
+    "abnormal": "the optimizer reported an abnormal end (scipy's L-BFGS-B, conformal fits)",
+    "diverged": "non-finite iterates (SolverError only)",
+    "failed": "a sub-step failed (SolverError only)",
+    "solver_error": "the solver raised (SolverError only)",
+}
 
 #: CVXPY statuses accepted as a solution.
 _OK = {cp.OPTIMAL}
@@ -77,7 +83,7 @@ class Solution:
     solver : str
         Name of the CVXPY solver or custom loop that produced the point.
     status : str
-        CVXPY status (``"optimal"``) or a custom loop's.
+        A key of :data:`STATUSES` (``ValueError`` otherwise).
     objective : float
         Objective value reported for the returned point.
     primal : dict[str, ndarray]
@@ -128,6 +134,14 @@ class Solution:
     coef: object = None
     certificate_kind: str = ""
 
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"Solution status must be one of {sorted(STATUSES)} "
+                             f"(krein.solvers.core.STATUSES); got {self.status!r}")
+        if self.certificate_kind and self.certificate_kind not in CERTIFICATE_KINDS:
+            raise ValueError(f"Solution certificate_kind must be '' or one of "
+                             f"{sorted(CERTIFICATE_KINDS)}; got {self.certificate_kind!r}")
+
 
 def installed_solvers():
     """Names of the CVXPY solvers installed here (``cvxpy.installed_solvers()``).
@@ -140,50 +154,10 @@ def installed_solvers():
     return list(cp.installed_solvers())
 
 
-def solver_capabilities():
-    """Problem classes each installed CVXPY solver accepts, plus the libsvm pseudo-solver.
-
-    Read from CVXPY: ``QP_SOLVERS`` (native quadratic objective), and for conic
-    solvers their ``SUPPORTED_CONSTRAINTS`` (``NonNeg`` -> LP, ``SOC`` -> SOCP,
-    ``PSD``/``SvecPSD`` -> SDP, ``ExpCone``) and ``MIP_CAPABLE``.  A conic solver
-    without a native quadratic objective still takes QPs (CVXPY rewrites them as
-    SOCPs) when it supports ``SOC``.  (``krein solvers`` prints this table.)
-
-    Returns
-    -------
-    list of dict
-        One per solver of :func:`installed_solvers`, then ``libsvm``: ``name``,
-        ``LP``, ``QP``, ``SOCP``, ``SDP``, ``EXP``, ``MIP`` (each ``"yes"``,
-        ``"via SOCP"``, ``"SVM dual only"`` or ``"-"``) and ``notes``.
-    """
-    from cvxpy.reductions.solvers import defines
-
-    rows = []
-    for name in cp.installed_solvers():
-        conic = defines.SOLVER_MAP_CONIC.get(name)
-        qp = defines.SOLVER_MAP_QP.get(name)
-        cons = {c.__name__ for c in getattr(conic, "SUPPORTED_CONSTRAINTS", [])} if conic else set()
-        quad = bool(qp) or bool(conic and getattr(conic, "supports_quad_obj", lambda: False)())
-        mip = any(getattr(s, "MIP_CAPABLE", False) for s in (conic, qp) if s is not None)
-        rows.append({
-            "name": name,
-            "LP": "yes" if (qp or "NonNeg" in cons) else "-",
-            "QP": "yes" if quad else ("via SOCP" if "SOC" in cons else "-"),
-            "SOCP": "yes" if "SOC" in cons else "-",
-            "SDP": "yes" if cons & {"PSD", "SvecPSD"} else "-",
-            "EXP": "yes" if "ExpCone" in cons else "-",
-            "MIP": "yes" if mip else "-",
-            "notes": "",
-        })
-    rows.append({"name": "libsvm", "LP": "-", "QP": "SVM dual only", "SOCP": "-", "SDP": "-",
-                 "EXP": "-", "MIP": "-",
-                 "notes": "pseudo-solver: scikit-learn's SVC (SMO) on a precomputed kernel; the "
-                          "default of esvm/flip/clip/shift/square..., not for lp-svm"})
-    return rows
-
-
 def check_solver(solver):
     """Normalize a CVXPY solver name and check that it is installed.
+
+    The CVXPY part of :func:`krein.solvers.table.resolve_solver` (the one resolution).
 
     Parameters
     ----------
@@ -201,20 +175,11 @@ def check_solver(solver):
         For a non-string, unknown or missing solver; the message lists the installed
         solvers and how to install the requested one.
     """
-    if not isinstance(solver, str):
-        raise ValueError(f"solver must be a CVXPY solver name (str); got {solver!r}")
-    name = solver.upper()
-    inst = installed_solvers()
-    if name not in inst:
-        hint = _INSTALL_HINT.get(name, f"pip install cvxpy[{name}] or see the CVXPY solver docs")
-        raise ValueError(
-            f"solver {solver!r} is not installed; installed CVXPY solvers: {inst}. "
-            f"To add it: {hint}"
-        )
-    return name
+    return resolve_solver(solver, (), cvxpy=True)
 
 
-def solve(formulation, solver="CLARABEL", *, verbose=False, warm_start=False, **options):
+def solve(formulation, solver="CLARABEL", *, verbose=False, warm_start=False,
+          certificate_kind=None, **options):
     """Solve a formulation with any installed CVXPY solver.
 
     Parameters
@@ -228,6 +193,10 @@ def solve(formulation, solver="CLARABEL", *, verbose=False, warm_start=False, **
         Passed to CVXPY.
     warm_start : bool
         Passed to CVXPY (used by re-solves with new parameter values).
+    certificate_kind : str, optional
+        What the formulation's certificate measures as one number, a key of
+        :data:`CERTIFICATE_KINDS`; default the formulation's ``certificate_kind``
+        (``"gap"`` for the base class).
     **options
         Solver-specific options passed through (e.g. ``eps_abs`` for SCS).
 
@@ -239,30 +208,39 @@ def solve(formulation, solver="CLARABEL", *, verbose=False, warm_start=False, **
     Raises
     ------
     ValueError
-        Unknown or missing solver, or a solver that cannot handle this problem
-        class (e.g. a QP given to an LP-only solver).
+        Unknown or missing solver, a solver that cannot handle this problem class
+        (CVXPY cannot build a reduction chain to it: ``problem.get_problem_data``
+        fails), or an option the solver does not take (the solve raised a
+        ``TypeError`` that goes away without the options).
     SolverError
         When the solver fails or ends with a status other than optimal; nothing
         is returned in that case.
     """
     name = check_solver(solver)
+    kind = certificate_kind if certificate_kind is not None else \
+        getattr(formulation, "certificate_kind", "gap")
     problem = formulation.problem
     t0 = time.perf_counter()
     try:
         problem.solve(solver=name, verbose=verbose, warm_start=warm_start, **options)
     except cp.error.SolverError as exc:
-        msg = str(exc)
-        if "support" in msg or "cannot" in msg.lower():
+        if not _chain_exists(problem, name):
             raise ValueError(
                 f"solver {name} cannot solve {formulation.name} "
-                f"({formulation.problem_class}): {msg}"
+                f"({formulation.problem_class}): {exc}"
             ) from exc
         raise SolverError(
-            f"solver {name} failed on {formulation.name} {formulation.size}: {msg}",
+            f"solver {name} failed on {formulation.name} {formulation.size}: {exc}",
             solver=name, status="solver_error", size=formulation.size,
         ) from exc
-    except TypeError as exc:  # unknown solver option
-        raise ValueError(f"bad option for solver {name}: {exc}") from exc
+    except TypeError as exc:
+        if options and _solves_without_options(problem, name):
+            raise ValueError(f"bad option for solver {name} (options "
+                             f"{sorted(options)}): {exc}") from exc
+        raise SolverError(
+            f"solver {name} raised TypeError on {formulation.name} {formulation.size}: {exc}",
+            solver=name, status="solver_error", size=formulation.size,
+        ) from exc
     wall = time.perf_counter() - t0
     status = problem.status
     if status not in _OK:
@@ -288,4 +266,27 @@ def solve(formulation, solver="CLARABEL", *, verbose=False, warm_start=False, **
         dual_residual=float(cert.get("dual_residual", float("nan"))),
         gap=float(cert.get("gap", float("nan"))),
         certificate=cert,
+        certificate_kind=kind,
     )
+
+
+def _chain_exists(problem, name):
+    """Whether CVXPY can reduce ``problem`` to solver ``name`` (its own check, by type:
+    ``get_problem_data`` raises ``cvxpy.error.SolverError`` when no chain exists)."""
+    try:
+        problem.get_problem_data(name)
+    except cp.error.SolverError:
+        return False
+    return True
+
+
+def _solves_without_options(problem, name):
+    """Whether the solve that raised ``TypeError`` with options runs without them: then
+    the options (not the solver) raised it.  Only on the error path."""
+    try:
+        problem.solve(solver=name)
+    except TypeError:
+        return False
+    except Exception:    # any other end: the TypeError came with the options
+        return True
+    return True

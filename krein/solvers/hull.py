@@ -40,12 +40,13 @@ import pandas as pd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..formulations.hull import (_check_K_y, _check_mu, _local_minimality, _project, _stationarity,
+from ..formulations.hull import (ConvexHullDual, _check_K_y, _check_mu, _local_minimality, _project, _stationarity,
                                  hull_gradient_scale, hull_lipschitz, project_hulls)
 from .._validation import check_int
-from .core import Solution
+from .core import Solution, solve
+from .libsvm import libsvm_nu_binary
 
-__all__ = ["hull_multistart", "hull_nu_svm"]
+__all__ = ["hull_multistart", "hull_nu_svm", "hull_convex", "one_row_table"]
 
 #: Memory of the non-monotone line search (Birgin, Martinez & Raydan 2000 use 10).
 _GLL_MEMORY = 10
@@ -265,7 +266,7 @@ def _solution(name, a, K, y, mu, n_iter, converged, t_setup, t_solve, trace, ext
                     objective=st["objective"], primal={"alpha_bar": a, "u": y * a}, dual={},
                     setup_time=t_setup, solve_time=t_solve, iterations=int(n_iter),
                     primal_residual=st["violation"], dual_residual=st["residual"],
-                    gap=st["fw_gap"], certificate=cert,
+                    gap=st["fw_gap"], certificate=cert, certificate_kind="fw_gap",
                     trace=None if trace is None else pd.DataFrame(trace))
 
 
@@ -398,8 +399,6 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
     ValueError
         On bad input; libsvm's own errors are passed through.
     """
-    from sklearn.svm import NuSVC
-
     K, y = _check_K_y(K, y)
     mu = _check_mu(mu, y)
     tol = _check_tol(tol)
@@ -408,23 +407,15 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
     n = y.size
     t0 = time.perf_counter()
     nu = min(1.0, 2.0 / (min(mu, 1.0) * n))
-    svc = NuSVC(kernel="precomputed", nu=nu, tol=libsvm_tol, cache_size=cache_size)
-    libsvm_failed = False
-    try:
-        svc.fit(K, y)
-    except ValueError as exc:
-        # libsvm rescales its solution by 1/r, r the margin it reads off the free SVs; with
-        # mu near 1/min(n+, n-) (nu near its upper limit) no SV may be free, r = 0 and
-        # scikit-learn rejects the infinite coefficients.  The feasible set is then a tiny
-        # neighbourhood of the class means: start the polish from there instead.
-        if "not finite" not in str(exc):
-            raise
-        libsvm_failed = True
+    alpha, libsvm_iter = libsvm_nu_binary(K, y, nu, tol=libsvm_tol, cache_size=cache_size)
+    # libsvm rescales its solution by 1/r, r the margin it reads off the free SVs; with
+    # mu near 1/min(n+, n-) (nu near its upper limit) no SV may be free, r = 0 and
+    # scikit-learn rejects the infinite coefficients (alpha is None).  The feasible set
+    # is then a tiny neighbourhood of the class means: start the polish from there instead.
+    libsvm_failed = alpha is None
     if libsvm_failed:
         a = project_hulls(np.where(y > 0, 1.0 / np.sum(y > 0), 1.0 / np.sum(y < 0)), y, mu)
     else:
-        alpha = np.zeros(n)
-        alpha[svc.support_] = np.abs(svc.dual_coef_[0])
         a = np.zeros(n)
         for cls in (1.0, -1.0):
             rows = y == cls
@@ -445,11 +436,93 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
     lm = _local_minimality(a, K, y, mu)
     extra = {"libsvm_residual": res0, "libsvm_seconds": t_libsvm, "nu": nu,
              "libsvm_failed": libsvm_failed,
-             "libsvm_iterations": 0 if libsvm_failed else int(np.sum(getattr(svc, "n_iter_", [0]))),
+             "libsvm_iterations": libsvm_iter,
              "local_min": lm["local_min"], "min_curvature": lm["min_curvature"],
              "n_distinct": 1, "n_starts": 1}
     return _solution("nu-svm", a, K, y, mu, n_it, converged, t_libsvm,
                      time.perf_counter() - t0 - t_libsvm, trace, extra)
+
+
+def hull_convex(K, y, mu=1.0, solver="CLARABEL", *, convexity=None, form="factor", **options):
+    """CH-DU on a kernel that makes it convex, by a CVXPY solver, as a complete Solution.
+
+    The interior-point point is finished in krein: entries below ``1e-10`` are set
+    to zero (round-off), the point is projected onto the product of the capped
+    simplices and certified there (:func:`~krein.formulations.hull.hull_stationarity`):
+    the returned objective, stationarity residual and Frank-Wolfe gap are those of
+    the returned (projected) point.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel.
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels.
+    mu : float
+        Reduction bound, ``>= 1 / min(n+, n-)``.
+    solver : str
+        An installed CVXPY solver.
+    convexity : HullConvexity, optional
+        :func:`~krein.formulations.hull.hull_convexity` of ``(K, y)`` (computed by
+        the formulation when None).
+    form : {"factor", "quad"}
+        Formulation form (:func:`~krein.formulations.svm.preferred_form`).
+    **options
+        Passed to the CVXPY solver.
+
+    Returns
+    -------
+    krein.solvers.Solution
+        ``primal["alpha_bar"]`` the projected point; ``objective``,
+        ``dual_residual`` and ``gap`` its ``||w||^2``-objective, stationarity
+        residual and Frank-Wolfe gap; ``certificate`` the formulation's certificate
+        at the solver's point plus ``projected`` (the dict at the returned point) and
+        ``fw_gap``; ``certificate_kind`` ``"fw_gap"``.
+
+    Raises
+    ------
+    ValueError
+        When CH-DU is not convex on ``K`` (see :class:`ConvexHullDual`).
+    krein.solvers.SolverError
+        When the solver fails.
+    """
+    f = ConvexHullDual(K, y, mu, convexity=convexity, form=form)
+    raw = solve(f, solver, **options)
+    a = np.asarray(f.variables["alpha_bar"].value, dtype=float)
+    a[a < 1e-10] = 0.0      # interior-point round-off
+    a = _project(a, y, mu)
+    st = _stationarity(a, K, y, mu)
+    return Solution(solver=raw.solver, status=raw.status, objective=st["objective"],
+                    primal={**raw.primal, "alpha_bar": a}, dual=raw.dual,
+                    setup_time=raw.setup_time, solve_time=raw.solve_time,
+                    iterations=raw.iterations, primal_residual=raw.primal_residual,
+                    dual_residual=st["residual"], gap=st["fw_gap"],
+                    certificate={**raw.certificate, "projected": st, "fw_gap": st["fw_gap"]},
+                    certificate_kind="fw_gap")
+
+
+def one_row_table(sol, K, y, mu, global_opt):
+    """The table of local optima of a single-point solve (the convex and nu-SVM paths).
+
+    Parameters
+    ----------
+    sol : krein.solvers.Solution
+        With ``primal["alpha_bar"]``.
+    K : ndarray of shape (n, n)
+        Kernel.
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels.
+    mu : float
+        Reduction bound.
+    global_opt : bool
+        Whether the point is a global optimum (convex path).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row, the columns of :func:`hull_multistart`'s table.
+    """
+    return _one_row_table(sol, K, y, mu, global_opt)
 
 
 def _one_row_table(sol, K, y, mu, global_opt):

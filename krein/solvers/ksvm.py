@@ -500,7 +500,8 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
         dual={"lambda": lam, "mu": mu, "eta": eta},
         setup_time=t_setup, solve_time=t_solve, iterations=it,
         primal_residual=with_lam["primal"], dual_residual=with_lam["stationarity"],
-        gap=float(mu @ alpha + eta @ (C - alpha)), certificate=cert, trace=pd.DataFrame(rows))
+        gap=float(mu @ alpha + eta @ (C - alpha)), certificate=cert, certificate_kind="kkt_residual",
+        trace=pd.DataFrame(rows))
 
 
 class _SquareColumns:

@@ -13,7 +13,8 @@ import numpy as np
 
 from .core import Solution
 
-__all__ = ["libsvm_binary", "libsvm_solution", "libsvm_solve"]
+__all__ = ["libsvm_binary", "libsvm_solution", "libsvm_solve", "libsvm_dual", "libsvm_nu_binary",
+           "libsvm_mod_svm"]
 
 
 def libsvm_binary(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
@@ -100,7 +101,8 @@ def libsvm_solution(K, y, C, u, b, n_iter, *, max_iter=-1, solve_time=float("nan
         ``dual`` ``{"intercept"}``, ``primal_residual`` the largest constraint
         violation, ``dual_residual`` the stationarity residual, ``gap`` NaN (no
         duality gap on an indefinite kernel), ``certificate`` the dict of
-        :func:`~krein.formulations.hull.svm_dual_stationarity`, ``intercept`` ``b``.
+        :func:`~krein.formulations.hull.svm_dual_stationarity`, ``intercept`` ``b``,
+        ``certificate_kind`` ``"residual"`` (the stationarity residual).
     """
     from ..formulations.hull import svm_dual_stationarity
 
@@ -114,7 +116,113 @@ def libsvm_solution(K, y, C, u, b, n_iter, *, max_iter=-1, solve_time=float("nan
                     primal={"alpha": alpha, "u": u}, dual={"intercept": float(b)},
                     setup_time=0.0, solve_time=float(solve_time), iterations=int(n_iter),
                     primal_residual=cert["violation"], dual_residual=cert["residual"],
-                    gap=float("nan"), certificate=dict(cert), intercept=float(b))
+                    gap=float("nan"), certificate=dict(cert), intercept=float(b),
+                    certificate_kind="residual")
+
+
+def libsvm_dual(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
+    """The ``"libsvm"`` entry of the solver table: the C-SVM dual, as a Solution only.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Kernel matrix given to libsvm.
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels.
+    C : float > 0 or ndarray of shape (n,)
+        Box bound(s).
+    tol : float
+        libsvm stopping tolerance.
+    max_iter : int
+        -1 for no limit.
+    cache_size : float
+        libsvm kernel cache (MB).
+
+    Returns
+    -------
+    krein.solvers.Solution
+        :func:`libsvm_solution`: ``primal["u"]`` is ``y * alpha``, ``intercept`` b.
+    """
+    return libsvm_solve(K, y, C, tol=tol, max_iter=max_iter, cache_size=cache_size)[2]
+
+
+def libsvm_mod_svm(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
+    """Mod SVM (luss §5.1) by libsvm: the C-SVM dual on ``G = K K'``, as a complete Solution.
+
+    The kernel enters only the separation constraints, so the dual is the C-SVM dual
+    on ``G = K K'``; its point ``beta = y * u`` gives the model's coefficients
+    ``alpha = K' u`` on the kernel rows, ``f(x) = k(x, X) alpha + b``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Training kernel.
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels.
+    C : float > 0 or ndarray of shape (n,)
+        Box bound(s).
+    tol : float
+        libsvm stopping tolerance.
+    max_iter : int
+        -1 for no limit.
+    cache_size : float
+        libsvm kernel cache (MB).
+
+    Returns
+    -------
+    krein.solvers.Solution
+        :func:`libsvm_solution` on ``G`` (the SVM-dual stationarity residual on ``G``),
+        with ``primal["beta"]`` the dual point and ``coef`` the coefficients
+        ``K' u`` applied to the raw kernel rows.
+    """
+    import dataclasses
+
+    G = K @ K.T
+    t0 = time.perf_counter()
+    u, b, n_iter = libsvm_binary(G, y, C, tol=tol, max_iter=max_iter, cache_size=cache_size)
+    seconds = time.perf_counter() - t0
+    sol = libsvm_solution(G, y, C, u, b, n_iter, max_iter=max_iter, solve_time=seconds)
+    primal = {**sol.primal, "beta": np.asarray(y, dtype=float) * u}
+    return dataclasses.replace(sol, primal=primal, coef=K.T @ u)
+
+
+def libsvm_nu_binary(K, y, nu, tol=1e-3, cache_size=200):
+    """The nu-SVC dual of libsvm on a precomputed kernel (scikit-learn's NuSVC).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Precomputed (possibly indefinite) kernel.
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels.
+    nu : float in (0, 1]
+        libsvm's ``nu``.
+    tol : float
+        libsvm stopping tolerance.
+    cache_size : float
+        libsvm kernel cache (MB).
+
+    Returns
+    -------
+    alpha : ndarray of shape (n,) or None
+        ``|y_i alpha_i|`` of the nu-SVC dual (zero off the support vectors); None when
+        libsvm returned non-finite coefficients (no free support vector: its margin
+        ``r`` is 0 and scikit-learn rejects the rescaled point).
+    n_iter : int
+        libsvm's iterations (0 when ``alpha`` is None).
+    """
+    from sklearn.svm import NuSVC
+
+    svc = NuSVC(kernel="precomputed", nu=nu, tol=tol, cache_size=cache_size)
+    try:
+        svc.fit(K, y)
+    except ValueError as exc:
+        if "not finite" not in str(exc):
+            raise
+        return None, 0
+    alpha = np.zeros(K.shape[0])
+    alpha[svc.support_] = np.abs(svc.dual_coef_[0])
+    return alpha, int(np.sum(getattr(svc, "n_iter_", [0])))
 
 
 def libsvm_solve(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):

@@ -498,5 +498,5 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
         primal={"X": X, "X_dual": X_dual}, dual={"y": y, "theta": theta},
         setup_time=t_setup, solve_time=t_solve, iterations=it,
         primal_residual=float(cert["primal_residual"]), dual_residual=float(cert["dual_residual"]),
-        gap=float(cert["gap"]), certificate=cert,
+        gap=float(cert["gap"]), certificate=cert, certificate_kind="gap" if certify else "",
         trace=pd.DataFrame(rows, columns=list(NEWTON_TRACE_COLUMNS)))

@@ -730,5 +730,6 @@ def sparse_bayes(Phi, t, *, likelihood="bernoulli", noise_precision=None, bias_c
         dual_residual=float("nan"),
         gap=float("nan"),
         certificate=cert,
+        certificate_kind="max_abs_gradient",
         trace=pd.DataFrame(trace),
     )
