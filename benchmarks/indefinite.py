@@ -126,7 +126,7 @@ def per_iteration(sizes, kernels, C, rho, threads=(1, None), n_iter=20):
     from threadpoolctl import threadpool_info, threadpool_limits
 
     from krein.formulations.indefinite import ProxyKernelProblem
-    from krein.solvers.proxy import ProxyKernelOracle
+    from krein.solvers.indefinite import ProxyKernelOracle
 
     print("\n== 1. one PG iteration / one numpy.linalg.eigh (gap checks excluded); one oracle "
           "call / two n x n matrix-vector products (2mv) ==")

@@ -40,7 +40,7 @@ PG is the paper's Algorithm 1 with step ``5/k`` from the box midpoint projected
 onto ``{y'alpha = 0, 0 <= alpha <= C}`` (``projected_gradient(step="diminishing")``
 step by step, written out here to evaluate the per-iterate quantities; the test
 checks that it follows the library's trace).  ACCPM is
-:func:`krein.solvers.accpm.accpm` (Newton centers, 3n cuts by eq. 12, ``L_0`` the
+:func:`krein.solvers.indefinite.accpm.accpm` (Newton centers, 3n cuts by eq. 12, ``L_0`` the
 box and the hyperplane).  The figure ``luss_fig1.png`` has one row per setting:
 gap against iteration (mean and +-1 sd over the subsets, in log10 as the paper's
 semilog plot), ACCPM left, PG right.

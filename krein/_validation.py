@@ -293,31 +293,3 @@ NONNEGATIVE = RealInterval(0, np.inf, closed="left")
 LIBSVM_MAX_ITER = [Interval(Integral, 1, None, closed="left"), Options(Integral, {-1})]
 #: ``class_weight`` of every classifier with a box bound ``C``.
 CLASS_WEIGHT = [dict, StrOptions({"balanced"}), None]
-
-def __getattr__(name):
-    """Transitional: ``SolverName`` and ``resolve_solver_name`` moved to the solver table.
-
-    Solver names are resolved in one place, :func:`krein.solvers.table.resolve_solver`
-    (the constraint: :class:`krein.solvers.table.SolverName`).  The old names stay
-    importable from here, looked up lazily (no import of the solvers at this floor),
-    until their last importer (``krein/estimators/indefinite.py``) imports them from
-    :mod:`krein.solvers`.
-    """
-    if name in ("SolverName", "SOLVERS_EXTRA"):
-        import importlib
-
-        return getattr(importlib.import_module("krein.solvers.table"), name)
-    if name == "resolve_solver_name":
-        return _resolve_solver_name
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
-def _resolve_solver_name(solver, custom=(), cvxpy=True):
-    """:func:`krein.solvers.table.resolve_solver`, None instead of the ValueError."""
-    import importlib
-
-    table = importlib.import_module("krein.solvers.table")
-    try:
-        return table.resolve_solver(solver, tuple(custom), cvxpy=cvxpy, approximation=True)
-    except ValueError:
-        return None

@@ -49,7 +49,7 @@ def _data_error(prog, exc):
 # --------------------------------------------------------------------------- commands
 def _cmd_compare(args):
     from ._io import captured_stdout
-    from .compare import InvalidArgument, run_comparison, run_name
+    from .compare import Comparison, InvalidArgument, run_comparison, run_name
     from .experiment.outputs import write_solver_output
 
     try:
@@ -77,16 +77,16 @@ def _cmd_compare(args):
     command = "krein " + " ".join(args.argv)
     with captured_stdout() as solver_output:
         try:
-            result = run_comparison(kernel=args.kernel, kernel_params=kernel_params or None,
-                                    methods=methods, cv=args.cv, repeats=args.repeats, C=args.C,
-                                    solver=args.solver, random_state=args.seed, out=out,
-                                    progress=not args.no_progress, n_samples=args.n_samples,
-                                    binary=binary, tune=not args.no_tune, grid=grid or None,
-                                    inner_folds=args.inner_folds, n_jobs=args.n_jobs,
-                                    force=args.force, command=command,
-                                    blas_threads=args.blas_threads,
-                                    approximation=args.approximation, resume=args.resume,
-                                    fresh=fresh, hold_lock=True, **data)
+            spec = Comparison(kernel=args.kernel, kernel_params=kernel_params or None,
+                              methods=methods, outer_folds=args.cv, repeats=args.repeats,
+                              C=args.C, solver=args.solver, random_state=args.seed,
+                              n_samples=args.n_samples, binary=binary, tune=not args.no_tune,
+                              grid=grid or None, inner_folds=args.inner_folds,
+                              approximation=args.approximation, **data)
+            result = run_comparison(spec, out=out, progress=not args.no_progress,
+                                    n_jobs=args.n_jobs, force=args.force, command=command,
+                                    blas_threads=args.blas_threads, resume=args.resume,
+                                    fresh=fresh, hold_lock=True)
         except InvalidArgument as exc:
             solver_output.discard()
             _data_error(args.prog, exc)

@@ -154,7 +154,7 @@ def _protocol_line(result):
     tuned = (f"parameters chosen by inner {result.inner_folds}-fold stratified CV on each "
              "training fold" if result.tuned else
              f"fixed parameters (C = {result.C if result.C is not None else 1:g})")
-    return (f"protocol: {result.cv}-fold stratified CV x {result.repeats} repeat(s) (seed "
+    return (f"protocol: {result.outer_folds}-fold stratified CV x {result.repeats} repeat(s) (seed "
             f"{result.random_state}), same folds for every method; {tuned}; solver = "
             f"{result.solver or 'each method default'}")
 
@@ -218,7 +218,7 @@ def comparison_lines(result):
     lines += [f"note on {name}: {why}" for name, why in result.notes.items()]
     failed = result.folds[result.folds["error"] != ""]
     for name, group in failed.groupby("method", sort=False):
-        lines.append(f"errors in {name} ({len(group)} of {result.cv * result.repeats} fits), "
+        lines.append(f"errors in {name} ({len(group)} of {result.outer_folds * result.repeats} fits), "
                      f"first: {group['error'].iloc[0][:300]}")
     lines.append(f"time: {result.seconds:.0f} s")
     if result.files:

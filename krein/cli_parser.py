@@ -25,6 +25,7 @@ FLAGS = {
     "kernel_params": "--kernel-params",
     "methods": "--methods",
     "cv": "--cv",
+    "outer_folds": "--cv",
     "repeats": "--repeats",
     "C": "--C",
     "solver": "--solver",

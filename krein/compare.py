@@ -135,26 +135,13 @@ def _check_methods(methods):
 
 
 def _check_solver(solver, approximation=None):
-    if solver is None:
-        return None
-    from .solvers import installed_solvers
+    """The comparison's solver through the one resolution of the solver table."""
+    from .solvers import resolve_comparison_solver
 
-    accepted = ["libsvm"] + installed_solvers()
-    if isinstance(solver, str):
-        if solver.lower() == "libsvm":
-            return "libsvm"
-        if solver.upper() in installed_solvers():
-            return solver.upper()
-        if solver.lower() == "liblinear":
-            if approximation is None:
-                raise InvalidArgument("solver", "liblinear trains a linear model on features: "
-                                                "it needs an approximation (e.g. "
-                                                "nystroem:1000)")
-            return "liblinear"
-    if approximation is not None:
-        accepted.insert(1, "liblinear")
-    raise InvalidArgument("solver", f"unknown or not installed solver {solver!r}; accepted: "
-                                    f"{', '.join(accepted)}")
+    try:
+        return resolve_comparison_solver(solver, approximation)
+    except ValueError as exc:
+        raise InvalidArgument("solver", str(exc)) from None
 
 
 def _check_count(name, value, low, what=""):

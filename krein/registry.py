@@ -69,6 +69,32 @@ class MethodEntry:
     as a tuple of ``(params, xfail)`` pairs and ``scale`` as a tuple of
     ``(parameter, exponent)`` pairs: the entry is immutable.  Read it through
     the functions of this module (:func:`default_grid`, ...).
+
+    Parameters
+    ----------
+    factory : callable
+        ``factory() -> estimator`` with the method's default parameters.
+    description : str
+        One line shown by :func:`list_methods` and ``krein methods``.
+    task : {"classifier", "regressor", "outlier"}
+        Kind of estimator.
+    compare : bool
+        Whether ``krein compare`` runs it by default.
+    grid : tuple of (str, tuple) or None
+        The default inner-CV grid (None: ``C`` over :data:`C_GRID` if the
+        estimator has one).
+    requires : tuple of str
+        Inputs besides the kernel matrix, keys of :data:`REQUIREMENTS`.
+    approximate : tuple, str or None
+        The approximate path (:func:`approximation_defaults`).
+    checks : tuple of (dict, dict)
+        Estimator-check instances and their expected failures.
+    readme : object
+        The README method-table row (:func:`readme_table`).
+    scale : tuple of (str, int) or None
+        How each scale parameter follows the kernel scale (:func:`scale_exponents`).
+    name : str
+        The registry name.
     """
 
     factory: Callable

@@ -248,7 +248,7 @@ def test_methods_needing_missing_inputs_are_skipped(tmp_path, capsys):
 def test_unexpected_errors_one_line_unless_debug(monkeypatch, capsys):
     import krein.compare
 
-    def boom(**kwargs):
+    def boom(*args, **kwargs):
         raise RuntimeError("something broke\non two lines")
 
     monkeypatch.setattr(krein.compare, "run_comparison", boom)

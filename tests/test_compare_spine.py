@@ -69,7 +69,7 @@ def test_one_declaration_validated_once():
     b = run_comparison(dataset="checkerboard", n_samples=40, methods=["svm", "flip"], cv=2,
                        tune=False, C=2, progress=False)
     assert a.comparison == b.comparison == spec
-    assert a.outer_folds == a.cv == 2 and a.random_state == 0
+    assert a.outer_folds == 2 and a.random_state == 0
     cols = ["method", "repeat", "fold", "accuracy", "n_support", "error"]
     pd.testing.assert_frame_equal(a.folds[cols], b.folds[cols])
     assert list(a.summary.columns) == SUMMARY_COLUMNS and list(a.folds.columns) == FOLD_COLUMNS

@@ -148,9 +148,9 @@ def test_solution_rejects_a_status_outside_the_set():
 
 
 # ---------------------------------------------------------------------------- certificate kinds
-#: Solutions made in the IndefiniteSVM subpackage and its estimators (the second part of
-#: step 1 states their kind: "relative_gap").
-_SECOND_PART = set(INDEFINITE_ALGORITHMS) | {"perturb-cvxpy"}
+
+#: Registered classifiers that solve no optimization problem (so return no Solution).
+_NO_OPTIMIZATION = {"knn"}
 
 _EXTRA_PATHS = [("esvm", {"solver": "CLARABEL"}, "gap"),
                 ("ksvm", {"solver": "CLARABEL"}, "kkt_residual"),
@@ -161,7 +161,8 @@ _EXTRA_PATHS = [("esvm", {"solver": "CLARABEL"}, "gap"),
 
 @pytest.mark.parametrize(
     "name,params,kind",
-    [(n, {}, None) for n, e in _REGISTRY.items() if e.task == "classifier" and not e.requires]
+    [(n, {}, None) for n, e in _REGISTRY.items()
+     if e.task == "classifier" and not e.requires and n not in _NO_OPTIMIZATION]
     + _EXTRA_PATHS, ids=lambda v: v if isinstance(v, str) else "-")
 def test_every_classifier_solution_states_its_certificate_kind(name, params, kind):
     K_ind, K_psd, y, _ = _tiny()
@@ -173,9 +174,6 @@ def test_every_classifier_solution_states_its_certificate_kind(name, params, kin
     sols = est.solutions_
     assert sols and all(isinstance(s, Solution) for s in sols)
     for s in sols:
-        if not s.certificate_kind and s.solver in _SECOND_PART:
-            pytest.xfail("the IndefiniteSVM loops state their kind in their own subpackage "
-                         "(issue 25, step 1, second part)")
         assert s.certificate_kind in CERTIFICATE_KINDS, (name, s.solver)
         assert np.isfinite(s.certificate[s.certificate_kind])
         if kind is not None:

@@ -19,6 +19,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import CLASS_WEIGHT, POSITIVE, check_square_kernel  # noqa: F401 (re-export)
+from ..formulations.base import kernel_unit  # noqa: F401 (re-export)
 from ..kernels import KERNELS, pairwise_kernel
 from ..solvers.libsvm import libsvm_binary, libsvm_solution, libsvm_solve  # noqa: F401 (re-export)
 
@@ -61,31 +62,6 @@ ARPACK_RESTARTS = 50
 #: ModSVC) is not taken as converged (ConvergenceWarning); interior-point solvers
 #: reach ~1e-9 on the normalized problem.
 GAP_RTOL = 1e-6
-
-
-def kernel_unit(K):
-    """A power of two near ``max |K|``: the unit a CVXPY margin problem is solved in.
-
-    Interior-point solvers stop on absolute tolerances (CLARABEL ~1e-8); on a
-    kernel scaled by ``1e8`` (``C`` scaled to match) the LP-SVM's whole objective
-    was ``1e-9`` and the returned point garbage.  Dividing ``K`` by this unit (and
-    multiplying ``C`` to match) solves the same problem at unit scale; a power of
-    two makes the division exact in floating point.
-
-    Parameters
-    ----------
-    K : ndarray
-        Kernel matrix (finite).
-
-    Returns
-    -------
-    float
-        ``2**e`` with ``2**(e-1) <= max |K| < 2**e``; 1.0 for a zero matrix.
-    """
-    m = float(np.max(np.abs(K))) if np.size(K) else 0.0
-    if not (np.isfinite(m) and m > 0.0):
-        return 1.0
-    return float(np.ldexp(1.0, int(np.frexp(m)[1])))
 
 
 def warn_gap(sol, name, rtol=GAP_RTOL):

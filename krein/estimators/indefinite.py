@@ -34,11 +34,11 @@ from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin, _fit_conte
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .._validation import (NONNEGATIVE, POSITIVE, SolverName, check_square_kernel,
-                           resolve_solver_name)
+from .._validation import NONNEGATIVE, POSITIVE, check_square_kernel
 from ..formulations.indefinite import ProxyKernelProblem
-from ..solvers.indefinite import (INDEFINITE_ALGORITHMS, OUT_OF_SAMPLE_MAPS, ProxyKernelOracle,
-                                  indefinite_options, perturb_svm_cvxpy, solve_indefinite)
+from ..solvers import (INDEFINITE_ALGORITHMS, SolverName, indefinite_options, resolve_solver,
+                       solve_indefinite)
+from ..solvers.indefinite import OUT_OF_SAMPLE_MAPS, ProxyKernelOracle, perturb_svm_cvxpy
 from .base import KERNEL_CONSTRAINTS, BinaryModel, KernelClassifierBase, KernelMixin
 
 __all__ = ["IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC",
@@ -64,7 +64,7 @@ class _ProxyMixin:
     """Cross-parameter checks, the solve, and the out-of-sample maps shared by the estimators."""
 
     def _check_params(self):
-        self._solver = resolve_solver_name(self.solver, INDEFINITE_ALGORITHMS, cvxpy=False)
+        self._solver = resolve_solver(self.solver, INDEFINITE_ALGORITHMS, cvxpy=False)
         _check_solver_options(self._solver, self.solver_options)
 
     def _solve_proxy(self, P):
@@ -772,7 +772,7 @@ class PerturbSVC(KernelClassifierBase):
         self.solver_options = solver_options
 
     def _check_params(self):
-        self._solver = resolve_solver_name(self.solver, INDEFINITE_ALGORITHMS)
+        self._solver = resolve_solver(self.solver, INDEFINITE_ALGORITHMS)
         if self._solver in INDEFINITE_ALGORITHMS:
             _check_solver_options(self._solver, self.solver_options)
 

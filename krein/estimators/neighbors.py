@@ -45,7 +45,7 @@ __all__ = ["KernelKNeighborsClassifier"]
 
 
 class KernelKNeighborsClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
-    """k-NN classifier in the distance a (possibly indefinite) kernel induces.
+    """Nearest-neighbour (k-NN) classifier in the distance a (possibly indefinite) kernel induces.
 
     Predicts the majority label of the ``n_neighbors`` training points nearest
     in ``d(x, x_j)^2 = k(x, x) + K_jj - 2 k(x, x_j)`` (module docstring: the

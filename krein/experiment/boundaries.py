@@ -68,6 +68,7 @@ def points_table(data):
     Returns
     -------
     pandas.DataFrame
+        One row per point: ``x0``, ``x1`` and ``label``.
     """
     X = data.X
     return pd.DataFrame({"x0": X[:, 0], "x1": X[:, 1], "label": [str(v) for v in data.y]})
@@ -226,5 +227,6 @@ def chosen_params(summary):
     Returns
     -------
     dict
+        Method name -> ``{parameter: value}`` (empty when nothing was tuned).
     """
     return {m: json.loads(b or "{}") for m, b in zip(summary["method"], summary["best_params"])}

@@ -96,25 +96,47 @@ class ComparisonResult:
     points: pd.DataFrame | None = field(default=None, repr=False)
     boundaries: pd.DataFrame | None = field(default=None, repr=False)
     boundary_experiment: object = field(default=None, repr=False)
-    _lock: object = field(default=None, repr=False, compare=False)
+    _lock: object = field(default=None, init=False, repr=False, compare=False)
 
-    outer_folds = property(lambda self: self.comparison.outer_folds,
-                           doc="Number of outer folds.")
-    cv = property(lambda self: self.comparison.outer_folds,
-                  doc="Number of outer folds (``--cv``; the old name of :attr:`outer_folds`).")
-    repeats = property(lambda self: self.comparison.repeats,
-                       doc="Repetitions of the outer split.")
-    inner_folds = property(lambda self: self.comparison.inner_folds,
-                           doc="Folds of the inner cross-validation.")
-    C = property(lambda self: self.comparison.C,
-                 doc="A ``C`` fixed for every method that has one, or None.")
-    solver = property(lambda self: self.comparison.solver,
-                      doc="The solver given to the methods (None: their own).")
-    random_state = property(lambda self: self.comparison.random_state, doc="The run's seed.")
-    tuned = property(lambda self: self.comparison.tune,
-                     doc="Whether parameters were chosen by inner cross-validation.")
-    approximation = property(lambda self: self.comparison.approximation,
-                             doc="The low-rank front end (``\"nystroem:M\"``), else None.")
+    @property
+    def outer_folds(self):
+        """Number of outer folds."""
+        return self.comparison.outer_folds
+
+    @property
+    def repeats(self):
+        """Repetitions of the outer split."""
+        return self.comparison.repeats
+
+    @property
+    def inner_folds(self):
+        """Folds of the inner cross-validation."""
+        return self.comparison.inner_folds
+
+    @property
+    def C(self):
+        """A ``C`` fixed for every method that has one, or None."""
+        return self.comparison.C
+
+    @property
+    def solver(self):
+        """The solver given to the methods (None: their own)."""
+        return self.comparison.solver
+
+    @property
+    def random_state(self):
+        """The run's seed."""
+        return self.comparison.random_state
+
+    @property
+    def tuned(self):
+        """Whether parameters were chosen by inner cross-validation."""
+        return self.comparison.tune
+
+    @property
+    def approximation(self):
+        """The low-rank front end (``"nystroem:M"``), else None."""
+        return self.comparison.approximation
 
     def release(self):
         """Release the lock of the output directory (held with ``hold_lock=True``)."""
@@ -163,6 +185,7 @@ class ComparisonResult:
         Returns
         -------
         dict
+            The method's estimator parameters in this comparison.
         """
         cell = next((c for c in self.experiment.cells if c.params["method"] == method), None)
         return dict(cell.params.get("method_params") or {}) if cell is not None else {}

@@ -138,16 +138,16 @@ def _problem(n, seed):
 
 def _exchange_qclp(n, seed):
     from ..formulations.indefinite import ExchangeQCLP
-    from ..solvers.exchange import _new_cut
+    from ..solvers.indefinite.exchange import new_cut
     from ..projections import project_box_hyperplane
-    from ..solvers.proxy import ProxyKernelOracle
+    from ..solvers.indefinite import ProxyKernelOracle
 
     P = _problem(n, seed)
     orc = ProxyKernelOracle(P.K0, P.rho)
     rng = np.random.default_rng(seed + 1)
     points = [np.zeros(P.n)] + [project_box_hyperplane(rng.uniform(0, P.upper.max(), P.m), P.a,
                                                        P.b0, P.upper) for _ in range(2)]
-    cuts = [_new_cut(P, orc, P.u_of(b), orc.evaluate(P.u_of(b)), 1e-10) for b in points]
+    cuts = [new_cut(P, orc, P.u_of(b), orc.evaluate(P.u_of(b)), 1e-10) for b in points]
     d0 = min(c[1] for c in cuts)
     return ExchangeQCLP(P, [c[0] for c in cuts], [c[1] - d0 for c in cuts])
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-__all__ = ["Formulation", "relative_gap"]
+__all__ = ["Formulation", "relative_gap", "kernel_unit"]
 
 
 def relative_gap(primal, dual):
@@ -197,3 +197,28 @@ class Formulation:
             "dual_residual": float("nan"),
             "gap": float("nan"),
         }
+
+
+def kernel_unit(K):
+    """A power of two near ``max |K|``: the unit a CVXPY margin problem is solved in.
+
+    Interior-point solvers stop on absolute tolerances (CLARABEL ~1e-8); on a
+    kernel scaled by ``1e8`` (``C`` scaled to match) the LP-SVM's whole objective
+    was ``1e-9`` and the returned point garbage.  Dividing ``K`` by this unit (and
+    multiplying ``C`` to match) solves the same problem at unit scale; a power of
+    two makes the division exact in floating point.
+
+    Parameters
+    ----------
+    K : ndarray
+        Kernel matrix (finite).
+
+    Returns
+    -------
+    float
+        ``2**e`` with ``2**(e-1) <= max |K| < 2**e``; 1.0 for a zero matrix.
+    """
+    m = float(np.max(np.abs(K))) if np.size(K) else 0.0
+    if not (np.isfinite(m) and m > 0.0):
+        return 1.0
+    return float(np.ldexp(1.0, int(np.frexp(m)[1])))

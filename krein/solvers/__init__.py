@@ -23,11 +23,8 @@ from .core import (CERTIFICATE_KINDS, STATUSES, Solution, SolverError, check_sol
                    installed_solvers, solve)
 from .table import (PROBLEM_CLASSES, SOLVERS, SolverEntry, SolverName, resolve_comparison_solver,
                     resolve_solver, solver_capabilities, solver_names)
-from .indefinite import Certifier, accelerated_gradient, projected_gradient
-from .proxy import ProxyKernelOracle
-# the functions (not the submodules of the same name) are the package attributes
-from .accpm import accpm  # noqa: E402
-from .exchange import exchange  # noqa: E402
+from .indefinite import (Certifier, ProxyKernelOracle, accelerated_gradient, accpm, exchange,
+                         projected_gradient)
 from .alternating import alternating_projections, project_diagonal, project_psd  # noqa: E402
 from .psd_newton import nearest_psd_newton  # noqa: E402
 from .bending import bending  # noqa: E402

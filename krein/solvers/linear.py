@@ -23,12 +23,10 @@ import numpy as np
 
 from ..formulations.svm import SVMPrimal
 from .core import Solution, solve
+from .liblinear import liblinear_solve
 from .libsvm import libsvm_linear
 
 __all__ = ["linear_svm", "linear_svm_certificate"]
-
-#: liblinear iteration limit standing for ``max_iter=-1`` (no limit).
-_LIBLINEAR_NO_LIMIT = 1_000_000
 
 
 def _kind(cert):
@@ -118,22 +116,11 @@ def linear_svm(Phi, y, C, solver="liblinear", tol=1e-3, max_iter=-1, solver_opti
     """
     y = np.asarray(y, dtype=float)
     n, r = Phi.shape
-    per_sample = np.ndim(C) != 0
     t0 = time.perf_counter()
     alpha = None
     if solver == "liblinear":
-        from sklearn.svm import LinearSVC
-
-        scale = float(np.sqrt(np.max(np.einsum("ij,ij->i", Phi, Phi), initial=0.0)))
-        svc = LinearSVC(loss="hinge", dual=True, C=1.0 if per_sample else float(C), tol=tol,
-                        max_iter=_LIBLINEAR_NO_LIMIT if max_iter == -1 else int(max_iter),
-                        intercept_scaling=max(scale, 1e-12), random_state=0)
-        svc.fit(Phi, y, sample_weight=np.asarray(C, dtype=float) if per_sample else None)
-        # classes_ = [-1, 1]: the decision is positive for +1
-        w = np.asarray(svc.coef_[0], dtype=float)
-        b = float(svc.intercept_[0])
-        n_iter = int(np.max(svc.n_iter_))
-        status = "max_iter" if max_iter != -1 and n_iter >= max_iter else "converged"
+        w, b, lin = liblinear_solve(Phi, y, C, tol=tol, max_iter=max_iter)
+        n_iter, status = lin.iterations, lin.status
     elif solver == "libsvm":
         u, b, n_iter = libsvm_linear(Phi, y, C, tol=tol, max_iter=max_iter)
         alpha = y * u

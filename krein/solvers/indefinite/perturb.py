@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
+from ...formulations.base import kernel_unit
 from ...formulations.indefinite import PerturbSVM, ProxyKernelProblem
 from ...projections import project_box_hyperplane
 from ..core import solve
@@ -25,14 +26,6 @@ __all__ = ["perturb_svm_cvxpy", "STATUS_INACCURATE"]
 
 #: Status of a CVXPY point whose certified gap misses the tolerance.
 STATUS_INACCURATE = "inaccurate"
-
-
-def _unit(K):
-    """A power of two near ``max |K|`` (``2**e`` with ``2**(e-1) <= max |K| < 2**e``)."""
-    m = float(np.max(np.abs(K))) if np.size(K) else 0.0
-    if not (np.isfinite(m) and m > 0.0):
-        return 1.0
-    return float(np.ldexp(1.0, int(np.frexp(m)[1])))
 
 
 def perturb_svm_cvxpy(problem, solver="CLARABEL", *, oracle=None, tol=1e-3, atol=1e-8,
@@ -90,7 +83,7 @@ def perturb_svm_cvxpy(problem, solver="CLARABEL", *, oracle=None, tol=1e-3, atol
         raise ValueError(f"PerturbSVM is a classifier (model 'svc'); got {problem.model!r}")
     P = problem
     K = P.K0
-    unit = _unit(K)
+    unit = kernel_unit(K)
     C = P.C_per_sample if P.per_sample else P.C
     f = PerturbSVM(K / unit, P.y, C=C * unit, rho=P.rho * unit ** 3,
                    psd_tol=max(psd_tol, 1e-12))
