@@ -49,6 +49,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._cache import shared_computations_active, shared_eigh
+from ._vocabulary import declared
 from ._validation import check_kernel_rows, check_square_kernel
 
 __all__ = [
@@ -62,8 +63,10 @@ __all__ = [
     "OUT_OF_SAMPLE",
 ]
 
-TRANSFORMS = ("clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square")
-OUT_OF_SAMPLE = ("auto", "spectral", "raw", "transductive")
+#: The spectrum corrections (``correction``): every one of :mod:`krein._vocabulary`.
+TRANSFORMS = declared("correction")
+#: The out-of-sample maps of :class:`SpectrumCorrection` (``out_of_sample``).
+OUT_OF_SAMPLE = declared("out_of_sample", "auto", "spectral", "raw", "transductive")
 
 # Below this size a partial decomposition is done by a full eigh (faster than ARPACK).
 _FULL_EIGH_BELOW = 300

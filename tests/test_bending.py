@@ -80,11 +80,11 @@ def test_constant_weights_eps_one_step(problem):
     assert np.linalg.eigvalsh(tr.kernel_).min() == pytest.approx(eps, rel=1e-8)
 
 
-@pytest.mark.parametrize("g", ["abs", "square", "shift"])
+@pytest.mark.parametrize("g", ["flip", "square", "shift"])
 def test_constant_weights_other_g_one_step(problem, g):
     K, _, _, _ = problem
     lam_min = np.linalg.eigvalsh(K).min()
-    expected = {"abs": eig_map(K, np.abs),          # flip / pseudo (eq. 4)
+    expected = {"flip": eig_map(K, np.abs),         # flip / pseudo (eq. 4)
                 "square": K @ K,                      # ST (eq. 7)
                 "shift": K - lam_min * np.eye(K.shape[0])}[g]  # eq. (6) with lambda = -lam_min
     tr = Bending(correction=g)
@@ -98,7 +98,7 @@ def test_constant_partial_weight_closed_form(problem):
     K, _, _, _ = problem
     c, eps, tol = 0.5, 0.05, 1e-8
     n = K.shape[0]
-    sol = bending(K, np.full((n, n), c), g="clip", eps=eps, tol=tol, max_iter=200)
+    sol = bending(K, np.full((n, n), c), correction="clip", eps=eps, tol=tol, max_iter=200)
     lam, U = np.linalg.eigh(K)
 
     def spectrum_after(N):
@@ -116,7 +116,7 @@ def test_constant_partial_weight_closed_form(problem):
 def test_bending_eigenvalues_functions():
     lam = np.array([-3.0, -0.01, 0.0, 0.02, 2.0])
     np.testing.assert_array_equal(bending_eigenvalues(lam, "clip", 0.1)[0], [0.1, 0.1, 0.1, 0.1, 2.0])
-    np.testing.assert_array_equal(bending_eigenvalues(lam, "abs", 0.1)[0], [3.0, 0.1, 0.1, 0.1, 2.0])
+    np.testing.assert_array_equal(bending_eigenvalues(lam, "flip", 0.1)[0], [3.0, 0.1, 0.1, 0.1, 2.0])
     np.testing.assert_array_equal(bending_eigenvalues(lam, "square")[0], lam**2)
     g, s = bending_eigenvalues(lam, "shift", 0.1)
     assert s == pytest.approx(3.1)
@@ -225,30 +225,30 @@ def test_spectral_rows_follow_iterates(problem, g, eps):
     n = K.shape[0]
     w = np.where(np.arange(n) % 3 == 0, 0.5, 1.0)
     W = np.outer(w, w)
-    sol = bending(K, W, g=g, eps=eps, out_of_sample="spectral", rows=K, row_weights=W,
+    sol = bending(K, W, correction=g, eps=eps, out_of_sample="spectral", rows=K, row_weights=W,
                   max_iter=500)
     assert sol.iterations >= 2
     KN = sol.primal["K"]
     np.testing.assert_allclose(sol.primal["rows"], KN, atol=1e-8 * np.abs(KN).max())
 
 
-@pytest.mark.parametrize("g", ["clip", "abs", "square"])
-def test_paper_rows_follow_iterates_eps0(problem, g):
+@pytest.mark.parametrize("g", ["clip", "flip", "square"])
+def test_munoz_rows_follow_iterates_eps0(problem, g):
     """Eq. (8) as printed (eq. 3 / 5 / 7 maps) is exact on training rows for eps = 0."""
     K, _, _, _ = problem
     n = K.shape[0]
     w = np.where(np.arange(n) % 3 == 0, 0.5, 1.0)
     W = np.outer(w, w)
-    sol = bending(K, W, g=g, eps=0.0, out_of_sample="paper", rows=K, row_weights=W, max_iter=500)
+    sol = bending(K, W, correction=g, eps=0.0, out_of_sample="munoz", rows=K, row_weights=W, max_iter=500)
     KN = sol.primal["K"]
     np.testing.assert_allclose(sol.primal["rows"], KN, atol=1e-8 * np.abs(KN).max())
 
 
-def test_paper_rows_clip_eps_is_mds(problem):
+def test_munoz_rows_clip_eps_is_mds(problem):
     """For eps > 0 eq. (8) gives the MDS rows (eq. 3): off by eps (I - U_r U_r')."""
     K, K_test, _, _ = problem
     eps = 0.3
-    tr = Bending(correction="clip", eps=eps, out_of_sample="paper").fit(K)
+    tr = Bending(correction="clip", eps=eps, out_of_sample="munoz").fit(K)
     lam, U = np.linalg.eigh(K)
     Ur = U[:, lam > eps]
     np.testing.assert_allclose(tr.transform(K), K @ Ur @ Ur.T, atol=1e-10)
@@ -259,7 +259,7 @@ def test_paper_rows_clip_eps_is_mds(problem):
                                atol=1e-10)
 
 
-def test_paper_rows_shift_keep_off_diagonal(problem):
+def test_munoz_rows_shift_keep_off_diagonal(problem):
     K, K_test, _, _ = problem
     n = K.shape[0]
     w = np.where(np.arange(n) % 2 == 0, 0.6, 1.0)
@@ -281,7 +281,7 @@ def test_transform_reproduces_fitted_block(problem):
         tr = Bending(correction=g, out_of_sample="spectral").fit(K)
         np.testing.assert_allclose(tr.transform(K), tr.kernel_, atol=1e-9 * np.abs(tr.kernel_).max())
     # support-vector weights: non-SV training rows share the new-point weight row w
-    tr = Bending(weights="support-vectors", out_of_sample="paper").fit(K, y)
+    tr = Bending(weights="support-vectors", out_of_sample="munoz").fit(K, y)
     assert tr.n_iter_ >= 2
     other = np.setdiff1d(np.arange(K.shape[0]), tr.support_)
     np.testing.assert_allclose(tr.transform(K[other]), tr.kernel_[other], atol=1e-9)
@@ -307,7 +307,7 @@ def test_square_divergence_raises():
     K = np.array([[1.0, 2.0], [2.0, 1.0]])  # eigenvalues 3, -1
     W = np.array([[0.0, 1.0], [1.0, 0.0]])
     with pytest.raises(SolverError, match="diverged"):
-        bending(K, W, g="square", max_iter=5000)
+        bending(K, W, correction="square", max_iter=5000)
 
 
 def test_trace_and_attributes(problem):

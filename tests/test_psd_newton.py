@@ -87,7 +87,7 @@ def test_newton_equals_dykstra_and_sdp(weights_kind, diagonal):
         diagonal = rng.uniform(0.5, 2.0, n)
     sol = nearest_psd_newton(K, diagonal, weights, tol=1e-12)
     assert sol.status == "converged"
-    dyk = alternating_projections(K, diagonal, weights, method="anderson", tol=1e-12,
+    dyk = alternating_projections(K, diagonal, weights, solver="anderson", tol=1e-12,
                                   max_iter=5000)
     X = sol.primal["X"]
     np.testing.assert_allclose(X, dyk.primal["X"], atol=1e-9)
@@ -145,7 +145,7 @@ def test_lower_bound_tau_against_cvxpy(weighted):
 def test_agrees_with_anderson_on_a_kernel_and_converges_fast():
     K = sigmoid_unit(150)
     sol = nearest_psd_newton(K, 1.0, tol=1e-10)
-    aa = alternating_projections(K, 1.0, method="anderson", tol=1e-10, max_iter=5000)
+    aa = alternating_projections(K, 1.0, solver="anderson", tol=1e-10, max_iter=5000)
     assert sol.iterations <= 12 and sol.certificate["eigh"] <= 2 * sol.iterations + 1
     np.testing.assert_allclose(sol.primal["X"], aa.primal["X"], atol=1e-7)
     assert sol.objective == pytest.approx(aa.objective, rel=1e-10)
