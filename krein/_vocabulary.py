@@ -36,10 +36,10 @@ class Term:
     values : dict of str to str
         The declared value names and the one meaning of each (empty when the
         values are numbers, arrays or objects only).
-    catalogue : str
-        Dotted name of a catalogue that declares further value names with their
-        meanings (e.g. ``"krein.kernels.KERNELS"``; ``"cvxpy"``: the solver names
-        CVXPY knows), or ``""``.
+    catalogue : tuple of str
+        Dotted names of the catalogues that declare further value names with
+        their meanings (e.g. ``"krein.kernels.KERNELS"``; ``"cvxpy"``: the solver
+        names CVXPY knows).
     synonyms : tuple of str
         Names that must not be used for this idea anywhere in a public signature.
     algorithm_synonyms : tuple of str
@@ -51,7 +51,7 @@ class Term:
     name: str
     meaning: str
     values: dict = field(default_factory=dict)
-    catalogue: str = ""
+    catalogue: tuple = ()
     synonyms: tuple = ()
     algorithm_synonyms: tuple = ()
 
@@ -62,7 +62,8 @@ _TERMS = (
          "against the training points), a name of the kernel catalogue, or a callable "
          "k(X, Z, **kernel_params).",
          {"precomputed": "the input is the kernel matrix itself (square in fit, (m, n) rows after)"},
-         catalogue="krein.kernels.KERNELS"),
+         catalogue=("krein.kernels.KERNELS", "krein.kernel_data.DISSIMILARITY_KERNELS",
+                    "krein.kernel_data.PICK_OUT_KERNELS")),
     Term("kernel_params",
          "None or a dict of the parameters of the named or callable kernel.",
          synonyms=("kernel_args", "kernel_kwargs")),
@@ -94,7 +95,7 @@ _TERMS = (
           "search": "munoz's fixed-step coordinate search on the conformal objective (13)",
           "lbfgs": "L-BFGS-B with the analytic gradient on the conformal objective (13)",
           "optimize": "the better of 'lbfgs' from the start and from the end point of 'search'"},
-         catalogue="cvxpy",
+         catalogue=("cvxpy",),
          algorithm_synonyms=("algorithm", "method")),
     Term("solver_options",
          "None or a dict passed to the solver (CVXPY keywords, or the algorithm's own options).",

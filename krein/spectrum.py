@@ -161,7 +161,7 @@ def check_correction(correction, out_of_sample="auto"):
     return "raw" if correction in ("shift", "add_diagonal") else "spectral"
 
 
-def row_multipliers(lam, g, correction, null_tol):
+def row_multipliers(lam, g_lam, correction, null_tol):
     """``h`` of the spectral out-of-sample map ``k(x, X) V diag(h) V'``.
 
     ``h = g(lam) / lam`` on eigenvalues beyond ``null_tol`` (0 on the others);
@@ -172,7 +172,7 @@ def row_multipliers(lam, g, correction, null_tol):
     ----------
     lam : ndarray of shape (k,)
         Eigenvalues of the training kernel.
-    g : ndarray of shape (k,)
+    g_lam : ndarray of shape (k,)
         Corrected eigenvalues ``g(lam)`` (:func:`correct_eigenvalues`).
     correction : str
         The correction from :data:`TRANSFORMS` (only ``"square"`` is special).
@@ -188,7 +188,7 @@ def row_multipliers(lam, g, correction, null_tol):
         return lam.copy()
     h = np.zeros_like(lam)
     nz = np.abs(lam) > null_tol
-    h[nz] = g[nz] / lam[nz]
+    h[nz] = g_lam[nz] / lam[nz]
     return h
 
 
