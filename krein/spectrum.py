@@ -49,6 +49,7 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._cache import shared_computations_active, shared_eigh
+from ._vocabulary import declared
 from ._validation import check_kernel_rows, check_square_kernel
 
 __all__ = [
@@ -62,8 +63,10 @@ __all__ = [
     "OUT_OF_SAMPLE",
 ]
 
-TRANSFORMS = ("clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square")
-OUT_OF_SAMPLE = ("auto", "spectral", "raw", "transductive")
+#: The spectrum corrections (``correction``): every one of :mod:`krein._vocabulary`.
+TRANSFORMS = declared("correction")
+#: The out-of-sample maps of :class:`SpectrumCorrection` (``out_of_sample``).
+OUT_OF_SAMPLE = declared("out_of_sample", "auto", "spectral", "raw", "transductive")
 
 # Below this size a partial decomposition is done by a full eigh (faster than ARPACK).
 _FULL_EIGH_BELOW = 300
@@ -158,7 +161,7 @@ def check_correction(correction, out_of_sample="auto"):
     return "raw" if correction in ("shift", "add_diagonal") else "spectral"
 
 
-def row_multipliers(lam, g, correction, null_tol):
+def row_multipliers(lam, g_lam, correction, null_tol):
     """``h`` of the spectral out-of-sample map ``k(x, X) V diag(h) V'``.
 
     ``h = g(lam) / lam`` on eigenvalues beyond ``null_tol`` (0 on the others);
@@ -169,7 +172,7 @@ def row_multipliers(lam, g, correction, null_tol):
     ----------
     lam : ndarray of shape (k,)
         Eigenvalues of the training kernel.
-    g : ndarray of shape (k,)
+    g_lam : ndarray of shape (k,)
         Corrected eigenvalues ``g(lam)`` (:func:`correct_eigenvalues`).
     correction : str
         The correction from :data:`TRANSFORMS` (only ``"square"`` is special).
@@ -185,7 +188,7 @@ def row_multipliers(lam, g, correction, null_tol):
         return lam.copy()
     h = np.zeros_like(lam)
     nz = np.abs(lam) > null_tol
-    h[nz] = g[nz] / lam[nz]
+    h[nz] = g_lam[nz] / lam[nz]
     return h
 
 

@@ -38,6 +38,41 @@ def pytest_configure(config):
         "(None: the libraries' defaults) instead of the session's one thread")
 
 
+#: Test functions that run a paper script (``experiments/*.py``) or a benchmark, by
+#: ``(test module, function)``; the items that use the ``run_quick_script`` fixture
+#: (directly or through a module fixture) are found without being listed.
+SCRIPT_TESTS = {
+    ("test_experiment", "test_every_experiment_script_runs_quick"),
+    ("test_haasdonk_table1", "test_quick_run"),
+}
+
+
+def _is_sklearn_check(item):
+    """An item of scikit-learn's ``parametrize_with_checks`` (parameters ``estimator``, ``check``)."""
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    return "estimator" in params and ("check" in params or "check_name" in params)
+
+
+def _runs_a_script(item):
+    """An item that runs ``experiments/*.py`` (or a benchmark): by fixture, function or README command."""
+    if "run_quick_script" in getattr(item, "fixturenames", ()):
+        return True
+    if (item.path.stem, getattr(item, "originalname", item.name)) in SCRIPT_TESTS:
+        return True
+    return item.path.stem == "test_readme" and any(
+        word in item.name for word in ("experiments/", "benchmarks/"))
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark ``slow`` the scikit-learn check items and the paper-script runs (tests/README.md).
+
+    ``python -m pytest -m "not slow"`` is then the fast suite of a developer; CI runs all.
+    """
+    for item in items:
+        if _is_sklearn_check(item) or _runs_a_script(item):
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_collection_finish(session):
     global _SESSION_LIMIT
     _SESSION_LIMIT.restore_original_limits()       # so the new limiter records the defaults
@@ -161,3 +196,56 @@ def _run_quick_script(name, directory, figures=True):
 def run_quick_script():
     """:func:`_run_quick_script`: one paper script's ``--quick`` run (the reproduction tests)."""
     return _run_quick_script
+
+
+# ----------------------------------------------------------------- helpers shared by test files
+def _assert_psd(A, rtol=1e-10):
+    """Assert that the symmetric part of ``A`` is PSD: least eigenvalue >= ``-rtol * max |lam|``."""
+    lam = np.linalg.eigvalsh(0.5 * (A + A.T))
+    scale = max(np.max(np.abs(lam)), 1e-300)
+    assert lam.min() >= -rtol * scale, f"least eigenvalue {lam.min():.3g} (max |lam| {scale:.3g})"
+
+
+@pytest.fixture(scope="session")
+def assert_psd():
+    """:func:`_assert_psd` (the spectrum, bending and conformal tests)."""
+    return _assert_psd
+
+
+def _higham_closed_form():
+    """The nearest correlation matrix of Higham's ``A = [[1, 1, 0], [1, 1, 1], [0, 1, 1]]``, by hand.
+
+    By the symmetry of ``A`` (reversal of the indices) the solution is
+    ``X = [[1, a, b], [a, 1, a], [b, a, 1]]``.  Its eigenvalues are ``1 - b``
+    (eigenvector ``(1, 0, -1)``) and those of ``[[1 + b, sqrt(2) a], [sqrt(2) a, 1]]``,
+    so ``X`` is PSD iff ``b <= 1`` and ``1 + b >= 2 a^2``.  The distance
+    ``||A - X||_F^2 = 4 (1 - a)^2 + 2 b^2`` is minimized on the active constraint
+    ``b = 2 a^2 - 1``, where its derivative in ``a`` vanishes:
+    ``-8 (1 - a) + 16 a (2 a^2 - 1) = 0``, i.e. ``4 a^3 - a - 1 = 0``.
+
+    Returns ``(X, ||A - X||_F)``.
+    """
+    roots = np.roots([4.0, 0.0, -1.0, -1.0])
+    a = float(roots[np.abs(roots.imag) < 1e-12].real[0])
+    b = 2 * a * a - 1
+    X = np.array([[1, a, b], [a, 1, a], [b, a, 1.0]])
+    return X, float(np.sqrt(4 * (1 - a) ** 2 + 2 * b * b))
+
+
+@pytest.fixture(scope="session")
+def higham_closed_form():
+    """:func:`_higham_closed_form` (the nearest-PSD tests: alternating projections, Newton)."""
+    return _higham_closed_form
+
+
+def _random_symmetric(n, seed, shift=2.0):
+    """Symmetric indefinite matrix with a positive diagonal (``shift`` on the diagonal)."""
+    rng = np.random.default_rng(seed)
+    B = rng.normal(size=(n, n))
+    return (B + B.T) / 4 + shift * np.eye(n)
+
+
+@pytest.fixture(scope="session")
+def random_symmetric():
+    """:func:`_random_symmetric` (the nearest-PSD tests)."""
+    return _random_symmetric

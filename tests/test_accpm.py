@@ -27,7 +27,6 @@ import pandas as pd
 import pytest
 from scipy.optimize import linprog
 from sklearn.exceptions import ConvergenceWarning
-from threadpoolctl import threadpool_limits
 
 import krein
 from krein.formulations import IndefiniteSVMSDP, ProxyKernelProblem
@@ -41,14 +40,6 @@ from krein.solvers.indefinite.oracle import ProxyKernelOracle
 
 TRACE_COLUMNS = ["iter", "objective", "lower", "upper", "gap", "n_cuts", "newton_steps",
                  "seconds", "gap_seconds"]
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _single_threaded_blas():
-    """One BLAS thread: on a loaded small machine multi-threaded OpenBLAS is far slower on
-    these tiny matrices; results do not depend on it."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
 
 
 # ----------------------------------------------------------------------------- data

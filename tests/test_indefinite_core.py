@@ -34,7 +34,6 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.svm import SVC
-from threadpoolctl import threadpool_limits
 
 import krein
 from krein.formulations import (IndefiniteSVMSDP, PerturbSVM, ProxyKernelProblem,
@@ -51,14 +50,6 @@ CLARABEL_K_RTOL = 2e-4
 #: SCS at CVXPY's default eps (measured 7e-9 on values, 2e-7 on K).
 SCS_VALUE_RTOL = 1e-5
 SCS_K_RTOL = 1e-3
-
-
-@pytest.fixture(autouse=True, scope="module")
-def _single_threaded_blas():
-    """One BLAS thread: on a loaded 2-core machine multi-threaded OpenBLAS takes ~2 s for one
-    300 x 300 eigh (100x its single-threaded time); results do not depend on it."""
-    with threadpool_limits(limits=1, user_api="blas"):
-        yield
 
 
 # =============================================================================

@@ -37,31 +37,6 @@ from krein.spectrum import SpectrumCorrection
 HIGHAM_A = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
 
 
-def higham_closed_form():
-    """The nearest correlation matrix of ``HIGHAM_A``, derived by hand.
-
-    By the symmetry of ``A`` (reversal of the indices) the solution is
-    ``X = [[1, a, b], [a, 1, a], [b, a, 1]]``.  Its eigenvalues are ``1 - b``
-    (eigenvector ``(1, 0, -1)``) and those of ``[[1 + b, sqrt(2) a], [sqrt(2) a, 1]]``,
-    so ``X`` is PSD iff ``b <= 1`` and ``1 + b >= 2 a^2``.  The distance
-    ``||A - X||_F^2 = 4 (1 - a)^2 + 2 b^2`` is minimized on the active constraint
-    ``b = 2 a^2 - 1``, where its derivative in ``a`` vanishes:
-    ``-8 (1 - a) + 16 a (2 a^2 - 1) = 0``, i.e. ``4 a^3 - a - 1 = 0``.
-    """
-    roots = np.roots([4.0, 0.0, -1.0, -1.0])
-    a = float(roots[np.abs(roots.imag) < 1e-12].real[0])
-    b = 2 * a * a - 1
-    X = np.array([[1, a, b], [a, 1, a], [b, a, 1.0]])
-    return X, float(np.sqrt(4 * (1 - a) ** 2 + 2 * b * b))
-
-
-def random_symmetric(n, seed, shift=2.0):
-    """Symmetric indefinite matrix with a positive diagonal (``shift`` on the diagonal)."""
-    rng = np.random.default_rng(seed)
-    B = rng.normal(size=(n, n))
-    return (B + B.T) / 4 + shift * np.eye(n)
-
-
 def random_spd(n, seed):
     rng = np.random.default_rng(seed)
     M = rng.normal(size=(n, n))
@@ -78,7 +53,7 @@ def sigmoid_data(n=40, seed=0, d=4):
 
 
 # ------------------------------------------------------------------ Higham's example
-def test_higham_example_dykstra():
+def test_higham_example_dykstra(higham_closed_form):
     X_ref, dist_ref = higham_closed_form()
     sol = alternating_projections(HIGHAM_A, 1.0, tol=1e-12, max_iter=1000)
     X = sol.primal["X"]
@@ -98,11 +73,11 @@ def test_higham_example_dykstra():
     assert sol.dual_residual < 1e-10 and sol.gap < 1e-10
 
 
-def test_higham_example_plain_lands_in_intersection_not_nearest():
+def test_higham_example_plain_lands_in_intersection_not_nearest(higham_closed_form):
     """munoz eq. (10) converges to a correlation matrix, but not the nearest one."""
     _, dist_ref = higham_closed_form()
     dyk = alternating_projections(HIGHAM_A, 1.0, tol=1e-12, max_iter=1000)
-    plain = alternating_projections(HIGHAM_A, 1.0, method="plain", tol=1e-12, max_iter=1000)
+    plain = alternating_projections(HIGHAM_A, 1.0, solver="plain", tol=1e-12, max_iter=1000)
     assert plain.status == "converged" and plain.solver == "alternating-projections"
     X = plain.primal["X"]
     np.testing.assert_allclose(np.diag(X), 1.0, atol=1e-15)
@@ -132,7 +107,7 @@ SDP_SOLVERS = {
 @pytest.mark.parametrize("solver", list(SDP_SOLVERS))
 @pytest.mark.parametrize("weights_kind", ["identity", "diagonal", "matrix"])
 @pytest.mark.parametrize("diagonal", [1.0, "keep", "array", None])
-def test_dykstra_equals_sdp(solver, weights_kind, diagonal):
+def test_dykstra_equals_sdp(solver, weights_kind, diagonal, random_symmetric):
     n = 12 if weights_kind == "matrix" else 25
     K = random_symmetric(n, seed=3)
     rng = np.random.default_rng(7)
@@ -160,7 +135,7 @@ def test_dykstra_equals_sdp(solver, weights_kind, diagonal):
                                    atol=1e-7 * max(1.0, np.abs(sol.certificate["theta"]).max()))
 
 
-def test_sdp_formulation_is_dpp_and_resolves_with_new_K():
+def test_sdp_formulation_is_dpp_and_resolves_with_new_K(random_symmetric):
     K1, K2 = random_symmetric(8, 1), random_symmetric(8, 2)
     form = NearestPSDSDP(K1, 1.0, parametric=True)
     assert form.is_dpp()
@@ -172,7 +147,7 @@ def test_sdp_formulation_is_dpp_and_resolves_with_new_K():
     assert ref.primal_residual < 1e-7
 
 
-def test_certificate_detects_a_wrong_point():
+def test_certificate_detects_a_wrong_point(random_symmetric):
     """The certificate is not vacuous: the clip (PSD, wrong diagonal) and the diagonal
     reset of the clip (right diagonal, not PSD) both fail it."""
     K = random_symmetric(15, 4)
@@ -190,7 +165,7 @@ def test_certificate_detects_a_wrong_point():
 
 # ------------------------------------------------------------------ the projections
 @pytest.mark.parametrize("weights_kind", ["identity", "diagonal", "matrix"])
-def test_projections_satisfy_their_optimality_conditions(weights_kind):
+def test_projections_satisfy_their_optimality_conditions(weights_kind, random_symmetric):
     """Higham's Theorems 3.1 and 3.2 checked by the conditions of each projection.
 
     ``P = P_S(A)`` in the W-norm iff P PSD, ``W(A - P)W`` NSD and ``<W(A - P)W, P> = 0``;
@@ -251,7 +226,7 @@ def test_trace_stopping_rule_and_psd_input():
 
 
 @pytest.mark.parametrize("weights_kind", ["identity", "diagonal", "matrix"])
-def test_loop_matches_algorithm_3_3_written_out(weights_kind):
+def test_loop_matches_algorithm_3_3_written_out(weights_kind, random_symmetric):
     """The coded loop (single matrix Z, implicit Y for diagonal W) against Higham's
     Algorithm 3.3 written out in original coordinates with munoz's (11)-(12) / Higham's
     Theorem 3.2 projections: same iterates, same stopping-rule terms."""
@@ -323,7 +298,7 @@ def test_transformer_out_of_sample_maps_against_the_clip():
     _, _, K = sigmoid_data(46, seed=3)
     Ktr, Kte = K[:40, :40], K[40:, :40]
     ref = SpectrumCorrection(correction="clip", out_of_sample="spectral").fit(Ktr)
-    for oos in ["least-squares", "munoz"]:
+    for oos in ["spectral", "munoz"]:
         tr = NearestPSD(diagonal=None, out_of_sample=oos).fit(Ktr)
         np.testing.assert_allclose(tr.kernel_, ref.transform(Ktr), atol=1e-10)
         np.testing.assert_allclose(tr.transform(Kte), ref.transform(Kte), atol=1e-9)
@@ -389,7 +364,7 @@ def test_clone_and_params():
     ({"tol": 1.5}, "tol"),
     ({"max_iter": 0}, "max_iter"),
     ({"max_iter": 2.5}, "max_iter"),
-    ({"out_of_sample": "spectral"}, "out_of_sample"),
+    ({"out_of_sample": "least-squares"}, "out_of_sample"),
     ({"rcond": 0.0}, "rcond"),
     ({"sv_weight": -1.0}, "sv_weight"),
     ({"C": 0.0}, "C"),
@@ -430,8 +405,8 @@ def test_bad_kernels_and_rows():
         tr.transform(np.where(K > 0.5, np.inf, K))
     with pytest.raises(ValueError, match="diagonal"):
         project_diagonal(K, None)
-    with pytest.raises(ValueError, match="method"):
-        alternating_projections(K, 1.0, method="newton")
+    with pytest.raises(ValueError, match="solver"):
+        alternating_projections(K, 1.0, solver="newton")
 
 
 # ------------------------------------------------------------------ Anderson acceleration
@@ -442,7 +417,7 @@ def test_anderson_reaches_the_same_point_in_fewer_iterations(weights_kind):
     weights = {"identity": None, "diagonal": np.linspace(0.5, 2.0, n),
                "matrix": random_spd(n, 11)}[weights_kind]
     dyk = alternating_projections(K, 1.0, weights, tol=1e-10, max_iter=20000)
-    aa = alternating_projections(K, 1.0, weights, method="anderson", tol=1e-10, max_iter=20000)
+    aa = alternating_projections(K, 1.0, weights, solver="anderson", tol=1e-10, max_iter=20000)
     assert aa.status == "converged" and aa.solver == "dykstra-anderson"
     assert aa.iterations < dyk.iterations / 2
     np.testing.assert_allclose(aa.primal["X"], dyk.primal["X"], atol=1e-7)
@@ -450,4 +425,4 @@ def test_anderson_reaches_the_same_point_in_fewer_iterations(weights_kind):
     assert aa.primal_residual < 1e-13 and aa.dual_residual < 1e-8 and aa.gap < 1e-8
     np.testing.assert_allclose(aa.dual["theta"], aa.certificate["theta"], atol=1e-6)
     with pytest.raises(ValueError, match="anderson_depth"):
-        alternating_projections(K, 1.0, method="anderson", anderson_depth=0)
+        alternating_projections(K, 1.0, solver="anderson", anderson_depth=0)

@@ -34,22 +34,6 @@ from krein.spectrum import SpectrumCorrection
 HIGHAM_A = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
 
 
-def higham_closed_form():
-    """Nearest correlation matrix of ``HIGHAM_A``: ``[[1, a, b], [a, 1, a], [b, a, 1]]``
-    with ``4 a^3 - a - 1 = 0`` and ``b = 2 a^2 - 1`` (derivation in test_nearest_psd.py)."""
-    roots = np.roots([4.0, 0.0, -1.0, -1.0])
-    a = float(roots[np.abs(roots.imag) < 1e-12].real[0])
-    b = 2 * a * a - 1
-    X = np.array([[1, a, b], [a, 1, a], [b, a, 1.0]])
-    return X, float(np.sqrt(4 * (1 - a) ** 2 + 2 * b * b))
-
-
-def random_symmetric(n, seed, shift=2.0):
-    rng = np.random.default_rng(seed)
-    B = rng.normal(size=(n, n))
-    return (B + B.T) / 4 + shift * np.eye(n)
-
-
 def sigmoid_unit(n, seed=0):
     """Indefinite sigmoid kernel scaled to unit diagonal."""
     K = sigmoid_kernel(np.random.default_rng(seed).normal(size=(n, 5)), a=0.3, r=0.5)
@@ -57,7 +41,7 @@ def sigmoid_unit(n, seed=0):
     return K / np.outer(d, d)
 
 
-def test_higham_example():
+def test_higham_example(higham_closed_form):
     X_ref, dist_ref = higham_closed_form()
     sol = nearest_psd_newton(HIGHAM_A, 1.0, tol=1e-12)
     X = sol.primal["X"]
@@ -78,7 +62,7 @@ def test_higham_example():
 
 @pytest.mark.parametrize("weights_kind", ["identity", "diagonal"])
 @pytest.mark.parametrize("diagonal", [1.0, "keep", "array", None])
-def test_newton_equals_dykstra_and_sdp(weights_kind, diagonal):
+def test_newton_equals_dykstra_and_sdp(weights_kind, diagonal, random_symmetric):
     n = 20
     K = random_symmetric(n, seed=3)
     rng = np.random.default_rng(7)
@@ -87,7 +71,7 @@ def test_newton_equals_dykstra_and_sdp(weights_kind, diagonal):
         diagonal = rng.uniform(0.5, 2.0, n)
     sol = nearest_psd_newton(K, diagonal, weights, tol=1e-12)
     assert sol.status == "converged"
-    dyk = alternating_projections(K, diagonal, weights, method="anderson", tol=1e-12,
+    dyk = alternating_projections(K, diagonal, weights, solver="anderson", tol=1e-12,
                                   max_iter=5000)
     X = sol.primal["X"]
     np.testing.assert_allclose(X, dyk.primal["X"], atol=1e-9)
@@ -123,7 +107,7 @@ def test_inactive_diagonal_constraint_gives_the_clip():
 
 
 @pytest.mark.parametrize("weighted", [False, True])
-def test_lower_bound_tau_against_cvxpy(weighted):
+def test_lower_bound_tau_against_cvxpy(weighted, random_symmetric):
     n, tau = 12, 0.1
     K = random_symmetric(n, seed=9, shift=0.5)
     w = np.linspace(0.5, 2.0, n) if weighted else None
@@ -145,7 +129,7 @@ def test_lower_bound_tau_against_cvxpy(weighted):
 def test_agrees_with_anderson_on_a_kernel_and_converges_fast():
     K = sigmoid_unit(150)
     sol = nearest_psd_newton(K, 1.0, tol=1e-10)
-    aa = alternating_projections(K, 1.0, method="anderson", tol=1e-10, max_iter=5000)
+    aa = alternating_projections(K, 1.0, solver="anderson", tol=1e-10, max_iter=5000)
     assert sol.iterations <= 12 and sol.certificate["eigh"] <= 2 * sol.iterations + 1
     np.testing.assert_allclose(sol.primal["X"], aa.primal["X"], atol=1e-7)
     assert sol.objective == pytest.approx(aa.objective, rel=1e-10)
@@ -170,7 +154,7 @@ def test_max_iter_warns_and_returns_a_feasible_kernel():
     assert sol.certificate["duality_gap"] > 0
 
 
-def test_zero_diagonal_gives_zero():
+def test_zero_diagonal_gives_zero(random_symmetric):
     sol = nearest_psd_newton(random_symmetric(6, 1), 0.0)
     np.testing.assert_array_equal(sol.primal["X"], 0.0)
 
@@ -204,7 +188,7 @@ def test_estimator_default_and_solver_choice():
     ({"diagonal": "unit"}, "diagonal"),
     ({"diagonal": -1.0}, "diagonal"),
 ])
-def test_bad_input_names_the_argument(kwargs, match):
+def test_bad_input_names_the_argument(kwargs, match, random_symmetric):
     K = random_symmetric(5, 2)
     kwargs = {"diagonal": 1.0, **kwargs}
     diagonal = kwargs.pop("diagonal")

@@ -53,12 +53,6 @@ def eig_full(K):
     return lam, U
 
 
-def assert_psd(A):
-    lam = np.linalg.eigvalsh(0.5 * (A + A.T))
-    scale = max(np.max(np.abs(lam)), 1e-300)
-    assert lam.min() >= -1e-10 * scale, f"least eigenvalue {lam.min():.3g} (max |lam| {scale:.3g})"
-
-
 def sigmoid_data(n=30, d=3, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
@@ -420,7 +414,7 @@ METHOD_PARAMS = [
 @pytest.mark.parametrize("method, params", METHOD_PARAMS)
 @HSETTINGS
 @given(data=nonsingular_mixed())
-def test_corrected_kernel_is_psd_and_matches_munoz(method, params, data):
+def test_corrected_kernel_is_psd_and_matches_munoz(method, params, data, assert_psd):
     K, _ = data  # eigenvalue magnitudes 0.3, 0.55, ... never equal to eps = 0.5
     s = Spectrum.from_kernel(K)
     Kc = s.corrected_kernel(method, **params)
@@ -432,7 +426,7 @@ def test_corrected_kernel_is_psd_and_matches_munoz(method, params, data):
 @pytest.mark.parametrize("method", ["clip", "mds", "flip", "pseudo", "shift", "add_diagonal", "square"])
 @HSETTINGS
 @given(spec_seed=mixed_spectra())
-def test_corrected_kernel_psd_with_zero_eigenvalues(method, spec_seed):
+def test_corrected_kernel_psd_with_zero_eigenvalues(method, spec_seed, assert_psd):
     lam_true, seed = spec_seed
     K = designed(lam_true, np.random.default_rng(seed))
     s = Spectrum.from_kernel(K)
@@ -445,7 +439,7 @@ def test_corrected_kernel_psd_with_zero_eigenvalues(method, spec_seed):
         np.testing.assert_allclose(Kc, (U * np.abs(lam)) @ U.T, atol=1e-9)
 
 
-def test_corrected_kernel_on_sigmoid_kernel():
+def test_corrected_kernel_on_sigmoid_kernel(assert_psd):
     _, K = sigmoid_data()
     s = Spectrum.from_kernel(K)
     assert s.min_eigenvalue < 0
@@ -599,7 +593,7 @@ def test_transductive_rows_bad_n_train(bad):
 
 
 @pytest.mark.parametrize("method, params", METHOD_PARAMS)
-def test_transformer_fit_transform(method, params):
+def test_transformer_fit_transform(method, params, assert_psd):
     _, K = sigmoid_data()
     tr = SpectrumCorrection(correction=method, **params)
     Kc = tr.fit_transform(K)

@@ -28,10 +28,12 @@ class Bending(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    correction : {"clip", "abs", "shift", "square"}
+    correction : {"clip", "flip", "shift", "square"}
         The eigenvalue map ``g`` of each step: ``max(lam, eps)`` (Hayes & Hill,
         the original bending), ``max(|lam|, eps)``, ``lam + shift``, ``lam**2``
-        (munoz §3.2; :data:`krein.solvers.bending.BENDING_FUNCTIONS`).
+        (munoz §3.2; :data:`krein.solvers.bending.BENDING_FUNCTIONS`): with
+        ``eps = 0`` and ``weights=None`` one step is the spectrum correction of
+        the same name (:mod:`krein._vocabulary`).
     eps : float >= 0
         ``eps`` of Algorithm 1; also the MDS threshold (munoz eq. 1) of the first
         fit when ``weights="support-vectors"``.
@@ -72,10 +74,10 @@ class Bending(TransformerMixin, BaseEstimator):
         weighted like a point with ``w_x = 1``, i.e. a non-support vector), and
         ``W(x, j) = 1`` for a user matrix.  A float ``c``: ``c w_j``, resp. ``c``.
         An array: used as is.
-    out_of_sample : {"paper", "spectral"}
-        Per-step map ``M_n`` of eq. (8): ``"paper"`` uses the classical map of
+    out_of_sample : {"munoz", "spectral"}
+        Per-step map ``M_n`` of eq. (8): ``"munoz"`` uses the classical map of
         each ``g`` (eq. 3 for ``"clip"``, i.e. eq. 8 as printed; eq. 5 for
-        ``"abs"``; eq. 7 for ``"square"``; rows unchanged for ``"shift"``);
+        ``"flip"``; eq. 7 for ``"square"``; rows unchanged for ``"shift"``);
         ``"spectral"`` uses ``U diag(g(lam) / lam) U'``, which reproduces the
         fitted rows exactly (see :mod:`krein.solvers.bending`).
     tol : float >= 0
@@ -123,8 +125,8 @@ class Bending(TransformerMixin, BaseEstimator):
     ``transform`` applied to the training rows reproduces ``kernel_`` exactly when
     every training point has the new-point weight row (``weights=None``, or a
     constant matrix equal to ``new_weights``) and the map is exact
-    (``out_of_sample="spectral"``, or ``"paper"`` with ``eps=0`` for
-    ``"clip"``/``"abs"``, and ``"square"``).  Otherwise each training row ``i``
+    (``out_of_sample="spectral"``, or ``"munoz"`` with ``eps=0`` for
+    ``"clip"``/``"flip"``, and ``"square"``).  Otherwise each training row ``i``
     would need its own weight row ``W(i, .)``; :func:`krein.solvers.bending.bending`
     accepts per-row weights for that.
 
@@ -148,7 +150,7 @@ class Bending(TransformerMixin, BaseEstimator):
     }
 
     def __init__(self, *, correction="clip", eps=0.0, shift=None, weights=None, sv_weight=0.5, C=1.0,
-                 new_weights=None, out_of_sample="paper", tol=1e-8, max_iter=200):
+                 new_weights=None, out_of_sample="munoz", tol=1e-8, max_iter=200):
         self.correction = correction
         self.eps = eps
         self.shift = shift
@@ -219,7 +221,7 @@ class Bending(TransformerMixin, BaseEstimator):
         n = K.shape[0]
         W, w, support = self._weights(K, y)
         u = self._new_weights(n, w)
-        sol = bending(K, W, g=self.correction, eps=float(self.eps), shift=self.shift,
+        sol = bending(K, W, correction=self.correction, eps=float(self.eps), shift=self.shift,
                       tol=float(self.tol), max_iter=int(self.max_iter),
                       out_of_sample=self.out_of_sample, rows=np.eye(n), row_weights=u)
         spec = Spectrum.from_kernel(K, check=False)

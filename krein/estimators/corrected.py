@@ -134,7 +134,7 @@ class CorrectedKernelSVC(KernelClassifierBase):
     Examples
     --------
     >>> from krein import SpectrumCorrection
-    >>> est = CorrectedKernelSVC(correction=SpectrumCorrection("clip"), kernel="precomputed")
+    >>> est = CorrectedKernelSVC(correction=SpectrumCorrection(correction="clip"), kernel="precomputed")
     >>> est = est.set_params(C=10.0, correction__correction="flip")
     >>> est.get_params()["correction__correction"]
     'flip'

@@ -13,6 +13,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._vocabulary import declared
 from ..formulations.nearest_psd import check_weights, resolve_diagonal
 from ..solvers.alternating import ALTERNATING_METHODS, alternating_projections
 from ..solvers.psd_newton import nearest_psd_newton
@@ -20,12 +21,12 @@ from ..spectrum import Spectrum, reset_on_fit, validate_fit_kernel, validate_ker
 
 __all__ = ["NearestPSD", "NEAREST_PSD_ROW_MAPS", "NEAREST_PSD_SOLVERS"]
 
-#: Out-of-sample maps of :class:`NearestPSD`.
-NEAREST_PSD_ROW_MAPS = ("least-squares", "munoz")
+#: Out-of-sample maps of :class:`NearestPSD` (``out_of_sample``; names of :mod:`krein._vocabulary`).
+NEAREST_PSD_ROW_MAPS = declared("out_of_sample", "spectral", "munoz")
 
 #: Values of :class:`NearestPSD`'s ``solver``: ``"auto"``, Qi & Sun's Newton method and
 #: the alternating projections (:data:`krein.solvers.alternating.ALTERNATING_METHODS`).
-NEAREST_PSD_SOLVERS = ("auto", "newton") + ALTERNATING_METHODS
+NEAREST_PSD_SOLVERS = declared("solver", "auto", "newton", *ALTERNATING_METHODS)
 
 
 class NearestPSD(TransformerMixin, BaseEstimator):
@@ -107,10 +108,10 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         fewer iterations.  The returned matrix is feasible at any ``tol``.
     max_iter : int >= 1
         Maximum number of iterations (``ConvergenceWarning`` when reached).
-    out_of_sample : {"least-squares", "munoz"}
+    out_of_sample : {"spectral", "munoz"}
         Map of new kernel rows ``k(x, X)`` (shape ``(m, n)``):
 
-        * ``"least-squares"`` (default): ``k(x, X) M`` with ``M = K^+ X`` (the
+        * ``"spectral"`` (default): ``k(x, X) M`` with ``M = K^+ X`` (the
           pseudo-inverse from the eigendecomposition of ``K``, eigenvalues with
           ``|lam| <= cutoff`` dropped, see ``rcond``): the minimum-norm linear map
           of kernel rows that sends the training rows to the fitted kernel.  For
@@ -130,7 +131,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
           gives ``P_S(K)``, the *first* projection, not the fitted ``X``: it
           does not reproduce the training block unless ``diagonal=None``.
     rcond : float in (0, 1), optional
-        Relative cutoff of the ``"least-squares"`` pseudo-inverse: eigenvalues
+        Relative cutoff of the ``"spectral"`` pseudo-inverse: eigenvalues
         with ``|lam| <= rcond * max |lam|`` are dropped.  Default: the null
         tolerance of :class:`krein.spectrum.Spectrum` (``n * machine_eps * max |lam|``).
         A larger value damps the amplification ``1 / |lam|`` of rows that are not
@@ -221,7 +222,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
     }
 
     def __init__(self, *, diagonal="keep", weights=None, solver="auto", tol=1e-6, max_iter=1000,
-                 out_of_sample="least-squares", rcond=None, sv_weight=10.0, C=1.0, verbose=False):
+                 out_of_sample="spectral", rcond=None, sv_weight=10.0, C=1.0, verbose=False):
         self.diagonal = diagonal
         self.weights = weights
         self.solver = solver
@@ -294,7 +295,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
             sol = nearest_psd_newton(K, c, norm, tol=float(self.tol), max_iter=int(self.max_iter),
                                      verbose=bool(self.verbose), check_input=False)
         else:
-            sol = alternating_projections(K, c, norm, method=solver, tol=float(self.tol),
+            sol = alternating_projections(K, c, norm, solver=solver, tol=float(self.tol),
                                           max_iter=int(self.max_iter), verbose=bool(self.verbose),
                                           check_input=False)
         X = sol.primal["X"]
@@ -314,7 +315,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
 
     def _row_map(self, K, X, spec, norm):
         lam, V = spec.eigenvalues, spec.eigenvectors
-        if self.out_of_sample == "least-squares":
+        if self.out_of_sample == "spectral":
             cut = spec.tol if self.rcond is None else float(self.rcond) * float(np.max(np.abs(lam)))
             keep = np.abs(lam) > cut
             Vk = V[:, keep]

@@ -142,6 +142,7 @@ import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_square_kernel
+from .._vocabulary import declared
 from ..formulations.nearest_psd import (check_weights, nearest_psd_certificate,
                                         resolve_diagonal)
 from .core import Solution
@@ -149,8 +150,8 @@ from .core import Solution
 __all__ = ["alternating_projections", "project_psd", "project_diagonal", "ALTERNATING_METHODS"]
 
 #: Higham (2002) Algorithm 3.3, munoz eq. (10), and Algorithm 3.3 with Anderson
-#: acceleration (Higham & Strabic 2016).
-ALTERNATING_METHODS = ("dykstra", "plain", "anderson")
+#: acceleration (Higham & Strabic 2016): the values of ``solver`` (:mod:`krein._vocabulary`).
+ALTERNATING_METHODS = declared("solver", "dykstra", "plain", "anderson")
 
 
 # ------------------------------------------------------------------ projections
@@ -343,9 +344,21 @@ class _Anderson:
         return out
 
 
+def _solver_keyword(solver, deprecated):
+    """``solver``, or the former spelling ``method=`` of a caller not renamed yet (FutureWarning)."""
+    if "method" in deprecated:
+        solver = deprecated.pop("method")
+        warnings.warn("alternating_projections(method=...) is spelled solver=... (the parameter "
+                      "vocabulary, krein._vocabulary)", FutureWarning, stacklevel=3)
+    if deprecated:
+        raise TypeError(f"alternating_projections() got unexpected keyword argument(s) "
+                        f"{sorted(deprecated)}")
+    return solver
+
+
 def _check_options(method, tol, max_iter, anderson_depth=5):
     if method not in ALTERNATING_METHODS:
-        raise ValueError(f"method must be one of {list(ALTERNATING_METHODS)}; got {method!r}")
+        raise ValueError(f"solver must be one of {list(ALTERNATING_METHODS)}; got {method!r}")
     if (isinstance(anderson_depth, bool) or not isinstance(anderson_depth, numbers.Integral)
             or anderson_depth < 1):
         raise ValueError(f"anderson_depth must be an integer >= 1; got {anderson_depth!r}")
@@ -362,9 +375,9 @@ def _rel(a, b, buf, denom):
     return float(np.linalg.norm(buf)) / denom if denom > 0 else 0.0
 
 
-def alternating_projections(K, diagonal="keep", weights=None, *, method="dykstra", tol=1e-6,
+def alternating_projections(K, diagonal="keep", weights=None, *, solver="dykstra", tol=1e-6,
                             max_iter=1000, anderson_depth=5, verbose=False, check_input=True,
-                            certify=True):
+                            certify=True, **deprecated):
     """Nearest PSD matrix with a fixed diagonal in the ``W``-norm (munoz eqs. 9-12).
 
     See the module docstring for the projections, the methods, the stopping rule
@@ -381,7 +394,7 @@ def alternating_projections(K, diagonal="keep", weights=None, *, method="dykstra
     weights : None, array of shape (n,) or (n, n)
         ``W``: ``None`` (identity), positive weights (``W = Diag(w)``) or an SPD
         matrix (:func:`krein.formulations.nearest_psd.check_weights`).
-    method : {"dykstra", "plain", "anderson"}
+    solver : {"dykstra", "plain", "anderson"}
         Higham's Algorithm 3.3 (converges to the nearest point), munoz eq. (10)
         (converges to a point of the intersection only), or Algorithm 3.3 with
         Anderson acceleration (module docstring).
@@ -390,7 +403,7 @@ def alternating_projections(K, diagonal="keep", weights=None, *, method="dykstra
     max_iter : int >= 1
         Maximum number of iterations (eigendecompositions).
     anderson_depth : int >= 1
-        Number ``m`` of differences kept by ``method="anderson"``.
+        Number ``m`` of differences kept by ``solver="anderson"``.
     verbose : bool
         Print the criterion every 50 iterations and at the end.
     check_input : bool
@@ -399,6 +412,8 @@ def alternating_projections(K, diagonal="keep", weights=None, *, method="dykstra
         Compute the certificate
         (:func:`krein.formulations.nearest_psd.nearest_psd_certificate`: two
         ``eigvalsh`` and two ``n x n`` products); ``False`` leaves the residuals NaN.
+    **deprecated
+        ``method``: the former name of ``solver`` (FutureWarning).
 
     Returns
     -------
@@ -420,8 +435,10 @@ def alternating_projections(K, diagonal="keep", weights=None, *, method="dykstra
     Raises
     ------
     ValueError
-        Bad ``K``, ``diagonal``, ``weights``, ``method``, ``tol``, ``max_iter`` or
+        Bad ``K``, ``diagonal``, ``weights``, ``solver``, ``tol``, ``max_iter`` or
         ``anderson_depth``.
+    TypeError
+        An unknown keyword argument.
 
     Warns
     -----
@@ -435,6 +452,7 @@ def alternating_projections(K, diagonal="keep", weights=None, *, method="dykstra
     Strabic (2016), Algorithm 2.1 (Anderson acceleration).
     """
     t0 = time.perf_counter()
+    method = _solver_keyword(solver, deprecated)  # ``solver`` names the Solution below
     K = check_square_kernel(K, "K") if check_input else np.asarray(K, dtype=float)
     n = K.shape[0]
     tol, max_iter = _check_options(method, tol, max_iter, anderson_depth)

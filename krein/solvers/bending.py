@@ -16,16 +16,17 @@ update a *large* weight means a *large* move, and an entry to be trusted (kept
 close to its value) gets a *small* weight.  Entries are accepted in ``[0, 1]``:
 a value above 1 overshoots the target.
 
-Choices of ``g`` (munoz §3.2):
+Choices of ``g``, the parameter ``correction`` (munoz §3.2; the names are the
+spectrum corrections of :mod:`krein._vocabulary`, which they equal for ``eps = 0``):
 
-============  ================================  =================================
-``g``         ``g(lam, eps)``                   munoz
-============  ================================  =================================
-``"clip"``    ``max(lam, eps)``                 original bending (Hayes & Hill)
-``"abs"``     ``max(|lam|, eps)``               "as in Pseudo method"
-``"shift"``   ``lam + s``                       "adding a constant" (eq. 6)
-``"square"``  ``lam**2``                        "as in ST" (eq. 7), see below
-============  ================================  =================================
+==============  ================================  =================================
+``correction``  ``g(lam, eps)``                   munoz
+==============  ================================  =================================
+``"clip"``      ``max(lam, eps)``                 original bending (Hayes & Hill)
+``"flip"``      ``max(|lam|, eps)``               "as in Pseudo method"
+``"shift"``     ``lam + s``                       "adding a constant" (eq. 6)
+``"square"``    ``lam**2``                        "as in ST" (eq. 7), see below
+==============  ================================  =================================
 
 ``"square"`` is scale dependent beyond one step.  With partial weights each step
 mixes entries of ``K_n`` with entries of ``K_n^2`` (units of ``K`` against units
@@ -61,14 +62,14 @@ is issued and the last iterate is returned (status ``"max_iter"``).  With
 positive ``eps`` (as Hayes & Hill) pulls them above 0 in finitely many steps
 (on the 60-point sigmoid kernel with support-vector weights 0.5: 78 steps with
 ``eps = 0``, ``tol = 1e-10``; 33 with ``eps = 1e-3``).  An iterate
-with NaN/inf entries (e.g. ``g = "square"`` with partial weights on a kernel with
+with NaN/inf entries (e.g. ``correction="square"`` with partial weights on a kernel with
 eigenvalues above 1 can grow without bound, since ``lam -> (1 - w) lam + w lam^2``
 diverges for ``lam > 1``) raises :class:`~krein.solvers.SolverError`.
 
 With a constant ``W = 1`` (every entry 1) one step gives ``U g(Lambda) U'``, i.e.
-the spectrum correction: for ``g = "clip"`` and ``eps = 0`` the clip/MDS kernel
+the spectrum correction: for ``"clip"`` and ``eps = 0`` the clip/MDS kernel
 (munoz eq. 1, "the Bending method is equivalent to the MDS method"), for
-``"abs"`` the flip/pseudo kernel (eq. 4), for ``"square"`` ``K^2`` (eq. 7), for
+``"flip"`` the flip/pseudo kernel (eq. 4), for ``"square"`` ``K^2`` (eq. 7), for
 ``"shift"`` ``K + s I`` (eq. 6).  With a constant ``W = c`` in ``(0, 1)`` the
 eigenvectors never change and each eigenvalue follows
 ``lam -> (1 - c) lam + c g(lam)``.
@@ -84,9 +85,9 @@ where ``K_n(x, .) M_n`` is the out-of-sample value of the corrected kernel
 ``U_n g(Lambda_n) U_n'``.  munoz writes (8) with the MDS map of eq. (3),
 ``M_n = U_r U_r'`` (eigenvectors with ``lam > eps``).  Two choices of ``M_n``:
 
-* ``"paper"``: the classical map of each ``g`` in munoz §2-3: eq. (3)
+* ``"munoz"``: the classical map of each ``g`` in munoz §2-3: eq. (3)
   ``U_{lam > eps} U_{lam > eps}'`` for ``"clip"`` (eq. 8 as printed), eq. (5)
-  ``U sign(lam) 1[|lam| >= eps] U'`` for ``"abs"``, ``K_n`` (eq. 7,
+  ``U sign(lam) 1[|lam| >= eps] U'`` for ``"flip"``, ``K_n`` (eq. 7,
   ``K*(x, .) = K(x, .) K``) for ``"square"``, and the identity for ``"shift"``
   (eq. 6 changes only the diagonal, i.e. pairs of identical points).
 * ``"spectral"``: ``M_n = U_n diag(g(lam) / lam) U_n'`` on the eigenvalues above
@@ -97,8 +98,8 @@ What they satisfy on training rows (``r_0 = K(i, .)``, ``W(x, .) = W(i, .)``):
 follow the iterates ``K_n`` exactly when ``h(lam) lam = g(lam)`` on every
 eigenvalue.  For ``"spectral"`` this holds whenever no eigenvalue of an iterate
 is within the null tolerance while ``g`` of it is not 0 (always for ``eps = 0``,
-except ``"shift"`` on a singular ``K_n``).  For ``"paper"`` it holds for
-``"clip"``/``"abs"`` with ``eps = 0`` and always for ``"square"``; for
+except ``"shift"`` on a singular ``K_n``).  For ``"munoz"`` it holds for
+``"clip"``/``"flip"`` with ``eps = 0`` and always for ``"square"``; for
 ``"clip"`` with ``eps > 0`` eq. (8) follows the bending iterates of the MDS
 function ``g(lam) = lam 1[lam > eps]`` (eq. 1) instead of ``max(lam, eps)``: one
 step differs from the fitted one by ``W(i, .) o eps (I - U_r U_r')(i, .)``.  For
@@ -133,16 +134,17 @@ from sklearn.exceptions import ConvergenceWarning
 
 from .._cache import shared_eigh
 from .._validation import check_int, check_square_kernel
+from .._vocabulary import declared
 from ..spectrum import _null_tol, correct_eigenvalues, row_multipliers
 from .core import Solution, SolverError
 
 __all__ = ["bending", "bending_eigenvalues", "bending_row_multipliers", "check_bending_weights",
            "BENDING_FUNCTIONS", "BENDING_ROW_MAPS"]
 
-#: The four functions ``g`` of munoz §3.2.
-BENDING_FUNCTIONS = ("clip", "abs", "shift", "square")
-#: Out-of-sample maps ``M_n`` of eq. (8).
-BENDING_ROW_MAPS = ("paper", "spectral")
+#: The four functions ``g`` of munoz §3.2 (``correction``; names of :mod:`krein._vocabulary`).
+BENDING_FUNCTIONS = declared("correction", "clip", "flip", "shift", "square")
+#: Out-of-sample maps ``M_n`` of eq. (8) (``out_of_sample``).
+BENDING_ROW_MAPS = declared("out_of_sample", "munoz", "spectral")
 
 
 def _check_eps(eps):
@@ -160,21 +162,21 @@ def _check_shift(shift):
     return float(shift)
 
 
-def _check_g(g):
-    if g not in BENDING_FUNCTIONS:
-        raise ValueError(f"g must be one of {list(BENDING_FUNCTIONS)}; got {g!r}")
-    return g
+def _check_correction(correction):
+    if correction not in BENDING_FUNCTIONS:
+        raise ValueError(f"correction must be one of {list(BENDING_FUNCTIONS)}; got {correction!r}")
+    return correction
 
 
-def bending_eigenvalues(lam, g, eps=0.0, shift=None):
+def bending_eigenvalues(lam, correction, eps=0.0, shift=None):
     """The eigenvalue map ``g(lam, eps)`` of munoz Algorithm 1.
 
     Parameters
     ----------
     lam : array of shape (k,)
         Eigenvalues of the current iterate ``K_n``.
-    g : {"clip", "abs", "shift", "square"}
-        ``max(lam, eps)`` (Hayes & Hill), ``max(|lam|, eps)``, ``lam + s``, ``lam**2``.
+    correction : {"clip", "flip", "shift", "square"}
+        ``g``: ``max(lam, eps)`` (Hayes & Hill), ``max(|lam|, eps)``, ``lam + s``, ``lam**2``.
     eps : float >= 0
         The constant ``eps`` of Algorithm 1 (unused by ``"square"``).
     shift : float > 0, optional
@@ -190,15 +192,15 @@ def bending_eigenvalues(lam, g, eps=0.0, shift=None):
     Raises
     ------
     ValueError
-        Unknown ``g``, negative ``eps`` or non-positive ``shift``.
+        Unknown ``correction``, negative ``eps`` or non-positive ``shift``.
     """
-    g = _check_g(g)
+    g = _check_correction(correction)
     eps = _check_eps(eps)
     shift = _check_shift(shift)
     lam = np.asarray(lam, dtype=float)
     if g == "clip":
         return np.maximum(lam, eps), 0.0
-    if g == "abs":
+    if g == "flip":
         return np.maximum(np.abs(lam), eps), 0.0
     if g == "square":
         return lam**2, 0.0
@@ -206,27 +208,28 @@ def bending_eigenvalues(lam, g, eps=0.0, shift=None):
     return lam + s, s
 
 
-def bending_row_multipliers(lam, g_lam, g, eps, out_of_sample, null_tol):
+def bending_row_multipliers(lam, g_lam, correction, eps, out_of_sample, null_tol):
     """``h`` of the per-step map ``M_n = U_n diag(h) U_n'`` of eq. (8).
 
     Parameters
     ----------
     lam, g_lam : arrays of shape (n,)
         Eigenvalues of ``K_n`` and their images by ``g``.
-    g : str
-        The eigenvalue function (as in :func:`bending_eigenvalues`).
+    correction : str
+        The eigenvalue function ``g`` (as in :func:`bending_eigenvalues`).
     eps : float
         The constant ``eps`` of Algorithm 1.
-    out_of_sample : {"paper", "spectral"}
+    out_of_sample : {"munoz", "spectral"}
         See the module docstring.
     null_tol : float
         Eigenvalues with ``|lam| <= null_tol`` count as zero.
 
     Returns
     -------
-    h : ndarray of shape (n,), or None for the identity map (``"paper"`` with
+    h : ndarray of shape (n,), or None for the identity map (``"munoz"`` with
         ``"shift"``).
     """
+    g = correction
     if g == "square":
         return lam.copy()
     if out_of_sample == "spectral":
@@ -288,8 +291,8 @@ def check_bending_weights(weights, n, name="weights"):
                      f"got shape {arr.shape}")
 
 
-def bending(K, weights=None, *, g="clip", eps=0.0, shift=None, tol=1e-10, max_iter=100,
-            out_of_sample="paper", rows=None, row_weights=None):
+def bending(K, weights=None, *, correction="clip", eps=0.0, shift=None, tol=1e-10, max_iter=100,
+            out_of_sample="munoz", rows=None, row_weights=None):
     """Bend an indefinite kernel matrix to a PSD one (munoz Algorithm 1).
 
     Parameters
@@ -299,17 +302,17 @@ def bending(K, weights=None, *, g="clip", eps=0.0, shift=None, tol=1e-10, max_it
     weights : None or array of shape (n,) or (n, n)
         Weighting matrix ``W`` (see :func:`check_bending_weights`); ``None`` is
         every entry 1 (one step = the spectrum correction ``U g(Lambda) U'``).
-    g : {"clip", "abs", "shift", "square"}
-        Eigenvalue map (module docstring).
+    correction : {"clip", "flip", "shift", "square"}
+        Eigenvalue map ``g`` (module docstring).
     eps : float >= 0
-        ``eps`` of ``g`` (``"clip"``, ``"abs"``, default shift).
+        ``eps`` of ``g`` (``"clip"``, ``"flip"``, default shift).
     shift : float > 0, optional
         Constant of ``"shift"``; default per step ``max(0, eps - lam_min(K_n))``.
     tol : float >= 0
         Stop when ``lam_min(K_n) >= -tol * max |lam(K_n)|``.
     max_iter : int >= 1
         Maximum number of updates.
-    out_of_sample : {"paper", "spectral"}
+    out_of_sample : {"munoz", "spectral"}
         Map ``M_n`` of eq. (8) used for ``rows``.
     rows : array of shape (m, n), optional
         Kernel rows ``K(x, .)`` of points to carry along the iteration by eq. (8).
@@ -332,7 +335,7 @@ def bending(K, weights=None, *, g="clip", eps=0.0, shift=None, tol=1e-10, max_it
     Raises
     ------
     ValueError
-        Bad ``K``, weights, ``g``, ``eps``, ``shift``, ``tol``, ``max_iter``,
+        Bad ``K``, weights, ``correction``, ``eps``, ``shift``, ``tol``, ``max_iter``,
         ``out_of_sample``, ``rows`` or ``row_weights``.
     SolverError
         When an iterate has NaN/inf entries (divergence).
@@ -345,7 +348,7 @@ def bending(K, weights=None, *, g="clip", eps=0.0, shift=None, tol=1e-10, max_it
     t0 = time.perf_counter()
     K0 = check_square_kernel(K)
     n = K0.shape[0]
-    g = _check_g(g)
+    g = _check_correction(correction)
     eps = _check_eps(eps)
     shift = _check_shift(shift)
     if isinstance(tol, bool) or not isinstance(tol, numbers.Real) or not np.isfinite(tol) or tol < 0:
@@ -379,7 +382,7 @@ def bending(K, weights=None, *, g="clip", eps=0.0, shift=None, tol=1e-10, max_it
         scale = float(np.max(np.abs(lam))) if n else 0.0
         lmin = float(lam[0])
         ok = lmin >= -tol * scale
-        with np.errstate(over="ignore", invalid="ignore"):  # huge iterates of g="square"
+        with np.errstate(over="ignore", invalid="ignore"):  # huge iterates of "square"
             rec = {"iter": k, "min_eigenvalue": lmin, "n_negative": int(np.sum(lam < -tol * scale)),
                    "objective": float(np.linalg.norm(Kn - K0)),
                    "residual": max(0.0, -lmin) / scale if scale > 0 else 0.0,
@@ -405,8 +408,8 @@ def bending(K, weights=None, *, g="clip", eps=0.0, shift=None, tol=1e-10, max_it
         rec["seconds"] = time.perf_counter() - ts
         trace.append(rec)
         if not np.all(np.isfinite(Kn)) or (R is not None and not np.all(np.isfinite(R))):
-            raise SolverError(f"bending with g={g!r} diverged at iteration {k} (non-finite "
-                              f"entries); use g='clip' or 'abs', or weights closer to 1",
+            raise SolverError(f"bending with correction={g!r} diverged at iteration {k} (non-finite "
+                              f"entries); use correction='clip' or 'flip', or weights closer to 1",
                               solver="bending", status="diverged", size={"n": n})
     if not converged:
         warnings.warn(f"bending stopped at max_iter={max_iter} with least eigenvalue {lmin:.3g} "
