@@ -187,7 +187,7 @@ def table2_grid(quick=False, negated=False, repeats=None, datasets=None):
             params = {"a": 4.0 / N_FEATURES[name], "r": SIGMOID_R[name]}
         n_rep = 1 if quick else (repeats or REPEATS[name])
         cells = classification_grid([d], specs, kernels=[{"kernel": "sigmoid", "params": params}],
-                                    param_grid={"C": c_grid}, folds=folds, repeats=n_rep,
+                                    param_grid={"C": c_grid}, outer_folds=folds, repeats=n_rep,
                                     inner_folds=inner, scoring="accuracy", save_trace=False)
         cells = [c for c in cells
                  if quick or c["repeat"] < METHOD_REPEATS.get((name, c["method"]), n_rep)]

@@ -82,7 +82,7 @@ def _cells(dataset, methods, c_grid, rho_grid, folds, repeats, inner, n_samples=
     d = {"dataset": dataset, "n_samples": n_samples, "binary": binary}
     kernel = {"kernel": "dissimilarity-raw", "params": {"unit": UNITS[dataset]}}
     cells = classification_grid([d], _specs(methods, c_grid, rho_grid), kernels=[kernel],
-                                param_grid={"C": c_grid}, folds=folds, repeats=repeats,
+                                param_grid={"C": c_grid}, outer_folds=folds, repeats=repeats,
                                 inner_folds=inner, scoring="accuracy", save_trace=False)
     order = {m: i for i, m in enumerate(methods)}
     if fold_major:

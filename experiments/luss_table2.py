@@ -273,7 +273,7 @@ def _cells(entry, methods, kernels, *, paper, table, outer, scoring, rho_grid, q
     """Fold 0 of ``outer`` stratified folds (one train/test split) for each method."""
     cells = classification_grid([entry], _method_specs(methods, rho_grid, quick), kernels,
                                 param_grid={"C": [1.0, 10.0] if quick else C_GRID},
-                                folds=outer, repeats=1,
+                                outer_folds=outer, repeats=1,
                                 inner_folds=2 if quick else inner, scoring=scoring,
                                 save_trace=False)
     out = []

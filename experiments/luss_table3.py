@@ -126,7 +126,7 @@ def table3_grid(quick=False):
                       "grid": {"C": c_grid, "rho": rho_grid}}]
             cells = classification_grid(
                 [{"dataset": name, "data_file": entries["clean"][0]}], specs,
-                [{"kernel": "precomputed"}], param_grid={"C": c_grid}, folds=2, repeats=1,
+                [{"kernel": "precomputed"}], param_grid={"C": c_grid}, outer_folds=2, repeats=1,
                 inner_folds=2 if quick else INNER_FOLDS, scoring="average", save_trace=False)
             for c in cells:
                 if c["fold"] == 0:

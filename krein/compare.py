@@ -403,10 +403,10 @@ def _declare(spec, data):
     given = dict(spec.kernel_params or {})
     kernel_grid = {k: v for k, v in kernel_grid.items() if k not in given or k in kernel_over}
     kernels = [{"kernel": spec.kernel, "params": given, "grid": kernel_grid}]
-    cells = classification_grid([spec.data_entry], entries, kernels, folds=spec.outer_folds,
+    cells = classification_grid([spec.data_entry], entries, kernels, outer_folds=spec.outer_folds,
                                 repeats=spec.repeats, solvers=[spec.solver],
                                 inner_folds=spec.inner_folds, save_trace=False,
-                                cv_seed=spec.random_state, order="fold",
+                                random_state=spec.random_state, order="fold",
                                 approximation=spec.approximation)
     experiment = Experiment(f"compare-{data.dataset}", cells, seed=spec.random_state)
     return experiment, {"methods": run, "skipped": skipped, "notes": notes, "grids": grids,
@@ -421,7 +421,7 @@ def _load(entry, kernel, kernel_params, random_state, approximation=None):
     try:
         probe = classification_grid([entry], [next(iter(list_methods(task="classifier")))],
                                     [{"kernel": kernel, "params": dict(kernel_params or {})}],
-                                    cv_seed=int(random_state), approximation=approximation)[0]
+                                    random_state=int(random_state), approximation=approximation)[0]
     except InvalidArgument:
         raise
     except ValueError as exc:  # a kernel that does not fit the data's kind
@@ -529,8 +529,7 @@ def run_comparison(comparison=None, /, *, out=None, progress=True, n_jobs=1, bla
     comparison : Comparison, optional
         What is compared.  Keyword form: leave it out (or give the data set's
         name) and pass the fields of :class:`Comparison` as keywords, which
-        build it (``cv`` is accepted as the old name of ``outer_folds``, and
-        then names the argument in its errors).
+        build it.
     out : str or path-like, optional
         Directory (created if needed) for the output files (module
         docstring); one that already holds a comparison is refused unless
@@ -588,20 +587,10 @@ def run_comparison(comparison=None, /, *, out=None, progress=True, n_jobs=1, bla
             raise TypeError(f"run_comparison: expected a Comparison or a data set name; got "
                             f"{type(comparison).__name__}")
         fields["dataset"] = comparison
-    old_name = "cv" in fields
-    if old_name:
-        if "outer_folds" in fields:
-            raise TypeError("run_comparison: cv is the old name of outer_folds; give one")
-        fields["outer_folds"] = fields.pop("cv")
     unknown = sorted(set(fields) - set(_FIELDS))
     if unknown:
         raise TypeError(f"run_comparison: unknown argument(s) {', '.join(unknown)}")
-    try:
-        return _run(Comparison(**fields), **run_options)
-    except InvalidArgument as exc:
-        if old_name and exc.argument == "outer_folds":
-            raise InvalidArgument("cv", exc.message) from None
-        raise
+    return _run(Comparison(**fields), **run_options)
 
 
 def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hold_lock,

@@ -104,7 +104,7 @@ def test_compare_same_folds_for_every_method(checkerboard_run):
 def test_compare_library_errors_become_rows():
     # lp-svm rejects solver="libsvm": every fit fails, recorded as rows, no crash.
     res = run_comparison("checkerboard", kernel_params={"a": 1.0, "r": -0.5}, n_samples=40,
-                         methods=["svm", "lp-svm"], solver="libsvm", cv=2, progress=False,
+                         methods=["svm", "lp-svm"], solver="libsvm", outer_folds=2, progress=False,
                          tune=False)
     s = res.summary.set_index("method")
     assert s.loc["lp-svm", "n_errors"] == 2 and np.isnan(s.loc["lp-svm", "accuracy_mean"])
@@ -114,7 +114,7 @@ def test_compare_library_errors_become_rows():
 
 
 def test_compare_repeats_use_different_shuffles():
-    kw = dict(kernel_params={"a": 1.0, "r": -0.5}, n_samples=40, methods=["svm"], cv=3,
+    kw = dict(kernel_params={"a": 1.0, "r": -0.5}, n_samples=40, methods=["svm"], outer_folds=3,
               repeats=3, progress=False, tune=False)
     table = compare("checkerboard", **kw)
     assert list(table.columns) == SUMMARY_COLUMNS
@@ -227,8 +227,8 @@ def test_bad_input_diagnose_exits_2(capsys):
 def test_library_validation_names_argument():
     with pytest.raises(InvalidArgument, match="C: must be a positive"):
         compare("checkerboard", n_samples=40, C=0.0, progress=False)
-    with pytest.raises(ValueError, match="cv"):
-        compare("checkerboard", n_samples=40, cv=1, progress=False)
+    with pytest.raises(ValueError, match="outer_folds"):
+        compare("checkerboard", n_samples=40, outer_folds=1, progress=False)
 
 
 def test_parsers():
@@ -316,7 +316,7 @@ def test_compare_runs_the_krein_and_pseudo_euclidean_methods():
     no C: the comparison leaves it at its defaults)."""
     for dataset, n in (("sonar", 60), ("checkerboard", 60)):
         res = run_comparison(dataset, n_samples=n, methods=["ksvm", "ch", "mod-svm", "rvm"],
-                             cv=2, progress=False, tune=False)
+                             outer_folds=2, progress=False, tune=False)
         s = res.summary.set_index("method")
         assert (s["n_errors"] == 0).all(), res.folds["error"].tolist()
         assert s["accuracy_mean"].between(0, 1).all()

@@ -204,7 +204,7 @@ def test_munoz_fold_blocks_use_training_labels_only():
 
 
 def test_compare_munoz_artificial_runs(tmp_path):
-    res = run_comparison("munoz-artificial", methods=["clip", "flip", "svm"], cv=2,
+    res = run_comparison("munoz-artificial", methods=["clip", "flip", "svm"], outer_folds=2,
                          n_samples=80, progress=False, out=tmp_path, tune=False)
     s = res.summary.set_index("method")
     assert list(res.summary.columns) == SUMMARY_COLUMNS
@@ -231,11 +231,11 @@ def test_compare_passes_stacked_blocks_to_stacked_methods(monkeypatch):
 
     monkeypatch.setitem(registry._REGISTRY, "clc-test", registry._Entry(
         lambda: CorrectedKernelSVC(correction=ConformalLinearCombination()), "test entry"))
-    res = run_comparison("munoz-artificial", methods=["clc-test", "svm"], cv=2, n_samples=60,
+    res = run_comparison("munoz-artificial", methods=["clc-test", "svm"], outer_folds=2, n_samples=60,
                          progress=False, tune=False)
     assert (res.summary["n_errors"] == 0).all(), res.folds["error"].tolist()
     # without base kernels the method records a clear error instead of crashing
-    res = run_comparison("checkerboard", methods=["clc-test"], cv=2, n_samples=40,
+    res = run_comparison("checkerboard", methods=["clc-test"], outer_folds=2, n_samples=40,
                          progress=False, tune=False)
     assert res.folds["error"].str.contains("stacked kernel").all()
 
@@ -407,7 +407,7 @@ def test_compare_ionosphere_pick_out_munoz_with_stacked_method(monkeypatch):
 
     monkeypatch.setitem(registry._REGISTRY, "clc-test", registry._Entry(make, "test entry"))
     res = run_comparison("ionosphere", kernel="pick-out-munoz-ionosphere",
-                         methods=["clip", "svm", "clc-test"], cv=2, n_samples=80,
+                         methods=["clip", "svm", "clc-test"], outer_folds=2, n_samples=80,
                          progress=False, tune=False)
     assert (res.summary["n_errors"] == 0).all(), res.folds["error"].tolist()
     data = res.data

@@ -20,7 +20,7 @@ from krein.experiment.classification import NO_APPROXIMATE_PATH
 from krein.kernel_data import KernelData, check_approximation
 
 # checkerboard, the default sigmoid kernel (a = 4/2, r = -2: strongly indefinite)
-SMALL = dict(dataset="checkerboard", kernel="sigmoid", cv=3, progress=False)
+SMALL = dict(dataset="checkerboard", kernel="sigmoid", outer_folds=3, progress=False)
 
 
 def _run(args, capsys):
@@ -184,7 +184,7 @@ def test_memory_at_n_20000_stays_far_below_n_squared():
     400 MB of Python-visible allocations (NumPy reports its arrays to tracemalloc)."""
     tracemalloc.start()
     try:
-        res = run_comparison("checkerboard", n_samples=20000, kernel="sigmoid", cv=2,
+        res = run_comparison("checkerboard", n_samples=20000, kernel="sigmoid", outer_folds=2,
                              methods=["esvm"], tune=False, progress=False,
                              approximation="nystroem:200")
         peak = tracemalloc.get_traced_memory()[1]

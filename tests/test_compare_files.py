@@ -274,7 +274,7 @@ def test_solver_output_does_not_reach_the_terminal(capfd):
 def test_progress_bar_names_the_running_method(capsys):
     from krein.compare import run_comparison
 
-    run_comparison("checkerboard", n_samples=40, methods=["esvm", "clip"], cv=2, tune=False,
+    run_comparison("checkerboard", n_samples=40, methods=["esvm", "clip"], outer_folds=2, tune=False,
                    progress=True)
     err = capsys.readouterr().err
     for label in ("running esvm (fold 1/2)", "running clip (fold 1/2)",

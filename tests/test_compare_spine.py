@@ -62,11 +62,10 @@ def test_one_declaration_validated_once():
     with pytest.raises(InvalidArgument) as exc:
         Comparison(outer_folds=1)
     assert exc.value.argument == "outer_folds" and ">= 2" in exc.value.message
-    with pytest.raises(InvalidArgument) as exc:  # the old name keeps naming itself
-        run_comparison(dataset="checkerboard", n_samples=40, cv=1, progress=False)
-    assert exc.value.argument == "cv"
+    with pytest.raises(TypeError, match="cv"):  # one name: the old one is gone
+        run_comparison(dataset="checkerboard", n_samples=40, cv=2, progress=False)
     a = run_comparison(spec, progress=False)
-    b = run_comparison(dataset="checkerboard", n_samples=40, methods=["svm", "flip"], cv=2,
+    b = run_comparison(dataset="checkerboard", n_samples=40, methods=["svm", "flip"], outer_folds=2,
                        tune=False, C=2, progress=False)
     assert a.comparison == b.comparison == spec
     assert a.outer_folds == 2 and a.random_state == 0

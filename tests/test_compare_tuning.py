@@ -79,7 +79,7 @@ def test_default_grids_live_in_the_registry():
 
 def test_compare_tunes_by_default_and_records_the_choice():
     res = run_comparison("checkerboard", n_samples=60, kernel_params={"r": -0.5},
-                         methods=["esvm", "rvm", "indefinite-svm"], cv=3, progress=False,
+                         methods=["esvm", "rvm", "indefinite-svm"], outer_folds=3, progress=False,
                          grid={"C": [0.1, 10.0], "rho": [1.0]})
     assert res.tuned
     assert res.grids == {"esvm": {"C": [0.1, 10.0]}, "rvm": {},
@@ -100,11 +100,11 @@ def test_compare_tunes_by_default_and_records_the_choice():
 
 
 def test_no_tune_and_fixed_C():
-    res = run_comparison("checkerboard", n_samples=60, methods=["esvm", "ch"], cv=3,
+    res = run_comparison("checkerboard", n_samples=60, methods=["esvm", "ch"], outer_folds=3,
                          progress=False, tune=False, C=10.0)
     assert not res.tuned and res.grids == {"esvm": {}, "ch": {}} and res.kernel_grid == {}
     assert (res.folds["best_params"] == "{}").all()
-    res = run_comparison("checkerboard", n_samples=60, methods=["esvm"], cv=3,
+    res = run_comparison("checkerboard", n_samples=60, methods=["esvm"], outer_folds=3,
                          progress=False, C=10.0, grid={"a": [1.0, 2.0]})
     assert res.grids == {"esvm": {}} and res.kernel_grid == {"a": [1.0, 2.0]}
 
@@ -112,7 +112,7 @@ def test_no_tune_and_fixed_C():
 def test_same_seed_same_table():
     """Every estimator's random_state comes from the run's seed: ch (multi-start) and the
     RVM give identical tables in two runs (issue 14: ch used to vary from run to run)."""
-    kw = dict(n_samples=60, methods=["ch", "rvm"], cv=3, progress=False,
+    kw = dict(n_samples=60, methods=["ch", "rvm"], outer_folds=3, progress=False,
               grid={"mu": [0.3, 1.0]}, kernel_params={"a": 4 / 60})
     a = run_comparison("sonar", **kw)
     b = run_comparison("sonar", **kw)

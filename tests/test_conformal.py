@@ -95,7 +95,7 @@ def test_optimizer_no_worse_than_paper_search(data, base, r):
     V0 = conformal_start(N, r, random_state=0)
     f0 = conformal_objective(V0, K, A)[0]
     search = conformal_search(K, A, V0, step=0.01)
-    opt = conformal_fit(K, A, V0, method="optimize", step=0.01)
+    opt = conformal_fit(K, A, V0, solver="optimize", step=0.01)
     assert search.status == "converged" and opt.status == "converged"
     assert search.objective < f0  # the search moved
     assert opt.objective <= search.objective
@@ -121,7 +121,7 @@ def test_plain_lbfgs_can_end_in_a_worse_basin(data):
     assert lbfgs.objective > search.objective * (1 + 1e-4)
     flipped = np.sign(search.primal["V"][:, 0]) != np.sign(lbfgs.primal["V"][:, 0])
     assert flipped.sum() >= 2
-    opt = conformal_fit(K, A, method="optimize")
+    opt = conformal_fit(K, A, solver="optimize")
     assert opt.certificate["chosen"] == "search+lbfgs"
     assert opt.objective <= search.objective
 

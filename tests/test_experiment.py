@@ -71,7 +71,7 @@ TINY_SCRIPT = textwrap.dedent('''
         grid = classification_grid(
             [{"dataset": "checkerboard", "n_samples": 60}], ["esvm", "svm", "indefinite-svm"],
             kernels=[{"kernel": "sigmoid", "params": {"a": 1.0, "r": -0.5}}],
-            param_grid={"C": [0.1, 1.0]}, folds=2, repeats=2, inner_folds=2)
+            param_grid={"C": [0.1, 1.0]}, outer_folds=2, repeats=2, inner_folds=2)
         grid = [dict(g, fail=False) for g in grid] + [{"fail": True}]
         return Experiment("tiny", grid, cell=cell)
 ''')
@@ -179,7 +179,7 @@ def test_experiment_rejects_bad_declarations():
     with pytest.raises(ValueError, match="unknown method"):
         classification_grid(["sonar"], ["nope"])
     with pytest.raises(ValueError, match="folds"):
-        classification_grid(["sonar"], ["esvm"], folds=1)
+        classification_grid(["sonar"], ["esvm"], outer_folds=1)
     exp = Experiment("e", [{"x": 1}], cell=lambda p: {})
     with pytest.raises(ValueError, match="n_jobs"):
         run_experiment(exp, "unused", n_jobs=0)
@@ -268,7 +268,7 @@ def test_solver_axis_status_and_version():
 
     grid = classification_grid([{"dataset": "checkerboard", "n_samples": 40}], ["esvm", "svm"],
                                kernels=[{"kernel": "sigmoid", "params": {"a": 1.0, "r": -0.5}}],
-                               solvers=["libsvm", "CLARABEL"], folds=2)
+                               solvers=["libsvm", "CLARABEL"], outer_folds=2)
     # svm (libsvm only, no solver parameter) is not crossed with the solvers
     assert [(c["method"], c["solver"]) for c in grid[::2]] == [
         ("esvm", "libsvm"), ("esvm", "CLARABEL"), ("svm", None)]

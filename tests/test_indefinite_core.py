@@ -890,5 +890,5 @@ def test_out_of_sample_is_checked_and_the_algorithm_table_is_one():
     for name, func in krein.solvers.INDEFINITE_SOLVERS.items():
         assert "out_of_sample" in krein.solvers.indefinite_options(name)
         assert func is getattr(krein.solvers, func.__name__)
-    with pytest.raises(ValueError, match="algorithm must be one of"):
+    with pytest.raises(ValueError, match="solver must be one of"):
         krein.solvers.indefinite_options("sgd")

@@ -197,7 +197,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         n = K.shape[0]
         A, tr = self._base(K, y, eps)
         V0 = conformal_start(n, int(self.r), self.random_state)
-        sol = conformal_fit(K, A, V0, method=self.solver, step=float(self.step),
+        sol = conformal_fit(K, A, V0, solver=self.solver, step=float(self.step),
                             tol=float(self.tol), max_iter=int(self.max_iter))
         V = sol.primal["V"]
         self.V_ = V

@@ -653,15 +653,6 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     return out
 
 
-def _former(name, value, default, former, former_value):
-    """``value``, or the value given under the parameter's former name ``former``."""
-    if former_value is None:
-        return value
-    if value != default:
-        raise ValueError(f"give {name} or its former name {former}, not both")
-    return former_value
-
-
 def _spec(item, main, what, allowed):
     """Normalize a data set / kernel / method entry: a name or a dict with ``main``."""
     if isinstance(item, str) or item is None:
@@ -677,8 +668,7 @@ def _spec(item, main, what, allowed):
 
 def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, outer_folds=5,
                         repeats=1, solvers=(None,), inner_folds=3, scoring="accuracy",
-                        save_trace=True, random_state=None, order="method", approximation=None,
-                        folds=None, cv_seed=None):
+                        save_trace=True, random_state=None, order="method", approximation=None):
     """Cells of :func:`classification_cell`: data sets x kernels x methods x solvers x folds.
 
     Parameters
@@ -732,9 +722,6 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         every cell fits its method on feature vectors with the named kernel and
         this low-rank front end, no ``n x n`` kernel anywhere
         (:func:`classification_cell`); feature data with a row-wise kernel only.
-    folds, cv_seed : optional
-        Former names of ``outer_folds`` and ``random_state`` (one vocabulary:
-        DESIGN.md), still accepted; give one name of each pair.
 
     Returns
     -------
@@ -747,13 +734,11 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     ------
     ValueError
         Unknown data set, kernel for the data set's kind, method, estimator
-        parameter, bad counts, or a parameter given under both of its names.
+        parameter, bad counts.
     """
     from ..datasets import available_datasets, dataset_kind
     from ..kernel_data import available_kernels
 
-    outer_folds = _former("outer_folds", outer_folds, 5, "folds", folds)
-    random_state = _former("random_state", random_state, None, "cv_seed", cv_seed)
     for name, v, lo in (("outer_folds", outer_folds, 2), ("repeats", repeats, 1),
                         ("inner_folds", inner_folds, 2)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:

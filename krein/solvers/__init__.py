@@ -54,12 +54,12 @@ INDEFINITE_SOLVERS = {name: SOLVERS[name].function
 INDEFINITE_ALGORITHMS = tuple(INDEFINITE_SOLVERS)
 
 
-def indefinite_options(algorithm):
-    """Keyword options accepted by an IndefiniteSVM algorithm (its signature, less ``problem``).
+def indefinite_options(solver):
+    """Keyword options accepted by an IndefiniteSVM solver (its signature, less ``problem``).
 
     Parameters
     ----------
-    algorithm : {"pg", "apg", "accpm", "exchange"}
+    solver : {"pg", "apg", "accpm", "exchange"}
         A key of :data:`INDEFINITE_SOLVERS`.
 
     Returns
@@ -70,16 +70,16 @@ def indefinite_options(algorithm):
     Raises
     ------
     ValueError
-        For an unknown algorithm.
+        For an unknown solver.
     """
     import inspect
 
-    if algorithm not in INDEFINITE_SOLVERS:
-        raise ValueError(f"algorithm must be one of {INDEFINITE_ALGORITHMS}; got {algorithm!r}")
-    return [k for k in inspect.signature(INDEFINITE_SOLVERS[algorithm]).parameters if k != "problem"]
+    if solver not in INDEFINITE_SOLVERS:
+        raise ValueError(f"solver must be one of {INDEFINITE_ALGORITHMS}; got {solver!r}")
+    return [k for k in inspect.signature(INDEFINITE_SOLVERS[solver]).parameters if k != "problem"]
 
 
-def solve_indefinite(problem, algorithm="pg", **options):
+def solve_indefinite(problem, solver="pg", **options):
     """Solve a :class:`~krein.formulations.indefinite.ProxyKernelProblem` by name.
 
     Parameters
@@ -87,12 +87,12 @@ def solve_indefinite(problem, algorithm="pg", **options):
     problem : ProxyKernelProblem
         The IndefiniteSVM problem (luss eq. 7): kernel ``K0``, labels, task,
         ``C`` and ``rho``.
-    algorithm : {"pg", "apg", "accpm", "exchange"}
+    solver : {"pg", "apg", "accpm", "exchange"}
         A key of :data:`INDEFINITE_SOLVERS`: projected gradient (luss Algorithm 1),
         accelerated projected gradient (FISTA), ACCPM (Algorithm 2) or the
         exchange method (Algorithm 3).
     **options
-        Passed to the algorithm (``tol``, ``atol``, ``max_iter``, ``gap_every``,
+        Passed to the solver (``tol``, ``atol``, ``max_iter``, ``gap_every``,
         ``oracle``, ``out_of_sample``, ...).
 
     Returns
@@ -104,10 +104,10 @@ def solve_indefinite(problem, algorithm="pg", **options):
     Raises
     ------
     ValueError
-        For an unknown algorithm or option.
+        For an unknown solver or option.
     """
-    accepted = indefinite_options(algorithm)
+    accepted = indefinite_options(solver)
     bad = sorted(set(options) - set(accepted))
     if bad:
-        raise ValueError(f"unknown option(s) {bad} for algorithm {algorithm!r}; accepted: {accepted}")
-    return SOLVERS[algorithm](problem, **options)
+        raise ValueError(f"unknown option(s) {bad} for solver {solver!r}; accepted: {accepted}")
+    return SOLVERS[solver](problem, **options)

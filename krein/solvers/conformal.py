@@ -353,7 +353,7 @@ def conformal_lbfgs(K, A, V0=None, *, tol=1e-10, max_iter=1000):
                      elapsed - t_setup, {"message": str(res.message), "n_evaluations": int(res.nfev)})
 
 
-def conformal_fit(K, A, V0=None, *, method="optimize", step=0.01, tol=1e-10, max_iter=1000):
+def conformal_fit(K, A, V0=None, *, solver="optimize", step=0.01, tol=1e-10, max_iter=1000):
     """Solve eq. (13) by name: ``"optimize"``, ``"search"`` or ``"lbfgs"``.
 
     Parameters
@@ -362,7 +362,7 @@ def conformal_fit(K, A, V0=None, *, method="optimize", step=0.01, tol=1e-10, max
         Target and base kernels.
     V0 : array of shape (n,) or (n, r), optional
         Common start; default ``w = 1``.
-    method : {"optimize", "search", "lbfgs"}
+    solver : {"optimize", "search", "lbfgs"}
         ``"search"``: :func:`conformal_search`; ``"lbfgs"``: :func:`conformal_lbfgs`
         from ``V0``; ``"optimize"``: L-BFGS-B from ``V0`` and L-BFGS-B from the
         search's end point, the better of the two (module docstring).
@@ -384,13 +384,13 @@ def conformal_fit(K, A, V0=None, *, method="optimize", step=0.01, tol=1e-10, max
     Raises
     ------
     ValueError
-        Unknown ``method`` or bad arguments of the solvers.
+        Unknown ``solver`` or bad arguments of the solvers.
     """
-    if method not in CONFORMAL_METHODS:
-        raise ValueError(f"method must be one of {list(CONFORMAL_METHODS)}; got {method!r}")
-    if method == "search":
+    if solver not in CONFORMAL_METHODS:
+        raise ValueError(f"solver must be one of {list(CONFORMAL_METHODS)}; got {solver!r}")
+    if solver == "search":
         return conformal_search(K, A, V0, step=step, max_iter=max_iter)
-    if method == "lbfgs":
+    if solver == "lbfgs":
         return conformal_lbfgs(K, A, V0, tol=tol, max_iter=max_iter)
     t0 = time.perf_counter()
     direct = conformal_lbfgs(K, A, V0, tol=tol, max_iter=max_iter)
