@@ -352,6 +352,10 @@ def test_renamed_spellings():
     assert "correction" in parameter_names(bending) and "g" not in parameter_names(bending)
     assert "solver" in parameter_names(alternating_projections)
     assert "method" not in parameter_names(alternating_projections)
+    A = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
+    with pytest.warns(FutureWarning, match="solver="):  # the old spelling, for old callers
+        old = alternating_projections(A, 1.0, method="plain", tol=1e-8)
+    assert old.solver == alternating_projections(A, 1.0, solver="plain", tol=1e-8).solver
 
 
 # ---------------------------------------------------------------------------- one meaning per value
