@@ -47,6 +47,161 @@ SCRIPT_TESTS = {
 }
 
 
+#: The heaviest of the other tests, by ``{test module: functions}``: each took 1 s or more
+#: (summed over its parameters) in ``pytest -m "not slow" --durations=0`` on this 2-core
+#: machine (issue 25; 2026-11-26): end-to-end runs of ``krein compare`` / the runner /
+#: README commands, processes, and the algorithm cross-checks against CVXPY or each
+#: other.  Together they were 90 % of the rest's time; without them the fast suite takes
+#: about a minute.  A new heavy test is added here (tests/README.md).
+HEAVY_TESTS = {
+    "test_accpm": (
+        "test_accpm_cvxpy_centers_follow_newton_centers",
+        "test_accpm_matches_projected_gradient", "test_accpm_matches_sdp10",
+        "test_beta0_near_optimum_gives_a_head_start",
+        "test_cvxpy_center_inaccurate_status_is_used_and_other_failures_raise",
+        "test_localization_bound_certifies_without_libsvm",
+        "test_package_dispatchers_call_accpm", "test_pruning_triggers_and_converges",
+        "test_solution_contract",
+    ),
+    "test_approximate_estimators": (
+        "test_low_rank_esvc_is_close_to_the_exact_one_on_the_checkerboard",
+        "test_spectrum_svc_at_full_rank_is_the_exact_one",
+    ),
+    "test_approximation": (
+        "test_dask_arrays_give_the_in_memory_features",
+        "test_error_decreases_with_the_landmarks",
+        "test_error_decreases_with_the_landmarks_on_dissimilarities",
+    ),
+    "test_certificates": (
+        "test_one_class_defaults_converge_on_an_indefinite_kernel",
+        "test_reported_gap_is_certified_and_near_the_exact_gap",
+    ),
+    "test_class_weight": (
+        "test_indefinite_svc_algorithms_agree_with_vector_box",
+        "test_perturbsvc_cvxpy_and_pg_agree_with_vector_box",
+        "test_weighted_optimal_intercept_brute_force",
+    ),
+    "test_cli": (
+        "test_compare_cli_dissimilarity", "test_compare_prints_table_and_writes_files",
+        "test_compare_runs_the_krein_and_pseudo_euclidean_methods",
+        "test_diagnose_multiclass_skips_label_criteria",
+        "test_diagnose_prints_haasdonk_criteria", "test_diagnose_sonar",
+    ),
+    "test_combinations": (
+        "test_compare_munoz_artificial_runs",
+    ),
+    "test_compare_approximation": (
+        "test_all_landmarks_give_the_exact_runs_folds",
+        "test_memory_at_n_20000_stays_far_below_n_squared",
+        "test_no_kernel_matrix_anywhere_with_tuning_and_outputs",
+    ),
+    "test_compare_files": (
+        "test_bad_input_is_one_line_exit_2_nothing_written",
+        "test_distance_matrix_as_whitespace_text", "test_every_fit_failing_exits_nonzero",
+        "test_feature_files", "test_kernel_file_formats_give_the_same_table",
+        "test_numeric_labels_are_class_names", "test_symmetrize_is_recorded",
+    ),
+    "test_compare_tuning": (
+        "test_compare_tunes_by_default_and_records_the_choice",
+        "test_inner_selection_is_gridsearchcv_on_the_same_folds", "test_no_tune_and_fixed_C",
+        "test_readme_python_example_matches_the_main_job", "test_same_seed_same_table",
+    ),
+    "test_conformal": (
+        "test_optimizer_no_worse_than_paper_search", "test_output_psd",
+        "test_transform_reproduces_fitted_block",
+    ),
+    "test_diagnostics": (
+        "test_least_eigenvalue_of_a_rank_deficient_gram_matrix_is_zero",
+        "test_uniform_diagnostics",
+    ),
+    "test_exchange": (
+        "test_componentwise_weights", "test_every_upper_bound_in_the_trace_is_valid",
+        "test_exchange_matches_projected_gradient", "test_exchange_matches_the_sdp",
+        "test_level_step_converges_where_the_plain_step_crawls", "test_pruning_keeps_the_answer",
+        "test_scs_and_ecos",
+    ),
+    "test_experiment": (
+        "test_cli_table_and_plot", "test_committed_slim_results_split_by_data_set",
+        "test_dask_local_cluster_equals_serial", "test_determinism_rerun_and_errors",
+        "test_joblib_equals_serial", "test_keys_are_hashes_of_the_stored_configuration",
+        "test_results_file_is_always_complete_under_sigkill", "test_resume_after_sigkill",
+        "test_synthetic_results_never_pool_silently",
+    ),
+    "test_faults_files": (
+        "test_a_held_directory_is_skipped_and_force_refused",
+        "test_any_file_name_gives_a_run_name", "test_full_tmpfs_compare_out",
+        "test_resume_recomputes_only_missing_cells",
+        "test_two_processes_same_stem_get_two_directories",
+        "test_workers_end_with_a_killed_parent",
+    ),
+    "test_faults_results": (
+        "test_truncated_row_is_refused_and_recomputed",
+    ),
+    "test_formulations": (
+        "test_lpsvm_matches_linprog",
+    ),
+    "test_haasdonk_table1": (
+        "test_classification_cell_loo_against_cross_val_score",
+        "test_script_loo_cell_against_cross_val_score",
+    ),
+    "test_indefinite_core": (
+        "test_gradient_methods_match_sdp10",
+        "test_intercept_is_the_kkt_intercept_at_the_optimum", "test_oracle_matches_dense_eigh",
+        "test_projection_matches_cvxpy", "test_rho_to_infinity_tends_to_clipped_svm",
+        "test_solution_carries_intercept_and_test_coefficients", "test_solution_contract",
+    ),
+    "test_indefinite_estimators": (
+        "test_all_algorithms_agree", "test_fitted_model_rejects_wrong_test_rows",
+        "test_multiclass_one_vs_one",
+        "test_one_class_rho_to_infinity_tends_to_one_class_svm_on_clipped_kernel",
+        "test_psd_kernel_indefinite_svc_equals_perturbsvc", "test_spectral_training_decisions",
+        "test_svc_rho_to_infinity_tends_to_svm_on_clipped_kernel",
+        "test_svr_and_one_class_fitted_attributes",
+        "test_svr_rho_to_infinity_tends_to_svr_on_clipped_kernel",
+        "test_test_kernels_differ_on_an_indefinite_kernel",
+        "test_test_kernels_named_and_precomputed",
+    ),
+    "test_luss_figures": (
+        "test_fig1_reference_optimum_is_the_sdp_value",
+    ),
+    "test_nearest_psd": (
+        "test_dykstra_equals_sdp",
+    ),
+    "test_readme": (
+        "test_readme_command",
+    ),
+    "test_report_page": (
+        "test_a_minimal_run_json_still_renders", "test_empty_summary_still_renders",
+        "test_figures_from_the_files_only", "test_missing_file_is_named",
+        "test_page_and_figures_are_written", "test_without_2d_files_no_boundaries",
+    ),
+    "test_rvm": (
+        "test_indefinite_sigmoid_kernel_runs_as_is",
+    ),
+    "test_scale_covariance": (
+        "test_scale_covariance",
+    ),
+    "test_shared_computations": (
+        "test_cells_identical_with_and_without_the_context",
+        "test_one_eigh_per_distinct_block_with_a_grid", "test_per_fold_dissimilarity_kernels",
+    ),
+    "test_solver_study": (
+        "test_every_formulation_gives_one_optimum_across_two_solvers",
+    ),
+    "test_spectrum": (
+        "test_corrected_kernel_is_psd_and_matches_munoz",
+        "test_corrected_kernel_psd_with_zero_eigenvalues",
+        "test_row_map_reproduces_training_kernel",
+        "test_row_map_reproduces_training_kernel_singular",
+    ),
+}
+
+
+#: Module fixtures that run a whole ``krein compare`` or every README command, by
+#: ``(test module, fixture)``: an item that uses one is slow wherever it comes first.
+END_TO_END_FIXTURES = {("test_cli", "checkerboard_run"), ("test_readme", "session")}
+
+
 def _is_sklearn_check(item):
     """An item of scikit-learn's ``parametrize_with_checks`` (parameters ``estimator``, ``check``)."""
     params = getattr(getattr(item, "callspec", None), "params", {})
@@ -64,12 +219,14 @@ def _runs_a_script(item):
 
 
 def pytest_collection_modifyitems(config, items):
-    """Mark ``slow`` the scikit-learn check items and the paper-script runs (tests/README.md).
+    """Mark ``slow`` the scikit-learn checks, the paper-script runs and :data:`HEAVY_TESTS`.
 
     ``python -m pytest -m "not slow"`` is then the fast suite of a developer; CI runs all.
     """
     for item in items:
-        if _is_sklearn_check(item) or _runs_a_script(item):
+        heavy = getattr(item, "originalname", item.name) in HEAVY_TESTS.get(item.path.stem, ()) or \
+            any((item.path.stem, f) in END_TO_END_FIXTURES for f in getattr(item, "fixturenames", ()))
+        if _is_sklearn_check(item) or _runs_a_script(item) or heavy:
             item.add_marker(pytest.mark.slow)
 
 

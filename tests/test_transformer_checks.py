@@ -52,7 +52,7 @@ _KEEP_NEGATIVE = ("the check's kernel has negative diagonal entries; diagonal='k
 _NEWTON_START = ("the check's kernel X X' is PSD and diagonal='keep': the Newton method starts "
                  "at the solution and makes zero steps (n_iter_ = 0)")
 #: With a unit diagonal on the rank-deficient X X', the fitted kernel leaves range(X X'), so
-#: no linear map of kernel rows (the least-squares map included) carries the training rows
+#: no linear map of kernel rows (the "spectral" map K^+ X included) carries the training rows
 #: to it (documented under NearestPSD's out_of_sample).
 _RANGE = ("fit_transform != fit().transform on a singular X X': the unit-diagonal solution "
           "leaves range(K), which no linear row map can reproduce")
@@ -60,7 +60,7 @@ _RANGE = ("fit_transform != fit().transform on a singular X X': the unit-diagona
 TRANSFORMERS = (
     [SpectrumCorrection(correction=c) for c in TRANSFORMS]
     + [SpectrumCorrection(correction="clip", out_of_sample="raw")]
-    + [Bending(), Bending(correction="abs", eps=0.01, out_of_sample="spectral"),
+    + [Bending(), Bending(correction="flip", eps=0.01, out_of_sample="spectral"),
        Bending(correction="shift"), Bending(correction="square")]
     + [NearestPSD(solver=s) for s in NEAREST_PSD_SOLVERS]
     + [NearestPSD(diagonal=1.0, tol=1e-4)]
