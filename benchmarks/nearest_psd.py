@@ -140,13 +140,13 @@ def run_loop(K, method, tol, seconds):
     probe = 3
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        sol = alternating_projections(K, 1.0, method=method, tol=tol, max_iter=probe,
+        sol = alternating_projections(K, 1.0, solver=method, tol=tol, max_iter=probe,
                                       certify=False, check_input=False)
         tr = sol.trace
         per_iter = float(tr["seconds"].iloc[-1] - tr["seconds"].iloc[0]) / max(1, len(tr) - 1)
         if sol.status != "converged":
             max_iter = max(probe + 1, int(seconds / max(per_iter, 1e-9)))
-            sol = alternating_projections(K, 1.0, method=method, tol=tol, max_iter=max_iter,
+            sol = alternating_projections(K, 1.0, solver=method, tol=tol, max_iter=max_iter,
                                           certify=False, check_input=False)
     tr = sol.trace
     k = len(tr)

@@ -128,7 +128,9 @@ _TERMS = (
           "munoz": "the rule munoz prints: the MDS map of eq. (3), r U_+ U_+' with U_+ the "
                    "eigenvectors of the eigenvalues above the threshold; at every bending step by "
                    "eq. (8) (eq. 5 for 'flip', eq. 7 for 'square', rows unchanged for 'shift'), in "
-                   "the W-weighted coordinates for the nearest PSD kernel (§3.3)"},
+                   "the W-weighted coordinates for the nearest PSD kernel (§3.3)",
+          "clip": "IndefiniteSVM only: the spectral map of the clipped training kernel K0_+ "
+                  "instead of the learned proxy X(u) (luss's rho -> infinity limit)"},
          synonyms=("oos",)),
     Term("approximation",
          "None (the exact path on the n x n kernel) or a low-rank front end (IndefiniteNystroem) "

@@ -134,7 +134,16 @@ def diagnose_kernel(K, y, C=1.0, spectrum=None):
         spectrum=spec, n=s["n"], signature=(s["p"], s["q"], s["z"]), tol=s["tol"],
         min_eigenvalue=s["min_eigenvalue"], max_eigenvalue=s["max_eigenvalue"],
         next_eigenvalues=tuple(float(v) for v in lam[1:4]), r_mm=s["r_mm"], r_neg=s["r_neg"],
-        n_classes=n_classes, dcm=dcm, C=C, suitability=suitability_report(K, y, C))
+        n_classes=n_classes, dcm=dcm, C=C,
+        suitability=suitability_report(K, y, C, svm=_after_training_svm(K, y, C)))
+
+
+def _after_training_svm(K, y, C):
+    """libsvm's SVC on ``K`` for Haasdonk's after-training criteria (two classes), else None."""
+    from .solvers.libsvm import libsvm_svc
+
+    classes, y_idx = np.unique(y, return_inverse=True)
+    return libsvm_svc(K, y_idx, C) if classes.size == 2 else None
 
 
 def diagnose(data, C=1.0):

@@ -697,7 +697,7 @@ def _yes_no(flag):
     return "yes" if flag else "no"
 
 
-def suitability_report(K, y, C=1.0):
+def suitability_report(K, y, C=1.0, svm=None):
     """Haasdonk (2005) suitability criteria as tables of criterion, value and meaning.
 
     Before training: :func:`suitability_before` (§7.3); after training:
@@ -714,6 +714,10 @@ def suitability_report(K, y, C=1.0):
         Labels.
     C : float > 0
         Box bound of the SVM fitted for the after-training criteria.
+    svm : fitted sklearn.svm.SVC, optional
+        That SVM, fitted on ``K`` and the labels as class indices 0/1 (the caller
+        fits it with :func:`krein.solvers.libsvm.libsvm_svc`: libsvm is called
+        from the solver layer only); needed for two classes.
 
     Returns
     -------
@@ -762,10 +766,11 @@ def suitability_report(K, y, C=1.0):
                          "(use --binary)", []))
         return sections
 
-    from sklearn.svm import SVC
-
     classes, y_idx = np.unique(y, return_inverse=True)
-    model = SVC(kernel="precomputed", C=C).fit(K, y_idx)
+    if svm is None:
+        raise ValueError("suitability_report: two classes need svm, an SVC fitted on K "
+                         "(krein.solvers.libsvm.libsvm_svc(K, y_idx, C))")
+    model = svm
     a = suitability_after(K, y_idx, model.dual_coef_, model.support_, model.intercept_, C)
     n = a["n"]
     title = (f"after training (§7.4): libsvm SVC(kernel=\"precomputed\", C={C:g}) on K, a "

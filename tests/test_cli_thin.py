@@ -40,6 +40,7 @@ def _indefinite_kernel(n=24, seed=0):
 def test_diagnose_kernel_returns_the_library_numbers():
     from krein.diagnosis import KernelDiagnosis, diagnose_kernel
     from krein.geometry import class_mean_distance, suitability_report
+    from krein.solvers.libsvm import libsvm_svc
     from krein.spectrum import Spectrum
 
     K, y = _indefinite_kernel()
@@ -53,7 +54,8 @@ def test_diagnose_kernel_returns_the_library_numbers():
     assert len(d.next_eigenvalues) == 3
     assert d.dcm == pytest.approx(class_mean_distance(K, y))
     titles = [t for t, _ in d.suitability]
-    assert titles == [t for t, _ in suitability_report(K, y, 0.5)]
+    svm = libsvm_svc(K, np.unique(y, return_inverse=True)[1], 0.5)
+    assert titles == [t for t, _ in suitability_report(K, y, 0.5, svm=svm)]
     assert "C=0.5" in titles[1]
     # three classes: no DCM, no after-training criteria
     y3 = np.arange(24) % 3

@@ -48,46 +48,28 @@ ALGORITHM_LAYERS = ("krein.estimators", "krein.formulations", "krein.solvers", "
                     "krein.approximation")
 
 #: ``{(where, parameter): reason}``: known private value sets in files of other parts of issue 25.
-KNOWN_VALUE_SETS = {
-    ("krein.estimators.indefinite:IndefiniteSVC", "out_of_sample"):
-        "krein/estimators/indefinite.py: 'clip' (the spectral map of K0's clip) is not a "
-        "declared out_of_sample name",
-    ("krein.estimators.indefinite:IndefiniteSVR", "out_of_sample"):
-        "krein/estimators/indefinite.py: 'clip' is not a declared out_of_sample name",
-    ("krein.estimators.indefinite:IndefiniteOneClassSVM", "out_of_sample"):
-        "krein/estimators/indefinite.py: 'clip' is not a declared out_of_sample name",
-    ("krein.solvers.indefinite:out_of_sample_coef", "out_of_sample"):
-        "krein/solvers/indefinite.py: OUT_OF_SAMPLE_MAPS has 'clip'",
-    ("krein.solvers.indefinite:Certifier.__init__", "out_of_sample"):
-        "krein/solvers/indefinite.py: OUT_OF_SAMPLE_MAPS has 'clip'",
-}
+KNOWN_VALUE_SETS = {}
 
 #: ``{where: reason}``: known synonyms in public signatures of files of other parts of issue 25.
 KNOWN_SYNONYMS = {
-    "krein.compare:compare": "krein/compare.py: cv (outer_folds)",
-    "krein.compare:run_comparison": "krein/compare.py: cv (outer_folds)",
-    "krein.compare:ComparisonResult": "krein/compare.py: cv (outer_folds)",
-    "krein.experiment.classification:classification_grid":
-        "krein/experiment/classification.py: folds (outer_folds), cv_seed (random_state)",
-    "krein.experiment.grid:Experiment": "krein/experiment/grid.py: seed (random_state)",
-    "krein.experiment.solver_study:make_formulation":
-        "krein/experiment/solver_study.py: seed (random_state)",
-    "krein.experiment.solver_study:solve_cell": "krein/experiment/solver_study.py: seed (random_state)",
-    "krein.solvers:solve_indefinite": "krein/solvers/__init__.py: algorithm (solver)",
-    "krein.solvers:indefinite_options": "krein/solvers/__init__.py: algorithm (solver)",
-    "krein.solvers.conformal:conformal_fit": "krein/solvers/conformal.py: method (solver)",
-    "krein.solvers.analytic_center:analytic_center":
-        "krein/solvers/analytic_center.py: method (solver)",
+    "krein.experiment.grid:Experiment":
+        "krein/experiment/grid.py: seed (random_state is accepted too; seed is the results "
+        "file's schema key and Experiment's field)",
+    "krein.solvers.indefinite.analytic_center:analytic_center":
+        "krein/solvers/indefinite/analytic_center.py: method ('newton' or 'cvxpy') beside a "
+        "solver (the CVXPY solver): merging them is an API change left for later",
     "krein.solvers.secular:secular_roots": "krein/solvers/secular.py: method (solver)",
     "krein.solvers.secular:secular_apply": "krein/solvers/secular.py: method (solver)",
-    "krein.formulations.indefinite:ProxyKernelProblem":
-        "krein/formulations/indefinite.py: task (model)",
 }
 
 #: ``{(where, parameter): reason}``: a synonym's spelling for ANOTHER idea (not a violation).
 OTHER_IDEAS = {
-    ("krein.compare:ComparisonResult", "folds"): "the per-fold results table (a DataFrame)",
-    ("krein.experiment.page:SavedComparison", "folds"): "the per-fold results table (a DataFrame)",
+    ("krein.experiment.comparison_result:ComparisonResult", "folds"):
+        "the per-fold results table (a DataFrame)",
+    ("krein.experiment.comparison_result:summarize", "folds"):
+        "the per-fold results table (a DataFrame)",
+    ("krein.experiment.comparison_files:SavedComparison", "folds"):
+        "the per-fold results table (a DataFrame)",
     ("krein.estimators.approximate:spectral_features", "g"): "the corrected eigenvalues g(lam)",
     ("krein.solvers.libsvm:libsvm_solution", "n_iter"):
         "the iterations libsvm made (a result, as n_iter_), not a limit",
@@ -347,15 +329,15 @@ def test_known_synonym(where, callables):
 
 def test_renamed_spellings():
     """The bending solver takes ``correction`` (not ``g``), the alternating projections ``solver``."""
-    from krein.solvers import alternating_projections, bending
+    from krein.solvers import STATUSES, alternating_projections, bending
 
     assert "correction" in parameter_names(bending) and "g" not in parameter_names(bending)
     assert "solver" in parameter_names(alternating_projections)
     assert "method" not in parameter_names(alternating_projections)
     A = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
-    with pytest.warns(FutureWarning, match="solver="):  # the old spelling, for old callers
-        old = alternating_projections(A, 1.0, method="plain", tol=1e-8)
-    assert old.solver == alternating_projections(A, 1.0, solver="plain", tol=1e-8).solver
+    with pytest.raises(TypeError, match="method"):  # the old spelling is gone
+        alternating_projections(A, 1.0, method="plain", tol=1e-8)
+    assert alternating_projections(A, 1.0, solver="plain", tol=1e-8).status in STATUSES
 
 
 # ---------------------------------------------------------------------------- one meaning per value

@@ -6,9 +6,9 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..solvers.libsvm import libsvm_svc
 from ..solvers.bending import BENDING_FUNCTIONS, BENDING_ROW_MAPS, bending, check_bending_weights
 from ..spectrum import Spectrum, reset_on_fit, validate_fit_kernel, validate_kernel_rows
 
@@ -172,7 +172,7 @@ class Bending(TransformerMixin, BaseEstimator):
             if y.shape != (n,):
                 raise ValueError(f"y must have shape ({n},); got {y.shape}")
             K_mds = Spectrum.from_kernel(K, check=False).corrected_kernel("mds", eps=float(self.eps))
-            svc = SVC(kernel="precomputed", C=float(self.C)).fit(K_mds, y)
+            svc = libsvm_svc(K_mds, y, self.C)
             support = np.sort(svc.support_)
             w = np.ones(n)
             w[support] = float(self.sv_weight)

@@ -10,9 +10,9 @@ import numbers
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.svm import SVC
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from ..solvers.libsvm import libsvm_svc
 from .._vocabulary import declared
 from ..formulations.nearest_psd import check_weights, resolve_diagonal
 from ..solvers.alternating import ALTERNATING_METHODS, alternating_projections
@@ -246,7 +246,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
             if np.unique(y).size < 2:
                 raise ValueError("weights='support-vectors' needs y with at least 2 classes")
             K_mds = spec.corrected_kernel("clip")
-            svc = SVC(kernel="precomputed", C=float(self.C)).fit(K_mds, y)
+            svc = libsvm_svc(K_mds, y, self.C)
             support = np.sort(svc.support_)
             w = np.ones(n)
             w[support] = float(self.sv_weight)

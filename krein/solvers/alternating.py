@@ -344,18 +344,6 @@ class _Anderson:
         return out
 
 
-def _solver_keyword(solver, deprecated):
-    """``solver``, or the former spelling ``method=`` of a caller not renamed yet (FutureWarning)."""
-    if "method" in deprecated:
-        solver = deprecated.pop("method")
-        warnings.warn("alternating_projections(method=...) is spelled solver=... (the parameter "
-                      "vocabulary, krein._vocabulary)", FutureWarning, stacklevel=3)
-    if deprecated:
-        raise TypeError(f"alternating_projections() got unexpected keyword argument(s) "
-                        f"{sorted(deprecated)}")
-    return solver
-
-
 def _check_options(method, tol, max_iter, anderson_depth=5):
     if method not in ALTERNATING_METHODS:
         raise ValueError(f"solver must be one of {list(ALTERNATING_METHODS)}; got {method!r}")
@@ -377,7 +365,7 @@ def _rel(a, b, buf, denom):
 
 def alternating_projections(K, diagonal="keep", weights=None, *, solver="dykstra", tol=1e-6,
                             max_iter=1000, anderson_depth=5, verbose=False, check_input=True,
-                            certify=True, **deprecated):
+                            certify=True):
     """Nearest PSD matrix with a fixed diagonal in the ``W``-norm (munoz eqs. 9-12).
 
     See the module docstring for the projections, the methods, the stopping rule
@@ -412,8 +400,6 @@ def alternating_projections(K, diagonal="keep", weights=None, *, solver="dykstra
         Compute the certificate
         (:func:`krein.formulations.nearest_psd.nearest_psd_certificate`: two
         ``eigvalsh`` and two ``n x n`` products); ``False`` leaves the residuals NaN.
-    **deprecated
-        ``method``: the former name of ``solver`` (FutureWarning).
 
     Returns
     -------
@@ -452,7 +438,7 @@ def alternating_projections(K, diagonal="keep", weights=None, *, solver="dykstra
     Strabic (2016), Algorithm 2.1 (Anderson acceleration).
     """
     t0 = time.perf_counter()
-    method = _solver_keyword(solver, deprecated)  # ``solver`` names the Solution below
+    method = solver  # ``solver`` names the Solution below
     K = check_square_kernel(K, "K") if check_input else np.asarray(K, dtype=float)
     n = K.shape[0]
     tol, max_iter = _check_options(method, tol, max_iter, anderson_depth)

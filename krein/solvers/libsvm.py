@@ -13,7 +13,7 @@ import numpy as np
 
 from .core import Solution
 
-__all__ = ["libsvm_binary", "libsvm_solution", "libsvm_solve", "libsvm_dual", "libsvm_nu_binary",
+__all__ = ["libsvm_binary", "libsvm_solution", "libsvm_solve", "libsvm_svc", "libsvm_dual", "libsvm_nu_binary",
            "libsvm_mod_svm"]
 
 
@@ -118,6 +118,33 @@ def libsvm_solution(K, y, C, u, b, n_iter, *, max_iter=-1, solve_time=float("nan
                     primal_residual=cert["violation"], dual_residual=cert["residual"],
                     gap=float("nan"), certificate=dict(cert), intercept=float(b),
                     certificate_kind="residual")
+
+
+def libsvm_svc(K, y, C=1.0):
+    """scikit-learn's ``SVC(kernel="precomputed", C=C)`` fitted on ``K``: libsvm's model itself.
+
+    For the callers that need libsvm's own multiclass model rather than one binary
+    problem: the support vectors of an SVC on an MDS kernel (the weights of munoz
+    §4 in :class:`~krein.estimators.Bending` and :class:`~krein.estimators.NearestPSD`)
+    and the stationary point Haasdonk's after-training criteria read (§7.4).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Precomputed kernel.
+    y : array of shape (n,)
+        Labels (two or more classes; one-vs-one as scikit-learn).
+    C : float > 0
+        Box bound.
+
+    Returns
+    -------
+    sklearn.svm.SVC
+        The fitted model (``support_``, ``dual_coef_``, ``intercept_``, ``classes_``).
+    """
+    from sklearn.svm import SVC
+
+    return SVC(kernel="precomputed", C=float(C)).fit(K, y)
 
 
 def libsvm_dual(K, y, C, tol=1e-3, max_iter=-1, cache_size=200):
