@@ -147,11 +147,11 @@ def experiment(quick=False):
     if quick:
         plan = {"heart": {"n_samples": 80}}
         targets, methods = {"heart": [-5.0, -50.0]}, ["esvm", "clip", "indefinite-svm"]
-        kw = {"param_grid": {"C": [1.0]}, "folds": 2, "repeats": 1, "inner_folds": 2}
+        kw = {"param_grid": {"C": [1.0]}, "outer_folds": 2, "repeats": 1, "inner_folds": 2}
         rho = [1.0]
     else:
         plan, targets, methods = {"heart": {}, "sonar": {}}, TARGETS, METHODS
-        kw = {"param_grid": {"C": [0.1, 1.0, 10.0, 100.0]}, "folds": 5, "repeats": 1,
+        kw = {"param_grid": {"C": [0.1, 1.0, 10.0, 100.0]}, "outer_folds": 5, "repeats": 1,
               "inner_folds": 3}
         rho = [1.0]
     specs = []

@@ -725,6 +725,11 @@ def suitability_report(K, y, C=1.0, svm=None):
         Sections ``(title, rows)``; each row has the keys ``criterion``,
         ``value`` (text) and ``meaning``.  The second section has no rows
         for more than two classes (its title says why).
+
+    Raises
+    ------
+    ValueError
+        For two classes without ``svm``.
     """
 
     binary = np.unique(y).size == 2

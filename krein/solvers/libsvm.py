@@ -121,7 +121,7 @@ def libsvm_solution(K, y, C, u, b, n_iter, *, max_iter=-1, solve_time=float("nan
 
 
 def libsvm_svc(K, y, C=1.0):
-    """scikit-learn's ``SVC(kernel="precomputed", C=C)`` fitted on ``K``: libsvm's model itself.
+    """Fit scikit-learn's ``SVC(kernel="precomputed", C=C)`` on ``K``: libsvm's model itself.
 
     For the callers that need libsvm's own multiclass model rather than one binary
     problem: the support vectors of an SVC on an MDS kernel (the weights of munoz
