@@ -20,7 +20,7 @@ its expectation here.  A command repeated verbatim is not run twice; the
 repeat is checked against the first run's output.
 
 Nothing is written into the repository.  Default run: about 30 s; the main job
-(``krein compare``, 17 methods tuned on Sonar, about a minute) runs with
+(``krein compare``, 18 methods tuned on Sonar, about a minute) runs with
 ``KREIN_README_SLOW=1``, its untuned form ``krein compare --no-tune`` always.
 """
 
@@ -122,7 +122,7 @@ CHECKERBOARD = ("krein compare --dataset checkerboard --n-samples 300 --kernel s
 
 #: Runnable but slow commands: run only with KREIN_README_SLOW=1.
 SLOW = {
-    "krein compare": "the main job: 17 methods tuned by nested CV on Sonar (109 s on two cores, "
+    "krein compare": "the main job: 18 methods tuned by nested CV on Sonar (112 s on two cores, "
                      "measured for the README); `krein compare --no-tune` below runs the same "
                      "methods, data and folds untuned in seconds",
     HEART: "50 tuned cells per method (minutes on two busy cores)",
