@@ -66,6 +66,7 @@ HEAVY_TESTS = {
     "test_approximate_estimators": (
         "test_low_rank_esvc_is_close_to_the_exact_one_on_the_checkerboard",
         "test_spectrum_svc_at_full_rank_is_the_exact_one",
+        "test_fitting_never_forms_an_n_by_n_array",
     ),
     "test_approximation": (
         "test_dask_arrays_give_the_in_memory_features",
@@ -86,6 +87,7 @@ HEAVY_TESTS = {
         "test_compare_runs_the_krein_and_pseudo_euclidean_methods",
         "test_diagnose_multiclass_skips_label_criteria",
         "test_diagnose_prints_haasdonk_criteria", "test_diagnose_sonar",
+        "test_compare_cli_pick_out_munoz_ionosphere",
     ),
     "test_combinations": (
         "test_compare_munoz_artificial_runs",
@@ -119,6 +121,8 @@ HEAVY_TESTS = {
         "test_exchange_matches_projected_gradient", "test_exchange_matches_the_sdp",
         "test_level_step_converges_where_the_plain_step_crawls", "test_pruning_keeps_the_answer",
         "test_scs_and_ecos",
+        "test_max_iter_warns_and_returns_certified_point",
+        "test_exchange_bound_holds_for_any_weights",
     ),
     "test_experiment": (
         "test_cli_table_and_plot", "test_committed_slim_results_split_by_data_set",
@@ -126,6 +130,8 @@ HEAVY_TESTS = {
         "test_joblib_equals_serial", "test_keys_are_hashes_of_the_stored_configuration",
         "test_results_file_is_always_complete_under_sigkill", "test_resume_after_sigkill",
         "test_synthetic_results_never_pool_silently",
+        "test_same_folds_for_every_method",
+        "test_figures_and_traces_from_results",
     ),
     "test_faults_files": (
         "test_a_held_directory_is_skipped_and_force_refused",
@@ -136,6 +142,7 @@ HEAVY_TESTS = {
     ),
     "test_faults_results": (
         "test_truncated_row_is_refused_and_recomputed",
+        "test_duplicate_key_is_refused_and_recomputed",
     ),
     "test_formulations": (
         "test_lpsvm_matches_linprog",
@@ -174,6 +181,7 @@ HEAVY_TESTS = {
         "test_a_minimal_run_json_still_renders", "test_empty_summary_still_renders",
         "test_figures_from_the_files_only", "test_missing_file_is_named",
         "test_page_and_figures_are_written", "test_without_2d_files_no_boundaries",
+        "test_page_parses_with_its_sections",
     ),
     "test_rvm": (
         "test_indefinite_sigmoid_kernel_runs_as_is",
@@ -193,6 +201,15 @@ HEAVY_TESTS = {
         "test_corrected_kernel_psd_with_zero_eigenvalues",
         "test_row_map_reproduces_training_kernel",
         "test_row_map_reproduces_training_kernel_singular",
+    ),
+    "test_compare_spine": (
+        "test_boundary_fits_are_cells_of_the_runner",
+    ),
+    "test_data_door": (
+        "test_door_loads_without_the_estimators",
+    ),
+    "test_cli_thin": (
+        "test_diagnose_reuses_the_data_spectrum_and_matches_the_command",
     ),
 }
 
