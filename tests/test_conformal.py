@@ -289,7 +289,7 @@ def test_pipeline_cross_val_score(data):
 @pytest.mark.parametrize(
     "params, match",
     [
-        ({"solver": "newton"}, "'solver' parameter of ConformalTransformation must be a str among"),
+        ({"solver": "newton"}, "'solver' parameter of ConformalTransformation must be one of"),
         ({"solver": "lbfgs", "tol": np.nan}, "'tol' parameter"),
         ({"r": 0}, "'r' parameter"),
         ({"step": 0.0}, "step"),

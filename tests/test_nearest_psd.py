@@ -359,7 +359,7 @@ def test_clone_and_params():
 
 # ------------------------------------------------------------------ bad input
 @pytest.mark.parametrize("params, match", [
-    ({"solver": "nope"}, "'solver' parameter of NearestPSD must be a str among"),
+    ({"solver": "nope"}, "'solver' parameter of NearestPSD must be one of"),
     ({"tol": 0.0}, "tol"),
     ({"tol": 1.5}, "tol"),
     ({"max_iter": 0}, "max_iter"),

@@ -8,8 +8,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..solvers.libsvm import libsvm_svc
 from ..solvers.bending import BENDING_FUNCTIONS, BENDING_ROW_MAPS, bending, check_bending_weights
+from ..solvers.libsvm import libsvm_svc
 from ..spectrum import Spectrum, reset_on_fit, validate_fit_kernel, validate_kernel_rows
 
 __all__ = ["Bending"]

@@ -10,6 +10,7 @@ from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
 from .._validation import check_kernel_rows, check_square_kernel
 from ..solvers.conformal import CONFORMAL_METHODS, conformal_fit, conformal_rows, conformal_start
+from ..solvers.table import SolverName
 from ..spectrum import (TRANSFORMS, Spectrum, SpectrumCorrection, input_precision,
                         reset_on_fit, validate_fit_kernel, validate_kernel_rows)
 
@@ -123,7 +124,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
     _parameter_constraints: dict = {
         "base": [StrOptions(set(TRANSFORMS)), HasMethods(["fit_transform", "transform"]),
                  "array-like"],
-        "solver": [StrOptions(set(CONFORMAL_METHODS))],
+        "solver": [SolverName(CONFORMAL_METHODS, cvxpy=False)],
         "r": [Interval(numbers.Integral, 1, None, closed="left")],
         "step": [Interval(numbers.Real, 0, None, closed="neither")],
         "tol": [Interval(numbers.Real, 0, None, closed="left")],

@@ -12,11 +12,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.utils._param_validation import Interval, StrOptions
 
-from ..solvers.libsvm import libsvm_svc
 from .._vocabulary import declared
 from ..formulations.nearest_psd import check_weights, resolve_diagonal
 from ..solvers.alternating import ALTERNATING_METHODS, alternating_projections
+from ..solvers.libsvm import libsvm_svc
 from ..solvers.psd_newton import nearest_psd_newton
+from ..solvers.table import SolverName
 from ..spectrum import Spectrum, reset_on_fit, validate_fit_kernel, validate_kernel_rows
 
 __all__ = ["NearestPSD", "NEAREST_PSD_ROW_MAPS", "NEAREST_PSD_SOLVERS"]
@@ -211,7 +212,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         "diagonal": [None, StrOptions({"keep"}), Interval(numbers.Real, 0, None, closed="left"),
                      "array-like"],
         "weights": [None, StrOptions({"support-vectors"}), "array-like"],
-        "solver": [StrOptions(set(NEAREST_PSD_SOLVERS))],
+        "solver": [SolverName(NEAREST_PSD_SOLVERS, cvxpy=False)],
         "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
         "max_iter": [Interval(numbers.Integral, 1, None, closed="left")],
         "out_of_sample": [StrOptions(set(NEAREST_PSD_ROW_MAPS))],
