@@ -340,6 +340,6 @@ def experiment(quick=False):
     for panel, (toy, method, spec) in PANELS.items():
         grid.append({"panel": panel, "toy": toy, "method": method, **TOYS[toy], **spec,
                      "n_starts": 20})
-    return Experiment("haasdonk_fig13", grid, cell=fig13_cell, seed=0,
+    return Experiment("haasdonk_fig13", grid, cell=fig13_cell, random_state=0,
                       description="Haasdonk 2005 Figs. 1-3: CH classifier and SVM in R^(1,1)",
                       table=fig13_table, figures=fig13_figures)

@@ -242,6 +242,6 @@ def experiment(quick=False):
     if not quick:
         grid += [{"panel": "b", **PANELS["b"], "half_shift": h, "data_seed": s}
                  for h in SHIFTS_B for s in seeds]
-    return Experiment("haasdonk_fig4", grid, cell=fig4_cell, seed=0,
+    return Experiment("haasdonk_fig4", grid, cell=fig4_cell, random_state=0,
                       description="Haasdonk 2005 Fig. 4: L1-Gaussian kernel in the unit square",
                       table=fig4_table, figures=fig4_figures)

@@ -327,7 +327,7 @@ def experiment(quick=False):
                     for gamma in GAMMAS[dataset]:
                         cells.append({"dataset": dataset, "cls": cls, "method": m,
                                       "gamma": gamma, "C": C_GRIDS[dataset]})
-    return Experiment("haasdonk_table1", cells, cell=table1_cell, seed=0,
+    return Experiment("haasdonk_table1", cells, cell=table1_cell, random_state=0,
                       description="Haasdonk 2005 Table 1: LOO errors of SVM/CNE/RNE/k-NN and "
                                   "pE details, cat-cortex and proteins (213 of 226 objects)",
                       table=table1, figures=table1_figures)

@@ -297,7 +297,7 @@ def experiment(quick=False):
                           n_samples=[None])
                 + cartesian(table=[3], dataset=t3.SHIPPED + t3.REGENERATED, method=METHODS,
                             n_samples=[None]))
-    return Experiment("loosli_certificates", grid, cell=certificate_cell, seed=0,
+    return Experiment("loosli_certificates", grid, cell=certificate_cell, random_state=0,
                       description="Solver certificates for Loosli et al. Tables 2-3: relative "
                                   "duality gap or KKT residual of one fit per data set and method",
                       table=certificate_table,

@@ -174,7 +174,7 @@ def fig1_figures(results, out_dir):
 def experiment(quick=False):
     """One cell (module docstring); ``quick`` is the same cell."""
     grid = [{"X": X_TRAIN, "y": Y_TRAIN, "a": 1.0, "r": 0.0, "C": 20.0}]
-    return Experiment("loosli_fig1", grid, cell=fig1_cell, seed=0,
+    return Experiment("loosli_fig1", grid, cell=fig1_cell, random_state=0,
                       description="Loosli et al. 2013 Fig. 1: stabilization vs minimization "
                                   "on two points, tanh kernel",
                       table=fig1_table, figures=fig1_figures)

@@ -138,7 +138,7 @@ def experiment(quick=False):
     common = dict(n_train=n, a=1.0, r=-0.95, C=100.0, repeat=repeats)
     grid = (cartesian(part="spectrum", k=None, **common)
             + cartesian(part="errors", k=ks, **common))
-    return Experiment("loosli_fig2", grid, cell=fig2_cell, seed=0,
+    return Experiment("loosli_fig2", grid, cell=fig2_cell, random_state=0,
                       description="Loosli et al. 2013 Fig. 2: ESVM error vs number of "
                                   "eigenpairs, noisy checkerboard",
                       table=fig2_table, figures=fig2_figures)

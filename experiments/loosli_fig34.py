@@ -161,7 +161,7 @@ def experiment(quick=False):
     grid = cartesian(n_train=[60, 40] if quick else [500, 180],
                      method=["esvm", "ksvm", "clip"] if quick else METHODS,
                      a=1.0, r=-0.95, C=100.0, grid=30 if quick else 100)
-    return Experiment("loosli_fig34", grid, cell=fig34_cell, seed=0,
+    return Experiment("loosli_fig34", grid, cell=fig34_cell, random_state=0,
                       description="Loosli et al. 2013 Figs. 3-4: decision boundaries on the "
                                   "checkerboard, sigmoid kernel, 500 and 180 points",
                       table=fig34_table, figures=fig34_figures)

@@ -149,7 +149,7 @@ def experiment(quick=False):
     else:
         grid = cartesian(method=METHODS, n0=100, max_n=12800, runs=10, budget=5.0,
                          a=1.0, r=-0.95, C=100.0)
-    return Experiment("loosli_fig5", grid, cell=timing_cell, seed=0,
+    return Experiment("loosli_fig5", grid, cell=timing_cell, random_state=0,
                       description="Loosli et al. 2013 Fig. 5: fit time vs n on the checkerboard, "
                                   "each method until its mean fit time exceeds the budget",
                       table=fig5_table,

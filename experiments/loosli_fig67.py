@@ -170,7 +170,7 @@ def experiment(quick=False):
                                     save_trace=False, **kw)
     # repeat by repeat: a run stopped early still has every data set and kernel
     grid.sort(key=lambda c: c["repeat"])
-    return Experiment("loosli_fig67", grid, seed=0,
+    return Experiment("loosli_fig67", grid, random_state=0,
                       description="Loosli et al. 2013 Figs. 6-7: test and training accuracy vs "
                                   "least eigenvalue, sigmoid kernels on Heart and Sonar",
                       table={"value": "accuracy",

@@ -198,7 +198,7 @@ def table2_grid(quick=False, negated=False, repeats=None, datasets=None):
 
 def experiment(quick=False):
     """The Table 2 grid (module docstring); ``quick`` shrinks it to seconds."""
-    return Experiment("loosli_table2", table2_grid(quick), seed=0,
+    return Experiment("loosli_table2", table2_grid(quick), random_state=0,
                       description="Loosli et al. 2013 Table 2: Sonar, Heart, Breast cancer, "
                                   "Diabetes, Adult (a1a); sigmoid kernels at the paper's least "
                                   "eigenvalues; 5-fold CV x 10, C by inner CV",

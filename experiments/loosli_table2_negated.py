@@ -34,7 +34,7 @@ def experiment(quick=False):
     t2 = import_script(os.path.join(_HERE, "loosli_table2.py"))
     grid = t2.table2_grid(quick, negated=True, repeats=1,
                           datasets=["sonar", "heart", "breast_cancer", "diabetes"])
-    return Experiment("loosli_table2_negated", grid, seed=0,
+    return Experiment("loosli_table2_negated", grid, random_state=0,
                       description="Loosli et al. 2013 Table 2 with the sigmoid slope negated "
                                   "(a = -4/d, same least eigenvalues), one 5-fold CV run",
                       table={"value": "accuracy", "rows": ["dataset"], "columns": "method"})

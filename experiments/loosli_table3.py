@@ -107,7 +107,7 @@ def experiment(quick=False):
                                               if m not in ("indefinite-svm", "lp-svm")]
         for name in REGENERATED:
             grid += _cells(name, big, c_grid, [1.0], 5, 1, 2, fold_major=True)
-    return Experiment("loosli_table3", grid, seed=0,
+    return Experiment("loosli_table3", grid, random_state=0,
                       description="Loosli et al. 2013 Table 3: dissimilarity data sets, K = D "
                                   "(scaled by the mean dissimilarity), 5-fold CV, C by inner CV; "
                                   "GaussM1/GaussM02/PolyDisH57 REGENERATED",

@@ -268,7 +268,7 @@ def experiment(quick=False):
     grid = [{"setting": s, "n": n, "C": C, "rho": rho, "algorithm": alg, "repeat": r,
              "max_iter": it[alg], "ref_iter": 200 if quick else 1000}
             for s, (n, C, rho) in settings.items() for alg in ("accpm", "pg") for r in repeats]
-    return Experiment("luss_fig1", grid, cell=fig1_cell, seed=0,
+    return Experiment("luss_fig1", grid, cell=fig1_cell, random_state=0,
                       description="Luss & d'Aspremont 2009 Fig. 1: gap vs iteration, ACCPM and "
                                   "projected gradient (5/k), USPS-SS-3-5 subsets, variants",
                       table={"value": "last_subopt", "rows": ["setting"],

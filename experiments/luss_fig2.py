@@ -203,7 +203,7 @@ def experiment(quick=False):
                if not (n == 4000 and a == "apg")]   # APG at 4000: over 10 min loaded
         # the extension right after the first subset, so that a stopped run has it
         grid = one(0) + ext + [c for k in range(1, REPEATS) for c in one(k)]
-    return Experiment("luss_fig2", grid, cell=fig2_cell, seed=0,
+    return Experiment("luss_fig2", grid, cell=fig2_cell, random_state=0,
                       description="Luss & d'Aspremont 2009 Fig. 2: time and time per "
                                   "iteration vs n, USPS-SS-3-5, C = 10, gap 0.1",
                       table={"value": "total_seconds", "rows": ["n", "rho"],

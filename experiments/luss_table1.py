@@ -291,7 +291,7 @@ def experiment(quick=False):
         for row in ("Diabetes-EP", "Liver-EP"):
             grid += [_cell("2007", row, sigma="default", degree=1.0),
                      _cell("2007", row, fit="both")]
-    return Experiment("luss_table1", grid, cell=table1_cell, seed=0,
+    return Experiment("luss_table1", grid, cell=table1_cell, random_state=0,
                       description="Luss & d'Aspremont 2007/2009 Table 1: sizes and extreme "
                                   "eigenvalues of the SS, TD1, sigmoid and Epanechnikov kernels; "
                                   "the search over the unprinted kernel parameters",

@@ -191,7 +191,7 @@ def ours_vs_paper(results):
 
 def experiment(quick=False):
     """Table 3 (module docstring); ``quick`` shrinks it to seconds."""
-    return Experiment("luss_table3", table3_grid(quick), cell=table3_cell, seed=0,
+    return Experiment("luss_table3", table3_grid(quick), cell=table3_cell, random_state=0,
                       description="Luss & d'Aspremont 2009 Table 3: SVM vs PerturbSVM on clean "
                                   "and noisy USPS-3-5/4-6, linear and Gaussian kernels",
                       table=ours_vs_paper)

@@ -228,7 +228,7 @@ def experiment(quick=False):
     runs, n = (2, 120) if quick else (RUNS, 400)
     grid = [{"variant": v, "block": b, "run": r, "n_samples": n}
             for v in variants for b in ("train", "all") for r in range(runs)]
-    return Experiment("munoz_fig1", grid, cell=fig1_cell, seed=0,
+    return Experiment("munoz_fig1", grid, cell=fig1_cell, random_state=0,
                       description="Munoz & de Diego 2006 Fig. 1: eigenvalues and r_mm / r_neg "
                                   "of the pick-out kernel on the artificial data; projection "
                                   "kernels searched",

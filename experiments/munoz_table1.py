@@ -168,7 +168,7 @@ def experiment(quick=False):
         kernels, Cs, runs, n, methods = KERNELS, C_VALUES, RUNS, 400, METHODS
     grid = [{"kernel": k, "C": C, "run": r, "method": m, "n_samples": n}
             for k in kernels for C in Cs for r in range(runs) for m in methods]
-    return Experiment("munoz_table1", grid, cell=table1_cell, seed=0,
+    return Experiment("munoz_table1", grid, cell=table1_cell, random_state=0,
                       description="Munoz & de Diego 2006 Table 1: artificial data, pick-out of "
                                   "two projection kernels, every PSD correction, 75/25 x 10",
                       table=table1_table, figures=table1_figures)

@@ -185,7 +185,7 @@ def experiment(quick=False):
         Cs, runs, n, methods = C_VALUES, RUNS, 351, METHODS
     grid = [{"C": C, "run": r, "method": m, "n_samples": n}
             for C in Cs for r in range(runs) for m in methods]
-    return Experiment("munoz_table2", grid, cell=table2_cell, seed=0,
+    return Experiment("munoz_table2", grid, cell=table2_cell, random_state=0,
                       description="Munoz & de Diego 2006 Table 2: Ionosphere, pick-out of the "
                                   "twelve normalized kernels (KWS substitute), every PSD "
                                   "correction, 60/40 x 10",

@@ -82,7 +82,7 @@ def experiment(quick=False):
                       problem=problems)
             + cartesian(formulation=sdp, solver=solvers, n=[8] if quick else [10, 20, 40],
                         problem=problems))
-    return Experiment("solver_swap", grid, cell=solve_one, seed=0,
+    return Experiment("solver_swap", grid, cell=solve_one, random_state=0,
                       description="every CVXPY formulation x every installed solver x sizes "
                                   "(success rate, shifted geometric means)",
                       table=solver_table, figures=solver_figures)

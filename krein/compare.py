@@ -408,7 +408,7 @@ def _declare(spec, data):
                                 inner_folds=spec.inner_folds, save_trace=False,
                                 random_state=spec.random_state, order="fold",
                                 approximation=spec.approximation)
-    experiment = Experiment(f"compare-{data.dataset}", cells, seed=spec.random_state)
+    experiment = Experiment(f"compare-{data.dataset}", cells, random_state=spec.random_state)
     return experiment, {"methods": run, "skipped": skipped, "notes": notes, "grids": grids,
                         "kernel_grid": kernel_grid}
 
@@ -673,7 +673,7 @@ def _boundaries(result, directory, runner):
     cells = boundary_grid(result.experiment.cells[0].params, result.methods, chosen, fixed,
                           solvers)
     experiment = Experiment(f"{result.experiment.name}-boundaries", cells, cell=boundary_cell,
-                            seed=result.random_state)
+                            random_state=result.random_state)
     report = run_experiment(experiment, directory,
                             describe=lambda p: f"{p['method']} (decision boundary)", **runner)
     result.boundary_experiment = experiment

@@ -168,8 +168,8 @@ def test_experiment_rejects_bad_declarations():
         Experiment("e", [{"x": 1}, {"x": 1}], cell=lambda p: {})
     with pytest.raises(ValueError, match=r"grid\[0\]\.x"):
         Experiment("e", [{"x": object()}], cell=lambda p: {})
-    with pytest.raises(ValueError, match="seed"):
-        Experiment("e", [{"x": 1}], cell=lambda p: {}, seed=-1)
+    with pytest.raises(ValueError, match="random_state"):
+        Experiment("e", [{"x": 1}], cell=lambda p: {}, random_state=-1)
     with pytest.raises(ValueError, match="cell"):
         Experiment("e", [{"x": 1}], cell=3)
     with pytest.raises(ValueError, match="unknown data set"):
@@ -341,7 +341,7 @@ def test_grid_changes_keep_finished_rows(tmp_path):
     other = run_experiment(Experiment("g", cartesian(i=[9]), cell=square), tmp_path,
                            progress=False)  # another grid: its row first, the others kept
     assert list(other.results["i"]) == [9, 0, 1, 2, 3, 4] and other.n_cells == 1
-    reseeded = run_experiment(Experiment("g", cartesian(i=[9]), cell=square, seed=1), tmp_path,
+    reseeded = run_experiment(Experiment("g", cartesian(i=[9]), cell=square, random_state=1), tmp_path,
                               progress=False)  # the seed is part of the configuration
     assert reseeded.n_run == 1 and len(reseeded.results) == 7
 

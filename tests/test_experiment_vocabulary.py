@@ -18,15 +18,15 @@ def test_classification_grid_takes_outer_folds_and_random_state():
     assert len(new) == 6
     assert {c["outer_folds"] for c in new} == {3} and {c["cv_seed"] for c in new} == {4}
     exp = Experiment("k", new, random_state=7)
-    assert exp.seed == 7
+    assert exp.random_state == 7
     # the keys the code before the rename gave these cells (Experiment("k", old, seed=7))
     assert (exp.cells[0].key, exp.cells[-1].key) == ("2868b1625a6b2385", "69fa6faf08f7e1f7")
     with pytest.raises(TypeError, match="folds"):
         classification_grid(["sonar"], ["esvm"], outer_folds=3, folds=2)
     with pytest.raises(ValueError, match="random_state must be"):
         classification_grid(["sonar"], ["esvm"], random_state=-1)
-    with pytest.raises(ValueError, match="give random_state or seed"):
-        Experiment("k", new, seed=1, random_state=2)
+    with pytest.raises(TypeError, match="seed"):  # one name: random_state
+        Experiment("k", new, seed=1)
 
 
 def test_solver_study_takes_random_state():

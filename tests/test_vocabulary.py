@@ -52,9 +52,6 @@ KNOWN_VALUE_SETS = {}
 
 #: ``{where: reason}``: known synonyms in public signatures of files of other parts of issue 25.
 KNOWN_SYNONYMS = {
-    "krein.experiment.grid:Experiment":
-        "krein/experiment/grid.py: seed (random_state is accepted too; seed is the results "
-        "file's schema key and Experiment's field)",
     "krein.solvers.indefinite.analytic_center:analytic_center":
         "krein/solvers/indefinite/analytic_center.py: method ('newton' or 'cvxpy') beside a "
         "solver (the CVXPY solver): merging them is an API change left for later",

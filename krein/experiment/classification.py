@@ -13,7 +13,7 @@ dissimilarity-linear centering, label-dependent pick-out kernels, stacked base
 kernels, applied to the inner splits too).  The folds of a cell depend only on
 the experiment's seed and the cell's data set, ``n_samples``, ``binary``,
 ``repeat`` and ``outer_folds`` (:func:`outer_splits`): ``krein compare`` with
-``random_state=s`` and an experiment with ``seed=s`` split the same data the
+``random_state=s`` and an experiment with ``random_state=s`` split the same data the
 same way.
 """
 

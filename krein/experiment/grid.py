@@ -61,11 +61,11 @@ class Experiment:
         of grids concatenate with ``+``.  The key ``"seed"`` is reserved.
     cell : callable, default :func:`classification_cell`
         ``cell(params) -> dict`` (module docstring, "The cell function").
-    seed : int >= 0
+    random_state : int >= 0
         The one seed every random choice is derived from (:func:`cell_seed`);
-        part of every cell's configuration, under the key ``"seed"`` (a storage
-        key: hashed into every cell's key, so kept).  ``random_state`` is its
-        name in the parameter vocabulary (DESIGN.md); give one of the two.
+        part of every cell's configuration under the key ``"seed"`` and written
+        to ``experiment.json`` as ``"seed"`` (storage keys: hashed into every
+        cell's key, so kept).
     task : str, optional
         Name of the task in the keys; default the cell function's ``__name__``.
         Two experiments with the same task and cell parameters share keys.
@@ -82,10 +82,6 @@ class Experiment:
         Path of the script that declared it (set by :func:`load_experiment`).
     quick : bool
         Whether this is the ``--quick`` variant (set by :func:`load_experiment`).
-    random_state : int >= 0, optional
-        The seed by its vocabulary name: sets ``seed``, where the value then
-        lives (this field reads None after construction, so that
-        ``dataclasses.replace`` with a new ``seed`` works).
 
     Attributes
     ----------
@@ -104,14 +100,13 @@ class Experiment:
     name: str
     grid: tuple
     cell: Callable = None
-    seed: int = 0
+    random_state: int = 0
     task: str | None = None
     description: str = ""
     table: object = None
     figures: Callable | None = None
     script: str | None = None
     quick: bool = False
-    random_state: int | None = field(default=None, repr=False, compare=False)
     cells: tuple = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
@@ -128,15 +123,10 @@ class Experiment:
         if not callable(cell):
             raise ValueError(f"cell must be a callable cell(params) -> dict; got {cell!r}")
         set_("cell", cell)
-        if self.random_state is not None:
-            if self.seed != 0 and self.seed != self.random_state:
-                raise ValueError("give random_state or seed (its storage name), not both")
-            set_("seed", self.random_state)
-        if isinstance(self.seed, bool) or not isinstance(self.seed, numbers.Integral) \
-                or self.seed < 0:
-            raise ValueError(f"seed must be an integer >= 0; got {self.seed!r}")
-        set_("seed", int(self.seed))
-        set_("random_state", None)
+        seed = self.random_state
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+            raise ValueError(f"random_state must be an integer >= 0; got {seed!r}")
+        set_("random_state", int(seed))
         task = self.task if self.task is not None else getattr(cell, "__name__", None)
         if not isinstance(task, str) or not task:
             raise ValueError(f"task must be a non-empty string; got {task!r}")
@@ -159,15 +149,16 @@ class Experiment:
                                  f"{type(params).__name__}")
             if "seed" in params:
                 raise ValueError(f"grid[{i}] has the key 'seed', which is reserved: the cell "
-                                 "receives the experiment's seed (Experiment(seed=...))")
-            full = json.loads(canonical_json({**params, "seed": self.seed}, f"grid[{i}]"))
+                                 "receives the experiment's seed (Experiment(random_state=...))")
+            full = json.loads(canonical_json({**params, "seed": self.random_state},
+                                             f"grid[{i}]"))
             key, config = cell_key(task, full)
             if key in seen:
                 raise ValueError(f"grid[{seen[key]}] and grid[{i}] have the same configuration "
                                  f"{config}; every cell must be distinct")
             seen[key] = i
             # the parameters keep their declared order (the key uses the sorted form)
-            ordered = json.loads(json.dumps({**_plain(params), "seed": self.seed}))
+            ordered = json.loads(json.dumps({**_plain(params), "seed": self.random_state}))
             cells.append(Cell(key, ordered, config))
         set_("grid", grid)
         set_("cells", tuple(cells))

@@ -510,7 +510,7 @@ def _write_sidecar(experiment, directory, kept_keys=()):
     grid = set(keys)
     keys += [k for k in kept_keys if k not in grid]
     info = {"name": experiment.name, "description": experiment.description,
-            "task": experiment.task, "seed": experiment.seed, "quick": experiment.quick,
+            "task": experiment.task, "seed": experiment.random_state, "quick": experiment.quick,
             "script": experiment.script, "n_cells": len(experiment.cells),
             "table": experiment.table if isinstance(experiment.table, dict) else None,
             "hooks": {"table": callable(experiment.table),
