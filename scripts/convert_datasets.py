@@ -396,6 +396,10 @@ META = {
             "'protein' dissimilarity set (evclust) in another representation (similarities; "
             "correlation with -D 0.69, shared/data/MANIFEST.md §12). 40 negative eigenvalues, "
             "least -12.43, largest 72.00.",
+            "420 off-diagonal entries equal 1 (the largest similarity), 388 of them between "
+            "classes 1 and 2: the most similar other object is of another class for most "
+            "objects (leave-one-out 1-NN on S: 23 %), while the class blocks differ in their "
+            "means (within 0.45-0.59 for classes 1-3, across 0.08-0.43).",
         ],
     ),
     "voting": dict(

@@ -222,3 +222,14 @@ def test_conversion_script_knows_the_chen_files():
         assert sorted(arrays) == ["S", "y"] and counts == {"1": 100, "2": 100}
         S, y = load_similarity("yeast")
         assert np.array_equal(arrays["S"], S) and np.array_equal(arrays["y"], y)
+
+
+def test_protein_similarity_saturates_between_hemoglobin_classes():
+    """The documented quirk of the Protein matrix (SOURCES.json note): 420 off-diagonal
+    entries equal the largest similarity 1, 388 of them between classes 1 and 2 (HA, HB)."""
+    S, y = load_similarity("protein-similarity")
+    i, j = np.nonzero((S == 1.0) & ~np.eye(213, dtype=bool))
+    across = (y[i] == 1) & (y[j] == 2) | (y[i] == 2) & (y[j] == 1)
+    assert len(i) == 420 and int(across.sum()) == 388
+    note = load_similarity("protein-similarity", return_info=True)[2]["notes"]
+    assert any("420 off-diagonal entries equal 1" in n for n in note)

@@ -17,6 +17,7 @@ from krein.datasets import (
     list_datasets,
     load,
     load_dissimilarity,
+    load_similarity,
     make_checkerboard,
 )
 
@@ -76,7 +77,7 @@ def test_unknown_name_lists_available():
 
 
 def test_public_docstrings_numpydoc():
-    for f in (list_datasets, load, load_dissimilarity, make_checkerboard):
+    for f in (list_datasets, load, load_dissimilarity, load_similarity, make_checkerboard):
         doc = f.__doc__
         assert "Parameters\n    ----------" in doc and "Returns\n    -------" in doc
         assert "Raises\n    ------" in doc
