@@ -19,6 +19,11 @@ Loosli et al.'s Table 3 for the shipped sets, see
 :func:`krein.datasets.load_dissimilarity`) or ``"dissimilarity-gaussian"``
 (``K = exp(-gamma D^2)``).
 
+Similarity data sets (kind ``"similarity"``: the benchmark of Chen et al.,
+JMLR 2009, :func:`krein.datasets.load_similarity`) have one kernel,
+``"precomputed"``: the published similarity matrix itself, as for a user's
+kernel file.
+
 Pick-out kernels (label-dependent)
 ----------------------------------
 ``"pick-out-linear"`` and ``"pick-out-gaussian"`` (vector and synthetic data)
@@ -133,17 +138,22 @@ def available_kernels(kind="vector"):
 
     Parameters
     ----------
-    kind : {"vector", "synthetic", "dissimilarity", "kernel"}
-        The data's kind (``"kernel"``: a precomputed kernel matrix).
+    kind : {"vector", "synthetic", "dissimilarity", "similarity", "kernel"}
+        The data's kind (``"similarity"``: a shipped similarity data set;
+        ``"kernel"``: a precomputed kernel matrix).
 
     Returns
     -------
-    list of str
+    list of str or tuple of str
         :data:`krein.kernels.KERNELS` and the pick-out kernels
         :data:`PICK_OUT_KERNELS` for feature vectors,
-        :data:`DISSIMILARITY_KERNELS` for dissimilarity matrices, or
-        ``["precomputed"]`` for a kernel matrix.
+        :data:`DISSIMILARITY_KERNELS` for dissimilarity matrices,
+        ``["precomputed"]`` for a kernel matrix, and the tuple
+        ``("precomputed",)`` for a similarity data set (its one kernel is the
+        published matrix itself).
     """
+    if kind == "similarity":
+        return ("precomputed",)
     if kind == "kernel":
         return ["precomputed"]
     if kind == "dissimilarity":
@@ -156,7 +166,7 @@ def default_kernel(kind="vector", dataset=None):
 
     Parameters
     ----------
-    kind : {"vector", "synthetic", "dissimilarity", "kernel"}
+    kind : {"vector", "synthetic", "dissimilarity", "similarity", "kernel"}
         The data's kind (``"kernel"``: a precomputed kernel matrix).
     dataset : str, optional
         Data set name: ``"munoz-artificial"`` has its own default.
@@ -167,9 +177,10 @@ def default_kernel(kind="vector", dataset=None):
         ``"pick-out-linear"`` for ``"munoz-artificial"`` (the pick-out
         combination of the two coordinate kernels, Munoz & de Diego 2006
         §4.1), ``"dissimilarity-linear"`` for dissimilarity data,
-        ``"precomputed"`` for a kernel matrix, else ``"sigmoid"``.
+        ``"precomputed"`` for a kernel matrix or a similarity data set, else
+        ``"sigmoid"``.
     """
-    if kind == "kernel":
+    if kind in ("kernel", "similarity"):
         return "precomputed"
     if dataset == "munoz-artificial":
         return "pick-out-linear"
@@ -187,13 +198,13 @@ def kernel_param_names(kernel):
     Returns
     -------
     list of str
-        ``[]`` (dissimilarity-linear, pick-out-linear), ``["unit"]``
+        ``[]`` (precomputed, dissimilarity-linear, pick-out-linear), ``["unit"]``
         (dissimilarity-raw), ``["scale"]`` (pick-out-munoz-ionosphere),
         ``["gamma"]`` (dissimilarity-gaussian, pick-out-gaussian), else the
         keyword parameters of the kernel function of
         :data:`krein.kernels.KERNELS`.
     """
-    if kernel in ("dissimilarity-linear", "pick-out-linear"):
+    if kernel in ("precomputed", "dissimilarity-linear", "pick-out-linear"):
         return []
     if kernel == "dissimilarity-raw":
         return ["unit"]
@@ -365,7 +376,7 @@ def check_kernel(kernel, kind):
     ----------
     kernel : str
         The kernel name.
-    kind : {"vector", "synthetic", "dissimilarity", "kernel"}
+    kind : {"vector", "synthetic", "dissimilarity", "similarity", "kernel"}
         The data's kind.
 
     Returns
@@ -380,7 +391,8 @@ def check_kernel(kernel, kind):
     """
     accepted = available_kernels(kind)
     if not isinstance(kernel, str) or kernel not in accepted:
-        what = "dissimilarity data set" if kind == "dissimilarity" else "vector data set"
+        what = (f"{kind} data set" if kind in ("dissimilarity", "similarity")
+                else "vector data set")
         raise InvalidArgument("kernel", f"unknown kernel {kernel!r} for a {what}; accepted: "
                                         f"{', '.join(accepted)}")
     return kernel

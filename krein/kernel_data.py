@@ -445,9 +445,14 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
         For vector data a name from :data:`krein.kernels.KERNELS` or
         :data:`PICK_OUT_KERNELS`; for dissimilarity data
         ``"dissimilarity-linear"``, ``"dissimilarity-raw"`` (``K = D``) or
-        ``"dissimilarity-gaussian"``.  Default
+        ``"dissimilarity-gaussian"``; for similarity data (Chen et al. 2009:
+        ``"aural-sonar"``, ``"protein-similarity"``, ``"voting"``,
+        ``"yeast"``) ``"precomputed"`` only: the published matrix is the
+        kernel, returned as kind ``"kernel"`` like a user's kernel file
+        (:func:`load_kernel_file`: fold blocks are slices of ``K``).  Default
         (None): ``"pick-out-linear"`` for munoz-artificial, ``"sigmoid"`` for
-        other vector data, ``"dissimilarity-linear"`` for dissimilarity data.
+        other vector data, ``"dissimilarity-linear"`` for dissimilarity data,
+        ``"precomputed"`` for similarity data.
     kernel_params : dict, optional
         Kernel parameters; missing ones get :func:`default_kernel_params`.
         ``"pick-out-munoz-ionosphere"`` takes ``scale`` in
@@ -485,6 +490,8 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
     """
     approximation = check_approximation(approximation)
     kind, kernel, params = check_data_arguments(dataset, kernel, kernel_params)
+    if kind == "similarity":
+        return _similarity_kernel_data(dataset, n_samples, binary, random_state, approximation)
     check_approximable(approximation, kind, kernel, f"data set {dataset!r}")
     # feature scaling chosen by the kernel ("pick-out-munoz-ionosphere"), else None
     feature_scale = (params.get("scale", default_kernel_params(kernel)["scale"])
@@ -503,6 +510,26 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
                           approximation=approximation, approximation_seed=int(random_state))
     K, B = _compute_kernel(kind, kernel, full, X, D, y, what=repr(dataset))
     return KernelData(dataset, kind, kernel, full, np.asarray(y), K, X, D, desc, base_kernels=B)
+
+
+def _similarity_kernel_data(dataset, n_samples, binary, random_state, approximation):
+    """A shipped similarity set (Chen et al. 2009) as a precomputed kernel matrix.
+
+    ``K`` is the published similarity matrix (:func:`krein.datasets.load_similarity`),
+    loaded like a user's kernel file (:func:`load_kernel_file`): kind ``"kernel"``,
+    kernel ``"precomputed"``, fold blocks are slices of ``K``; ``source`` names the
+    set and its citation.
+    """
+    from .datasets import load_similarity
+
+    check_approximable(approximation, "kernel", "precomputed", f"data set {dataset!r}")
+    data = load_dataset(dataset, n_samples=n_samples, binary=binary, random_state=random_state)
+    if np.unique(data.y).size < 2:
+        raise InvalidArgument("dataset", f"{dataset!r} has a single class here; need at least two")
+    citation = load_similarity(dataset, return_info=True)[2]["citation"]
+    return KernelData(dataset, "kernel", "precomputed", {}, np.asarray(data.y), data.S,
+                      description=data.description,
+                      source=f"bundled similarity data set {dataset}: {citation}")
 
 
 def _check_kernel_values(kernel, full, X):

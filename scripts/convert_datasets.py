@@ -13,7 +13,8 @@ mismatch, converts every data set to plain NumPy arrays and writes
   counts, citation, licence and notes on format quirks.
 
 Runtime loading (``krein.datasets``) then needs NumPy only. This script may use
-h5py (USPS), rdata (Protein) and scipy.io (CoilYork).
+h5py (USPS), rdata (Protein) and scipy.io (CoilYork, the Chen et al. 2009
+similarity sets).
 
 The archives are written in the same layout as :func:`numpy.savez_compressed`
 (a deflated zip of ``.npy`` members), but with a fixed member timestamp so
@@ -69,6 +70,10 @@ EXPECTED_SHA256 = {
     "newsgroups/newsgroups.npy": "3dfdc13695133daa8fa67bc1bb5dd9bfe7ddae0ba423f5ac37ab8476f47d0ad2",
     "newsgroups/newsgroups-labels.npy": "80a0338ebc7efdb3030e224bdf0851ab1a4b8db01363394490726978e1059d2e",
     "protein/protein.RData": "009f95edcba72e67f3db269dac30e84c62b88f5e152b7bdce1064680bf77f16c",
+    "chen2009/AuraSonar.mat": "b7fc590266a9fa97f5d1154ffdb8160eed186579f526ffcf009e6c126e7e1cb5",
+    "chen2009/Protein.mat": "3f180796d442e4f2613dbecca60e4e5cfe5a5f2e79b6c9f2f5202bc9e0daa9cc",
+    "chen2009/Voting.mat": "1d2eaf9d9a8a0d4ff1133552f147c59d330da679ef237e989fb90d59658a9464",
+    "chen2009/Yeast.mat": "67ce55ce94f0ca016a0b07873d7a0c1bac553a62c677cb50f34ca56bcab91692",
 }
 
 # Upstream origin of each file (repository@commit:path), from MANIFEST.md.
@@ -92,7 +97,37 @@ ORIGIN = {
     "newsgroups/newsgroups.npy": "dalab/matrix-manifolds@162bf91bff8256af826ee7d3c9a48b2a28f12ed9:data/dissimilarities/newsgroups.npy",
     "newsgroups/newsgroups-labels.npy": "dalab/matrix-manifolds@162bf91bff8256af826ee7d3c9a48b2a28f12ed9:data/dissimilarities/newsgroups-labels.npy",
     "protein/protein.RData": "cran/evclust@db11b91c67df32b4d2584f9d06cc4e2c7681c5fa:data/protein.RData",
+    **{f"chen2009/{stem}.mat": "Lcrypto/Classical-and-Quantum-Topology-ML-toric-spherical@"
+                               "23763cf1c17e6e0fb05cb5bd64a2b2a934a4b80e:LDPC_PEG_ACE_SF_CHORD_TSVD/"
+                               f"square_matrices/dense_graph/{stem}.mat"
+       for stem in ("AuraSonar", "Protein", "Voting", "Yeast")},
 }
+
+# The four similarity sets of Chen et al. (2009): name -> (file stem, n, class counts 1..k).
+CHEN2009 = {
+    "aural-sonar": ("AuraSonar", 100, (50, 50)),
+    "protein-similarity": ("Protein", 213, (72, 72, 39, 30)),
+    "voting": ("Voting", 435, (267, 168)),
+    "yeast": ("Yeast", 200, (100, 100)),
+}
+
+_CHEN_CITATION = (
+    "Chen, Y., Garcia, E. K., Gupta, M. R., Rahimi, A. & Cazzanti, L. (2009). Similarity-based "
+    "classification: concepts and algorithms. JMLR 10:747-776."
+)
+_CHEN_LICENCE = (
+    "not stated upstream: the copy's repository is Apache-2.0 but is an unrelated project that "
+    "credits Chen et al. (2009); the licence of the original University of Washington data is "
+    "not stated there"
+)
+_CHEN_NOTES = [
+    "Copied byte for byte from a third-party repository (sources: origin), not from the "
+    "University of Washington page of the benchmark (shared/data/MANIFEST.md §12).",
+    "MATLAB file with A (n x n similarity, float64, symmetric, unit diagonal, entries in "
+    "[0, 1]) and C (class labels, uint8 1..k). Stored: S = A (float64) and y = C (int64), "
+    "unchanged; S is the kernel used (precomputed).",
+]
+
 
 _DELFT_NPY_NOTE = (
     "Source is a NumPy conversion (dalab/matrix-manifolds, data/scripts/mat_to_npy.py) of the "
@@ -326,13 +361,70 @@ META = {
         ),
         licence="repo README: free for academic, non-profit purposes (no formal licence)",
         notes=[
-            "Stored as in the file: train_K 144 x 144 (train vs train), test_K 144 x 144 (test rows "
-            "vs train columns), both uint16; train_y, test_y int16 in {-1, +1}, 72/72 each.",
+            "Stored as in the file: train_K 144 x 144 (train vs train), test_K 144 x 144, both "
+            "uint16; train_y, test_y int16 in {-1, +1}, 72/72 each.",
+            "test_K has the TRAINING objects as rows and the test objects as columns: its row "
+            "means correlate 0.998 with the training objects' mean dissimilarities in train_K, "
+            "its column means -0.07, and the IKSVM-DC code predicts with beta' * test_K. The "
+            "loader returns its transpose (test objects as rows) for split='test' / 'both'.",
             "train_K has a zero diagonal but is NOT symmetric (max |K - K'| = 72); the loader "
             "symmetrizes by (D + D') / 2 by default.",
             "The test-vs-test block is not in the file, so the full 288 x 288 matrix cannot be built.",
             "Not the original 288-object, 4-class PRDisData CoilYork: a preprocessed binary split; "
             "how the 4 classes were merged into +/-1 is undocumented.",
+        ],
+    ),
+    "aural-sonar": dict(
+        kind="similarity",
+        files=["chen2009/AuraSonar.mat"],
+        citation=_CHEN_CITATION + " Data: Philips, S., Pitton, J. & Atlas, L. (2006). Perceptual "
+                 "feature identification for active sonar echoes. Proc. IEEE OCEANS.",
+        licence=_CHEN_LICENCE,
+        notes=_CHEN_NOTES + [
+            "100 sonar echoes, 2 classes with 50 each; similarities as published by Chen et al. "
+            "(2009). 38 negative eigenvalues, least -2.096, largest 35.07.",
+        ],
+    ),
+    "protein-similarity": dict(
+        kind="similarity",
+        files=["chen2009/Protein.mat"],
+        citation=_CHEN_CITATION + " Data: Hofmann, T. & Buhmann, J. M. (1997). Pairwise data "
+                 "clustering by deterministic annealing. IEEE TPAMI 19(1):1-14.",
+        licence=_CHEN_LICENCE,
+        notes=_CHEN_NOTES + [
+            "213 proteins, 4 classes with 72 / 72 / 39 / 30: the same proteins and classes as the "
+            "'protein' dissimilarity set (evclust) in another representation (similarities; "
+            "correlation with -D 0.69, shared/data/MANIFEST.md §12). 40 negative eigenvalues, "
+            "least -12.43, largest 72.00.",
+            "420 off-diagonal entries equal 1 (the largest similarity), 388 of them between "
+            "classes 1 and 2: the most similar other object is of another class for most "
+            "objects (leave-one-out 1-NN on S: 23 %), while the class blocks differ in their "
+            "means (within 0.45-0.59 for classes 1-3, across 0.08-0.43).",
+        ],
+    ),
+    "voting": dict(
+        kind="similarity",
+        files=["chen2009/Voting.mat"],
+        citation=_CHEN_CITATION + " Data: UCI ML Repository, 'Congressional Voting "
+                 "Records' (1984 votes of the U.S. House of Representatives).",
+        licence=_CHEN_LICENCE,
+        notes=_CHEN_NOTES + [
+            "435 representatives, 2 classes with 267 / 168 (labels as in C); similarities as "
+            "published by Chen et al. (2009). 163 negative eigenvalues (below "
+            "-1e-12 of the largest; the next ones are round-off, |lambda| < 1e-16 of it), least "
+            "-0.267, largest 239.3.",
+        ],
+    ),
+    "yeast": dict(
+        kind="similarity",
+        files=["chen2009/Yeast.mat"],
+        citation=_CHEN_CITATION + " Data: Lanckriet, G. R. G., Deng, M., Cristianini, N., Jordan, "
+                 "M. I. & Noble, W. S. (2004). Kernel-based data fusion and its application to "
+                 "protein function prediction in yeast. Pacific Symposium on Biocomputing.",
+        licence=_CHEN_LICENCE,
+        notes=_CHEN_NOTES + [
+            "200 yeast proteins, 2 classes with 100 each; similarities as published by Chen et al. "
+            "(2009). 96 negative eigenvalues, least -6.755, largest 107.9.",
         ],
     ),
 }
@@ -590,6 +682,23 @@ def conv_coilyork(src):
     return arrays, {"train": _count(arrays["train_y"]), "test": _count(arrays["test_y"])}
 
 
+def conv_chen2009(name):
+    """Converter of one Chen et al. (2009) similarity set (``CHEN2009``)."""
+    def conv(src):
+        import scipy.io
+
+        stem, n, counts = CHEN2009[name]
+        m = scipy.io.loadmat(src / "chen2009" / f"{stem}.mat")
+        S = np.ascontiguousarray(m["A"], dtype=np.float64)
+        y = np.ascontiguousarray(m["C"].ravel(), dtype=np.int64)
+        _check(S.shape == (n, n) and y.shape == (n,), f"{name}: shapes {S.shape}, {y.shape}")
+        _check(np.array_equal(S, S.T) and np.all(np.diag(S) == 1.0),
+               f"{name}: A symmetric with unit diagonal")
+        _check(np.array_equal(np.bincount(y)[1:], counts), f"{name}: class counts {counts}")
+        return {"S": S, "y": y}, _count(y)
+    return conv
+
+
 CONVERTERS = {
     "sonar": conv_sonar,
     "heart": conv_heart,
@@ -606,6 +715,7 @@ CONVERTERS = {
     "newsgroups": conv_newsgroups,
     "protein": conv_protein,
     "coilyork": conv_coilyork,
+    **{name: conv_chen2009(name) for name in CHEN2009},
 }
 
 
@@ -645,7 +755,7 @@ def main(argv=None) -> int:
             "notes": meta["notes"],
         }
         if not args.quiet:
-            print(f"{name:14s} {size:>10,d} B  {npz}")
+            print(f"{name:18s} {size:>10,d} B  {npz}")
     doc = {
         "about": (
             "Generated by scripts/convert_datasets.py from the raw files described in "

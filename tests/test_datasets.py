@@ -17,6 +17,7 @@ from krein.datasets import (
     list_datasets,
     load,
     load_dissimilarity,
+    load_similarity,
     make_checkerboard,
 )
 
@@ -26,6 +27,7 @@ DATA = files("krein.datasets") / "data"
 
 VECTOR = ["sonar", "heart", "breast_cancer", "wdbc", "diabetes", "ionosphere", "german", "liver", "a1a", "usps"]
 DISSIM = ["catcortex", "balls3d", "newsgroups", "protein", "coilyork"]
+SIMILARITY = ["aural-sonar", "protein-similarity", "voting", "yeast"]
 
 # name -> (shape, n_positive, n_negative) with the default mapping (MANIFEST.md counts)
 EXPECTED_VECTOR = {
@@ -49,12 +51,15 @@ USPS_TEST = [359, 264, 198, 166, 200, 160, 170, 147, 166, 177]
 # ---------------------------------------------------------------------------
 def test_list_datasets():
     d = list_datasets()
-    assert sorted(d) == sorted(VECTOR + DISSIM)
+    assert sorted(d) == sorted(VECTOR + DISSIM + SIMILARITY)
     for n in VECTOR:
         assert d[n].startswith("[vector]")
     for n in DISSIM:
         assert d[n].startswith("[dissimilarity]")
+    for n in SIMILARITY:
+        assert d[n].startswith("[similarity]")
     assert sorted(list_datasets("dissimilarity")) == sorted(DISSIM)
+    assert sorted(list_datasets("similarity")) == sorted(SIMILARITY)
     with pytest.raises(ValueError, match="kind"):
         list_datasets("matrix")
 
@@ -72,7 +77,7 @@ def test_unknown_name_lists_available():
 
 
 def test_public_docstrings_numpydoc():
-    for f in (list_datasets, load, load_dissimilarity, make_checkerboard):
+    for f in (list_datasets, load, load_dissimilarity, load_similarity, make_checkerboard):
         doc = f.__doc__
         assert "Parameters\n    ----------" in doc and "Returns\n    -------" in doc
         assert "Raises\n    ------" in doc
@@ -300,7 +305,7 @@ def _sources():
 
 def test_sources_json_matches_shipped_files():
     src = _sources()
-    assert sorted(src) == sorted(VECTOR + DISSIM)
+    assert sorted(src) == sorted(VECTOR + DISSIM + SIMILARITY)
     for name, entry in src.items():
         blob = (DATA / entry["file"]).read_bytes()
         assert hashlib.sha256(blob).hexdigest() == entry["sha256"], name

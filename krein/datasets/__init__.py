@@ -8,6 +8,8 @@ NumPy only):
   diabetes, ionosphere, german, liver, a1a (train/test), usps (train/test).
 - :func:`load_dissimilarity` -- dissimilarity matrices: catcortex, balls3d,
   newsgroups, protein, coilyork.
+- :func:`load_similarity` -- the similarity matrices of the benchmark of Chen
+  et al. (JMLR 2009): aural-sonar, protein-similarity, voting, yeast.
 - :func:`list_datasets` -- names, kinds and one-line descriptions.
 - :func:`scale_features` -- the feature scaling of :func:`load` (standard, minmax).
 
@@ -39,7 +41,7 @@ from ._catalogue import (FEATURE_SCALES, REGENERATED_DATASETS, SYNTHETIC_DATASET
 from ._features import read_features
 from ._files import read_labels, read_matrix
 from ._loaders import (PAPER_SPLITS, USPS_PAPER_PAIRS, list_datasets, load, load_dissimilarity,
-                       scale_features)
+                       load_similarity, scale_features)
 from ._noise import add_uniform_noise
 from ._synthetic import make_checkerboard, make_munoz_artificial
 from ._toy import (make_pe_local_optima, make_pe_negative_means, make_pe_overlapping,
@@ -57,6 +59,7 @@ __all__ = [
     "list_datasets",
     "load",
     "load_dissimilarity",
+    "load_similarity",
     "make_checkerboard",
     "PAPER_SPLITS",
     "USPS_PAPER_PAIRS",

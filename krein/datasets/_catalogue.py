@@ -22,6 +22,11 @@ Preparation
   (Munoz & de Diego 2006 §4.1), NOT standardized (the paper's raw
   coordinates).
 * Dissimilarity data sets: :func:`krein.datasets.load_dissimilarity`.
+* Similarity data sets (kind ``"similarity"``: ``"aural-sonar"``,
+  ``"protein-similarity"``, ``"voting"``, ``"yeast"``, the benchmark of Chen
+  et al., JMLR 2009): :func:`krein.datasets.load_similarity`, the published
+  matrix unchanged (``Dataset.S``); their one kernel is the matrix itself
+  (``"precomputed"``).
 * Regenerated sets ``"gaussm1-regenerated"``, ``"gaussm02-regenerated"``,
   ``"polydish57-regenerated"``: NEW draws of
   :func:`krein.datasets.make_gauss_minkowski` (``p = 1`` and ``p = 0.2``, 2000
@@ -89,7 +94,7 @@ class Dataset:
     ----------
     name : str
         Catalogue name.
-    kind : {"vector", "synthetic", "dissimilarity"}
+    kind : {"vector", "synthetic", "dissimilarity", "similarity"}
         What the data are.
     y : ndarray of shape (n,)
         Labels.
@@ -99,6 +104,8 @@ class Dataset:
         Dissimilarities (dissimilarity data).
     description : str
         One line on how the data were prepared.
+    S : ndarray of shape (n, n) or None
+        Similarities (similarity data), as published.
     """
 
     name: str
@@ -107,6 +114,7 @@ class Dataset:
     X: np.ndarray | None
     D: np.ndarray | None
     description: str
+    S: np.ndarray | None = None
 
 
 def available_datasets():
@@ -116,7 +124,7 @@ def available_datasets():
     -------
     dict of str to str
         Name -> one-line description starting with its kind (``[vector]``,
-        ``[dissimilarity]`` or ``[synthetic]``): the shipped sets of
+        ``[dissimilarity]``, ``[similarity]`` or ``[synthetic]``): the shipped sets of
         :func:`krein.datasets.list_datasets`, the synthetic and the
         regenerated sets, sorted by name.
     """
@@ -138,11 +146,12 @@ def dataset_kind(name):
 
     Returns
     -------
-    {"vector", "synthetic", "dissimilarity"}
+    {"vector", "synthetic", "dissimilarity", "similarity"}
         ``"synthetic"`` for :data:`SYNTHETIC_DATASETS`, ``"dissimilarity"``
-        for the regenerated sets and the shipped dissimilarity sets, else
-        ``"vector"`` (any other name, unknown ones included: the name is not
-        checked).
+        for the regenerated sets and the shipped dissimilarity sets,
+        ``"similarity"`` for the shipped similarity sets (Chen et al. 2009),
+        else ``"vector"`` (any other name, unknown ones included: the name is
+        not checked).
     """
     from ._loaders import list_datasets
 
@@ -150,6 +159,8 @@ def dataset_kind(name):
         return "synthetic"
     if name in REGENERATED_DATASETS or name in list_datasets("dissimilarity"):
         return "dissimilarity"
+    if name in list_datasets("similarity"):
+        return "similarity"
     return "vector"
 
 
@@ -178,8 +189,9 @@ def load_dataset(name, *, n_samples=None, binary=None, random_state=0, feature_s
         default all objects.
     binary : optional
         Passed to :func:`krein.datasets.load` / :func:`krein.datasets.load_dissimilarity`
-        (e.g. ``(3, 5)`` for USPS, ``"paper"`` for the dissimilarity sets);
-        must be None for the synthetic and regenerated sets.
+        / :func:`krein.datasets.load_similarity` (e.g. ``(3, 5)`` for USPS,
+        ``"paper"`` for the dissimilarity sets); must be None for the
+        synthetic and regenerated sets.
     random_state : int >= 0
         Seed of the synthetic data, the regenerated draw and the subsample.
     feature_scale : {None, "raw", "minmax", "standard"}
@@ -190,7 +202,8 @@ def load_dataset(name, *, n_samples=None, binary=None, random_state=0, feature_s
     Returns
     -------
     Dataset
-        The prepared labels and features (``X``) or dissimilarities (``D``),
+        The prepared labels and features (``X``), dissimilarities (``D``) or
+        similarities (``S``),
         with a one-line ``description`` of the preparation (scaling, binary
         task, subsample).
 
@@ -216,7 +229,7 @@ def load_dataset(name, *, n_samples=None, binary=None, random_state=0, feature_s
         raise InvalidArgument("feature_scale", f"must be one of {', '.join(FEATURE_SCALES)} or "
                                                f"None; got {feature_scale!r}")
     kind = dataset_kind(name)
-    X = D = None
+    X = D = S = None
     if kind == "synthetic":
         if binary is not None:
             raise InvalidArgument("binary", f"{name!r} is already binary; got {binary!r}")
@@ -256,6 +269,9 @@ def load_dataset(name, *, n_samples=None, binary=None, random_state=0, feature_s
             desc = (f"REGENERATED (not the original data): {gen}({n}, "
                     f"random_state={random_state}"
                     + "".join(f", {k}={v!r}" for k, v in kw.items()) + ")")
+        elif kind == "similarity":
+            S, y = _loaders.load_similarity(name, binary=binary)
+            desc = "similarity matrix as published (Chen et al. 2009), unchanged"
         else:
             D, y = _loaders.load_dissimilarity(name, binary=binary)
             desc = "dissimilarity matrix"
@@ -279,7 +295,9 @@ def load_dataset(name, *, n_samples=None, binary=None, random_state=0, feature_s
             y = y[keep]
             if X is not None:
                 X = X[keep]
+            elif S is not None:
+                S = S[np.ix_(keep, keep)]
             else:
                 D = D[np.ix_(keep, keep)]
             desc += f", stratified subsample of {n_samples} (seed {random_state})"
-    return Dataset(name, kind, np.asarray(y), X, D, desc)
+    return Dataset(name, kind, np.asarray(y), X, D, desc, S)

@@ -15,7 +15,8 @@ from importlib.resources import files
 
 import numpy as np
 
-__all__ = ["list_datasets", "load", "load_dissimilarity", "USPS_PAPER_PAIRS", "PAPER_SPLITS"]
+__all__ = ["list_datasets", "load", "load_dissimilarity", "load_similarity", "USPS_PAPER_PAIRS",
+           "PAPER_SPLITS"]
 
 #: Digit pairs used for binary USPS tasks by Luss & d'Aspremont (NIPS 2007,
 #: Math. Prog. Comp. 2009): "USPS-3-5" and "USPS-4-6". Use e.g.
@@ -126,7 +127,31 @@ _DISSIM = {
     ),
 }
 
-_ALL = sorted(list(_VECTOR) + list(_DISSIM))
+#: The similarity benchmark of Chen, Garcia, Gupta, Rahimi & Cazzanti (JMLR 2009).
+_SIMILARITY = {
+    "aural-sonar": dict(
+        description="Aural Sonar similarities (Chen et al. 2009), 100 x 100, 2 classes (1, 2)",
+    ),
+    "protein-similarity": dict(
+        description=(
+            "Protein similarities (Chen et al. 2009; the 213 proteins of 'protein'), 213 x 213, "
+            "4 classes (1-4)"
+        ),
+    ),
+    "voting": dict(
+        description="Congressional Voting similarities (Chen et al. 2009), 435 x 435, 2 classes (1, 2)",
+    ),
+    "yeast": dict(
+        description="Yeast protein similarities (Chen et al. 2009), 200 x 200, 2 classes (1, 2)",
+    ),
+}
+
+#: Kind of every shipped set.
+_KINDS = {**{n: "vector" for n in _VECTOR}, **{n: "dissimilarity" for n in _DISSIM},
+          **{n: "similarity" for n in _SIMILARITY}}
+_SPECS = {**_VECTOR, **_DISSIM, **_SIMILARITY}
+
+_ALL = sorted(_KINDS)
 
 
 # ---------------------------------------------------------------------------
@@ -167,13 +192,21 @@ def _arrays(name):
     return out
 
 
-def _unknown(name):
+_LOADER = {"vector": "load", "dissimilarity": "load_dissimilarity",
+           "similarity": "load_similarity"}
+
+
+def _unknown(name, kind):
+    """The error for a name that is not a shipped set of ``kind``: its loader, or the names."""
+    other = _KINDS.get(name) if isinstance(name, str) else None
+    if other is not None and other != kind:
+        return ValueError(f"{name!r} is a {other} data set; use {_LOADER[other]}({name!r})")
     return ValueError(f"unknown dataset {name!r}; available datasets: {', '.join(_ALL)}")
 
 
 def _info(name, kind):
     src = _sources()[name]
-    desc = (_VECTOR if kind == "vector" else _DISSIM)[name]["description"]
+    desc = _SPECS[name]["description"]
     return {
         "name": name,
         "kind": kind,
@@ -299,10 +332,12 @@ def list_datasets(kind=None):
 
     Parameters
     ----------
-    kind : {None, "vector", "dissimilarity"}, default=None
+    kind : {None, "vector", "dissimilarity", "similarity"}, default=None
         Restrict the listing to one kind. ``"vector"`` sets are loaded with
         :func:`load` (feature matrix ``X``), ``"dissimilarity"`` sets with
-        :func:`load_dissimilarity` (square dissimilarity matrix ``D``).
+        :func:`load_dissimilarity` (square dissimilarity matrix ``D``),
+        ``"similarity"`` sets with :func:`load_similarity` (square similarity
+        matrix ``S``: the benchmark of Chen et al. 2009).
 
     Returns
     -------
@@ -321,15 +356,11 @@ def list_datasets(kind=None):
     ``krein/datasets/data/SOURCES.json`` (also returned by ``return_info=True``).
     Synthetic data: :func:`krein.datasets.make_checkerboard`.
     """
-    if kind not in (None, "vector", "dissimilarity"):
-        raise ValueError(f"kind must be None, 'vector' or 'dissimilarity'; got {kind!r}")
-    out = {}
-    for name in _ALL:
-        k = "vector" if name in _VECTOR else "dissimilarity"
-        if kind in (None, k):
-            spec = _VECTOR.get(name) or _DISSIM[name]
-            out[name] = f"[{k}] {spec['description']}"
-    return out
+    if kind not in (None, "vector", "dissimilarity", "similarity"):
+        raise ValueError(f"kind must be None, 'vector', 'dissimilarity' or 'similarity'; "
+                         f"got {kind!r}")
+    return {name: f"[{_KINDS[name]}] {_SPECS[name]['description']}"
+            for name in _ALL if kind in (None, _KINDS[name])}
 
 
 def load(name, *, scale=None, binary=None, split=None, missing="drop", return_info=False):
@@ -424,9 +455,7 @@ def load(name, *, scale=None, binary=None, split=None, missing="drop", return_in
     >>> X, y = load("usps", binary=(3, 5), split="test")
     """
     if not isinstance(name, str) or name not in _VECTOR:
-        if isinstance(name, str) and name in _DISSIM:
-            raise ValueError(f"{name!r} is a dissimilarity data set; use load_dissimilarity({name!r})")
-        raise _unknown(name)
+        raise _unknown(name, "vector")
     if scale not in (None, "standard", "minmax"):
         raise ValueError(f"scale must be None, 'standard' or 'minmax'; got {scale!r}")
     spec = _VECTOR[name]
@@ -547,7 +576,12 @@ def load_dissimilarity(name, *, binary=None, return_info=False, **opts):
           ``"train"`` returns the square 144 x 144 train block and the train
           labels. ``"test"`` returns the 144 x 144 block of test objects (rows)
           against training objects (columns) and the test labels; it is not
-          a square dissimilarity matrix between the same objects.
+          a square dissimilarity matrix between the same objects.  It is the
+          TRANSPOSE of the file's ``test_K``, which has the training objects
+          as rows: the row means of ``test_K`` correlate 0.998 with the
+          training objects' mean dissimilarities in the train block, its
+          column means -0.07, and the IKSVM-DC code that ships the file
+          predicts with ``beta' * test_K``.
           ``"both"`` returns the (288, 144) matrix of all 288 objects (rows
           0-143 train, 144-287 test) against the 144 training objects, with
           the 288 labels. The test-vs-test block is not in the source file, so
@@ -597,9 +631,7 @@ def load_dissimilarity(name, *, binary=None, return_info=False, **opts):
     (213, 213)
     """
     if not isinstance(name, str) or name not in _DISSIM:
-        if isinstance(name, str) and name in _VECTOR:
-            raise ValueError(f"{name!r} is a vector data set; use load({name!r})")
-        raise _unknown(name)
+        raise _unknown(name, "dissimilarity")
     spec = _DISSIM[name]
     bad = sorted(set(opts) - set(spec["options"]))
     if bad:
@@ -618,7 +650,8 @@ def load_dissimilarity(name, *, binary=None, return_info=False, **opts):
         Dtr = z["train_K"].astype(np.float64)
         if o["symmetrize"]:
             Dtr = 0.5 * (Dtr + Dtr.T)
-        Dte = z["test_K"].astype(np.float64)
+        # the file's test_K has the TRAINING objects as rows (docstring): transpose it
+        Dte = z["test_K"].astype(np.float64).T
         ytr, yte = z["train_y"].astype(np.int64), z["test_y"].astype(np.int64)
         col_raw = ytr
         if o["split"] == "train":
@@ -673,3 +706,98 @@ def load_dissimilarity(name, *, binary=None, return_info=False, **opts):
         **extra,
     )
     return D, y, info
+
+
+def load_similarity(name, *, binary=None, return_info=False):
+    """Load a similarity matrix of the benchmark of Chen et al. (2009), as published.
+
+    The four sets that Chen, Garcia, Gupta, Rahimi & Cazzanti (2009) made the
+    benchmark of similarity-based classification, each a symmetric ``n x n``
+    similarity matrix ``S`` with entries in [0, 1], unit diagonal, indefinite:
+
+    ========================  ===  =======================  ========  ================
+    name                      n    classes (counts)         negative  least / largest
+                                                            eigvals   eigenvalue
+    ========================  ===  =======================  ========  ================
+    ``"aural-sonar"``         100  1, 2 (50 / 50)           38        -2.096 / 35.07
+    ``"protein-similarity"``  213  1-4 (72 / 72 / 39 / 30)  40        -12.43 / 72.00
+    ``"voting"``              435  1, 2 (267 / 168)         163       -0.267 / 239.3
+    ``"yeast"``               200  1, 2 (100 / 100)         96        -6.755 / 107.9
+    ========================  ===  =======================  ========  ================
+
+    Negative eigenvalues are counted below ``-1e-12`` times the largest (the
+    next ones of Voting and Protein are round-off, below ``1e-16`` of it).
+    ``"protein-similarity"`` holds the same 213 proteins and classes as the
+    dissimilarity set ``"protein"`` (:func:`load_dissimilarity`), in another
+    representation.
+
+    Parameters
+    ----------
+    name : str
+        One of ``"aural-sonar"``, ``"protein-similarity"``, ``"voting"``,
+        ``"yeast"`` (``list_datasets("similarity")``).
+    binary : None or (pos, neg), default=None
+        ``None``: the published labels. ``(pos, neg)``: each side a class
+        label or a tuple of labels; ``pos`` classes get +1, ``neg`` classes
+        -1, objects of other classes are dropped (rows and columns of ``S``).
+    return_info : bool, default=False
+        Also return a metadata dict.
+
+    Returns
+    -------
+    S : ndarray of shape (n, n), float64
+        The similarity matrix ``A`` of the published file, unchanged (a fresh
+        copy): symmetric, unit diagonal.
+    y : ndarray of shape (n,), int64
+        The published class labels ``C`` (1..k), or +1/-1 with ``binary``.
+    info : dict
+        Only if ``return_info``: ``name``, ``kind`` (``"similarity"``),
+        ``description``, ``citation``, ``licence`` (not stated upstream: the
+        notes say so), ``sources`` (the file with its sha256 and upstream
+        origin), ``notes``, ``label_mapping``, ``binary`` (the resolved
+        ``(pos, neg)`` or None), ``n_samples``, ``file`` and ``file_sha256``.
+
+    Raises
+    ------
+    ValueError
+        Unknown ``name`` (the message lists the available names), a set of
+        another kind (the message names its loader), or an invalid ``binary``.
+
+    Notes
+    -----
+    Chen, Y., Garcia, E. K., Gupta, M. R., Rahimi, A. & Cazzanti, L. (2009).
+    Similarity-based classification: concepts and algorithms. JMLR
+    10:747-776.  Sources of the sets: Aural Sonar, Philips, Pitton & Atlas
+    (2006), Perceptual feature identification for active sonar echoes, IEEE
+    OCEANS; Protein, Hofmann & Buhmann (1997), IEEE TPAMI 19(1):1-14; Voting,
+    UCI Congressional Voting Records; Yeast, Lanckriet et al. (2004), Pacific
+    Symposium on Biocomputing.  The files are a byte-for-byte copy from a
+    third-party repository (``info["sources"]``; ``shared/data/MANIFEST.md``
+    §12), converted by ``scripts/convert_datasets.py``.
+
+    Examples
+    --------
+    >>> S, y = load_similarity("aural-sonar")
+    >>> S.shape, sorted(set(y.tolist()))
+    ((100, 100), [1, 2])
+    """
+    if not isinstance(name, str) or name not in _SIMILARITY:
+        raise _unknown(name, "similarity")
+    z = _arrays(name)
+    S = np.array(z["S"], dtype=np.float64)
+    raw = z["y"].astype(np.int64)
+    available = set(np.unique(raw).tolist())
+    resolved = None
+    if binary is None:
+        y = raw
+        mapping = {v: v for v in sorted(available)}
+    else:
+        resolved = _parse_binary(binary, available, {})
+        keep, y = _binary_labels(raw, *resolved)
+        S = np.ascontiguousarray(S[np.ix_(keep, keep)])
+        mapping = {**{v: 1 for v in resolved[0]}, **{v: -1 for v in resolved[1]}}
+    if not return_info:
+        return S, y
+    info = _info(name, "similarity")
+    info.update(label_mapping=mapping, binary=resolved, n_samples=int(S.shape[0]))
+    return S, y, info
