@@ -286,7 +286,10 @@ class AffinityKNeighborsClassifier(KernelKNeighborsClassifier):
     :meth:`predict_proba` returns each class's share of the summed weights and
     :meth:`decision_function` (two classes) the share of ``classes_[1]`` minus
     that of ``classes_[0]``.  Scale: ``K -> s K`` (``s > 0``) scales every weight
-    by ``s`` and changes no prediction (registry scale exponents ``{}``).
+    by ``s`` and changes no prediction (registry scale exponents ``{}``).  The
+    rule is §4's affinity weighting as issue 26 cites it; the paper's text itself
+    could not be read where this was written, so the section is not checked
+    against it.
     """
 
     def _vote_weights(self, rows, nearest):
