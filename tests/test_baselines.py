@@ -156,8 +156,9 @@ def test_similarity_space_svm_equals_sklearn_svc_on_the_rows_of_K(feature_kernel
     est = SimilaritySpaceSVC(C=C, feature_kernel=feature_kernel, gamma=gamma,
                              kernel="precomputed").fit(K, y[:n])
     f_ref = ref.decision_function(Kt)
-    assert np.min(np.abs(f_ref)) > 1e-3                 # no sign decided by round-off
-    np.testing.assert_array_equal(est.predict(Kt), ref.predict(Kt))
+    clear = np.abs(f_ref) > 1e-2        # signs not decided by round-off or the solver tolerance
+    assert clear.mean() > 0.8
+    np.testing.assert_array_equal(est.predict(Kt)[clear], ref.predict(Kt)[clear])
     np.testing.assert_allclose(est.decision_function(Kt), f_ref, rtol=1e-3, atol=1e-3)
     coef = np.zeros(n)
     coef[ref.support_] = ref.dual_coef_[0]
@@ -177,12 +178,26 @@ def test_similarity_space_svm_multiclass_and_named_kernel_equal_sklearn():
                                  kernel="precomputed").fit(K, y[:n])
         votes = ref.decision_function(Kt)                 # one-vs-one votes + confidences
         top = np.sort(votes, axis=1)
-        assert np.all(top[:, -1] - top[:, -2] > 1e-3)
+        assert np.all(top[:, -1] - top[:, -2] > 1e-2)
         np.testing.assert_array_equal(est.predict(Kt), ref.predict(Kt))
         named = SimilaritySpaceSVC(feature_kernel=feature_kernel, kernel="sigmoid",
                                    kernel_params=SIGMOID).fit(X[:n], y[:n])
         np.testing.assert_array_equal(named.predict(X[n:]), ref.predict(Kt))
         assert len(est.solutions_) == 3
+
+
+def test_linear_similarity_space_is_the_svm_on_K_squared_with_rows_k_x_X_K():
+    """The module docstring's claim: "similarity-linear" makes the model of "square"
+    (SVM on K^2 = K K', test rows k(x, X) K by Munoz & de Diego's eq. (7) map)."""
+    X, y, n = _data(seed=5)
+    K_all = sigmoid_kernel(X, **SIGMOID)
+    K, Kt = K_all[:n, :n], K_all[n:, :n]
+    square = krein.make_method("square", kernel="precomputed", C=0.3).fit(K, y[:n])
+    linear = krein.make_method("similarity-linear", kernel="precomputed", C=0.3).fit(K, y[:n])
+    f = square.decision_function(Kt)
+    assert np.min(np.abs(f)) > 1e-2                  # no sign decided by the solver tolerance
+    np.testing.assert_allclose(linear.decision_function(Kt), f, rtol=1e-3, atol=1e-3)
+    np.testing.assert_array_equal(linear.predict(Kt), square.predict(Kt))
 
 
 # ---------------------------------------------------------------------------- nearest mean
