@@ -12,6 +12,11 @@ An ordinary SVM is trained on these vectors: with the linear kernel
 kernel ``exp(-gamma_ ||phi(x) - phi(z)||^2)``.  Both are positive semidefinite
 whatever ``K`` is, so the SVM dual is convex and libsvm solves it exactly.
 
+On dissimilarity data the feature vectors are the rows of the kernel krein builds
+from the dissimilarities (e.g. the centred ``-1/2 J D^2 J`` of ``--kernel
+dissimilarity-linear``, or ``K = D`` itself with ``dissimilarity-raw``, which is
+Pekalska & Duin's dissimilarity space), whatever the comparison gives as ``K``.
+
 The linear similarity space is the SVM on ``K^2`` with the test rows
 ``k(x, X) K`` (Munoz & de Diego's "square" correction with its eq. (7) map,
 registry "square"); it is registered again under the name the similarity-based
