@@ -696,6 +696,40 @@ def _register_builtin():
                             "kernel-induced (pseudo-Euclidean) distance, `k` tuned in {1, 3, 5, 7}; "
                             "test rows `k(x, X)` suffice", "Chen, Garcia, Gupta, Rahimi & "
                             "Cazzanti 2009 (baseline)"))
+    from .estimators import (AffinityKNeighborsClassifier, PseudoEuclideanNearestMean,
+                             SimilaritySpaceSVC)
+    from .estimators.similarity_space import GAMMA_GRID
+
+    register_method("weighted-knn", AffinityKNeighborsClassifier,
+                    "weighted k-NN: the k nearest in the kernel-induced distance vote with their "
+                    "affinity max(K_ij, 0), k tuned (Chen et al. 2009, section 4)",
+                    grid={"n_neighbors": list(K_GRID)}, scale={},
+                    checks=({}, (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
+                    readme=("`AffinityKNeighborsClassifier()`", "weighted k-NN: the `k` nearest "
+                            "(kernel-induced distance) vote with affinity weights `max(k(x, x_i), "
+                            "0)`, `k` tuned in {1, 3, 5, 7}; test rows suffice",
+                            "Chen, Garcia, Gupta, Rahimi & Cazzanti 2009, §4 (baseline)"))
+    register_method("similarity-linear", SimilaritySpaceSVC,
+                    "linear SVM in the similarity space: the rows of K as feature vectors, test "
+                    "rows K(test, train) (Graepel et al. 1999; Pekalska & Duin 2005)",
+                    grid={"C": list(C_GRID)}, scale={"C": -2}, checks=({}, _PRECOMPUTED),
+                    readme=("`SimilaritySpaceSVC(feature_kernel=...)`", "linear / RBF SVM on the "
+                            "similarity-space features (the rows of K; test rows `k(x, X)`), "
+                            "libsvm", "Graepel et al. 1999; Pekalska & Duin 2005; Chen et al. 2009 "
+                            "(baseline)"))
+    register_method("similarity-rbf", lambda: SimilaritySpaceSVC(feature_kernel="rbf"),
+                    "RBF SVM in the similarity space, gamma relative to the features' variance "
+                    "(Graepel et al. 1999; Pekalska & Duin 2005)",
+                    grid={"C": list(C_GRID), "gamma": list(GAMMA_GRID)},
+                    scale={"C": 0, "gamma": 0}, checks=({"feature_kernel": "rbf"},),
+                    readme="similarity-linear")
+    register_method("pe-nearest-mean", PseudoEuclideanNearestMean,
+                    "nearest class mean in the pseudo-Euclidean embedding, indefinite squared "
+                    "distances from the test rows (Pekalska & Duin 2005)",
+                    scale={}, checks=({}, _PRECOMPUTED),
+                    readme=("`PseudoEuclideanNearestMean()`", "nearest class mean in the "
+                            "pseudo-Euclidean embedding (indefinite squared distances; test rows "
+                            "suffice), nothing tuned", "Pekalska & Duin 2005 (baseline)"))
 
 
 _register_builtin()

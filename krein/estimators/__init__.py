@@ -10,13 +10,16 @@ from .indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, Per
 from .ksvm import KSVC
 from .lpsvm import LPSVC
 from .modsvm import ModSVC
+from .nearest_mean import PseudoEuclideanNearestMean
 from .nearest_psd import NearestPSD
-from .neighbors import KernelKNeighborsClassifier
+from .neighbors import AffinityKNeighborsClassifier, KernelKNeighborsClassifier
 from .rvm import RVC
+from .similarity_space import SimilaritySpaceSVC
 from .svm import ESVC, DirectSVC, SpectrumSVC
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "DirectSVC", "LPSVC",
            "IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC", "KSVC",
            "ConvexHullClassifier", "ModSVC", "RVC", "CorrectedKernelSVC", "Bending",
            "ConformalTransformation", "ConformalLinearCombination", "NearestPSD",
-           "KernelKNeighborsClassifier"]
+           "KernelKNeighborsClassifier", "AffinityKNeighborsClassifier", "SimilaritySpaceSVC",
+           "PseudoEuclideanNearestMean"]
