@@ -66,7 +66,7 @@ def check_outer_split(outer_split, test_size, outer_folds):
     return outer_split
 
 
-def split_indices(outer_split, outer_folds, test_size, seed, y, n_test=None):
+def split_indices(outer_split, outer_folds, test_size, random_state, y, n_test=None):
     """Training and test indices of every fold of one outer scheme.
 
     Parameters
@@ -75,13 +75,13 @@ def split_indices(outer_split, outer_folds, test_size, seed, y, n_test=None):
         The scheme (module docstring).
     outer_folds : int or "loo"
         ``"kfold"``: ``StratifiedKFold(outer_folds, shuffle=True,
-        random_state=seed)``, or :data:`LOO` (``LeaveOneOut``, no seed);
+        random_state=random_state)``, or :data:`LOO` (``LeaveOneOut``, no seed);
         ``"shuffle"``: ``StratifiedShuffleSplit(n_splits=outer_folds,
-        test_size=test_size, random_state=seed)``; ``"predefined"``: 1.
+        test_size=test_size, random_state=random_state)``; ``"predefined"``: 1.
     test_size : float
         Test fraction of ``"shuffle"``.
-    seed : int
-        ``random_state`` of the splitter.
+    random_state : int
+        Seed of the splitter.
     y : array of shape (n,)
         Labels (of the training part with ``"predefined"``).
     n_test : int, optional
@@ -109,9 +109,9 @@ def split_indices(outer_split, outer_folds, test_size, seed, y, n_test=None):
         return list(LeaveOneOut().split(zeros))
     if outer_split == "shuffle":
         splitter = StratifiedShuffleSplit(n_splits=outer_folds, test_size=test_size,
-                                          random_state=seed)
+                                          random_state=random_state)
     else:
-        splitter = StratifiedKFold(outer_folds, shuffle=True, random_state=seed)
+        splitter = StratifiedKFold(outer_folds, shuffle=True, random_state=random_state)
     return list(splitter.split(zeros, y))
 
 
