@@ -240,45 +240,42 @@ def test_bad_test_files_exit_2_one_line_nothing_written(files, case, flag, piece
     assert not out.exists()
 
 
-def test_python_comparison_with_test_files(files):
+def test_python_comparison_with_test_files(files, tmp_path):
     d = files["dir"]
     spec = Comparison(kernel_file=d / "K.npy", labels=d / "y.txt", methods="knn,svm",
                       test_kernel_file=d / "K_test.npy", test_labels=d / "y_test.txt",
                       tune=False)
     assert spec.outer_split == "predefined" and spec.outer_folds == 1
-    res = run_comparison(spec, progress=False)
+    res = run_comparison(spec, progress=False, out=tmp_path / "run")
     assert list(res.folds["n_test"]) == [20, 20] and list(res.folds["n_train"]) == [40, 40]
+    page = (tmp_path / "run" / "report.html").read_text()
+    assert "fitted on the training part (40), scored once on the test part (20)" in page
     with pytest.raises(InvalidArgument, match="repeats"):
         Comparison(kernel_file=d / "K.npy", labels=d / "y.txt", repeats=3,
                    test_kernel_file=d / "K_test.npy", test_labels=d / "y_test.txt")
 
 
-def test_coilyork_compare_uses_its_own_split(tmp_path, capsys):
+def test_coilyork_compare_uses_its_own_split(capsys):
     """Orientation-independent: 144 training objects, 144 test objects, one fold."""
-    out = tmp_path / "run"
     assert main(["compare", "--dataset", "coilyork", "--methods", "knn,svm", "--no-tune",
-                 "--no-progress", "--n-jobs", "1", "--out", str(out)]) == 0
+                 "--no-progress", "--n-jobs", "1", "--no-save"]) == 0
     text = capsys.readouterr().out
     assert "fitted on the training part (144), scored once on the test part (144)" in text
-    import pandas as pd
-
-    folds = pd.read_csv(out / "folds.csv", dtype={"test_correct": str})
-    assert list(folds["method"]) == ["knn", "svm"]
-    assert (folds["n_train"] == 144).all() and (folds["n_test"] == 144).all()
-    page = (out / "report.html").read_text()
-    assert "scored once on the test part (144)" in page
+    res = run_comparison("coilyork", methods="knn", tune=False, progress=False)
+    assert res.data.n_samples == 144 and res.data.n_test == 144
+    assert list(res.folds["n_train"]) == [144] and list(res.folds["n_test"]) == [144]
 
 
 @pytest.mark.xfail(strict=True, reason="krein/experiment/report.py (_TEXT_COLUMNS) and "
                    "krein/experiment/validate.py (_TEXT_RESULT_COLUMNS) must read the column "
                    "test_correct as text: the runner's results file loses its leading zeros")
-def test_test_correct_survives_the_results_file(files, tmp_path):
+def test_test_correct_survives_the_results_file(files):
     """Folds whose first test object is wrong: folds.csv keeps the leading "0"."""
     d = files["dir"]
     res = run_comparison(Comparison(kernel_file=d / "K.npy", labels=d / "y.txt",
                                     methods="knn,svm,esvm", test_kernel_file=d / "K_test.npy",
                                     test_labels=d / "y_test.txt", tune=False),
-                         progress=False, out=tmp_path / "run")
+                         progress=False)
     direct = [classification_cell(dict(c.params))["test_correct"] for c in res.experiment.cells]
     assert any(s.startswith("0") for s in direct)  # the case that loses its zeros
     assert list(res.folds["test_correct"]) == direct
