@@ -202,6 +202,7 @@ def _cli(args, capsys):
     ("unseen", "--test-labels", "no class of the training labels"),
     ("nolabels", "--test-labels", "come together"),
     ("cv", "--cv", "predefined train/test split"),
+    ("features", "--test-data", "4 features; the training file"),
 ])
 def test_bad_test_files_exit_2_one_line_nothing_written(files, case, flag, piece, tmp_path,
                                                         capsys):
@@ -231,6 +232,12 @@ def test_bad_test_files_exit_2_one_line_nothing_written(files, case, flag, piece
             "--no-progress", "--out", str(out), *extra]
     if case != "nolabels":
         args += ["--test-labels", str(y_test)]
+    if case == "features":  # a test feature file with a column fewer
+        bad = tmp_path / "test.csv"
+        bad.write_text("".join(",".join(line.split(",")[1:])
+                               for line in (d / "test.csv").read_text().splitlines(True)))
+        args = ["compare", "--data", str(d / "train.csv"), "--test-data", str(bad),
+                "--methods", "knn", "--no-tune", "--no-progress", "--out", str(out)]
     code, err, stdout = _cli(args, capsys)
     assert code == 2
     assert "\n" not in err and "Traceback" not in err, err
