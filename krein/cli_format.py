@@ -151,12 +151,18 @@ def _display_table(summary, tuned=True):
 
 
 def _protocol_line(result):
+    solver = f"solver = {result.solver or 'each method default'}"
+    fixed = f"fixed parameters (C = {result.C if result.C is not None else 1:g})"
+    if getattr(result.comparison, "outer_split", "kfold") == "predefined":
+        how = (f"tuned by {result.inner_folds}-fold stratified CV on the training part "
+               f"({result.data.n_samples})" if result.tuned else f"{fixed}, fitted on the "
+               f"training part ({result.data.n_samples})")
+        return (f"protocol: predefined split: {how}, scored once on the test part "
+                f"({result.data.n_test}); seed {result.random_state}; {solver}")
     tuned = (f"parameters chosen by inner {result.inner_folds}-fold stratified CV on each "
-             "training fold" if result.tuned else
-             f"fixed parameters (C = {result.C if result.C is not None else 1:g})")
+             "training fold" if result.tuned else fixed)
     return (f"protocol: {result.outer_folds}-fold stratified CV x {result.repeats} repeat(s) (seed "
-            f"{result.random_state}), same folds for every method; {tuned}; solver = "
-            f"{result.solver or 'each method default'}")
+            f"{result.random_state}), same folds for every method; {tuned}; {solver}")
 
 
 def _approximation_line(result):

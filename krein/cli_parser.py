@@ -39,6 +39,9 @@ FLAGS = {
     "data_file": "--data",
     "data": "--data",
     "label_column": "--label-column",
+    "test_kernel_file": "--test-kernel-file",
+    "test_labels": "--test-labels",
+    "test_data_file": "--test-data",
     "grid": "--grid",
     "inner_folds": "--inner-folds",
     "n_jobs": "--n-jobs",
@@ -405,11 +408,31 @@ def data_kwargs(args):
     dict
         ``dataset``, ``kernel_file``, ``labels``, ``dissimilarity``,
         ``symmetrize``, ``data_file`` and ``label_column`` (an index when it
-        reads as an integer, else a header name).
+        reads as an integer, else a header name); for ``krein compare`` also
+        the predefined test part: ``test_kernel_file``, ``test_labels`` and
+        ``test_data_file`` (given only).
     """
-    return {"dataset": args.dataset, "kernel_file": args.kernel_file, "labels": args.labels,
-            "dissimilarity": args.dissimilarity, "symmetrize": args.symmetrize,
-            "data_file": args.data, "label_column": _label_column(args.label_column)}
+    out = {"dataset": args.dataset, "kernel_file": args.kernel_file, "labels": args.labels,
+           "dissimilarity": args.dissimilarity, "symmetrize": args.symmetrize,
+           "data_file": args.data, "label_column": _label_column(args.label_column)}
+    for name in ("test_kernel_file", "test_labels", "test_data_file"):
+        if getattr(args, name, None) is not None:
+            out[name] = getattr(args, name)
+    return out
+
+
+def _add_test_args(p):
+    """The predefined test part of ``krein compare`` (tuned on the training part, scored once)."""
+    p.add_argument("--test-kernel-file", dest="test_kernel_file", default=None, metavar="PATH",
+                   help="a predefined test part: the kernel (with --dissimilarity: distance) "
+                        "rows of the test objects, one row per test object, one column per "
+                        "object of --kernel-file in its order; needs --test-labels. The methods "
+                        "are tuned by CV on --kernel-file and scored once on these rows")
+    p.add_argument("--test-labels", dest="test_labels", default=None, metavar="PATH",
+                   help="labels of --test-kernel-file, one per line")
+    p.add_argument("--test-data", dest="test_data_file", default=None, metavar="PATH",
+                   help="a predefined test part of --data: a feature file with the same columns "
+                        "(scaled with the training rows' statistics)")
 
 
 def parse_grid(items):
@@ -487,11 +510,14 @@ def build_parser(commands):
                        "Without arguments: standardized Sonar, a clearly indefinite sigmoid "
                        "kernel, every method, 5-fold CV.")
     _add_data_args(p)
+    _add_test_args(p)
     p.add_argument("--methods", default=None, metavar="A,B,C",
                    help="comma-separated method names (default: all; see 'krein methods')")
-    p.add_argument("--cv", type=int, default=5, metavar="K", help="number of folds (default 5)")
+    p.add_argument("--cv", type=int, default=5, metavar="K",
+                   help="number of folds (default 5; not with a predefined test part)")
     p.add_argument("--repeats", type=int, default=1, metavar="R",
-                   help="repetitions of the K-fold split (default 1)")
+                   help="repetitions of the K-fold split (default 1; not with a predefined test "
+                        "part)")
     p.add_argument("-C", "--C", dest="C", type=float, default=None, metavar="VALUE",
                    help="a fixed SVM box bound / slack weight for every method (default: tuned "
                         "by inner CV; 1 with --no-tune)")

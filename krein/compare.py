@@ -88,7 +88,8 @@ from .experiment.comparison_result import (FOLD_COLUMNS, SUMMARY_COLUMNS, Compar
                                            fold_table, kernel_record, run_info, summarize,
                                            write_outputs)
 from .experiment.store import DirectoryInUse
-from .kernel_data import check_approximation, check_data_arguments, default_kernel_grid
+from .kernel_data import (check_approximation, check_data_arguments, default_kernel_grid,
+                          has_test_part)
 from .registry import REQUIREMENTS, default_grid, list_methods, method_requirements
 
 __all__ = [
@@ -175,9 +176,31 @@ def _check_grid(grid):
     return out
 
 
+def _test_files(kernel_file, data_file, test_kernel_file, test_labels, test_data_file):
+    """The ``test_path``/``test_labels`` keys of a file entry: a user's predefined test part."""
+    if test_kernel_file is not None and kernel_file is None:
+        raise InvalidArgument("test_kernel_file", "is the test rows of a user's matrix: needs "
+                                                  "kernel_file (and test_labels)")
+    if test_data_file is not None and data_file is None:
+        raise InvalidArgument("test_data_file", "is the test part of a user's feature file: "
+                                                "needs data_file")
+    if (test_labels is None) != (test_kernel_file is None):
+        raise InvalidArgument("test_labels", "the test rows of a matrix (test_kernel_file) and "
+                                             "their labels (test_labels) come together")
+    path = test_kernel_file if test_kernel_file is not None else test_data_file
+    if path is None:
+        return {}
+    out = {"test_path": os.path.abspath(os.fspath(path))}
+    if test_labels is not None:
+        out["test_labels"] = os.path.abspath(os.fspath(test_labels))
+    return out
+
+
 def _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, symmetrize,
-                data_file, label_column, approximation=None):
-    """The data-set entry of the grid: a catalogue name or a user's file."""
+                data_file, label_column, approximation=None, test_kernel_file=None,
+                test_labels=None, test_data_file=None):
+    """The data-set entry of the grid: a catalogue name or a user's file (and its test part)."""
+    test = _test_files(kernel_file, data_file, test_kernel_file, test_labels, test_data_file)
     if kernel_file is not None and data_file is not None:
         raise InvalidArgument("kernel_file", "give a kernel/dissimilarity matrix (kernel_file) or "
                                              "a feature file (data_file), not both")
@@ -214,7 +237,7 @@ def _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, 
                                   "is for a matrix file (kernel_file), not a feature file")
         spec = {"kind": "features", "path": os.path.abspath(os.fspath(data_file)),
                 "label_column": label_column}
-    return {"dataset": run_name(dataset, kernel_file, data_file), "data_file": spec}
+    return {"dataset": run_name(dataset, kernel_file, data_file), "data_file": {**spec, **test}}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -226,7 +249,12 @@ class Comparison:
     each outer training split an inner stratified ``inner_folds``-fold CV
     chooses the method's parameters from its registry grid and, on feature
     data, the kernel's scale parameter; the method is refitted with them and
-    scored on the outer test split.
+    scored on the outer test split.  Data with a predefined test part (the
+    bundled ``coilyork`` loaded whole, ``test_kernel_file`` or
+    ``test_data_file``) are instead tuned by that inner CV on the whole
+    training part, refitted on it and scored once on the test part
+    (``outer_split`` ``"predefined"``, one fold:
+    :func:`krein.experiment.classification_grid`).
 
     Parameters
     ----------
@@ -250,9 +278,11 @@ class Comparison:
         commas); default the classifiers registered with ``compare=True``.
         Stored as a tuple, in the order given.
     outer_folds : int >= 2, default 5
-        Number of outer folds (``--cv`` on the command line).
+        Number of outer folds (``--cv`` on the command line); with a
+        predefined split it must be left at its default and is stored as 1.
     repeats : int >= 1, default 1
-        Repetitions of the outer split (different shuffles).
+        Repetitions of the outer split (different shuffles); with a
+        predefined split it must be left at its default (stored as 1).
     C : float > 0, optional
         A fixed box bound / slack weight for every method that has one (then
         not tuned); None: tuned (or the methods' ``C = 1`` with ``tune=False``).
@@ -280,6 +310,16 @@ class Comparison:
         The user's feature vectors (:func:`krein.kernel_data.load_feature_file`).
     label_column : str or int, optional
         The label column of ``data_file`` (default the last).
+    test_kernel_file : str or path-like, optional
+        The test rows of ``kernel_file``: a matrix of shape (n_test, n), rows
+        the test objects, columns the objects of ``kernel_file`` in its order
+        (kernel values, or with ``dissimilarity`` dissimilarities); needs
+        ``test_labels`` (:func:`krein.kernel_data.load_kernel_file`).
+    test_labels : str or path-like, optional
+        Labels of ``test_kernel_file``, one per line, each a class of ``labels``.
+    test_data_file : str or path-like, optional
+        The test objects of ``data_file``: a feature file with the same
+        columns (:func:`krein.kernel_data.load_feature_file`).
     tune : bool, default True
         Choose parameters by inner cross-validation, or fit every method with
         fixed values (``C``, else the estimators' defaults).
@@ -298,6 +338,8 @@ class Comparison:
     data_entry : dict
         The data-set entry of the cells' grid (a catalogue name, or the user's
         file as a ``data_file`` entry).
+    outer_split : {"kfold", "predefined"}
+        ``"predefined"`` when the data have their own test part.
 
     Raises
     ------
@@ -324,11 +366,15 @@ class Comparison:
     symmetrize: bool = False
     data_file: object = None
     label_column: object = None
+    test_kernel_file: object = None
+    test_labels: object = None
+    test_data_file: object = None
     tune: bool = True
     grid: dict | None = None
     inner_folds: int = 3
     approximation: str | None = None
     data_entry: dict = field(init=False, repr=False, compare=False)
+    outer_split: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self):
         set_ = object.__setattr__
@@ -336,7 +382,7 @@ class Comparison:
         set_(self, "data_entry", _data_entry(
             self.dataset, self.n_samples, self.binary, self.kernel_file, self.labels,
             self.dissimilarity, self.symmetrize, self.data_file, self.label_column,
-            self.approximation))
+            self.approximation, self.test_kernel_file, self.test_labels, self.test_data_file))
         set_(self, "methods", _check_methods(self.methods))
         set_(self, "solver", _check_solver(self.solver, self.approximation))
         set_(self, "outer_folds", _check_count("outer_folds", self.outer_folds, 2,
@@ -346,8 +392,30 @@ class Comparison:
         set_(self, "C", _check_C(self.C))
         set_(self, "grid", _check_grid(self.grid))
         set_(self, "random_state", _check_count("random_state", self.random_state, 0))
+        set_(self, "outer_split", _outer_split(self))
         if self.kernel_params is not None:
             set_(self, "kernel_params", dict(self.kernel_params))
+
+
+def _outer_split(spec):
+    """``"predefined"`` for data with a test part (then one fold: ``outer_folds`` and
+    ``repeats`` become 1 and must have been left at their defaults), else ``"kfold"``."""
+    entry = spec.data_entry
+    if entry.get("data_file") is not None:
+        predefined = entry["data_file"].get("test_path") is not None
+    else:
+        predefined = has_test_part(entry["dataset"], entry.get("n_samples"))
+    if not predefined:
+        return "kfold"
+    defaults = {f.name: f.default for f in fields(Comparison)}
+    for name in ("outer_folds", "repeats"):
+        if getattr(spec, name) != defaults[name]:
+            raise InvalidArgument(name, f"not with a predefined train/test split (tuned by CV on "
+                                        f"the training part, scored once on the test part); "
+                                        f"got {getattr(spec, name)}")
+    object.__setattr__(spec, "outer_folds", 1)
+    object.__setattr__(spec, "repeats", 1)
+    return "predefined"
 
 
 #: Field names of :class:`Comparison` (the keyword form of :func:`run_comparison`).
@@ -407,7 +475,7 @@ def _declare(spec, data):
                                 repeats=spec.repeats, solvers=[spec.solver],
                                 inner_folds=spec.inner_folds, save_trace=False,
                                 random_state=spec.random_state, order="fold",
-                                approximation=spec.approximation)
+                                approximation=spec.approximation, outer_split=spec.outer_split)
     experiment = Experiment(f"compare-{data.dataset}", cells, random_state=spec.random_state)
     return experiment, {"methods": run, "skipped": skipped, "notes": notes, "grids": grids,
                         "kernel_grid": kernel_grid}

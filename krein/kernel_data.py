@@ -65,6 +65,22 @@ sets (kind ``"vector"``, the vector kernels above).  Both fill in
 (:mod:`krein.datasets._user_files`), each an :class:`InvalidArgument` whose
 one-line message starts with the file's path, come before any kernel is computed.
 
+A predefined test part
+----------------------
+Data may come with their own train/test split (the bundled ``coilyork``,
+:data:`PREDEFINED_SPLITS`; a user's ``test_path`` of :func:`load_kernel_file`
+or :func:`load_feature_file`).  ``y``, ``K``, ``X`` and ``D`` are then the
+TRAINING part only (every fold, the spectrum and ``n_samples`` concern it),
+and the test part is ``y_test`` (``n_test`` objects) with its rows against
+the training objects: ``K_test`` (a kernel file, a row-wise kernel),
+``D_test`` (dissimilarities, test objects as rows) or ``X_test`` (features
+scaled with the training statistics).  :meth:`KernelData.test_blocks` gives
+the training block of any training indices and the test rows against them by
+the per-fold rules above (centering on those training objects, pick-out with
+their labels); :func:`krein.experiment.classification_cell` with
+``outer_split="predefined"`` tunes on the training part and scores once on
+the test part.
+
 Approximated runs (no n x n kernel)
 -----------------------------------
 With ``approximation="nystroem:M"`` (:func:`check_approximation`) the loaders
@@ -98,7 +114,7 @@ from .combinations import pick_out, pick_out_rows
 from .datasets import FEATURE_SCALES, available_datasets, dataset_kind, load_dataset
 from .datasets._user_files import (FILE_DIAGONAL_RTOL, FILE_SYMMETRY_RTOL, check_feature_scale,
                                    check_flag, check_name, path_text, prefixed,
-                                   read_feature_file, read_kernel_file)
+                                   read_feature_file, read_kernel_file, read_test_matrix)
 from .kernel_catalogue import (DISSIMILARITY_KERNELS, KERNEL_GRID_FACTORS, PICK_OUT_KERNELS,
                                PICK_OUT_TEST_RULE, SIGMOID_A_TIMES_D, SIGMOID_R, available_kernels,
                                base_kernel_stack, check_kernel, check_kernel_params,
@@ -121,6 +137,8 @@ __all__ = [
     "FEATURE_SCALES",
     "load_kernel_file",
     "load_feature_file",
+    "has_test_part",
+    "PREDEFINED_SPLITS",
     "FILE_SYMMETRY_RTOL",
     "FILE_DIAGONAL_RTOL",
     "APPROXIMATIONS",
@@ -213,6 +231,19 @@ class KernelData:
         approximation's.
     approximation_seed : int
         Seed of the landmarks of :meth:`spectrum` in an approximated run.
+    y_test : ndarray of shape (n_test,) or None
+        Labels of the predefined test part (module docstring, "A predefined
+        test part"); None without one.  ``y``, ``K``, ``X`` and ``D`` are then
+        the training part only.
+    K_test : ndarray of shape (n_test, n) or None
+        Kernel rows of the test objects against all training objects, where
+        they do not depend on the fold (a kernel file, a row-wise kernel);
+        None for the per-fold kernels and in an approximated run.
+    X_test : ndarray of shape (n_test, d) or None
+        Feature vectors of the test objects, prepared with the training
+        part's scaling.
+    D_test : ndarray of shape (n_test, n) or None
+        Dissimilarities of the test objects (rows) to the training objects.
     """
 
     dataset: str
@@ -230,9 +261,23 @@ class KernelData:
     notes: tuple = ()
     approximation: str | None = None
     approximation_seed: int = 0
+    y_test: np.ndarray | None = field(default=None, repr=False)
+    K_test: np.ndarray | None = field(default=None, repr=False)
+    X_test: np.ndarray | None = field(default=None, repr=False)
+    D_test: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
-        self.y = class_labels(self.y)
+        if self.y_test is None:
+            self.y = class_labels(self.y)
+        else:  # one conversion of the labels of both parts: the same classes
+            n = np.asarray(self.y).shape[0]
+            both = class_labels(np.concatenate([np.asarray(self.y), np.asarray(self.y_test)]))
+            self.y, self.y_test = both[:n], both[n:]
+
+    @property
+    def n_test(self):
+        """Number of objects of the predefined test part (0 without one)."""
+        return 0 if self.y_test is None else int(self.y_test.shape[0])
 
     @property
     def n_samples(self):
@@ -341,6 +386,51 @@ class KernelData:
             return 0.5 * (K_tr + K_tr.T), K_te
         K = self._kernel_matrix()
         return K[np.ix_(train, train)], K[np.ix_(test, train)]
+
+    def test_blocks(self, train, stacked=False):
+        """Training block of ``train`` and the rows of the predefined test part against it.
+
+        The same per-fold rules as :meth:`blocks` with the test part in the
+        place of a test fold: dissimilarity-linear centered on the training
+        objects ``train`` (:func:`krein.kernels.dissimilarity_kernel` with
+        ``D_train``), pick-out rows by :data:`PICK_OUT_TEST_RULE` with the
+        training labels ``y[train]`` only (no test label is used), row-wise
+        kernels and a kernel file sliced (``K_test[:, train]``).
+
+        Parameters
+        ----------
+        train : ndarray of int
+            Indices of training objects (into ``y``), e.g. ``np.arange(n)``.
+        stacked : bool
+            Stacked blocks ``[K, K_1, ..., K_M]`` (last axis) when the data
+            have base kernels.
+
+        Returns
+        -------
+        K_train : ndarray of shape (n_train, n_train) (or (n_train, n_train, 1 + M))
+            The training block, as :meth:`blocks` returns it.
+        K_test : ndarray of shape (n_test, n_train) (or (n_test, n_train, 1 + M))
+            Kernel rows of every test object against the objects ``train``.
+
+        Raises
+        ------
+        ValueError
+            Data without a test part (``n_test == 0``), or an approximated
+            run (the estimators take ``X`` and ``X_test``).
+        """
+        if self.y_test is None:
+            raise ValueError(f"{self.dataset!r} has no predefined test part (y_test is None)")
+        train = np.asarray(train)
+        K_tr, _ = self.blocks(train, train[:1], stacked=stacked)
+        if self.label_dependent:
+            B_te = base_kernel_stack(self.kernel, self.X_test, self.X[train], self.kernel_params)
+            K_te = pick_out_rows(B_te, self.y[train], rule=PICK_OUT_TEST_RULE)
+            return K_tr, (np.concatenate([K_te[:, :, None], B_te], axis=2) if stacked else K_te)
+        if self.per_fold_kernel:
+            D_tr = self.D[np.ix_(train, train)]
+            return K_tr, dissimilarity_kernel(self.D_test[:, train], kind="linear", D_train=D_tr)
+        self._kernel_matrix()  # an approximated run has no kernel rows either
+        return K_tr, self.K_test[:, train]
 
     def rows(self, Z, stacked=False):
         """Kernel rows ``k(z, X)`` between new feature vectors and all objects.
@@ -509,7 +599,51 @@ def load_kernel_data(dataset="sonar", kernel=None, kernel_params=None, *, n_samp
         return KernelData(dataset, kind, kernel, full, np.asarray(y), None, X, D, desc,
                           approximation=approximation, approximation_seed=int(random_state))
     K, B = _compute_kernel(kind, kernel, full, X, D, y, what=repr(dataset))
-    return KernelData(dataset, kind, kernel, full, np.asarray(y), K, X, D, desc, base_kernels=B)
+    test = {}
+    if has_test_part(dataset, n_samples):
+        test = _catalogue_test_part(dataset, binary, kind, kernel, full, D)
+        desc += f"; the data set's own test part: {test['y_test'].shape[0]} objects"
+    return KernelData(dataset, kind, kernel, full, np.asarray(y), K, X, D, desc, base_kernels=B,
+                      **test)
+
+
+#: Catalogue data sets that come with their own train/test split: :func:`load_kernel_data`
+#: gives their training objects and the test objects as the test part.
+PREDEFINED_SPLITS = ("coilyork",)
+
+
+def has_test_part(dataset, n_samples=None):
+    """Whether :func:`load_kernel_data` gives a catalogue data set with a predefined test part.
+
+    Parameters
+    ----------
+    dataset : str
+        A catalogue name.
+    n_samples : int, optional
+        A subsample of the training objects: then no test part (the test
+        rows' columns are the full training part).
+
+    Returns
+    -------
+    bool
+        True for the sets of :data:`PREDEFINED_SPLITS` loaded whole.
+    """
+    return dataset in PREDEFINED_SPLITS and n_samples is None
+
+
+def _catalogue_test_part(dataset, binary, kind, kernel, full, D):
+    """``y_test``, ``D_test`` (test objects as rows) and ``K_test`` of a bundled split."""
+    from .datasets import load_dissimilarity
+
+    D_all, y_all, info = load_dissimilarity(dataset, split="both", binary=binary,
+                                            return_info=True)
+    n_train = int(info["n_train_rows"])
+    if D_all.shape != (D_all.shape[0], D.shape[0]) or n_train != D.shape[0]:
+        raise ValueError(f"{dataset!r}: the test rows do not match the {D.shape[0]} training "
+                         f"objects (shape {D_all.shape}, {n_train} training rows)")
+    D_test, y_test = D_all[n_train:], np.asarray(y_all[n_train:])
+    return {"y_test": y_test, "D_test": D_test,
+            "K_test": _test_rows(kind, kernel, full, None, None, D_test)}
 
 
 def _similarity_kernel_data(dataset, n_samples, binary, random_state, approximation):
@@ -578,8 +712,27 @@ def _compute_kernel(kind, kernel, full, X, D, y, what, hint="use n_samples to su
     return 0.5 * (K + K.T), B
 
 
+def _test_rows(kind, kernel, full, X, X_test, D_test):
+    """Kernel rows of a test part against all training objects, where no fold changes them.
+
+    None for the per-fold kernels (dissimilarity-linear, pick-out: built by
+    :meth:`KernelData.test_blocks`); row-wise kernels with the parameters
+    ``full``, exactly as the training kernel of :func:`_compute_kernel`.
+    """
+    if kernel == "dissimilarity-linear" or kernel in PICK_OUT_KERNELS:
+        return None
+    try:
+        if kind == "dissimilarity":
+            if kernel == "dissimilarity-raw":
+                return np.asarray(D_test, dtype=float) / float(full["unit"])
+            return dissimilarity_kernel(D_test, kind="gaussian", gamma=full["gamma"])
+        return pairwise_kernel(kernel, X_test, X, full)
+    except (ValueError, TypeError) as exc:
+        raise InvalidArgument("kernel_params", f"{exc} (kernel {kernel!r} with {full})") from None
+
+
 def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_params=None,
-                     symmetrize=False, name=None):
+                     symmetrize=False, name=None, test_path=None, test_labels=None):
     """Load a researcher's kernel or dissimilarity matrix file with its labels.
 
     The matrix is read by :func:`krein.datasets.read_matrix` (``.npy``,
@@ -617,6 +770,16 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
         :data:`FILE_SYMMETRY_RTOL` (recorded in ``notes``).
     name : str, optional
         The data's name (``KernelData.dataset``); default the file's stem.
+    test_path : str or os.PathLike, optional
+        A predefined test part: a matrix of shape ``(n_test, n)``, rows the
+        test objects, columns the objects of ``path`` in the same order;
+        kernel values, or with ``dissimilarity`` dissimilarities (their kernel
+        rows follow the per-fold rule of the training blocks, e.g.
+        ``dissimilarity_kernel(D_test, kind="linear", D_train=D)``,
+        :meth:`KernelData.test_blocks`).
+    test_labels : str, os.PathLike or array-like of shape (n_test,), optional
+        The test objects' labels (required with ``test_path``), each a class
+        of ``labels``.
 
     Returns
     -------
@@ -624,7 +787,9 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
         Kind ``"kernel"`` (``K`` the symmetrized matrix, ``X`` and ``D``
         None) or ``"dissimilarity"`` (``D`` the matrix, ``K`` its kernel), the
         labels ``y`` of shape (n,) unchanged, the kernel's full parameters,
-        ``source`` (the absolute paths) and ``notes``.
+        ``source`` (the absolute paths) and ``notes``; with ``test_path`` also
+        ``y_test``, ``K_test`` (kernel rows, or None for dissimilarity-linear)
+        and ``D_test``.
 
     Raises
     ------
@@ -638,7 +803,9 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
         that does not match the matrix, a single class, every label
         different), ``kernel`` or ``kernel_params`` (a kernel or parameter
         that does not fit the matrix), ``dissimilarity``, ``symmetrize`` or
-        ``name`` (wrong type).
+        ``name`` (wrong type), ``test_kernel_file`` / ``test_labels`` (the
+        test part: :func:`krein.datasets._user_files.read_test_matrix`; test
+        labels without a test matrix or the reverse).
     """
     dissimilarity = check_flag(dissimilarity, "dissimilarity")
     symmetrize = check_flag(symmetrize, "symmetrize")
@@ -662,24 +829,39 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
             raise InvalidArgument("kernel_params", f"{shown}: the kernel 'precomputed' takes no "
                                                    f"parameters; got {kernel_params!r}")
         kernel, params = "precomputed", {}
+    if (test_path is None) != (test_labels is None):
+        given, needed = (("test_kernel_file", "test_labels") if test_path is not None
+                         else ("test_labels", "test_kernel_file"))
+        raise InvalidArgument(needed, f"{shown}: {given} needs {needed} (a test part is a "
+                                      "matrix of test rows and their labels)")
     file = read_kernel_file(path, labels, dissimilarity=dissimilarity, symmetrize=symmetrize)
     y = file.y
+    test = None if test_path is None else read_test_matrix(
+        test_path, test_labels, train_y=y, dissimilarity=dissimilarity)
+    parts = {}
     if dissimilarity:
         D = file.values
         full = default_kernel_params(kernel, D=D)
         full.update(params)
         try:
             K, _ = _compute_kernel(kind, kernel, full, None, D, y, what="this file")
+            if test is not None:
+                parts = {"D_test": test.values,
+                         "K_test": _test_rows(kind, kernel, full, None, None, test.values)}
         except InvalidArgument as exc:
             raise prefixed(exc, shown) from None
     else:
         K, D, full = file.values, None, {}
+        if test is not None:
+            parts = {"K_test": test.values}
+    source = file.source if test is None else f"{file.source}; {test.source}"
     return KernelData(name or file.stem, kind, kernel, full, y, K, None, D, file.description,
-                      source=file.source, notes=file.notes)
+                      source=source, notes=file.notes,
+                      y_test=None if test is None else test.y, **parts)
 
 
 def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=None,
-                      scale="standard", name=None, approximation=None):
+                      scale="standard", name=None, approximation=None, test_path=None):
     """Load a researcher's feature file (CSV, text or LIBSVM/svmlight) and compute its kernel.
 
     The file is read by :func:`krein.datasets.read_features` (a header row is
@@ -715,6 +897,11 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
     approximation : str, optional
         ``"nystroem:M[:LANDMARKS]"`` (:func:`check_approximation`): compute no
         kernel matrix (``K`` None; a kernel of :data:`krein.kernels.KERNELS`).
+    test_path : str or os.PathLike, optional
+        A predefined test part: a feature file with the same columns and
+        label column; its rows are scaled with the TRAINING rows' statistics
+        and their kernel rows against the training objects computed with the
+        kernel's parameters (``X_test``, ``y_test``, ``K_test``).
 
     Returns
     -------
@@ -734,8 +921,9 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
         about the file; a single class or every label different),
         ``label_column`` (an unknown name, an index out of range),
         ``kernel`` or ``kernel_params`` (unknown kernel or parameter, bad
-        value, pick-out base kernels above the memory limit), ``scale`` or
-        ``name``.
+        value, pick-out base kernels above the memory limit), ``scale``,
+        ``name`` or ``test_data_file`` (the test file: a reading error,
+        another number of features, a class the training labels lack).
     """
     name = check_name(name)
     shown = path_text(path)
@@ -759,8 +947,12 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
     else:
         feature_scale = scale
 
-    file = read_feature_file(path, label_column=label_column, feature_scale=feature_scale)
+    file = read_feature_file(path, label_column=label_column, feature_scale=feature_scale,
+                             test_path=test_path)
     X, y = file.values, file.y
+    test = {}
+    if file.test is not None:
+        test = {"y_test": file.test.y, "X_test": file.test.values}
     full = default_kernel_params(kernel, n_features=X.shape[1])
     full.update(params)
     try:
@@ -770,8 +962,11 @@ def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=Non
         else:
             K, B = _compute_kernel("vector", kernel, full, X, None, y, what="this file",
                                    hint="use fewer objects")
+            if test:
+                test["K_test"] = _test_rows("vector", kernel, full, X, test["X_test"], None)
     except InvalidArgument as exc:
         raise prefixed(exc, shown) from None
+    source = file.source if file.test is None else f"{file.source}; {file.test.source}"
     return KernelData(name or file.stem, "vector", kernel, full, y, K, X, None,
-                      file.description + how, base_kernels=B, source=file.source,
-                      notes=file.notes, approximation=approximation)
+                      file.description + how, base_kernels=B, source=source,
+                      notes=file.notes, approximation=approximation, **test)

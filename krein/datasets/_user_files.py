@@ -32,7 +32,7 @@ from ._features import _read_features
 from ._files import _resolve, read_labels, read_matrix
 from ._loaders import scale_features
 
-__all__ = ["UserFile", "read_kernel_file", "read_feature_file", "check_feature_scale",
+__all__ = ["UserFile", "TestPart", "read_kernel_file", "read_test_matrix", "read_feature_file", "check_feature_scale",
            "check_flag", "check_name", "path_text", "prefixed", "FILE_SYMMETRY_RTOL",
            "FILE_DIAGONAL_RTOL"]
 
@@ -153,25 +153,35 @@ def _check_file_matrix(M, shown, what):
     return r
 
 
-def _file_labels(labels):
-    """``(y, shown, source)`` of a labels path or array-like."""
+def _file_labels(labels, argument="labels"):
+    """``(y, shown, source)`` of a labels path or array-like (errors name ``argument``)."""
     if isinstance(labels, (str, os.PathLike)):
-        y = read_labels(labels, argument="labels")
-        return y, os.fspath(labels), f"labels {_file_source(labels)[0]}"
-    shown = "labels array"
+        y = read_labels(labels, argument=argument)
+        return y, os.fspath(labels), f"{argument.replace('_', ' ')} {_file_source(labels)[0]}"
+    shown = f"{argument.replace('_', ' ')} array"
     try:
         y = np.asarray(labels)
     except (ValueError, TypeError) as exc:
-        raise InvalidArgument("labels", f"{shown}: not an array of labels ({exc})") from None
+        raise InvalidArgument(argument, f"{shown}: not an array of labels ({exc})") from None
     if y.ndim == 2 and 1 in y.shape:
         y = y.ravel()
     if y.ndim != 1:
-        raise InvalidArgument("labels", f"{shown}: must be a path or a vector of shape (n,); got "
+        raise InvalidArgument(argument, f"{shown}: must be a path or a vector of shape (n,); got "
                                         f"shape {y.shape}")
     if y.dtype.kind == "f" and not np.all(np.isfinite(y)):
-        raise InvalidArgument("labels", f"{shown}: {int((~np.isfinite(y)).sum())} labels are NaN "
+        raise InvalidArgument(argument, f"{shown}: {int((~np.isfinite(y)).sum())} labels are NaN "
                                         "or inf")
-    return y, shown, "labels given as an array"
+    return y, shown, f"{argument.replace('_', ' ')} given as an array"
+
+
+def _check_test_classes(y_test, y_train, shown, argument):
+    """Every test label is a class of the training part (a classifier knows no other)."""
+    unseen = np.setdiff1d(np.unique(y_test), np.unique(y_train))
+    if unseen.size:
+        known = ", ".join(repr(_py(v)) for v in np.unique(y_train)[:10])
+        raise InvalidArgument(argument, f"{shown}: test label(s) "
+                                        f"{', '.join(repr(_py(v)) for v in unseen[:5])} are no "
+                                        f"class of the training labels ({known})")
 
 
 def _check_file_labels(y, shown, argument, hint=""):
@@ -256,6 +266,8 @@ class UserFile:
         One line on how the data were prepared (``KernelData.description``).
     notes : tuple of str
         What was done to the data on reading (``KernelData.notes``).
+    test : TestPart or None
+        The predefined test part of a feature file (``test_path``), else None.
     """
 
     values: np.ndarray
@@ -264,6 +276,7 @@ class UserFile:
     stem: str
     description: str
     notes: tuple = ()
+    test: object = None
 
 
 def check_feature_scale(scale, shown):
@@ -342,7 +355,106 @@ def read_kernel_file(path, labels, *, dissimilarity, symmetrize):
                           f"{labels_source}", stem, desc, tuple(notes))
 
 
-def read_feature_file(path, *, label_column, feature_scale):
+@dataclass(frozen=True)
+class TestPart:
+    """The checked test part of a researcher's files (:func:`read_test_matrix`).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n_test, n_train) or (n_test, d)
+        Kernel or dissimilarity rows of the test objects against the training
+        objects, or their feature vectors (scaled with the training part's
+        statistics).
+    y : ndarray of shape (n_test,)
+        Their labels, each a class of the training labels.
+    source : str
+        One line on where they came from (absolute paths).
+    """
+
+    values: np.ndarray
+    y: np.ndarray
+    source: str
+
+
+def read_test_matrix(path, labels, *, train_y, dissimilarity):
+    """Read and check the test rows of a matrix file: one row per test object.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The matrix (:func:`krein.datasets.read_matrix`) of shape ``(n_test,
+        n_train)``: rows the test objects, columns the training objects of the
+        main file in the same order.
+    labels : str, os.PathLike or array-like of shape (n_test,)
+        The test labels (a file as :func:`krein.datasets.read_labels`, or the labels).
+    train_y : ndarray of shape (n_train,)
+        The training labels: the column count and the classes.
+    dissimilarity : bool
+        The rows are dissimilarities (``>= 0``).
+
+    Returns
+    -------
+    TestPart
+        The rows, the labels and their source.
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``test_kernel_file`` (any error of :func:`krein.datasets.read_matrix`,
+        a column count other than ``n_train``, NaN or inf entries, negative
+        dissimilarities) or ``test_labels`` (any error of
+        :func:`krein.datasets.read_labels`, a count other than the rows, a
+        class the training labels do not have), the message starting with the file.
+    """
+    shown = path_text(path)
+    what = "test dissimilarities" if dissimilarity else "test kernel rows"
+    M = read_matrix(path, argument="test_kernel_file")
+    r, c = M.shape
+    n = train_y.shape[0]
+    if c != n:
+        raise InvalidArgument("test_kernel_file", f"{shown}: a {r} x {c} matrix; the {what} need "
+                                                  f"one row per test object and one column per "
+                                                  f"training object ({n}, in the training "
+                                                  "file's order)")
+    bad = ~np.isfinite(M)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise InvalidArgument("test_kernel_file", f"{shown}: {int(bad.sum())} NaN or inf entries "
+                                                  f"(the first at row {i + 1}, column {j + 1}); "
+                                                  f"the {what} must be finite")
+    if dissimilarity and (M < 0).any():
+        i, j = np.unravel_index(np.argmin(M), M.shape)
+        raise InvalidArgument("test_kernel_file", f"{shown}: {int((M < 0).sum())} negative "
+                                                  f"entries (the most negative {M[i, j]:.6g} at "
+                                                  f"row {i + 1}, column {j + 1}); "
+                                                  "dissimilarities are >= 0")
+    y, labels_shown, labels_source = _file_labels(labels, "test_labels")
+    if y.shape[0] != r:
+        raise InvalidArgument("test_labels", f"{labels_shown}: {y.shape[0]} labels for the {r} "
+                                             f"test rows of {shown}; give one label per test "
+                                             "object")
+    _check_test_classes(y, train_y, labels_shown, "test_labels")
+    return TestPart(M, y, f"test {'dissimilarity' if dissimilarity else 'kernel'} file "
+                          f"{_file_source(path)[0]}, {labels_source}")
+
+
+def _scale_like(X_test, X_train, feature_scale):
+    """Test features scaled with the training rows' statistics (:func:`scale_features`' rule)."""
+    if feature_scale is None:
+        return X_test
+    lo, hi = np.nanmin(X_train, axis=0), np.nanmax(X_train, axis=0)
+    const = hi == lo
+    if feature_scale == "standard":
+        sd = np.nanstd(X_train, axis=0)
+        sd[const | (sd == 0)] = 1.0
+        out = (X_test - np.nanmean(X_train, axis=0)) / sd
+    else:
+        out = 2.0 * (X_test - lo) / np.where(const, 1.0, hi - lo) - 1.0
+    out[:, const] = 0.0
+    return out
+
+
+def read_feature_file(path, *, label_column, feature_scale, test_path=None):
     """Read and check a feature file, and scale its features.
 
     Parameters
@@ -353,20 +465,26 @@ def read_feature_file(path, *, label_column, feature_scale):
         The labels' column in a text table (None: the last; svmlight: None).
     feature_scale : {"standard", "minmax", None}
         :func:`krein.datasets.scale_features` over all rows.
+    test_path : str or os.PathLike, optional
+        A feature file of test objects with the same columns and label
+        column; its features are scaled with the TRAINING rows' statistics.
 
     Returns
     -------
     UserFile
         ``values`` the scaled features ``X`` of shape (n, d), the labels,
         ``source`` (absolute path, label column), ``stem``, ``description``
-        (size and scaling) and ``notes`` (how the table was read).
+        (size and scaling), ``notes`` (how the table was read) and ``test``
+        (a :class:`TestPart` with ``test_path``, else None).
 
     Raises
     ------
     InvalidArgument
         Naming ``data`` (any error of :func:`krein.datasets.read_features`
-        about the file; a single class or every label different) or
-        ``label_column``, the message starting with the path.
+        about the file; a single class or every label different),
+        ``label_column``, or ``test_data_file`` (the test file: any reading
+        error, another number of features, a class the training labels do
+        not have), the message starting with the path.
     """
     shown = path_text(path)
     X, y, _, info = _read_features(path, label_column=label_column, argument="data")
@@ -385,8 +503,21 @@ def read_feature_file(path, *, label_column, feature_scale):
     _check_file_labels(y, shown, "data", hint=f" (labels from {where}"
                        + ("; label_column chooses the column)" if info["format"] == "table"
                           else ")"))
+    test = None
+    if test_path is not None:
+        test_shown = path_text(test_path)
+        X_te, y_te, _, _ = _read_features(test_path, label_column=label_column,
+                                          argument="test_data_file")
+        if X_te.shape[1] != d:
+            raise InvalidArgument("test_data_file", f"{test_shown}: {X_te.shape[1]} features; "
+                                                    f"the training file {shown} has {d}")
+        _check_test_classes(y_te, y, test_shown, "test_data_file")
+        test = TestPart(_scale_like(X_te, X, feature_scale), y_te,
+                        f"test feature file {_file_source(test_path)[0]}")
+        notes.append(f"test part: {X_te.shape[0]} objects, scaled with the training rows' "
+                     "statistics")
     X = scale_features(X, feature_scale)
     source, stem = _file_source(path)
     desc = f"feature file, {n} objects x {d} features, {_SCALE_TEXT[feature_scale]}"
     return UserFile(X, y, f"feature file {source}, labels from {where}", stem, desc,
-                    tuple(notes))
+                    tuple(notes), test)

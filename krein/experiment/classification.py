@@ -35,16 +35,15 @@ from ..registry import NO_APPROXIMATE_PATH, approximation_defaults  # noqa: F401
 from ..solvers.core import CERTIFICATE_KINDS as _SOLUTION_CERTIFICATE_KINDS
 from .metrics import classification_metrics, solver_version  # noqa: F401 (re-export)
 from .seeds import cell_seed
+from .splits import LOO, OUTER_SPLITS, check_outer_split, fold_correctness, split_indices
 
 __all__ = ["classification_metrics", "classification_cell", "classification_grid",
            "build_estimator", "cell_kernel_data", "outer_splits", "solver_version",
            "check_data_file", "certificate_measure", "approximation_defaults",
            "NO_APPROXIMATE_PATH", "CLASSIFICATION_DEFAULTS",
-           "CERTIFICATE_KINDS", "DATA_FILE_DEFAULTS", "SCORINGS", "LOO"]
+           "CERTIFICATE_KINDS", "DATA_FILE_DEFAULTS", "SCORINGS", "LOO", "OUTER_SPLITS",
+           "fold_correctness"]
 
-
-#: ``outer_folds`` value of exact leave-one-out (:func:`outer_splits`): one fold per object.
-LOO = "loo"
 
 #: Scores accepted by ``scoring`` of :func:`classification_cell` (keys of
 #: :func:`classification_metrics`).
@@ -73,6 +72,8 @@ CLASSIFICATION_DEFAULTS = {
     "scoring": "accuracy",
     "save_trace": True,
     "approximation": None,
+    "outer_split": "kfold",
+    "test_size": 0.2,
 }
 
 #: Data kind (:func:`krein.kernel_data.available_kernels`) of each ``data_file`` kind.
@@ -82,7 +83,11 @@ _FILE_KINDS = {"kernel": "kernel", "dissimilarity": "dissimilarity", "features":
 #: their defaults: ``kind`` "kernel" (a precomputed kernel matrix), "dissimilarity" (a
 #: dissimilarity matrix) or "features" (feature vectors with their labels).
 DATA_FILE_DEFAULTS = {"kind": "kernel", "path": None, "labels": None, "label_column": None,
-                      "symmetrize": False}
+                      "symmetrize": False, "test_path": None, "test_labels": None}
+
+#: Keys of a ``data_file`` entry left out of it when None (the cells of files without a test
+#: part, their keys and seeds, stay what they were before these keys existed).
+_OPTIONAL_FILE_KEYS = ("test_path", "test_labels")
 
 
 def _as_grid(grid, name):
@@ -121,14 +126,16 @@ def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_st
     spec = {**DATA_FILE_DEFAULTS, **spec}
     if spec["kind"] == "features":
         return load_feature_file(spec["path"], label_column=spec["label_column"], kernel=kernel,
-                                 kernel_params=params, name=dataset, approximation=approximation)
+                                 kernel_params=params, name=dataset, approximation=approximation,
+                                 test_path=spec["test_path"])
     if approximation is not None:
         check_approximable(approximation, spec["kind"], kernel,
                            f"the file {spec['path']}")
     return load_kernel_file(spec["path"], spec["labels"],
                             dissimilarity=spec["kind"] == "dissimilarity", kernel=kernel,
                             kernel_params=params, symmetrize=bool(spec["symmetrize"]),
-                            name=dataset)
+                            name=dataset, test_path=spec["test_path"],
+                            test_labels=spec["test_labels"])
 
 
 def check_data_file(spec):
@@ -140,17 +147,22 @@ def check_data_file(spec):
         Keys of :data:`DATA_FILE_DEFAULTS`: ``kind`` ("kernel", "dissimilarity"
         or "features"), ``path`` (the matrix or feature file), ``labels`` (the
         labels file of a matrix), ``label_column`` (of a feature file),
-        ``symmetrize``.
+        ``symmetrize``; a predefined test part: ``test_path`` (test rows of a
+        matrix, shape (n_test, n_train), or a test feature file) and
+        ``test_labels`` (the labels file of test rows of a matrix).
 
     Returns
     -------
     dict or None
-        The entry with the defaults filled in (None for None).
+        The entry with the defaults filled in (None for None); ``test_path``
+        and ``test_labels`` are left out when None.
 
     Raises
     ------
     ValueError
-        Unknown keys or kind, a missing ``path``, or a matrix without ``labels``.
+        Unknown keys or kind, a missing ``path``, a matrix without
+        ``labels``, test rows of a matrix without ``test_labels`` (or the
+        reverse), ``test_labels`` for a feature file.
     """
     if spec is None:
         return None
@@ -167,7 +179,13 @@ def check_data_file(spec):
         raise ValueError("data_file: 'path' is required")
     if spec["kind"] != "features" and spec["labels"] is None:
         raise ValueError("data_file: a kernel or dissimilarity matrix needs 'labels'")
-    return spec
+    if spec["kind"] == "features" and spec["test_labels"] is not None:
+        raise ValueError("data_file: 'test_labels' is for the test rows of a matrix; a test "
+                         "feature file holds its labels")
+    if spec["kind"] != "features" and (spec["test_path"] is None) != (spec["test_labels"] is None):
+        raise ValueError("data_file: the test rows of a matrix need both 'test_path' and "
+                         "'test_labels'")
+    return {k: v for k, v in spec.items() if k not in _OPTIONAL_FILE_KEYS or v is not None}
 
 
 def _method_accepts(method, names):
@@ -307,33 +325,47 @@ def _check_approximation(approximation):
     return check_approximation(approximation)
 
 
-def outer_splits(params, y):
-    """The outer stratified K-fold split of a cell: the same for every method and kernel.
+def outer_splits(params, y, n_test=None):
+    """The outer split of a cell: the same for every method and kernel.
 
     Parameters
     ----------
     params : dict
         A cell with ``"seed"``; the split depends on the seed, ``dataset``,
-        ``n_samples``, ``binary``, ``repeat`` and ``outer_folds`` only;
-        ``outer_folds = "loo"``: exact leave-one-out
-        (:class:`sklearn.model_selection.LeaveOneOut`, no seed), one pair per
-        object, the held-out index ascending (Haasdonk 2005, Table 1).
+        ``n_samples``, ``binary``, ``repeat``, ``outer_folds``,
+        ``outer_split`` and ``test_size`` only.  ``outer_split``:
+
+        * ``"kfold"`` (default): ``StratifiedKFold(outer_folds, shuffle=True,
+          random_state=<outer seed>)``; ``outer_folds = "loo"``: exact
+          leave-one-out (:class:`sklearn.model_selection.LeaveOneOut`, no
+          seed), one pair per object, the held-out index ascending
+          (Haasdonk 2005, Table 1);
+        * ``"shuffle"``: ``StratifiedShuffleSplit(n_splits=outer_folds,
+          test_size=test_size, random_state=<outer seed>)`` (Chen et al.
+          2009, §5: random stratified 80/20 splits);
+        * ``"predefined"``: one pair, every training object and every object
+          of the data's test part (indices into ``y_test``,
+          :meth:`krein.kernel_data.KernelData.test_blocks`).
+
+        The outer seed is ``cv_seed + repeat`` with ``cv_seed``, else
+        :func:`krein.experiment.seeds.cell_seed` of the keys above.
     y : array of shape (n,)
-        Labels of the data set.
+        Labels of the data set (of its training part).
+    n_test : int, optional
+        ``"predefined"`` only: the size of the test part; None: read from
+        the cell's data (:func:`cell_kernel_data`).
 
     Returns
     -------
     list of (ndarray, ndarray)
         ``outer_folds`` pairs of training and test indices (``n`` pairs for
-        ``"loo"``).
+        ``"loo"``, one for ``"predefined"``).
     """
-    from sklearn.model_selection import LeaveOneOut, StratifiedKFold
-
     p = {**CLASSIFICATION_DEFAULTS, **params}
-    if p["outer_folds"] == LOO:
-        return list(LeaveOneOut().split(np.zeros((len(y), 1))))
-    skf = StratifiedKFold(p["outer_folds"], shuffle=True, random_state=_seeds(params)["outer"])
-    return list(skf.split(np.zeros((len(y), 1)), y))
+    if p["outer_split"] == "predefined" and n_test is None:
+        n_test = cell_kernel_data(params)[0].n_test
+    return split_indices(p["outer_split"], p["outer_folds"], p["test_size"],
+                         _seeds(params)["outer"], y, n_test)
 
 
 #: ``(kind, words)`` pairs of :data:`krein.solvers.core.CERTIFICATE_KINDS` (declared
@@ -442,6 +474,11 @@ def classification_cell(params):
         * ``outer_folds``, ``fold``, ``repeat``, ``inner_folds``;
           ``outer_folds = "loo"``: exact leave-one-out, ``fold`` is the
           held-out object (:func:`outer_splits`);
+        * ``outer_split`` (:data:`OUTER_SPLITS`) and ``test_size``: step 2
+          with ``StratifiedShuffleSplit`` (``"shuffle"``), or
+          (``"predefined"``, ``outer_folds = 1``) with the data's training
+          part for steps 3-4 and its test part
+          (:meth:`krein.kernel_data.KernelData.test_blocks`) as the test rows;
         * ``cv_seed`` (the storage key of ``random_state`` of
           :func:`classification_grid`: hashed into the cell's key, so kept
           under this name): None (outer and inner splits seeded by :func:`cell_seed`
@@ -482,8 +519,10 @@ def classification_cell(params):
         :class:`krein.solvers.Solution` objects the estimator keeps, ``""`` if
         none), ``objective`` and ``gap`` (of a single such solution, else NaN),
         ``certificate`` and ``certificate_value`` (:func:`certificate_measure`),
-        ``n_inner_failures``, ``n_inner_warnings``; and ``trace``
-        (``trace_``) when ``save_trace``.
+        ``n_inner_failures``, ``n_inner_warnings``; ``test_correct``
+        (:func:`krein.experiment.splits.fold_correctness`: ``"1"``/``"0"`` per
+        test object in test-index order); and ``trace`` (``trace_``) when
+        ``save_trace``.
 
     Raises
     ------
@@ -507,9 +546,10 @@ def classification_cell(params):
     if p["scoring"] not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}; got {p['scoring']!r}")
     outer, fold, inner = p["outer_folds"], p["fold"], p["inner_folds"]
+    scheme = check_outer_split(p["outer_split"], p["test_size"], outer)
     checks = [("inner_folds", inner, 2), ("repeat", p["repeat"], 0), ("fold", fold, 0)]
     if outer != LOO:
-        checks.insert(0, ("outer_folds", outer, 2))
+        checks.insert(0, ("outer_folds", outer, 2 if scheme == "kfold" else 1))
     for name, v, lo in checks:
         if isinstance(v, bool) or not isinstance(v, int) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo} (outer_folds also {LOO!r}); "
@@ -523,6 +563,9 @@ def classification_cell(params):
 
     seeds = _seeds(params)
     datas = cell_kernel_data(params)
+    if scheme == "predefined" and datas[0].n_test == 0:
+        raise ValueError(f"outer_split='predefined': {p['dataset']!r} has no predefined test "
+                         "part (a bundled set with its own split, or a data_file with test_path)")
     if outer == LOO and fold >= datas[0].n_samples:
         raise ValueError(f"fold must be < n = {datas[0].n_samples} with outer_folds={LOO!r}; "
                          f"got {fold}")
@@ -541,8 +584,10 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
 
     fold, inner = p["fold"], p["inner_folds"]
     y = datas[0].y
-    classes = np.unique(y)
-    tr, te = outer_splits(params, y)[fold]
+    predefined = p["outer_split"] == "predefined"
+    tr, te = outer_splits(params, y, n_test=datas[0].n_test)[fold]
+    y_te = datas[0].y_test[te] if predefined else y[te]
+    classes = np.unique(np.concatenate([y, y_te]))
     approximation = p["approximation"]
 
     def build(mc, data):
@@ -561,6 +606,14 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
         if approximation is not None:
             return data.X[a], data.X[b]
         return data.blocks(a, b, stacked=stacked)
+
+    def outer_inputs(data):
+        """The outer fold's inputs; a predefined split's test rows are its test part."""
+        if not predefined:
+            return inputs(data, tr, te)
+        if approximation is not None:
+            return data.X[tr], data.X_test[te]
+        return data.test_blocks(tr, stacked=stacked)
 
     probe = build(method_combos[0], datas[0])
     stacked = datas[0].base_kernels is not None and accepts_stacked_kernels(probe)
@@ -603,7 +656,7 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
 
     # ---- refit on the outer training split, score on the outer test split
     data = datas[best_k]
-    K_tr, K_te = inputs(data, tr, te)
+    K_tr, K_te = outer_inputs(data)
     if approximation is None:  # before the refit
         spec = Spectrum.from_kernel(K_tr[:, :, 0] if K_tr.ndim == 3 else K_tr)
     est = build(method_combos[best_m], data)
@@ -617,7 +670,8 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     predict_seconds = time.perf_counter() - t0
 
     out = {"n_train": int(tr.size), "n_test": int(te.size)}
-    out.update(classification_metrics(y[te], pred, classes))
+    out.update(classification_metrics(y_te, pred, classes))
+    out["test_correct"] = fold_correctness(y_te, pred)
     # training accuracy with the kernel the method was given (Loosli Figs. 6-7, bottom)
     out["train_accuracy"] = float(np.mean(est.predict(K_tr) == y[tr]))
     out["inner_score"] = inner_score
@@ -666,9 +720,10 @@ def _spec(item, main, what, allowed):
     return dict(item)
 
 
-def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, outer_folds=5,
+def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, outer_folds=None,
                         repeats=1, solvers=(None,), inner_folds=3, scoring="accuracy",
-                        save_trace=True, random_state=None, order="method", approximation=None):
+                        save_trace=True, random_state=None, order="method", approximation=None,
+                        outer_split="kfold", test_size=0.2):
     """Cells of :func:`classification_cell`: data sets x kernels x methods x solvers x folds.
 
     Parameters
@@ -688,11 +743,12 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     param_grid : dict, optional
         Inner-CV grid of every method without its own ``grid``; only the keys
         the method's estimator has are kept (``C`` is dropped for RVM).
-    outer_folds : int >= 2
-        Outer folds; every fold is a cell (stored in each cell as
-        ``outer_folds``).
+    outer_folds : int, optional
+        Outer folds (``"kfold"``: >= 2) or splits (``"shuffle"``: >= 1);
+        every fold is a cell (stored in each cell as ``outer_folds``).
+        Default 5; 1 for ``"predefined"`` (its only value).
     repeats : int >= 1
-        Repetitions of the outer K-fold split.
+        Repetitions of the outer split (1 for ``"predefined"``).
     solvers : list
         Solvers crossed with the methods that have a ``solver`` parameter;
         other methods get one cell with ``solver=None`` (their own).  A method
@@ -722,6 +778,18 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         every cell fits its method on feature vectors with the named kernel and
         this low-rank front end, no ``n x n`` kernel anywhere
         (:func:`classification_cell`); feature data with a row-wise kernel only.
+    outer_split : {"kfold", "shuffle", "predefined"}
+        The outer scheme (:func:`outer_splits`): ``"kfold"`` stratified
+        K-fold (left out of the cells, whose keys stay what they were);
+        ``"shuffle"`` ``StratifiedShuffleSplit(n_splits=outer_folds,
+        test_size=test_size)`` seeded by the outer seed (Chen et al. 2009:
+        20 random 80/20 splits); ``"predefined"`` one cell per method: tuned
+        by inner CV on the data's training part, refitted on all of it,
+        scored once on its test part (every data set must have one:
+        :func:`krein.kernel_data.has_test_part`, or a ``data_file`` with
+        ``test_path``).  Stored in the cells when not ``"kfold"``.
+    test_size : float in (0, 1), default 0.2
+        Test fraction of each ``"shuffle"`` split (stored in its cells only).
 
     Returns
     -------
@@ -734,13 +802,21 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     ------
     ValueError
         Unknown data set, kernel for the data set's kind, method, estimator
-        parameter, bad counts.
+        parameter, bad counts, bad ``outer_split`` or ``test_size``, a
+        ``"predefined"`` split of data without a test part or with
+        ``outer_folds`` or ``repeats`` other than 1.
     """
     from ..datasets import available_datasets, dataset_kind
-    from ..kernel_data import available_kernels
+    from ..kernel_data import available_kernels, has_test_part
 
-    for name, v, lo in (("outer_folds", outer_folds, 2), ("repeats", repeats, 1),
-                        ("inner_folds", inner_folds, 2)):
+    if outer_folds is None:
+        outer_folds = 1 if outer_split == "predefined" else 5
+    check_outer_split(outer_split, test_size, outer_folds)
+    if outer_split == "predefined" and repeats != 1:
+        raise ValueError(f"outer_split='predefined' is one split: repeats must be 1; got "
+                         f"{repeats!r}")
+    for name, v, lo in (("outer_folds", outer_folds, 2 if outer_split == "kfold" else 1),
+                        ("repeats", repeats, 1), ("inner_folds", inner_folds, 2)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
     if scoring not in SCORINGS:
@@ -765,6 +841,12 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         if d["data_file"] is None and d["dataset"] not in known:
             raise ValueError(f"datasets: unknown data set {d['dataset']!r}; accepted: "
                              f"{', '.join(known)}")
+        test_part = (d["data_file"].get("test_path") is not None if d["data_file"] is not None
+                     else has_test_part(d["dataset"], d.get("n_samples")))
+        if outer_split == "predefined" and not test_part:
+            raise ValueError(f"datasets: {d['dataset']!r} has no predefined test part "
+                             "(outer_split='predefined' needs a bundled set with its own split, "
+                             "loaded whole, or a data_file with test_path)")
     methods_out = []
     for m in m_specs:
         params = dict(m.get("params") or {})
@@ -785,7 +867,9 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     # keys that are None are left out of the cells: the cells (their keys and derived
     # seeds) of grids that do not use them stay what they were before these keys existed
     extra = {"cv_seed": None if random_state is None else int(random_state),
-             "approximation": _check_approximation(approximation)}
+             "approximation": _check_approximation(approximation),
+             "outer_split": None if outer_split == "kfold" else outer_split,
+             "test_size": float(test_size) if outer_split == "shuffle" else None}
     for d in ds_specs:
         kind = (_FILE_KINDS[d["data_file"]["kind"]] if d["data_file"] is not None
                 else dataset_kind(d["dataset"]))

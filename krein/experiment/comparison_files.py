@@ -24,7 +24,10 @@ The directory
   one of :data:`STATUSES`, accuracies as fractions in [0, 1], ``best_params``
   a JSON object (the most frequent chosen value per tuned parameter).
 * ``folds.csv``: one row per (method, repeat, fold), ``error`` empty when the
-  fold succeeded (``accuracy`` NaN when it failed).
+  fold succeeded (``accuracy`` NaN when it failed), ``test_correct`` the
+  fold's test objects as ``"1"`` (right) / ``"0"`` (wrong), in test-index
+  order (:func:`krein.experiment.splits.fold_correctness`; empty for a failed
+  fold and in directories written before the column existed).
 * ``spectrum.csv``: the column ``eigenvalue``, the eigenvalues of the kernel
   on all objects.
 * Only for 2-D feature data, both or neither: ``points.csv`` (``x0, x1,
@@ -133,7 +136,7 @@ COMPARISON_FILES = {f.name: f for f in (
         columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "best_params",
                  "inner_score", "fit_seconds", "select_seconds", "n_support", "min_eigenvalue",
                  "r_mm", "r_neg", "solver_status", "gap", "certificate", "certificate_value",
-                 "error", "warnings", "solver_used"),
+                 "error", "warnings", "solver_used", "test_correct"),
         required=("method", "accuracy", "error"),
         numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "inner_score",
                  "fit_seconds", "select_seconds", "n_support", "min_eigenvalue", "r_mm",

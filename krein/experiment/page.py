@@ -245,7 +245,13 @@ def _protocol_section(c):
     p = c.protocol
     facts = []
     cv, repeats = p.get("cv"), p.get("repeats")
-    if cv is not None:
+    if cv == 1 and len(c.folds):  # a predefined split: one fold (krein.compare)
+        n_train, n_test = (_num(c.folds[k].iloc[0]) for k in ("n_train", "n_test"))
+        how = "tuned by CV on" if p.get("tuned") else "fitted on"
+        facts.append(_fact("Evaluation", f"the data's own train/test split: {how} the "
+                           f"training part ({_e(n_train)}), scored once on the test part "
+                           f"({_e(n_test)}); every method sees the same split"))
+    elif cv is not None:
         total = f" ({_num(cv * repeats)} test folds per method)" if isinstance(cv, int) \
             and isinstance(repeats, int) else ""
         facts.append(_fact("Evaluation", f"stratified {_e(_num(cv))}-fold cross-validation × "
@@ -419,7 +425,9 @@ def _page_html(c, images):
     n_ran = int(s["status"].isin(["ok", "partial"]).sum())
     p = c.protocol
     bits = [f"{len(s)} method{'s' if len(s) != 1 else ''}"]
-    if p.get("cv"):
+    if p.get("cv") == 1:
+        bits.append("predefined train/test split")
+    elif p.get("cv"):
         bits.append(f"{_num(p['cv'])}-fold CV × {_num(p.get('repeats') or 1)}")
     bits.append(_kernel_label(d))
     bits.append(f"created {_created(run.get('created'))}")
