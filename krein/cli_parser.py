@@ -372,7 +372,7 @@ def _add_data_args(p):
                         "sigmoid; pick-out-linear for munoz-artificial); dissimilarity-linear "
                         "(default), dissimilarity-raw (K = D, Loosli et al. Table 3) or "
                         "dissimilarity-gaussian for dissimilarity data; precomputed for "
-                        "--kernel-file")
+                        "--kernel-file and the similarity sets (their only kernel)")
     p.add_argument("--kernel-params", default=None, metavar="K=V,K=V",
                    help="kernel parameters, e.g. a=0.1,r=-1 (default: scaled to the data; sigmoid "
                         "a=4/n_features, r=-2)")

@@ -54,6 +54,7 @@ SCRIPT_TESTS = {
 #: other.  Together they were 90 % of the rest's time; without them the fast suite takes
 #: about a minute.  A new heavy test is added here (tests/README.md).
 HEAVY_TESTS = {
+    "test_chen2009_data": ("test_compare_and_report_name_the_set_and_its_citation",),
     "test_accpm": (
         "test_accpm_cvxpy_centers_follow_newton_centers",
         "test_accpm_matches_projected_gradient", "test_accpm_matches_sdp10",

@@ -273,9 +273,6 @@ def test_coilyork_compare_uses_its_own_split(capsys):
     assert list(res.folds["n_train"]) == [144] and list(res.folds["n_test"]) == [144]
 
 
-@pytest.mark.xfail(strict=True, reason="krein/experiment/report.py (_TEXT_COLUMNS) and "
-                   "krein/experiment/validate.py (_TEXT_RESULT_COLUMNS) must read the column "
-                   "test_correct as text: the runner's results file loses its leading zeros")
 def test_test_correct_survives_the_results_file(files):
     """Folds whose first test object is wrong: folds.csv keeps the leading "0"."""
     d = files["dir"]

@@ -52,10 +52,10 @@ PERCENT_METRICS = ("accuracy", "recall", "average", "sensitivity", "specificity"
 REPLICATION_COLUMNS = ("fold", "repeat", "seed")
 
 #: Text columns the classification task returns as results (not settings).
-TEXT_RESULT_COLUMNS = ("solver_used", "solver_version", "solver_status")
+TEXT_RESULT_COLUMNS = ("solver_used", "solver_version", "solver_status", "test_correct")
 
 _TEXT_COLUMNS = ("key", "experiment", "task", "status", "error", "warnings", "trace_file",
-                 "config", "host", "timestamp")
+                 "config", "host", "timestamp", "test_correct")
 
 
 def _resolve(results):

@@ -60,7 +60,7 @@ NUMERIC_RESULT_COLUMNS = ("accuracy", "recall", "average", "sensitivity", "speci
 _CLASSIFICATION_FILLED = ("accuracy", "n_train", "n_test")
 _INFER_MIN = 5
 _TEXT_RESULT_COLUMNS = ("key", "experiment", "task", "status", "error", "warnings",
-                        "trace_file", "config", "host", "timestamp")
+                        "trace_file", "config", "host", "timestamp", "test_correct")
 
 
 class ResultFileError(ValueError):
