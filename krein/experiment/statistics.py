@@ -90,7 +90,8 @@ def corrected_resampled_ttest(a, b, n_train, n_test, alternative="two-sided"):
     -------
     t : float
         The statistic (+-inf when every difference is the same nonzero
-        value; NaN when every difference is zero).
+        value, NaN when every difference is zero: both up to 1e-12 times the
+        largest |score|, round-off).
     p : float
         Its p-value (1.0 when every difference is zero).
 
@@ -116,8 +117,9 @@ def corrected_resampled_ttest(a, b, n_train, n_test, alternative="two-sided"):
     J = d.size
     mean, var = d.mean(), d.var(ddof=1)
     se = np.sqrt((1.0 / J + float(np.mean(n_test / n_train))) * var)
-    if se == 0:
-        if mean == 0:
+    tiny = 1e-12 * max(1.0, float(np.abs(a).max()), float(np.abs(b).max()))
+    if np.sqrt(var) <= tiny:  # equal differences up to round-off
+        if abs(mean) <= tiny:
             return float("nan"), 1.0
         t = float(np.copysign(np.inf, mean))
     else:
