@@ -166,15 +166,27 @@ def _significance_lines(result):
         lines.append("not tested against the best: " + "; ".join(
             f"{m} ({why})" for m, why in zip(untested["method"], untested["method"].map(
                 sig.set_index("method")["reason"]))))
-    edges = s[s["edge"].fillna("") != ""] if "edge" in s.columns else s.iloc[:0]
-    if len(edges):
-        lines.append("chosen at an end of its grid in most folds (the best value may lie "
-                     "outside it; widen it with --grid):")
-        lines += [f"  {m}: {e}" for m, e in zip(edges["method"], edges["edge"])]
+    edges = _edges(result)
+    if edges:
+        lines.append("[edge]: chosen at an end of its grid in most folds (the best value may "
+                     "lie outside it; widen it with --grid):")
+        lines += [f"  {m}: {e}" for m, e in edges.items()]
     return lines
 
 
-def _display_table(summary, tuned=True):
+def _edges(result):
+    """Method -> edge-of-grid text: summary.csv's ``edge``, else from the grids as run."""
+    from .experiment.statistics import edge_of_grid
+
+    s = result.summary
+    if "edge" in s.columns and (s["edge"].fillna("") != "").any():
+        return {m: e for m, e in zip(s["method"], s["edge"].fillna("")) if e}
+    if not result.tuned:
+        return {}
+    return edge_of_grid(result.folds, result.grids, result.kernel_grid)
+
+
+def _display_table(summary, tuned=True, edges=None):
     import pandas as pd
 
     rows = []
@@ -188,7 +200,7 @@ def _display_table(summary, tuned=True):
         row = {"method": r["method"], "accuracy %": acc, "vs best": _group_mark(r)}
         if tuned:
             row["chosen (most often)"] = _chosen_text(r["best_params"]) + (
-                " [edge]" if isinstance(r.get("edge"), str) and r.get("edge") else "")
+                " [edge]" if r["method"] in (edges or {}) else "")
         row.update({
             "fit s": "-" if pd.isna(r["fit_seconds_mean"]) else f"{r['fit_seconds_mean']:.3f}",
             "#SV": "-" if pd.isna(r["n_support_mean"]) else f"{r['n_support_mean']:.1f}",
@@ -262,7 +274,7 @@ def comparison_lines(result):
     lines.append(_fold_deviation_line(result.folds, result.approximation))
     lines.append(_protocol_line(result))
     lines += _grid_lines(result)
-    lines += ["", _display_table(result.summary, result.tuned)]
+    lines += ["", _display_table(result.summary, result.tuned, _edges(result))]
     lines += _significance_lines(result) + [""]
     lines += [f"skipped {name}: {why}" for name, why in result.skipped.items()]
     lines += [f"note on {name}: {why}" for name, why in result.notes.items()]

@@ -285,9 +285,9 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
         list(skipped))])
     test, sig = sig.attrs["test"], sig.set_index("method")
     summary["p_value"] = summary["method"].map(sig["p_value"]).astype(float)
-    summary["group"] = summary["method"].map(sig["group"]).fillna("")
+    summary["group"] = [sig["group"].get(m, "") for m in summary["method"]]
     edges = edge_of_grid(folds, grids or {}, kernel_grid) if grids or kernel_grid else {}
-    summary["edge"] = summary["method"].map(edges).fillna("")
+    summary["edge"] = [edges.get(m, "") for m in summary["method"]]
     summary.attrs["test"] = test
     return summary
 
