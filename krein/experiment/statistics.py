@@ -233,7 +233,7 @@ def _test_name(predefined, n_splits, alpha, m):
     return f"{name}, one-sided vs the best{holm_text}, alpha {alpha:g}"
 
 
-def significance_groups(folds, alpha=0.05, *, outer_split=None):
+def significance_groups(fold_table, alpha=0.05, *, outer_split=None):
     """The best method of a comparison and the group not significantly worse than it.
 
     The best method has the highest mean accuracy over its splits (the first
@@ -247,8 +247,9 @@ def significance_groups(folds, alpha=0.05, *, outer_split=None):
 
     Parameters
     ----------
-    folds : pandas.DataFrame
-        A comparison's fold table: ``method``, ``repeat``, ``fold``,
+    fold_table : pandas.DataFrame
+        A comparison's fold table (:func:`krein.experiment.comparison_result.fold_table`,
+        ``folds.csv``): ``method``, ``repeat``, ``fold``,
         ``accuracy``, ``n_train``, ``n_test``, ``error`` and, for a
         predefined split, ``test_correct``.
     alpha : float, default 0.05
@@ -278,6 +279,7 @@ def significance_groups(folds, alpha=0.05, *, outer_split=None):
     if outer_split not in (None, "kfold", "shuffle", "predefined"):
         raise ValueError(f"outer_split must be 'kfold', 'shuffle', 'predefined' or None; got "
                          f"{outer_split!r}")
+    folds = fold_table
     methods = list(dict.fromkeys(folds["method"]))
     out = pd.DataFrame({"method": methods, "accuracy_mean": np.nan, "p_raw": np.nan,
                         "p_value": np.nan, "group": "", "reason": ""})
@@ -345,7 +347,7 @@ def _one_test(table, correct, sizes, best, m, predefined):
                                      alternative="greater")[1], ""
 
 
-def edge_of_grid(folds, grids, kernel_grid=None):
+def edge_of_grid(fold_table, grids, kernel_grid=None):
     """Tuned parameters chosen at the smallest or largest value of their grid.
 
     A parameter is flagged when, in more than half of a method's successful
@@ -355,7 +357,7 @@ def edge_of_grid(folds, grids, kernel_grid=None):
 
     Parameters
     ----------
-    folds : pandas.DataFrame
+    fold_table : pandas.DataFrame
         The fold table (``method``, ``best_params`` as JSON text, ``error``).
     grids : dict
         Method -> ``{parameter: list of values}``.
@@ -372,7 +374,7 @@ def edge_of_grid(folds, grids, kernel_grid=None):
     import json
 
     out = {}
-    for m, f in folds.groupby("method", sort=False):
+    for m, f in fold_table.groupby("method", sort=False):
         ok = f[f["error"].fillna("").astype(str) == ""]
         chosen = [json.loads(b) if isinstance(b, str) and b else {} for b in ok["best_params"]]
         # a kernel parameter is recorded in best_params as ``kernel_<name>``
