@@ -231,3 +231,27 @@ def test_cd_diagram_joins_the_groups():
     assert "CD = 1.00" in texts and "d (4.00)" in texts
     ax = cd_diagram({"x": 1.2, "y": 1.4}, cd=0.1)
     assert ax.krein_groups == []
+
+
+def test_results_table_ranks_the_columns_over_the_data_sets():
+    import io
+    from pathlib import Path
+
+    from krein.experiment.report import read_results, results_table
+
+    df = read_results(Path(__file__).resolve().parents[1] / "experiments" / "results"
+                      / "loosli_table2.csv")
+    assert "Average rank" not in results_table(df)  # only when asked
+    wide = pd.read_csv(io.StringIO(results_table(df, fmt="csv"))).set_index("dataset")
+    methods = [c for c in wide.columns if c not in ("best", "least_eigenvalue")
+               and not c.endswith((" std", " n_errors"))]
+    means = wide[methods].dropna()
+    expected = means.rank(axis=1, ascending=False).mean()  # pandas' average ranks of ties
+    res = friedman_nemenyi(means)
+    md = results_table(df, ranks=True)
+    line = next(t for t in md.splitlines() if t.startswith("Average rank over the rows"))
+    for m in methods:
+        assert f"{m} {expected[m]:.2f}" in line
+    assert f"Nemenyi critical difference {res['cd']:.2f}" in line
+    assert f"N = {len(means)}" in line and f"k = {len(methods)}" in line
+    assert r"\multicolumn" in results_table(df, fmt="latex", ranks=True)
