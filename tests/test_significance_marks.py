@@ -120,3 +120,22 @@ def test_edge_text_matches_the_grids_as_run(run):
     res, _ = run
     edges = edge_of_grid(res.folds, res.grids, res.kernel_grid)
     assert set(edges) == set(METHODS)
+
+
+def test_page_marks_a_significantly_worse_method(run, tmp_path):
+    from krein.experiment.page import write_report
+
+    _, out = run
+    d = tmp_path / "worse"
+    shutil.copytree(out, d, ignore=shutil.ignore_patterns("cells"))
+    folds = pd.read_csv(d / "folds.csv", keep_default_na=False, dtype=str)
+    other = folds["method"] == "knn"
+    flip = folds.loc[folds["method"] == "flip", "accuracy"].astype(float).to_numpy()
+    folds.loc[other, "accuracy"] = [f"{v:.6f}" for v in np.clip(flip, 0.5, 1) - 0.4
+                                    - 0.01 * np.arange(5)]
+    folds.to_csv(d / "folds.csv", index=False)
+    page = open(write_report(d), encoding="utf-8").read()
+    row = re.search(r'<tr class="[^"]*" data-method="knn">(.*?)</tr>', page).group(1)
+    assert '<td class="mark">&lt; <span class="pm">p ' in row
+    assert "Not significantly worse than the best (corrected resampled t-test" in page
+    assert "<strong>flip</strong> (best" in page

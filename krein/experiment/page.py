@@ -32,7 +32,7 @@ from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES
                                read_comparison)
 from .page_figures import (_CLASS_COLORS, _approximation, _best_rows, _created, _duration,
                            _json_object, _kernel_label, _num, _params, _percent, _seconds,
-                           _significance, _significance_text, _value, accuracy_figure, boundary_figure,
+                           _group_mark, _significance, _significance_text, _value, accuracy_figure, boundary_figure,
                            spectrum_figure)
 
 __all__ = ["SavedComparison", "read_comparison", "spectrum_figure", "accuracy_figure",
@@ -321,10 +321,7 @@ def _results_section(c, png):
     for i, r in s.iterrows():
         status = r["status"]
         classes = [status]
-        g = sig["group"].get(r["method"], "") if len(sig) else ""
-        p = sig["p_value"].get(r["method"], np.nan) if len(sig) else np.nan
-        mark = {"best": "best", "not worse": "=", "worse": "<"}.get(g, "–")
-        mark += f' <span class="pm">p {p:.2g}</span>' if np.isfinite(p) else ""
+        g, mark = _group_mark(sig, r["method"], _e)
         if i in best:
             classes.append("best")
         elif g == "not worse":

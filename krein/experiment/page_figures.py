@@ -201,6 +201,16 @@ def _significance_text(sig):
             "repeat of 5-fold CV: 4 degrees of freedom); “=” is not a proof of equality.")
 
 
+def _group_mark(sig, method, escape):
+    """``(group, HTML of the "vs best" cell)`` of a method (:func:`_significance`)."""
+    if method not in sig.index:
+        return "", "–"
+    g, p, why = sig.loc[method, ["group", "p_value", "reason"]]
+    mark = {"best": "best", "not worse": "=", "worse": "&lt;"}.get(
+        g, f'<span title="{escape(why)}">–</span>' if why else "–")
+    return g, mark + (f' <span class="pm">p {p:.2g}</span>' if np.isfinite(p) else "")
+
+
 def _fold_accuracies(folds, method):
     f = folds[(folds["method"] == method) & (folds["error"].str.strip() == "")]
     acc = f["accuracy"].to_numpy(dtype=float)
@@ -371,10 +381,10 @@ def accuracy_figure(comparison):
         std = 100 * row["accuracy_std"] if np.isfinite(row["accuracy_std"]) else 0.0
         lows.append(row["accuracy_mean"] - (std / 100))
         g = group.get(row["method"], "")
-        color = _BEST if i in best or g in ("best", "not worse") else _MEAN
+        top = g == "best" if sig.attrs.get("best") is not None else i in best
+        color = _BEST if top or g == "not worse" else _MEAN
         ax.errorbar(mean, i, xerr=std, fmt="D", ms=6, color=color, ecolor=color,
-                    elinewidth=1.6, capsize=4, zorder=3, mfc=color if i in best or g == "best"
-                    else "white")
+                    elinewidth=1.6, capsize=4, zorder=3, mfc=color if top else "white")
         label = f"{mean:.1f} ± {std:.1f}" + {"best": "  best", "not worse": "  =",
                                               "worse": "  <"}.get(g, "")
         n_err = row["n_errors"]
