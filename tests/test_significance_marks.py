@@ -34,7 +34,7 @@ METHODS = ["flip", "knn"]
 def run(tmp_path_factory):
     out = tmp_path_factory.mktemp("sig") / "run"
     res = run_comparison("checkerboard", kernel_params={"a": 1.0, "r": -0.5}, n_samples=30,
-                         methods=METHODS, outer_folds=5, progress=False,
+                         methods=METHODS, outer_folds=5, inner_folds=2, progress=False,
                          grid={"C": [0.1, 1.0], "n_neighbors": [1, 3]}, out=str(out))
     return res, str(out)
 
