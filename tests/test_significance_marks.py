@@ -139,3 +139,21 @@ def test_page_marks_a_significantly_worse_method(run, tmp_path):
     assert '<td class="mark">&lt; <span class="pm">p ' in row
     assert "Not significantly worse than the best (corrected resampled t-test" in page
     assert "<strong>flip</strong> (best" in page
+
+
+def test_page_of_a_directory_written_before_the_columns(run, tmp_path):
+    """summary.csv without p_value/group/edge (an older run): the page computes them from
+    folds.csv and run.json's grids."""
+    from krein.experiment.page import write_report
+
+    res, out = run
+    d = tmp_path / "old"
+    shutil.copytree(out, d, ignore=shutil.ignore_patterns("cells"))
+    s = pd.read_csv(d / "summary.csv", keep_default_na=False, dtype=str)
+    s.drop(columns=["p_value", "group", "edge"]).to_csv(d / "summary.csv", index=False)
+    page = open(write_report(d), encoding="utf-8").read()
+    best = significance_groups(res.folds).attrs["best"]
+    assert f"<strong>{best}</strong> (best" in page and "Best:" not in page
+    for m in METHODS:
+        row = re.search(rf'<tr class="[^"]*" data-method="{m}">(.*?)</tr>', page).group(1)
+        assert re.search(r"(C|n_neighbors) at (top|bottom) of grid", row), m
