@@ -126,7 +126,67 @@ def _chosen_text(best_params):
     return " ".join(f"{k}={_fmt_num(v, 3)}" for k, v in best.items()) or "-"
 
 
-def _display_table(summary, tuned=True):
+#: The mark of each significance group in the terminal table (``group`` of summary.csv).
+GROUP_MARKS = {"best": "best", "not worse": "=", "worse": "<"}
+
+
+def _group_mark(r):
+    """``best``, ``= p 0.41`` or ``< p 0.003`` (Holm-adjusted p), ``-`` when not tested."""
+    group = r.get("group", "")
+    if not isinstance(group, str) or group not in GROUP_MARKS:
+        return "-"
+    p = r.get("p_value")
+    if group == "best" or p is None or p != p:
+        return GROUP_MARKS[group]
+    return f"{GROUP_MARKS[group]} p {p:.2g}"
+
+
+def _significance_lines(result):
+    """The legend of the ``vs best`` column, the group line and the edge-of-grid flags."""
+    from .experiment.statistics import significance_groups
+
+    summary = result.summary
+    if "group" not in summary.columns:
+        return []
+    s = summary[summary["status"] != "skipped"]
+    sig = significance_groups(result.folds[result.folds["method"].isin(s["method"])])
+    test, alpha = summary.attrs.get("test") or sig.attrs["test"], sig.attrs["alpha"]
+    lines = []
+    if test:
+        lines.append(f"vs best: '=' not significantly worse than the best, '<' significantly "
+                     f"worse; p adjusted ({test})")
+    group = list(s.loc[s["group"] == "best", "method"]) + \
+        list(s.loc[s["group"] == "not worse", "method"])
+    if group:
+        lines.append(f"Not significantly worse than the best ({test.split(',')[0]}, alpha "
+                     f"{alpha:g}): " + ", ".join(f"{m} (best)" if i == 0 else m
+                                                for i, m in enumerate(group)))
+    untested = s[(s["group"] == "") & s["accuracy_mean"].notna()]
+    if len(untested):
+        lines.append("not tested against the best: " + "; ".join(
+            f"{m} ({why})" for m, why in zip(untested["method"], untested["method"].map(
+                sig.set_index("method")["reason"]))))
+    edges = _edges(result)
+    if edges:
+        lines.append("[edge]: chosen at an end of its grid in most folds (the best value may "
+                     "lie outside it; widen it with --grid):")
+        lines += [f"  {m}: {e}" for m, e in edges.items()]
+    return lines
+
+
+def _edges(result):
+    """Method -> edge-of-grid text: summary.csv's ``edge``, else from the grids as run."""
+    from .experiment.statistics import edge_of_grid
+
+    s = result.summary
+    if "edge" in s.columns and (s["edge"].fillna("") != "").any():
+        return {m: e for m, e in zip(s["method"], s["edge"].fillna("")) if e}
+    if not result.tuned:
+        return {}
+    return edge_of_grid(result.folds, result.grids, result.kernel_grid)
+
+
+def _display_table(summary, tuned=True, edges=None):
     import pandas as pd
 
     rows = []
@@ -137,9 +197,10 @@ def _display_table(summary, tuned=True):
             acc = "failed"
         else:
             acc = f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}"
-        row = {"method": r["method"], "accuracy %": acc}
+        row = {"method": r["method"], "accuracy %": acc, "vs best": _group_mark(r)}
         if tuned:
-            row["chosen (most often)"] = _chosen_text(r["best_params"])
+            row["chosen (most often)"] = _chosen_text(r["best_params"]) + (
+                " [edge]" if r["method"] in (edges or {}) else "")
         row.update({
             "fit s": "-" if pd.isna(r["fit_seconds_mean"]) else f"{r['fit_seconds_mean']:.3f}",
             "#SV": "-" if pd.isna(r["n_support_mean"]) else f"{r['n_support_mean']:.1f}",
@@ -219,7 +280,8 @@ def comparison_lines(result):
     lines.append(_fold_deviation_line(result.folds, result.approximation))
     lines.append(_protocol_line(result))
     lines += _grid_lines(result)
-    lines += ["", _display_table(result.summary, result.tuned), ""]
+    lines += ["", _display_table(result.summary, result.tuned, _edges(result))]
+    lines += _significance_lines(result) + [""]
     lines += [f"skipped {name}: {why}" for name, why in result.skipped.items()]
     lines += [f"note on {name}: {why}" for name, why in result.notes.items()]
     failed = result.folds[result.folds["error"] != ""]

@@ -27,6 +27,7 @@ import pytest
 from krein.experiment import page, page_figures
 from krein.experiment.page import (SavedComparison, accuracy_figure, boundary_figure,
                                    read_comparison, spectrum_figure, write_report)
+from krein.experiment.statistics import edge_of_grid, significance_groups
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 LABELS = ("<b>&", 'rock "n" roll $x$')
@@ -112,6 +113,7 @@ def make_run_directory(directory, two_d=True, seed=0, grid=40):
                 err = "ValueError: rho must be > 0"
             acc = np.nan if err else float(np.clip(level[m] + rng.normal(0, 0.04), 0, 1))
             C = float(rng.choice([0.1, 1.0, 10.0]))
+            C = 10.0 if m == "flip" else C  # flip: at the top of its grid (the edge flag)
             params = {"C": C, "kernel_a": 0.7} if m != "ksvm" else {}
             rows.append(dict(method=m, repeat=0, fold=fold, n_train=96, n_test=24, accuracy=acc,
                              best_params=json.dumps(params) if not err else "{}",
@@ -144,8 +146,14 @@ def make_run_directory(directory, two_d=True, seed=0, grid=40):
             "KKT 2e-12" if m in ("esvm", "svm") else "",
             n_folds=5, n_errors=int((f["error"] != "").sum()),
             note=f["error"][f["error"] != ""].iloc[0] if (f["error"] != "").any() else ""))
-    pd.DataFrame(summary, columns=page.COMPARISON_COLUMNS["summary.csv"]).to_csv(
-        os.path.join(directory, "summary.csv"), index=False)
+    summary = pd.DataFrame(summary, columns=page.COMPARISON_COLUMNS["summary.csv"])
+    # the significance and edge-of-grid columns, as krein compare writes them
+    sig = significance_groups(pd.DataFrame(folds)).set_index("method")
+    summary["p_value"] = summary["method"].map(sig["p_value"])
+    summary["group"] = summary["method"].map(sig["group"]).fillna("")
+    summary["edge"] = summary["method"].map(edge_of_grid(
+        pd.DataFrame(folds), run["protocol"]["grids"], run["protocol"]["kernel_grid"])).fillna("")
+    summary.to_csv(os.path.join(directory, "summary.csv"), index=False)
     pd.DataFrame(folds, columns=page.COMPARISON_COLUMNS["folds.csv"]).to_csv(
         os.path.join(directory, "folds.csv"), index=False)
     pd.DataFrame({"eigenvalue": lam}).to_csv(os.path.join(directory, "spectrum.csv"),

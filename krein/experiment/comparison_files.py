@@ -22,7 +22,12 @@ The directory
   ``skipped`` (method -> reason).  Missing keys are shown as "not recorded".
 * ``summary.csv``: one row per method (:data:`COMPARISON_COLUMNS`), ``status``
   one of :data:`STATUSES`, accuracies as fractions in [0, 1], ``best_params``
-  a JSON object (the most frequent chosen value per tuned parameter).
+  a JSON object (the most frequent chosen value per tuned parameter),
+  ``p_value`` the Holm-adjusted one-sided p-value of "worse than the best"
+  and ``group`` one of ``best``, ``not worse``, ``worse`` (empty: not tested;
+  :func:`krein.experiment.statistics.significance_groups`), ``edge`` the
+  tuned parameters chosen at an end of their grid in most folds
+  (:func:`krein.experiment.statistics.edge_of_grid`; empty: none).
 * ``folds.csv``: one row per (method, repeat, fold), ``error`` empty when the
   fold succeeded (``accuracy`` NaN when it failed), ``test_correct`` the
   fold's test objects as ``"1"`` (right) / ``"0"`` (wrong), in test-index
@@ -126,10 +131,13 @@ COMPARISON_FILES = {f.name: f for f in (
         SUMMARY_FILE,
         columns=("method", "status", "accuracy_mean", "accuracy_std", "best_params",
                  "fit_seconds_mean", "n_support_mean", "min_eigenvalue_mean", "r_mm_mean",
-                 "r_neg_mean", "certificate", "n_folds", "n_errors", "note"),
+                 "r_neg_mean", "certificate", "n_folds", "n_errors", "note",
+                 # significance vs the best and the edge-of-grid flag (krein.experiment.statistics)
+                 "p_value", "group", "edge"),
         required=("method", "status", "accuracy_mean", "accuracy_std"),
         numeric=("accuracy_mean", "accuracy_std", "fit_seconds_mean", "n_support_mean",
-                 "min_eigenvalue_mean", "r_mm_mean", "r_neg_mean", "n_folds", "n_errors"),
+                 "min_eigenvalue_mean", "r_mm_mean", "r_neg_mean", "n_folds", "n_errors",
+                 "p_value"),
         integer=("n_folds", "n_errors"), key="method"),
     ComparisonFile(
         FOLDS_FILE,

@@ -20,6 +20,7 @@ import pandas as pd
 
 from .._io import atomic_write_text
 from .classification import outer_splits
+from .statistics import edge_of_grid, significance_groups
 from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES, FOLDS_FILE,
                                POINTS_FILE, RUN_FILE, SPECTRUM_FILE, SPECTRUM_KEYS, SUMMARY_FILE,
                                write_table)
@@ -221,7 +222,7 @@ def _certificate_text(f):
     return f"{kind} <= {np.nanmax(vals):.1e}" if np.isfinite(vals).any() else kind
 
 
-def summarize(folds, skipped, order, notes=None):
+def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
     """The summary table: one row per method of ``order`` (:data:`SUMMARY_COLUMNS`).
 
     Parameters
@@ -234,6 +235,9 @@ def summarize(folds, skipped, order, notes=None):
         Every method, in the table's order.
     notes : dict, optional
         Method -> a note (an approximated run's changes).
+    grids, kernel_grid : dict, optional
+        The grids as run (``ComparisonResult.grids`` / ``kernel_grid``), for
+        the ``edge`` column; without them ``edge`` is empty.
 
     Returns
     -------
@@ -241,7 +245,11 @@ def summarize(folds, skipped, order, notes=None):
         ``status`` ok / partial / failed / skipped, mean and sample standard
         deviation of the successful folds' accuracies, the most frequent
         chosen parameters, means of the diagnostics, the largest certificate,
-        the counts and the note (with the first error).
+        the counts and the note (with the first error); ``p_value`` and
+        ``group`` against the best method
+        (:func:`krein.experiment.statistics.significance_groups`; the
+        sentence naming the test in ``attrs["test"]``) and ``edge``
+        (:func:`krein.experiment.statistics.edge_of_grid`).
     """
     rows = []
     for m in order:
@@ -271,7 +279,17 @@ def summarize(folds, skipped, order, notes=None):
                                           f[f["error"] != ""]["error"].iloc[0][:300]
                                           if n_err else "") if t),
         })
-    return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
+    # significance against the best and the edge-of-grid flag (issue 26, H5)
+    sig = significance_groups(folds[folds["method"].isin(order) & ~folds["method"].isin(
+        list(skipped))])
+    test, sig = sig.attrs["test"], sig.set_index("method")
+    summary["p_value"] = summary["method"].map(sig["p_value"]).astype(float)
+    summary["group"] = [sig["group"].get(m, "") for m in summary["method"]]
+    edges = edge_of_grid(folds, grids or {}, kernel_grid) if grids or kernel_grid else {}
+    summary["edge"] = [edges.get(m, "") for m in summary["method"]]
+    summary.attrs["test"] = test
+    return summary
 
 
 def fold_table(rows):

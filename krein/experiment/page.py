@@ -32,7 +32,8 @@ from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES
                                read_comparison)
 from .page_figures import (_CLASS_COLORS, _approximation, _best_rows, _created, _duration,
                            _json_object, _kernel_label, _num, _params, _percent, _seconds,
-                           _value, accuracy_figure, boundary_figure, spectrum_figure)
+                           _group_mark, _significance, _significance_text, _value, accuracy_figure, boundary_figure,
+                           spectrum_figure)
 
 __all__ = ["SavedComparison", "read_comparison", "spectrum_figure", "accuracy_figure",
            "boundary_figure", "write_report", "COMPARISON_COLUMNS", "REQUIRED_COLUMNS",
@@ -91,6 +92,7 @@ td.params, td.cert { font-size: 12.5px; color: #3d444d; }
 tbody tr:hover td { background: #f3f6f9; }
 tr.best td { background: var(--best); }
 tr.best td.acc { font-weight: 700; color: #116329; }
+tr.group td { background: #f4fbf6; }
 tr.muted td, tr.muted td.params, tr.muted td.cert { color: #8c959f; }
 tr.muted td.method { font-weight: 500; }
 .pm { color: var(--muted); font-weight: 400; }
@@ -320,12 +322,16 @@ def _params_cell(text):
 def _results_section(c, png):
     s = c.summary.reset_index(drop=True)
     best = _best_rows(s)
+    sig, edges = _significance(c)
     rows = []
     for i, r in s.iterrows():
         status = r["status"]
         classes = [status]
+        g, mark = _group_mark(sig, r["method"], _e)
         if i in best:
             classes.append("best")
+        elif g == "not worse":
+            classes.append("group")
         if status in ("skipped", "failed"):
             classes.append("muted")
         ran = status in ("ok", "partial") and np.isfinite(r["accuracy_mean"])
@@ -336,9 +342,9 @@ def _results_section(c, png):
         if status == "partial" and np.isfinite(n_err):
             badge += (f' <span class="pm">{_e(_num(n_err))}/{_e(_num(n_folds))} folds '
                       "failed</span>")
-        note = str(r["note"]).strip()
-        if note:
-            badge += f'<div class="note">{_e(note)}</div>'
+        for note in (str(r["note"]).strip(), edges.get(r["method"], "")):
+            if note:
+                badge += f'<div class="note">{_e(note)}</div>'
         sv = _num(r["n_support_mean"], 3) if np.isfinite(r["n_support_mean"]) else "–"
         if np.isfinite(r["n_support_mean"]) and r["n_support_mean"] >= 10:
             sv = f"{r['n_support_mean']:.0f}"
@@ -346,7 +352,8 @@ def _results_section(c, png):
             f'<tr class="{" ".join(classes)}" data-method="{_e(r["method"])}">'
             f'<td class="num rank">{i + 1}</td><td class="method">{_e(r["method"])}</td>'
             f'<td class="num acc">{acc}</td><td class="params">{_params_cell(r["best_params"])}'
-            f'</td><td class="num">{_e(_seconds(r["fit_seconds_mean"]))}</td>'
+            f'</td><td class="mark">{mark}</td>'
+            f'<td class="num">{_e(_seconds(r["fit_seconds_mean"]))}</td>'
             f'<td class="num">{_e(sv)}</td><td class="cert">{_e(r["certificate"]) or "–"}</td>'
             f"<td>{badge}</td></tr>")
     majority = c.majority_rate
@@ -354,12 +361,16 @@ def _results_section(c, png):
                + (f"; always predicting the largest class scores {100 * majority:.1f}%"
                   if np.isfinite(majority) else "")
                + ". Parameters: the value chosen most often over the folds. Fit time and "
-               "#SV: means over the folds. The best mean accuracy is highlighted.")
+               "#SV: means over the folds. The best mean accuracy is highlighted, the methods "
+               "not significantly worse than it lightly. A parameter chosen at an end of its "
+               "grid in most folds is named in the status column (the best value may lie "
+               "outside the grid).")
     out = ['<section id="results"><h2>Results</h2><table id="results-table"><thead><tr>'
            '<th class="num">#</th><th>method</th><th class="num">accuracy (%)</th>'
-           '<th>chosen parameters</th><th class="num">fit time</th><th class="num">#SV</th>'
-           "<th>certificate</th><th>status</th></tr></thead><tbody>", *rows,
-           f'</tbody></table><p class="caption">{_e(caption)}</p>',
+           '<th>chosen parameters</th><th>vs best</th><th class="num">fit time</th>'
+           '<th class="num">#SV</th><th>certificate</th><th>status</th></tr></thead><tbody>',
+           *rows, f'</tbody></table><p class="caption">{_e(caption)}</p>',
+           f'<p class="caption" id="significance">{_e(_significance_text(sig))}</p>',
            f'<figure>{_img(png, "accuracy per method")}<figcaption>Test accuracy per method: '
            "diamonds with bars are the mean ± std over the folds, dots the single folds, the "
            f"dashed line the majority class ({_e(FIGURE_FILES['accuracy'])}).</figcaption>"
@@ -431,12 +442,13 @@ def _page_html(c, images):
         bits.append(f"{_num(p['cv'])}-fold CV × {_num(p.get('repeats') or 1)}")
     bits.append(_kernel_label(d))
     bits.append(f"created {_created(run.get('created'))}")
-    best = sorted(_best_rows(s))
-    if best:
-        r = s.loc[best[0]]
-        names = ", ".join(str(s.loc[i, "method"]) for i in best)
-        headline = (f"Best: <strong>{_e(names)}</strong> with "
-                    f"{_percent(r['accuracy_mean'])} ± {_percent(r['accuracy_std'])}% accuracy")
+    sig, _ = _significance(c)
+    if sig.attrs.get("best") is not None:
+        r = s.set_index("method").loc[sig.attrs["best"]]
+        headline = (f"Not significantly worse than the best ({_e(sig.attrs['test'])}): "
+                    f"<strong>{_e(sig.attrs['best'])}</strong> (best, "
+                    f"{_percent(r['accuracy_mean'])} ± {_percent(r['accuracy_std'])}%)"
+                    + "".join(f", {_e(m)}" for m, g in sig["group"].items() if g == "not worse"))
         if np.isfinite(c.majority_rate):
             headline += f" (majority class {100 * c.majority_rate:.1f}%)"
         headline += f"; {n_ran} of {len(s)} methods ran"

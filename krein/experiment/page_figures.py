@@ -158,6 +158,59 @@ def _best_rows(summary):
     return set(summary.index[ran & np.isclose(summary["accuracy_mean"], best, rtol=0, atol=1e-12)])
 
 
+def _significance(comparison):
+    """The significance groups and edge-of-grid flags of a comparison, from its files.
+
+    Returns ``(table, edges)``: :func:`krein.experiment.statistics.significance_groups`
+    of the methods that ran, indexed by method (``attrs``: test, alpha, best), and
+    method -> edge text (``summary.csv``'s ``edge`` column, or, for a directory
+    written before it existed, :func:`~krein.experiment.statistics.edge_of_grid`
+    on the grids of ``run.json``).
+    """
+    from .statistics import edge_of_grid, significance_groups
+
+    s, folds = comparison.summary, comparison.folds
+    ran = s.loc[s["status"] != "skipped", "method"]
+    sig = significance_groups(folds[folds["method"].isin(ran)])
+    attrs = dict(sig.attrs)
+    sig = sig.set_index("method")
+    sig.attrs.update(attrs)
+    edge = s["edge"].fillna("").astype(str) if "edge" in s.columns else None
+    if edge is not None and (edge != "").any():
+        edges = {m: e for m, e in zip(s["method"], edge) if e}
+    else:
+        p = comparison.protocol
+        grids = p.get("grids") if isinstance(p.get("grids"), dict) else {}
+        kernel_grid = p.get("kernel_grid") if isinstance(p.get("kernel_grid"), dict) else {}
+        edges = edge_of_grid(folds[folds["method"].isin(ran)],
+                             {m: g for m, g in grids.items() if isinstance(g, dict)}, kernel_grid)
+    return sig, edges
+
+
+def _significance_text(sig):
+    """The paragraph under the results table that states the test (issue 26)."""
+    if sig.attrs.get("best") is None:
+        return ""
+    return (f"“=”: not significantly worse than the best method ({sig.attrs['best']}), "
+            f"“<”: significantly worse; {sig.attrs['test']}; p is the adjusted p-value. The "
+            "methods ran on the same splits, so each is compared paired with the best: over "
+            "resampled splits by the corrected resampled t-test (Nadeau & Bengio 2003), whose "
+            "variance term (1/J + n_test/n_train) accounts for the overlap of the training "
+            "sets; on one predefined test split by the exact McNemar test on the objects the "
+            "two methods classify differently. Few splits detect only large differences (one "
+            "repeat of 5-fold CV: 4 degrees of freedom); “=” is not a proof of equality.")
+
+
+def _group_mark(sig, method, escape):
+    """``(group, HTML of the "vs best" cell)`` of a method (:func:`_significance`)."""
+    if method not in sig.index:
+        return "", "–"
+    g, p, why = sig.loc[method, ["group", "p_value", "reason"]]
+    mark = {"best": "best", "not worse": "=", "worse": "&lt;"}.get(
+        g, f'<span title="{escape(why)}">–</span>' if why else "–")
+    return g, mark + (f' <span class="pm">p {p:.2g}</span>' if np.isfinite(p) else "")
+
+
 def _fold_accuracies(folds, method):
     f = folds[(folds["method"] == method) & (folds["error"].str.strip() == "")]
     acc = f["accuracy"].to_numpy(dtype=float)
@@ -265,8 +318,11 @@ def accuracy_figure(comparison):
 
     One row per method of ``summary.csv`` (top to bottom in the table's
     order): the mean with a ± one standard deviation bar (the best mean in
-    green), every successful fold's accuracy as a dot spread vertically, the
-    majority-class rate as a dashed line; on the right, the mean ± std and
+    green; the methods not significantly worse than it in green, hollow, and
+    marked "=" on the right, the significantly worse ones "<": the paired
+    test of :func:`krein.experiment.statistics.significance_groups`), every
+    successful fold's accuracy as a dot spread vertically, the majority-class
+    rate as a dashed line; on the right, the mean ± std, the group mark and
     the number of failed folds.  Skipped and failed methods keep their row,
     greyed or red, with "skipped" / "failed" written in it.
 
@@ -286,6 +342,8 @@ def accuracy_figure(comparison):
     s = comparison.summary.reset_index(drop=True)
     m = len(s)
     best = _best_rows(s)
+    sig, _ = _significance(comparison)
+    group = sig["group"].to_dict() if len(sig) else {}
     majority = comparison.majority_rate
     fig = new_figure((8.5, max(2.6, 0.36 * m + 1.5)))
     ax = fig.add_subplot(1, 1, 1)
@@ -322,10 +380,13 @@ def accuracy_figure(comparison):
         mean = 100 * row["accuracy_mean"]
         std = 100 * row["accuracy_std"] if np.isfinite(row["accuracy_std"]) else 0.0
         lows.append(row["accuracy_mean"] - (std / 100))
-        color = _BEST if i in best else _MEAN
+        g = group.get(row["method"], "")
+        top = g == "best" if sig.attrs.get("best") is not None else i in best
+        color = _BEST if top or g == "not worse" else _MEAN
         ax.errorbar(mean, i, xerr=std, fmt="D", ms=6, color=color, ecolor=color,
-                    elinewidth=1.6, capsize=4, zorder=3)
-        label = f"{mean:.1f} ± {std:.1f}"
+                    elinewidth=1.6, capsize=4, zorder=3, mfc=color if top else "white")
+        label = f"{mean:.1f} ± {std:.1f}" + {"best": "  best", "not worse": "  =",
+                                              "worse": "  <"}.get(g, "")
         n_err = row["n_errors"]
         if status == "partial" or (np.isfinite(n_err) and n_err > 0):
             n_all = row["n_folds"]
@@ -360,6 +421,10 @@ def accuracy_figure(comparison):
     ax.set_xlabel("test accuracy (%)")
     ax.errorbar([], [], xerr=[], fmt="D", ms=6, color=_MEAN, capsize=4,
                 label="mean ± std over folds")
+    if group:
+        ax.errorbar([], [], xerr=[], fmt="D", ms=6, color=_BEST, mfc="white", capsize=4,
+                    label=_mpl(f"not significantly worse than the best (=; alpha "
+                               f"{sig.attrs['alpha']:g})"))
     below = offset_copy(ax.transAxes, fig=fig, y=-34, units="points")  # under the x label
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0), bbox_transform=below, ncol=3,
               fontsize=8, frameon=False)

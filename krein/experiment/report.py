@@ -425,8 +425,30 @@ def _latex_escape(text):
     return text
 
 
+def _rank_line(table, labels, best, alpha=0.05):
+    """Average ranks, Friedman and Nemenyi over the rows of a table (Demšar 2006), one line."""
+    from .statistics import friedman_nemenyi
+
+    M = np.array([[c["mean"] for c in cells] for _, _, cells in table], dtype=float)
+    keep = np.isfinite(M).all(axis=1) if M.size else np.zeros(0, bool)
+    if best is None or M.ndim != 2 or M.shape[1] < 2 or keep.sum() < 2:
+        return ""
+    res = friedman_nemenyi(pd.DataFrame((1 if best == "max" else -1) * M[keep],
+                                        columns=labels), alpha)
+    text = ("Average rank over the rows (1 = best; Demšar 2006): "
+            + ", ".join(f"{m} {r:.2f}" for m, r in res["ranks"].items()))
+    if np.isfinite(res["chi2"]):
+        text += (f"; Friedman chi2 = {res['chi2']:.2f} (p = {res['p']:.2g}), Iman-Davenport "
+                 f"F = {res['F']:.2f} (p = {res['p_F']:.2g})")
+    text += (f"; Nemenyi critical difference {res['cd']:.2f} (alpha {alpha:g}, "
+             f"k = {res['k']}, N = {res['N']})")
+    if (~keep).any():
+        text += f"; {int((~keep).sum())} row(s) with a missing entry left out"
+    return text + "."
+
+
 def results_table(results, value="accuracy", rows=None, columns="method", fmt="markdown", *,
-                  scale=None, digits=None, best=None, eigenvalue=True):
+                  scale=None, digits=None, best=None, eigenvalue=True, ranks=False):
     """A paper-style table of a metric: mean (std) per row setting and column, best in bold.
 
     Parameters
@@ -456,6 +478,13 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
     eigenvalue : bool
         Add a column with the mean least eigenvalue of the row's training
         kernels (Loosli et al. print it after the data set name).
+    ranks : bool, default False
+        Markdown and LaTeX: a line under the table with the average rank of
+        each column over the rows (e.g. data sets), the Friedman test, the
+        Iman-Davenport F and the Nemenyi critical difference
+        (:func:`krein.experiment.statistics.friedman_nemenyi`; rows with a
+        missing entry left out and counted; nothing without ``best`` or with
+        fewer than two complete rows).  An experiment's ``table`` may set it.
 
     Returns
     -------
@@ -539,6 +568,7 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
                   if best else "")
                + ("; † some cells failed (left out)" if any_err else ""))
     note = pooled_note(s.attrs["pooled"])
+    rank_line = _rank_line(table, col_labels, best) if ranks else ""
     head = list(rows) or ["setting"]
     if show_eig:
         head = head + ["least eig."]
@@ -582,8 +612,7 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
                 lab.append(f"{eig:.4g}" if np.isfinite(eig) else "-")
             lines.append("| " + " | ".join(lab + [entry(c, lambda t: f"**{t}**")
                                               for c in cells]) + " |")
-        if note:
-            lines += ["", note]
+        lines += [x for t in (note, rank_line) if t for x in ("", t)]
     else:
         lines.append("% " + caption)
         lines.append(r"\begin{tabular}{" + "l" * len(head) + "r" * len(col_labels) + "}")
@@ -598,10 +627,10 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
                     for c in cells]
             lines.append(" & ".join(lab + body) + r" \\")
         lines.append(r"\bottomrule")
-        if note:
-            width = len(head) + len(col_labels)
-            lines.append(r"\multicolumn{" + str(width) + r"}{l}{\footnotesize "
-                         + _latex_escape(note) + r"} \\")
+        for t in (note, rank_line):
+            if t:
+                lines.append(r"\multicolumn{" + str(len(head) + len(col_labels))
+                             + r"}{l}{\footnotesize " + _latex_escape(t) + r"} \\")
         lines.append(r"\end{tabular}")
     return "\n".join(lines) + "\n"
 
