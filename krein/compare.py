@@ -704,7 +704,8 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
                 _clear_shared()
             rows = report.results
             folds = fold_table(rows[rows["key"].isin({c.key for c in experiment.cells})])
-            summary = summarize(folds, plan["skipped"], spec.methods, plan["notes"])
+            summary = summarize(folds, plan["skipped"], spec.methods, plan["notes"],
+                                grids=plan["grids"], kernel_grid=plan["kernel_grid"])
             result = ComparisonResult(comparison=spec, summary=summary, folds=folds, data=data,
                                       experiment=experiment, directory=out,
                                       n_reused=report.n_skipped, **plan)

@@ -54,6 +54,13 @@ SCRIPT_TESTS = {
 #: other.  Together they were 90 % of the rest's time; without them the fast suite takes
 #: about a minute.  A new heavy test is added here (tests/README.md).
 HEAVY_TESTS = {
+    "test_significance_marks": (
+        "test_summary_csv_and_terminal_table", "test_page_states_the_test_and_marks_the_group",
+        "test_reader_refuses_a_garbled_p_value", "test_edge_text_matches_the_grids_as_run",
+        "test_page_marks_a_significantly_worse_method",
+        "test_page_of_a_directory_written_before_the_columns"),
+    "test_statistics": ("test_cd_diagram_joins_the_groups",
+                        "test_results_table_ranks_the_columns_over_the_data_sets"),
     "test_chen2009_data": ("test_compare_and_report_name_the_set_and_its_citation",),
     "test_accpm": (
         "test_accpm_cvxpy_centers_follow_newton_centers",

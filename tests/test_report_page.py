@@ -127,7 +127,11 @@ def make_run_directory(directory, two_d=True, seed=0, grid=40):
                              certificate="" if err else "duality gap",
                              certificate_value=np.nan if err else 3e-9, error=err,
                              warnings="ConvergenceWarning: max_iter reached" if fold == 1 else "",
-                             solver_used="CLARABEL"))
+                             solver_used="CLARABEL",
+                             # one '0'/'1' per test object, as the cells write it
+                             test_correct="" if err else
+                             "".join(rng.permutation(["1"] * int(round(acc * 24))
+                                                     + ["0"] * (24 - int(round(acc * 24)))))))
         folds += rows
         f = pd.DataFrame(rows)
         ok = f[f["error"] == ""]
@@ -353,7 +357,8 @@ def test_read_comparison_round_trips(run_dir):
         assert c.run == json.load(f)
     for name, frame in (("summary.csv", c.summary), ("folds.csv", c.folds),
                         ("points.csv", c.points), ("boundaries.csv", c.boundaries)):
-        written = pd.read_csv(os.path.join(run_dir, name))
+        # test_correct is text ('0'/'1' per test object): leading zeros kept
+        written = pd.read_csv(os.path.join(run_dir, name), dtype={"test_correct": str})
         assert list(frame.columns) == list(written.columns)
         for column in written.columns:
             if pd.api.types.is_numeric_dtype(written[column]):
