@@ -572,8 +572,9 @@ def _register_builtin():
                     readme=("`SpectrumSVC(...)`", "clip / square with the out-of-sample maps of "
                             "Muñoz & de Diego eqs. (3), (7)", "Muñoz & de Diego 2006"))
     register_method("square", lambda: SpectrumSVC(correction="square", out_of_sample="spectral"),
-                    "SVM on K^2, test rows k(x,X) K (Munoz & de Diego eq. 7)",
-                    approximate=_LINEAR, readme="clip-mds", scale={"C": -2})
+                    "SVM on K^2, test rows k(x,X) K (Munoz & de Diego eq. 7); the same model as "
+                    "similarity-linear, which krein compare runs by default in its place",
+                    compare=False, approximate=_LINEAR, readme="clip-mds", scale={"C": -2})
     # (LPSVC(kernel="precomputed") also passes every check; left out for run time: the
     # precomputed route lives in the shared base class, covered by esvm, flip and svm)
     register_method("lp-svm", LPSVC, "1-norm LP-SVM on the raw kernel (Mangasarian 1999), CVXPY",
