@@ -54,6 +54,12 @@ SCRIPT_TESTS = {
 #: other.  Together they were 90 % of the rest's time; without them the fast suite takes
 #: about a minute.  A new heavy test is added here (tests/README.md).
 HEAVY_TESTS = {
+    "test_predefined_split": (
+        "test_kernel_file_split_is_gridsearchcv_on_the_training_kernel",
+        "test_dissimilarity_file_split_uses_the_training_centering",
+        "test_feature_file_split_scales_with_the_training_rows",
+        "test_python_comparison_with_test_files", "test_coilyork_compare_uses_its_own_split",
+        "test_test_correct_survives_the_results_file"),
     "test_significance_marks": (
         "test_summary_csv_and_terminal_table", "test_page_states_the_test_and_marks_the_group",
         "test_reader_refuses_a_garbled_p_value", "test_edge_text_matches_the_grids_as_run",

@@ -162,7 +162,8 @@ class ComparisonResult:
         -------
         list of (ndarray, ndarray)
             ``outer_folds`` pairs of training and test indices into ``data.y``
-            (:func:`krein.experiment.outer_splits`).
+            (:func:`krein.experiment.outer_splits`); with a predefined split one
+            pair: all training indices and the indices into ``data.y_test``.
 
         Raises
         ------
@@ -408,7 +409,9 @@ def run_info(result, command=None):
                      "inner_folds": result.inner_folds, "seed": result.random_state,
                      "tuned": result.tuned, "scoring": "accuracy", "solver": result.solver,
                      "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed,
-                     "approximation": result.approximation},
+                     "approximation": result.approximation,
+                     "outer_split": getattr(result.comparison, "outer_split", "kfold"),
+                     "n_test": int(getattr(data, "n_test", 0))},
         "approximation": approximation,
         "methods": list(result.methods) + [m for m in result.skipped],
         "skipped": dict(result.skipped),
