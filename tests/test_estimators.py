@@ -575,9 +575,10 @@ def test_make_method(sigmoid_problem):
         assert pred.shape == (Kt.shape[0],) and set(np.unique(pred)) <= {-1, 1}
     assert {m for m in krein.list_methods() if method_requirements(m)} == {"clc", "akm"}
     # the others: PerturbSVM needs a PSD kernel (and says so), SVR / one-class are not
-    # classifiers, CLC / AKM need stacked base kernels (and say so on a plain kernel)
+    # classifiers, CLC / AKM need stacked base kernels (and say so on a plain kernel);
+    # square is the model of similarity-linear, which compare runs in its place
     assert set(krein.list_methods(compare=False)) == {"perturb-svm", "indefinite-svr",
-                                                       "indefinite-one-class"}
+                                                       "indefinite-one-class", "square"}
     for name in ("clc", "akm"):
         with pytest.raises(ValueError, match="base kernel|stack"):
             krein.make_method(name, kernel="precomputed").fit(K, y)

@@ -438,6 +438,7 @@ def nemenyi_q(k, alpha=0.05):
     k : int
         Number of methods, >= 2.
     alpha : float, default 0.05
+        Significance level of the test.
 
     Returns
     -------
@@ -455,6 +456,7 @@ def friedman_nemenyi(table, alpha=0.05):
     table : pandas.DataFrame of shape (N, k)
         Rows data sets, columns methods, higher-is-better scores.
     alpha : float, default 0.05
+        Significance level of the Nemenyi critical difference.
 
     Returns
     -------
