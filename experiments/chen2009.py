@@ -30,9 +30,9 @@ Choices, each stated:
   training centering), not ``K = D`` of ``experiments/loosli_table3.py``.
   Loosli et al. (2013, Table 3) train on the dissimilarities themselves; there
   a distance is used as a similarity (large = far), so the SVMs on the
-  flipped/clipped/shifted kernels score below chance (8-30 % on CatCortex and
-  Protein in the paper and in our Table 3), which measures the sign convention
-  rather than the methods.  A similarity benchmark compares methods on a
+  flipped/clipped/shifted kernels score far below chance (0.1-8 % accuracy on
+  Protein in the paper, 6-41 % in our Table 3, 12-37 % on NewsGroups), which
+  measures the sign convention rather than the methods.  A similarity benchmark compares methods on a
   similarity, and ``dissimilarity-linear`` is krein's default for these sets.
 * **grids**: every method's default grid relative to the scale of the data
   set's kernel, ``default_grid(method, scale=kernel_scale(K))``
