@@ -51,8 +51,9 @@ Choices, each stated:
   so the comparisons are paired.  Cells run split by split (all methods of
   split 0 first), so a stopped run still compares every method on the splits
   it finished.
-* **cost**: see :data:`REDUCTIONS` (measured before the run; the README states
-  the times).
+* **cost**: IndefiniteSVM tunes C at the middle rho of its grid
+  (:data:`GRID_REDUCTIONS`); the CPU time of every method per split was
+  measured before the run (README, "Cost").
 * **statistics**: per data set the mean and standard deviation of the test
   error (%) over the splits; across data sets the average rank of each method
   (rank 1 = lowest error; ties share the average rank), the Friedman test and
@@ -104,10 +105,13 @@ ALPHA = 0.05
 #: methods of the default comparison when the registry does not already list them there.
 BASELINES = ["knn", "weighted-knn", "similarity-linear", "similarity-rbf", "pe-nearest-mean"]
 
-#: Cost reductions of the full run (method -> {data set or "*": what changes}); each
-#: keeps the protocol (same splits, inner CV, a grid around the kernel's scale).
-#: Filled from the timing measured before the run (module docstring, README).
-REDUCTIONS = {}
+#: Cost reductions (method -> {parameter: index of the ONE value kept of its scaled default
+#: grid}); the protocol stays (same splits, inner CV, grids around the kernel's scale).
+#: IndefiniteSVM: rho at the middle of its grid (``1 * s**-3`` with ``s = kernel_scale(K)``),
+#: C tuned over its 3 values: 3 inner fits per fold instead of 9 (the slowest method on
+#: every set: 29 s of CPU per split on NewsGroups with the full grid, measured before the
+#: run; README, "Cost").  loosli_table3.py fixes rho = 1 on its large sets the same way.
+GRID_REDUCTIONS = {"indefinite-svm": {"rho": 1}}
 
 #: Test errors (%) printed by Chen et al. (2009), ``{(data set, method): (mean, sd)}``.
 #: EMPTY: the paper's tables could not be read.  Searched (2026-11-26) in the
@@ -188,12 +192,14 @@ def method_grid(method, scale, quick=False):
     -------
     dict
         ``default_grid(method, scale=scale)`` with values rounded to 4
-        significant digits.
+        significant digits, reduced as :data:`GRID_REDUCTIONS` says.
     """
     from krein.registry import default_grid
 
     grid = {k: [_round(float(v)) if isinstance(v, float) else v for v in vals]
             for k, vals in default_grid(method, scale=scale).items()}
+    for k, i in GRID_REDUCTIONS.get(method, {}).items():
+        grid[k] = [grid[k][i]]
     if quick:
         grid = {k: (v if len(v) <= 2 else [v[0], v[-1]]) for k, v in grid.items()}
     return grid
@@ -201,11 +207,7 @@ def method_grid(method, scale, quick=False):
 
 def _cells(dataset, methods, quick=False):
     scale = dataset_scale(dataset)
-    specs = []
-    for m in methods:
-        spec = {"method": m, "grid": method_grid(m, scale, quick)}
-        spec.update(REDUCTIONS.get(m, {}).get(dataset, REDUCTIONS.get(m, {}).get("*", {})))
-        specs.append(spec)
+    specs = [{"method": m, "grid": method_grid(m, scale, quick)} for m in methods]
     kernel = [{"kernel": KERNELS[dataset]}]
     inner = 2 if quick else INNER_FOLDS
     if dataset in PREDEFINED:
@@ -275,16 +277,6 @@ def accuracy_table(results):
     return acc.drop(columns=dropped), dropped
 
 
-def _field(res, *names):
-    """``res[name]`` or ``res.name`` for the first of ``names`` that ``res`` has."""
-    for name in names:
-        if isinstance(res, dict) and name in res:
-            return res[name]
-        if hasattr(res, name):
-            return getattr(res, name)
-    raise KeyError(f"none of {names} in {type(res).__name__}")
-
-
 def rank_statistics(results, alpha=ALPHA):
     """Average ranks, Friedman test and Nemenyi CD across data sets (Demsar 2006).
 
@@ -299,25 +291,25 @@ def rank_statistics(results, alpha=ALPHA):
     -------
     dict or None
         ``ranks`` (``average_ranks`` of :func:`accuracy_table`: rank 1 = the
-        highest accuracy), ``friedman`` (what ``friedman_nemenyi`` returns),
-        ``chi2``, ``p``, ``cd``, ``n_datasets``, ``n_methods``, ``dropped``;
-        None with fewer than two data sets or two methods.
+        highest accuracy), from ``friedman_nemenyi``: ``chi2`` and ``p`` (the
+        Friedman test), ``F`` and ``p_F`` (Iman & Davenport), ``cd`` (the
+        Nemenyi critical difference); ``n_datasets``, ``n_methods``,
+        ``dropped`` (:func:`accuracy_table`), ``alpha``; None with fewer than
+        two data sets or three methods (the Friedman test needs three).
     """
     import pandas as pd
 
     from krein.experiment.statistics import average_ranks, friedman_nemenyi
 
     table, dropped = accuracy_table(results)
-    if table.shape[0] < 2 or table.shape[1] < 2:
+    if table.shape[0] < 2 or table.shape[1] < 3:
         return None
     ranks = pd.Series(average_ranks(table))
     res = friedman_nemenyi(table, alpha=alpha)
-    return {"ranks": ranks, "friedman": res,
-            "chi2": float(_field(res, "chi2", "statistic", "friedman_chi2")),
-            "p": float(_field(res, "p_value", "pvalue", "p", "friedman_p")),
-            "cd": float(_field(res, "cd", "critical_difference")),
-            "n_datasets": table.shape[0], "n_methods": table.shape[1], "dropped": dropped,
-            "alpha": alpha}
+    out = {k: float(res[k]) for k in ("chi2", "p", "F", "p_F", "cd")}
+    out.update(ranks=ranks, n_datasets=table.shape[0], n_methods=table.shape[1],
+               dropped=dropped, alpha=alpha)
+    return out
 
 
 def _cell(mean, sd, count):
@@ -382,10 +374,12 @@ def format_table(mean, sd, count, ranks=None, summary_line=None, paper=None):
 def summary_line(stats):
     """One line: Friedman chi2 and p, the Nemenyi CD, the data sets and methods ranked."""
     if stats is None:
-        return "Friedman test: needs two data sets and two methods with results on all of them"
-    line = (f"Friedman chi2 = {stats['chi2']:.2f}, p = {stats['p']:.2g} "
-            f"({stats['n_methods']} methods, {stats['n_datasets']} data sets); Nemenyi CD "
-            f"(alpha {stats['alpha']:g}) = {stats['cd']:.2f} ranks")
+        return ("Friedman test: needs two data sets and three methods with results on all of "
+                "them")
+    line = (f"Friedman chi2 = {stats['chi2']:.2f}, p = {stats['p']:.2g}; Iman-Davenport F = "
+            f"{stats['F']:.2f}, p = {stats['p_F']:.2g} ({stats['n_methods']} methods, "
+            f"{stats['n_datasets']} data sets); Nemenyi CD (alpha {stats['alpha']:g}) = "
+            f"{stats['cd']:.2f} ranks")
     if stats["dropped"]:
         line += "; not ranked (missing a data set): " + ", ".join(stats["dropped"])
     return line + ". " + PAPER_SOURCE if not PAPER_ERRORS else line
@@ -437,7 +431,7 @@ def chen2009_figures(results, out_dir):
     stats = rank_statistics(results)
     if stats is None:
         return []
-    fig = Figure(figsize=(8, 0.9 + 0.22 * stats["n_methods"]))
+    fig = Figure(figsize=(8.0, 1.2 + 0.3 * stats["n_methods"]))
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     cd_diagram(stats["ranks"], stats["cd"], ax=ax)

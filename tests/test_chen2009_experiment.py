@@ -118,10 +118,40 @@ def test_quick_run_through_the_runner_ranks_from_the_statistics_module(tmp_path,
     assert sorted(table["method"][:-1]) == sorted(ranks.index) and order == sorted(order)
     stats = chen.rank_statistics(df)
     res = friedman_nemenyi(acc, alpha=0.05)
-    assert stats["chi2"] == pytest.approx(float(chen._field(res, "chi2", "statistic",
-                                                            "friedman_chi2")))
+    for k in ("chi2", "p", "F", "p_F", "cd"):
+        assert stats[k] == pytest.approx(res[k])
     line = table.iloc[-1]["method"]
-    assert line.startswith(f"Friedman chi2 = {stats['chi2']:.2f}, p = {stats['p']:.2g}")
-    assert f"Nemenyi CD (alpha 0.05) = {stats['cd']:.2f}" in line
+    assert line.startswith(f"Friedman chi2 = {res['chi2']:.2f}, p = {res['p']:.2g}; "
+                           f"Iman-Davenport F = {res['F']:.2f}")
+    assert f"Nemenyi CD (alpha 0.05) = {res['cd']:.2f}" in line
     md = (tmp_path / "out" / "table.md").read_text()
     assert "avg rank" in md and "Friedman chi2" in md and "aural-sonar (2)" in md
+
+
+def test_full_grid_is_the_protocol(chen):
+    from krein.kernel_data import load_kernel_data
+    from krein.kernels import kernel_scale
+    from krein.registry import default_grid
+
+    exp = chen.experiment(quick=False)
+    cells = pd.DataFrame([c.params for c in exp.cells])
+    methods = chen.default_methods()
+    per = cells.groupby(["dataset", "method"]).size()
+    assert set(cells["dataset"]) == set(chen.DATASETS) and set(cells["method"]) == set(methods)
+    for d in chen.DATASETS:
+        n = 1 if d == "coilyork" else 20
+        assert (per[d] == n).all() and len(per[d]) == len(methods)
+    shuffle = cells[cells["dataset"] != "coilyork"]
+    assert (shuffle["outer_split"] == "shuffle").all() and (shuffle["test_size"] == 0.2).all()
+    assert (cells.loc[cells["dataset"] == "coilyork", "outer_split"] == "predefined").all()
+    assert (cells["inner_folds"] == 3).all()
+    # IndefiniteSVM: the C grid around the scale, rho at the middle of its scaled grid
+    s = kernel_scale(load_kernel_data("voting", "precomputed").K)
+    full = default_grid("indefinite-svm", scale=s)
+    grid = cells[(cells["dataset"] == "voting")
+                 & (cells["method"] == "indefinite-svm")]["param_grid"].iloc[0]
+    assert grid["C"] == pytest.approx(full["C"], rel=1e-3)
+    assert grid["rho"] == pytest.approx([full["rho"][1]], rel=1e-3)
+    # every other method: its whole scaled default grid
+    esvm = cells[(cells["dataset"] == "voting") & (cells["method"] == "esvm")]["param_grid"]
+    assert esvm.iloc[0]["C"] == pytest.approx(default_grid("esvm", scale=s)["C"], rel=1e-3)
