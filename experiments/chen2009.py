@@ -51,9 +51,13 @@ Choices, each stated:
   so the comparisons are paired.  Cells run split by split (all methods of
   split 0 first), so a stopped run still compares every method on the splits
   it finished.
-* **cost**: IndefiniteSVM tunes C at the middle rho of its grid
-  (:data:`GRID_REDUCTIONS`); the CPU time of every method per split was
-  measured before the run (README, "Cost").
+* **cost**: measured before the run (CPU seconds per cell, README "Cost"):
+  with every default grid about 6 500 CPU s, 55 min on two cores
+  (``--n-jobs 2``), NewsGroups 35 % of it and IndefiniteSVM the slowest
+  method on every set (29 s per NewsGroups split).  So IndefiniteSVM tunes C
+  at the middle rho of its scaled grid (:data:`GRID_REDUCTIONS`: 3 inner fits
+  per fold instead of 9, half its time), about 47 min in all; every method
+  still runs on every split of every set.
 * **statistics**: per data set the mean and standard deviation of the test
   error (%) over the splits; across data sets the average rank of each method
   (rank 1 = lowest error; ties share the average rank), the Friedman test and
