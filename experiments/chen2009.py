@@ -93,7 +93,7 @@ CHEN = ["aural-sonar", "protein-similarity", "voting", "yeast"]
 DELFT = ["catcortex", "balls3d", "newsgroups", "protein"]
 #: The set with its own train/test split (one predefined split).
 PREDEFINED = ["coilyork"]
-#: Row order of the table: smallest sets first within each group.
+#: Column order of the table: Chen's sets, the Delft sets, CoilYork.
 DATASETS = CHEN + DELFT + PREDEFINED
 
 #: Kernel of each group (module docstring).
