@@ -31,7 +31,7 @@ Choices, each stated:
   Loosli et al. (2013, Table 3) train on the dissimilarities themselves; there
   a distance is used as a similarity (large = far), so the SVMs on the
   flipped/clipped/shifted kernels score far below chance (0.1-8 % accuracy on
-  Protein in the paper, 6-41 % in our Table 3, 12-37 % on NewsGroups), which
+  Protein in the paper, 6-41 % in our Table 3, 12-36 % on NewsGroups), which
   measures the sign convention rather than the methods.  A similarity benchmark compares methods on a
   similarity, and ``dissimilarity-linear`` is krein's default for these sets.
 * **grids**: every method's default grid relative to the scale of the data
