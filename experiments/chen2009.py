@@ -32,8 +32,9 @@ Choices, each stated:
   a distance is used as a similarity (large = far), so the SVMs on the
   flipped/clipped/shifted kernels score far below chance (0.1-8 % accuracy on
   Protein in the paper, 6-41 % in our Table 3, 12-36 % on NewsGroups), which
-  measures the sign convention rather than the methods.  A similarity benchmark compares methods on a
-  similarity, and ``dissimilarity-linear`` is krein's default for these sets.
+  measures the sign convention rather than the methods.  A similarity
+  benchmark compares methods on a similarity, and ``dissimilarity-linear`` is
+  krein's default for these sets.
 * **grids**: every method's default grid relative to the scale of the data
   set's kernel, ``default_grid(method, scale=kernel_scale(K))``
   (:func:`krein.registry.default_grid`, :func:`krein.kernels.kernel_scale`),
@@ -57,7 +58,12 @@ Choices, each stated:
   method on every set (29 s per NewsGroups split).  So IndefiniteSVM tunes C
   at the middle rho of its scaled grid (:data:`GRID_REDUCTIONS`: 3 inner fits
   per fold instead of 9, half its time), about 47 min in all; every method
-  still runs on every split of every set.
+  still runs on every split of every set.  One split of every set through
+  the runner on a scratch merge of issue 26's branches: 198 cells, 442 s
+  serially under load, i.e. about 69 min for the full run on two loaded
+  cores (CH-DU on balls3d, 75 s per split, the costliest cell; 3 starts
+  instead of 10 would save only a fifth of it and change its choice, so it
+  keeps its defaults).
 * **statistics**: per data set the mean and standard deviation of the test
   error (%) over the splits; across data sets the average rank of each method
   (rank 1 = lowest error; ties share the average rank), the Friedman test and
