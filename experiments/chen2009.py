@@ -322,6 +322,45 @@ def rank_statistics(results, alpha=ALPHA):
     return out
 
 
+def status_summary(results):
+    """What went wrong per method, counted over its cells (issue 26: no silent "ok").
+
+    Parameters
+    ----------
+    results : pandas.DataFrame
+        The results file; uses ``status``, and where present ``warnings``
+        (the refit's warnings), ``n_inner_failures`` and ``n_inner_warnings``.
+
+    Returns
+    -------
+    pandas.Series of str
+        Indexed by method (order of appearance): ``"ok"`` when every cell
+        succeeded with no warning and no failed or warned inner fit, else the
+        counts, e.g. ``"2 error cells; 15 inner fits failed"``.
+    """
+    import pandas as pd
+
+    out = {}
+    for m, g in results.groupby("method", sort=False):
+        parts = []
+        n_err = int((g["status"] != "ok").sum())
+        if n_err:
+            parts.append(f"{n_err} error cell{'s' * (n_err > 1)}")
+        if "warnings" in g.columns:
+            text = g["warnings"].fillna("").astype(str).str.strip()
+            warned = int((~text.isin(["", "[]", "nan"]) & (g["status"] == "ok")).sum())
+            if warned:
+                parts.append(f"{warned} cell{'s' * (warned > 1)} warned")
+        for col, label in (("n_inner_failures", "inner fits failed"),
+                           ("n_inner_warnings", "inner fits warned")):
+            if col in g.columns:
+                v = int(pd.to_numeric(g[col], errors="coerce").fillna(0).sum())
+                if v:
+                    parts.append(f"{v} {label}")
+        out[m] = "; ".join(parts) or "ok"
+    return pd.Series(out, dtype=object)
+
+
 def _cell(mean, sd, count):
     if count is None or not count or mean != mean:
         return "-"
@@ -330,7 +369,7 @@ def _cell(mean, sd, count):
     return f"{mean:.1f} ± {sd:.1f}"
 
 
-def format_table(mean, sd, count, ranks=None, summary_line=None, paper=None):
+def format_table(mean, sd, count, ranks=None, summary_line=None, paper=None, status=None):
     """The README table: rows methods, columns data sets, test error (%) mean ± sd.
 
     Parameters
@@ -346,12 +385,15 @@ def format_table(mean, sd, count, ranks=None, summary_line=None, paper=None):
     paper : dict, optional
         ``{(data set, method): (mean, sd)}`` test errors (%) of the paper,
         printed in brackets after ours (default :data:`PAPER_ERRORS`).
+    status : pandas.Series, optional
+        :func:`status_summary`; adds the last column ``status``.
 
     Returns
     -------
     pandas.DataFrame
         Columns ``method``, one per data set (header ``name (splits)`` with
-        the largest number of splits of the column) and ``avg rank``; each
+        the largest number of splits of the column), ``avg rank`` and
+        ``status`` (with ``ranks`` / ``status`` only); each
         entry ``mean ± sd`` (one split: the error alone; no result: ``-``).
     """
     import pandas as pd
@@ -375,6 +417,8 @@ def format_table(mean, sd, count, ranks=None, summary_line=None, paper=None):
             row[heads[d]] = text
         if ranks is not None:
             row["avg rank"] = f"{ranks[m]:.2f}" if m in ranks.index else "-"
+        if status is not None:
+            row["status"] = status.get(m, "-")
         rows.append(row)
     if summary_line:
         rows.append({"method": summary_line})
@@ -407,12 +451,13 @@ def chen2009_table(results):
     -------
     pandas.DataFrame
         :func:`format_table` with the ranks and the line of
-        :func:`rank_statistics` (both from :mod:`krein.experiment.statistics`).
+        :func:`rank_statistics` (both from :mod:`krein.experiment.statistics`)
+        and the :func:`status_summary` of each method.
     """
     mean, sd, count = error_summary(results)
     stats = rank_statistics(results)
     return format_table(mean, sd, count, ranks=None if stats is None else stats["ranks"],
-                        summary_line=summary_line(stats))
+                        summary_line=summary_line(stats), status=status_summary(results))
 
 
 def chen2009_figures(results, out_dir):

@@ -57,10 +57,18 @@ def test_error_summary_and_table_of_a_synthetic_results_frame(chen):
     assert list(table.index) == ["aural-sonar", "coilyork"]
     assert table.at["coilyork", "flip"] == pytest.approx(0.8125)
 
+    df["n_inner_failures"] = [0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
+    df["warnings"] = [None, None, None, "ConvergenceWarning: max_iter", None, None, None, None,
+                      None, None, None, None]
+    status = chen.status_summary(df)
+    assert status.to_dict() == {"esvm": "2 inner fits failed", "flip": "1 cell warned",
+                                "knn": "1 error cell"}
     ranks = pd.Series({"esvm": 1.25, "flip": 1.75})
     out = chen.format_table(mean, sd, count, ranks=ranks, summary_line="Friedman line",
-                            paper={("aural-sonar", "flip"): (12.0, 3.5)})
-    assert list(out.columns) == ["method", "aural-sonar (3)", "coilyork (1)", "avg rank"]
+                            paper={("aural-sonar", "flip"): (12.0, 3.5)}, status=status)
+    assert list(out.columns) == ["method", "aural-sonar (3)", "coilyork (1)", "avg rank",
+                                 "status"]
+    assert list(out["status"][:3]) == ["2 inner fits failed", "1 cell warned", "1 error cell"]
     assert list(out["method"]) == ["esvm", "flip", "knn", "Friedman line"]  # sorted by rank
     e = 100 * (1 - np.asarray(acc[("aural-sonar", "esvm")]))
     assert out.iloc[0]["aural-sonar (3)"] == f"{e.mean():.1f} ± {e.std(ddof=1):.1f}"
