@@ -375,7 +375,9 @@ def _declare(spec, data):
             f"{m} {why}" if why.startswith("needs") else f"{m} ({why})"
             for m, why in skipped.items()))
 
-    # grids: the registry's per method, the kernel's scale on feature data; overrides
+    # grids: the registry's per method relative to the training kernel's scale, the
+    # kernel's scale parameter on feature data; overrides (absolute values)
+    scale, measure = _training_scale(data)
     kernel_keys = set(data.kernel_params)
     method_over = {k: v for k, v in spec.grid.items() if k not in kernel_keys}
     kernel_over = {k: v for k, v in spec.grid.items() if k in kernel_keys}
@@ -385,7 +387,7 @@ def _declare(spec, data):
         accepted = accepted_params[m]
         fixed = {"C": spec.C} if spec.C is not None and "C" in accepted else {}
         fixed.update(approx_params.get(m, {}))
-        g = default_grid(m) if spec.tune else {}
+        g = default_grid(m, scale) if spec.tune else {}
         g.update({k: v for k, v in method_over.items() if k in accepted and spec.tune})
         g = {k: v for k, v in g.items() if k not in fixed}
         grids[m] = g
@@ -410,7 +412,47 @@ def _declare(spec, data):
                                 approximation=spec.approximation)
     experiment = Experiment(f"compare-{data.dataset}", cells, random_state=spec.random_state)
     return experiment, {"methods": run, "skipped": skipped, "notes": notes, "grids": grids,
-                        "kernel_grid": kernel_grid}
+                        "kernel_grid": kernel_grid, "kernel_scale": scale,
+                        "kernel_scale_measure": measure}
+
+
+def _training_scale(data):
+    """The scale ``s`` of the comparison's training kernel and its measure (one line).
+
+    :func:`krein.kernels.kernel_scale_measure` of ``data.K`` (with a predefined
+    split, the training part); in an approximated run (no ``n x n`` kernel) the
+    mean of ``k(x_i, x_i)`` over at most 1000 evenly spaced training rows,
+    computed from the features; 1 with the reason when that is not positive.
+    """
+    from .kernels import kernel_scale_measure, pairwise_kernel
+
+    if data.K is not None:
+        return kernel_scale_measure(data.K)
+    rows = np.unique(np.linspace(0, data.n_samples - 1, min(data.n_samples, 1000)).astype(int))
+    diag = [float(pairwise_kernel(data.kernel, data.X[i:i + 1], params=data.kernel_params)[0, 0])
+            for i in rows]
+    s = float(np.mean(np.abs(diag)))
+    if not np.isfinite(s) or s <= 0:
+        return 1.0, "1 (k(x_i, x_i) = 0 on the training rows)"
+    return s, f"mean |k(x_i, x_i)| over {rows.size} training rows"
+
+
+def _warn_distance_like(data, spec):
+    """One :class:`krein.diagnosis.DistanceAsKernelWarning` for a matrix given as a kernel
+    that looks like a distance matrix; the diagnosis (None for other data) for the page."""
+    import warnings
+
+    from .diagnosis import DistanceAsKernelWarning, kernel_suitability
+
+    if data.kernel != "precomputed" or data.K is None or data.K.ndim != 2:
+        return None
+    diagnosis = kernel_suitability(data.K, data.y)
+    if diagnosis["distance_like"]:
+        warnings.warn(f"the matrix given as a kernel looks like a distance matrix "
+                      f"({diagnosis['reason']}; krein diagnose: {diagnosis['verdict']}): if it "
+                      "holds dissimilarities, rerun with --dissimilarity (dissimilarity=True)",
+                      DistanceAsKernelWarning, stacklevel=4)
+    return diagnosis
 
 
 # --------------------------------------------------------------------------- data
@@ -617,6 +659,7 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
     if not fresh:
         out = check_out(out, force, resume)
     experiment, plan = _declare(spec, data)
+    plan["diagnosis"] = _warn_distance_like(data, spec)
     data.spectrum()
 
     def describe(params):

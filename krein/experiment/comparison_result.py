@@ -77,6 +77,14 @@ class ComparisonResult:
         the data by the boundary cells (:mod:`krein.experiment.boundaries`).
     boundary_experiment : krein.experiment.Experiment or None, default None
         The boundary cells that were run.
+    kernel_scale : float, default 1.0
+        The scale ``s`` of the training kernel the default grids are relative to
+        (:func:`krein.registry.default_grid`, :func:`krein.kernels.kernel_scale`).
+    kernel_scale_measure : str, default "1"
+        How ``s`` was measured (``"mean |K_ii|"``, ``"mean |K_ij|"``...).
+    diagnosis : dict or None, default None
+        :func:`krein.diagnosis.kernel_suitability` of a matrix given as a kernel
+        (None for other data).
     """
 
     comparison: object
@@ -96,6 +104,9 @@ class ComparisonResult:
     points: pd.DataFrame | None = field(default=None, repr=False)
     boundaries: pd.DataFrame | None = field(default=None, repr=False)
     boundary_experiment: object = field(default=None, repr=False)
+    kernel_scale: float = 1.0
+    kernel_scale_measure: str = "1"
+    diagnosis: dict | None = field(default=None, repr=False)
     _lock: object = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -389,7 +400,9 @@ def run_info(result, command=None):
                      "inner_folds": result.inner_folds, "seed": result.random_state,
                      "tuned": result.tuned, "scoring": "accuracy", "solver": result.solver,
                      "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed,
-                     "approximation": result.approximation},
+                     "approximation": result.approximation, "kernel_scale": result.kernel_scale,
+                     "kernel_scale_measure": result.kernel_scale_measure},
+        "diagnosis": result.diagnosis,
         "approximation": approximation,
         "methods": list(result.methods) + [m for m in result.skipped],
         "skipped": dict(result.skipped),
