@@ -129,6 +129,8 @@ def _chosen_text(best_params):
 def _display_table(summary, tuned=True):
     import pandas as pd
 
+    from .experiment.comparison_files import status_text
+
     rows = []
     for _, r in summary.iterrows():
         if r["status"] == "skipped":
@@ -145,9 +147,10 @@ def _display_table(summary, tuned=True):
             "#SV": "-" if pd.isna(r["n_support_mean"]) else f"{r['n_support_mean']:.1f}",
             "certificate": r["certificate"] or "-",
             "errors": int(r["n_errors"]),
+            "status": status_text(r),
         })
         rows.append(row)
-    return text_table(rows, left=("method", "chosen (most often)", "certificate"))
+    return text_table(rows, left=("method", "chosen (most often)", "certificate", "status"))
 
 
 def _protocol_line(result):
@@ -248,6 +251,10 @@ def comparison_lines(result):
     for name, group in failed.groupby("method", sort=False):
         lines.append(f"errors in {name} ({len(group)} of {result.outer_folds * result.repeats} fits), "
                      f"first: {group['error'].iloc[0][:300]}")
+    warned = result.folds[(result.folds["error"] == "") & (result.folds["warnings"] != "")]
+    for name, group in warned.groupby("method", sort=False):
+        lines.append(f"warnings in {name} ({len(group)} of {result.outer_folds * result.repeats} "
+                     f"fits), first: {group['warnings'].iloc[0][:300]}")
     lines.append(f"time: {result.seconds:.0f} s")
     if result.files:
         report = [f for f in result.files if f.endswith("report.html")]

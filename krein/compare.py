@@ -159,20 +159,57 @@ def _check_C(C):
     return float(C)
 
 
-def _check_grid(grid):
+def _check_grid(grid, methods=()):
+    """The ``grid`` overrides as ``{name: list}``, each value checked against the
+    ``_parameter_constraints`` of every method of ``methods`` whose estimator has that
+    parameter (scikit-learn's ``validate_parameter_constraints``); kernel parameters are
+    checked in :func:`_check_kernel_grid` once the kernel is known."""
+    from sklearn.utils._param_validation import (InvalidParameterError,
+                                                 validate_parameter_constraints)
+
     if grid is None:
         return {}
     if not isinstance(grid, dict):
         raise InvalidArgument("grid", f"must be a dict parameter -> list of values; got {grid!r}")
     out = {}
+    estimators = [build_estimator(m) for m in methods]
     for k, v in grid.items():
         if isinstance(v, (numbers.Real, str)) and not isinstance(v, bool):
             v = [v]
         if not isinstance(k, str) or not isinstance(v, (list, tuple)) or len(v) == 0:
             raise InvalidArgument("grid", f"entry {k!r} must be a non-empty list of values; got "
                                           f"{v!r}")
+        for est in estimators:
+            constraints = getattr(est, "_parameter_constraints", {})
+            if k not in constraints:
+                continue
+            for value in v:
+                try:
+                    validate_parameter_constraints({k: constraints[k]}, {k: value},
+                                                   type(est).__name__)
+                except InvalidParameterError as exc:
+                    raise InvalidArgument("grid", f"{k}={value!r} rejected: {exc}") from None
         out[k] = list(v)
     return out
+
+
+def _check_kernel_grid(data, kernel_over):
+    """Each value of a kernel parameter's ``grid`` override: a finite number the kernel
+    accepts (evaluated on two objects of the data)."""
+    from .kernel_catalogue import check_kernel_params
+    from .kernels import pairwise_kernel
+
+    for k, values in kernel_over.items():
+        for value in values:
+            params = {**data.kernel_params, k: value}
+            try:
+                check_kernel_params(data.kernel, params)
+                if data.X is not None and k not in ("metric", "scale"):
+                    pairwise_kernel(data.kernel, data.X[:2], params=params)
+            except (InvalidArgument, ValueError, TypeError) as exc:
+                msg = getattr(exc, "message", None) or str(exc)
+                raise InvalidArgument("grid", f"{k}={value!r} rejected by the kernel "
+                                              f"{data.kernel!r}: {msg}") from None
 
 
 def _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, symmetrize,
@@ -344,7 +381,7 @@ class Comparison:
         set_(self, "repeats", _check_count("repeats", self.repeats, 1))
         set_(self, "inner_folds", _check_count("inner_folds", self.inner_folds, 2))
         set_(self, "C", _check_C(self.C))
-        set_(self, "grid", _check_grid(self.grid))
+        set_(self, "grid", _check_grid(self.grid, self.methods))
         set_(self, "random_state", _check_count("random_state", self.random_state, 0))
         if self.kernel_params is not None:
             set_(self, "kernel_params", dict(self.kernel_params))
@@ -381,6 +418,7 @@ def _declare(spec, data):
     kernel_keys = set(data.kernel_params)
     method_over = {k: v for k, v in spec.grid.items() if k not in kernel_keys}
     kernel_over = {k: v for k, v in spec.grid.items() if k in kernel_keys}
+    _check_kernel_grid(data, kernel_over)
     entries, grids = [], {}
     accepted_params = {m: build_estimator(m).get_params(deep=False) for m in run}
     for m in run:

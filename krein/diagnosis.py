@@ -250,10 +250,16 @@ def write_spectrum_plot(data, path):
     str
         ``path``, written atomically (:func:`krein._io.save_png`).
     """
+    import pandas as pd
+
     from ._io import save_png
-    from .compare import spectrum_plot
+    from .experiment.comparison_result import kernel_record
+    from .experiment.page import SavedComparison, spectrum_figure
 
     path = os.fspath(path)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    save_png(spectrum_plot(data), path, dpi=120, colors=None)
+    eigenvalues = np.asarray(data.spectrum().eigenvalues, dtype=float)
+    figure = spectrum_figure(SavedComparison("", kernel_record(data), pd.DataFrame(),
+                                             pd.DataFrame(), eigenvalues))
+    save_png(figure, path, dpi=120, colors=None)
     return path

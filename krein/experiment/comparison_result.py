@@ -232,6 +232,17 @@ def _certificate_text(f):
     return f"{kind} <= {np.nanmax(vals):.1e}" if np.isfinite(vals).any() else kind
 
 
+def _honest_counts(ok):
+    """What the status counts besides errors, over the folds that ran: folds whose refit
+    warned, folds with a ``ConvergenceWarning`` (e.g. ``max_iter`` reached), and the inner
+    model selection's failed fits and warnings (:data:`comparison_files.STATUSES`)."""
+    warned = ok["warnings"].fillna("").astype(str)
+    inner = {k: int(pd.to_numeric(ok[k], errors="coerce").fillna(0).sum())
+             for k in ("n_inner_failures", "n_inner_warnings")}
+    return {"n_warnings": int((warned.str.strip() != "").sum()),
+            "n_not_converged": int(warned.str.contains("ConvergenceWarning").sum()), **inner}
+
+
 def summarize(folds, skipped, order, notes=None):
     """The summary table: one row per method of ``order`` (:data:`SUMMARY_COLUMNS`).
 
@@ -249,7 +260,10 @@ def summarize(folds, skipped, order, notes=None):
     Returns
     -------
     pandas.DataFrame
-        ``status`` ok / partial / failed / skipped, mean and sample standard
+        ``status`` ok / warning / partial / failed / skipped (``ok`` only
+        when no fold failed, warned or had a failed or warning inner fit; the
+        counts in ``n_warnings``, ``n_not_converged``, ``n_inner_failures``,
+        ``n_inner_warnings``), mean and sample standard
         deviation of the successful folds' accuracies, the most frequent
         chosen parameters, means of the diagnostics, the largest certificate,
         the counts and the note (with the first error).
@@ -258,12 +272,15 @@ def summarize(folds, skipped, order, notes=None):
     for m in order:
         if m in skipped:
             rows.append({"method": m, "status": "skipped", "best_params": "{}", "n_folds": 0,
-                         "n_errors": 0, "note": skipped[m], "certificate": ""})
+                         "n_errors": 0, "note": skipped[m], "certificate": "",
+                         **_honest_counts(folds.iloc[:0])})
             continue
         f = folds[folds["method"] == m]
         ok = f[f["error"] == ""]
         n_err = int((f["error"] != "").sum())
-        status = "ok" if n_err == 0 else ("failed" if len(ok) == 0 else "partial")
+        honest = _honest_counts(ok)
+        status = ("failed" if len(ok) == 0 else "partial" if n_err else
+                  "warning" if any(honest.values()) else "ok")
         rows.append({
             "method": m,
             "status": status,
@@ -281,6 +298,7 @@ def summarize(folds, skipped, order, notes=None):
             "note": "; ".join(t for t in ((notes or {}).get(m, ""),
                                           f[f["error"] != ""]["error"].iloc[0][:300]
                                           if n_err else "") if t),
+            **honest,
         })
     return pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
 

@@ -29,7 +29,7 @@ from .._io import atomic_write_bytes, save_png
 from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES, FOLDS_FILE,
                                POINTS_FILE, REPORT_FILE, REQUIRED_COLUMNS, RUN_FILE,
                                SPECTRUM_FILE, STATUSES, SUMMARY_FILE, SavedComparison,
-                               read_comparison)
+                               read_comparison, status_text)
 from .page_figures import (_CLASS_COLORS, _approximation, _best_rows, _created, _duration,
                            _json_object, _kernel_label, _num, _params, _percent, _seconds,
                            _value, accuracy_figure, boundary_figure, spectrum_figure)
@@ -97,7 +97,7 @@ tr.muted td.method { font-weight: 500; }
 .badge { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 12px;
          font-weight: 600; font-family: inherit; }
 .badge.ok { background: #dafbe1; color: #116329; }
-.badge.partial { background: #fff1c2; color: #7a4d00; }
+.badge.partial, .badge.warning { background: #fff1c2; color: #7a4d00; }
 .badge.failed { background: #ffe2e0; color: var(--bad); }
 .badge.skipped { background: #eaeef2; color: #57606a; }
 .note { font-size: 12.5px; color: var(--muted); margin-top: 3px; max-width: 290px;
@@ -275,6 +275,11 @@ def _protocol_section(c):
                            f"{_e(p['approximation'])}: every method fitted on signed Nyström "
                            "features of the kernel (no n x n kernel formed); methods without an "
                            "approximate path skipped"))
+    if isinstance(p.get("kernel_scale"), (int, float)):
+        facts.append(_fact("Grid scale", f"default grids relative to the training kernel's "
+                           f"scale s = {_e(p.get('kernel_scale_measure') or '?')} = "
+                           f"{p['kernel_scale']:.3g} (e.g. C / s, rho / s^3: K and c K choose "
+                           "the same models); values given with --grid or --C are absolute"))
     kernel_grid = p.get("kernel_grid")
     if kernel_grid:
         facts.append(_fact("Kernel grid", _grid_text(kernel_grid)))
@@ -322,14 +327,13 @@ def _results_section(c, png):
             classes.append("best")
         if status in ("skipped", "failed"):
             classes.append("muted")
-        ran = status in ("ok", "partial") and np.isfinite(r["accuracy_mean"])
+        ran = status in ("ok", "warning", "partial") and np.isfinite(r["accuracy_mean"])
         acc = (f'{_percent(r["accuracy_mean"])} <span class="pm">± '
                f'{_percent(r["accuracy_std"])}</span>' if ran else "–")
-        n_err, n_folds = r["n_errors"], r["n_folds"]
         badge = f'<span class="badge {_e(status)}">{_e(status)}</span>'
-        if status == "partial" and np.isfinite(n_err):
-            badge += (f' <span class="pm">{_e(_num(n_err))}/{_e(_num(n_folds))} folds '
-                      "failed</span>")
+        detail = status_text(r)[len(status):].strip(" ()")
+        if detail:  # e.g. "5/5 not converged", "2/5 failed; 3 inner fits failed"
+            badge += f' <span class="pm">{_e(detail)}</span>'
         note = str(r["note"]).strip()
         if note:
             badge += f'<div class="note">{_e(note)}</div>'
@@ -403,6 +407,31 @@ def _folds_details(c):
             + "</tbody></table></details>")
 
 
+def _diagnosis_section(c):
+    """The look of a matrix given as a kernel (:func:`krein.diagnosis.kernel_suitability`)."""
+    d = c.run.get("diagnosis")
+    if not isinstance(d, dict):
+        return ""
+    dcm = d.get("dcm")
+    share = d.get("negative_share")
+    facts = [_fact("Zero diagonal", "yes" if d.get("zero_diagonal") else "no"),
+             _fact("No negative entry", "yes" if d.get("non_negative") else "no"),
+             _fact("-K conditionally PD", {True: "yes", False: "no"}.get(d.get("negated_cpd"),
+                                                                        "not computed")),
+             _fact("Class-mean distance (DCM)", _e(f"{dcm:.4g}") if isinstance(dcm, float)
+                   else "not computed (two classes only)"),
+             _fact("Negative share of J K J", _e(f"{100 * share:.3g} %")
+                   if isinstance(share, float) else "not computed"),
+             _fact("Verdict before training", _e(d.get("verdict") or "?"))]
+    warn = (f'<p class="note" style="color:#7a4d00">The matrix looks like a distance matrix '
+            f'({_e(d.get("reason") or "")}): if it holds dissimilarities, rerun with '
+            "<code>--dissimilarity</code>.</p>" if d.get("distance_like") else "")
+    return ('<section id="diagnosis"><h2>Diagnosis of the matrix</h2>'
+            '<p class="caption">The matrix was given as a kernel; Haasdonk (2005, §7.3) '
+            "criteria before training, as <code>krein diagnose</code> computes them.</p>"
+            f'{warn}<dl class="facts">{"".join(facts)}</dl></section>')
+
+
 def _boundary_section(c, png):
     return ('<section id="boundaries"><h2>Decision boundaries</h2><figure>'
             f'{_img(png, "decision regions per method")}<figcaption>Predicted class on a grid '
@@ -416,7 +445,7 @@ def _page_html(c, images):
     kernel = d.get("kernel") or "unknown"
     title = f"{name} · {kernel} kernel"
     s = c.summary
-    n_ran = int(s["status"].isin(["ok", "partial"]).sum())
+    n_ran = int(s["status"].isin(["ok", "warning", "partial"]).sum())
     p = c.protocol
     bits = [f"{len(s)} method{'s' if len(s) != 1 else ''}"]
     if p.get("cv"):
@@ -435,6 +464,9 @@ def _page_html(c, images):
         not_ran = len(s) - n_ran
         if not_ran:
             headline += f", {not_ran} skipped or failed"
+        n_warned = int((s["status"] == "warning").sum())
+        if n_warned:
+            headline += f", {n_warned} with warnings (status column)"
         headline += "."
     else:
         headline = "No method produced an accuracy."
@@ -454,6 +486,7 @@ def _page_html(c, images):
         "</header>",
         _data_section(c),
         _spectrum_section(c, images["spectrum"]),
+        _diagnosis_section(c),
         _protocol_section(c),
         _results_section(c, images["accuracy"]),
     ]
