@@ -30,6 +30,7 @@ from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES
                                POINTS_FILE, REPORT_FILE, REQUIRED_COLUMNS, RUN_FILE,
                                SPECTRUM_FILE, STATUSES, SUMMARY_FILE, SavedComparison,
                                read_comparison, status_text)
+from .page_diagnosis import diagnosis_section
 from .page_figures import (_CLASS_COLORS, _approximation, _best_rows, _created, _duration,
                            _json_object, _kernel_label, _num, _params, _percent, _seconds,
                            _value, accuracy_figure, boundary_figure, spectrum_figure)
@@ -407,31 +408,6 @@ def _folds_details(c):
             + "</tbody></table></details>")
 
 
-def _diagnosis_section(c):
-    """The look of a matrix given as a kernel (:func:`krein.diagnosis.kernel_suitability`)."""
-    d = c.run.get("diagnosis")
-    if not isinstance(d, dict):
-        return ""
-    dcm = d.get("dcm")
-    share = d.get("negative_share")
-    facts = [_fact("Zero diagonal", "yes" if d.get("zero_diagonal") else "no"),
-             _fact("No negative entry", "yes" if d.get("non_negative") else "no"),
-             _fact("-K conditionally PD", {True: "yes", False: "no"}.get(d.get("negated_cpd"),
-                                                                        "not computed")),
-             _fact("Class-mean distance (DCM)", _e(f"{dcm:.4g}") if isinstance(dcm, float)
-                   else "not computed (two classes only)"),
-             _fact("Negative share of J K J", _e(f"{100 * share:.3g} %")
-                   if isinstance(share, float) else "not computed"),
-             _fact("Verdict before training", _e(d.get("verdict") or "?"))]
-    warn = (f'<p class="note" style="color:#7a4d00">The matrix looks like a distance matrix '
-            f'({_e(d.get("reason") or "")}): if it holds dissimilarities, rerun with '
-            "<code>--dissimilarity</code>.</p>" if d.get("distance_like") else "")
-    return ('<section id="diagnosis"><h2>Diagnosis of the matrix</h2>'
-            '<p class="caption">The matrix was given as a kernel; Haasdonk (2005, §7.3) '
-            "criteria before training, as <code>krein diagnose</code> computes them.</p>"
-            f'{warn}<dl class="facts">{"".join(facts)}</dl></section>')
-
-
 def _boundary_section(c, png):
     return ('<section id="boundaries"><h2>Decision boundaries</h2><figure>'
             f'{_img(png, "decision regions per method")}<figcaption>Predicted class on a grid '
@@ -486,7 +462,7 @@ def _page_html(c, images):
         "</header>",
         _data_section(c),
         _spectrum_section(c, images["spectrum"]),
-        _diagnosis_section(c),
+        diagnosis_section(c.run.get("diagnosis"), _fact, _e),
         _protocol_section(c),
         _results_section(c, images["accuracy"]),
     ]
