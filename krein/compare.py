@@ -20,10 +20,19 @@ A fair comparison by default
 ----------------------------
 Every method's parameters are chosen by inner stratified cross-validation on
 each outer training fold (nested CV): the method's default grid from the
-registry (:func:`krein.registry.default_grid`) and, when the kernel is
-computed from feature vectors, the kernel's scale parameter
-(:func:`krein.kernel_data.default_kernel_grid`).  ``grid`` overrides entries,
-a fixed ``C`` takes ``C`` out of the grids, ``tune=False`` fixes everything.
+registry (:func:`krein.registry.default_grid`), placed relative to the scale
+``s`` of the training kernel (:func:`krein.kernels.kernel_scale`: mean
+``|K_ii|``, or mean ``|K_ij|`` of a matrix with a negligible diagonal; in an
+approximated run the mean ``k(x_i, x_i)`` from the features), so that ``K``
+and ``c K`` choose the same models, and, when the kernel is computed from
+feature vectors, the kernel's scale parameter
+(:func:`krein.kernel_data.default_kernel_grid`).  ``grid`` overrides entries
+with absolute values (each checked against the estimators'
+``_parameter_constraints``), a fixed ``C`` (absolute) takes ``C`` out of the
+grids, ``tune=False`` fixes everything.  A matrix given as a kernel that
+looks like a distance matrix (:func:`krein.diagnosis.kernel_suitability`)
+gets one :class:`krein.diagnosis.DistanceAsKernelWarning` naming
+``dissimilarity``.
 
 Folds: repeat ``r`` splits with ``StratifiedKFold(outer_folds, shuffle=True,
 random_state=random_state + r)`` and each outer training split again with
@@ -788,14 +797,18 @@ def compare(dataset="sonar", **options):
     -------
     pandas.DataFrame
         One row per method (:data:`SUMMARY_COLUMNS`): ``status`` ("ok",
-        "partial", "failed", "skipped"), ``accuracy_mean``, ``accuracy_std``
+        "warning", "partial", "failed", "skipped"; "ok" only without any
+        error, warning or failed inner fit), ``accuracy_mean``, ``accuracy_std``
         (sample standard deviation over the repeat x fold cells),
         ``best_params`` (JSON: the most frequent chosen value of each tuned
         parameter, kernel ones as ``kernel_<name>``), ``fit_seconds_mean``,
         ``n_support_mean``, ``min_eigenvalue_mean``, ``r_mm_mean``,
         ``r_neg_mean`` (of the training blocks, Munoz & de Diego eq. 2),
         ``certificate`` (the largest certificate value over the folds),
-        ``n_folds``, ``n_errors`` and ``note`` (skip reason or first error).
+        ``n_folds``, ``n_errors``, ``note`` (skip reason or first error),
+        ``n_warnings`` (folds whose refit warned), ``n_not_converged`` (of them
+        with a ``ConvergenceWarning``), ``n_inner_failures`` and
+        ``n_inner_warnings`` (the inner model selection's, summed).
         ``attrs`` holds the data set, kernel, parameters used, the
         ``approximation`` and the files written.
 
