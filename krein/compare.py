@@ -476,8 +476,11 @@ def _training_scale(data):
     if data.K is not None:
         return kernel_scale_measure(data.K)
     rows = np.unique(np.linspace(0, data.n_samples - 1, min(data.n_samples, 1000)).astype(int))
-    diag = [float(pairwise_kernel(data.kernel, data.X[i:i + 1], params=data.kernel_params)[0, 0])
-            for i in rows]
+    try:
+        diag = [float(pairwise_kernel(data.kernel, data.X[i:i + 1],
+                                      params=data.kernel_params)[0, 0]) for i in rows]
+    except (ValueError, TypeError) as exc:  # not a named kernel of feature vectors
+        return 1.0, f"1 (k(x_i, x_i) not computable from the features: {exc})"
     s = float(np.mean(np.abs(diag)))
     if not np.isfinite(s) or s <= 0:
         return 1.0, "1 (k(x_i, x_i) = 0 on the training rows)"
