@@ -26,6 +26,7 @@ values on stderr and exits with status 2.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 
@@ -44,6 +45,29 @@ def _print_lines(lines):
 
 def _data_error(prog, exc):
     fail(prog, f"{FLAGS.get(exc.argument, exc.argument)}: {exc.message}")
+
+
+@contextlib.contextmanager
+def _one_line_warnings(prog):
+    """Print a :class:`krein.diagnosis.DistanceAsKernelWarning` as one line on stderr
+    (``krein compare: warning: ...``), at once; other warnings as Python shows them."""
+    import warnings
+
+    from .diagnosis import DistanceAsKernelWarning
+
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+
+        def show(message, category, *rest, **kw):
+            if issubclass(category, DistanceAsKernelWarning):
+                sys.stderr.write(f"{prog}: warning: {message}\n")
+                sys.stderr.flush()
+            else:
+                shown(message, category, *rest, **kw)
+
+        warnings.simplefilter("always", DistanceAsKernelWarning)
+        warnings.showwarning = show
+        yield
 
 
 # --------------------------------------------------------------------------- commands
@@ -75,7 +99,7 @@ def _cmd_compare(args):
         out, fresh = os.path.join(DEFAULT_OUT, run_name(data["dataset"], data["kernel_file"],
                                                         data["data_file"])), True
     command = "krein " + " ".join(args.argv)
-    with captured_stdout() as solver_output:
+    with captured_stdout() as solver_output, _one_line_warnings(args.prog):
         try:
             spec = Comparison(kernel=args.kernel, kernel_params=kernel_params or None,
                               methods=methods, outer_folds=args.cv, repeats=args.repeats,

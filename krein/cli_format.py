@@ -189,6 +189,8 @@ def _edges(result):
 def _display_table(summary, tuned=True, edges=None):
     import pandas as pd
 
+    from .experiment.comparison_files import status_text
+
     rows = []
     for _, r in summary.iterrows():
         if r["status"] == "skipped":
@@ -206,9 +208,10 @@ def _display_table(summary, tuned=True, edges=None):
             "#SV": "-" if pd.isna(r["n_support_mean"]) else f"{r['n_support_mean']:.1f}",
             "certificate": r["certificate"] or "-",
             "errors": int(r["n_errors"]),
+            "status": status_text(r),
         })
         rows.append(row)
-    return text_table(rows, left=("method", "chosen (most often)", "certificate"))
+    return text_table(rows, left=("method", "chosen (most often)", "certificate", "status"))
 
 
 def _protocol_line(result):
@@ -233,6 +236,33 @@ def _approximation_line(result):
             "per fold; no n x n kernel formed; methods without an approximate path skipped)")
 
 
+def _relative_grid_line(result):
+    """``grids relative to s = mean |K_ii| = 3.2e+07: C in {0.1, 1, 10} / s (svm, ...); ...``:
+    the default grids as multiples of the kernel scale (user ``--grid`` values are absolute)."""
+    from .registry import default_grid, scale_exponents
+
+    over = getattr(result.comparison, "grid", None) or {}
+    groups = {}
+    for m, g in result.grids.items():
+        base, exps = default_grid(m), scale_exponents(m)
+        parts = []
+        for k in g:
+            e = exps.get(k, 0)
+            if k in over or not e or k not in base:
+                continue
+            power = "" if abs(e) == 1 else f"^{abs(e)}"
+            parts.append(f"{k} in {{{', '.join(_fmt_num(v, 3) for v in base[k])}}} "
+                         f"{'/' if e < 0 else 'x'} s{power}")
+        if parts:
+            groups.setdefault("; ".join(parts), []).append(m)
+    scale = getattr(result, "kernel_scale", 1.0)
+    head = (f"grids relative to s = {getattr(result, 'kernel_scale_measure', '1')} = "
+            f"{scale:.3g}")
+    if not groups:
+        return head + " (no default grid scaled)"
+    return head + ": " + "; ".join(f"{t} ({', '.join(ms)})" for t, ms in groups.items())
+
+
 def _grid_lines(result):
     if not result.tuned:
         return []
@@ -241,7 +271,8 @@ def _grid_lines(result):
         text = ", ".join(f"{k} in {{{', '.join(_fmt_num(v, 3) for v in vals)}}}"
                          for k, vals in g.items()) or "nothing to tune"
         groups.setdefault(text, []).append(m)
-    lines = ["grids: " + "; ".join(f"{text} ({', '.join(ms)})" for text, ms in groups.items())]
+    lines = [_relative_grid_line(result),
+             "grids: " + "; ".join(f"{text} ({', '.join(ms)})" for text, ms in groups.items())]
     if result.kernel_grid:
         lines.append("kernel grid: " + ", ".join(
             f"{k} in {{{', '.join(_fmt_num(v, 3) for v in vals)}}}"
@@ -288,6 +319,10 @@ def comparison_lines(result):
     for name, group in failed.groupby("method", sort=False):
         lines.append(f"errors in {name} ({len(group)} of {result.outer_folds * result.repeats} fits), "
                      f"first: {group['error'].iloc[0][:300]}")
+    warned = result.folds[(result.folds["error"] == "") & (result.folds["warnings"] != "")]
+    for name, group in warned.groupby("method", sort=False):
+        lines.append(f"warnings in {name} ({len(group)} of {result.outer_folds * result.repeats} "
+                     f"fits), first: {group['warnings'].iloc[0][:300]}")
     lines.append(f"time: {result.seconds:.0f} s")
     if result.files:
         report = [f for f in result.files if f.endswith("report.html")]

@@ -519,12 +519,15 @@ def build_parser(commands):
                    help="repetitions of the K-fold split (default 1; not with a predefined test "
                         "part)")
     p.add_argument("-C", "--C", dest="C", type=float, default=None, metavar="VALUE",
-                   help="a fixed SVM box bound / slack weight for every method (default: tuned "
-                        "by inner CV; 1 with --no-tune)")
+                   help="a fixed SVM box bound / slack weight for every method, absolute "
+                        "(default: tuned by inner CV over a grid relative to the kernel's scale; "
+                        "1 with --no-tune)")
     p.add_argument("--grid", action="append", default=None, metavar="NAME=V1,V2",
                    help="override a grid of the inner CV, e.g. --grid C=0.01,1,100 --grid "
                         "rho=1,10 (method parameters for every method that has them; kernel "
-                        "parameters such as a or gamma for the kernel)")
+                        "parameters such as a or gamma for the kernel); absolute values, where "
+                        "the default grids of C, rho are relative to the kernel's scale s "
+                        "(mean |K_ii|)")
     p.add_argument("--no-tune", action="store_true",
                    help="no inner CV: every method at fixed values (--C or C = 1, the kernel "
                         "as given)")

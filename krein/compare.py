@@ -20,10 +20,19 @@ A fair comparison by default
 ----------------------------
 Every method's parameters are chosen by inner stratified cross-validation on
 each outer training fold (nested CV): the method's default grid from the
-registry (:func:`krein.registry.default_grid`) and, when the kernel is
-computed from feature vectors, the kernel's scale parameter
-(:func:`krein.kernel_data.default_kernel_grid`).  ``grid`` overrides entries,
-a fixed ``C`` takes ``C`` out of the grids, ``tune=False`` fixes everything.
+registry (:func:`krein.registry.default_grid`), placed relative to the scale
+``s`` of the training kernel (:func:`krein.kernels.kernel_scale`: mean
+``|K_ii|``, or mean ``|K_ij|`` of a matrix with a negligible diagonal; in an
+approximated run the mean ``k(x_i, x_i)`` from the features), so that ``K``
+and ``c K`` choose the same models, and, when the kernel is computed from
+feature vectors, the kernel's scale parameter
+(:func:`krein.kernel_data.default_kernel_grid`).  ``grid`` overrides entries
+with absolute values (each checked against the estimators'
+``_parameter_constraints``), a fixed ``C`` (absolute) takes ``C`` out of the
+grids, ``tune=False`` fixes everything.  A matrix given as a kernel that
+looks like a distance matrix (:func:`krein.diagnosis.kernel_suitability`)
+gets one :class:`krein.diagnosis.DistanceAsKernelWarning` naming
+``dissimilarity``.
 
 Folds: repeat ``r`` splits with ``StratifiedKFold(outer_folds, shuffle=True,
 random_state=random_state + r)`` and each outer training split again with
@@ -160,18 +169,36 @@ def _check_C(C):
     return float(C)
 
 
-def _check_grid(grid):
+def _check_grid(grid, methods=()):
+    """The ``grid`` overrides as ``{name: list}``, each value checked against the
+    ``_parameter_constraints`` of every method of ``methods`` whose estimator has that
+    parameter (scikit-learn's ``validate_parameter_constraints``); kernel parameters are
+    checked in :func:`_check_kernel_grid` once the kernel is known."""
+    from sklearn.utils._param_validation import (InvalidParameterError,
+                                                 validate_parameter_constraints)
+
     if grid is None:
         return {}
     if not isinstance(grid, dict):
         raise InvalidArgument("grid", f"must be a dict parameter -> list of values; got {grid!r}")
     out = {}
+    estimators = [build_estimator(m) for m in methods]
     for k, v in grid.items():
         if isinstance(v, (numbers.Real, str)) and not isinstance(v, bool):
             v = [v]
         if not isinstance(k, str) or not isinstance(v, (list, tuple)) or len(v) == 0:
             raise InvalidArgument("grid", f"entry {k!r} must be a non-empty list of values; got "
                                           f"{v!r}")
+        for est in estimators:
+            constraints = getattr(est, "_parameter_constraints", {})
+            if k not in constraints:
+                continue
+            for value in v:
+                try:
+                    validate_parameter_constraints({k: constraints[k]}, {k: value},
+                                                   type(est).__name__)
+                except InvalidParameterError as exc:
+                    raise InvalidArgument("grid", f"{k}={value!r} rejected: {exc}") from None
         out[k] = list(v)
     return out
 
@@ -194,6 +221,25 @@ def _test_files(kernel_file, data_file, test_kernel_file, test_labels, test_data
     if test_labels is not None:
         out["test_labels"] = os.path.abspath(os.fspath(test_labels))
     return out
+
+
+def _check_kernel_grid(data, kernel_over):
+    """Each value of a kernel parameter's ``grid`` override: a finite number the kernel
+    accepts (evaluated on two objects of the data)."""
+    from .kernel_catalogue import check_kernel_params
+    from .kernels import pairwise_kernel
+
+    for k, values in kernel_over.items():
+        for value in values:
+            params = {**data.kernel_params, k: value}
+            try:
+                check_kernel_params(data.kernel, params)
+                if data.X is not None and k not in ("metric", "scale"):
+                    pairwise_kernel(data.kernel, data.X[:2], params=params)
+            except (InvalidArgument, ValueError, TypeError) as exc:
+                msg = getattr(exc, "message", None) or str(exc)
+                raise InvalidArgument("grid", f"{k}={value!r} rejected by the kernel "
+                                              f"{data.kernel!r}: {msg}") from None
 
 
 def _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, symmetrize,
@@ -390,7 +436,7 @@ class Comparison:
         set_(self, "repeats", _check_count("repeats", self.repeats, 1))
         set_(self, "inner_folds", _check_count("inner_folds", self.inner_folds, 2))
         set_(self, "C", _check_C(self.C))
-        set_(self, "grid", _check_grid(self.grid))
+        set_(self, "grid", _check_grid(self.grid, self.methods))
         set_(self, "random_state", _check_count("random_state", self.random_state, 0))
         set_(self, "outer_split", _outer_split(self))
         if self.kernel_params is not None:
@@ -443,17 +489,20 @@ def _declare(spec, data):
             f"{m} {why}" if why.startswith("needs") else f"{m} ({why})"
             for m, why in skipped.items()))
 
-    # grids: the registry's per method, the kernel's scale on feature data; overrides
+    # grids: the registry's per method relative to the training kernel's scale, the
+    # kernel's scale parameter on feature data; overrides (absolute values)
+    scale, measure = _training_scale(data)
     kernel_keys = set(data.kernel_params)
     method_over = {k: v for k, v in spec.grid.items() if k not in kernel_keys}
     kernel_over = {k: v for k, v in spec.grid.items() if k in kernel_keys}
+    _check_kernel_grid(data, kernel_over)
     entries, grids = [], {}
     accepted_params = {m: build_estimator(m).get_params(deep=False) for m in run}
     for m in run:
         accepted = accepted_params[m]
         fixed = {"C": spec.C} if spec.C is not None and "C" in accepted else {}
         fixed.update(approx_params.get(m, {}))
-        g = default_grid(m) if spec.tune else {}
+        g = default_grid(m, scale) if spec.tune else {}
         g.update({k: v for k, v in method_over.items() if k in accepted and spec.tune})
         g = {k: v for k, v in g.items() if k not in fixed}
         grids[m] = g
@@ -478,7 +527,50 @@ def _declare(spec, data):
                                 approximation=spec.approximation, outer_split=spec.outer_split)
     experiment = Experiment(f"compare-{data.dataset}", cells, random_state=spec.random_state)
     return experiment, {"methods": run, "skipped": skipped, "notes": notes, "grids": grids,
-                        "kernel_grid": kernel_grid}
+                        "kernel_grid": kernel_grid, "kernel_scale": scale,
+                        "kernel_scale_measure": measure}
+
+
+def _training_scale(data):
+    """The scale ``s`` of the comparison's training kernel and its measure (one line).
+
+    :func:`krein.kernels.kernel_scale_measure` of ``data.K`` (with a predefined
+    split, the training part); in an approximated run (no ``n x n`` kernel) the
+    mean of ``k(x_i, x_i)`` over at most 1000 evenly spaced training rows,
+    computed from the features; 1 with the reason when that is not positive.
+    """
+    from .kernels import kernel_scale_measure, pairwise_kernel
+
+    if data.K is not None:
+        return kernel_scale_measure(data.K)
+    rows = np.unique(np.linspace(0, data.n_samples - 1, min(data.n_samples, 1000)).astype(int))
+    try:
+        diag = [float(pairwise_kernel(data.kernel, data.X[i:i + 1],
+                                      params=data.kernel_params)[0, 0]) for i in rows]
+    except (ValueError, TypeError) as exc:  # not a named kernel of feature vectors
+        return 1.0, f"1 (k(x_i, x_i) not computable from the features: {exc})"
+    s = float(np.mean(np.abs(diag)))
+    if not np.isfinite(s) or s <= 0:
+        return 1.0, "1 (k(x_i, x_i) = 0 on the training rows)"
+    return s, f"mean |k(x_i, x_i)| over {rows.size} training rows"
+
+
+def _warn_distance_like(data, spec):
+    """One :class:`krein.diagnosis.DistanceAsKernelWarning` for a matrix given as a kernel
+    that looks like a distance matrix; the diagnosis (None for other data) for the page."""
+    import warnings
+
+    from .diagnosis import DistanceAsKernelWarning, kernel_suitability
+
+    if data.kernel != "precomputed" or data.K is None or data.K.ndim != 2:
+        return None
+    diagnosis = kernel_suitability(data.K, data.y)
+    if diagnosis["distance_like"]:
+        warnings.warn(f"the matrix given as a kernel looks like a distance matrix "
+                      f"({diagnosis['reason']}; krein diagnose: {diagnosis['verdict']}): if it "
+                      "holds dissimilarities, rerun with --dissimilarity (dissimilarity=True)",
+                      DistanceAsKernelWarning, stacklevel=4)
+    return diagnosis
 
 
 # --------------------------------------------------------------------------- data
@@ -685,6 +777,7 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
     if not fresh:
         out = check_out(out, force, resume)
     experiment, plan = _declare(spec, data)
+    plan["diagnosis"] = _warn_distance_like(data, spec)
     data.spectrum()
 
     def describe(params):
@@ -776,14 +869,18 @@ def compare(dataset="sonar", **options):
     -------
     pandas.DataFrame
         One row per method (:data:`SUMMARY_COLUMNS`): ``status`` ("ok",
-        "partial", "failed", "skipped"), ``accuracy_mean``, ``accuracy_std``
+        "warning", "partial", "failed", "skipped"; "ok" only without any
+        error, warning or failed inner fit), ``accuracy_mean``, ``accuracy_std``
         (sample standard deviation over the repeat x fold cells),
         ``best_params`` (JSON: the most frequent chosen value of each tuned
         parameter, kernel ones as ``kernel_<name>``), ``fit_seconds_mean``,
         ``n_support_mean``, ``min_eigenvalue_mean``, ``r_mm_mean``,
         ``r_neg_mean`` (of the training blocks, Munoz & de Diego eq. 2),
         ``certificate`` (the largest certificate value over the folds),
-        ``n_folds``, ``n_errors`` and ``note`` (skip reason or first error).
+        ``n_folds``, ``n_errors``, ``note`` (skip reason or first error),
+        ``n_warnings`` (folds whose refit warned), ``n_not_converged`` (of them
+        with a ``ConvergenceWarning``), ``n_inner_failures`` and
+        ``n_inner_warnings`` (the inner model selection's, summed).
         ``attrs`` holds the data set, kernel, parameters used, the
         ``approximation`` and the files written.
 

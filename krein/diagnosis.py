@@ -36,7 +36,22 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["KernelDiagnosis", "diagnose_kernel", "diagnose", "write_spectrum_plot"]
+__all__ = ["KernelDiagnosis", "diagnose_kernel", "diagnose", "write_spectrum_plot",
+           "DistanceAsKernelWarning", "kernel_suitability", "SUITABILITY_MAX_N"]
+
+#: Largest kernel for which :func:`kernel_suitability` runs Haasdonk's criteria before
+#: training (two more eigendecompositions of an ``n x n`` matrix); above it only the
+#: look of the matrix (zero diagonal, non-negative) is checked.
+SUITABILITY_MAX_N = 2000
+
+
+class DistanceAsKernelWarning(UserWarning):
+    """A matrix given as a kernel looks like a distance matrix (or is unsuitable as a kernel).
+
+    Issued once per run by :func:`krein.compare.run_comparison` when
+    :func:`kernel_suitability` finds the matrix distance-like; its message
+    names ``--dissimilarity`` (``dissimilarity=True``).
+    """
 
 
 @dataclass(frozen=True)
@@ -165,6 +180,61 @@ def diagnose(data, C=1.0):
     return diagnose_kernel(data.K, data.y, C, spectrum=data.spectrum())
 
 
+def kernel_suitability(K, y):
+    """Whether a matrix given as a kernel looks like a distance matrix, and Haasdonk's verdict.
+
+    A matrix is *distance-like* when its diagonal is negligible
+    (:func:`krein.kernels.kernel_scale_measure`: mean ``|K_ii|`` below
+    :data:`krein.kernels.NEGLIGIBLE_DIAGONAL` of the mean ``|K_ij|``) and
+    no entry is negative, or when Haasdonk's criteria before training
+    (:func:`krein.geometry.suitability_before`, 2005 §7.3: ``-K`` conditionally
+    positive definite, or the class means at a squared pE distance ``<= 0``)
+    call it unsuitable.  The criteria need two eigendecompositions and run
+    for ``n <= SUITABILITY_MAX_N`` only.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The matrix given as a kernel.
+    y : array-like of shape (n,)
+        Labels; the class-mean distance is used for two classes only.
+
+    Returns
+    -------
+    dict
+        JSON-ready: ``zero_diagonal`` (bool), ``non_negative`` (bool),
+        ``verdict`` ("unsuitable", "not ruled out" or "not computed (n > N)"),
+        ``negated_cpd`` (bool or None), ``dcm`` (float or None),
+        ``negative_share`` (float or None, of ``J K J``), ``distance_like``
+        (bool) and ``reason`` (one line, ``""`` when not distance-like).
+    """
+    from .geometry import suitability_before
+    from .kernels import kernel_scale_measure
+
+    K = np.asarray(K, dtype=float)
+    zero_diagonal = kernel_scale_measure(K)[1] == "mean |K_ij|"
+    non_negative = bool(np.all(K >= 0))
+    out = {"zero_diagonal": bool(zero_diagonal), "non_negative": non_negative,
+           "verdict": f"not computed (n > {SUITABILITY_MAX_N})", "negated_cpd": None,
+           "dcm": None, "negative_share": None}
+    if K.shape[0] <= SUITABILITY_MAX_N:
+        labels = np.unique(y)
+        b = suitability_before(K, np.asarray(y) if labels.size == 2 else None)
+        out.update(verdict="unsuitable" if b["unsuitable"] else "not ruled out",
+                   negated_cpd=bool(b["negated_cpd"]), negative_share=float(b["negative_share"]),
+                   dcm=None if b.get("dcm") is None else float(b["dcm"]))
+    reasons = []
+    if zero_diagonal and non_negative:
+        reasons.append("zero diagonal and no negative entry")
+    if out["negated_cpd"]:
+        reasons.append("-K conditionally positive definite")
+    if out["dcm"] is not None and out["dcm"] <= 0:
+        reasons.append(f"class means at squared pE distance {out['dcm']:.3g} <= 0")
+    out["distance_like"] = bool(reasons)
+    out["reason"] = "; ".join(reasons)
+    return out
+
+
 def write_spectrum_plot(data, path):
     """Draw the spectrum of a data set's kernel to a PNG file (``krein diagnose --plot``).
 
@@ -180,10 +250,16 @@ def write_spectrum_plot(data, path):
     str
         ``path``, written atomically (:func:`krein._io.save_png`).
     """
+    import pandas as pd
+
     from ._io import save_png
-    from .compare import spectrum_plot
+    from .experiment.comparison_result import kernel_record
+    from .experiment.page import SavedComparison, spectrum_figure
 
     path = os.fspath(path)
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    save_png(spectrum_plot(data), path, dpi=120, colors=None)
+    eigenvalues = np.asarray(data.spectrum().eigenvalues, dtype=float)
+    figure = spectrum_figure(SavedComparison("", kernel_record(data), pd.DataFrame(),
+                                             pd.DataFrame(), eigenvalues))
+    save_png(figure, path, dpi=120, colors=None)
     return path

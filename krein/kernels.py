@@ -42,6 +42,9 @@ __all__ = [
     "get_kernel",
     "KERNELS",
     "pairwise_kernel",
+    "kernel_scale",
+    "kernel_scale_measure",
+    "NEGLIGIBLE_DIAGONAL",
 ]
 
 
@@ -631,3 +634,84 @@ def pairwise_kernel(kernel, X, Z=None, params=None):
     if not np.all(np.isfinite(K)):
         raise ValueError("kernel returned NaN or inf values")
     return K
+
+
+#: A diagonal is negligible when its mean ``|K_ii|`` is below this fraction of the mean
+#: ``|K_ij|`` over all entries (a ratio: the same for ``K`` and ``c K``).
+NEGLIGIBLE_DIAGONAL = 1e-3
+
+
+def kernel_scale_measure(K):
+    """The scale of a kernel matrix and the measure it was taken with.
+
+    ``s = mean_i |K_ii|`` (the mean squared norm of the objects in the
+    kernel's feature space, the quantity libsvm's ``C`` and the penalties of
+    Luss & d'Aspremont 2009 eq. 3 are relative to), unless the diagonal is
+    negligible, i.e. ``mean |K_ii| < NEGLIGIBLE_DIAGONAL * mean |K_ij|`` (a
+    distance matrix given as a kernel: zero diagonal); then ``s = mean_ij
+    |K_ij|`` over all entries.  Both are homogeneous of degree one and the
+    choice between them depends on a ratio only, so ``s(c K) = c s(K)`` for
+    ``c > 0``.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n) or (n, n, m)
+        A kernel matrix; a stack of base kernels (``K[:, :, 0]`` the combined
+        kernel, as the pick-out data sets store it) is measured on the
+        combined one.
+
+    Returns
+    -------
+    s : float
+        The scale, ``> 0``; ``1.0`` for a matrix of zeros.
+    measure : str
+        ``"mean |K_ii|"`` or ``"mean |K_ij|"`` (negligible diagonal), ``"1 (zero
+        matrix)"``.
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not square (per base kernel), empty or holds NaN/inf.
+    """
+    K = np.asarray(K, dtype=float)
+    if K.ndim == 3:
+        K = K[:, :, 0]
+    if K.ndim != 2 or K.shape[0] != K.shape[1] or K.shape[0] == 0:
+        raise ValueError(f"kernel_scale: K must be a non-empty square matrix; got shape "
+                         f"{K.shape}")
+    if not np.all(np.isfinite(K)):
+        raise ValueError("kernel_scale: K has NaN or inf values")
+    diagonal = float(np.mean(np.abs(np.diag(K))))
+    overall = float(np.mean(np.abs(K)))
+    if overall == 0.0:
+        return 1.0, "1 (zero matrix)"
+    if diagonal < NEGLIGIBLE_DIAGONAL * overall:
+        return overall, "mean |K_ij|"
+    return diagonal, "mean |K_ii|"
+
+
+def kernel_scale(K):
+    """The scale ``s > 0`` of a kernel matrix, ``s(c K) = c s(K)`` for ``c > 0``.
+
+    The default grids of ``krein compare`` are placed relative to it
+    (:func:`krein.registry.default_grid`), so that a run on ``K`` and on
+    ``c K`` chooses the same models.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n) or (n, n, m)
+        A kernel matrix, or a stack of base kernels (measured on ``K[:, :, 0]``,
+        the combined kernel).
+
+    Returns
+    -------
+    float
+        ``mean |K_ii|``, or ``mean |K_ij|`` when the diagonal is negligible
+        (:func:`kernel_scale_measure` says which and why).
+
+    Raises
+    ------
+    ValueError
+        If ``K`` is not square, empty or holds NaN/inf.
+    """
+    return kernel_scale_measure(K)[0]

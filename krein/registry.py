@@ -311,33 +311,55 @@ def method_entry(name):
 _entry = method_entry
 
 
-def default_grid(name):
+def default_grid(name, scale=1.0):
     """The default inner-CV grid of a registered method (what ``krein compare`` tunes).
+
+    The grid is placed relative to the scale ``s`` of the training kernel
+    (:func:`krein.kernels.kernel_scale`): each value of a parameter with an
+    exponent ``e`` in :func:`scale_exponents` is multiplied by ``s ** e`` (``C``
+    of an SVM: ``C / s``), so that the grids of ``K`` and ``c K`` select the
+    same models (DESIGN.md "Scale"); the other parameters (``n_neighbors``,
+    ``mu``) are unchanged.
 
     Parameters
     ----------
     name : str
         A name from :func:`list_methods`.
+    scale : float > 0, default 1.0
+        The kernel scale ``s``; ``1.0`` gives the registered values unchanged.
 
     Returns
     -------
     dict
         ``{parameter: list of values}``: the grid given to
         :func:`register_method`, else ``{"C": list(C_GRID)}`` for an estimator
-        with a ``C`` parameter, else ``{}`` (nothing to tune, e.g. the RVM).
-        A fresh dict: changing it changes nothing in the registry.
+        with a ``C`` parameter, else ``{}`` (nothing to tune, e.g. the RVM);
+        scaled as above.  A fresh dict: changing it changes nothing in the
+        registry.
 
     Raises
     ------
     ValueError
-        For an unknown name.
+        For an unknown name, or a ``scale`` that is not a positive finite number.
     """
+    import math
+    import numbers
+
+    if (isinstance(scale, bool) or not isinstance(scale, numbers.Real)
+            or not math.isfinite(scale) or scale <= 0):
+        raise ValueError(f"default_grid: scale must be a positive finite number; got {scale!r}")
     entry = _entry(name)
     if entry.grid is not None:
-        return {k: list(v) for k, v in entry.grid}
-    if "C" in entry.factory().get_params(deep=False):
-        return {"C": list(C_GRID)}
-    return {}
+        grid = {k: list(v) for k, v in entry.grid}
+    elif "C" in entry.factory().get_params(deep=False):
+        grid = {"C": list(C_GRID)}
+    else:
+        return {}
+    if scale == 1.0:
+        return grid
+    exponents = scale_exponents(name)
+    return {k: [v * float(scale) ** exponents[k] for v in vals] if exponents.get(k) else vals
+            for k, vals in grid.items()}
 
 
 def scale_exponents(name):

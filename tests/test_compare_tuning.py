@@ -126,13 +126,16 @@ def test_readme_python_example_matches_the_main_job():
     """cross_val_score over GridSearchCV with StratifiedKFold(..., shuffle=True,
     random_state=seed) gives the accuracy of `krein compare` with that seed."""
     from krein import ESVC
+    from krein.kernels import kernel_scale
 
     res = run_comparison("sonar", methods=["esvm"], progress=False, n_samples=100)
     data = res.data
     a = data.kernel_params["a"]
     outer = StratifiedKFold(5, shuffle=True, random_state=0)
     inner = StratifiedKFold(3, shuffle=True, random_state=0)
-    grid = [{"kernel_params": [{"a": f * a, "r": -2.0}], "C": list(C_GRID)}
+    s = kernel_scale(data.K)  # the default grid of C is relative to the kernel's scale
+    assert res.kernel_scale == s
+    grid = [{"kernel_params": [{"a": f * a, "r": -2.0}], "C": [c / s for c in C_GRID]}
             for f in (0.5, 1.0, 2.0)]
     search = GridSearchCV(ESVC(kernel="sigmoid"), grid, cv=inner)
     scores = cross_val_score(search, data.X, data.y, cv=outer)

@@ -64,7 +64,7 @@ __all__ = ["ComparisonFile", "COMPARISON_FILES", "SavedComparison", "read_compar
            "write_table", "COMPARISON_COLUMNS", "REQUIRED_COLUMNS", "STATUSES", "RUN_FILE",
            "ARGS_FILE", "SUMMARY_FILE", "FOLDS_FILE", "SPECTRUM_FILE", "POINTS_FILE",
            "BOUNDARIES_FILE", "REPORT_FILE", "FIGURE_FILES", "SOLVER_OUTPUT_FILE", "CELLS_DIR",
-           "OUTPUT_FILES", "SPECTRUM_KEYS"]
+           "OUTPUT_FILES", "SPECTRUM_KEYS", "status_text"]
 
 #: File names of a comparison directory.
 RUN_FILE = "run.json"
@@ -93,8 +93,60 @@ OUTPUT_FILES = (ARGS_FILE, RUN_FILE, SUMMARY_FILE, FOLDS_FILE, SPECTRUM_FILE, PO
 #: Entries of ``Spectrum.summary()`` recorded in ``run.json`` (and drawn on the page).
 SPECTRUM_KEYS = ("n", "p", "q", "z", "min_eigenvalue", "max_eigenvalue", "r_mm", "r_neg")
 
-#: Values of the ``status`` column of ``summary.csv``.
-STATUSES = ("ok", "partial", "failed", "skipped")
+#: Values of the ``status`` column of ``summary.csv``: ``ok`` only when every fold ran
+#: without an error, a warning (e.g. a ``ConvergenceWarning`` at ``max_iter``) or a failed
+#: inner fit; ``warning`` when every fold ran but one of those happened; ``partial`` when
+#: some folds failed, ``failed`` when all did.
+STATUSES = ("ok", "warning", "partial", "failed", "skipped")
+
+#: Counts of the per-fold inner model selection in ``folds.csv`` (fits that raised, warnings).
+_INNER = ("n_inner_failures", "n_inner_warnings")
+
+#: Counts in ``summary.csv`` behind a ``warning`` status, per method: folds whose refit
+#: warned, folds whose refit raised a ``ConvergenceWarning``, and the sums of :data:`_INNER`.
+_HONEST = ("n_warnings", "n_not_converged", *_INNER)
+
+
+def status_text(row):
+    """The status of a ``summary.csv`` row as the table and the page show it.
+
+    Parameters
+    ----------
+    row : mapping
+        A row of ``summary.csv`` (``status``, ``n_folds``, ``n_errors`` and the
+        counts of :data:`_HONEST`; missing or empty counts read as 0).
+
+    Returns
+    -------
+    str
+        ``"ok"``, ``"skipped"``, or the status with its counts, e.g.
+        ``"warning (5/5 not converged)"``, ``"partial (2/5 failed; 3 inner fits
+        failed)"``.
+    """
+    def count(key):
+        v = row.get(key) if hasattr(row, "get") else None
+        try:
+            v = float(v)
+        except (TypeError, ValueError):
+            return 0
+        return int(v) if math.isfinite(v) else 0
+
+    status, n = str(row["status"]), count("n_folds")
+    if status in ("ok", "skipped"):
+        return status
+    parts = []
+    if count("n_errors"):
+        parts.append(f"{count('n_errors')}/{n} failed")
+    if count("n_not_converged"):
+        parts.append(f"{count('n_not_converged')}/{n} not converged")
+    other = count("n_warnings") - count("n_not_converged")
+    if other > 0:
+        parts.append(f"{other}/{n} warned")
+    if count("n_inner_failures"):
+        parts.append(f"{count('n_inner_failures')} inner fits failed")
+    if count("n_inner_warnings"):
+        parts.append(f"{count('n_inner_warnings')} inner warnings")
+    return f"{status} ({'; '.join(parts)})" if parts else status
 
 
 @dataclass(frozen=True)
@@ -131,24 +183,24 @@ COMPARISON_FILES = {f.name: f for f in (
         SUMMARY_FILE,
         columns=("method", "status", "accuracy_mean", "accuracy_std", "best_params",
                  "fit_seconds_mean", "n_support_mean", "min_eigenvalue_mean", "r_mm_mean",
-                 "r_neg_mean", "certificate", "n_folds", "n_errors", "note",
+                 "r_neg_mean", "certificate", "n_folds", "n_errors", "note", *_HONEST,
                  # significance vs the best and the edge-of-grid flag (krein.experiment.statistics)
                  "p_value", "group", "edge"),
         required=("method", "status", "accuracy_mean", "accuracy_std"),
         numeric=("accuracy_mean", "accuracy_std", "fit_seconds_mean", "n_support_mean",
                  "min_eigenvalue_mean", "r_mm_mean", "r_neg_mean", "n_folds", "n_errors",
-                 "p_value"),
-        integer=("n_folds", "n_errors"), key="method"),
+                 *_HONEST, "p_value"),
+        integer=("n_folds", "n_errors", *_HONEST), key="method"),
     ComparisonFile(
         FOLDS_FILE,
         columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "best_params",
                  "inner_score", "fit_seconds", "select_seconds", "n_support", "min_eigenvalue",
                  "r_mm", "r_neg", "solver_status", "gap", "certificate", "certificate_value",
-                 "error", "warnings", "solver_used", "test_correct"),
+                 "error", "warnings", "solver_used", *_INNER, "test_correct"),
         required=("method", "accuracy", "error"),
         numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "inner_score",
                  "fit_seconds", "select_seconds", "n_support", "min_eigenvalue", "r_mm",
-                 "r_neg", "gap", "certificate_value"),
+                 "r_neg", "gap", "certificate_value", *_INNER),
         integer=("repeat", "fold", "n_train", "n_test"), key=("method", "repeat", "fold")),
     ComparisonFile(SPECTRUM_FILE, columns=("eigenvalue",), required=("eigenvalue",),
                    numeric=("eigenvalue",)),
@@ -404,7 +456,7 @@ def _check_empty(directory, summary, folds, scans):
                               "empty accuracy in a fold without an error",
                               scans[FOLDS_FILE].rows[i].line)
     bad = (summary["accuracy_mean"].isna().to_numpy()
-           & summary["status"].isin(("ok", "partial")).to_numpy())
+           & summary["status"].isin(("ok", "warning", "partial")).to_numpy())
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ResultFileError(os.path.join(directory, SUMMARY_FILE),

@@ -78,6 +78,14 @@ class ComparisonResult:
         the data by the boundary cells (:mod:`krein.experiment.boundaries`).
     boundary_experiment : krein.experiment.Experiment or None, default None
         The boundary cells that were run.
+    kernel_scale : float, default 1.0
+        The scale ``s`` of the training kernel the default grids are relative to
+        (:func:`krein.registry.default_grid`, :func:`krein.kernels.kernel_scale`).
+    kernel_scale_measure : str, default "1"
+        How ``s`` was measured (``"mean |K_ii|"``, ``"mean |K_ij|"``...).
+    diagnosis : dict or None, default None
+        :func:`krein.diagnosis.kernel_suitability` of a matrix given as a kernel
+        (None for other data).
     """
 
     comparison: object
@@ -97,6 +105,9 @@ class ComparisonResult:
     points: pd.DataFrame | None = field(default=None, repr=False)
     boundaries: pd.DataFrame | None = field(default=None, repr=False)
     boundary_experiment: object = field(default=None, repr=False)
+    kernel_scale: float = 1.0
+    kernel_scale_measure: str = "1"
+    diagnosis: dict | None = field(default=None, repr=False)
     _lock: object = field(default=None, init=False, repr=False, compare=False)
 
     @property
@@ -223,6 +234,17 @@ def _certificate_text(f):
     return f"{kind} <= {np.nanmax(vals):.1e}" if np.isfinite(vals).any() else kind
 
 
+def _honest_counts(ok):
+    """What the status counts besides errors, over the folds that ran: folds whose refit
+    warned, folds with a ``ConvergenceWarning`` (e.g. ``max_iter`` reached), and the inner
+    model selection's failed fits and warnings (:data:`comparison_files.STATUSES`)."""
+    warned = ok["warnings"].fillna("").astype(str)
+    inner = {k: int(pd.to_numeric(ok[k], errors="coerce").fillna(0).sum())
+             for k in ("n_inner_failures", "n_inner_warnings")}
+    return {"n_warnings": int((warned.str.strip() != "").sum()),
+            "n_not_converged": int(warned.str.contains("ConvergenceWarning").sum()), **inner}
+
+
 def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
     """The summary table: one row per method of ``order`` (:data:`SUMMARY_COLUMNS`).
 
@@ -243,7 +265,10 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
     Returns
     -------
     pandas.DataFrame
-        ``status`` ok / partial / failed / skipped, mean and sample standard
+        ``status`` ok / warning / partial / failed / skipped (``ok`` only
+        when no fold failed, warned or had a failed or warning inner fit; the
+        counts in ``n_warnings``, ``n_not_converged``, ``n_inner_failures``,
+        ``n_inner_warnings``), mean and sample standard
         deviation of the successful folds' accuracies, the most frequent
         chosen parameters, means of the diagnostics, the largest certificate,
         the counts and the note (with the first error); ``p_value`` and
@@ -256,12 +281,15 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
     for m in order:
         if m in skipped:
             rows.append({"method": m, "status": "skipped", "best_params": "{}", "n_folds": 0,
-                         "n_errors": 0, "note": skipped[m], "certificate": ""})
+                         "n_errors": 0, "note": skipped[m], "certificate": "",
+                         **_honest_counts(folds.iloc[:0])})
             continue
         f = folds[folds["method"] == m]
         ok = f[f["error"] == ""]
         n_err = int((f["error"] != "").sum())
-        status = "ok" if n_err == 0 else ("failed" if len(ok) == 0 else "partial")
+        honest = _honest_counts(ok)
+        status = ("failed" if len(ok) == 0 else "partial" if n_err else
+                  "warning" if any(honest.values()) else "ok")
         rows.append({
             "method": m,
             "status": status,
@@ -279,6 +307,7 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
             "note": "; ".join(t for t in ((notes or {}).get(m, ""),
                                           f[f["error"] != ""]["error"].iloc[0][:300]
                                           if n_err else "") if t),
+            **honest,
         })
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     # significance against the best and the edge-of-grid flag (issue 26, H5)
@@ -409,9 +438,11 @@ def run_info(result, command=None):
                      "inner_folds": result.inner_folds, "seed": result.random_state,
                      "tuned": result.tuned, "scoring": "accuracy", "solver": result.solver,
                      "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed,
-                     "approximation": result.approximation,
+                     "approximation": result.approximation, "kernel_scale": result.kernel_scale,
+                     "kernel_scale_measure": result.kernel_scale_measure,
                      "outer_split": getattr(result.comparison, "outer_split", "kfold"),
                      "n_test": int(getattr(data, "n_test", 0))},
+        "diagnosis": result.diagnosis,
         "approximation": approximation,
         "methods": list(result.methods) + [m for m in result.skipped],
         "skipped": dict(result.skipped),

@@ -29,7 +29,8 @@ from .._io import atomic_write_bytes, save_png
 from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES, FOLDS_FILE,
                                POINTS_FILE, REPORT_FILE, REQUIRED_COLUMNS, RUN_FILE,
                                SPECTRUM_FILE, STATUSES, SUMMARY_FILE, SavedComparison,
-                               read_comparison)
+                               read_comparison, status_text)
+from .page_diagnosis import diagnosis_section
 from .page_figures import (_CLASS_COLORS, _approximation, _best_rows, _created, _duration,
                            _json_object, _kernel_label, _num, _params, _percent, _seconds,
                            _group_mark, _significance, _significance_text, _value, accuracy_figure, boundary_figure,
@@ -99,7 +100,7 @@ tr.muted td.method { font-weight: 500; }
 .badge { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 12px;
          font-weight: 600; font-family: inherit; }
 .badge.ok { background: #dafbe1; color: #116329; }
-.badge.partial { background: #fff1c2; color: #7a4d00; }
+.badge.partial, .badge.warning { background: #fff1c2; color: #7a4d00; }
 .badge.failed { background: #ffe2e0; color: var(--bad); }
 .badge.skipped { background: #eaeef2; color: #57606a; }
 .note { font-size: 12.5px; color: var(--muted); margin-top: 3px; max-width: 290px;
@@ -283,6 +284,11 @@ def _protocol_section(c):
                            f"{_e(p['approximation'])}: every method fitted on signed Nyström "
                            "features of the kernel (no n x n kernel formed); methods without an "
                            "approximate path skipped"))
+    if isinstance(p.get("kernel_scale"), (int, float)):
+        facts.append(_fact("Grid scale", f"default grids relative to the training kernel's "
+                           f"scale s = {_e(p.get('kernel_scale_measure') or '?')} = "
+                           f"{p['kernel_scale']:.3g} (e.g. C / s, rho / s^3: K and c K choose "
+                           "the same models); values given with --grid or --C are absolute"))
     kernel_grid = p.get("kernel_grid")
     if kernel_grid:
         facts.append(_fact("Kernel grid", _grid_text(kernel_grid)))
@@ -334,14 +340,13 @@ def _results_section(c, png):
             classes.append("group")
         if status in ("skipped", "failed"):
             classes.append("muted")
-        ran = status in ("ok", "partial") and np.isfinite(r["accuracy_mean"])
+        ran = status in ("ok", "warning", "partial") and np.isfinite(r["accuracy_mean"])
         acc = (f'{_percent(r["accuracy_mean"])} <span class="pm">± '
                f'{_percent(r["accuracy_std"])}</span>' if ran else "–")
-        n_err, n_folds = r["n_errors"], r["n_folds"]
         badge = f'<span class="badge {_e(status)}">{_e(status)}</span>'
-        if status == "partial" and np.isfinite(n_err):
-            badge += (f' <span class="pm">{_e(_num(n_err))}/{_e(_num(n_folds))} folds '
-                      "failed</span>")
+        detail = status_text(r)[len(status):].strip(" ()")
+        if detail:  # e.g. "5/5 not converged", "2/5 failed; 3 inner fits failed"
+            badge += f' <span class="pm">{_e(detail)}</span>'
         for note in (str(r["note"]).strip(), edges.get(r["method"], "")):
             if note:
                 badge += f'<div class="note">{_e(note)}</div>'
@@ -433,7 +438,7 @@ def _page_html(c, images):
     kernel = d.get("kernel") or "unknown"
     title = f"{name} · {kernel} kernel"
     s = c.summary
-    n_ran = int(s["status"].isin(["ok", "partial"]).sum())
+    n_ran = int(s["status"].isin(["ok", "warning", "partial"]).sum())
     p = c.protocol
     bits = [f"{len(s)} method{'s' if len(s) != 1 else ''}"]
     if p.get("cv") == 1:
@@ -455,6 +460,9 @@ def _page_html(c, images):
         not_ran = len(s) - n_ran
         if not_ran:
             headline += f", {not_ran} skipped or failed"
+        n_warned = int((s["status"] == "warning").sum())
+        if n_warned:
+            headline += f", {n_warned} with warnings (status column)"
         headline += "."
     else:
         headline = "No method produced an accuracy."
@@ -474,6 +482,7 @@ def _page_html(c, images):
         "</header>",
         _data_section(c),
         _spectrum_section(c, images["spectrum"]),
+        diagnosis_section(c.run.get("diagnosis"), _fact, _e),
         _protocol_section(c),
         _results_section(c, images["accuracy"]),
     ]

@@ -151,7 +151,8 @@ def _class_order(comparison, extra=()):
 
 def _best_rows(summary):
     """Indices of the rows with the highest mean accuracy among the methods that ran."""
-    ran = summary["status"].isin(["ok", "partial"]) & np.isfinite(summary["accuracy_mean"])
+    ran = (summary["status"].isin(["ok", "warning", "partial"])
+           & np.isfinite(summary["accuracy_mean"]))
     if not ran.any():
         return set()
     best = summary.loc[ran, "accuracy_mean"].max()
