@@ -54,6 +54,7 @@ SCRIPT_TESTS = {
 #: other.  Together they were 90 % of the rest's time; without them the fast suite takes
 #: about a minute.  A new heavy test is added here (tests/README.md).
 HEAVY_TESTS = {
+    "test_chen2009_experiment": ("test_full_grid_is_the_protocol",),
     "test_predefined_split": (
         "test_kernel_file_split_is_gridsearchcv_on_the_training_kernel",
         "test_dissimilarity_file_split_uses_the_training_centering",
