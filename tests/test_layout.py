@@ -72,7 +72,7 @@ FLOORS = (
     ("estimators", ("krein.estimators",)),
     ("registry", ("krein.registry", "krein")),
     ("experiment", ("krein.experiment",)),
-    ("compare", ("krein.compare", "krein.diagnosis")),
+    ("compare", ("krein.compare", "krein.comparison_arguments", "krein.diagnosis")),
     ("cli", ("krein.cli", "krein.cli_parser", "krein.cli_format")),
 )
 
