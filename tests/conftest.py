@@ -54,6 +54,11 @@ SCRIPT_TESTS = {
 #: other.  Together they were 90 % of the rest's time; without them the fast suite takes
 #: about a minute.  A new heavy test is added here (tests/README.md).
 HEAVY_TESTS = {
+    "test_scale_grids": ("test_K_and_1e4_K_choose_the_same_models", "test_the_scale_is_recorded",
+                         "test_user_grid_values_stay_absolute"),
+    "test_honest_status": ("test_summary_counts_warnings_and_inner_failures",
+                           "test_summary_csv_and_status_column", "test_page_badge_is_not_ok",
+                           "test_distance_matrix_given_as_kernel_warns_once"),
     "test_chen2009_experiment": ("test_full_grid_is_the_protocol",),
     "test_predefined_split": (
         "test_kernel_file_split_is_gridsearchcv_on_the_training_kernel",
