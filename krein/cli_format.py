@@ -272,7 +272,8 @@ def _grid_lines(result):
                          for k, vals in g.items()) or "nothing to tune"
         groups.setdefault(text, []).append(m)
     lines = [_relative_grid_line(result),
-             "grids: " + "; ".join(f"{text} ({', '.join(ms)})" for text, ms in groups.items())]
+             "grids searched (absolute values): " + "; ".join(
+                 f"{text} ({', '.join(ms)})" for text, ms in groups.items())]
     if result.kernel_grid:
         lines.append("kernel grid: " + ", ".join(
             f"{k} in {{{', '.join(_fmt_num(v, 3) for v in vals)}}}"
