@@ -100,6 +100,12 @@ NOT_RUN = {
     "python benchmarks/threads.py": "benchmark: tens of minutes, loads the machine on purpose",
     "python benchmarks/nystroem.py": "benchmark: about 10 minutes and 12 GB (n = 10^6)",
     "python benchmarks/nystroem_accuracy.py": "benchmark: minutes (exact ESVC on all of USPS)",
+    "krein compare --dataset aural-sonar --repeats 3":
+        "a minute or more; checked: argparse (tests/test_chen2009_data.py compares on the four "
+        "Chen sets, tests/test_significance_marks.py checks the marks of a comparison)",
+    "krein compare --dataset coilyork":
+        "a minute; checked: argparse (tests/test_predefined_split.py runs compare on coilyork's "
+        "own split)",
     "krein compare --out runs/sonar --resume":
         "finishes an interrupted main job (minutes); checked: argparse "
         "(tests/test_faults_files.py resumes a comparison and checks what it reuses)",
