@@ -198,7 +198,8 @@ def _display_table(summary, tuned=True, edges=None):
         if pd.isna(r["accuracy_mean"]):
             acc = "failed"
         else:
-            acc = f"{100 * r['accuracy_mean']:.1f} ± {100 * r['accuracy_std']:.1f}"
+            acc = f"{100 * r['accuracy_mean']:.1f}" + (  # one test split: no spread to show
+                "" if r["n_folds"] == 1 else f" ± {100 * r['accuracy_std']:.1f}")
         row = {"method": r["method"], "accuracy %": acc, "vs best": _group_mark(r)}
         if tuned:
             row["chosen (most often)"] = _chosen_text(r["best_params"]) + (

@@ -243,8 +243,9 @@ def _results_section(c, png):
         if status in ("skipped", "failed"):
             classes.append("muted")
         ran = status in ("ok", "warning", "partial") and np.isfinite(r["accuracy_mean"])
-        acc = (f'{_percent(r["accuracy_mean"])} <span class="pm">± '
-               f'{_percent(r["accuracy_std"])}</span>' if ran else "–")
+        spread = ("" if r["n_folds"] == 1 else  # one test split: no spread to show
+                  f' <span class="pm">± {_percent(r["accuracy_std"])}</span>')
+        acc = f'{_percent(r["accuracy_mean"])}{spread}' if ran else "–"
         badge = f'<span class="badge {_e(status)}">{_e(status)}</span>'
         detail = status_text(r)[len(status):].strip(" ()")
         if detail:  # e.g. "5/5 not converged", "2/5 failed; 3 inner fits failed"
@@ -354,7 +355,8 @@ def _page_html(c, images):
         r = s.set_index("method").loc[sig.attrs["best"]]
         headline = (f"Not significantly worse than the best ({_e(sig.attrs['test'])}): "
                     f"<strong>{_e(sig.attrs['best'])}</strong> (best, "
-                    f"{_percent(r['accuracy_mean'])} ± {_percent(r['accuracy_std'])}%)"
+                    f"{_percent(r['accuracy_mean'])}"
+                    + ("%)" if r["n_folds"] == 1 else f" ± {_percent(r['accuracy_std'])}%)")
                     + "".join(f", {_e(m)}" for m, g in sig["group"].items() if g == "not worse"))
         if np.isfinite(c.majority_rate):
             headline += f" (majority class {100 * c.majority_rate:.1f}%)"
