@@ -185,6 +185,27 @@ class KernelMixin:
         for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
             delattr(self, key)
 
+    def _training_kernel(self, X, y):
+        """Validated training input of a classifier that keeps only kernel values.
+
+        Returns ``(X, K, classes, index)``: the validated ``X``, the square
+        training kernel (``X`` itself with ``kernel="precomputed"``, else its
+        Gram matrix), the sorted class labels and each label's index in them.
+        Raises ``ValueError`` for NaN/inf, a non-square or asymmetric kernel or
+        fewer than two classes (the k-NN and nearest-mean baselines).
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        if self._precomputed():
+            K = check_square_kernel(X, "X (precomputed kernel)")
+        else:
+            K = check_square_kernel(self._gram(X), "kernel matrix")
+        classes, index = np.unique(y, return_inverse=True)
+        if classes.size < 2:
+            raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at "
+                             "least two classes")
+        return X, K, classes, index
+
 
 class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
     """Base class: kernel handling, one-vs-one multiclass and prediction.

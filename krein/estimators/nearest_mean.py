@@ -21,10 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validation import check_square_kernel
 from .base import KERNEL_CONSTRAINTS, KernelMixin
 
 __all__ = ["PseudoEuclideanNearestMean"]
@@ -105,16 +103,7 @@ class PseudoEuclideanNearestMean(KernelMixin, ClassifierMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def _validated_fit(self, X, y):
-        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        check_classification_targets(y)
-        if self._precomputed():
-            K = check_square_kernel(X, "X (precomputed kernel)")
-        else:
-            K = check_square_kernel(self._gram(X), "kernel matrix")
-        classes, index = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at "
-                             "least two classes")
+        X, K, classes, index = self._training_kernel(X, y)
         self.classes_ = classes
         self.class_index_ = index
         self.mean_norms_ = np.array([K[np.ix_(index == c, index == c)].mean()
