@@ -765,7 +765,7 @@ def _register_embedding():
                     "distances of the kept largest-|lambda| components; k and the kept share "
                     "energy (0.9 or all: then the same neighbours as knn) tuned",
                     grid={"n_neighbors": [1, 3, 5], "energy": [0.9, None]}, scale={},
-                    checks=({}, {"energy": 0.9},
+                    checks=({"n_components": 3},
                             (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
                     readme=("`PseudoEuclideanKNeighbors()`", "k-NN in the pseudo-Euclidean "
                             "embedding (`PseudoEuclideanPCA`, centered, the components of largest "
