@@ -480,7 +480,7 @@ def test_solution_record(gaussian_problem):
 # eigenvalues (relative tolerance 100 n eps max|lam|) and names it when it refuses.
 
 def _psd_wrap_calls():
-    """``(module, enclosing function)`` of every call of ``psd_wrap`` in krein's source."""
+    """``(module, enclosing function)`` of every ``psd_wrap`` (or ``assume_PSD=``) call in krein."""
     import ast
     import pathlib
 
@@ -495,7 +495,8 @@ def _psd_wrap_calls():
                 if isinstance(node, ast.Call):
                     f = node.func
                     name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
-                    if name == "psd_wrap":
+                    # quad_form(x, P, assume_PSD=True) is psd_wrap by another name
+                    if name == "psd_wrap" or any(k.arg == "assume_PSD" for k in node.keywords):
                         found.append((path.relative_to(root).as_posix(),
                                       getattr(fn, "name", "<module>")))
     return found

@@ -264,7 +264,8 @@ def certified_psd_wrap(P, eigenvalues=None, *, name="P"):
     ``tol = 100 n eps max|lam|`` (:func:`psd_tolerance`: round-off of a PSD matrix
     with zero eigenvalues, e.g. a rank-deficient ``L L'``, stays inside it).
     ``tests/test_formulations.py`` walks krein's source: no ``psd_wrap`` call
-    outside this function.
+    outside this function, and no ``quad_form(..., assume_PSD=True)`` (the same
+    bypass under another name).
 
     Parameters
     ----------
