@@ -152,6 +152,10 @@ def test_bad_input_and_nothing_half_fitted(data):
         PseudoEuclideanPCA(kernel="precomputed").fit(K + np.triu(np.ones_like(K), 1))
     with pytest.raises(ValueError):
         PseudoEuclideanPCA(kernel="precomputed", energy=1.5).fit(K)
+    knn = PseudoEuclideanKNeighbors(kernel="precomputed", n_neighbors=3).fit(K, data["y"])
+    with pytest.raises(ValueError, match="at most one of n_components .* and energy"):
+        knn.set_params(n_components=2, energy=0.5).fit(K, data["y"])
+    assert not hasattr(knn, "coordinates_") and not hasattr(knn, "classes_")
 
 
 def test_pipeline_with_linear_svc_under_grid_search(data):
