@@ -234,14 +234,14 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
 
     @_fit_context(prefer_skip_nested_validation=True)
     def _fit(self, X):
+        if self.n_components is not None and self.energy is not None:
+            select_components(np.zeros(0), self.n_components, self.energy)   # raises
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         if self._precomputed():
             K = check_square_kernel(X, "X (precomputed kernel)")
         else:
             K = check_square_kernel(self._gram(X), "kernel matrix")
             self.X_fit_ = X
-        if self.n_components is not None and self.energy is not None:
-            select_components(np.zeros(0), self.n_components, self.energy)   # raises
         if self.center:
             emb = pseudo_euclidean_embedding(K, tol=self.tol)
             lam, Z = emb.eigenvalues, emb.coordinates
