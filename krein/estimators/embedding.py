@@ -14,10 +14,15 @@ scikit-learn transformer (:class:`PseudoEuclideanPCA`: Pipelines, GridSearchCV,
 precomputed kernels) and adds the k-NN classifier of DisTools ``pe_knnc``
 (:class:`PseudoEuclideanKNeighbors`, registry "pe-knn").
 
-Component selection (``n_components`` / ``energy``), DisTools ``pe_em``'s rule: the
-retained eigenvalues are those of largest ``|lam|``, whatever their sign, so the
-signature ``(p, q)`` of the kept space follows the spectrum; ``energy`` keeps the
-fewest that carry that share of ``sum |lam|`` (``pe_em``'s fraction ``alf``).
+Component selection (``n_components`` / ``energy``) follows DisTools ``pe_em(D, ALF)``
+(its help: ``ALF`` in (0, 1) is the "fraction of the total (absolute value) preserved
+variance", ``Inf`` keeps every dimension, the default, ``1 .. N`` the "number of
+dimensions in total"): ``energy`` keeps the fewest eigenvalues of largest ``|lam|``
+that carry that share of ``sum |lam|``; ``n_components`` keeps that many of largest
+``|lam|`` (the help does not say which ``N``; the largest magnitudes, as its fraction
+rule ranks them, is the rule here); None keeps all significant ones.  Either way the
+sign does not matter for the ranking, so the signature ``(p, q)`` of the kept space
+follows the spectrum.
 """
 
 from __future__ import annotations
