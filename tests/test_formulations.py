@@ -557,6 +557,17 @@ def test_svm_dual_quad_form_certifies_even_a_psd_checked_kernel(sigmoid_problem)
         with pytest.raises(ValueError, match=r"K \(the kernel of Y K Y\) is not positive "
                                              r"semidefinite: least eigenvalue -"):
             SVMDual(y, K=K, form="quad_form", psd_checked=checked)
+    # the caller's own eigenvalues certify (or refuse) without a second decomposition
+    lam, V = np.linalg.eigh(K)
+    with pytest.raises(ValueError, match="least eigenvalue -"):
+        SVMDual(y, K=K, form="quad_form", psd_checked=True, eigenvalues=lam)
+    flipped = (V * np.abs(lam)) @ V.T
+    f_own = SVMDual(y, K=flipped, form="quad_form", psd_checked=True, eigenvalues=np.abs(lam))
+    f_here = SVMDual(y, K=flipped, form="quad_form", psd_checked=True)
+    objectives = [krein.solve(f, "CLARABEL").objective for f in (f_own, f_here)]
+    np.testing.assert_allclose(objectives[0], objectives[1], rtol=QP_RTOL["CLARABEL"])
+    with pytest.raises(ValueError, match="eigenvalues of K .* must be 40 finite numbers"):
+        SVMDual(y, K=flipped, form="quad_form", eigenvalues=np.abs(lam)[:-1])
     # a rank-deficient PSD kernel (linear kernel, rank 2) passes on every path
     X = np.random.default_rng(2).standard_normal((y.size, 2))
     Klin = X @ X.T

@@ -235,6 +235,11 @@ class SVMDual(Formulation):
         ``K`` by its own eigenvalues either way before ``cvxpy.psd_wrap``
         (:func:`krein.formulations.base.certified_psd_wrap`; cvxpy issue #2362:
         a wrapped indefinite matrix gives "optimal" infeasible points).
+    eigenvalues : array of shape (n,), optional
+        The eigenvalues of ``K`` from the caller's own eigendecomposition (e.g.
+        ``|lam|`` for the flipped kernel ``V |lam| V'`` it built), used by
+        ``form="quad_form"`` to certify ``K`` instead of a second
+        ``numpy.linalg.eigvalsh(K)`` here; they must be those of the ``K`` passed.
 
     Attributes
     ----------
@@ -255,7 +260,8 @@ class SVMDual(Formulation):
     name = "svm-dual"
     problem_class = "QP"
 
-    def __init__(self, y, K=None, L=None, C=1.0, form="quad_form", psd_checked=False):
+    def __init__(self, y, K=None, L=None, C=1.0, form="quad_form", psd_checked=False,
+                 eigenvalues=None):
         y = _check_y(y)
         n = y.size
         Cp = _C_parameter(C, n)
@@ -275,9 +281,9 @@ class SVMDual(Formulation):
             if K is None:
                 K = L @ L.T
                 K = 0.5 * (K + K.T)
-            # psd_wrap only on a matrix certified by its own eigenvalues (cvxpy #2362),
-            # psd_checked or not: Y K Y has the spectrum of K (Y orthogonal)
-            lam = np.linalg.eigvalsh(K)
+            # psd_wrap only on a matrix certified by its eigenvalues (cvxpy #2362), psd_checked
+            # or not: Y K Y has the spectrum of K (Y orthogonal)
+            lam = np.linalg.eigvalsh(K) if eigenvalues is None else eigenvalues
         elif L is None:
             L = psd_factor(K) if not psd_checked else _factor_trusted(K)
         self.y, self.K, self.L, self.form = y, K, L, form
