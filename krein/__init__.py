@@ -18,6 +18,10 @@ Estimators (scikit-learn compatible):
   :class:`Bending`, :class:`NearestPSD`, :class:`ConformalTransformation`,
   :class:`ConformalLinearCombination` (Munoz & de Diego 2006), :class:`SpectrumCorrection`.
 
+Embedding: :class:`PseudoEuclideanPCA`, indefinite kernel PCA (the signed coordinates of
+the pseudo-Euclidean embedding, with out-of-sample rows; a Pipeline step before any vector
+classifier), and :class:`PseudoEuclideanKNeighbors`, k-NN in it (DisTools ``pe_knnc``).
+
 Large data: :class:`IndefiniteNystroem`, signed low-rank features of an indefinite
 kernel from landmarks (never an ``n x n`` array; Oglic & Gärtner 2019).
 
@@ -97,7 +101,8 @@ from .approximation import IndefiniteNystroem
 from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombination,
                          ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC,
                          DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC,
-                         NearestPSD, PerturbSVC, SpectrumSVC)
+                         NearestPSD, PerturbSVC, PseudoEuclideanKNeighbors, PseudoEuclideanPCA,
+                         SpectrumSVC)
 from .kernel_data import load_feature_file, load_kernel_file
 from .registry import list_methods, make_method, register_method
 from .solvers import Solution, SolverError, installed_solvers, solve
@@ -123,6 +128,8 @@ __all__ = [
     "ConformalTransformation",
     "ConformalLinearCombination",
     "NearestPSD",
+    "PseudoEuclideanPCA",
+    "PseudoEuclideanKNeighbors",
     "IndefiniteNystroem",
     "Spectrum",
     "SpectrumCorrection",

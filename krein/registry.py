@@ -753,6 +753,25 @@ def _register_builtin():
                     readme=("`PseudoEuclideanNearestMean()`", "nearest class mean in the "
                             "pseudo-Euclidean embedding (indefinite squared distances; test rows "
                             "suffice), nothing tuned", "Pekalska & Duin 2005 (baseline)"))
+    _register_embedding()
+
+
+def _register_embedding():
+    """Issue 27, item 4: k-NN in the pseudo-Euclidean embedding (DisTools ``pe_knnc``)."""
+    from .estimators import PseudoEuclideanKNeighbors
+
+    register_method("pe-knn", PseudoEuclideanKNeighbors,
+                    "k-NN in the pseudo-Euclidean embedding (DisTools pe_knnc): indefinite squared "
+                    "distances of the kept largest-|lambda| components; k and the kept share "
+                    "energy (0.9 or all: then the same neighbours as knn) tuned",
+                    grid={"n_neighbors": [1, 3, 5], "energy": [0.9, None]}, scale={},
+                    checks=({"n_components": 3},
+                            (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
+                    readme=("`PseudoEuclideanKNeighbors()`", "k-NN in the pseudo-Euclidean "
+                            "embedding (`PseudoEuclideanPCA`, centered, the components of largest "
+                            "&#124;λ&#124;; indefinite squared distances), `k` in {1, 3, 5} and "
+                            "`energy` in {0.9, all} tuned; test rows suffice",
+                            "Pekalska & Duin 2005; DisTools `pe_em`, `pe_knnc`"))
 
 
 _register_builtin()

@@ -13,6 +13,7 @@ References used here, all independent of the code under test:
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import cvxpy as cp
@@ -470,3 +471,118 @@ def test_solution_record(gaussian_problem):
     assert sol.solve_time >= 0 and sol.setup_time >= 0
     # the multiplier of y'alpha = 0 is (minus) the intercept of the SVM
     assert abs(abs(float(sol.dual["balance"])) - abs(sol.certificate["intercept"])) <= 1e-5
+
+
+# ----------------------------------------------------------------------------
+# The psd_wrap guard (issue 27, item 6).  cvxpy.psd_wrap skips CVXPY's PSD check; on an
+# indefinite matrix solvers report "optimal" at infeasible points (cvxpy issue #2362).
+# Every wrap in krein goes through certified_psd_wrap, which certifies the matrix by
+# eigenvalues (relative tolerance 100 n eps max|lam|) and names it when it refuses.
+
+def _psd_wrap_calls():
+    """``(module, enclosing function)`` of every ``psd_wrap`` (or ``assume_PSD=``) call in krein."""
+    import ast
+    import pathlib
+
+    class Finder(ast.NodeVisitor):
+        def __init__(self, module):
+            self.module, self.stack, self.found = module, ["<module>"], []
+
+        def visit_FunctionDef(self, node):
+            self.stack.append(node.name)
+            self.generic_visit(node)
+            self.stack.pop()
+
+        visit_AsyncFunctionDef = visit_FunctionDef
+
+        def visit_Call(self, node):
+            f = node.func
+            name = f.attr if isinstance(f, ast.Attribute) else getattr(f, "id", None)
+            # quad_form(x, P, assume_PSD=True) is psd_wrap by another name
+            if name == "psd_wrap" or any(k.arg == "assume_PSD" for k in node.keywords):
+                self.found.append((self.module, self.stack[-1]))
+            self.generic_visit(node)
+
+    root = pathlib.Path(krein.__file__).parent
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if "psd_wrap" not in text and "assume_PSD" not in text:
+            continue                     # no such call can be in it: skip the parse
+        finder = Finder(path.relative_to(root).as_posix())
+        finder.visit(ast.parse(text))
+        found += finder.found
+    return found
+
+
+def test_every_psd_wrap_goes_through_the_certifying_helper():
+    assert _psd_wrap_calls() == [("formulations/base.py", "certified_psd_wrap")]
+
+
+def test_certified_psd_wrap_refuses_an_indefinite_matrix_and_names_it():
+    from krein.formulations.base import certified_psd_wrap
+
+    rng = np.random.default_rng(0)
+    V, _ = np.linalg.qr(rng.standard_normal((8, 8)))
+    lam = np.array([-1e-3, 0.0, 0.1, 0.5, 1.0, 2.0, 3.0, 4.0])
+    P = (V * lam) @ V.T
+    P = 0.5 * (P + P.T)
+    for scale in (1.0, 1e-8, 1e8):                      # relative: the verdict follows no unit
+        least = re.escape(f"{-1e-3 * scale:.6g}")
+        with pytest.raises(ValueError, match=f"Pmat is not positive semidefinite: least "
+                                             f"eigenvalue {least} < -"):
+            certified_psd_wrap(scale * P, name="Pmat")
+    # the caller's own eigenvalues are used as given (same spectrum, e.g. K for Y K Y)
+    with pytest.raises(ValueError, match="least eigenvalue -0.001"):
+        certified_psd_wrap(np.eye(8), lam, name="K")
+    with pytest.raises(ValueError, match="eigenvalues of K must be 8 finite numbers"):
+        certified_psd_wrap(P, lam[:-1], name="K")
+    with pytest.raises(ValueError, match="finite square"):
+        certified_psd_wrap(P[:, :-1], name="K")
+
+
+def test_certified_psd_wrap_passes_rank_deficient_psd_matrices():
+    from krein.formulations.base import certified_psd_wrap, psd_tolerance
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((40, 3))
+    for scale in (1.0, 1e-8, 1e8):
+        P = scale * (X @ X.T)                        # rank 3: 37 eigenvalues at round-off
+        lam = np.linalg.eigvalsh(P)
+        assert np.min(lam) >= -psd_tolerance(lam)    # the band holds whatever their sign
+        wrapped = certified_psd_wrap(P, name="X X'")
+        np.testing.assert_array_equal(wrapped.value, P)
+        # and the wrapped quadratic form is usable: min x'Px - 1'x over the box is solvable
+        x = cp.Variable(40)
+        prob = cp.Problem(cp.Minimize(cp.quad_form(x, wrapped) / scale - cp.sum(x)),
+                          [x >= 0, x <= 1])
+        prob.solve(solver="CLARABEL")
+        assert prob.status == "optimal"
+
+
+def test_svm_dual_quad_form_certifies_even_a_psd_checked_kernel(sigmoid_problem):
+    """psd_checked=True used to wrap K unchecked: an indefinite K now raises on every path."""
+    y, K = _pm(sigmoid_problem["y"]), sigmoid_problem["K"]
+    assert np.linalg.eigvalsh(K)[0] < -1e-3 * np.abs(np.linalg.eigvalsh(K)).max()
+    for checked in (False, True):
+        with pytest.raises(ValueError, match=r"K \(the kernel of Y K Y\) is not positive "
+                                             r"semidefinite: least eigenvalue -"):
+            SVMDual(y, K=K, form="quad_form", psd_checked=checked)
+    # the caller's own eigenvalues certify (or refuse) without a second decomposition
+    lam, V = np.linalg.eigh(K)
+    with pytest.raises(ValueError, match="least eigenvalue -"):
+        SVMDual(y, K=K, form="quad_form", psd_checked=True, eigenvalues=lam)
+    flipped = (V * np.abs(lam)) @ V.T
+    f_own = SVMDual(y, K=flipped, form="quad_form", psd_checked=True, eigenvalues=np.abs(lam))
+    f_here = SVMDual(y, K=flipped, form="quad_form", psd_checked=True)
+    objectives = [krein.solve(f, "CLARABEL").objective for f in (f_own, f_here)]
+    np.testing.assert_allclose(objectives[0], objectives[1], rtol=QP_RTOL["CLARABEL"])
+    with pytest.raises(ValueError, match="eigenvalues of K .* must be 40 finite numbers"):
+        SVMDual(y, K=flipped, form="quad_form", eigenvalues=np.abs(lam)[:-1])
+    # a rank-deficient PSD kernel (linear kernel, rank 2) passes on every path
+    X = np.random.default_rng(2).standard_normal((y.size, 2))
+    Klin = X @ X.T
+    for kw in ({"K": Klin}, {"K": Klin, "psd_checked": True}, {"L": X}):
+        f = SVMDual(y, C=1.0, form="quad_form", **kw)
+        sol = krein.solve(f, "CLARABEL")
+        assert sol.status == "optimal"

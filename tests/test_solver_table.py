@@ -150,7 +150,7 @@ def test_solution_rejects_a_status_outside_the_set():
 # ---------------------------------------------------------------------------- certificate kinds
 
 #: Registered classifiers that solve no optimization problem (so return no Solution).
-_NO_OPTIMIZATION = {"knn", "weighted-knn", "pe-nearest-mean"}
+_NO_OPTIMIZATION = {"knn", "weighted-knn", "pe-nearest-mean", "pe-knn"}
 
 _EXTRA_PATHS = [("esvm", {"solver": "CLARABEL"}, "gap"),
                 ("ksvm", {"solver": "CLARABEL"}, "kkt_residual"),

@@ -34,7 +34,7 @@ from sklearn.utils import estimator_checks as sk_checks
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from krein import (Bending, ConformalLinearCombination, ConformalTransformation, NearestPSD,
-                   SpectrumCorrection)
+                   PseudoEuclideanPCA, SpectrumCorrection)
 from krein.estimators.nearest_psd import NEAREST_PSD_SOLVERS
 from krein.spectrum import TRANSFORMS
 
@@ -67,6 +67,8 @@ TRANSFORMERS = (
     + [NearestPSD(diagonal=1.0, solver="anderson", tol=1e-4)]
     + [ConformalTransformation(), ConformalTransformation(solver="search", r=2, random_state=0),
        ConformalTransformation(solver="lbfgs")]
+    + [PseudoEuclideanPCA(), PseudoEuclideanPCA(kernel="precomputed", center=False),
+       PseudoEuclideanPCA(kernel="sigmoid", kernel_params={"a": 0.5, "r": -1.0}, n_components=3)]
 )
 
 

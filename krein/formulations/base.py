@@ -13,7 +13,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-__all__ = ["Formulation", "relative_gap", "kernel_unit"]
+__all__ = ["Formulation", "relative_gap", "kernel_unit", "certified_psd_wrap", "psd_tolerance"]
 
 
 def relative_gap(primal, dual):
@@ -222,3 +222,89 @@ def kernel_unit(K):
     if not (np.isfinite(m) and m > 0.0):
         return 1.0
     return float(np.ldexp(1.0, int(np.frexp(m)[1])))
+
+
+def psd_tolerance(eigenvalues):
+    """The round-off bound below zero that a PSD matrix's eigenvalues may reach.
+
+    ``100 n eps max_i |lam_i|``: ``eigh`` returns each eigenvalue of a symmetric
+    ``n x n`` matrix to within about ``n eps ||P||_2`` (backward stability), so a PSD
+    matrix formed in floating point (``L L'``, ``V |lam| V'``, ``Y K Y``) has its
+    zero eigenvalues within this band, whatever the BLAS; the same rule as
+    :func:`krein.formulations.svm.psd_factor`.  Relative, so ``P`` and ``s P``
+    (``s > 0``) get the same verdict.
+
+    Parameters
+    ----------
+    eigenvalues : ndarray of shape (n,)
+        The eigenvalues of the matrix.
+
+    Returns
+    -------
+    float
+        The tolerance (``>= 0``; 0 for an empty or zero spectrum).
+    """
+    lam = np.asarray(eigenvalues, dtype=float)
+    if lam.size == 0:
+        return 0.0
+    return float(100 * lam.size * np.finfo(float).eps * np.max(np.abs(lam)))
+
+
+def certified_psd_wrap(P, eigenvalues=None, *, name="P"):
+    """``cvxpy.psd_wrap(P)`` after certifying ``P`` PSD by its eigenvalues; the only way krein wraps.
+
+    ``cvxpy.psd_wrap`` tells CVXPY to skip its own PSD check of ``quad_form``'s
+    matrix.  On an indefinite matrix the problem is then not convex, yet solvers
+    return status "optimal" at points that violate the constraints (cvxpy issue
+    #2362).  So every formulation wraps through this helper: with the eigenvalues
+    it computed itself (``eigenvalues``; e.g. those of ``K`` for ``Y K Y``, which
+    has the same spectrum because ``Y = diag(y)``, ``y in {-1, +1}``, is
+    orthogonal) or, without them, ``numpy.linalg.eigvalsh(P)`` here.  ``P`` is
+    accepted when its least eigenvalue is ``>= -tol`` with the relative tolerance
+    ``tol = 100 n eps max|lam|`` (:func:`psd_tolerance`: round-off of a PSD matrix
+    with zero eigenvalues, e.g. a rank-deficient ``L L'``, stays inside it).
+    ``tests/test_formulations.py`` walks krein's source: no ``psd_wrap`` call
+    outside this function, and no ``quad_form(..., assume_PSD=True)`` (the same
+    bypass under another name).
+
+    Parameters
+    ----------
+    P : array-like of shape (n, n)
+        Symmetric matrix, to appear as ``quad_form(x, P)``.
+    eigenvalues : array-like of shape (n,), optional
+        The eigenvalues of ``P`` the caller computed from its own
+        eigendecomposition (of ``P`` or of a matrix with the same spectrum);
+        default: computed here.
+    name : str
+        What ``P`` is, for the error message.
+
+    Returns
+    -------
+    cvxpy.atoms.affine.wraps.psd_wrap
+        ``cvxpy.psd_wrap(P)``.
+
+    Raises
+    ------
+    ValueError
+        If ``P`` is not a finite square matrix, ``eigenvalues`` is not ``n``
+        finite numbers, or the least eigenvalue is below ``-tol`` (the message
+        names ``P`` and gives the least eigenvalue and ``tol``).
+    """
+    P = np.asarray(P, dtype=float)
+    if P.ndim != 2 or P.shape[0] != P.shape[1] or not np.all(np.isfinite(P)):
+        raise ValueError(f"{name} must be a finite square matrix; got shape {P.shape}")
+    n = P.shape[0]
+    if eigenvalues is None:
+        lam = np.linalg.eigvalsh(0.5 * (P + P.T))
+    else:
+        lam = np.asarray(eigenvalues, dtype=float)
+        if lam.shape != (n,) or not np.all(np.isfinite(lam)):
+            raise ValueError(f"eigenvalues of {name} must be {n} finite numbers; got shape "
+                             f"{lam.shape}")
+    tol = psd_tolerance(lam)
+    least = float(np.min(lam)) if n else 0.0
+    if least < -tol:
+        raise ValueError(f"{name} is not positive semidefinite: least eigenvalue {least:.6g} < "
+                         f"-{tol:.3g} (relative tolerance 100 n eps max|lam|); cvxpy.psd_wrap on "
+                         "it would return 'optimal' at infeasible points (cvxpy issue #2362)")
+    return cp.psd_wrap(P)

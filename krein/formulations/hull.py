@@ -87,7 +87,7 @@ import numpy as np
 
 from .._validation import check_positive, check_square_kernel
 from ..projections import project_box_hyperplane, project_capped_simplex
-from .base import Formulation
+from .base import Formulation, certified_psd_wrap
 from .svm import _check_y
 
 __all__ = [
@@ -601,7 +601,8 @@ class ConvexHullDual(Formulation):
         Tolerance of the convexity check.
     form : {"factor", "quad_form"}
         ``sum_squares(L' u)`` or ``quad_form(u, psd_wrap(L L'))`` (``L L'`` is PSD
-        by construction, from the checked eigendecomposition).
+        by construction, from the checked eigendecomposition, and certified by its
+        own eigenvalues before the wrap: :func:`~krein.formulations.base.certified_psd_wrap`).
 
     Attributes
     ----------
@@ -654,7 +655,7 @@ class ConvexHullDual(Formulation):
         elif form == "factor":
             quad = cp.sum_squares(L.T @ u)
         else:
-            quad = cp.quad_form(u, cp.psd_wrap(L @ L.T))
+            quad = cp.quad_form(u, certified_psd_wrap(L @ L.T, name="L L' (the CH-DU factor)"))
         obj = quad + conv.linear @ u + conv.constant
         pos, neg = y > 0, y < 0
         cons = {"lower": a >= 0, "upper": a <= mup,

@@ -33,7 +33,7 @@ import cvxpy as cp
 import numpy as np
 
 from .._validation import check_positive, check_square_kernel
-from .base import Formulation
+from .base import Formulation, certified_psd_wrap
 
 __all__ = ["SVMDual", "SVMPrimal", "optimal_intercept", "preferred_form", "psd_factor"]
 
@@ -230,8 +230,16 @@ class SVMDual(Formulation):
         module docstring and :func:`preferred_form`.
     psd_checked : bool
         The caller guarantees ``K`` is PSD by construction (for instance
-        ``V |lam| V'`` from :class:`krein.spectrum.Spectrum`), so ``K`` is wrapped
-        with ``cvxpy.psd_wrap`` without a second eigendecomposition.
+        ``V |lam| V'`` from :class:`krein.spectrum.Spectrum`): ``form="factor"``
+        then factors it without the PSD check.  ``form="quad_form"`` certifies
+        ``K`` by its own eigenvalues either way before ``cvxpy.psd_wrap``
+        (:func:`krein.formulations.base.certified_psd_wrap`; cvxpy issue #2362:
+        a wrapped indefinite matrix gives "optimal" infeasible points).
+    eigenvalues : array of shape (n,), optional
+        The eigenvalues of ``K`` from the caller's own eigendecomposition (e.g.
+        ``|lam|`` for the flipped kernel ``V |lam| V'`` it built), used by
+        ``form="quad_form"`` to certify ``K`` instead of a second
+        ``numpy.linalg.eigvalsh(K)`` here; they must be those of the ``K`` passed.
 
     Attributes
     ----------
@@ -252,7 +260,8 @@ class SVMDual(Formulation):
     name = "svm-dual"
     problem_class = "QP"
 
-    def __init__(self, y, K=None, L=None, C=1.0, form="quad_form", psd_checked=False):
+    def __init__(self, y, K=None, L=None, C=1.0, form="quad_form", psd_checked=False,
+                 eigenvalues=None):
         y = _check_y(y)
         n = y.size
         Cp = _C_parameter(C, n)
@@ -272,15 +281,16 @@ class SVMDual(Formulation):
             if K is None:
                 K = L @ L.T
                 K = 0.5 * (K + K.T)
-            elif not psd_checked:
-                psd_factor(K)  # raises if not PSD
+            # psd_wrap only on a matrix certified by its eigenvalues (cvxpy #2362), psd_checked
+            # or not: Y K Y has the spectrum of K (Y orthogonal)
+            lam = np.linalg.eigvalsh(K) if eigenvalues is None else eigenvalues
         elif L is None:
             L = psd_factor(K) if not psd_checked else _factor_trusted(K)
         self.y, self.K, self.L, self.form = y, K, L, form
         alpha = cp.Variable(n, name="alpha")
         if form == "quad_form":
             G = (y[:, None] * K) * y[None, :]
-            quad = cp.quad_form(alpha, cp.psd_wrap(G))
+            quad = cp.quad_form(alpha, certified_psd_wrap(G, lam, name="K (the kernel of Y K Y)"))
         else:
             quad = cp.sum_squares((L.T * y) @ alpha)
         cons = {"balance": y @ alpha == 0, "lower": alpha >= 0, "upper": alpha <= Cp}
