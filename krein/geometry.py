@@ -29,7 +29,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ._validation import check_binary_labels, check_kernel_rows, check_positive, check_square_kernel
-from .kernels import centering_matrix
 from .spectrum import Spectrum
 
 __all__ = [
@@ -349,8 +348,9 @@ def pseudo_euclidean_embedding(K=None, *, D2=None, tol=None, kernel_diagonal=Non
         A = -0.5 * D2
         scale = 0.5 * np.linalg.norm(D2)
     n = A.shape[0]
-    J = centering_matrix(n)
-    Kc = J @ A @ J
+    # J A J without the two dense n^3 products: subtract row and column means, add the grand mean
+    col = A.mean(axis=0)
+    Kc = A - col[None, :] - A.mean(axis=1)[:, None] + col.mean()
     Kc = 0.5 * (Kc + Kc.T)
     if tol is None:
         tol = 10.0 * n * np.finfo(float).eps * scale
