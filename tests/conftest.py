@@ -203,6 +203,9 @@ HEAVY_TESTS = {
         "test_page_and_figures_are_written", "test_without_2d_files_no_boundaries",
         "test_page_parses_with_its_sections",
     ),
+    "test_probability": (
+        "test_every_registered_classifier_has_probabilities",
+    ),
     "test_rvm": (
         "test_indefinite_sigmoid_kernel_runs_as_is",
     ),
