@@ -52,10 +52,10 @@ def _blobs(n_per_class, centers, random_state=0, spread=1.0):
 
 @pytest.fixture(scope="module")
 def separated():
-    """Two well-separated Gaussian clouds (30 + 30 training, 20 + 20 test), Gaussian kernel."""
-    X, y = _blobs(50, [(-2.0, 0.0), (2.0, 0.0)], random_state=1)
-    test = np.r_[30:50, 80:100]
-    train = np.setdiff1d(np.arange(100), test)
+    """Two well-separated Gaussian clouds (20 + 20 training, 15 + 15 test), Gaussian kernel."""
+    X, y = _blobs(35, [(-2.0, 0.0), (2.0, 0.0)], random_state=1)
+    test = np.r_[20:35, 55:70]
+    train = np.setdiff1d(np.arange(70), test)
     Xtr, Xte = X[train], X[test]
     return (gaussian_kernel(Xtr, Xtr, gamma=0.5), y[train], gaussian_kernel(Xte, Xtr, gamma=0.5),
             y[test])
