@@ -234,7 +234,7 @@ def test_every_public_classifier_takes_probability():
         assert cls().get_params()["probability"] is False, cls.__name__
 
 
-# ----------------------------------------------------------------------------- scikit-learn's checks
+# ------------------------------------------------------------------------ scikit-learn's checks
 #: Expected failures of scikit-learn's estimator checks with ``probability=True``, and why.
 _TOO_SMALL = ("10 samples in 3 classes: the internal 5-fold CV of Platt scaling needs 5 samples "
               "of each class and says so (ValueError naming the folds), where the check "
@@ -251,7 +251,8 @@ def _expected_failures(est):
     return out
 
 
-@parametrize_with_checks([DirectSVC(probability=True), KernelKNeighborsClassifier(probability=True)],
+@parametrize_with_checks([DirectSVC(probability=True),
+                          KernelKNeighborsClassifier(probability=True)],
                          expected_failed_checks=_expected_failures)
 def test_sklearn_checks_with_probability(estimator, check):
     check(estimator)

@@ -274,7 +274,7 @@ class ProbabilityMixin:
 
         from sklearn.utils.validation import column_or_1d
 
-        y = column_or_1d(y, warn=True)   # a column y warns as every fit does (DataConversionWarning)
+        y = column_or_1d(y, warn=True)   # a column y warns (DataConversionWarning), as in fit
         params = self.get_params(deep=False)
         seed = params["random_state"] if "random_state" in params else PLATT_SEED
         folds = StratifiedKFold(n_splits=PLATT_FOLDS, shuffle=True, random_state=seed)

@@ -508,7 +508,8 @@ def classification_cell(params):
     dict
         ``n_train``, ``n_test``; :func:`classification_metrics` on the outer
         test split; ``auc`` (:func:`krein.experiment.metrics.fold_auc`: ROC AUC
-        of the decision values on the outer test split, NaN for multiclass); ``train_accuracy`` (accuracy on the outer training split,
+        of the decision values on the outer test split, NaN for multiclass);
+        ``train_accuracy`` (accuracy on the outer training split,
         the kernel as given: Loosli et al. Figs. 6-7, bottom); ``inner_score`` (best mean inner score, NaN without model
         selection); ``best_<p>`` and ``best_kernel_<p>`` for the grid
         parameters, and all of them in ``best_params`` (a JSON object, kernel

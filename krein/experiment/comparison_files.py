@@ -193,7 +193,8 @@ COMPARISON_FILES = {f.name: f for f in (
                  # significance vs the best and the edge-of-grid flag (krein.experiment.statistics)
                  "p_value", "group", "edge"),
         required=("method", "status", "accuracy_mean", "accuracy_std"),
-        numeric=("accuracy_mean", "accuracy_std", "auc_mean", "auc_std", "fit_seconds_mean", "n_support_mean",
+        numeric=("accuracy_mean", "accuracy_std", "auc_mean", "auc_std", "fit_seconds_mean",
+                 "n_support_mean",
                  "min_eigenvalue_mean", "r_mm_mean", "r_neg_mean", "n_folds", "n_errors",
                  *_HONEST, "p_value"),
         integer=("n_folds", "n_errors", *_HONEST), key="method"),

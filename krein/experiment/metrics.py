@@ -1,10 +1,11 @@
 """Scores of a classification cell and the versions of the solvers it used.
 
 :func:`classification_metrics` (accuracy, recall, their average, sensitivity,
-specificity), :func:`fold_auc` (ROC AUC of a fitted model's scores) and :func:`solver_version` (the installed version of the package
-behind a solver name), the per-cell measurements of
+specificity), :func:`fold_auc` (ROC AUC of a fitted model's scores) and
+:func:`solver_version` (the installed version of the package behind a solver
+name), the per-cell measurements of
 :func:`krein.experiment.classification.classification_cell`, which re-exports
-both; on their own so that the protocol module stays one responsibility.
+them; on their own so that the protocol module stays one responsibility.
 """
 
 from __future__ import annotations

@@ -276,8 +276,9 @@ def _results_section(c, png):
             f'<tr class="{" ".join(classes)}" data-method="{_e(r["method"])}">'
             f'<td class="num rank">{i + 1}</td><td class="method">{_e(r["method"])}</td>'
             f'<td class="num acc">{acc}</td>'
-            + (f'<td class="num auc">{_auc(r["auc_mean"], r["auc_std"], r["n_folds"]) if ran else "–"}'
-               "</td>" if show_auc else "")
+            + ('<td class="num auc">'
+               f'{_auc(r["auc_mean"], r["auc_std"], r["n_folds"]) if ran else "–"}</td>'
+               if show_auc else "")
             + f'<td class="params">{_params_cell(r["best_params"])}'
             f'</td><td class="mark">{mark}</td>'
             f'<td class="num">{_e(_seconds(r["fit_seconds_mean"]))}</td>'
