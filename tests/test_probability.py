@@ -183,6 +183,23 @@ def test_psd_kernel_agrees_with_libsvm_platt():
     assert np.max(np.abs(ours - theirs)) < 0.15
 
 
+def test_the_full_model_is_fitted_once(separated, monkeypatch):
+    """Five fold fits and one full fit (libsvm's count), not a second full fit for ``self``."""
+    K, y, Kt, _ = separated
+    sizes = []
+    real = DirectSVC._fit_binary
+
+    def counting(self, K_sub, *args, **kwargs):
+        sizes.append(K_sub.shape[0])
+        return real(self, K_sub, *args, **kwargs)
+
+    monkeypatch.setattr(DirectSVC, "_fit_binary", counting)
+    est = DirectSVC(kernel="precomputed", probability=True).fit(K, y)
+    assert sorted(sizes) == [32] * PLATT_FOLDS + [40]
+    full = DirectSVC(kernel="precomputed").fit(K, y)
+    np.testing.assert_allclose(est.decision_function(Kt), full.decision_function(Kt), atol=1e-12)
+
+
 # ----------------------------------------------------------------------------- conventions
 def test_predict_proba_follows_svc_conventions(separated):
     K, y, Kt, _ = separated
