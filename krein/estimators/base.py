@@ -271,7 +271,6 @@ class ProbabilityMixin:
         from sklearn.base import clone
         from sklearn.calibration import CalibratedClassifierCV
         from sklearn.model_selection import StratifiedKFold
-
         from sklearn.utils.validation import column_or_1d
 
         y = column_or_1d(y, warn=True)   # a column y warns (DataConversionWarning), as in fit
