@@ -143,6 +143,11 @@ _TERMS = (
          "None, an int or a numpy RandomState / Generator: every random choice (starts, "
          "landmarks, folds, synthetic data, subsamples).",
          synonyms=("seed", "cv_seed", "random_seed", "rng")),
+    Term("probability",
+         "Bool: a classifier's fit also fits Platt scaling on internal 5-fold cross-validation of "
+         "its decision values (Platt 2000; scikit-learn's SVC(probability=True)), which "
+         "predict_proba and predict_log_proba return.",
+         synonyms=("probabilities", "calibrate")),
     Term("verbose", "Bool (or int): print the progress.", synonyms=("verbosity",)),
     Term("outer_folds",
          "The outer cross-validation split: an int k >= 2 (stratified k-fold) or 'loo'.",

@@ -191,6 +191,9 @@ def _display_table(summary, tuned=True, edges=None):
 
     from .experiment.comparison_files import status_text
 
+    # AUC beside the accuracy for a binary problem (summary.csv's auc_mean; empty: multiclass)
+    show_auc = "auc_mean" in summary.columns and \
+        pd.to_numeric(summary["auc_mean"], errors="coerce").notna().any()
     rows = []
     for _, r in summary.iterrows():
         if r["status"] == "skipped":
@@ -201,6 +204,10 @@ def _display_table(summary, tuned=True, edges=None):
             acc = f"{100 * r['accuracy_mean']:.1f}" + (  # one test split: no spread to show
                 "" if r["n_folds"] == 1 else f" ± {100 * r['accuracy_std']:.1f}")
         row = {"method": r["method"], "accuracy %": acc, "vs best": _group_mark(r)}
+        if show_auc:  # after the mark of the accuracy it belongs to
+            auc = pd.to_numeric(pd.Series([r["auc_mean"], r["auc_std"]]), errors="coerce")
+            row["AUC"] = "-" if pd.isna(auc[0]) else f"{auc[0]:.3f}" + (
+                "" if r["n_folds"] == 1 or pd.isna(auc[1]) else f" ± {auc[1]:.3f}")
         if tuned:
             row["chosen (most often)"] = _chosen_text(r["best_params"]) + (
                 " [edge]" if r["method"] in (edges or {}) else "")

@@ -203,6 +203,13 @@ HEAVY_TESTS = {
         "test_page_and_figures_are_written", "test_without_2d_files_no_boundaries",
         "test_page_parses_with_its_sections",
     ),
+    "test_compare_auc": (
+        "test_fold_auc_is_roc_auc_of_the_decision_values", "test_files_page_and_terminal_show_auc",
+        "test_files_written_before_the_auc_columns_still_read", "test_multiclass_has_no_auc",
+    ),
+    "test_probability": (
+        "test_every_registered_classifier_has_probabilities",
+    ),
     "test_rvm": (
         "test_indefinite_sigmoid_kernel_runs_as_is",
     ),

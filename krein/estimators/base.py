@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import StrOptions
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -23,8 +24,8 @@ from ..formulations.base import kernel_unit  # noqa: F401 (re-export)
 from ..kernels import KERNELS, pairwise_kernel
 from ..solvers.libsvm import libsvm_binary, libsvm_solution, libsvm_solve  # noqa: F401 (re-export)
 
-__all__ = ["KernelClassifierBase", "KernelMixin", "BinaryModel", "libsvm_binary", "libsvm_solve",
-           "libsvm_solution", "least_eigenvalue"]
+__all__ = ["KernelClassifierBase", "KernelMixin", "ProbabilityMixin", "BinaryModel",
+           "libsvm_binary", "libsvm_solve", "libsvm_solution", "least_eigenvalue"]
 
 
 @dataclass
@@ -207,7 +208,152 @@ class KernelMixin:
         return X, K, classes, index
 
 
-class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
+#: Folds of the internal cross-validation of Platt scaling (``probability=True``), as
+#: libsvm's ``svm_binary_svc_probability`` and scikit-learn's ``SVC(probability=True)``.
+PLATT_FOLDS = 5
+
+#: Seed of the shuffled stratified folds of Platt scaling for an estimator without a
+#: ``random_state`` parameter (one with it uses its own).
+PLATT_SEED = 0
+
+
+class ProbabilityMixin:
+    """Class probabilities by Platt scaling on internal cross-validation (``probability=True``).
+
+    With ``probability=True`` the estimator's ``fit`` hands the data to
+    scikit-learn's ``CalibratedClassifierCV(clone(self, probability=False),
+    method="sigmoid", ensemble=False, cv=StratifiedKFold(5, shuffle=True))``:
+    decision values of each training point from the model fitted on the other
+    four folds (``cross_val_predict``), Platt's sigmoid ``P(y = 1 | f) = 1 / (1 +
+    exp(A f + B))`` fitted to them with Platt's smoothed targets (Platt 2000,
+    "Probabilistic outputs for support vector machines", eqs. 1-3 and §2.2;
+    Lin, Lin & Weng 2007), one sigmoid per class column for more than two
+    classes (one-vs-rest on the decision columns, then normalized), then the
+    model fitted on all the data.  That full fit IS the estimator's fit: its
+    fitted attributes are taken over, so the full model is fitted once (as
+    libsvm does, five fold fits plus one).  The folds are seeded by the
+    estimator's ``random_state`` where it has one, else by :data:`PLATT_SEED`.
+    A precomputed kernel is sliced by the folds (rows and columns of the
+    training part, rows of the held-out part) because the estimator declares
+    ``pairwise`` in ``__sklearn_tags__``.  Every class needs at least
+    :data:`PLATT_FOLDS` samples (else ``ValueError``).
+
+    ``predict_proba`` / ``predict_log_proba`` follow scikit-learn's SVC: absent
+    (``AttributeError``, so ``hasattr`` is False) while ``probability=False``;
+    ``NotFittedError`` when the estimator was fitted with ``probability=False``.
+    Estimators with a probability model of their own (RVC, the k-NN classifiers)
+    override ``predict_proba``: theirs with ``probability=False``, Platt's when
+    fitted with ``probability=True``.
+
+    Fitted attributes (``probability=True``)
+    ----------------------------------------
+    calibrator_ : sklearn.calibration.CalibratedClassifierCV
+        The fitted calibration; its single ``calibrated_classifiers_[0]`` holds
+        the full model (which shares its fitted arrays with this estimator) and
+        the sigmoid(s).
+    """
+
+    def _fit_platt(self, X, y):
+        """Fit the model and Platt's sigmoid on internal CV; take over the full model's fit.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training input of ``fit``.
+        y : array of shape (n,)
+            Class labels.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator, with ``calibrator_``.
+        """
+        from sklearn.base import clone
+        from sklearn.calibration import CalibratedClassifierCV
+        from sklearn.model_selection import StratifiedKFold
+        from sklearn.utils.validation import column_or_1d
+
+        y = column_or_1d(y, warn=True)   # a column y warns (DataConversionWarning), as in fit
+        params = self.get_params(deep=False)
+        seed = params["random_state"] if "random_state" in params else PLATT_SEED
+        folds = StratifiedKFold(n_splits=PLATT_FOLDS, shuffle=True, random_state=seed)
+        model = clone(self).set_params(probability=False)
+        calibrator = CalibratedClassifierCV(model, method="sigmoid", cv=folds,
+                                            ensemble=False).fit(X, y)
+        full = calibrator.calibrated_classifiers_[0].estimator
+        for key, value in vars(full).items():
+            if key not in params:
+                setattr(self, key, value)
+        self.calibrator_ = calibrator
+        return self
+
+    def _check_proba(self):
+        if not getattr(self, "probability", False):
+            raise AttributeError("predict_proba is not available when probability=False")
+        return True
+
+    def _platt_proba(self, X):
+        check_is_fitted(self)
+        if not hasattr(self, "calibrator_"):
+            from sklearn.exceptions import NotFittedError
+
+            raise NotFittedError("predict_proba is not available when fitted with "
+                                 "probability=False")
+        return self.calibrator_.predict_proba(X)
+
+    @available_if(_check_proba)
+    def predict_proba(self, X):
+        """Class probabilities by Platt scaling (``probability=True``; class docstring).
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``.
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+            Probability of each class of ``classes_`` (rows sum to one).
+
+        Raises
+        ------
+        AttributeError
+            ``probability=False`` (the method is then absent).
+        sklearn.exceptions.NotFittedError
+            Not fitted, or fitted with ``probability=False``.
+        """
+        return self._platt_proba(X)
+
+    @available_if(_check_proba)
+    def predict_log_proba(self, X):
+        """Logarithm of :meth:`predict_proba`.
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
+            Test feature vectors, or the kernel rows ``K(test, train)``.
+
+        Returns
+        -------
+        ndarray of shape (m, n_classes)
+            Log-probability of each class of ``classes_``.
+
+        Raises
+        ------
+        AttributeError
+            ``probability=False`` (the method is then absent).
+        sklearn.exceptions.NotFittedError
+            Not fitted, or fitted with ``probability=False``.
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+
+#: Constraint of ``probability`` (every classifier; :class:`ProbabilityMixin`).
+PROBABILITY_CONSTRAINTS = {"probability": ["boolean"]}
+
+
+class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseEstimator):
     """Base class: kernel handling, one-vs-one multiclass and prediction.
 
     Subclasses set their ``__init__`` parameters (at least ``C``, ``kernel``,
@@ -285,6 +431,7 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         **KERNEL_CONSTRAINTS,
+        **PROBABILITY_CONSTRAINTS,
         "C": [POSITIVE],
         "class_weight": CLASS_WEIGHT,
     }
@@ -355,6 +502,8 @@ class KernelClassifierBase(KernelMixin, ClassifierMixin, BaseEstimator):
     def _validated_fit(self, X, y):
         # _fit_context has checked _parameter_constraints before this body runs
         self._check_params()
+        if getattr(self, "probability", False):
+            return self._fit_platt(X, y)
         try:
             self._fit(X, y)
             self._set_diagnostics(getattr(self, "_diag_K", None))

@@ -100,6 +100,10 @@ class CorrectedKernelSVC(KernelClassifierBase):
         libsvm stopping tolerance.
     max_iter : int >= 1 or -1
         libsvm iteration limit (-1: none).
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -154,7 +158,7 @@ class CorrectedKernelSVC(KernelClassifierBase):
     }
 
     def __init__(self, *, correction=None, C=1.0, kernel="gaussian", kernel_params=None,
-                 class_weight=None, base_kernels=None, tol=1e-3, max_iter=-1):
+                 class_weight=None, base_kernels=None, tol=1e-3, max_iter=-1, probability=False):
         self.correction = correction
         self.C = C
         self.kernel = kernel
@@ -163,6 +167,7 @@ class CorrectedKernelSVC(KernelClassifierBase):
         self.base_kernels = base_kernels
         self.tol = tol
         self.max_iter = max_iter
+        self.probability = probability
 
     @property
     def accepts_stacked_kernels(self):

@@ -93,6 +93,10 @@ class ConvexHullClassifier(KernelClassifierBase):
         Tolerance of the convexity check (:func:`~krein.formulations.hull.hull_convexity`).
     random_state : None, int or RandomState
         Seeds the random starts.
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -147,7 +151,7 @@ class ConvexHullClassifier(KernelClassifierBase):
 
     def __init__(self, *, mu=1.0, kernel="gaussian", kernel_params=None, solver="auto",
                  solver_options=None, n_starts=10, tol=1e-6, max_iter=10000, libsvm_tol=1e-3,
-                 psd_tol=None, random_state=None):
+                 psd_tol=None, random_state=None, probability=False):
         self.mu = mu
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -159,6 +163,7 @@ class ConvexHullClassifier(KernelClassifierBase):
         self.libsvm_tol = libsvm_tol
         self.psd_tol = psd_tol
         self.random_state = random_state
+        self.probability = probability
 
     def _check_params(self):
         name = resolve_solver(self.solver, HULL_SOLVERS)

@@ -164,6 +164,10 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
         ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
         is a ``ValueError`` at fit time.
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -197,7 +201,7 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
 
     def __init__(self, *, C=1.0, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
                  class_weight=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
-                 gap_every=10, solver_options=None):
+                 gap_every=10, solver_options=None, probability=False):
         self.C = C
         self.rho = rho
         self.solver = solver
@@ -210,6 +214,7 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         self.max_iter = max_iter
         self.gap_every = gap_every
         self.solver_options = solver_options
+        self.probability = probability
 
     def _fit_binary(self, K, y, idx, C):
         P = ProxyKernelProblem(K, y, model="svc", C=C, rho=self.rho, check=False)
@@ -729,6 +734,10 @@ class PerturbSVC(KernelClassifierBase):
     solver_options : dict, optional
         Passed to :func:`~krein.solvers.solve` for a CVXPY solver, to the
         algorithm otherwise (as :class:`IndefiniteSVC`).
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -757,7 +766,7 @@ class PerturbSVC(KernelClassifierBase):
 
     def __init__(self, *, C=1.0, rho=1.0, solver="CLARABEL", kernel="gaussian", kernel_params=None,
                  class_weight=None, psd_tol=1e-8, tol=1e-3, atol=1e-8, max_iter=1000,
-                 gap_every=10, solver_options=None):
+                 gap_every=10, solver_options=None, probability=False):
         self.C = C
         self.rho = rho
         self.solver = solver
@@ -770,6 +779,7 @@ class PerturbSVC(KernelClassifierBase):
         self.max_iter = max_iter
         self.gap_every = gap_every
         self.solver_options = solver_options
+        self.probability = probability
 
     def _check_params(self):
         self._solver = resolve_solver(self.solver, INDEFINITE_ALGORITHMS)

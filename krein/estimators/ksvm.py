@@ -92,6 +92,10 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         The intercept comes from the training scores ``Psi S v`` as in the
         exact path.  With every training point a landmark this is the exact
         KSVC.
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -137,7 +141,8 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
     }
 
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-6,
-                 max_iter=None, solver="active-set", solver_options=None, approximation=None):
+                 max_iter=None, solver="active-set", solver_options=None, approximation=None,
+                 probability=False):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -147,6 +152,7 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         self.solver = solver
         self.solver_options = solver_options
         self.approximation = approximation
+        self.probability = probability
 
     # ---------------------------------------------------------------- checks
     def _check_params(self):

@@ -44,6 +44,10 @@ class LPSVC(KernelClassifierBase):
         Coefficients with ``|c_j| <= sv_tol * max(1, max|c|)`` are set to zero
         (interior-point solvers return tiny non-zeros instead of exact zeros),
         ``c`` taken in the unit of the kernel (``c * unit``, see ``solutions_``).
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -74,7 +78,7 @@ class LPSVC(KernelClassifierBase):
     }
 
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
-                 solver="CLARABEL", solver_options=None, sv_tol=1e-8):
+                 solver="CLARABEL", solver_options=None, sv_tol=1e-8, probability=False):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -82,6 +86,7 @@ class LPSVC(KernelClassifierBase):
         self.solver = solver
         self.solver_options = solver_options
         self.sv_tol = sv_tol
+        self.probability = probability
 
     def _check_params(self):
         self._solver = resolve_solver(self.solver)

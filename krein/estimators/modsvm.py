@@ -47,6 +47,10 @@ class ModSVC(KernelClassifierBase):
     solver_options : dict, optional
         Passed to the CVXPY solver; for "libsvm" the keys ``tol`` (default 1e-3),
         ``max_iter``, ``cache_size`` of :func:`krein.estimators.base.libsvm_binary`.
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -80,13 +84,14 @@ class ModSVC(KernelClassifierBase):
     }
 
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
-                 solver="CLARABEL", solver_options=None):
+                 solver="CLARABEL", solver_options=None, probability=False):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
         self.class_weight = class_weight
         self.solver = solver
         self.solver_options = solver_options
+        self.probability = probability
 
     def _check_params(self):
         self._solver = resolve_solver(self.solver, ("libsvm",))

@@ -23,12 +23,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import KERNEL_CONSTRAINTS, KernelMixin
+from .base import KERNEL_CONSTRAINTS, PROBABILITY_CONSTRAINTS, KernelMixin, ProbabilityMixin
 
 __all__ = ["PseudoEuclideanNearestMean"]
 
 
-class PseudoEuclideanNearestMean(KernelMixin, ClassifierMixin, BaseEstimator):
+class PseudoEuclideanNearestMean(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseEstimator):
     """Nearest class mean in the pseudo-Euclidean space of a (possibly indefinite) kernel.
 
     Predicts the class ``c`` minimizing ``d^2(x, m_c) = k(x, x) - 2/n_c sum_{i in
@@ -47,6 +47,10 @@ class PseudoEuclideanNearestMean(KernelMixin, ClassifierMixin, BaseEstimator):
         **kernel_params)`` is evaluated on feature vectors.
     kernel_params : dict, optional
         Parameters of the named or callable kernel.
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -67,11 +71,12 @@ class PseudoEuclideanNearestMean(KernelMixin, ClassifierMixin, BaseEstimator):
     K`` (``s > 0``) scales every ``d^2`` by ``s`` and changes no prediction.
     """
 
-    _parameter_constraints: dict = {**KERNEL_CONSTRAINTS}
+    _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **PROBABILITY_CONSTRAINTS}
 
-    def __init__(self, *, kernel="gaussian", kernel_params=None):
+    def __init__(self, *, kernel="gaussian", kernel_params=None, probability=False):
         self.kernel = kernel
         self.kernel_params = kernel_params
+        self.probability = probability
 
     def fit(self, X, y):
         """Keep each class's membership and the squared norm of its mean.
@@ -103,6 +108,8 @@ class PseudoEuclideanNearestMean(KernelMixin, ClassifierMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def _validated_fit(self, X, y):
+        if self.probability:
+            return self._fit_platt(X, y)
         X, K, classes, index = self._training_kernel(X, y)
         self.classes_ = classes
         self.class_index_ = index

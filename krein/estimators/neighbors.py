@@ -37,12 +37,12 @@ from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .base import KERNEL_CONSTRAINTS, KernelMixin
+from .base import KERNEL_CONSTRAINTS, PROBABILITY_CONSTRAINTS, KernelMixin, ProbabilityMixin
 
 __all__ = ["KernelKNeighborsClassifier", "AffinityKNeighborsClassifier"]
 
 
-class KernelKNeighborsClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
+class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseEstimator):
     """Nearest-neighbour (k-NN) classifier in the distance a (possibly indefinite) kernel induces.
 
     Predicts the majority label of the ``n_neighbors`` training points nearest
@@ -64,6 +64,11 @@ class KernelKNeighborsClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
         **kernel_params)`` is evaluated on feature vectors.
     kernel_params : dict, optional
         Parameters of the named or callable kernel.
+    probability : bool, default=False
+        False: ``predict_proba`` is the model's own (above).  True: ``fit`` also
+        fits Platt scaling on internal 5-fold cross-validation of the decision
+        values, which ``predict_proba`` then returns
+        (:class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -88,13 +93,15 @@ class KernelKNeighborsClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
 
     _parameter_constraints: dict = {
         **KERNEL_CONSTRAINTS,
+        **PROBABILITY_CONSTRAINTS,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
     }
 
-    def __init__(self, *, n_neighbors=5, kernel="gaussian", kernel_params=None):
+    def __init__(self, *, n_neighbors=5, kernel="gaussian", kernel_params=None, probability=False):
         self.n_neighbors = n_neighbors
         self.kernel = kernel
         self.kernel_params = kernel_params
+        self.probability = probability
 
     def fit(self, X, y):
         """Keep the training points' labels and self-similarities.
@@ -126,6 +133,8 @@ class KernelKNeighborsClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
 
     @_fit_context(prefer_skip_nested_validation=True)
     def _validated_fit(self, X, y):
+        if self.probability:
+            return self._fit_platt(X, y)
         X, K, classes, index = self._training_kernel(X, y)
         if self.n_neighbors > K.shape[0]:
             raise ValueError(f"n_neighbors = {self.n_neighbors} exceeds the {K.shape[0]} "
@@ -172,8 +181,11 @@ class KernelKNeighborsClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
         -------
         ndarray of shape (m, n_classes)
             Each class's votes divided by all votes (for the majority vote: by
-            ``n_neighbors``), columns in ``classes_`` order.
+            ``n_neighbors``), columns in ``classes_`` order; Platt's
+            probabilities when fitted with ``probability=True``.
         """
+        if hasattr(self, "calibrator_"):
+            return self._platt_proba(X)
         votes = self._votes(X)
         return votes / np.sum(votes, axis=1, keepdims=True)
 
@@ -190,9 +202,10 @@ class KernelKNeighborsClassifier(KernelMixin, ClassifierMixin, BaseEstimator):
         ndarray of shape (m,) or (m, n_classes)
             Two classes: ``(votes for classes_[1] - votes for classes_[0]) /
             n_neighbors`` (positive means ``classes_[1]``); more: the vote
-            shares of :meth:`predict_proba`.
+            shares of the vote (the model's own :meth:`predict_proba`).
         """
-        share = self.predict_proba(X)
+        votes = self._votes(X)
+        share = votes / np.sum(votes, axis=1, keepdims=True)
         if share.shape[1] == 2:
             return share[:, 1] - share[:, 0]
         return share
@@ -256,6 +269,10 @@ class AffinityKNeighborsClassifier(KernelKNeighborsClassifier):
         or a callable is evaluated on feature vectors.
     kernel_params : dict, optional
         Parameters of the named or callable kernel.
+    probability : bool, default=False
+        As :class:`KernelKNeighborsClassifier`: False, ``predict_proba`` is the
+        share of the weighted vote; True, Platt scaling on internal 5-fold
+        cross-validation of the vote margins.
 
     Attributes
     ----------

@@ -72,6 +72,11 @@ class RVC(KernelClassifierBase):
         values and probabilities agree.
     verbose : bool
         Print one line per iteration.
+    probability : bool, default=False
+        False: ``predict_proba`` is the model's own (above).  True: ``fit`` also
+        fits Platt scaling on internal 5-fold cross-validation of the decision
+        values, which ``predict_proba`` then returns
+        (:class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -130,7 +135,8 @@ class RVC(KernelClassifierBase):
     """
 
     def __init__(self, *, kernel="gaussian", kernel_params=None, bias=True, tol=1e-6, max_iter=1000,
-                 alpha_max=1e9, min_delta_log_alpha=1e-3, moderated=False, verbose=False):
+                 alpha_max=1e9, min_delta_log_alpha=1e-3, moderated=False, verbose=False,
+                 probability=False):
         self.kernel = kernel
         self.kernel_params = kernel_params
         self.bias = bias
@@ -140,6 +146,7 @@ class RVC(KernelClassifierBase):
         self.min_delta_log_alpha = min_delta_log_alpha
         self.moderated = moderated
         self.verbose = verbose
+        self.probability = probability
 
     _parameter_constraints: dict = {
         **KernelClassifierBase._parameter_constraints,
@@ -287,8 +294,11 @@ class RVC(KernelClassifierBase):
         Returns
         -------
         ndarray of shape (m, n_classes)
-            Probability of each class of ``classes_``; rows sum to one.
+            Probability of each class of ``classes_``; rows sum to one (Platt's,
+            when fitted with ``probability=True``).
         """
+        if hasattr(self, "calibrator_"):
+            return self._platt_proba(X)
         F = self._latent(X)
         if len(self.classes_) == 2:
             p = expit(F[:, 0])
@@ -309,8 +319,12 @@ class RVC(KernelClassifierBase):
         Returns
         -------
         ndarray of shape (m, n_classes)
-            Log-probability of each class of ``classes_``.
+            Log-probability of each class of ``classes_`` (Platt's, when fitted
+            with ``probability=True``).
         """
+        if hasattr(self, "calibrator_"):
+            with np.errstate(divide="ignore"):
+                return np.log(self._platt_proba(X))
         F = self._latent(X)
         if len(self.classes_) == 2:
             return np.column_stack([-np.logaddexp(0.0, F[:, 0]), -np.logaddexp(0.0, -F[:, 0])])

@@ -105,6 +105,10 @@ class SimilaritySpaceSVC(KernelClassifierBase):
         libsvm stopping tolerance.
     max_iter : int, default=-1
         libsvm iteration limit, -1 for none.
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -128,7 +132,7 @@ class SimilaritySpaceSVC(KernelClassifierBase):
     }
 
     def __init__(self, *, C=1.0, feature_kernel="linear", gamma=1.0, kernel="gaussian",
-                 kernel_params=None, class_weight=None, tol=1e-3, max_iter=-1):
+                 kernel_params=None, class_weight=None, tol=1e-3, max_iter=-1, probability=False):
         self.C = C
         self.feature_kernel = feature_kernel
         self.gamma = gamma
@@ -137,6 +141,7 @@ class SimilaritySpaceSVC(KernelClassifierBase):
         self.class_weight = class_weight
         self.tol = tol
         self.max_iter = max_iter
+        self.probability = probability
 
     def _feature_gram(self, rows):
         """The SVM kernel between feature vectors ``rows`` (m, n) and the training ones."""

@@ -140,6 +140,10 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         (derivation in :mod:`krein.estimators.approximate`).  No ``n x n``
         array is formed.  Not with ``n_components``/``energy`` (ESVM-L: use the
         approximation's rank instead).
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -198,7 +202,7 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
 
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
                  n_components=None, energy=None, solver="libsvm", formulation="dual", tol=1e-3,
-                 max_iter=-1, solver_options=None, approximation=None):
+                 max_iter=-1, solver_options=None, approximation=None, probability=False):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -211,6 +215,7 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         self.max_iter = max_iter
         self.solver_options = solver_options
         self.approximation = approximation
+        self.probability = probability
 
     def _check_params(self):
         self._solver = _check_svm_solver(self)
@@ -375,6 +380,10 @@ default="flip"
         cloned and given the estimator's ``kernel`` and ``kernel_params``; None
         keeps the exact path.  out_of_sample "transductive" is not available
         with it, "raw" only for flip and square.
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -413,7 +422,7 @@ default="flip"
 
     def __init__(self, *, correction="flip", out_of_sample="auto", C=1.0, kernel="gaussian",
                  kernel_params=None, class_weight=None, eps=0.0, shift=None, solver="libsvm",
-                 tol=1e-3, max_iter=-1, solver_options=None, approximation=None):
+                 tol=1e-3, max_iter=-1, solver_options=None, approximation=None, probability=False):
         self.correction = correction
         self.out_of_sample = out_of_sample
         self.C = C
@@ -427,6 +436,7 @@ default="flip"
         self.max_iter = max_iter
         self.solver_options = solver_options
         self.approximation = approximation
+        self.probability = probability
 
     def _check_params(self):
         check_correction(self.correction, self.out_of_sample)
@@ -580,6 +590,10 @@ class DirectSVC(KernelClassifierBase):
         libsvm stopping tolerance.
     max_iter : int >= 1 or -1
         -1 for no limit.
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
 
     Attributes
     ----------
@@ -594,13 +608,14 @@ class DirectSVC(KernelClassifierBase):
     }
 
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-3,
-                 max_iter=-1):
+                 max_iter=-1, probability=False):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
         self.class_weight = class_weight
         self.tol = tol
         self.max_iter = max_iter
+        self.probability = probability
 
     def _fit_binary(self, K, y, idx, C):
         u, b, sol = libsvm_solve(K, y, C, tol=self.tol, max_iter=self.max_iter)

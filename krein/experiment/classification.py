@@ -33,7 +33,7 @@ from ..approximation_spec import check_approximable
 # the approximate path of a method lives in its registry entry (re-exported for compare.py)
 from ..registry import NO_APPROXIMATE_PATH, approximation_defaults  # noqa: F401
 from ..solvers.core import CERTIFICATE_KINDS as _SOLUTION_CERTIFICATE_KINDS
-from .metrics import classification_metrics, solver_version  # noqa: F401 (re-export)
+from .metrics import classification_metrics, fold_auc, solver_version  # noqa: F401 (re-export)
 from .seeds import cell_seed
 from .splits import LOO, OUTER_SPLITS, check_outer_split, fold_correctness, split_indices
 
@@ -507,7 +507,9 @@ def classification_cell(params):
     -------
     dict
         ``n_train``, ``n_test``; :func:`classification_metrics` on the outer
-        test split; ``train_accuracy`` (accuracy on the outer training split,
+        test split; ``auc`` (:func:`krein.experiment.metrics.fold_auc`: ROC AUC
+        of the decision values on the outer test split, NaN for multiclass);
+        ``train_accuracy`` (accuracy on the outer training split,
         the kernel as given: Loosli et al. Figs. 6-7, bottom); ``inner_score`` (best mean inner score, NaN without model
         selection); ``best_<p>`` and ``best_kernel_<p>`` for the grid
         parameters, and all of them in ``best_params`` (a JSON object, kernel
@@ -671,6 +673,7 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
 
     out = {"n_train": int(tr.size), "n_test": int(te.size)}
     out.update(classification_metrics(y_te, pred, classes))
+    out["auc"] = fold_auc(est, K_te, y_te, classes)  # binary problems only (else NaN)
     out["test_correct"] = fold_correctness(y_te, pred)
     # training accuracy with the kernel the method was given (Loosli Figs. 6-7, bottom)
     out["train_accuracy"] = float(np.mean(est.predict(K_tr) == y[tr]))

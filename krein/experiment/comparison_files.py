@@ -27,9 +27,14 @@ The directory
   and ``group`` one of ``best``, ``not worse``, ``worse`` (empty: not tested;
   :func:`krein.experiment.statistics.significance_groups`), ``edge`` the
   tuned parameters chosen at an end of their grid in most folds
-  (:func:`krein.experiment.statistics.edge_of_grid`; empty: none).
+  (:func:`krein.experiment.statistics.edge_of_grid`; empty: none),
+  ``auc_mean`` / ``auc_std`` the mean and standard deviation of the folds'
+  ``auc`` (empty for a multiclass problem).
 * ``folds.csv``: one row per (method, repeat, fold), ``error`` empty when the
-  fold succeeded (``accuracy`` NaN when it failed), ``test_correct`` the
+  fold succeeded (``accuracy`` NaN when it failed), ``auc`` the ROC AUC of
+  the method's decision values on the fold's test part (binary problems;
+  empty for multiclass, a test part with one class, or a failed fold:
+  :func:`krein.experiment.metrics.fold_auc`), ``test_correct`` the
   fold's test objects as ``"1"`` (right) / ``"0"`` (wrong), in test-index
   order (:func:`krein.experiment.splits.fold_correctness`; empty for a failed
   fold and in directories written before the column existed).
@@ -181,24 +186,26 @@ class ComparisonFile:
 COMPARISON_FILES = {f.name: f for f in (
     ComparisonFile(
         SUMMARY_FILE,
-        columns=("method", "status", "accuracy_mean", "accuracy_std", "best_params",
+        columns=("method", "status", "accuracy_mean", "accuracy_std", "auc_mean", "auc_std",
+                 "best_params",
                  "fit_seconds_mean", "n_support_mean", "min_eigenvalue_mean", "r_mm_mean",
                  "r_neg_mean", "certificate", "n_folds", "n_errors", "note", *_HONEST,
                  # significance vs the best and the edge-of-grid flag (krein.experiment.statistics)
                  "p_value", "group", "edge"),
         required=("method", "status", "accuracy_mean", "accuracy_std"),
-        numeric=("accuracy_mean", "accuracy_std", "fit_seconds_mean", "n_support_mean",
+        numeric=("accuracy_mean", "accuracy_std", "auc_mean", "auc_std", "fit_seconds_mean",
+                 "n_support_mean",
                  "min_eigenvalue_mean", "r_mm_mean", "r_neg_mean", "n_folds", "n_errors",
                  *_HONEST, "p_value"),
         integer=("n_folds", "n_errors", *_HONEST), key="method"),
     ComparisonFile(
         FOLDS_FILE,
-        columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "best_params",
+        columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "auc", "best_params",
                  "inner_score", "fit_seconds", "select_seconds", "n_support", "min_eigenvalue",
                  "r_mm", "r_neg", "solver_status", "gap", "certificate", "certificate_value",
                  "error", "warnings", "solver_used", *_INNER, "test_correct"),
         required=("method", "accuracy", "error"),
-        numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "inner_score",
+        numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "auc", "inner_score",
                  "fit_seconds", "select_seconds", "n_support", "min_eigenvalue", "r_mm",
                  "r_neg", "gap", "certificate_value", *_INNER),
         integer=("repeat", "fold", "n_train", "n_test"), key=("method", "repeat", "fold")),

@@ -269,7 +269,8 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
         when no fold failed, warned or had a failed or warning inner fit; the
         counts in ``n_warnings``, ``n_not_converged``, ``n_inner_failures``,
         ``n_inner_warnings``), mean and sample standard
-        deviation of the successful folds' accuracies, the most frequent
+        deviation of the successful folds' accuracies and of their ROC AUCs
+        (``auc_mean``, ``auc_std``; NaN for a multiclass problem), the most frequent
         chosen parameters, means of the diagnostics, the largest certificate,
         the counts and the note (with the first error); ``p_value`` and
         ``group`` against the best method
@@ -295,6 +296,7 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
             "status": status,
             "accuracy_mean": ok["accuracy"].mean() if len(ok) else np.nan,
             "accuracy_std": ok["accuracy"].std() if len(ok) > 1 else (0.0 if len(ok) else np.nan),
+            **_auc_summary(ok),
             "best_params": json.dumps(_chosen_params(ok["best_params"].tolist())),
             "fit_seconds_mean": ok["fit_seconds"].mean() if len(ok) else np.nan,
             "n_support_mean": ok["n_support"].mean() if len(ok) else np.nan,
@@ -320,6 +322,13 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
     summary["edge"] = [edges.get(m, "") for m in summary["method"]]
     summary.attrs["test"] = test
     return summary
+
+
+def _auc_summary(ok):
+    """``auc_mean`` / ``auc_std`` over the successful folds with an AUC (NaN for multiclass)."""
+    auc = pd.to_numeric(ok["auc"], errors="coerce").dropna() if "auc" in ok else ok.iloc[:0]
+    return {"auc_mean": float(auc.mean()) if len(auc) else np.nan,
+            "auc_std": float(auc.std()) if len(auc) > 1 else (0.0 if len(auc) else np.nan)}
 
 
 def fold_table(rows):

@@ -1,17 +1,18 @@
 """Scores of a classification cell and the versions of the solvers it used.
 
 :func:`classification_metrics` (accuracy, recall, their average, sensitivity,
-specificity) and :func:`solver_version` (the installed version of the package
-behind a solver name), the per-cell measurements of
+specificity), :func:`fold_auc` (ROC AUC of a fitted model's scores) and
+:func:`solver_version` (the installed version of the package behind a solver
+name), the per-cell measurements of
 :func:`krein.experiment.classification.classification_cell`, which re-exports
-both; on their own so that the protocol module stays one responsibility.
+them; on their own so that the protocol module stays one responsibility.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["classification_metrics", "solver_version"]
+__all__ = ["classification_metrics", "fold_auc", "solver_version"]
 
 
 def classification_metrics(y_true, y_pred, classes=None):
@@ -61,6 +62,48 @@ def classification_metrics(y_true, y_pred, classes=None):
         sens = spec = float("nan")
     return {"accuracy": acc, "recall": recall, "average": 0.5 * (acc + recall),
             "sensitivity": sens, "specificity": spec}
+
+
+def fold_auc(estimator, X_test, y_test, classes):
+    """ROC AUC of a fitted binary classifier's scores on a test split (NaN when undefined).
+
+    The score of a test point is the decision value (``decision_function``), or
+    the probability of ``classes[1]`` (``predict_proba``) for a method without a
+    decision function; the AUC is scikit-learn's ``roc_auc_score`` with
+    ``classes[1]`` positive (the probability that a random positive scores above
+    a random negative, ties counting one half).
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        With ``decision_function`` or ``predict_proba``.
+    X_test : array of shape (m, ...)
+        Its test input (kernel rows, or feature rows).
+    y_test : array of shape (m,)
+        True labels of the test points.
+    classes : array of shape (n_classes,)
+        All class labels of the problem (sorted).
+
+    Returns
+    -------
+    float
+        The AUC in [0, 1]; NaN for more than two classes (no AUC is reported for
+        multiclass problems), when the test split holds one class only (e.g. a
+        leave-one-out fold) or when the model has neither method.
+    """
+    from sklearn.metrics import roc_auc_score
+
+    classes = np.asarray(classes)
+    y_test = np.asarray(y_test)
+    if classes.size != 2 or np.unique(y_test).size != 2:
+        return float("nan")
+    if hasattr(estimator, "decision_function"):
+        score = np.asarray(estimator.decision_function(X_test), dtype=float)
+    elif hasattr(estimator, "predict_proba"):
+        score = np.asarray(estimator.predict_proba(X_test), dtype=float)[:, 1]
+    else:
+        return float("nan")
+    return float(roc_auc_score(y_test == classes[1], score))
 
 
 #: Distribution that provides each CVXPY solver (for :func:`solver_version`).

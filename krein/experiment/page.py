@@ -227,8 +227,24 @@ def _params_cell(text):
     return _e(_params(params))
 
 
+def _has_auc(frame, column):
+    """Whether a table shows AUC: a binary problem (some value; multiclass leaves it empty)."""
+    return column in frame.columns and bool(
+        np.isfinite(np.asarray(frame[column], dtype=float)).any())
+
+
+def _auc(mean, std=None, n_folds=1):
+    """An AUC (or mean ± std over the folds) in three decimals; "–" where there is none."""
+    if not np.isfinite(mean):
+        return "–"
+    if std is None or n_folds == 1 or not np.isfinite(std):
+        return f"{mean:.3f}"
+    return f'{mean:.3f} <span class="pm">± {std:.3f}</span>'
+
+
 def _results_section(c, png):
     s = c.summary.reset_index(drop=True)
+    show_auc = _has_auc(s, "auc_mean")
     best = _best_rows(s)
     sig, edges = _significance(c)
     rows = []
@@ -259,7 +275,11 @@ def _results_section(c, png):
         rows.append(
             f'<tr class="{" ".join(classes)}" data-method="{_e(r["method"])}">'
             f'<td class="num rank">{i + 1}</td><td class="method">{_e(r["method"])}</td>'
-            f'<td class="num acc">{acc}</td><td class="params">{_params_cell(r["best_params"])}'
+            f'<td class="num acc">{acc}</td>'
+            + ('<td class="num auc">'
+               f'{_auc(r["auc_mean"], r["auc_std"], r["n_folds"]) if ran else "–"}</td>'
+               if show_auc else "")
+            + f'<td class="params">{_params_cell(r["best_params"])}'
             f'</td><td class="mark">{mark}</td>'
             f'<td class="num">{_e(_seconds(r["fit_seconds_mean"]))}</td>'
             f'<td class="num">{_e(sv)}</td><td class="cert">{_e(r["certificate"]) or "–"}</td>'
@@ -272,9 +292,13 @@ def _results_section(c, png):
                "#SV: means over the folds. The best mean accuracy is highlighted, the methods "
                "not significantly worse than it lightly. A parameter chosen at an end of its "
                "grid in most folds is named in the status column (the best value may lie "
-               "outside the grid).")
+               "outside the grid)."
+               + (" AUC: the area under the ROC curve of each method's decision values on the "
+                  "test folds (mean ± standard deviation over the folds; 0.5 is chance)."
+                  if show_auc else ""))
     out = ['<section id="results"><h2>Results</h2><table id="results-table"><thead><tr>'
            '<th class="num">#</th><th>method</th><th class="num">accuracy (%)</th>'
+           + ('<th class="num">AUC</th>' if show_auc else "") +
            '<th>chosen parameters</th><th>vs best</th><th class="num">fit time</th>'
            '<th class="num">#SV</th><th>certificate</th><th>status</th></tr></thead><tbody>',
            *rows, f'</tbody></table><p class="caption">{_e(caption)}</p>',
@@ -292,6 +316,7 @@ def _folds_details(c):
     f = c.folds
     if not len(f):
         return ""
+    show_auc = _has_auc(f, "auc")
     failed = int((f["error"].str.strip() != "").sum())
     head = (f"All folds ({len(f)} rows"
             + (f", {failed} failed" if failed else "") + ")")
@@ -313,7 +338,8 @@ def _folds_details(c):
             f'<td class="num">{_e(_num(r["repeat"]))}</td>'
             f'<td class="num">{_e(_num(r["fold"]))}</td>'
             f'<td class="num">{_e(_percent(r["accuracy"]))}</td>'
-            f'<td class="params">{_params_cell(r["best_params"])}</td>'
+            + (f'<td class="num">{_auc(float(r["auc"]))}</td>' if show_auc else "")
+            + f'<td class="params">{_params_cell(r["best_params"])}</td>'
             f'<td class="num">{_e(_percent(r["inner_score"]))}</td>'
             f'<td class="num">{_e(_seconds(r["fit_seconds"]))}</td>'
             f'<td class="num">{_e(_num(r["n_support"]))}</td>'
@@ -321,7 +347,8 @@ def _folds_details(c):
             f"{msg_cell}</tr>")
     return (f'<details id="folds"><summary>{_e(head)}</summary><table><thead><tr>'
             '<th>method</th><th class="num">repeat</th><th class="num">fold</th>'
-            '<th class="num">accuracy (%)</th><th>chosen parameters</th>'
+            '<th class="num">accuracy (%)</th>' + ('<th class="num">AUC</th>' if show_auc else "")
+            + '<th>chosen parameters</th>'
             '<th class="num">inner score (%)</th><th class="num">fit</th>'
             '<th class="num">#SV</th><th>solver status</th><th class="num">gap</th>'
             "<th>error / warnings</th></tr></thead><tbody>" + "".join(rows)

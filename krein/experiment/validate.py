@@ -49,7 +49,7 @@ RESULT_STATUSES = ("ok", "error")
 #: Columns of ``results.csv`` that are numbers whenever they are not empty (the
 #: classification task's metrics and counts, the runner's timings); other columns
 #: are numeric when at least :data:`_INFER_MIN` of their values and all but one are.
-NUMERIC_RESULT_COLUMNS = ("accuracy", "recall", "average", "sensitivity", "specificity",
+NUMERIC_RESULT_COLUMNS = ("accuracy", "auc", "recall", "average", "sensitivity", "specificity",
                           "train_accuracy", "inner_score", "n_train", "n_test", "fit_seconds",
                           "predict_seconds", "select_seconds", "n_support", "n_iter",
                           "min_eigenvalue", "r_mm", "r_neg", "objective", "gap",
