@@ -366,6 +366,10 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
         Parameters of the named or callable kernel.
     tol : float >= 0, optional
         Null-space cutoff of the embedding (:class:`PseudoEuclideanPCA`).
+    probability : bool, default=False
+        Whether ``fit`` also fits Platt scaling on internal 5-fold cross-validation
+        decision values (:class:`~krein.estimators.base.ProbabilityMixin`); without it
+        ``predict_proba`` returns the vote shares.
 
     Attributes
     ----------
@@ -397,14 +401,17 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
                                     **_SELECTION_CONSTRAINTS}
 
     def __init__(self, *, n_neighbors=5, n_components=None, energy=None, kernel="gaussian",
-                 kernel_params=None, tol=None):
-        super().__init__(n_neighbors=n_neighbors, kernel=kernel, kernel_params=kernel_params)
+                 kernel_params=None, tol=None, probability=False):
+        super().__init__(n_neighbors=n_neighbors, kernel=kernel, kernel_params=kernel_params,
+                         probability=probability)
         self.n_components = n_components
         self.energy = energy
         self.tol = tol
 
     @_fit_context(prefer_skip_nested_validation=True)
     def _validated_fit(self, X, y):
+        if self.probability:
+            return self._fit_platt(X, y)
         X, K, classes, index = self._training_kernel(X, y)
         if self.n_neighbors > K.shape[0]:
             raise ValueError(f"n_neighbors = {self.n_neighbors} exceeds the {K.shape[0]} "
