@@ -14,6 +14,7 @@ Estimators (scikit-learn compatible):
   pseudo-Euclidean space, convex (CVXPY) or local (nu-SVM, multi-start) solvers.
 * :class:`ModSVC` — Lin & Lin's convexified SVM (Luss & d'Aspremont 2009, §5.1).
 * :class:`RVC` — Tipping's relevance vector classifier (fast marginal-likelihood updates).
+* :class:`DCSVC` — IKSVM-DC, the primal squared-hinge SVM by DCA (Xu et al. 2017).
 * :class:`CorrectedKernelSVC` — libsvm after any kernel-correction transformer:
   :class:`Bending`, :class:`NearestPSD`, :class:`ConformalTransformation`,
   :class:`ConformalLinearCombination` (Munoz & de Diego 2006), :class:`SpectrumCorrection`.
@@ -95,7 +96,7 @@ the accepted values):
 
 from .approximation import IndefiniteNystroem
 from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombination,
-                         ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC,
+                         ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC, DCSVC,
                          DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC,
                          NearestPSD, PerturbSVC, SpectrumSVC)
 from .kernel_data import load_feature_file, load_kernel_file
@@ -123,6 +124,7 @@ __all__ = [
     "ConformalTransformation",
     "ConformalLinearCombination",
     "NearestPSD",
+    "DCSVC",
     "IndefiniteNystroem",
     "Spectrum",
     "SpectrumCorrection",

@@ -4,6 +4,7 @@ from .base import KernelClassifierBase, KernelMixin
 from .bending import Bending
 from .clc import ConformalLinearCombination
 from .conformal import ConformalTransformation
+from .dc import DCSVC
 from .corrected import CorrectedKernelSVC
 from .hull import ConvexHullClassifier
 from .indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
@@ -22,4 +23,4 @@ __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "Direct
            "ConvexHullClassifier", "ModSVC", "RVC", "CorrectedKernelSVC", "Bending",
            "ConformalTransformation", "ConformalLinearCombination", "NearestPSD",
            "KernelKNeighborsClassifier", "AffinityKNeighborsClassifier", "SimilaritySpaceSVC",
-           "PseudoEuclideanNearestMean"]
+           "PseudoEuclideanNearestMean", "DCSVC"]
