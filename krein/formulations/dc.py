@@ -77,14 +77,21 @@ def dc_subproblem_objective(K, y, C, dc_constant, theta, beta, b):
 
     Parameters
     ----------
-    K, y, C : as :func:`dc_objective`
+    K : ndarray of shape (n, n)
+        Symmetric kernel matrix.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float or ndarray of shape (n,)
+        Slack weight(s).
     dc_constant : float > 0
         xu's ``rho`` of the DC split (12), ``> lambda_max(K)`` (named apart from the
         vocabulary's ``rho``, the proxy-kernel penalty).
     theta : ndarray of shape (n,)
         The linearization ``(rho I - K) beta_t``.
-    beta, b : ndarray of shape (n,), float
-        The point.
+    beta : ndarray of shape (n,)
+        Expansion coefficients.
+    b : float
+        Intercept.
 
     Returns
     -------
@@ -108,7 +115,20 @@ def dc_subproblem_gradient(K, y, C, dc_constant, theta, beta, b):
 
     Parameters
     ----------
-    K, y, C, dc_constant, theta, beta, b : as :func:`dc_subproblem_objective`
+    K : ndarray of shape (n, n)
+        Symmetric kernel matrix.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float or ndarray of shape (n,)
+        Slack weight(s).
+    dc_constant : float > 0
+        xu's ``rho``.
+    theta : ndarray of shape (n,)
+        The linearization ``(rho I - K) beta_t``.
+    beta : ndarray of shape (n,)
+        Expansion coefficients.
+    b : float
+        Intercept.
 
     Returns
     -------
@@ -139,7 +159,16 @@ def dc_stationarity(K, y, C, beta, b):
 
     Parameters
     ----------
-    K, y, C, beta, b : as :func:`dc_objective`
+    K : ndarray of shape (n, n)
+        Symmetric kernel matrix.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float or ndarray of shape (n,)
+        Slack weight(s).
+    beta : ndarray of shape (n,)
+        Expansion coefficients.
+    b : float
+        Intercept.
 
     Returns
     -------

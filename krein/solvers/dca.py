@@ -20,8 +20,8 @@ One iteration (``IKSVMDC.m``):
    (``armijoRule.m``): the largest ``u = 3 * 0.5^k`` with
    ``F(x^ + u d) <= F(x^) - 0.4 u ||d||^2`` (the "boosted" DCA: ``d`` is a descent
    direction of ``F`` at ``x^``); krein measures ``||d||^2`` as
-   ``scale^2 ||d_beta||^2 + d_b^2`` (the paper's norm at ``scale = 1``; covariant under
-   ``K -> s K``) and takes ``u = 0`` (the DCA point) when the directional derivative of
+   ``scale ||d_beta||^2 + d_b^2 / scale`` (the paper's norm at ``scale = 1``; it scales
+   as ``F`` does under ``(K, C) -> (s K, C / s)``, so the test picks the same ``u``) and takes ``u = 0`` (the DCA point) when the directional derivative of
    ``F`` along ``d`` is not below ``-0.4 ||d||^2`` (then no ``u`` passes the test and
    ``armijoRule.m`` would loop forever) or after 40 halvings;
 3. stop when ``scale^2 ||beta_{t+1} - beta_t||^2 <= tol`` (``IKSVMDC.m``:
@@ -87,7 +87,7 @@ SUBPROBLEM_TOL = 1e-8
 
 
 def dc_constant(K, scale=None):
-    """xu's ``rho`` of the DC split (12): ``lambda_max(K) + DC_SALT * scale``.
+    """The DC constant (xu's ``rho`` of the split (12)): ``lambda_max(K) + DC_SALT * scale``.
 
     Parameters
     ----------
@@ -211,7 +211,7 @@ def dc_subproblem(K, K2, y, C, rho, theta, beta, b, *, Kbeta=None, tol=SUBPROBLE
 
 def _armijo(K_beta_hat, K_d, beta_hat, b_hat, d_beta, d_b, y, Cv, scale, F_hat):
     """``armijoRule.m`` from the DCA point: the step ``u`` and the new objective."""
-    norm2 = scale ** 2 * float(d_beta @ d_beta) + d_b ** 2
+    norm2 = scale * float(d_beta @ d_beta) + d_b ** 2 / scale
     # the directional derivative of F at the DCA point: (F(x^ + u d) - F(x^)) / u tends to
     # it, so no u passes the test when it is above -mu ||d||^2 (armijoRule.m loops forever)
     w = Cv * y * np.maximum(1.0 - y * (K_beta_hat + b_hat), 0.0)
