@@ -30,9 +30,15 @@ One iteration (``IKSVMDC.m``):
 
 Start: ``beta_0`` uniform in ``[-1, 1]^n / scale`` (``IKSVMDC.m``: ``[-1, 1]^n``, seed
 123), ``b_0 = 1``.  Both steps decrease ``F``: the trace's objective is
-non-increasing.  ``IKSVMDC.m`` also stops when ``F < 0``; krein does not (``F`` may be
-negative at a good point of an indefinite problem; a ``F`` unbounded below shows as
-iterates that grow until ``max_iter``).
+non-increasing.  As ``IKSVMDC.m``, an iterate with ``F < 0`` is not taken: the loop stops
+and returns the last iterate with ``F >= 0`` (``certificate["stop"] ==
+"negative_objective"``).  The guard matters: ``F`` is unbounded below as soon as some
+``(beta, b)`` with ``beta'K beta < 0`` has ``y_i (K beta + b)_i >= 0`` for every ``i``
+(scale it up), which on a strongly indefinite kernel is the rule (sonar's sigmoid kernel,
+a dissimilarity used as a kernel); without the guard DCA then follows the objective to
+``-inf`` (overflow after a few hundred iterations on sonar).  The point returned is then
+an early-stopped one, not a critical point of ``F``; on a kernel where ``F`` is bounded
+below (PSD kernels, mildly indefinite ones) DCA converges to a critical point.
 
 Subproblem solver (:func:`dc_subproblem`).  (S) is a strongly convex piecewise
 quadratic in ``(beta, b)``; on a fixed active set ``A = {i : y_i f_i < 1}`` its
