@@ -14,6 +14,7 @@ Estimators (scikit-learn compatible):
   pseudo-Euclidean space, convex (CVXPY) or local (nu-SVM, multi-start) solvers.
 * :class:`ModSVC` — Lin & Lin's convexified SVM (Luss & d'Aspremont 2009, §5.1).
 * :class:`RVC` — Tipping's relevance vector classifier (fast marginal-likelihood updates).
+* :class:`DCSVC` — IKSVM-DC, the primal squared-hinge SVM by DCA (Xu et al. 2017).
 * :class:`CorrectedKernelSVC` — libsvm after any kernel-correction transformer:
   :class:`Bending`, :class:`NearestPSD`, :class:`ConformalTransformation`,
   :class:`ConformalLinearCombination` (Munoz & de Diego 2006), :class:`SpectrumCorrection`.
@@ -99,7 +100,7 @@ the accepted values):
 
 from .approximation import IndefiniteNystroem
 from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombination,
-                         ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC,
+                         ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC, DCSVC,
                          DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC,
                          NearestPSD, PerturbSVC, PseudoEuclideanKNeighbors, PseudoEuclideanPCA,
                          SpectrumSVC)
@@ -130,6 +131,7 @@ __all__ = [
     "NearestPSD",
     "PseudoEuclideanPCA",
     "PseudoEuclideanKNeighbors",
+    "DCSVC",
     "IndefiniteNystroem",
     "Spectrum",
     "SpectrumCorrection",

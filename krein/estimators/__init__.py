@@ -5,6 +5,7 @@ from .bending import Bending
 from .clc import ConformalLinearCombination
 from .conformal import ConformalTransformation
 from .embedding import PseudoEuclideanKNeighbors, PseudoEuclideanPCA
+from .dc import DCSVC
 from .corrected import CorrectedKernelSVC
 from .hull import ConvexHullClassifier
 from .indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
@@ -23,4 +24,4 @@ __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "Direct
            "ConvexHullClassifier", "ModSVC", "RVC", "CorrectedKernelSVC", "Bending",
            "ConformalTransformation", "ConformalLinearCombination", "NearestPSD",
            "KernelKNeighborsClassifier", "AffinityKNeighborsClassifier", "SimilaritySpaceSVC",
-           "PseudoEuclideanNearestMean", "PseudoEuclideanPCA", "PseudoEuclideanKNeighbors"]
+           "PseudoEuclideanNearestMean", "PseudoEuclideanPCA", "PseudoEuclideanKNeighbors", "DCSVC"]

@@ -14,8 +14,8 @@ what it is.  Its entries are
   ``"active-set"``, the hull's ``"nu-svm"`` and ``"multistart"``, the RVM's
   ``"sparse-bayes"``, ``"bending"``, the conformal fits ``"optimize"``, ``"search"``,
   ``"lbfgs"``, the nearest-PSD loops ``"dykstra"``, ``"plain"``, ``"anderson"``,
-  ``"newton"`` and CLC's ``"closed-form"`` (the names the estimators' ``solver``
-  parameters spell).
+  ``"newton"``, CLC's ``"closed-form"`` and IKSVM-DC's ``"dca"`` (the names the
+  estimators' ``solver`` parameters spell).
 
 The callables are imported when first used (``"module:function"`` targets), so this
 module imports no backend and every backend may import it.  :func:`resolve_solver` is
@@ -70,6 +70,7 @@ PROBLEM_CLASSES = {
     "kernel-correction": "a PSD kernel near an indefinite one (bending, conformal maps)",
     "nearest-psd": "nearest PSD matrix with a fixed diagonal (munoz eqs. 9-12)",
     "clc-simplex": "CLC weights on the simplex, two base kernels (munoz eq. 16)",
+    "dc-sqhinge": "IKSVM-DC's primal squared-hinge SVM, non-convex (indefinite K; Xu et al. 2017)",
 }
 
 
@@ -202,6 +203,8 @@ _OWN = [
          "semismooth Newton-CG on the dual (Qi & Sun 2006)"),
     _own("closed-form", "krein.formulations.clc:clc_closed_form", ("clc-simplex",),
          "CLC weights in closed form, two base kernels (munoz eq. 16)", returns="weights"),
+    _own("dca", "krein.solvers.dca:dca", ("dc-sqhinge",),
+         "DCA with an Armijo step, finite-Newton subproblems (Xu et al. 2017, IKSVM-DC)"),
 ]
 
 

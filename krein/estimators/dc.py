@@ -1,0 +1,169 @@
+"""DCSVC: IKSVM-DC, the primal squared-hinge SVM on an indefinite kernel solved by DCA.
+
+Xu, Xue, Chen & Wang (2017), "Solving indefinite kernel support vector machine with
+difference of convex functions programming", AAAI ("xu"); journal version Xue, Xu,
+Chen & Wang (2020), "A primal perspective for indefinite kernel SVM problem", Front.
+Comput. Sci. 14:349-363.  The algorithm is :mod:`krein.solvers.dca`, its convex
+subproblem :mod:`krein.formulations.dc`.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+import numpy as np
+from sklearn.utils._param_validation import Interval
+
+from ..solvers import SolverName, resolve_solver
+from ..solvers.dca import dca
+from .base import BinaryModel, KernelClassifierBase
+
+__all__ = ["DCSVC"]
+
+
+class DCSVC(KernelClassifierBase):
+    """IKSVM-DC: the squared-hinge SVM in the kernel expansion, DCA with an Armijo step.
+
+    For each binary problem (labels ``y`` in {-1, +1}) minimizes, over the expansion
+    ``f(x) = k(x, X) beta + b`` with the ORIGINAL (possibly indefinite) kernel,
+
+        ``F(beta, b) = 1/2 beta'K beta + C/2 sum_i max(0, 1 - y_i (K beta + b)_i)^2``,
+
+    xu's primal objective ``1/2 (gamma beta'K beta + sum_i max(0, ...)^2)`` times
+    ``C = 1 / gamma`` (xu's demo ``gamma = 2^3`` is ``C = 0.125``).  ``F`` is
+    non-convex when ``K`` is indefinite; the DC split ``K = rho I - (rho I - K)``,
+    ``rho = lambda_max(K) + 1e-4 * scale`` (xu (12)), gives DCA, each step a strongly
+    convex subproblem solved exactly (finite Newton on the active set, or a CVXPY
+    solver), followed by xu's Armijo step (``armijoRule.m``: 3, 0.4, 0.5); see
+    :func:`krein.solvers.dca.dca`.  The objective never increases along the
+    iterations (``trace_``).
+
+    Stopping (``IKSVMDC.m``).  The step test ``scale^2 ||beta_{t+1} - beta_t||^2 <= tol``
+    with ``scale = max |K_ij|`` (relative, so ``K`` and ``s K`` with ``C / s`` take the
+    same iterations; xu's absolute ``delta`` on a kernel of scale ``s`` is
+    ``tol = delta * s^2``, e.g. ``delta = 1e-3`` on a kernel with ``max |K_ij| = 1``
+    is ``tol = 1e-3``), ``max_iter`` (``ConvergenceWarning``), and xu's guard: an
+    iterate with ``F < 0`` is not taken, the last one with ``F >= 0`` is returned.
+    ``F`` is unbounded below as soon as some ``(beta, b)`` with ``beta'K beta < 0``
+    classifies every training point correctly (``y_i (K beta + b)_i >= 0``): on a
+    strongly indefinite kernel (sonar's sigmoid kernel, dissimilarities used as
+    kernels) that is the rule, and the guard then stops DCA after a few iterations
+    (an early-stopped point, ``solution_.certificate["stop"] == "negative_objective"``,
+    not a critical point).  On a positive semidefinite kernel ``F`` is convex and the
+    result is the squared-hinge SVM.
+
+    Parameters
+    ----------
+    C : float > 0, default=1.0
+        Weight of the squared slacks, ``1 / gamma`` of xu.
+    kernel : "precomputed", str or callable, default="gaussian"
+        See :class:`~krein.estimators.base.KernelClassifierBase`.
+    kernel_params : dict, optional
+        Parameters of a named or callable kernel.
+    class_weight : None, "balanced" or dict, default=None
+        Per-class slack weights ``C_i = C * weight[y_i]`` (scikit-learn SVC's meaning).
+    tol : float > 0, default=1e-6
+        The relative step test above.
+    max_iter : int >= 1, default=300
+        DCA iterations at most (xu's demo: 300).
+    random_state : None, int or RandomState, default=None
+        Seed of the start ``beta_0`` uniform in ``[-1, 1]^n / scale`` (``b_0 = 1``).
+    solver : "dca" or str, default="dca"
+        ``"dca"``: each subproblem by the finite Newton method; or an installed CVXPY
+        solver name ("CLARABEL"...): each subproblem by
+        :class:`krein.formulations.dc.DCSubproblem`.
+    solver_options : dict, optional
+        Passed to the CVXPY solver (CVXPY subproblems only).
+    probability : bool, default=False
+        Also fit Platt scaling on internal 5-fold cross-validation, so that
+        ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
+        ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
+
+    Attributes
+    ----------
+    dual_coef_ : ndarray of shape (n_pairs, n_SV)
+        The expansion coefficients ``beta`` on ``support_``.
+    support_, intercept_, classes_, support_vectors_, class_weight_ :
+        As :class:`~krein.estimators.base.KernelClassifierBase`.
+    n_iter_ : ndarray of shape (n_pairs,)
+        DCA iterations of each binary model.
+    objective_ : ndarray of shape (n_pairs,)
+        ``F`` at the returned point.
+    stationarity_ : ndarray of shape (n_pairs,)
+        Relative stationarity residual of ``F`` there
+        (:func:`krein.formulations.dc.dc_stationarity`).
+    dc_constant_ : ndarray of shape (n_pairs,)
+        xu's ``rho`` of each binary problem.
+    trace_ : pandas.DataFrame
+        Per-iteration records (``pair``, ``iter``, ``objective``, ``step``,
+        ``armijo``, ``subproblem_iter``, ``subproblem_residual``, ``time``).
+    solutions_, solution_, min_eigenvalue_ :
+        As :class:`~krein.estimators.base.KernelClassifierBase`.
+
+    Raises
+    ------
+    ValueError
+        From ``fit``: bad parameters, NaN/inf, a non-square or asymmetric precomputed
+        kernel, fewer than two classes.
+    krein.solvers.SolverError
+        A subproblem the CVXPY solver fails on, or non-finite iterates; the estimator is
+        then left unfitted.
+
+    References
+    ----------
+    Xu, Xue, Chen & Wang (2017), AAAI, the DC split (12), DCA with a line search;
+    Xue, Xu, Chen & Wang (2020), Front. Comput. Sci. 14:349-363; Tao & An (1997), DCA.
+    """
+
+    _parameter_constraints: dict = {
+        **KernelClassifierBase._parameter_constraints,
+        "tol": [Interval(Real, 0, None, closed="neither")],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "random_state": ["random_state"],
+        "solver": [SolverName(("dca",))],
+        "solver_options": [dict, None],
+    }
+
+    def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
+                 tol=1e-6, max_iter=300, random_state=None, solver="dca", solver_options=None,
+                 probability=False):
+        self.C = C
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.class_weight = class_weight
+        self.tol = tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.solver = solver
+        self.solver_options = solver_options
+        self.probability = probability
+
+    def _check_params(self):
+        self._solver = resolve_solver(self.solver, ("dca",))
+        if self.solver_options and self._solver == "dca":
+            raise ValueError("solver_options apply to a CVXPY solver; solver='dca' takes none "
+                             f"(got {sorted(self.solver_options)})")
+
+    def _fit(self, X, y):
+        from sklearn.utils import check_random_state
+
+        self._rng = check_random_state(self.random_state)
+        try:
+            return super()._fit(X, y)
+        finally:
+            self.__dict__.pop("_rng", None)
+
+    def _fit_binary(self, K, y, idx, C):
+        sol = dca(K, y, C, tol=self.tol, max_iter=self.max_iter, random_state=self._rng,
+                  solver=self._solver, solver_options=self.solver_options)
+        info = {"n_iter": int(sol.iterations), "solution": sol, "objective": sol.objective,
+                "stationarity": sol.certificate["grad_norm"],
+                "dc_constant": sol.certificate["dc_constant"]}
+        return BinaryModel(idx, np.asarray(sol.primal["beta"], dtype=float),
+                           float(sol.primal["b"]), info)
+
+    def _after_fit(self, K):
+        models = self.binary_models_
+        self.objective_ = np.array([m.info["objective"] for m in models])
+        self.stationarity_ = np.array([m.info["stationarity"] for m in models])
+        self.dc_constant_ = np.array([m.info["dc_constant"] for m in models])

@@ -1,0 +1,364 @@
+"""IKSVM-DC: DCA with an Armijo step for the squared-hinge SVM with an indefinite kernel.
+
+Xu, Xue, Chen & Wang (2017), "Solving indefinite kernel support vector machine with
+difference of convex functions programming", AAAI ("xu"); journal version Xue, Xu,
+Chen & Wang (2020), Front. Comput. Sci. 14:349-363.  The authors' MATLAB code
+(``HeimingX/IKSVM-DC``: ``IKSVMDC.m``, ``DCdecomposition.m``, ``armijoRule.m``) was
+read, not copied.  In krein's ``C = 1 / gamma`` form the model is
+
+    ``min_{beta, b}  F(beta, b) = 1/2 beta'K beta + sum_i C_i / 2 max(0, 1 - y_i (K beta + b)_i)^2``
+
+(:func:`krein.formulations.dc.dc_objective`; xu's objective times ``C``), with the DC
+split (xu (12)) ``1/2 beta'K beta = rho/2 ||beta||^2 - 1/2 beta'(rho I - K) beta``,
+``rho = lambda_max(K) + 1e-4 * scale`` (``DCdecomposition.m``: ``+ 1e-4``; krein's
+``scale = max |K_ij|`` makes the salt follow ``K -> s K``; ``scale = 1`` is the paper's).
+One iteration (``IKSVMDC.m``):
+
+1. DCA step: ``theta = (rho I - K) beta_t`` and ``(beta^, b^)`` = the minimizer of the
+   strongly convex subproblem (S) of :mod:`krein.formulations.dc`;
+2. Armijo step along ``d = (beta^, b^) - (beta_t, b_t)`` from the DCA point
+   (``armijoRule.m``): the largest ``u = 3 * 0.5^k`` with
+   ``F(x^ + u d) <= F(x^) - 0.4 u ||d||^2`` (the "boosted" DCA: ``d`` is a descent
+   direction of ``F`` at ``x^``); krein measures ``||d||^2`` as
+   ``scale ||d_beta||^2 + d_b^2 / scale`` (the paper's norm at ``scale = 1``; it scales
+   as ``F`` does under ``(K, C) -> (s K, C / s)``, so the test picks the same ``u``) and takes ``u = 0`` (the DCA point) when the directional derivative of
+   ``F`` along ``d`` is not below ``-0.4 ||d||^2`` (then no ``u`` passes the test and
+   ``armijoRule.m`` would loop forever) or after 40 halvings;
+3. stop when ``scale^2 ||beta_{t+1} - beta_t||^2 <= tol`` (``IKSVMDC.m``:
+   ``||beta_{t+1} - beta_t||^2 <= delta``; the paper's absolute ``delta`` is
+   ``tol = delta * scale^2``) or after ``max_iter`` iterations (``ConvergenceWarning``).
+
+Start: ``beta_0`` uniform in ``[-1, 1]^n / scale`` (``IKSVMDC.m``: ``[-1, 1]^n``, seed
+123), ``b_0 = 1``.  Both steps decrease ``F``: the trace's objective is
+non-increasing.  As ``IKSVMDC.m``, an iterate with ``F < 0`` is not taken: the loop stops
+and returns the last iterate with ``F >= 0`` (``certificate["stop"] ==
+"negative_objective"``).  The guard matters: ``F`` is unbounded below as soon as some
+``(beta, b)`` with ``beta'K beta < 0`` has ``y_i (K beta + b)_i >= 0`` for every ``i``
+(scale it up), which on a strongly indefinite kernel is the rule (sonar's sigmoid kernel,
+a dissimilarity used as a kernel); without the guard DCA then follows the objective to
+``-inf`` (overflow after a few hundred iterations on sonar).  The point returned is then
+an early-stopped one, not a critical point of ``F``; on a kernel where ``F`` is bounded
+below (PSD kernels, mildly indefinite ones) DCA converges to a critical point.
+
+Subproblem solver (:func:`dc_subproblem`).  (S) is a strongly convex piecewise
+quadratic in ``(beta, b)``; on a fixed active set ``A = {i : y_i f_i < 1}`` its
+minimizer has ``beta = (theta + K_(:,A) w) / rho`` with ``w = C_A y_A r_A``, and
+``w``, ``b`` solve the ``|A| + 1`` system
+
+    ``(rho diag(1 / C_A) + (K^2)_AA) w + rho b 1 = rho y_A - (K theta)_A,   1'w = 0``
+
+(``(K^2)_AA`` is PSD: the matrix is positive definite whatever the sign of ``K``).
+This Newton point on ``A`` is accepted when ``A`` is its own active set (then it is the
+exact minimizer of (S)); else an exact line search (the root of the piecewise-linear,
+increasing derivative, by ``scipy.optimize.brentq``) moves towards it and ``A`` is
+updated: the finite Newton method of Keerthi & DeCoste (2005) in Chapelle's (2007)
+kernel form.  ``K^2`` is formed once per fit (one O(n^3) product); an iteration costs a
+Cholesky factorization of size ``|A|`` and O(n |A|) products.  Each subproblem's
+certificate is its relative gradient norm
+(:func:`krein.formulations.dc.dc_subproblem_gradient`).  With a CVXPY solver name
+instead, each (S) is solved by :class:`krein.formulations.dc.DCSubproblem` (DPP: one
+compilation per fit): the independent path.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils import check_random_state
+
+from ..formulations.dc import (DCSubproblem, dc_objective, dc_stationarity,
+                               dc_subproblem_gradient)
+from .core import Solution, SolverError, solve
+from .table import resolve_solver
+
+__all__ = ["dca", "dc_subproblem", "dc_constant", "ARMIJO", "DC_SALT"]
+
+#: ``armijoRule.m``'s constants: initial step ``upsilon``, sufficient decrease ``mu``,
+#: reduction ``eta``.
+ARMIJO = {"upsilon": 3.0, "mu": 0.4, "eta": 0.5}
+
+#: Halvings of the Armijo step before the DCA point itself is taken.
+ARMIJO_HALVINGS = 40
+
+#: ``DCdecomposition.m``'s salt: ``rho = lambda_max + DC_SALT * scale``.
+DC_SALT = 1e-4
+
+#: Relative gradient norm a subproblem (S) must reach (:func:`dc_subproblem`).
+SUBPROBLEM_TOL = 1e-8
+
+
+def dc_constant(K, scale=None):
+    """The DC constant (xu's ``rho`` of the split (12)): ``lambda_max(K) + DC_SALT * scale``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Symmetric kernel matrix.
+    scale : float, optional
+        The kernel's scale (default ``max |K_ij|``, 1 for a zero matrix).
+
+    Returns
+    -------
+    float
+        ``rho > lambda_max(K)`` (LAPACK's ``syevr`` restricted to the largest eigenvalue).
+    """
+    if scale is None:
+        scale = _scale(K)
+    n = K.shape[0]
+    lam = float(scipy.linalg.eigvalsh(K, subset_by_index=[n - 1, n - 1])[0])
+    return max(lam, 0.0) + DC_SALT * scale
+
+
+def _scale(K):
+    m = float(np.max(np.abs(K))) if K.size else 0.0
+    return m if np.isfinite(m) and m > 0 else 1.0
+
+
+def _line_search(r, ye, Cv, a0, a1):
+    """Exact minimizer ``t > 0`` of the convex piecewise quadratic along a direction:
+    the root of ``a0 + a1 t - sum C_i ye_i max(0, r_i - t ye_i)`` (increasing in ``t``)."""
+    def deriv(t):
+        return a0 + a1 * t - float(np.sum(Cv * ye * np.maximum(r - t * ye, 0.0)))
+
+    if deriv(0.0) >= 0.0:
+        return 0.0
+    hi = 1.0
+    while deriv(hi) < 0.0:
+        hi *= 2.0
+        if hi > 1e12:
+            return hi
+    return scipy.optimize.brentq(deriv, 0.0, hi, xtol=1e-15 * hi, rtol=8.9e-16)
+
+
+def dc_subproblem(K, K2, y, C, rho, theta, beta, b, *, Kbeta=None, tol=SUBPROBLEM_TOL,
+                  max_iter=100):
+    """Minimize subproblem (S) by the finite Newton method on the active set.
+
+    See the module docstring for the method; (S) is
+    ``rho/2 ||beta||^2 + sum_i C_i/2 max(0, 1 - y_i (K beta + b)_i)^2 - theta'beta``.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    K2 : ndarray of shape (n, n)
+        ``K @ K`` (formed once by the caller).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float or ndarray of shape (n,)
+        Slack weights ``C_i > 0``.
+    rho : float > 0
+        xu's DC constant.
+    theta : ndarray of shape (n,)
+        The linearization ``(rho I - K) beta_t``.
+    beta, b : ndarray of shape (n,), float
+        The starting point (warm start: the current DCA iterate).
+    Kbeta : ndarray of shape (n,), optional
+        ``K @ beta`` if the caller has it.
+    tol : float
+        Relative gradient norm at which the iteration stops when no Newton point has
+        been accepted yet.
+    max_iter : int
+        Newton iterations at most.
+
+    Returns
+    -------
+    beta : ndarray of shape (n,)
+        The minimizer's coefficients.
+    b : float
+        Its intercept.
+    info : dict
+        ``Kbeta`` (``K @ beta``), ``n_iter`` (Newton iterations), ``residual`` (relative
+        gradient norm, :func:`~krein.formulations.dc.dc_subproblem_gradient`).
+    """
+    n = y.size
+    Cv = np.broadcast_to(np.asarray(C, dtype=float), (n,))
+    Kbeta = K @ beta if Kbeta is None else Kbeta
+    Ktheta = K @ theta
+    beta = np.array(beta, dtype=float)
+    b = float(b)
+    it = 0
+    for it in range(1, max_iter + 1):
+        r = 1.0 - y * (Kbeta + b)
+        active = r > 0
+        idx = np.flatnonzero(active)
+        if idx.size == 0:
+            beta_n, b_n, Kbeta_n = theta / rho, b, Ktheta / rho
+        else:
+            M = K2[np.ix_(idx, idx)]
+            M[np.diag_indices_from(M)] += rho / Cv[idx]
+            cho = scipy.linalg.cho_factor(M, lower=True, check_finite=False)
+            u = scipy.linalg.cho_solve(cho, rho * y[idx] - Ktheta[idx], check_finite=False)
+            v = scipy.linalg.cho_solve(cho, np.ones(idx.size), check_finite=False)
+            rb = u.sum() / v.sum()
+            w = u - rb * v
+            b_n = rb / rho
+            beta_n = (theta + K[:, idx] @ w) / rho
+            Kbeta_n = (Ktheta + K2[:, idx] @ w) / rho
+        r_n = 1.0 - y * (Kbeta_n + b_n)
+        if np.array_equal(r_n > 0, active):
+            beta, b, Kbeta = beta_n, b_n, Kbeta_n          # the exact minimizer of (S)
+            break
+        d_beta, d_b = beta_n - beta, b_n - b
+        ye = y * (Kbeta_n - Kbeta + d_b)
+        a0 = rho * beta @ d_beta - theta @ d_beta
+        t = _line_search(r, ye, Cv, a0, rho * d_beta @ d_beta)
+        beta, b, Kbeta = beta + t * d_beta, b + t * d_b, Kbeta + t * (Kbeta_n - Kbeta)
+        if dc_subproblem_gradient(K, y, Cv, rho, theta, beta, b)["residual"] <= tol:
+            break
+    res = dc_subproblem_gradient(K, y, Cv, rho, theta, beta, b)["residual"]
+    return beta, b, {"Kbeta": Kbeta, "n_iter": it, "residual": res}
+
+
+def _armijo(K_beta_hat, K_d, beta_hat, b_hat, d_beta, d_b, y, Cv, scale, F_hat):
+    """``armijoRule.m`` from the DCA point: the step ``u`` and the new objective."""
+    norm2 = scale * float(d_beta @ d_beta) + d_b ** 2 / scale
+    # the directional derivative of F at the DCA point: (F(x^ + u d) - F(x^)) / u tends to
+    # it, so no u passes the test when it is above -mu ||d||^2 (armijoRule.m loops forever)
+    w = Cv * y * np.maximum(1.0 - y * (K_beta_hat + b_hat), 0.0)
+    slope = float(beta_hat @ K_d - w @ (K_d + d_b))
+    if not slope < -ARMIJO["mu"] * norm2:
+        return 0.0, F_hat
+    u = ARMIJO["upsilon"]
+    for _ in range(ARMIJO_HALVINGS):
+        Kb = K_beta_hat + u * K_d
+        beta = beta_hat + u * d_beta
+        b = b_hat + u * d_b
+        F = float(0.5 * beta @ Kb + 0.5 * np.sum(Cv * np.maximum(1.0 - y * (Kb + b), 0.0) ** 2))
+        if F <= F_hat - ARMIJO["mu"] * u * norm2:
+            return u, F
+        u *= ARMIJO["eta"]
+    return 0.0, F_hat
+
+
+def dca(K, y, C=1.0, *, tol=1e-6, max_iter=300, random_state=None, solver="dca",
+        line_search=True, solver_options=None, verbose=False):
+    """IKSVM-DC: DCA with the Armijo step (xu; module docstring) on one binary problem.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature; checked by the caller).
+    y : array-like of shape (n,)
+        Labels in {-1, +1}, both present.
+    C : float > 0 or array of shape (n,)
+        Slack weight ``1 / gamma`` (xu's demo ``gamma = 2^3`` is ``C = 0.125``), or one
+        per point (``class_weight``).
+    tol : float > 0
+        Stop when ``scale^2 ||beta_{t+1} - beta_t||^2 <= tol`` (``scale = max |K_ij|``;
+        the paper's ``delta`` on a kernel of scale ``s`` is ``tol = delta * s^2``).
+    max_iter : int >= 1
+        DCA iterations at most (``ConvergenceWarning`` when reached; xu's demo: 300).
+    random_state : None, int or RandomState
+        Seed of the start ``beta_0`` (uniform in ``[-1, 1]^n / scale``).
+    solver : str
+        ``"dca"``: each subproblem by the finite Newton method (:func:`dc_subproblem`);
+        an installed CVXPY solver name: by :class:`~krein.formulations.dc.DCSubproblem`.
+    line_search : bool
+        Whether to take the Armijo step after each DCA step (xu); False: plain DCA.
+    solver_options : dict, optional
+        Passed to the CVXPY solver (CVXPY subproblems only).
+    verbose : bool
+        Print one line per iteration.
+
+    Returns
+    -------
+    Solution
+        ``solver="dca"`` (or ``"dca+NAME"``); ``primal``: ``beta`` (n,), ``b``;
+        ``objective``: ``F`` at the returned point; ``dual_residual`` and
+        ``certificate["grad_norm"]``: the relative stationarity residual of ``F``
+        (:func:`~krein.formulations.dc.dc_stationarity`); ``certificate`` also holds
+        ``dc_constant`` (``rho``), ``scale`` and ``subproblem_residual`` (the largest
+        over the iterations); ``trace``: one row per iteration with ``iter``,
+        ``objective``, ``step`` (``scale^2 ||beta_{t+1} - beta_t||^2``), ``armijo``
+        (the step ``u``), ``subproblem_iter``, ``subproblem_residual`` and ``time``;
+        ``intercept`` ``b``, ``coef`` ``beta`` (``f(x) = k(x, X) beta + b``).  Status
+        ``"converged"`` or ``"max_iter"``.
+
+    Raises
+    ------
+    ValueError
+        Labels not in {-1, +1}, an unknown solver.
+    krein.solvers.SolverError
+        A subproblem the CVXPY solver does not solve, or non-finite iterates.
+    """
+    import pandas as pd
+
+    K = np.asarray(K, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if not np.all(np.isin(y, (-1.0, 1.0))) or np.unique(y).size < 2:
+        raise ValueError("y must contain both classes and only -1 and +1")
+    solver = resolve_solver(solver, ("dca",))
+    n = y.size
+    Cv = np.broadcast_to(np.asarray(C, dtype=float), (n,))
+    t0 = time.perf_counter()
+    scale = _scale(K)
+    rho = dc_constant(K, scale)
+    if solver == "dca":
+        K2 = K @ K
+    else:
+        form = DCSubproblem(K, y, C=C, dc_constant=rho)
+    setup = time.perf_counter() - t0
+    rng = check_random_state(random_state)
+    beta = rng.uniform(-1.0, 1.0, n) / scale
+    b = 1.0
+    Kbeta = K @ beta
+    F = dc_objective(K, y, Cv, beta, b)
+    rows = [{"iter": 0, "objective": F, "step": np.nan, "armijo": np.nan, "subproblem_iter": 0,
+             "subproblem_residual": np.nan, "time": time.perf_counter() - t0}]
+    stop, worst = "max_iter", 0.0
+    for it in range(1, max_iter + 1):
+        theta = rho * beta - Kbeta
+        if solver == "dca":
+            beta_h, b_h, info = dc_subproblem(K, K2, y, Cv, rho, theta, beta, b, Kbeta=Kbeta)
+            Kbeta_h, sub_it, sub_res = info["Kbeta"], info["n_iter"], info["residual"]
+        else:
+            form.set(theta=theta)
+            sol = solve(form, solver, warm_start=True, **dict(solver_options or {}))
+            beta_h, b_h = np.asarray(sol.primal["beta"], float), float(sol.primal["b"])
+            Kbeta_h, sub_it, sub_res = K @ beta_h, sol.iterations or 0, sol.certificate["grad_norm"]
+        worst = max(worst, sub_res)
+        F_h = dc_objective(K, y, Cv, beta_h, b_h)
+        u = 0.0
+        if line_search:
+            d_beta, d_b = beta_h - beta, b_h - b
+            u, F_h = _armijo(Kbeta_h, Kbeta_h - Kbeta, beta_h, b_h, d_beta, d_b, y, Cv,
+                             scale, F_h)
+            beta_h, b_h, Kbeta_h = beta_h + u * d_beta, b_h + u * d_b, Kbeta_h + u * (Kbeta_h - Kbeta)
+        if not (np.all(np.isfinite(beta_h)) and np.isfinite(b_h)):
+            raise SolverError(f"IKSVM-DC: non-finite iterate at iteration {it} (n={n})",
+                              solver="dca", status="diverged", size={"n_variables": n + 1})
+        step = scale ** 2 * float(np.sum((beta_h - beta) ** 2))
+        if verbose:
+            print(f"dca {it:4d}  F={F_h:.10g}  step={step:.3g}  u={u:g}  sub={sub_it}")
+        if step <= tol:
+            stop = "step"
+        elif F_h < 0:
+            stop = "negative_objective"       # IKSVMDC.m: keep the last point with F >= 0
+            break
+        beta, b, Kbeta, F = beta_h, b_h, Kbeta_h, F_h
+        rows.append({"iter": it, "objective": F, "step": step, "armijo": u,
+                     "subproblem_iter": sub_it, "subproblem_residual": sub_res,
+                     "time": time.perf_counter() - t0})
+        if stop == "step":
+            break
+    wall = time.perf_counter() - t0
+    status = "max_iter" if stop == "max_iter" else "converged"
+    if status == "max_iter":
+        warnings.warn(f"IKSVM-DC reached max_iter={max_iter} before the step test "
+                      f"(last scaled step {rows[-1]['step']:.3g} > tol={tol:g})",
+                      ConvergenceWarning, stacklevel=2)
+    stat = dc_stationarity(K, y, Cv, beta, b)
+    name = "dca" if solver == "dca" else f"dca+{solver}"
+    return Solution(solver=name, status=status, objective=F, primal={"beta": beta, "b": b},
+                    dual={}, setup_time=setup, solve_time=wall - setup, iterations=it,
+                    primal_residual=0.0, dual_residual=stat, gap=float("nan"),
+                    certificate={"grad_norm": stat, "dc_constant": rho, "scale": scale,
+                                 "subproblem_residual": worst, "stop": stop},
+                    trace=pd.DataFrame(rows), intercept=b, coef=beta,
+                    certificate_kind="grad_norm")
