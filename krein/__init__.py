@@ -98,6 +98,7 @@ from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombina
                          ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC,
                          DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC,
                          NearestPSD, PerturbSVC, SpectrumSVC)
+from .estimators.rkks import KreinLeastSquaresClassifier, KreinLeastSquaresRegressor
 from .kernel_data import load_feature_file, load_kernel_file
 from .registry import list_methods, make_method, register_method
 from .solvers import Solution, SolverError, installed_solvers, solve
@@ -123,6 +124,8 @@ __all__ = [
     "ConformalTransformation",
     "ConformalLinearCombination",
     "NearestPSD",
+    "KreinLeastSquaresClassifier",
+    "KreinLeastSquaresRegressor",
     "IndefiniteNystroem",
     "Spectrum",
     "SpectrumCorrection",
