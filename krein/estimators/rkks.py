@@ -164,7 +164,7 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
 
     Parameters
     ----------
-    radius_squared : float > 0, default=1.0
+    radius_squared : float > 0, default=10.0
         ``r^2``, the squared Hilbert-space norm of the hypothesis (the tuned
         parameter; follows ``K -> s K`` as ``r^2 / s``).
     krein_penalty : float >= 0, default=0.0
@@ -209,7 +209,7 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
 
     _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_RKKS_CONSTRAINTS}
 
-    def __init__(self, *, radius_squared=1.0, krein_penalty=0.0, kernel="gaussian",
+    def __init__(self, *, radius_squared=10.0, krein_penalty=0.0, kernel="gaussian",
                  kernel_params=None, approximation=None):
         self.radius_squared = radius_squared
         self.krein_penalty = krein_penalty
@@ -383,7 +383,7 @@ class KreinLeastSquaresClassifier(_KreinLeastSquaresMixin, ApproximationMixin,
 
     Parameters
     ----------
-    radius_squared : float > 0, default=1.0
+    radius_squared : float > 0, default=10.0
         ``r^2 = alpha' |K| alpha``, the squared Hilbert-space norm of each binary
         hypothesis (the tuned parameter; ``K -> s K`` maps it to ``r^2 / s``).
     krein_penalty : float >= 0, default=0.0
@@ -426,7 +426,7 @@ class KreinLeastSquaresClassifier(_KreinLeastSquaresMixin, ApproximationMixin,
         **_RKKS_CONSTRAINTS,
     }
 
-    def __init__(self, *, radius_squared=1.0, krein_penalty=0.0, kernel="gaussian",
+    def __init__(self, *, radius_squared=10.0, krein_penalty=0.0, kernel="gaussian",
                  kernel_params=None, approximation=None):
         self.radius_squared = radius_squared
         self.krein_penalty = krein_penalty
