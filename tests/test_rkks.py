@@ -197,6 +197,35 @@ def test_validation_gradient_against_finite_differences(regression, param, value
     assert abs(grad[param]) > 1e-6
 
 
+def test_kernel_parameter_gradient_against_finite_differences(regression):
+    # d/da of the held-out error for the sigmoid kernel tanh(a <x, z> + r) (Daleckii-Krein
+    # derivative of |K| inside the sphere constraint)
+    p = regression
+    X, Xt, r = p["X"], p["Xt"], SIGMOID["r"]
+
+    def kern(a, A):
+        return np.tanh(a * A @ X.T + r)
+
+    def d_kern(a, A):
+        return (1 - np.tanh(a * A @ X.T + r) ** 2) * (A @ X.T)
+
+    params = {"kernel": "precomputed", "radius_squared": 5.0, "krein_penalty": 0.02}
+    a, h = SIGMOID["a"], 1e-6
+    est = KreinLeastSquaresRegressor(**params).fit(kern(a, X), p["y"])
+    _, grad = est.validation_gradient(kern(a, Xt), p["yt"],
+                                      kernel_derivative=(d_kern(a, X), d_kern(a, Xt)))
+
+    def loss_at(v):
+        e = KreinLeastSquaresRegressor(**params).fit(kern(v, X), p["y"])
+        return np.mean((e.predict(kern(v, Xt)) - p["yt"]) ** 2)
+
+    fd = (loss_at(a + h) - loss_at(a - h)) / (2 * h)
+    assert grad["kernel"] == pytest.approx(fd, rel=1e-5)
+    with pytest.raises(ValueError, match="shapes"):
+        est.validation_gradient(kern(a, Xt), p["yt"], kernel_derivative=(d_kern(a, X),
+                                                                          d_kern(a, X)))
+
+
 def test_psd_kernel_is_kernel_ridge_at_the_multipliers_ridge(regression):
     # on a PD kernel, (P) with lambda = 0 is kernel ridge regression with ridge -n mu:
     # KernelRidge's solution, its norm taken as r^2, is the sphere's minimizer

@@ -35,7 +35,9 @@ Hyperparameters and their gradient
 lambda``).  The derivative of ``beta`` in ``(r^2, lambda)`` follows from the implicit
 function theorem on the optimality conditions (:func:`krein.solvers.sphere.
 sphere_sensitivity`, Oglic & Gärtner 2018 §4); :meth:`KreinLeastSquaresRegressor.
-validation_gradient` chains it to the mean squared error on held-out points.
+validation_gradient` chains it to the mean squared error on held-out points, and, given
+the derivative of the kernel in one of its parameters, adds that parameter's gradient
+(the Daleckii-Krein derivative of ``|K|`` in the constraint; a nonsingular ``K``).
 
 Large n
 -------
@@ -129,7 +131,8 @@ class _KreinLeastSquaresMixin:
                                            self.krein_penalty)
         coef = U @ (beta / np.sqrt(np.abs(lam)))
         info = {"solution": sol, "n_iter": int(sol.iterations or 1), "beta": beta, "a": a,
-                "lam": lam, "vectors": U, "min_eigenvalue": spec.min_eigenvalue}
+                "lam": lam, "vectors": U, "min_eigenvalue": spec.min_eigenvalue,
+                "targets": y - b0, "null_dropped": bool(lam.size < K.shape[0])}
         return coef, b0, info
 
     def _fit_psi(self, Psi, lam, y):
@@ -149,6 +152,36 @@ class _KreinLeastSquaresMixin:
         d_r2, _ = sphere_sensitivity(a, beta, mu, d_radius_squared=1.0)
         d_lam, _ = sphere_sensitivity(a, beta, mu, d_eigenvalues=np.sign(lam))
         return {"radius_squared": d_r2, "krein_penalty": d_lam}
+
+    def _kernel_sensitivity(self, info, dK):
+        """``d alpha`` along a direction ``dK`` of the training kernel (exact path).
+
+        The map ``alpha = W beta``, ``W = U |D|^(-1/2)``, is held fixed; in ``beta`` the
+        perturbed problem has ``dA = (S|D|^(1/2) E |D|^(-1/2) + its transpose) / n +
+        lambda |D|^(-1/2) E |D|^(-1/2)``, ``db = |D|^(-1/2) U' dK y / n`` and the
+        constraint ``beta' (I + dB) beta = r^2`` with ``dB = |D|^(-1/2) (Phi o E)
+        |D|^(-1/2)`` (``E = U' dK U``; ``Phi``: the divided differences of ``|.|``, the
+        Daleckii-Krein derivative of ``|K|``), so that ``(A - mu I) dbeta - beta dmu =
+        db - dA beta + mu dB beta`` and ``2 beta' dbeta = -beta' dB beta``.
+        """
+        lam, U, beta = info["lam"], info["vectors"], info["beta"]
+        mu = info["solution"].dual["mu"]
+        n = float(U.shape[0])
+        s, root = np.sign(lam), np.sqrt(np.abs(lam))
+        E = U.T @ dK @ U
+        inv = 1.0 / root
+        dA_beta = ((s * root) * (E @ (inv * beta)) + inv * (E.T @ (s * root * beta))) / n \
+            + self.krein_penalty * inv * (E @ (inv * beta))
+        diff = lam[:, None] - lam[None, :]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            phi = (np.abs(lam)[:, None] - np.abs(lam)[None, :]) / diff
+        same = np.abs(diff) <= 1e-12 * np.abs(lam).max()
+        phi[same] = np.broadcast_to(s[:, None], phi.shape)[same]
+        dB_beta = inv * ((phi * E) @ (inv * beta))
+        db = inv * (U.T @ (dK @ info["targets"])) / n
+        dbeta, _ = sphere_sensitivity(info["a"], beta, mu, d_b=db - dA_beta + mu * dB_beta,
+                                      d_radius_squared=-float(beta @ dB_beta))
+        return U @ (inv * dbeta)
 
 
 class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, RegressorMixin,
@@ -332,7 +365,7 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
         scale = np.sqrt(np.abs(info["lam"]))
         return {k: info["vectors"] @ (v / scale) for k, v in d.items()}
 
-    def validation_gradient(self, X, y):
+    def validation_gradient(self, X, y, *, kernel_derivative=None):
         """Gradient of the held-out mean squared error in the hyperparameters.
 
         ``L = mean((f(X) - y)^2)`` with ``f`` the fitted model: ``dL/dtheta =
@@ -346,18 +379,26 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
             Validation points (or their kernel rows against the training points).
         y : array of shape (m,)
             Their targets.
+        kernel_derivative : tuple of two arrays, optional
+            ``(dK, dK_rows)``: the derivatives, in one kernel parameter ``theta``, of
+            the training kernel (shape (n, n), symmetric) and of the validation rows
+            (shape (m, n)); adds ``"kernel": dL/dtheta`` (exact path, nonsingular
+            training kernel: the derivative of ``|K|`` needs no eigenvalue at 0).
 
         Returns
         -------
         loss : float
             The validation mean squared error.
         gradient : dict of str to float
-            ``{"radius_squared": dL/dr^2, "krein_penalty": dL/dlambda}``.
+            ``{"radius_squared": dL/dr^2, "krein_penalty": dL/dlambda}`` (and
+            ``"kernel"`` with ``kernel_derivative``).
 
         Raises
         ------
         ValueError
-            In the hard case, or when ``y`` does not have one target per row of ``X``.
+            In the hard case, when ``y`` does not have one target per row of ``X``,
+            or ``kernel_derivative`` is mis-shaped, given on the approximate path or
+            on a singular training kernel.
         """
         rows = self._rows(X)
         y = np.asarray(y, dtype=float).ravel()
@@ -368,6 +409,17 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
         res = rows @ coef + self.intercept_ - y
         grads = {k: float(2.0 * np.mean(res * (rows @ v)))
                  for k, v in self.solution_gradient().items()}
+        if kernel_derivative is not None:
+            dK, dK_rows = (np.asarray(v, dtype=float) for v in kernel_derivative)
+            n = coef.shape[0]
+            if self.approximation is not None or self._info["null_dropped"]:
+                raise ValueError("kernel_derivative needs the exact path on a nonsingular "
+                                 "training kernel")
+            if dK.shape != (n, n) or dK_rows.shape != rows.shape:
+                raise ValueError(f"kernel_derivative must be arrays of shapes ({n}, {n}) and "
+                                 f"{rows.shape}; got {dK.shape} and {dK_rows.shape}")
+            d_coef = self._kernel_sensitivity(self._info, 0.5 * (dK + dK.T))
+            grads["kernel"] = float(2.0 * np.mean(res * (dK_rows @ coef + rows @ d_coef)))
         return float(np.mean(res ** 2)), grads
 
 
