@@ -300,7 +300,6 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
             self.approximation_ = approx
             self.coef_ = coef
             self.min_eigenvalue_ = float(min(lam.min(initial=0.0), 0.0))
-            self._features = Psi
         else:
             K = check_square_kernel(X if self._precomputed() else self._gram(X),
                                     "X (precomputed kernel)" if self._precomputed()
@@ -314,7 +313,7 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
         self.beta_ = info["beta"]
         self.solution_ = info["solution"]
         self.n_iter_ = info["n_iter"]
-        self._info = info
+        self._fit_info_ = info
         return self
 
     def _rows(self, X):
@@ -358,7 +357,7 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
             In the hard case of the sphere problem (no derivative there in general).
         """
         check_is_fitted(self, "solution_")
-        info = self._info
+        info = self._fit_info_
         d = self._sensitivity(info)
         if self.approximation is not None:
             return {k: np.sign(info["lam"]) * v for k, v in d.items()}
@@ -412,13 +411,13 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
         if kernel_derivative is not None:
             dK, dK_rows = (np.asarray(v, dtype=float) for v in kernel_derivative)
             n = coef.shape[0]
-            if self.approximation is not None or self._info["null_dropped"]:
+            if self.approximation is not None or self._fit_info_["null_dropped"]:
                 raise ValueError("kernel_derivative needs the exact path on a nonsingular "
                                  "training kernel")
             if dK.shape != (n, n) or dK_rows.shape != rows.shape:
                 raise ValueError(f"kernel_derivative must be arrays of shapes ({n}, {n}) and "
                                  f"{rows.shape}; got {dK.shape} and {dK_rows.shape}")
-            d_coef = self._kernel_sensitivity(self._info, 0.5 * (dK + dK.T))
+            d_coef = self._kernel_sensitivity(self._fit_info_, 0.5 * (dK + dK.T))
             grads["kernel"] = float(2.0 * np.mean(res * (dK_rows @ coef + rows @ d_coef)))
         return float(np.mean(res ** 2)), grads
 
@@ -491,6 +490,8 @@ class KreinLeastSquaresClassifier(_KreinLeastSquaresMixin, ApproximationMixin,
 
     def _fit_binary(self, K, y, idx, C):
         coef, b0, info = self._fit_kernel(K, y)
+        for key in ("vectors", "targets"):      # (n, n) eigenvectors: not kept in the model
+            info.pop(key)
         return BinaryModel(idx, coef, b0, info)
 
     def _fit_features(self, Psi, lam, y, C):
