@@ -34,8 +34,8 @@ Hyperparameters and their gradient
 ``r^2 / s``, an integer exponent: the same model, predictions unchanged; ``lambda -> s
 lambda``).  The derivative of ``beta`` in ``(r^2, lambda)`` follows from the implicit
 function theorem on the optimality conditions (:func:`krein.solvers.sphere.
-sphere_sensitivity`, Oglic & Gärtner 2018 §4); :meth:`KreinLeastSquaresRegressor.
-validation_gradient` chains it to the mean squared error on held-out points, and, given
+sphere_sensitivity`; the gradient the abstract announces, derived here since its section
+could not be read); :meth:`KreinLeastSquaresRegressor.validation_gradient` chains it to the mean squared error on held-out points, and, given
 the derivative of the kernel in one of its parameters, adds that parameter's gradient
 (the Daleckii-Krein derivative of ``|K|`` in the constraint; a nonsingular ``K``).
 
@@ -341,7 +341,7 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
         return rows @ coef + self.intercept_
 
     def solution_gradient(self):
-        """Derivatives of the fitted coefficients in the hyperparameters (Oglic & Gärtner §4).
+        """Derivatives of the fitted coefficients in the hyperparameters (Oglic & Gärtner 2018).
 
         Returns
         -------
@@ -369,7 +369,7 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
 
         ``L = mean((f(X) - y)^2)`` with ``f`` the fitted model: ``dL/dtheta =
         2 mean((f(X) - y) * (rows @ dcoef/dtheta))`` by :meth:`solution_gradient`
-        (Oglic & Gärtner 2018, §4: hyperparameters tuned by gradient descent on a
+        (Oglic & Gärtner 2018, abstract: hyperparameters tuned by the gradient of a
         validation loss).
 
         Parameters

@@ -37,7 +37,7 @@ S-lemma).
 
 :func:`sphere_sensitivity` differentiates the solution in the data of (S) (the
 implicit function theorem on the first two conditions), for the hyperparameter
-gradients of Oglic & Gärtner (2018, §4).
+gradients of Oglic & Gärtner (2018; their derivation was not readable here).
 
 References
 ----------
@@ -91,7 +91,7 @@ def sphere_minimize(eigenvalues, b, radius_squared, *, eigenvectors=None):
 
     The secular-equation method of the module docstring (Gander, Golub & von Matt
     1989; Moré & Sorensen 1983), with the hard case; the problem of Oglic & Gärtner
-    (2018, §3) in the kernel's eigenbasis.
+    (2018) in the kernel's eigenbasis.
 
     Parameters
     ----------
@@ -197,7 +197,7 @@ def sphere_sensitivity(eigenvalues, beta, mu, *, d_eigenvalues=None, d_b=None,
 
     solved with ``H = (A - mu I)^-1`` (``mu < a_min``):
     ``dmu = (d(r^2) - 2 beta' H (db - da beta)) / (2 beta' H beta)`` and
-    ``dbeta = H (db - da beta + beta dmu)`` (Oglic & Gärtner 2018, §4: the gradient of
+    ``dbeta = H (db - da beta + beta dmu)`` (Oglic & Gärtner 2018: the gradient of
     the solution in the hyperparameters).
 
     Parameters
