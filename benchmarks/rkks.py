@@ -26,8 +26,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 from krein.approximation import IndefiniteNystroem
 from krein.datasets import make_checkerboard
 from krein.estimators import ESVC

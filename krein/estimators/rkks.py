@@ -35,9 +35,10 @@ Hyperparameters and their gradient
 lambda``).  The derivative of ``beta`` in ``(r^2, lambda)`` follows from the implicit
 function theorem on the optimality conditions (:func:`krein.solvers.sphere.
 sphere_sensitivity`; the gradient the abstract announces, derived here since its section
-could not be read); :meth:`KreinLeastSquaresRegressor.validation_gradient` chains it to the mean squared error on held-out points, and, given
-the derivative of the kernel in one of its parameters, adds that parameter's gradient
-(the Daleckii-Krein derivative of ``|K|`` in the constraint; a nonsingular ``K``).
+could not be read); :meth:`KreinLeastSquaresRegressor.validation_gradient` chains it to
+the mean squared error on held-out points, and, given the derivative of the kernel in one
+of its parameters, adds that parameter's gradient (the Daleckii-Krein derivative of
+``|K|`` in the constraint; a nonsingular ``K``).
 
 Large n
 -------
