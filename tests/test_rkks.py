@@ -119,9 +119,9 @@ def test_hard_case_closed_form_and_sdp():
     assert small.objective == pytest.approx(_sdp_value(np.diag(a), b, 0.01), abs=1e-7)
 
 
-def test_certificate_rejects_a_stationary_point_that_is_not_global():
-    # the KKT point on the largest eigenvalue's side is stationary, not PSD: the
-    # certificate of the secular solution is the only one of the two below tolerance
+def test_the_stationary_point_right_of_a_max_is_worse():
+    # a root of the secular equation right of a_max is a stationary point with A - mu I
+    # not PSD: worse than the secular solution (mu <= a_min), the one the solver returns
     a = np.array([-2.0, 1.0, 3.0])
     b = np.array([0.5, 0.5, 0.5])
     sol = sphere_minimize(a, b, 1.0)
