@@ -104,6 +104,7 @@ from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombina
                          DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC,
                          NearestPSD, PerturbSVC, PseudoEuclideanKNeighbors, PseudoEuclideanPCA,
                          SpectrumSVC)
+from .estimators.rkks import KreinLeastSquaresClassifier, KreinLeastSquaresRegressor
 from .kernel_data import load_feature_file, load_kernel_file
 from .registry import list_methods, make_method, register_method
 from .solvers import Solution, SolverError, installed_solvers, solve
@@ -132,6 +133,8 @@ __all__ = [
     "PseudoEuclideanPCA",
     "PseudoEuclideanKNeighbors",
     "DCSVC",
+    "KreinLeastSquaresClassifier",
+    "KreinLeastSquaresRegressor",
     "IndefiniteNystroem",
     "Spectrum",
     "SpectrumCorrection",

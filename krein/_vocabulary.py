@@ -173,6 +173,14 @@ _TERMS = (
          "floor of bending (munoz §2-3, Algorithm 1); not the SVR tube (epsilon)."),
     Term("shift", "The constant added to the eigenvalues ('add_diagonal'; bending's 'shift')."),
     Term("epsilon", "Float >= 0: the width of the insensitive tube of a support vector regression."),
+    Term("radius_squared",
+         "Float > 0: r^2, the squared norm ||f||_H^2 = alpha' |K| alpha of the hypothesis in the "
+         "Hilbert space associated with the Krein space, fixed by the hypersphere constraint of "
+         "Oglic & Gaertner (2018); follows K -> s K as r^2 / s.",
+         synonyms=("r2", "radius2")),
+    Term("krein_penalty",
+         "Float >= 0: lambda, the weight of the Krein inner product <f, f>_K = alpha' K alpha "
+         "in the regularized risk of Oglic & Gaertner (2018); follows K -> s K as s lambda."),
     Term("model",
          "Which IndefiniteSVM problem (luss): the model, not the estimator kind.",
          {"svc": "classification (luss eq. 7)", "svr": "epsilon-regression",

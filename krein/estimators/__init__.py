@@ -15,6 +15,7 @@ from .modsvm import ModSVC
 from .nearest_mean import PseudoEuclideanNearestMean
 from .nearest_psd import NearestPSD
 from .neighbors import AffinityKNeighborsClassifier, KernelKNeighborsClassifier
+from .rkks import KreinLeastSquaresClassifier, KreinLeastSquaresRegressor
 from .rvm import RVC
 from .similarity_space import SimilaritySpaceSVC
 from .svm import ESVC, DirectSVC, SpectrumSVC
@@ -24,4 +25,5 @@ __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "Direct
            "ConvexHullClassifier", "ModSVC", "RVC", "CorrectedKernelSVC", "Bending",
            "ConformalTransformation", "ConformalLinearCombination", "NearestPSD",
            "KernelKNeighborsClassifier", "AffinityKNeighborsClassifier", "SimilaritySpaceSVC",
-           "PseudoEuclideanNearestMean", "PseudoEuclideanPCA", "PseudoEuclideanKNeighbors", "DCSVC"]
+           "PseudoEuclideanNearestMean", "PseudoEuclideanPCA", "PseudoEuclideanKNeighbors", "DCSVC",
+           "KreinLeastSquaresClassifier", "KreinLeastSquaresRegressor"]
