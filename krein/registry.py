@@ -753,6 +753,29 @@ def _register_builtin():
                     readme=("`PseudoEuclideanNearestMean()`", "nearest class mean in the "
                             "pseudo-Euclidean embedding (indefinite squared distances; test rows "
                             "suffice), nothing tuned", "Pekalska & Duin 2005 (baseline)"))
+    _register_trik()
+
+
+def _register_trik():
+    """Issue 27, item 2: TrIK-SVM (ESVC by LDL') and the Krein SVR (ESVR)."""
+    from .estimators import ESVC, ESVR
+
+    register_method("trik-svm", lambda: ESVC(decomposition="ldl"),
+                    "TrIK-SVM: ESVM with the Bunch-Kaufman LDL' factorization in place of the "
+                    "eigendecomposition (Loosli 2019, arXiv 1902.10569)",
+                    approximate="the LDL' factors the exact kernel (the approximate path of "
+                    "esvm is already a low-rank flip)",
+                    checks=({"decomposition": "ldl"}, {**_PRECOMPUTED, "decomposition": "ldl"}),
+                    readme=("`ESVC(decomposition=\"ldl\")`", "SVM stabilized in a Krein space "
+                            "through K = LDL' (Bunch-Kaufman): SVM on L&#124;D&#124;L', "
+                            "c = L^-T sign(D) L' c~", "Loosli 2019 (TrIK-SVM, arXiv 1902.10569)"))
+    register_method("esvr", ESVR, "Krein SVR: epsilon-SVR on the flipped kernel (eigh or LDL'), "
+                    "coefficients mapped back to the Krein space (Loosli et al. 2013; Loosli 2019)",
+                    task="regressor", compare=False,
+                    checks=({}, {"decomposition": "ldl"}, _PRECOMPUTED),
+                    readme=("`ESVR()`", "ε-SVR stabilized in a Krein space (`decomposition=` "
+                            "`\"eigh\"` or `\"ldl\"`)", "Loosli et al. 2013, Alg. 1; "
+                            "Loosli 2019"))
 
 
 _register_builtin()

@@ -5,6 +5,7 @@ from .bending import Bending
 from .clc import ConformalLinearCombination
 from .conformal import ConformalTransformation
 from .corrected import CorrectedKernelSVC
+from .esvr import ESVR
 from .hull import ConvexHullClassifier
 from .indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
 from .ksvm import KSVC
@@ -22,4 +23,4 @@ __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "Direct
            "ConvexHullClassifier", "ModSVC", "RVC", "CorrectedKernelSVC", "Bending",
            "ConformalTransformation", "ConformalLinearCombination", "NearestPSD",
            "KernelKNeighborsClassifier", "AffinityKNeighborsClassifier", "SimilaritySpaceSVC",
-           "PseudoEuclideanNearestMean"]
+           "PseudoEuclideanNearestMean", "ESVR"]
