@@ -90,8 +90,12 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
     decomposition : {"eigh", "ldl"}, default="eigh"
         The flip: eigendecomposition (ESVM's) or Bunch-Kaufman ``L D L'``
         (TrIK's; :mod:`krein.solvers.ldl`).
-    tol : float > 0, default=1e-3
-        libsvm stopping tolerance.
+    tol : float > 0, default=1e-6
+        libsvm stopping tolerance (in the units of ``y``).  Tighter than libsvm's
+        1e-3: the SVR's dual doubles every point (``alpha+_i``, ``alpha-_i``), whose
+        gradients tie up to ``2 epsilon``, so round-off (``K`` against ``s K``)
+        changes SMO's path and the predictions move by up to about ``tol``; at
+        1e-6 they agree to 1e-7 (tests/test_scale_covariance.py).
     max_iter : int >= 1 or -1, default=-1
         libsvm iteration limit (-1: none).
 
@@ -146,7 +150,7 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
     }
 
     def __init__(self, *, C=1.0, epsilon=0.1, kernel="gaussian", kernel_params=None,
-                 decomposition="eigh", tol=1e-3, max_iter=-1):
+                 decomposition="eigh", tol=1e-6, max_iter=-1):
         self.C = C
         self.epsilon = epsilon
         self.kernel = kernel
