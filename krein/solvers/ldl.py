@@ -79,7 +79,8 @@ class LDLFlip:
 
     References
     ----------
-    G. Loosli (2019), "TrIK-SVM", arXiv 1902.10569, §2-3; Bunch & Kaufman (1977),
+    G. Loosli (2019), "TrIK-SVM", arXiv 1902.10569 (and her preKSVM2 / postKSVM2);
+    Bunch & Kaufman (1977),
     LAPACK ``?sytrf``.
     """
 
@@ -220,7 +221,7 @@ class LDLFlip:
         Returns
         -------
         ndarray of shape (n,)
-            ``c`` with ``K c = K~ u`` (exact up to round-off; loosli 2019 §3).
+            ``c`` with ``K c = K~ u`` (exact up to round-off; Loosli 2019, postKSVM2).
         """
         u = np.asarray(u, dtype=float)
         z = self.lu.T @ u                                  # lu' u
