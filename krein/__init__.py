@@ -2,7 +2,9 @@
 
 Estimators (scikit-learn compatible):
 
-* :class:`ESVC` — SVM in a Krein space by eigendecomposition (ESVM, ESVM-L).
+* :class:`ESVC` — SVM in a Krein space by eigendecomposition (ESVM, ESVM-L) or by
+  LDL' (TrIK-SVM, ``decomposition="ldl"``).
+* :class:`ESVR` — the Krein SVR (epsilon-SVR stabilized in a Krein space, eigh or LDL').
 * :class:`SpectrumSVC` — SVM on a clipped/flipped/shifted/... kernel.
 * :class:`DirectSVC` — libsvm directly on the indefinite kernel.
 * :class:`LPSVC` — 1-norm LP-SVM.
@@ -101,9 +103,9 @@ the accepted values):
 from .approximation import IndefiniteNystroem
 from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombination,
                          ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC, DCSVC,
-                         DirectSVC, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, ModSVC,
-                         NearestPSD, PerturbSVC, PseudoEuclideanKNeighbors, PseudoEuclideanPCA,
-                         SpectrumSVC)
+                         DirectSVC, ESVR, IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR,
+                         ModSVC, NearestPSD, PerturbSVC, PseudoEuclideanKNeighbors,
+                         PseudoEuclideanPCA, SpectrumSVC)
 from .estimators.rkks import KreinLeastSquaresClassifier, KreinLeastSquaresRegressor
 from .kernel_data import load_feature_file, load_kernel_file
 from .registry import list_methods, make_method, register_method
@@ -114,6 +116,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "ESVC",
+    "ESVR",
     "SpectrumSVC",
     "DirectSVC",
     "LPSVC",

@@ -181,6 +181,13 @@ _TERMS = (
     Term("krein_penalty",
          "Float >= 0: lambda, the weight of the Krein inner product <f, f>_K = alpha' K alpha "
          "in the regularized risk of Oglic & Gaertner (2018); follows K -> s K as s lambda."),
+    Term("decomposition",
+         "How a Krein-space method flips the kernel K into a PSD one and maps its coefficients "
+         "back (c = T sign(D) T^{-1} c~ with K = T D T').",
+         {"eigh": "the eigendecomposition K = V diag(lam) V', flipped to V |lam| V' (ESVM, "
+                  "loosli 2013 Alg. 1)",
+          "ldl": "the Bunch-Kaufman factorization K = L D L' (1x1 and 2x2 blocks), flipped to "
+                 "L |D| L' (TrIK-SVM, Loosli 2019, arXiv 1902.10569)"}),
     Term("model",
          "Which IndefiniteSVM problem (luss): the model, not the estimator kind.",
          {"svc": "classification (luss eq. 7)", "svr": "epsilon-regression",

@@ -16,8 +16,8 @@ registered (:data:`ENTRY_CONSTRAINTS`, as scikit-learn's
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
+from .registry_entry import (ENTRY_CONSTRAINTS, REQUIREMENTS, TASKS, MethodEntry,  # noqa: F401
+                             _Entry)
 
 __all__ = ["make_method", "list_methods", "register_method", "default_grid",
            "method_requirements", "method_entry", "approximation_defaults",
@@ -25,9 +25,6 @@ __all__ = ["make_method", "list_methods", "register_method", "default_grid",
            "TASKS", "C_GRID", "RHO_GRID", "MU_GRID", "K_GRID", "REQUIREMENTS",
            "ENTRY_CONSTRAINTS", "NO_APPROXIMATE_PATH", "APPROXIMATE_SOLVER"]
 
-
-#: Kinds of estimator in the registry.
-TASKS = ("classifier", "regressor", "outlier")
 
 #: Default inner-CV grid of ``C`` (box bound / slack weight) of every method that has one:
 #: three decades around libsvm's default ``C = 1`` (``krein compare`` tunes over it).
@@ -45,13 +42,6 @@ MU_GRID = (0.03, 0.1, 0.3, 1.0)
 #: Default inner-CV grid of k-NN's ``n_neighbors`` (odd: no tied vote between two classes).
 K_GRID = (1, 3, 5, 7)
 
-#: Inputs a method may need besides the kernel matrix, and what provides them.
-REQUIREMENTS = {
-    "base_kernels": "needs base kernels besides K (a pick-out kernel: --kernel "
-                    "pick-out-linear, pick-out-gaussian or pick-out-munoz-ionosphere on "
-                    "feature vectors)",
-}
-
 #: Reason a method is skipped in an approximated run (:func:`approximation_defaults`).
 NO_APPROXIMATE_PATH = "no approximate path: needs the n x n kernel"
 
@@ -60,111 +50,7 @@ NO_APPROXIMATE_PATH = "no approximate path: needs the n x n kernel"
 APPROXIMATE_SOLVER = "liblinear"
 
 
-@dataclass(frozen=True)
-class MethodEntry:
-    """One registered method (the arguments of :func:`register_method`, validated).
-
-    ``grid`` is stored as a tuple of ``(parameter, values)`` pairs, ``approximate``
-    as a tuple of ``(parameter, value, note)`` triples (or a str / None), ``checks``
-    as a tuple of ``(params, xfail)`` pairs and ``scale`` as a tuple of
-    ``(parameter, exponent)`` pairs: the entry is immutable.  Read it through
-    the functions of this module (:func:`default_grid`, ...).
-
-    Parameters
-    ----------
-    factory : callable
-        ``factory() -> estimator`` with the method's default parameters.
-    description : str
-        One line shown by :func:`list_methods` and ``krein methods``.
-    task : {"classifier", "regressor", "outlier"}
-        Kind of estimator.
-    compare : bool
-        Whether ``krein compare`` runs it by default.
-    grid : tuple of (str, tuple) or None
-        The default inner-CV grid (None: ``C`` over :data:`C_GRID` if the
-        estimator has one).
-    requires : tuple of str
-        Inputs besides the kernel matrix, keys of :data:`REQUIREMENTS`.
-    approximate : tuple, str or None
-        The approximate path (:func:`approximation_defaults`).
-    checks : tuple of (dict, dict)
-        Estimator-check instances and their expected failures.
-    readme : object
-        The README method-table row (:func:`readme_table`).
-    scale : tuple of (str, int) or None
-        How each scale parameter follows the kernel scale (:func:`scale_exponents`).
-    name : str
-        The registry name.
-    """
-
-    factory: Callable
-    description: str
-    task: str = "classifier"
-    compare: bool = True
-    grid: tuple | None = None
-    requires: tuple = ()
-    approximate: object = None
-    checks: tuple = ()
-    readme: object = None
-    scale: tuple | None = None
-    name: str = ""
-
-
-#: Former name of :class:`MethodEntry` (tests build ad-hoc entries with it).
-_Entry = MethodEntry
-
 _REGISTRY: dict[str, MethodEntry] = {}
-
-
-def _is_grid(v):
-    return isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, (list, tuple))
-                                       and len(x) > 0 for k, x in v.items())
-
-
-def _is_approximate(v):
-    """None (no path), a str (why not, appended to :data:`NO_APPROXIMATE_PATH`), or a dict
-    ``{parameter: value or (value, note)}``."""
-    return v is None or isinstance(v, str) or (isinstance(v, dict) and all(
-        isinstance(k, str) and (not isinstance(x, tuple) or (len(x) == 2 and isinstance(x[1], str)))
-        for k, x in v.items()))
-
-
-def _is_check(item):
-    if isinstance(item, dict):
-        return True
-    return (isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], dict)
-            and isinstance(item[1], dict)
-            and all(isinstance(k, str) and isinstance(r, str) and r for k, r in item[1].items()))
-
-
-def _is_readme(v):
-    return v is None or isinstance(v, str) or (
-        isinstance(v, tuple) and len(v) == 3 and all(isinstance(s, str) and s and "\n" not in s
-                                                     for s in v))
-
-
-#: The declarative checks of :func:`register_method`: field -> (test, what it accepts).
-ENTRY_CONSTRAINTS = {
-    "name": (lambda v: isinstance(v, str) and v == v.strip().lower() and v != "",
-             "a non-empty lower-case string"),
-    "factory": (callable, "a callable factory() -> estimator"),
-    "description": (lambda v: isinstance(v, str) and v != "" and "\n" not in v,
-                    "a one-line string"),
-    "task": (lambda v: v in TASKS, f"one of {TASKS}"),
-    "compare": (lambda v: isinstance(v, bool), "a bool"),
-    "grid": (lambda v: v is None or _is_grid(v), "None or a dict of non-empty lists of values"),
-    "requires": (lambda v: isinstance(v, (tuple, list)) and all(r in REQUIREMENTS for r in v),
-                 f"a tuple of keys of REQUIREMENTS {list(REQUIREMENTS)}"),
-    "approximate": (_is_approximate, "None, a str (why there is no approximate path) or a "
-                                     "dict {parameter: value or (value, note)}"),
-    "checks": (lambda v: isinstance(v, (tuple, list)) and all(_is_check(c) for c in v),
-               "a tuple of dicts of parameters or (parameters, {check: reason}) pairs"),
-    "readme": (_is_readme, "None, the name of an earlier method sharing its row, or a "
-                           "tuple of three one-line strings (estimator, method, source)"),
-    "scale": (lambda v: v is None or (isinstance(v, dict) and all(
-        isinstance(k, str) and isinstance(e, int) for k, e in v.items())),
-        "None or a dict {parameter: integer exponent}"),
-}
 
 
 def register_method(name, factory, description, task="classifier", compare=True, grid=None,
@@ -756,6 +642,7 @@ def _register_builtin():
     _register_embedding()
     _register_iksvm_dc()
     _register_rkks()
+    _register_trik()
 
 
 def _register_embedding():
@@ -774,7 +661,6 @@ def _register_embedding():
                             "&#124;λ&#124;; indefinite squared distances), `k` in {1, 3, 5} and "
                             "`energy` in {0.9, all} tuned; test rows suffice",
                             "Pekalska & Duin 2005; DisTools `pe_em`, `pe_knnc`"))
-
 
 
 def _register_iksvm_dc():
@@ -840,6 +726,39 @@ def _register_rkks():
                     readme=("`KreinLeastSquaresRegressor()`", "the same problem for real "
                             "targets, with `validation_gradient` (held-out error's gradient in "
                             "`radius_squared`, `krein_penalty`)", "Oglic & Gärtner 2018 (ICML)"))
+
+
+#: scikit-learn's checks that set ``n_components = 1`` on any estimator that has it: ESVM-L's
+#: parameter, which decomposition="ldl" refuses (a ValueError; the checks run on ESVC's eigh).
+_LDL_N_COMPONENTS = {
+    check: "the check sets n_components=1 (ESVM-L keeps eigenpairs), which "
+           "decomposition='ldl' refuses with a ValueError; ESVC's eigh instances run it"
+    for check in ("check_dont_overwrite_parameters", "check_fit2d_1sample",
+                  "check_fit2d_1feature", "check_fit2d_predict1d",
+                  "check_methods_subset_invariance", "check_methods_sample_order_invariance")}
+
+
+def _register_trik():
+    """Issue 27, item 2: TrIK-SVM (ESVC by LDL') and the Krein SVR (ESVR)."""
+    from .estimators import ESVC, ESVR
+
+    register_method("trik-svm", lambda: ESVC(decomposition="ldl"),
+                    "TrIK-SVM: ESVM with the Bunch-Kaufman LDL' factorization in place of the "
+                    "eigendecomposition (Loosli 2019, arXiv 1902.10569)",
+                    approximate="the LDL' factors the exact kernel (the approximate path of "
+                    "esvm is already a low-rank flip)",
+                    checks=(({"decomposition": "ldl"}, _LDL_N_COMPONENTS),
+                            ({**_PRECOMPUTED, "decomposition": "ldl"}, _LDL_N_COMPONENTS)),
+                    readme=("`ESVC(decomposition=\"ldl\")`", "SVM stabilized in a Krein space "
+                            "through K = LDL' (Bunch-Kaufman): SVM on L&#124;D&#124;L', "
+                            "c = L^-T sign(D) L' c~", "Loosli 2019 (TrIK-SVM, arXiv 1902.10569)"))
+    register_method("esvr", ESVR, "Krein SVR: epsilon-SVR on the flipped kernel (eigh or LDL'), "
+                    "coefficients mapped back to the Krein space (Loosli et al. 2013; Loosli 2019)",
+                    task="regressor", compare=False,
+                    checks=({}, {"decomposition": "ldl"}, _PRECOMPUTED),
+                    readme=("`ESVR()`", "ε-SVR stabilized in a Krein space (`decomposition=` "
+                            "`\"eigh\"` or `\"ldl\"`)", "Loosli et al. 2013, Alg. 1; "
+                            "Loosli 2019"))
 
 
 _register_builtin()

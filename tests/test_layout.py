@@ -70,7 +70,7 @@ FLOORS = (
     ("formulations", ("krein.formulations",)),
     ("solvers", ("krein.solvers",)),
     ("estimators", ("krein.estimators",)),
-    ("registry", ("krein.registry", "krein")),
+    ("registry", ("krein.registry", "krein.registry_entry", "krein")),
     ("experiment", ("krein.experiment",)),
     ("compare", ("krein.compare", "krein.comparison_arguments", "krein.diagnosis")),
     ("cli", ("krein.cli", "krein.cli_parser", "krein.cli_format")),

@@ -7,6 +7,7 @@ from .conformal import ConformalTransformation
 from .embedding import PseudoEuclideanKNeighbors, PseudoEuclideanPCA
 from .dc import DCSVC
 from .corrected import CorrectedKernelSVC
+from .esvr import ESVR
 from .hull import ConvexHullClassifier
 from .indefinite import IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR, PerturbSVC
 from .ksvm import KSVC
@@ -26,4 +27,4 @@ __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "Direct
            "ConformalTransformation", "ConformalLinearCombination", "NearestPSD",
            "KernelKNeighborsClassifier", "AffinityKNeighborsClassifier", "SimilaritySpaceSVC",
            "PseudoEuclideanNearestMean", "PseudoEuclideanPCA", "PseudoEuclideanKNeighbors", "DCSVC",
-           "KreinLeastSquaresClassifier", "KreinLeastSquaresRegressor"]
+           "KreinLeastSquaresClassifier", "KreinLeastSquaresRegressor", "ESVR"]
