@@ -42,11 +42,14 @@ def _check_svm_solver(est):
     return resolve_solver(est.solver, ("libsvm", "liblinear"), approximation=True)
 
 
-def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=None):
+def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=None,
+                   eigenvalues=None):
     """Solve the C-SVM dual on a PSD-by-construction kernel; return (u, b, info).
 
     ``C`` is a float or per-sample bounds of shape ``(n,)`` (``class_weight``; libsvm
-    and the CVXPY dual :class:`~krein.formulations.svm.SVMDual` both take them)."""
+    and the CVXPY dual :class:`~krein.formulations.svm.SVMDual` both take them).
+    ``eigenvalues``: those of ``K_psd`` the caller computed (its own spectrum), which
+    certify the ``quad_form`` wrap without a second ``eigvalsh``."""
     if solver == "libsvm":
         u, b, sol = libsvm_solve(K_psd, y, C, tol=tol, max_iter=max_iter)
         return u, b, {"n_iter": sol.iterations, "solver": "libsvm", "solution": sol}
@@ -56,7 +59,8 @@ def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=No
         lam, V = np.linalg.eigh(K_psd)
         keep = lam > 0
         factor = V[:, keep] * np.sqrt(lam[keep])
-    f = SVMDual(y, K=K_psd, L=factor if form == "factor" else None, C=C, form=form, psd_checked=True)
+    f = SVMDual(y, K=K_psd, L=factor if form == "factor" else None, C=C, form=form, psd_checked=True,
+                eigenvalues=eigenvalues if form == "quad_form" else None)
     sol = solve(f, solver, **(solver_options or {}))
     u, b = f.coefficients()
     return u, b, {"n_iter": sol.iterations or 0, "solver": solver, "solution": sol}
@@ -297,7 +301,8 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
             # thin factor of K_abs: lets preferred_form pick sum_squares(L'u) when rank << n
             factor = V[:, keep] * np.sqrt(np.abs(lam[keep])) if self._solver != "libsvm" else None
             u, b, info = _solve_psd_svm(K_abs, y, C, self._solver, self.tol, self.max_iter,
-                                        self.solver_options, factor=factor)
+                                        self.solver_options, factor=factor,
+                                        eigenvalues=np.abs(lam))
             c = V @ (S * (V.T @ u))
         info.update({"spectrum": spec, "flipped_coef": u, "n_components": lam.size})
         return BinaryModel(idx, c, b, info)
@@ -566,7 +571,8 @@ default="flip"
             if self.correction in ("shift", "add_diagonal") and keep.sum() < g.size:
                 factor = None  # K + s I is full rank: the eigenbasis above misses the null space
         u, b, info = _solve_psd_svm(Kc, y, C, self._solver, self.tol, self.max_iter,
-                                    self.solver_options, factor=factor)
+                                    self.solver_options, factor=factor,
+                                    eigenvalues=np.maximum(g, 0.0))
         if self._mode == "spectral":
             h = row_multipliers(spec.eigenvalues, g, self.correction, spec.tol)
             V = spec.eigenvectors
