@@ -302,7 +302,8 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
             factor = V[:, keep] * np.sqrt(np.abs(lam[keep])) if self._solver != "libsvm" else None
             u, b, info = _solve_psd_svm(K_abs, y, C, self._solver, self.tol, self.max_iter,
                                         self.solver_options, factor=factor,
-                                        eigenvalues=np.abs(lam))
+                                        # the kept |lam| and zeros (n_components / energy)
+                                        eigenvalues=np.r_[np.abs(lam), np.zeros(y.size - lam.size)])
             c = V @ (S * (V.T @ u))
         info.update({"spectrum": spec, "flipped_coef": u, "n_components": lam.size})
         return BinaryModel(idx, c, b, info)
