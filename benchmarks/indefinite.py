@@ -1,16 +1,24 @@
-"""IndefiniteSVM speed and scale (issues 3, 15): ratios against references measured in the same run.
+"""IndefiniteSVM speed and scale (issues 3, 15, 28): ratios against references measured in the same run.
 
-1. One projected-gradient iteration (gap checks excluded) divided by one
+1. One projected-gradient iteration (gap checks excluded, the default backtracking
+   step: about 1.5 oracle calls per iteration, ``ev/it``) divided by one
    ``numpy.linalg.eigh`` of the same size, n = 1000, 2000, 4000 (target <= 1/40 at
-   n = 2000 on every kernel; the MATLAB original spends an eigen-update plus an
-   n x n product per iteration), and one oracle call divided by the two n x n
-   matrix-vector products it cannot avoid (``Q'u`` and ``Q v``).  Three kernels
-   (``--part1-kernels``): the USPS Simpson kernel, the sigmoid kernel on 2-D points
-   (hundreds of negative eigenvalues), a random symmetric matrix with half its
-   eigenvalues negative.  The oracle's old path (``secular="lapack"``: one ``dlasd4``
-   call per root and dense ``(k, m)`` reciprocals) is timed on the same point, in
-   the same process.  Run with one BLAS thread (threadpoolctl) and with the default
-   number of threads (``--threads``; unset ``OMP_NUM_THREADS`` for the latter).
+   n = 2000 on every kernel, one BLAS thread and the default; the MATLAB original
+   spends an eigen-update plus an n x n product per iteration), and one oracle call
+   divided by the two n x n matrix-vector products it cannot avoid (``Q'u`` and
+   ``Q v``; moonshot: within 3x).  Eight kernels (``--part1-kernels``, every spectrum
+   shape of issue 28): the USPS Simpson kernel, the sigmoid kernel on 10-D points,
+   the null-cluster sigmoid on 2-D points (hundreds of negative eigenvalues and a
+   thousand numerically zero ones) and it scaled by 1e-4 and 1e4, a random symmetric
+   matrix with half its eigenvalues negative, the Epanechnikov kernel on 5-D points,
+   the classical-scaling kernel of L1 distances.  The oracle's default path
+   (``secular="rational"``, no root of the secular equation) against the path that
+   was the default before issue 28 (``"vectorized"``: the roots on the smaller side
+   of the spectrum; "old") in PG runs, and one call of each plus ``"lapack"`` (one
+   ``dlasd4`` per root) on the same point, medians, in the same process.  Run with
+   one BLAS thread (threadpoolctl) and with the default number of threads
+   (``--threads``; unset ``OMP_NUM_THREADS`` for the latter); the load average is
+   printed beside each table.
 2. Time to a certified relative gap of 1e-3: PG and APG at n = 4000, ACCPM at
    n = 1000, the exchange method at n = 500 (luss Fig. 2 stopped at 500 and 300).
    The exchange method runs with its default level step, and also as luss
@@ -29,15 +37,21 @@ Kernels (:func:`make_problem`):
   ``sign(x_0 x_1)`` (the XOR quadrants); about a third of its eigenvalues below
   ``-1e-10 max |lam|`` (668 at n = 2000) and many near zero;
 * ``half-negative``: ``(G + G')/sqrt(2n)``, ``G`` standard normal (semicircle spectrum
-  on ``[-2, 2]``, half negative), random labels.
+  on ``[-2, 2]``, half negative), random labels;
+* ``sigmoid-2d-1e-4``, ``sigmoid-2d-1e4``: ``sigmoid-2d`` times 1e-4 and 1e4 (same
+  ``rho``: the update ``u u' / (4 rho)`` is then large or small against ``K``);
+* ``epanechnikov``: ``max(0, 1 - |x - z|^2 / 4)`` on standard normal points in 5-D
+  (luss §6 "EP");
+* ``l1-scaling``: ``-1/2 J D^2 J`` for the L1 (cityblock) distances ``D`` of standard
+  normal points in 10-D (classical scaling of a non-Euclidean dissimilarity).
 
 ``--kernel`` picks the kernel of parts 2 and 3.  ``--quick`` runs n = 500, 1000 only,
 and part 1 with one BLAS thread only.
 
 Usage::
 
-    python benchmarks/indefinite.py [--quick] [--kernel simpson|sigmoid|sigmoid-2d|half-negative]
-                                    [--part1-kernels simpson,sigmoid-2d,half-negative]
+    python benchmarks/indefinite.py [--quick] [--kernel simpson|sigmoid|sigmoid-2d|half-negative|...]
+                                    [--part1-kernels simpson,sigmoid-2d,half-negative,...]
                                     [--threads 1,default] [--sizes 1000,2000] [--C 1] [--rho 1]
                                     [--skip 1,3] [--algorithms accpm,exchange]
 """
