@@ -1,16 +1,24 @@
-"""IndefiniteSVM speed and scale (issues 3, 15): ratios against references measured in the same run.
+"""IndefiniteSVM speed and scale (issues 3, 15, 28): ratios against references measured in the same run.
 
-1. One projected-gradient iteration (gap checks excluded) divided by one
+1. One projected-gradient iteration (gap checks excluded, the default backtracking
+   step: about 1.5 oracle calls per iteration, ``ev/it``) divided by one
    ``numpy.linalg.eigh`` of the same size, n = 1000, 2000, 4000 (target <= 1/40 at
-   n = 2000 on every kernel; the MATLAB original spends an eigen-update plus an
-   n x n product per iteration), and one oracle call divided by the two n x n
-   matrix-vector products it cannot avoid (``Q'u`` and ``Q v``).  Three kernels
-   (``--part1-kernels``): the USPS Simpson kernel, the sigmoid kernel on 2-D points
-   (hundreds of negative eigenvalues), a random symmetric matrix with half its
-   eigenvalues negative.  The oracle's old path (``secular="lapack"``: one ``dlasd4``
-   call per root and dense ``(k, m)`` reciprocals) is timed on the same point, in
-   the same process.  Run with one BLAS thread (threadpoolctl) and with the default
-   number of threads (``--threads``; unset ``OMP_NUM_THREADS`` for the latter).
+   n = 2000 on every kernel, one BLAS thread and the default; the MATLAB original
+   spends an eigen-update plus an n x n product per iteration), and one oracle call
+   divided by the two n x n matrix-vector products it cannot avoid (``Q'u`` and
+   ``Q v``; moonshot: within 3x).  Eight kernels (``--part1-kernels``, every spectrum
+   shape of issue 28): the USPS Simpson kernel, the sigmoid kernel on 10-D points,
+   the null-cluster sigmoid on 2-D points (hundreds of negative eigenvalues and a
+   thousand numerically zero ones) and it scaled by 1e-4 and 1e4, a random symmetric
+   matrix with half its eigenvalues negative, the Epanechnikov kernel on 5-D points,
+   the classical-scaling kernel of L1 distances.  The oracle's default path
+   (``secular="rational"``, no root of the secular equation) against the path that
+   was the default before issue 28 (``"vectorized"``: the roots on the smaller side
+   of the spectrum; "old") in PG runs, and one call of each plus ``"lapack"`` (one
+   ``dlasd4`` per root) on the same point, medians, in the same process.  Run with
+   one BLAS thread (threadpoolctl) and with the default number of threads
+   (``--threads``; unset ``OMP_NUM_THREADS`` for the latter); the load average is
+   printed beside each table.
 2. Time to a certified relative gap of 1e-3: PG and APG at n = 4000, ACCPM at
    n = 1000, the exchange method at n = 500 (luss Fig. 2 stopped at 500 and 300).
    The exchange method runs with its default level step, and also as luss
@@ -29,15 +37,21 @@ Kernels (:func:`make_problem`):
   ``sign(x_0 x_1)`` (the XOR quadrants); about a third of its eigenvalues below
   ``-1e-10 max |lam|`` (668 at n = 2000) and many near zero;
 * ``half-negative``: ``(G + G')/sqrt(2n)``, ``G`` standard normal (semicircle spectrum
-  on ``[-2, 2]``, half negative), random labels.
+  on ``[-2, 2]``, half negative), random labels;
+* ``sigmoid-2d-1e-4``, ``sigmoid-2d-1e4``: ``sigmoid-2d`` times 1e-4 and 1e4 (same
+  ``rho``: the update ``u u' / (4 rho)`` is then large or small against ``K``);
+* ``epanechnikov``: ``max(0, 1 - |x - z|^2 / 4)`` on standard normal points in 5-D
+  (luss §6 "EP");
+* ``l1-scaling``: ``-1/2 J D^2 J`` for the L1 (cityblock) distances ``D`` of standard
+  normal points in 10-D (classical scaling of a non-Euclidean dissimilarity).
 
 ``--kernel`` picks the kernel of parts 2 and 3.  ``--quick`` runs n = 500, 1000 only,
 and part 1 with one BLAS thread only.
 
 Usage::
 
-    python benchmarks/indefinite.py [--quick] [--kernel simpson|sigmoid|sigmoid-2d|half-negative]
-                                    [--part1-kernels simpson,sigmoid-2d,half-negative]
+    python benchmarks/indefinite.py [--quick] [--kernel simpson|sigmoid|sigmoid-2d|half-negative|...]
+                                    [--part1-kernels simpson,sigmoid-2d,half-negative,...]
                                     [--threads 1,default] [--sizes 1000,2000] [--C 1] [--rho 1]
                                     [--skip 1,3] [--algorithms accpm,exchange]
 """
@@ -51,7 +65,12 @@ import warnings
 
 import numpy as np
 
-KERNELS = ("simpson", "sigmoid", "sigmoid-2d", "half-negative")
+KERNELS = ("simpson", "sigmoid", "sigmoid-2d", "half-negative", "sigmoid-2d-1e-4", "sigmoid-2d-1e4",
+           "epanechnikov", "l1-scaling")
+
+#: Kernels of part 1 by default: every spectrum shape the oracle meets (issue 28, item 1).
+PART1_KERNELS = ("simpson", "sigmoid", "sigmoid-2d", "half-negative", "sigmoid-2d-1e-4",
+                 "sigmoid-2d-1e4", "epanechnikov", "l1-scaling")
 
 
 def make_problem(n, kernel, seed=0):
@@ -69,12 +88,27 @@ def make_problem(n, kernel, seed=0):
         yy = np.where(np.asarray(y).astype(int) <= 4, 1.0, -1.0)
         return K, yy
     rng = np.random.default_rng(seed)
-    if kernel == "sigmoid-2d":
+    if kernel.startswith("sigmoid-2d"):
         X = rng.uniform(-1.0, 1.0, size=(n, 2))
-        return sigmoid_kernel(X, a=9.0, r=-1.0), np.where(X[:, 0] * X[:, 1] >= 0, 1.0, -1.0)
+        scale = float(kernel[len("sigmoid-2d-"):]) if kernel != "sigmoid-2d" else 1.0
+        K = scale * sigmoid_kernel(X, a=9.0, r=-1.0)
+        return K, np.where(X[:, 0] * X[:, 1] >= 0, 1.0, -1.0)
     if kernel == "half-negative":
         G = rng.normal(size=(n, n))
         return (G + G.T) / np.sqrt(2.0 * n), rng.choice([-1.0, 1.0], size=n)
+    if kernel == "epanechnikov":
+        from krein.kernels import epanechnikov_kernel
+
+        X = rng.normal(size=(n, 5))
+        return epanechnikov_kernel(X, sigma=2.0), np.where(X[:, 0] * X[:, 1] >= 0, 1.0, -1.0)
+    if kernel == "l1-scaling":
+        from scipy.spatial.distance import cdist
+
+        from krein.kernels import dissimilarity_kernel
+
+        X = rng.normal(size=(n, 10))
+        return (dissimilarity_kernel(cdist(X, X, "cityblock"), kind="linear"),
+                np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0))
     X = rng.normal(size=(n, 10))
     yy = np.where(X[:, 0] + 0.5 * rng.normal(size=n) > 0, 1.0, -1.0)
     return sigmoid_kernel(X, a=0.1, r=-1.0), yy
@@ -98,31 +132,42 @@ def _best_time(fn, repeats=7):
     return min(ts)
 
 
+PATHS = ("rational", "vectorized", "lapack")
+
+
 def _best_of_interleaved(oracle, u, repeats=7):
-    """Best times of one oracle call with the vectorized and the dlasd4 path, alternated."""
-    best = {"vectorized": np.inf, "lapack": np.inf}
+    """Median times of one oracle call on each path of :data:`PATHS`, alternated."""
+    times = {method: [] for method in PATHS}
     for _ in range(repeats):
-        for method in best:
+        for method in PATHS:
             oracle.secular = method
             t = time.perf_counter()
             oracle.evaluate(u)
-            best[method] = min(best[method], time.perf_counter() - t)
-    oracle.secular = "vectorized"
-    return best["vectorized"], best["lapack"]
+            times[method].append(time.perf_counter() - t)
+    oracle.secular = "rational"
+    return {method: float(np.median(v)) for method, v in times.items()}
 
 
-def _pg_seconds(P, oracle, n_iter):
+def _pg_seconds(P, oracle, n_iter, step="backtracking"):
     from krein.solvers.indefinite import projected_gradient
 
+    before = oracle.n_evals
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         sol = projected_gradient(P, tol=0.0, atol=0.0, max_iter=n_iter, gap_every=0,
-                                 oracle=oracle)
-    return float(np.median(sol.trace["seconds"])), sol
+                                 oracle=oracle, step=step)
+    return float(np.median(sol.trace["seconds"])), sol, (oracle.n_evals - before) / n_iter
 
 
-def per_iteration(sizes, kernels, C, rho, threads=(1, None), n_iter=20):
-    """Part 1: PG iteration and oracle call against one eigh and two matrix-vector products."""
+def per_iteration(sizes, kernels, C, rho, threads=(1, None), n_iter=20, eigh_repeats=3):
+    """Part 1: PG iteration and oracle call against one eigh and two matrix-vector products.
+
+    Every time is a median of repeats in this process (``eigh``: ``eigh_repeats``; a PG
+    iteration: ``n_iter`` iterations; an oracle call: 7, the paths alternated), so the
+    ratios hold on a shared machine; the load average is printed beside them.
+    """
+    import os
+
     from threadpoolctl import threadpool_info, threadpool_limits
 
     from krein.formulations.indefinite import ProxyKernelProblem
@@ -130,47 +175,54 @@ def per_iteration(sizes, kernels, C, rho, threads=(1, None), n_iter=20):
 
     print("\n== 1. one PG iteration / one numpy.linalg.eigh (gap checks excluded); one oracle "
           "call / two n x n matrix-vector products (2mv) ==")
-    print("new: the vectorized secular solver (default); old: secular='lapack' (dlasd4 per "
-          "root), same process, same point")
+    print("new: secular='rational' (the default: the sign function's trapezoidal rule, no "
+          "root); old: 'vectorized' (the secular roots, the default before issue 28); "
+          "dlasd4: 'lapack'; same process, same point")
     rows = []
     for nthreads in threads:
         with threadpool_limits(limits=nthreads):
             used = max((i.get("num_threads", 1) for i in threadpool_info()), default=1)
-            print(f"\n-- BLAS threads: {used} ({'limited to 1' if nthreads else 'default'}) --")
-            print(f"{'kernel':>13} {'n':>5} {'eigh s':>7} {'iter ms':>8} {'old':>7} "
-                  f"{'iter/eigh':>10} {'old':>7} {'oracle ms':>9} {'old':>7} {'2mv ms':>7} "
-                  f"{'oracle/2mv':>10} {'old':>6} {'k_neg':>5} {'roots':>5}")
+            print(f"\n-- BLAS threads: {used} ({'limited to 1' if nthreads else 'default'}); "
+                  f"load average {os.getloadavg()[0]:.2f} --")
+            print(f"{'kernel':>15} {'n':>5} {'eigh s':>7} {'iter ms':>8} {'old':>6} "
+                  f"{'iter/eigh':>9} {'old':>6} {'oracle ms':>9} {'old':>6} {'dlasd4':>6} "
+                  f"{'2mv ms':>6} {'oracle/2mv':>10} {'old':>5} {'ev/it':>5} {'k_neg':>5} "
+                  f"{'roots':>5}")
             for kernel in kernels:
                 for n in sizes:
                     K, y = make_problem(n, kernel)
                     # the oracle's construction is one numpy.linalg.eigh of K (check=False)
                     t = time.perf_counter()
                     oracle = ProxyKernelOracle(K, rho, check=False)
-                    t_eigh = time.perf_counter() - t
+                    t_eigh = [time.perf_counter() - t]
+                    t_eigh += [time_eigh(K) for _ in range(eigh_repeats - 1)]
+                    t_eigh = float(np.median(t_eigh))
                     P = ProxyKernelProblem(K, y, C=C, rho=rho, check=False)
-                    it_new, sol = _pg_seconds(P, oracle, n_iter)
-                    oracle.secular = "lapack"
-                    it_old, _ = _pg_seconds(P, oracle, n_iter)
+                    it_new, sol, ev_it = _pg_seconds(P, oracle, n_iter)
                     oracle.secular = "vectorized"
-                    # one oracle call at the final point of the new run (value + gradient),
-                    # old and new interleaved, best of 7 (the machine may be shared)
+                    it_old, _, _ = _pg_seconds(P, oracle, n_iter)
+                    oracle.secular = "rational"
+                    # one oracle call at the final point of the new run (value + gradient)
                     u = P.u_of(sol.primal["beta"])
-                    t_new, t_old = _best_of_interleaved(oracle, u)
+                    t_call = _best_of_interleaved(oracle, u)
                     ev = oracle.evaluate(u)
                     Q = oracle.eigenvectors
-                    t_2mv = _best_time(lambda: (Q.T @ u, Q @ u))
+                    t_2mv = float(np.median([_best_time(lambda: (Q.T @ u, Q @ u), 1)
+                                             for _ in range(7)]))
                     roots = _roots_solved(oracle, u)
-                    print(f"{kernel:>13} {n:5d} {t_eigh:7.2f} {1e3 * it_new:8.1f} "
-                          f"{1e3 * it_old:7.1f} {'1/%.0f' % (t_eigh / it_new):>10} "
-                          f"{'1/%.0f' % (t_eigh / it_old):>7} {1e3 * t_new:9.1f} "
-                          f"{1e3 * t_old:7.1f} {1e3 * t_2mv:7.2f} {t_new / t_2mv:10.1f} "
-                          f"{t_old / t_2mv:6.1f} {ev.n_negative:5d} {roots:5d}")
-                    rows.append((used, kernel, n, t_eigh, it_new, it_old, t_new, t_old, t_2mv))
+                    print(f"{kernel:>15} {n:5d} {t_eigh:7.2f} {1e3 * it_new:8.1f} "
+                          f"{1e3 * it_old:6.1f} {'1/%.0f' % (t_eigh / it_new):>9} "
+                          f"{'1/%.0f' % (t_eigh / it_old):>6} {1e3 * t_call['rational']:9.1f} "
+                          f"{1e3 * t_call['vectorized']:6.1f} {1e3 * t_call['lapack']:6.1f} "
+                          f"{1e3 * t_2mv:6.2f} {t_call['rational'] / t_2mv:10.1f} "
+                          f"{t_call['vectorized'] / t_2mv:5.1f} {ev_it:5.2f} "
+                          f"{ev.n_negative:5d} {roots:5d}", flush=True)
+                    rows.append((used, kernel, n, t_eigh, it_new, it_old, t_call, t_2mv))
     return rows
 
 
 def _roots_solved(oracle, u):
-    """Roots of the secular equation one oracle call solves (the smaller side)."""
+    """Roots of the secular equation one call of the old path solves (the smaller side)."""
     from krein.solvers.secular import rank_one_eig
 
     eig = rank_one_eig(oracle.eigenvalues, oracle._to_z(u), oracle.sigma)
@@ -231,7 +283,7 @@ def main(argv=None):
                         "500,1000 with --quick)")
     p.add_argument("--kernel", choices=KERNELS, default="simpson",
                    help="kernel of parts 2 and 3")
-    p.add_argument("--part1-kernels", default="simpson,sigmoid-2d,half-negative",
+    p.add_argument("--part1-kernels", default=",".join(PART1_KERNELS),
                    help="comma list of the kernels of part 1")
     p.add_argument("--threads", default=None,
                    help="comma list of BLAS thread settings of part 1: 1 and/or default "

@@ -73,7 +73,12 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
         small); ``"backtracking"`` (default): start from ``1/lam_max(K0)``, halve
         until the sufficient-ascent condition
         ``f(b+) >= f(b) + grad'(b+ - b) - |b+ - b|^2 / (2t)`` holds, and try a
-        1.5x longer step at the next iteration.
+        1.5x longer step at the next iteration.  Oracle calls per iteration:
+        one for "diminishing" and "lipschitz"; one plus one per halving for
+        "backtracking", whose 1.5x trial overshoots the local curvature about
+        every other iteration (measured 1.4-1.7 calls per iteration at n = 2000,
+        issue 28).  Each halving needs ``f`` at the new trial point, a full
+        oracle call; no certificate calls the oracle inside the loop.
     step0 : float, optional
         Initial / base step.
     tol, atol : float
