@@ -100,6 +100,12 @@ NOT_RUN = {
     "python benchmarks/threads.py": "benchmark: tens of minutes, loads the machine on purpose",
     "python benchmarks/nystroem.py": "benchmark: about 10 minutes and 12 GB (n = 10^6)",
     "python benchmarks/nystroem_accuracy.py": "benchmark: minutes (exact ESVC on all of USPS)",
+    "python benchmarks/iksvm_dc.py": "benchmark: minutes (ESVC and IKSVM-DC at n = 2000)",
+    "python benchmarks/trik.py": "benchmark: tens of minutes (eigh and LDL' up to n = 8000) and "
+                                 "Loosli's peer code outside the repository",
+    "python benchmarks/rkks.py": "benchmark: minutes (ESVC at n = 2000, Nystroem at 5 10^4)",
+    "python benchmarks/embedding.py": "benchmark: minutes (ESVC at n = 2000)",
+    "python benchmarks/probability.py": "benchmark: minutes (ESVC with and without Platt scaling)",
     "krein compare --dataset aural-sonar --repeats 3":
         "a minute or more; checked: argparse (tests/test_chen2009_data.py compares on the four "
         "Chen sets, tests/test_significance_marks.py checks the marks of a comparison)",
