@@ -62,6 +62,7 @@ PROBLEM_CLASSES = {
     "EXP": "exponential-cone program",
     "MIP": "mixed-integer program",
     "svm-dual": "C-SVM dual on a precomputed kernel (box, one equality; any symmetric kernel)",
+    "svr-dual": "epsilon-SVR dual on a precomputed PSD kernel (ESVR's flipped kernel)",
     "linear-svm": "C-SVM on explicit features (approximate path)",
     "proxy-kernel": "IndefiniteSVM, the proxy-kernel saddle problem (luss eq. 7)",
     "ksvm-ls": "KSVM's box-constrained least squares (loosli eq. 26)",
@@ -160,8 +161,9 @@ def _own(name, target, classes, description, backend="custom", returns="Solution
 
 
 _OWN = [
-    _own("libsvm", "krein.solvers.libsvm:libsvm_dual", ("svm-dual",),
-         "scikit-learn's SVC (SMO) on a precomputed kernel, certified by krein", "libsvm"),
+    _own("libsvm", "krein.solvers.libsvm:libsvm_dual", ("svm-dual", "svr-dual"),
+         "scikit-learn's SVC / SVR (SMO) on a precomputed kernel, certified by krein "
+         "(the SVR: krein.solvers.libsvm.libsvm_svr)", "libsvm"),
     _own("liblinear", "krein.solvers.liblinear:liblinear_solve", ("linear-svm",),
          "scikit-learn's LinearSVC (dual coordinate descent) on features", "liblinear",
          returns="(w, b, Solution)"),
