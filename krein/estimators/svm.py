@@ -247,6 +247,19 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
     G. Loosli, C. S. Ong, S. Canu (2013), "Learning SVM in Krein spaces",
     Algorithm 1 and §6.1.3.  G. Loosli (2019), "TrIK-SVM: an alternative
     decomposition for kernel methods in Krein spaces", ESANN, arXiv 1902.10569.
+
+    Examples
+    --------
+    Large data: with an ``approximation`` the default ``solver="auto"`` runs
+    liblinear on the features (``solver_`` records it):
+
+    >>> from krein import IndefiniteNystroem
+    >>> from krein.datasets import make_checkerboard
+    >>> X, y = make_checkerboard(2000, random_state=0)
+    >>> est = ESVC(kernel="sigmoid", kernel_params={"a": 3.0, "r": -1.0},
+    ...            approximation=IndefiniteNystroem(n_components=100, random_state=0))
+    >>> est.fit(X, y).solver_
+    'liblinear'
     """
 
     _parameter_constraints: dict = {
