@@ -27,15 +27,15 @@ SMALL = dict(dataset="checkerboard", kernel="sigmoid", outer_folds=2, progress=F
 def test_boundary_sample_rule():
     rng = np.random.default_rng(0)
     y = np.where(rng.random(5000) < 0.2, "a", "b")
-    idx = boundary_sample(y, seed=3)
+    idx = boundary_sample(y, random_state=3)
     assert BOUNDARY_SAMPLE == 2000 and idx.size == BOUNDARY_SAMPLE
     assert np.all(np.diff(idx) > 0) and idx[-1] < y.size          # sorted, distinct rows
     # stratified: each class's share of the sample is its share of the data (to one point)
     for c in ("a", "b"):
         assert abs(np.sum(y[idx] == c) - BOUNDARY_SAMPLE * np.mean(y == c)) <= 1
-    np.testing.assert_array_equal(idx, boundary_sample(y, seed=3))   # seeded
-    assert not np.array_equal(idx, boundary_sample(y, seed=4))
-    np.testing.assert_array_equal(boundary_sample(y[:BOUNDARY_SAMPLE], seed=3),
+    np.testing.assert_array_equal(idx, boundary_sample(y, random_state=3))   # seeded
+    assert not np.array_equal(idx, boundary_sample(y, random_state=4))
+    np.testing.assert_array_equal(boundary_sample(y[:BOUNDARY_SAMPLE], random_state=3),
                                   np.arange(BOUNDARY_SAMPLE))      # small data: every point
 
 

@@ -63,14 +63,14 @@ def grid_points(X, grid=BOUNDARY_GRID):
     return np.column_stack([G0.ravel(), G1.ravel()])
 
 
-def boundary_sample(y, seed, size=BOUNDARY_SAMPLE):
+def boundary_sample(y, random_state, size=BOUNDARY_SAMPLE):
     """The points a boundary model is trained on: all, or a stratified sample.
 
     Parameters
     ----------
     y : ndarray of shape (n,)
         The labels of all the data.
-    seed : int
+    random_state : int
         The comparison's seed (the same sample for every method).
     size : int
         The most points kept.
@@ -88,7 +88,7 @@ def boundary_sample(y, seed, size=BOUNDARY_SAMPLE):
     if y.size <= size:
         return np.arange(y.size)
     idx, _ = train_test_split(np.arange(y.size), train_size=int(size), stratify=y,
-                              random_state=seed)
+                              random_state=random_state)
     return np.sort(idx)
 
 
@@ -176,7 +176,7 @@ def boundary_cell(params):
     data = cell_kernel_data({**params["data"], "repeat": 0, "seed": seed})[0]
     X, y = data.X, data.y
     points = grid_points(X, params["grid"])       # over ALL the data
-    idx = boundary_sample(y, seed)
+    idx = boundary_sample(y, random_state=seed)
     whole = idx.size == y.size
     name, method_params = params["method"], dict(params["method_params"])
     d = _with_kernel_params(data, params["kernel_choice"]) if params["kernel_choice"] else data
