@@ -18,6 +18,12 @@ kernel), ``C = 1``:
   in-memory features of the same points (max difference relative to max |Psi|), and
   both times.
 
+* the default solver (issue 28, item 2): ``ESVC(approximation=IndefiniteNystroem(500))``
+  with the default ``solver="auto"`` (liblinear on the features) against the old default
+  ``solver="libsvm"`` (``SVC(kernel="linear")`` on the features) on the plain
+  checkerboard of ``--default-n`` points (issue 28: 10^5; sigmoid ``a = 3, r = -1``,
+  ``C = 1``), in one fresh process: both fit times, their ratio, both test accuracies.
+
 Targets: ``n = 10^6`` in under 10 minutes with peak memory under 16 GB on the 2-core
 24 GB machine; ``n = 10^5`` in under 1 minute.
 
@@ -25,6 +31,7 @@ Usage::
 
     python benchmarks/nystroem.py [--sizes 10000,100000,1000000] [--m 1000] [--C 1]
                                   [--n-dask 200000] [--no-exact] [--no-dask]
+                                  [--default-n 20000] [--no-default]
     python benchmarks/nystroem.py --quick      # seconds: n = 2000, 20000, m = 200
 """
 
@@ -82,6 +89,29 @@ def approximate_run(n, m, C):
             "negative": int(np.sum(ny.signs_ < 0)), "liblinear_iter": int(est.n_iter_[0]),
             "warnings": sorted({type(w.message).__name__ for w in caught}),
             "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
+
+
+#: The kernel of issue 28's default-solver case (item 2).
+DEFAULT_CASE_PARAMS = {"a": 3.0, "r": -1.0}
+
+
+def default_solver_run(n, m, C):
+    """ESVC with an approximation: the default solver against the old default (libsvm)."""
+    from krein import IndefiniteNystroem
+    from krein.datasets import make_checkerboard
+    from krein.estimators import ESVC
+
+    X, y = make_checkerboard(n + N_TEST, random_state=0)
+    out = {"n": n, "m": m, "C": C}
+    for label, kw in (("default", {}), ("libsvm", {"solver": "libsvm"})):
+        est = ESVC(C=C, kernel="sigmoid", kernel_params=DEFAULT_CASE_PARAMS, **kw,
+                   approximation=IndefiniteNystroem(n_components=m, random_state=0))
+        t0 = time.perf_counter()
+        est.fit(X[:n], y[:n])
+        out[f"{label}_seconds"] = time.perf_counter() - t0
+        out[f"{label}_solver"] = est.solver_
+        out[f"{label}_accuracy"] = float(est.score(X[n:], y[n:]))
+    return out
 
 
 def exact_run(n, C):
@@ -146,6 +176,8 @@ def main(argv=None):
     p.add_argument("--no-exact", action="store_true")
     p.add_argument("--no-dask", action="store_true")
     p.add_argument("--quick", action="store_true")
+    p.add_argument("--default-n", type=int, default=20_000)
+    p.add_argument("--no-default", action="store_true")
     a = p.parse_args(argv)
     sizes = [int(float(s)) for s in a.sizes.split(",")]
     m, n_dask = a.m, a.n_dask
@@ -179,6 +211,17 @@ def main(argv=None):
                 print(f"ratio exact / approximate fit time at n = {n0}: "
                       f"{e['fit_seconds'] / r0['fit_seconds']:.1f}; accuracy difference "
                       f"{100 * (r0['accuracy'] - e['accuracy']):+.2f} points")
+    if not a.no_default:
+        d = child("default_solver_run", a.default_n, 500, 1.0)
+        if "error" in d:
+            print(f"\ndefault solver: failed: {d['error']}")
+        else:
+            print(f"\ndefault solver with an approximation (issue 28; plain checkerboard, "
+                  f"sigmoid {DEFAULT_CASE_PARAMS}, C = 1, m = 500, n = {d['n']}): default "
+                  f"(solver_ = {d['default_solver']}) {d['default_seconds']:.1f} s, accuracy "
+                  f"{100 * d['default_accuracy']:.2f} %; old default solver='libsvm' "
+                  f"{d['libsvm_seconds']:.1f} s, accuracy {100 * d['libsvm_accuracy']:.2f} %; "
+                  f"ratio old / new {d['libsvm_seconds'] / d['default_seconds']:.1f}")
     if not a.no_dask:
         d = child("dask_run", n_dask, m, max(n_dask // 8, 1000))
         if "error" in d:

@@ -586,10 +586,12 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
                                       experiment=experiment, directory=out,
                                       n_reused=report.n_skipped, **plan)
             if out is not None and data.X is not None and data.X.shape[1] == 2:
+                t_boundaries = time.perf_counter()
                 _boundaries(result, os.path.join(cells_dir, "boundaries"), runner)
+                result.boundary_seconds = time.perf_counter() - t_boundaries
         result.seconds = time.perf_counter() - t_start
-        if out is not None:
-            result.files = write_outputs(result, out, command)
+        if out is not None:   # the files, figures and page are part of the run's time
+            result.files = write_outputs(result, out, command, t_start=t_start)
         summary.attrs.update({
             "dataset": data.dataset, "kernel": data.kernel,
             "kernel_params": dict(data.kernel_params), "n_samples": data.n_samples,

@@ -102,6 +102,8 @@ HEAVY_TESTS = {
         "test_perturbsvc_cvxpy_and_pg_agree_with_vector_box",
         "test_weighted_optimal_intercept_brute_force",
     ),
+    "test_compare_timing": ("test_the_total_covers_the_boundaries_and_the_files",
+                            "test_cached_features_give_the_uncached_fold_accuracies"),
     "test_cli": (
         "test_compare_cli_dissimilarity", "test_compare_prints_table_and_writes_files",
         "test_compare_runs_the_krein_and_pseudo_euclidean_methods",

@@ -83,8 +83,10 @@ def test_esvc_at_full_rank_is_the_exact_esvc(data, solver):
     ("add_diagonal", "spectral")])
 def test_spectrum_svc_at_full_rank_is_the_exact_one(data, correction, out_of_sample):
     X, y, _, Xt = data
+    # solver="libsvm": the exact problem on the features (the default "auto" runs liblinear
+    # with an approximation, which regularizes the intercept)
     kw = dict(correction=correction, out_of_sample=out_of_sample, C=1.0, kernel="sigmoid",
-              kernel_params=KP, tol=1e-10)
+              kernel_params=KP, tol=1e-10, solver="libsvm")
     assert_same_decisions(SpectrumSVC(**kw), SpectrumSVC(approximation=full_rank(), **kw),
                           X, y, Xt)
 
@@ -107,7 +109,7 @@ def test_ksvc_at_full_rank_is_the_exact_active_set(data):
 def test_three_classes_one_vs_one_at_full_rank(data, make):
     """Each pair is corrected on the spectrum of its own sub-kernel, as the exact path."""
     X, _, y3, Xt = data
-    kw = dict(C=1.0, kernel="sigmoid", kernel_params=KP)
+    kw = dict(C=1.0, kernel="sigmoid", kernel_params=KP, solver="libsvm")
     exact, approx = make(**kw), make(approximation=full_rank(), **kw)
     e = exact.fit(X, y3)._binary_decisions(*exact._test_rows(Xt))
     a = approx.fit(X, y3)._binary_decisions(*approx._test_rows(Xt))
@@ -118,7 +120,7 @@ def test_three_classes_one_vs_one_at_full_rank(data, make):
 def test_class_weight_at_full_rank(data):
     X, y, _, Xt = data
     kw = dict(C=2.0, kernel="sigmoid", kernel_params=KP, class_weight={-1: 0.3, 1: 1.0},
-              tol=1e-10)
+              tol=1e-10, solver="libsvm")
     assert_same_decisions(ESVC(**kw), ESVC(approximation=full_rank(), **kw), X, y, Xt)
 
 
@@ -213,7 +215,7 @@ def test_nested_parameters_and_clone():
     (SpectrumSVC(correction="shift", out_of_sample="raw", approximation=IndefiniteNystroem(kernel=10)), "out_of_sample='raw'"),
     (SpectrumSVC(correction="flip", out_of_sample="transductive", approximation=IndefiniteNystroem(kernel=10)), "transductive"),
     (ESVC(energy=0.9, approximation=IndefiniteNystroem(kernel=10)), "n_components/energy"),
-    (KSVC(approximation=IndefiniteNystroem(kernel=10)), "CVXPY solver"),
+    (KSVC(approximation=IndefiniteNystroem(kernel=10), solver="active-set"), "CVXPY solver"),
     (ESVC(approximation="nystroem"), "approximation"),
 ])
 def test_bad_parameters_are_named(est, match):

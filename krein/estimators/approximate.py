@@ -86,12 +86,15 @@ ICML, §3.  Loosli, Ong & Canu (2013), Algorithm 1, §6.1.1.  Munoz & de Diego
 
 from __future__ import annotations
 
+import copy
 import warnings
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._cache import cached, parameters_token, shared_computations_active
 
 # the linear C-SVM on features lives with the solvers; re-exported for its importers
 from ..solvers.linear import linear_svm, linear_svm_certificate
@@ -184,10 +187,7 @@ class ApproximationMixin:
             raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at "
                              f"least two classes")
         self._class_weight = self._class_weights(classes, y)
-        approx = clone(self.approximation).set_params(kernel=self.kernel,
-                                                      kernel_params=self.kernel_params)
-        Psi = np.asarray(approx.fit_transform(X), dtype=float)
-        lam = np.asarray(approx.eigenvalues_, dtype=float)
+        approx, Psi, lam = self._fit_approximation(X)
         pairs = [(i, j) for i in range(classes.size) for j in range(i + 1, classes.size)]
         coefs, intercepts, infos = [], [], []
         for i, j in pairs:
@@ -227,6 +227,35 @@ class ApproximationMixin:
         self.spectrum_ = None
         self._after_fit_approximate()
         return self
+
+    def _fit_approximation(self, X):
+        """The fitted clone of ``approximation`` (the estimator's kernel), its training
+        features ``Psi`` (n, r) and their eigenvalues ``lam`` (r,).
+
+        Inside :func:`krein._cache.shared_computations` (every cell of ``krein
+        compare``) the result is memoized on the content of ``X`` and the clone's
+        parameters (:func:`krein._cache.parameters_token`: kernel, kernel
+        parameters, landmarks, seed...): the fits of an inner CV over ``C`` or
+        ``rho`` on one block, and every method of a fold, compute the landmarks,
+        the landmark eigendecomposition and the features once; other kernel
+        parameters are another key (they change the features).  A hit returns a
+        deep copy of the fitted approximation and the stored, read-only ``Psi``
+        and ``lam``, and emits again the warnings of the fit.  A seed given as a
+        generator or a callable kernel is not cached (no key captures it).
+        """
+        approx = clone(self.approximation).set_params(kernel=self.kernel,
+                                                      kernel_params=self.kernel_params)
+
+        def fit():
+            Psi = np.asarray(approx.fit_transform(X), dtype=float)
+            return approx, Psi, np.asarray(approx.eigenvalues_, dtype=float)
+
+        token = parameters_token(approx) if shared_computations_active() else None
+        if token is None:
+            return fit()
+        fitted, Psi, lam = cached(("approximation-features", token), X, fit,
+                                  record_warnings=True)
+        return copy.deepcopy(fitted), Psi, lam
 
     def _after_fit_approximate(self):
         """Hook: estimator-specific attributes of the approximate path."""

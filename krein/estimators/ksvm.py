@@ -20,6 +20,10 @@ __all__ = ["KSVC"]
 #: support) and ``alpha_i >= (1 - rtol) * C_i`` counts as at the bound for the intercept.
 _CVXPY_BOUND_RTOL = 1e-6
 
+#: The CVXPY solver ``solver="auto"`` runs with an approximation (the factored problem
+#: :class:`~krein.formulations.ksvm.KSVMLeastSquaresFactor`; the registry's approximate path).
+APPROXIMATE_KSVM_SOLVER = "CLARABEL"
+
 #: Options of :func:`ksvm_active_set` the estimator sets itself.
 _RESERVED = ("K", "y", "C", "tol", "max_iter", "check_input")
 
@@ -74,9 +78,12 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
     max_iter : int >= 1, optional
         Active-set iteration limit (default ``10 n + 100``); a
         ``ConvergenceWarning`` is issued when it is reached.
-    solver : "active-set" or str
-        Algorithm 2, or the name of an installed CVXPY solver ("CLARABEL",
-        "OSQP", "SCS", "ECOS"...; case-insensitive) for problem (26).
+    solver : "auto", "active-set" or str, default="auto"
+        ``"auto"``: ``"active-set"`` on the exact kernel, ``"CLARABEL"`` with an
+        ``approximation`` (the active set needs the n x n kernel); the fitted
+        ``solver_`` says which ran.  ``"active-set"``: Algorithm 2; or the name
+        of an installed CVXPY solver ("CLARABEL", "OSQP", "SCS", "ECOS"...;
+        case-insensitive) for problem (26).
     solver_options : dict, optional
         Extra keywords: for "active-set" those of
         :func:`~krein.solvers.ksvm.ksvm_active_set` (``rcond``, ``block``,
@@ -118,6 +125,8 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         :func:`~krein.solvers.ksvm.ksvm_active_set`); empty with a CVXPY solver.
     solutions_ : list of krein.solvers.Solution
         One per binary problem.
+    solver_ : str
+        The solver that ran (``solver`` with ``"auto"`` resolved).
 
     Raises
     ------
@@ -135,13 +144,13 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         **KernelClassifierBase._parameter_constraints,
         "tol": [Interval(Real, 0, 1, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
-        "solver": [SolverName(("active-set",))],
+        "solver": [SolverName(("auto", "active-set"))],
         "solver_options": [dict, None],
         "approximation": [HasMethods(["fit_transform", "transform"]), None],
     }
 
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-6,
-                 max_iter=None, solver="active-set", solver_options=None, approximation=None,
+                 max_iter=None, solver="auto", solver_options=None, approximation=None,
                  probability=False):
         self.C = C
         self.kernel = kernel
@@ -157,7 +166,10 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
     # ---------------------------------------------------------------- checks
     def _check_params(self):
         self._check_approximation()
-        self._solver = resolve_solver(self.solver, ("active-set",))
+        self._solver = resolve_solver(self.solver, ("auto", "active-set"))
+        if self._solver == "auto":
+            self._solver = APPROXIMATE_KSVM_SOLVER if self._approximate() else "active-set"
+        self.solver_ = self._solver
         if self._approximate() and self._solver == "active-set":
             raise ValueError("solver='active-set' works on the n x n kernel; with an "
                              "approximation give a CVXPY solver (e.g. solver='CLARABEL')")

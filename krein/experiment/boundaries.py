@@ -1,8 +1,11 @@
 """Decision boundaries of a comparison on 2-D feature data, as cells of the runner.
 
-Each method of a comparison is trained once more, on all the data, with the
-parameters its folds chose most often, and predicts a regular grid over the
-data (Loosli et al. 2013 Fig. 3).  These fits are cells like the folds'
+Each method of a comparison is trained once more, with the parameters its
+folds chose most often, and predicts a regular grid over the data (Loosli et
+al. 2013 Fig. 3).  It is trained on all the data up to :data:`BOUNDARY_SAMPLE`
+points, beyond that on a stratified sample of that size drawn with the
+comparison's seed (:func:`boundary_sample`): at 10^5 points the refit of
+every method on all of them took 2.5 min, more than the picture needs.  These fits are cells like the folds'
 (:func:`boundary_grid` declares them, :func:`boundary_cell` computes one,
 :func:`krein.experiment.run_experiment` runs them): they resume, run in
 parallel, and a fit that raises is a row with its error, shown on the page
@@ -24,11 +27,14 @@ import pandas as pd
 
 from .classification import build_estimator, cell_kernel_data
 
-__all__ = ["BOUNDARY_GRID", "DATA_KEYS", "boundary_grid", "boundary_cell", "grid_points",
+__all__ = ["BOUNDARY_GRID", "BOUNDARY_SAMPLE", "DATA_KEYS", "boundary_sample", "boundary_grid", "boundary_cell", "grid_points",
            "points_table", "boundary_table", "chosen_params"]
 
 #: Points per axis of the decision-boundary grid (2-D feature data).
 BOUNDARY_GRID = 120
+
+#: Most points a boundary model is trained on (a stratified, seeded sample beyond).
+BOUNDARY_SAMPLE = 2000
 
 #: Keys of a classification cell that say which data and kernel it uses.
 DATA_KEYS = ("dataset", "n_samples", "binary", "data_file", "kernel", "kernel_params",
@@ -55,6 +61,35 @@ def grid_points(X, grid=BOUNDARY_GRID):
     G0, G1 = np.meshgrid(np.linspace(lo[0] - pad[0], hi[0] + pad[0], grid),
                          np.linspace(lo[1] - pad[1], hi[1] + pad[1], grid))
     return np.column_stack([G0.ravel(), G1.ravel()])
+
+
+def boundary_sample(y, random_state, size=BOUNDARY_SAMPLE):
+    """The points a boundary model is trained on: all, or a stratified sample.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        The labels of all the data.
+    random_state : int
+        The comparison's seed (the same sample for every method).
+    size : int
+        The most points kept.
+
+    Returns
+    -------
+    ndarray of shape (min(n, size),)
+        Sorted row indices: ``arange(n)`` when ``n <= size``, else a sample of
+        ``size`` points with the classes' proportions
+        (:func:`sklearn.model_selection.train_test_split` with ``stratify=y``).
+    """
+    from sklearn.model_selection import train_test_split
+
+    y = np.asarray(y)
+    if y.size <= size:
+        return np.arange(y.size)
+    idx, _ = train_test_split(np.arange(y.size), train_size=int(size), stratify=y,
+                              random_state=random_state)
+    return np.sort(idx)
 
 
 def points_table(data):
@@ -113,7 +148,7 @@ def boundary_grid(fold_cell, methods, chosen, fixed, solvers, grid=BOUNDARY_GRID
 
 
 def boundary_cell(params):
-    """Fit one method on all the data and predict the grid: one boundary cell.
+    """Fit one method on the data (:func:`boundary_sample`) and predict the grid: one cell.
 
     Parameters
     ----------
@@ -124,7 +159,8 @@ def boundary_cell(params):
     Returns
     -------
     dict
-        ``train_accuracy`` (the fit's accuracy on all the data) and ``trace``:
+        ``train_accuracy`` (the fit's accuracy on the points it was trained
+        on), ``n_fit`` (their number: at most :data:`BOUNDARY_SAMPLE`) and ``trace``:
         a DataFrame ``x0, x1, prediction`` (predicted labels as text), one row
         per grid point.
 
@@ -139,7 +175,9 @@ def boundary_cell(params):
     seed = params["seed"]
     data = cell_kernel_data({**params["data"], "repeat": 0, "seed": seed})[0]
     X, y = data.X, data.y
-    points = grid_points(X, params["grid"])
+    points = grid_points(X, params["grid"])       # over ALL the data
+    idx = boundary_sample(y, random_state=seed)
+    whole = idx.size == y.size
     name, method_params = params["method"], dict(params["method_params"])
     d = _with_kernel_params(data, params["kernel_choice"]) if params["kernel_choice"] else data
     approximation = params["data"].get("approximation")
@@ -147,18 +185,25 @@ def boundary_cell(params):
         est = build_estimator(name, method_params, params["solver"], random_state=seed,
                               approximation=make_approximation(approximation, seed),
                               kernel=d.kernel, kernel_params=d.kernel_params)
-        K_all, R = X, points
+        K_all, R = X[idx], points
     else:
         est = build_estimator(name, method_params, params["solver"], random_state=seed)
-        K_all, R = d.K, d.rows(points)
+        K_all, R = _kernel_sample(d.K, d.rows(points), idx, whole)
     if d.base_kernels is not None and accepts_stacked_kernels(est):
-        K_all, R = d.stacked_kernel(), d.rows(points, stacked=True)
-    est.fit(K_all, y)
+        K_all, R = _kernel_sample(d.stacked_kernel(), d.rows(points, stacked=True), idx, whole)
+    est.fit(K_all, y[idx])
     pred = est.predict(R)
-    accuracy = float(np.mean(est.predict(K_all) == y))
+    accuracy = float(np.mean(est.predict(K_all) == y[idx]))
     trace = pd.DataFrame({"x0": points[:, 0], "x1": points[:, 1],
                           "prediction": [str(v) for v in pred]})
-    return {"train_accuracy": accuracy, "trace": trace}
+    return {"train_accuracy": accuracy, "n_fit": int(idx.size), "trace": trace}
+
+
+def _kernel_sample(K, R, idx, whole):
+    """The training kernel and the grid's rows on the sampled points ``idx``."""
+    if whole:
+        return K, R
+    return K[np.ix_(idx, idx)], R[:, idx]
 
 
 def _with_kernel_params(data, kparams):

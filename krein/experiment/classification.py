@@ -516,7 +516,8 @@ def classification_cell(params):
         parameters as ``kernel_<p>``, ``{}`` without selection); ``fit_seconds``, ``predict_seconds``, ``select_seconds``;
         ``n_support`` (``len(support_)``), ``n_iter`` (sum of ``n_iter_``);
         ``min_eigenvalue``, ``r_mm``, ``r_neg`` of the outer training block
-        (:class:`krein.spectrum.Spectrum`); ``solver_used``,
+        (:class:`krein.spectrum.Spectrum`); ``solver_used`` (the fitted
+        ``solver_``, "auto" resolved, when the estimator records one),
         ``solver_version``, ``solver_status`` (statuses of the
         :class:`krein.solvers.Solution` objects the estimator keeps, ``""`` if
         none), ``objective`` and ``gap`` (of a single such solution, else NaN),
@@ -694,7 +695,8 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     out["n_iter"] = int(np.sum(n_iter)) if n_iter is not None else None
     out.update({"min_eigenvalue": float(spec.min_eigenvalue), "r_mm": float(spec.r_mm),
                 "r_neg": float(spec.r_neg)})
-    used = est.get_params(deep=False).get("solver")
+    used = getattr(est, "solver_", None)       # the solver that ran ("auto" resolved)
+    used = used if isinstance(used, str) else est.get_params(deep=False).get("solver")
     out["solver_used"] = used if isinstance(used, str) else ""
     out["solver_version"] = solver_version(out["solver_used"])
     sols = _solutions(est)

@@ -66,7 +66,12 @@ class ComparisonResult:
     files : list of str, default []
         Paths written (empty without an output directory).
     seconds : float, default nan
-        Wall time of the run.
+        Wall time of the whole run: the data, every fold, the boundary cells and
+        (with a directory) the files, the figures and the page.
+    boundary_seconds : float, default nan
+        Wall time of the boundary cells (nan when none ran).
+    output_seconds : float, default nan
+        Wall time of writing the directory's files, figures and page.
     directory : str or None, default None
         The output directory (None without one).
     n_reused : int, default 0
@@ -100,6 +105,8 @@ class ComparisonResult:
     notes: dict = field(default_factory=dict)
     files: list = field(default_factory=list)
     seconds: float = float("nan")
+    boundary_seconds: float = float("nan")
+    output_seconds: float = float("nan")
     directory: str | None = None
     n_reused: int = 0
     points: pd.DataFrame | None = field(default=None, repr=False)
@@ -369,6 +376,10 @@ def _json_default(v):
     return str(v)
 
 
+def _seconds_or_none(v):
+    return None if v is None or np.isnan(v) else float(v)
+
+
 def kernel_record(data):
     """The ``data`` and ``spectrum`` entries of ``run.json`` for a kernel on its own, JSON-ready.
 
@@ -403,8 +414,9 @@ def run_info(result, command=None):
     Returns
     -------
     dict
-        JSON-serializable: ``krein_version``, ``created``, ``seconds``,
-        ``command``, ``data`` (name, source, kind, size, classes with counts,
+        JSON-serializable: ``krein_version``, ``created``, ``seconds`` (the
+        whole run), ``boundary_seconds`` and ``output_seconds`` (its parts; null
+        when not run or not yet known), ``command``, ``data`` (name, source, kind, size, classes with counts,
         kernel and parameters, notes), ``spectrum`` (signature, extreme
         eigenvalues, r_mm, r_neg of the kernel on all objects; in an
         approximated run of its Nyström approximation, with ``approximation``
@@ -436,7 +448,8 @@ def run_info(result, command=None):
     return json.loads(json.dumps({
         "krein_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "seconds": result.seconds, "command": command,
+        "seconds": result.seconds, "boundary_seconds": _seconds_or_none(result.boundary_seconds),
+        "output_seconds": _seconds_or_none(result.output_seconds), "command": command,
         "data": {"name": data.dataset, "source": source, "kind": data.kind,
                  "n_samples": data.n_samples, "n_features": data.n_features,
                  "description": data.description, "classes": _label_names(data),
@@ -458,8 +471,13 @@ def run_info(result, command=None):
     }, default=_json_default))
 
 
-def write_outputs(result, out, command=None):
+def write_outputs(result, out, command=None, t_start=None):
     """Write the files of a comparison into its directory, then the report page.
+
+    With ``t_start`` the time of writing is part of the run: once the page and
+    figures are written, ``result.output_seconds`` and ``result.seconds`` are
+    set and ``run.json`` is written again with them (the page, written before,
+    shows the run time up to its own writing).
 
     Parameters
     ----------
@@ -469,6 +487,8 @@ def write_outputs(result, out, command=None):
         The directory (claimed by the run).
     command : str, optional
         The command line, recorded in ``run.json``.
+    t_start : float, optional
+        ``time.perf_counter()`` at the start of the run.
 
     Returns
     -------
@@ -477,6 +497,7 @@ def write_outputs(result, out, command=None):
     """
     from .page import write_report
 
+    t_write = time.perf_counter()
     info = run_info(result, command)
     files = [write_table(out, SUMMARY_FILE, result.summary),
              write_table(out, FOLDS_FILE, result.folds),
@@ -488,5 +509,10 @@ def write_outputs(result, out, command=None):
     files.append(atomic_write_text(os.path.join(out, RUN_FILE),
                                    json.dumps(info, indent=1) + "\n"))
     report = write_report(out)
+    if t_start is not None:
+        now = time.perf_counter()
+        result.output_seconds, result.seconds = now - t_write, now - t_start
+        info.update(seconds=result.seconds, output_seconds=result.output_seconds)
+        atomic_write_text(os.path.join(out, RUN_FILE), json.dumps(info, indent=1) + "\n")
     figures = [os.path.join(out, FIGURE_FILES[k]) for k in ("spectrum", "accuracy", "boundaries")]
     return files + [f for f in figures if os.path.exists(f)] + [report]
