@@ -332,7 +332,9 @@ def comparison_lines(result):
     for name, group in warned.groupby("method", sort=False):
         lines.append(f"warnings in {name} ({len(group)} of {result.outer_folds * result.repeats} "
                      f"fits), first: {group['warnings'].iloc[0][:300]}")
-    lines.append(f"time: {result.seconds:.0f} s")
+    boundary = getattr(result, "boundary_seconds", float("nan"))
+    lines.append(f"time: {result.seconds:.0f} s"
+                 + ("" if boundary != boundary else f" (boundaries {boundary:.0f} s)"))
     if result.files:
         report = [f for f in result.files if f.endswith("report.html")]
         lines.append(f"files written to {result.directory}/: "

@@ -12,7 +12,8 @@ The directory
 The directory
 -------------
 * ``run.json``: one JSON object with ``krein_version``, ``created`` (ISO 8601),
-  ``seconds``, ``command`` (or null), ``data`` (``name``, ``source``, ``kind``,
+  ``seconds`` (the whole run: cells, boundaries, files, figures, page), ``boundary_seconds``
+  and ``output_seconds`` (its parts), ``command`` (or null), ``data`` (``name``, ``source``, ``kind``,
   ``n_samples``, ``n_features``, ``description``, ``classes`` as
   ``[[label, count], ...]`` with the original label names as strings,
   ``kernel``, ``kernel_params``, ``notes``), ``spectrum`` (``n, p, q, z,
