@@ -38,7 +38,6 @@ import io
 import json
 import sys
 import zipfile
-from collections import Counter
 from pathlib import Path
 
 import numpy as np

@@ -3,10 +3,8 @@ orientation of CoilYork's test block (issue 26, §1)."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import importlib.util
-import io
 import json
 from pathlib import Path
 
