@@ -36,6 +36,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from .._validation import NONNEGATIVE, POSITIVE, check_square_kernel
 from ..formulations.indefinite import ProxyKernelProblem
+from ..kernels import kernel_scale
 from ..solvers import (INDEFINITE_ALGORITHMS, SolverName, indefinite_options, resolve_solver,
                        solve_indefinite)
 from ..solvers.indefinite import OUT_OF_SAMPLE_MAPS, ProxyKernelOracle, perturb_svm_cvxpy
@@ -186,6 +187,14 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         Dual variables (zero off each pair).
     proxy_dual_coef_ : ndarray of shape (n_pairs, n_train)
         ``u = y * alpha``: the coefficients on the proxy kernel ``K*``.
+    kernel_scale_ : float
+        ``kernel_scale(K)`` of the training kernel (:func:`krein.kernels.kernel_scale`),
+        the unit of the model: under ``K -> c K`` with ``C -> C/c`` and
+        ``rho -> rho/c^3`` (the registry's exponents) the default step rules
+        (backtracking from ``1/lam_max``, ``1/L``) and the relative stopping rule
+        make the same iterations and predictions (tests/test_scale_invariance.py);
+        ``solver_options={"step": "diminishing"}`` is the paper's absolute ``5/k``
+        and is not scale-free.
     dual_coef_, support_, intercept_, classes_ :
         As :class:`~krein.estimators.base.KernelClassifierBase`; ``dual_coef_`` are
         the coefficients applied to the raw test rows (the out-of-sample map
@@ -248,6 +257,7 @@ def _proxy_after_fit(est, K):
     models = est.binary_models_
     n = K.shape[0]
     est.objective_ = np.array([m.info["solution"].objective for m in models])
+    est.kernel_scale_ = kernel_scale(K)
     est.duality_gap_ = np.array([m.info["solution"].gap for m in models])
     est.alpha_ = np.zeros((len(models), n))
     est.proxy_dual_coef_ = np.zeros((len(models), n))
@@ -743,7 +753,7 @@ class PerturbSVC(KernelClassifierBase):
     ----------
     objective_, duality_gap_ : ndarray of shape (n_pairs,)
         Value of (22) and a certified gap (Frank-Wolfe bound at the returned point).
-    alpha_, proxy_dual_coef_, dual_coef_, support_, intercept_, classes_, n_iter_ :
+    alpha_, proxy_dual_coef_, dual_coef_, support_, intercept_, classes_, n_iter_, kernel_scale_ :
         As :class:`IndefiniteSVC` (``dual_coef_ = u`` on the raw kernel).
 
     Raises

@@ -62,7 +62,8 @@ Start from ``y_0 = b - diag(G)`` (the diagonal of ``G + Diag(y_0)`` is ``b``;
 2. Armijo line search on ``theta``: the first ``alpha`` in ``1, 1/2, 1/4, ...``
    (at most 20 halvings) with
    ``theta(y_k + alpha d) <= theta(y_k) + 1e-4 alpha grad' d`` (plus a rounding
-   allowance ``1e-12 (1 + |theta|)``).  Each trial is one eigendecomposition,
+   allowance ``1e-12 (|theta| + ||G||_F^2 / 2)``, relative to the data so that
+   ``K`` and ``s K`` take the same steps).  Each trial is one eigendecomposition,
    and the accepted one is reused at the next iterate.
 3. Stop when ``g_k = ||grad theta(y_k)|| / ||b|| <= tol``: the diagonal of
    ``(G + Diag(y))_+`` is then within ``tol`` of ``b`` (relative).
@@ -441,7 +442,9 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
             if not slope < 0:  # not a descent direction (rounding): preconditioned gradient
                 d = -g / (np.maximum(point.jacobian_diagonal(), 1e-8) + eps)
                 slope = float(g @ d)
-            slack = 1e-12 * (1.0 + abs(point.theta))
+            # rounding allowance relative to the data (theta and |G|^2/2 scale as s^2 under
+            # K -> s K): an absolute 1 made the Armijo test depend on the kernel's scale
+            slack = 1e-12 * (abs(point.theta) + half_G2)
             alpha = 1.0
             for _ in range(_MAX_HALVINGS + 1):
                 trial = evaluate(point.y + alpha * d)
@@ -455,7 +458,8 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
         Xt = _feasible(Xd.copy(), b)
         p_val = 0.5 * float(np.linalg.norm(Xt - G) ** 2)
         rows[-1]["objective"] = np.sqrt(2 * p_val)
-        rows[-1]["relative_gap"] = (p_val - dual_val) / (1 + abs(p_val) + abs(dual_val))
+        rows[-1]["relative_gap"] = (p_val - dual_val) / max(abs(p_val) + abs(dual_val),
+                                                            np.finfo(float).tiny)
         y = point.y
         if not converged:
             warnings.warn(f"nearest_psd_newton stopped at max_iter={max_iter} before reaching "
@@ -486,7 +490,7 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
     nX = norm.norm(X)
     cert.update({
         "primal_value": p_final, "dual_value": dual_val, "duality_gap": p_final - dual_val,
-        "relative_duality_gap": (p_final - dual_val) / (1 + abs(p_final) + abs(dual_val)),
+        "relative_duality_gap": (p_final - dual_val) / max(abs(p_final) + abs(dual_val), np.finfo(float).tiny),
         "gradient": rel_g, "eigh": n_eigh,
         "scaling_change": norm.norm(X - X_dual) / nX if nX > 0 else 0.0})
     if verbose:

@@ -68,11 +68,16 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
         ``C`` and ``rho``.
     step : {"backtracking", "lipschitz", "diminishing"}
         ``"diminishing"``: the paper's ``t_k = step0 / k`` (luss §3.2 used 5/k
-        for IndefiniteSVM and 10/k for PerturbSVM; default ``step0 = 5``);
+        for IndefiniteSVM and 10/k for PerturbSVM; default ``step0 = 5``), an
+        absolute step kept to reproduce the paper: it is not scale-free (on
+        CoilYork's classical-scaling kernel, scale ~2e4, it runs to ``max_iter``;
+        ``benchmarks/scale.py``);
         ``"lipschitz"``: ``t = 1/L`` from :func:`lipschitz_bound` (safe, often
         small); ``"backtracking"`` (default): start from ``1/lam_max(K0)``, halve
         until the sufficient-ascent condition
-        ``f(b+) >= f(b) + grad'(b+ - b) - |b+ - b|^2 / (2t)`` holds, and try a
+        ``f(b+) >= f(b) + grad'(b+ - b) - |b+ - b|^2 / (2t)`` holds (both rules
+        scale-free: under ``K0 -> c K0, C -> C/c, rho -> rho/c^3`` the step follows
+        ``beta ~ 1/c`` and the same iterations are made), and try a
         1.5x longer step at the next iteration.  Oracle calls per iteration:
         one for "diminishing" and "lipschitz"; one plus one per halving for
         "backtracking", whose 1.5x trial overshoots the local curvature about
