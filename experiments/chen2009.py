@@ -42,7 +42,11 @@ Choices, each stated:
   part).  The scale is a label-free statistic of the matrix; computing it once
   per set rather than per split keeps one grid per set (values rounded to 4
   significant digits so that the cell keys do not depend on the last bits of a
-  floating-point sum).
+  floating-point sum).  The scale parameters a method does not tune move
+  with the same scale (``scaled_defaults(method, scale)``,
+  :func:`krein.registry.scaled_defaults`: ``nearest-psd``'s fixed diagonal
+  ``1 * s`` and its ``correction__C``, ``bending``'s ``correction__C = 1 / s``),
+  as in ``krein compare``.
 * **inner CV**: stratified 3-fold on each training part (``krein compare``'s
   default).  The inner scheme of Chen et al. could not be checked (the
   paper's text was not reachable, see :data:`PAPER_ERRORS`).
@@ -216,8 +220,15 @@ def method_grid(method, scale, quick=False):
 
 
 def _cells(dataset, methods, quick=False):
+    from krein.registry import scaled_defaults
+
     scale = dataset_scale(dataset)
-    specs = [{"method": m, "grid": method_grid(m, scale, quick)} for m in methods]
+    specs = []
+    for m in methods:
+        grid = method_grid(m, scale, quick)
+        # untuned scale parameters on the kernel's scale, as krein compare places them
+        fixed = {k: _round(v) for k, v in scaled_defaults(m, scale, exclude=grid).items()}
+        specs.append({"method": m, "grid": grid, "params": fixed})
     kernel = [{"kernel": KERNELS[dataset]}]
     inner = 2 if quick else INNER_FOLDS
     if dataset in PREDEFINED:

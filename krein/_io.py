@@ -29,13 +29,43 @@ import secrets
 import sys
 import tempfile
 
-__all__ = ["captured_stdout", "atomic_write", "atomic_write_bytes", "atomic_write_text",
+__all__ = ["file_stamp", "captured_stdout", "atomic_write", "atomic_write_bytes", "atomic_write_text",
            "csv_bytes", "WriteError", "remove_stale_temporaries", "new_figure", "save_png",
            "progress_bar", "TMP_SUFFIX"]
 
 #: Suffix of the temporary files of :func:`atomic_write`.
 TMP_SUFFIX = ".tmp"
 
+
+
+def file_stamp(*paths):
+    """What identifies the contents of files for an in-process cache: path, size, mtime.
+
+    A cache keyed on a file's path alone returns the old data after the file is
+    rewritten (a notebook that saves ``K.npy`` again and reruns ``krein
+    compare``); the size and the modification time in nanoseconds change then.
+
+    Parameters
+    ----------
+    *paths : str, path-like or None
+        The files (None entries are skipped).
+
+    Returns
+    -------
+    tuple
+        ``(path, size, mtime_ns)`` per existing file, ``(path, None, None)`` for a
+        missing one (its loader raises the error).
+    """
+    out = []
+    for p in paths:
+        if p is None:
+            continue
+        try:
+            st = os.stat(p)
+            out.append((str(p), st.st_size, st.st_mtime_ns))
+        except OSError:
+            out.append((str(p), None, None))
+    return tuple(out)
 
 def _fsync_directory(directory):
     if os.name != "posix":

@@ -26,7 +26,9 @@ registry (:func:`krein.registry.default_grid`), placed relative to the scale
 approximated run the mean ``k(x_i, x_i)`` from the features), so that ``K``
 and ``c K`` choose the same models, and, when the kernel is computed from
 feature vectors, the kernel's scale parameter
-(:func:`krein.kernel_data.default_kernel_grid`).  ``grid`` overrides entries
+(:func:`krein.kernel_data.default_kernel_grid`).  A method's scale parameters
+that are not tuned (``nearest-psd``'s ``correction__diagonal``) move with
+``s`` in the same way (:func:`krein.registry.scaled_defaults`).  ``grid`` overrides entries
 with absolute values (each checked against the estimators'
 ``_parameter_constraints``), a fixed ``C`` (absolute) takes ``C`` out of the
 grids, ``tune=False`` fixes everything.  A matrix given as a kernel that
@@ -98,7 +100,8 @@ from .experiment.comparison_result import (FOLD_COLUMNS, SUMMARY_COLUMNS, Compar
 from .experiment.store import DirectoryInUse
 from .kernel_data import (check_approximation, check_data_arguments, default_kernel_grid,
                           has_test_part)
-from .registry import REQUIREMENTS, default_grid, list_methods, method_requirements
+from .registry import (REQUIREMENTS, default_grid, list_methods, method_requirements,
+                       scaled_defaults)
 from .comparison_arguments import (_check_C, _check_count, _check_grid, _check_kernel_grid,
                                    _check_methods, _check_solver, _data_entry, _is_int,
                                    run_name, safe_name)
@@ -341,6 +344,9 @@ def _declare(spec, data):
         g = default_grid(m, scale) if spec.tune else {}
         g.update({k: v for k, v in method_over.items() if k in accepted and spec.tune})
         g = {k: v for k, v in g.items() if k not in fixed}
+        # the scale parameters that are not tuned follow the kernel's scale too
+        if spec.tune:
+            fixed.update(scaled_defaults(m, scale, exclude=set(g) | set(fixed) | set(method_over)))
         grids[m] = g
         entries.append({"method": m, "params": fixed, "grid": g})
     unused = [k for k in method_over if not any(k in accepted_params[m] for m in run)]

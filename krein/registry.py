@@ -21,7 +21,8 @@ from .registry_entry import (ENTRY_CONSTRAINTS, REQUIREMENTS, TASKS, MethodEntry
 
 __all__ = ["make_method", "list_methods", "register_method", "default_grid",
            "method_requirements", "method_entry", "approximation_defaults",
-           "estimator_check_instances", "readme_table", "scale_exponents", "MethodEntry",
+           "estimator_check_instances", "readme_table", "scale_exponents", "scaled_defaults",
+           "MethodEntry",
            "TASKS", "C_GRID", "RHO_GRID", "MU_GRID", "K_GRID", "REQUIREMENTS",
            "ENTRY_CONSTRAINTS", "NO_APPROXIMATE_PATH", "APPROXIMATE_SOLVER"]
 
@@ -274,6 +275,56 @@ def scale_exponents(name):
     if entry.scale is not None:
         return dict(entry.scale)
     return {"C": -1} if "C" in entry.factory().get_params(deep=False) else {}
+
+
+def scaled_defaults(name, scale, exclude=()):
+    """The registered defaults of a method's scale parameters, placed on a kernel's scale.
+
+    :func:`default_grid` moves the tuned parameters with the kernel scale ``s``;
+    the scale parameters that are not tuned keep their registered default,
+    which is absolute (``NearestPSD``'s unit ``correction__diagonal`` on a
+    classical-scaling kernel of scale 2e4).  This gives them the same
+    treatment: each default ``v`` with an exponent ``e`` in
+    :func:`scale_exponents` becomes ``v * s ** e``, so that ``K`` and ``c K``
+    fit the same models (DESIGN.md "Scale", issue 28 item 4).
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`list_methods`.
+    scale : float > 0
+        The kernel scale ``s`` (:func:`krein.kernels.kernel_scale`).
+    exclude : iterable of str, default=()
+        Parameters left out (those in the grid or given by the user).
+
+    Returns
+    -------
+    dict
+        ``{parameter: value}`` (nested names such as ``correction__diagonal``
+        included) for every parameter with a non-zero exponent, a finite
+        non-zero numeric default and not in ``exclude``; empty when
+        ``scale == 1``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, or a ``scale`` that is not a positive finite number.
+    """
+    import math
+    import numbers
+
+    default_grid(name, scale)  # validates name and scale
+    if scale == 1.0:
+        return {}
+    params = make_method(name).get_params(deep=True)
+    out = {}
+    for k, e in scale_exponents(name).items():
+        v = params.get(k)
+        if (not e or k in exclude or isinstance(v, bool) or not isinstance(v, numbers.Real)
+                or not math.isfinite(v) or v == 0):
+            continue
+        out[k] = float(v) * float(scale) ** e
+    return out
 
 
 def method_requirements(name):

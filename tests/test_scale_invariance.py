@@ -119,3 +119,49 @@ def test_unit_diagonal_on_coilyork_refused_and_its_scale_fast():
     ok = NearestPSD(diagonal=s, weights="support-vectors", C=1.0 / s).fit(K, y)
     assert ok.n_iter_ <= 20
     np.testing.assert_allclose(np.diag(ok.kernel_), s, rtol=1e-6)
+
+
+def test_compare_places_untuned_scale_parameters_on_the_kernel_scale(tmp_path):
+    # krein compare tunes C; nearest-psd's fixed diagonal (exponent 1) and its weights'
+    # C (exponent -1) are not in the grid.  Before issue 28 they stayed at 1 on every
+    # kernel: on 1e4 K the unit diagonal is refused (every fold an error row).  Now they
+    # move with s = kernel_scale(K) and K and 1e4 K give the same folds.
+    from krein.compare import run_comparison
+    from krein.registry import scaled_defaults
+
+    K, y, _ = _toy()
+    (tmp_path / "y.txt").write_text("\n".join(map(str, y)) + "\n")
+    runs = {}
+    for s in (1.0, 1e4):
+        np.save(tmp_path / f"K{s:g}.npy", s * K)
+        res = run_comparison(kernel_file=tmp_path / f"K{s:g}.npy", labels=tmp_path / "y.txt",
+                             methods=["nearest-psd"], outer_folds=2, inner_folds=2,
+                             progress=False, out=tmp_path / f"run{s:g}")
+        runs[s] = res.folds
+        assert (res.folds["error"].fillna("") == "").all(), res.folds["error"].tolist()
+    np.testing.assert_array_equal(runs[1.0]["accuracy"], runs[1e4]["accuracy"])
+    s = kernel_scale(1e4 * K)
+    placed = scaled_defaults("nearest-psd", s, exclude={"C"})
+    assert placed["correction__diagonal"] == pytest.approx(s)
+    assert placed["correction__C"] == pytest.approx(1 / s)
+    assert scaled_defaults("nearest-psd", 1.0) == {}
+
+
+def test_rewritten_kernel_file_is_read_again(tmp_path):
+    # The in-process kernel cache was keyed on the file's path: a comparison run after
+    # the file was rewritten (same path, new matrix) silently used the old matrix.
+    from krein.compare import run_comparison
+
+    K, y, _ = _toy()
+    (tmp_path / "y.txt").write_text("\n".join(map(str, y)) + "\n")
+    import os
+
+    seen = []
+    for s in (1.0, 1e4):
+        np.save(tmp_path / "K.npy", s * K)  # same path, same size: only the time differs
+        os.utime(tmp_path / "K.npy", ns=(int(s) * 10**9, int(s) * 10**9))
+        res = run_comparison(kernel_file=tmp_path / "K.npy", labels=tmp_path / "y.txt",
+                             methods=["svm"], outer_folds=2, progress=False, tune=False,
+                             out=tmp_path / f"run{s:g}")
+        seen.append(res.kernel_scale)
+    assert seen[1] == pytest.approx(1e4 * seen[0], rel=1e-9)

@@ -28,6 +28,7 @@ import warnings
 import numpy as np
 
 from .._cache import shared_computations
+from .._io import file_stamp
 from .._threads import fit_threads
 from ..approximation_spec import check_approximable
 # the approximate path of a method lives in its registry entry (re-exported for compare.py)
@@ -112,8 +113,8 @@ def _tuples(v):
 
 @functools.lru_cache(maxsize=16)
 def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_state,
-                 data_file_json="null", approximation=None):
-    from .. import kernel_data
+                 data_file_json="null", approximation=None, stamp=()):
+    from .. import kernel_data  # stamp: file_stamp of the files, only a cache key
 
     params = json.loads(params_json) or None
     spec = json.loads(data_file_json)
@@ -191,7 +192,7 @@ def check_data_file(spec):
 def _method_accepts(method, names):
     from ..registry import make_method
 
-    accepted = make_method(method).get_params(deep=False)
+    accepted = make_method(method).get_params(deep=True)  # nested: correction__diagonal
     return [n for n in names if n not in accepted], sorted(accepted)
 
 
@@ -311,11 +312,13 @@ def cell_kernel_data(params):
     p = {**CLASSIFICATION_DEFAULTS, **params}
     seed = _seeds(params)["data"]
     binary_json = json.dumps(p["binary"])
-    file_json = json.dumps(check_data_file(p["data_file"]), sort_keys=True)
+    spec = check_data_file(p["data_file"])
+    file_json = json.dumps(spec, sort_keys=True)
+    stamp = file_stamp(*[(spec or {}).get(k) for k in ("path", "labels", "test_path", "test_labels")])
     approximation = _check_approximation(p["approximation"])
     return [_kernel_data(p["dataset"], p["kernel"],
                          json.dumps({**p["kernel_params"], **kc}, sort_keys=True),
-                         p["n_samples"], binary_json, seed, file_json, approximation)
+                         p["n_samples"], binary_json, seed, file_json, approximation, stamp)
             for kc in _as_grid(p["kernel_grid"], "kernel_grid")]
 
 
