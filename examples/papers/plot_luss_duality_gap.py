@@ -91,5 +91,5 @@ plt.show()
 # %%
 # The paper found ACCPM converging linearly to a high precision and the projected
 # gradient stalling; on this problem the projected gradient reaches a small certified
-# gap first. The controlled study of why is ``experiments/luss_fig1.py``
+# gap in the fewest iterations, and ACCPM is stopped long before it could. The controlled study of why is ``experiments/luss_fig1.py``
 # (``experiments/README.md``, section on Luss & d'Aspremont's Fig. 1).
