@@ -36,8 +36,13 @@ from krein import Spectrum, make_method
 from krein.datasets import load_similarity
 
 FAST = os.environ.get("KREIN_DOCS_FAST") == "1"
+# sphinx_gallery_thumbnail_number = 2
 N_SPLITS = 3 if FAST else 10
-METHODS = ["svm", "clip", "esvm", "knn"] if FAST else ["svm", "clip", "flip", "esvm", "knn"]
+METHODS = (
+    ["svm", "clip", "esvm", "knn"]
+    if FAST
+    else ["svm", "clip", "flip", "esvm", "knn"]
+)
 DATASETS = ["aural-sonar", "protein-similarity", "voting", "yeast"]
 
 data = {name: load_similarity(name) for name in DATASETS}
@@ -46,9 +51,16 @@ fig, ax = plt.subplots(figsize=(7, 3.6))
 for name, (S, y) in data.items():
     spectrum = Spectrum.from_kernel(S)
     lam = spectrum.eigenvalues[::-1] / spectrum.max_eigenvalue
-    ax.plot(np.linspace(0, 1, lam.size), lam, label=f"{name} (r_neg {spectrum.r_neg:.1f} %)")
-    print(f"{name:19s} n = {y.size:3d}, classes {np.unique(y).size}, "
-          f"signature (p, q, z) = {spectrum.signature}, r_neg = {spectrum.r_neg:.2f} %")
+    ax.plot(
+        np.linspace(0, 1, lam.size),
+        lam,
+        label=f"{name} (r_neg {spectrum.r_neg:.1f} %)",
+    )
+    print(
+        f"{name:19s} n = {y.size:3d}, classes {np.unique(y).size}, "
+        f"signature (p, q, z) = {spectrum.signature}, r_neg = "
+        f"{spectrum.r_neg:.2f} %"
+    )
 ax.axhline(0.0, color="k", lw=0.6)
 ax.set_xlabel("eigenvalue rank / n (decreasing)")
 ax.set_ylabel("lambda / lambda_max")
@@ -71,18 +83,29 @@ scores = {}
 for name, (S, y) in data.items():
     for method in METHODS:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")       # libsvm's iteration warnings on S
-            acc = cross_val_score(make_method(method, kernel="precomputed"), S, y, cv=cv)
+            warnings.simplefilter("ignore")  # libsvm's iteration warnings on S
+            acc = cross_val_score(
+                make_method(method, kernel="precomputed"), S, y, cv=cv
+            )
         scores[name, method] = acc
-        print(f"{name:19s} {method:5s} accuracy {acc.mean():.3f} +- {acc.std():.3f}")
+        print(
+            f"{name:19s} {method:5s} accuracy {acc.mean():.3f} +- "
+            f"{acc.std():.3f}"
+        )
 
 width = 0.8 / len(METHODS)
 fig, ax = plt.subplots(figsize=(9, 3.8))
 for j, method in enumerate(METHODS):
     means = [scores[name, method].mean() for name in DATASETS]
     stds = [scores[name, method].std() for name in DATASETS]
-    ax.bar(np.arange(len(DATASETS)) + (j - (len(METHODS) - 1) / 2) * width, means, width,
-           yerr=stds, label=method, capsize=2)
+    ax.bar(
+        np.arange(len(DATASETS)) + (j - (len(METHODS) - 1) / 2) * width,
+        means,
+        width,
+        yerr=stds,
+        label=method,
+        capsize=2,
+    )
 ax.set_xticks(np.arange(len(DATASETS)), DATASETS)
 ax.set_ylabel(f"test accuracy ({N_SPLITS} splits)")
 ax.set_ylim(0.4, 1.0)

@@ -1,15 +1,15 @@
-"""
+r"""
 Stabilization, not minimization: ESVM and KSVM on the checkerboard
 ==================================================================
 
 Loosli, Ong & Canu (2013) train an SVM with an indefinite kernel by looking for a
 *stationary point* (a saddle) of the dual in a Krein space, not for a minimum. This
 example draws their checkerboard experiment (their §6.2.2, Figs. 3-4): a 4 x 4 board,
-the sigmoid kernel ``k(x, z) = tanh(a <x, z> + r)`` with ``a = 1``, ``r = -0.95``, and
-``C = 100``, and sets four classifiers side by side:
+the sigmoid kernel :math:`k(x, z) = \tanh(a \langle x, z\rangle + r)` with
+:math:`a = 1`, :math:`r = -0.95`, and :math:`C = 100`, and sets four classifiers side by side:
 
 * :class:`krein.ESVC` -- ESVM, their Algorithm 1: the SVM on the flipped kernel
-  ``|K| = V |Lambda| V'``, whose coefficients are mapped back to a stationary point of
+  :math:`|K| = V|\Lambda|V^\top`, whose coefficients are mapped back to a stationary point of
   the dual on ``K``;
 * :class:`krein.KSVC` -- KSVM, their Algorithm 2: the least-squares stabilization
   problem (26) solved by an active-set method;
@@ -49,9 +49,11 @@ X, X_test = (X - mean) / std, (X_test - mean) / std
 kernel_params = {"a": 1.0, "r": -0.95}
 spectrum = Spectrum.from_kernel(sigmoid_kernel(X, **kernel_params))
 p, q, z = spectrum.signature
-print(f"n = {N_TRAIN}: signature (p, q, z) = ({p}, {q}, {z}), "
-      f"least eigenvalue {spectrum.min_eigenvalue:.1f}, "
-      f"largest {spectrum.max_eigenvalue:.1f}")
+print(
+    f"n = {N_TRAIN}: signature (p, q, z) = ({p}, {q}, {z}), "
+    f"least eigenvalue {spectrum.min_eigenvalue:.1f}, "
+    f"largest {spectrum.max_eigenvalue:.1f}"
+)
 
 # %%
 # Four classifiers on the same kernel
@@ -83,10 +85,14 @@ mesh = np.column_stack([g0.ravel(), g1.ravel()])
 fig, axes = plt.subplots(1, 4, figsize=(14, 3.8), sharex=True, sharey=True)
 for ax, (name, model) in zip(axes, models.items()):
     f = model.decision_function(mesh).reshape(g0.shape)
-    ax.contourf(g0, g1, np.sign(f), levels=[-2, 0, 2], colors=["#f4c7c3", "#c6dbef"])
+    ax.contourf(
+        g0, g1, np.sign(f), levels=[-2, 0, 2], colors=["#f4c7c3", "#c6dbef"]
+    )
     ax.contour(g0, g1, f, levels=[0.0], colors="k", linewidths=1.2)
     ax.scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=8, edgecolors="none")
-    ax.set_title(f"{name}\naccuracy {model.score(X_test, y_test):.2f}", fontsize=10)
+    ax.set_title(
+        f"{name}\naccuracy {model.score(X_test, y_test):.2f}", fontsize=10
+    )
     ax.set_aspect("equal")
 fig.suptitle(f"Checkerboard, n = {N_TRAIN}, sigmoid a = 1, r = -0.95, C = 100")
 fig.tight_layout()

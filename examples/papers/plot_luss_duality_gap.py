@@ -1,12 +1,12 @@
-"""
+r"""
 Luss & d'Aspremont: the duality gap of IndefiniteSVM, three algorithms
 ======================================================================
 
-Luss & d'Aspremont (2009) treat the indefinite kernel ``K0`` as a noisy observation
+Luss & d'Aspremont (2009) treat the indefinite kernel :math:`K_0` as a noisy observation
 of a positive semi-definite *proxy kernel* ``K`` and learn both together: the
 max-min problem of their eq. (4) becomes, after the inner minimization over ``K`` in
 closed form, the concave maximization (7) over the SVM's ``alpha`` with the penalty
-``rho ||K - K0||_F^2``. :class:`krein.IndefiniteSVC` solves (7) by their projected
+:math:`\rho \|K - K_0\|_F^2`. :class:`krein.IndefiniteSVC` solves (7) by their projected
 gradient (Algorithm 1, ``solver="pg"``), an accelerated variant (``"apg"``) and the
 analytic center cutting plane method (ACCPM, Algorithm 2, ``"accpm"``). Each run
 records a *certified* duality gap: an upper bound on (7) minus the best value found,
@@ -41,8 +41,11 @@ rows = np.random.default_rng(0).choice(np.flatnonzero(keep), N, replace=False)
 X, y = X[rows], y[rows]
 K0 = simpson_kernel(X)
 spectrum = Spectrum.from_kernel(K0)
-print(f"n = {N}, signature (p, q, z) = {spectrum.signature}, "
-      f"least eigenvalue {spectrum.min_eigenvalue:.2f}, largest {spectrum.max_eigenvalue:.2f}")
+print(
+    f"n = {N}, signature (p, q, z) = {spectrum.signature}, "
+    f"least eigenvalue {spectrum.min_eigenvalue:.2f}, largest "
+    f"{spectrum.max_eigenvalue:.2f}"
+)
 
 # %%
 # Three algorithms on the same problem (7)
@@ -54,13 +57,22 @@ runs = {}
 for solver, max_iter in (("pg", 1000), ("apg", 1000), ("accpm", ACCPM_ITER)):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        model = IndefiniteSVC(C=1.0, rho=1.0, solver=solver, kernel="precomputed",
-                              tol=1e-6, max_iter=max_iter).fit(K0, y)
+        model = IndefiniteSVC(
+            C=1.0,
+            rho=1.0,
+            solver=solver,
+            kernel="precomputed",
+            tol=1e-6,
+            max_iter=max_iter,
+        ).fit(K0, y)
     runs[solver] = model
     trace = model.trace_
-    print(f"{solver:6s} iterations {model.n_iter_[0]:4d}   objective of (7) "
-          f"{model.objective_[0]:.6f}   certified gap {model.duality_gap_[0]:.2e}   "
-          f"{(trace['seconds'] + trace['gap_seconds'].fillna(0)).sum():.2f} s")
+    print(
+        f"{solver:6s} iterations {model.n_iter_[0]:4d}   objective of (7) "
+        f"{model.objective_[0]:.6f}   certified gap "
+        f"{model.duality_gap_[0]:.2e}   "
+        f"{(trace['seconds'] + trace['gap_seconds'].fillna(0)).sum():.2f} s"
+    )
 
 # %%
 # The three objectives agree to within the largest certified gap: each algorithm
@@ -68,15 +80,20 @@ for solver, max_iter in (("pg", 1000), ("apg", 1000), ("accpm", ACCPM_ITER)):
 # it relative to the objective.
 best = max(m.objective_[0] for m in runs.values())
 worst_gap = max(m.duality_gap_[0] for m in runs.values())
-print(f"largest difference of the objectives {best - min(m.objective_[0] for m in runs.values()):.2e}"
-      f" <= largest gap {worst_gap:.2e}")
+print(
+    f"largest difference of the objectives "
+    f"{best - min(m.objective_[0] for m in runs.values()):.2e}"
+    f" <= largest gap {worst_gap:.2e}"
+)
 
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.8))
 for solver, model in runs.items():
     trace = model.trace_.dropna(subset=["gap"])
     relative = trace["gap"] / np.abs(trace["objective"])
     axes[0].semilogy(trace["iter"], relative, label=solver)
-    elapsed = (model.trace_["seconds"] + model.trace_["gap_seconds"].fillna(0)).cumsum()
+    elapsed = (
+        model.trace_["seconds"] + model.trace_["gap_seconds"].fillna(0)
+    ).cumsum()
     axes[1].semilogy(elapsed[trace.index], relative, label=solver)
 axes[0].set_xlabel("iteration")
 axes[1].set_xlabel("seconds (iterations and gap checks, cumulative)")
@@ -84,7 +101,9 @@ for ax in axes:
     ax.set_ylabel("certified gap / objective")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend()
-fig.suptitle(f"IndefiniteSVC on USPS 3 vs 5, Simpson kernel, n = {N}, C = 1, rho = 1")
+fig.suptitle(
+    f"IndefiniteSVC on USPS 3 vs 5, Simpson kernel, n = {N}, C = 1, rho = 1"
+)
 fig.tight_layout()
 plt.show()
 

@@ -47,12 +47,18 @@ models = {
 for name, model in models.items():
     model.fit(X, y)
     sol = model.solution_
-    scalars = {k: v for k, v in sol.certificate.items()
-               if isinstance(v, (float, np.floating)) and k in
-               ("residual", "kkt_residual", "grad_norm", "gap", "stationarity")}
+    scalars = {
+        k: v
+        for k, v in sol.certificate.items()
+        if isinstance(v, (float, np.floating))
+        and k
+        in ("residual", "kkt_residual", "grad_norm", "gap", "stationarity")
+    }
     text = ", ".join(f"{k} = {v:.1e}" for k, v in scalars.items())
-    print(f"{name:28s} solver {sol.solver!r:20s} status {sol.status!r:11s} "
-          f"kind {sol.certificate_kind!r}: {text}")
+    print(
+        f"{name}: solver {sol.solver!r}, status {sol.status!r}\n"
+        f"    certificate {sol.certificate_kind!r}: {text}"
+    )
 
 # %%
 # ESVC's certificate is the stationarity residual of the SVM dual on the flipped
@@ -67,8 +73,11 @@ for name, model in models.items():
 # guard): the certificate's ``stop`` entry says so, and the stationarity residual
 # says the point is not a critical point.
 dc = models["DCSVC"]
-print(f"DCSVC stopped by {dc.solution_.certificate['stop']!r} after {dc.n_iter_[0]} "
-      f"iterations; relative stationarity residual {dc.stationarity_[0]:.2f}")
+print(
+    f"DCSVC stopped by {dc.solution_.certificate['stop']!r} after "
+    f"{dc.n_iter_[0]} "
+    f"iterations; relative stationarity residual {dc.stationarity_[0]:.2f}"
+)
 
 # %%
 # The traces
@@ -81,7 +90,9 @@ dc_trace = dc.trace_
 fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
 axes[0].plot(ksvm_trace["iter"], ksvm_trace["objective"])
 axes[0].set_title("KSVC: objective of (26)")
-axes[1].semilogy(ksvm_trace["iter"], ksvm_trace["kkt_residual"].clip(lower=1e-16))
+axes[1].semilogy(
+    ksvm_trace["iter"], ksvm_trace["kkt_residual"].clip(lower=1e-16)
+)
 axes[1].set_title("KSVC: KKT residual")
 axes[2].plot(dc_trace["iter"], dc_trace["objective"], "o-", ms=3)
 axes[2].set_title("DCSVC: objective F")

@@ -22,7 +22,11 @@ import os
 
 import matplotlib.pyplot as plt
 import numpy as np
-from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
+from sklearn.model_selection import (
+    GridSearchCV,
+    StratifiedKFold,
+    cross_val_score,
+)
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 
@@ -34,27 +38,39 @@ C_VALUES = [0.1, 1.0, 10.0] if FAST else [0.01, 0.1, 1.0, 10.0, 100.0]
 SLOPES = [0.01, 0.1] if FAST else [0.005, 0.01, 0.05, 0.1, 0.5]
 
 X, y = load("sonar")
-print(f"Sonar: {X.shape[0]} objects, {X.shape[1]} features, classes {np.unique(y)}")
+print(
+    f"Sonar: {X.shape[0]} objects, {X.shape[1]} features, classes "
+    f"{np.unique(y)}"
+)
 
 pipe = make_pipeline(StandardScaler(), ESVC(kernel="sigmoid"))
-grid = {"esvc__C": C_VALUES,
-        "esvc__kernel_params": [{"a": a, "r": -1.0} for a in SLOPES]}
+grid = {
+    "esvc__C": C_VALUES,
+    "esvc__kernel_params": [{"a": a, "r": -1.0} for a in SLOPES],
+}
 inner = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
 search = GridSearchCV(pipe, grid, cv=inner).fit(X, y)
 print("best parameters:", search.best_params_)
-print(f"best inner-CV accuracy {search.best_score_:.3f} (the maximum over the grid: biased upwards in expectation)")
+print(
+    f"best inner-CV accuracy {search.best_score_:.3f} (the maximum over "
+    "the grid: biased upwards in expectation)"
+)
 
 # %%
 # The grid as a heatmap
 # ---------------------
-scores = search.cv_results_["mean_test_score"].reshape(len(C_VALUES), len(SLOPES))
+scores = search.cv_results_["mean_test_score"].reshape(
+    len(C_VALUES), len(SLOPES)
+)
 fig, ax = plt.subplots(figsize=(5.5, 4))
 im = ax.imshow(scores, cmap="viridis", origin="lower")
 ax.set_xticks(range(len(SLOPES)), [f"a = {a:g}" for a in SLOPES])
 ax.set_yticks(range(len(C_VALUES)), [f"C = {c:g}" for c in C_VALUES])
 for i in range(len(C_VALUES)):
     for j in range(len(SLOPES)):
-        ax.text(j, i, f"{scores[i, j]:.2f}", ha="center", va="center", color="w")
+        ax.text(
+            j, i, f"{scores[i, j]:.2f}", ha="center", va="center", color="w"
+        )
 fig.colorbar(im, ax=ax, label="mean inner-CV accuracy")
 ax.set_title("ESVC, sigmoid kernel, r = -1")
 fig.tight_layout()
@@ -67,7 +83,11 @@ plt.show()
 # honest estimate tunes inside each outer training part and scores on the outer
 # test part -- ``cross_val_score`` over the ``GridSearchCV`` object does exactly
 # that. ``krein compare`` runs this protocol for every registered method.
-outer = StratifiedKFold(n_splits=3 if FAST else 5, shuffle=True, random_state=1)
+outer = StratifiedKFold(
+    n_splits=3 if FAST else 5, shuffle=True, random_state=1
+)
 nested = cross_val_score(search, X, y, cv=outer)
-print(f"nested CV accuracy {nested.mean():.3f} +- {nested.std():.3f} "
-      f"(outer folds: {np.round(nested, 3)})")
+print(
+    f"nested CV accuracy {nested.mean():.3f} +- {nested.std():.3f} "
+    f"(outer folds: {np.round(nested, 3)})"
+)

@@ -33,8 +33,8 @@ KERNEL = {"kernel": "sigmoid", "kernel_params": {"a": 1.0, "r": -0.95}}
 
 
 def board(n, seed):
-    """A checkerboard of n points on [0, 1]^2, standardized with the uniform law's
-    mean 1/2 and standard deviation sqrt(1/12), so that every size shares one scale."""
+    """A checkerboard of n points on [0, 1]^2, standardized by the uniform
+    law (mean 1/2, standard deviation sqrt(1/12)): one scale for every size."""
     X, y = make_checkerboard(n, random_state=seed)
     return (X - 0.5) / np.sqrt(1 / 12), y
 
@@ -45,9 +45,11 @@ nystroem = IndefiniteNystroem(n_components=100, random_state=0, **KERNEL)
 exact = ESVC(C=1.0, **KERNEL).fit(X, y)
 approx = ESVC(C=1.0, approximation=nystroem, **KERNEL).fit(X, y)
 agree = np.mean(exact.predict(X_test) == approx.predict(X_test))
-print(f"n = 1000: exact ESVC accuracy {exact.score(X_test, y_test):.3f}, "
-      f"Nystroem ESVC ({approx.solver_}) {approx.score(X_test, y_test):.3f}, "
-      f"same prediction on {100 * agree:.1f} % of the test points")
+print(
+    f"n = 1000: exact ESVC accuracy {exact.score(X_test, y_test):.3f}, "
+    f"Nystroem ESVC ({approx.solver_}) {approx.score(X_test, y_test):.3f}\n"
+    f"the two predict the same class on {100 * agree:.1f} % of the test points"
+)
 
 # %%
 # The approximation's spectrum
@@ -56,8 +58,10 @@ print(f"n = 1000: exact ESVC accuracy {exact.score(X_test, y_test):.3f}, "
 # eigenvalues of ``C W^+ C'`` (``C`` the kernel columns of the landmarks, ``W`` their
 # block), both positive and negative: the approximation is itself indefinite.
 lam = approx.approximation_.eigenvalues_
-print(f"rank {approx.approximation_.n_components_}: {np.sum(lam > 0)} positive, "
-      f"{np.sum(lam < 0)} negative eigenvalues")
+print(
+    f"rank {approx.approximation_.n_components_}: {np.sum(lam > 0)} positive, "
+    f"{np.sum(lam < 0)} negative eigenvalues"
+)
 
 # %%
 # Growing n
@@ -71,8 +75,11 @@ for n in SIZES:
     model = ESVC(C=1.0, approximation=nystroem, **KERNEL).fit(X, y)
     seconds.append(time.perf_counter() - start)
     accuracy.append(model.score(X_test, y_test))
-    print(f"n = {n:7d}: fit {seconds[-1]:6.2f} s, rank {model.approximation_.n_components_:3d}, "
-          f"test accuracy {accuracy[-1]:.3f}")
+    print(
+        f"n = {n:7d}: fit {seconds[-1]:6.2f} s, rank "
+        f"{model.approximation_.n_components_:3d}, "
+        f"test accuracy {accuracy[-1]:.3f}"
+    )
 
 fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
 axes[0].plot(np.sort(lam)[::-1], "o", ms=3)

@@ -24,6 +24,7 @@ read the spectrum: :doc:`/user_guide/spectrum`; which method to pick from it:
 # (Pekalska & Duin's dissimilarity representation).
 import os
 import tempfile
+import textwrap
 from pathlib import Path
 
 import matplotlib.pyplot as plt
@@ -58,23 +59,32 @@ print(sorted(p.name for p in folder.iterdir()))
 # anything done to the matrix on loading: a matrix asymmetric within a small
 # tolerance is replaced by ``(D + D')/2``; beyond it krein refuses unless
 # ``symmetrize=True``.
-data = load_kernel_file(folder / "distances.csv", folder / "labels.txt", dissimilarity=True)
-print(f"name {data.dataset!r}, kind {data.kind!r}, kernel {data.kernel!r}, "
-      f"n = {data.y.size}, classes {sorted(str(c) for c in set(data.y))}")
+data = load_kernel_file(
+    folder / "distances.csv", folder / "labels.txt", dissimilarity=True
+)
+print(
+    f"name {data.dataset!r}, kind {data.kind!r}, kernel {data.kernel!r},\n"
+    f"n = {data.y.size}, classes {sorted(str(c) for c in set(data.y))}"
+)
 print("notes:", data.notes or "none")
 summary = data.spectrum().summary()
-print(f"signature (p, q, z) = ({summary['p']}, {summary['q']}, {summary['z']}), "
-      f"least eigenvalue {summary['min_eigenvalue']:.1f}, "
-      f"largest {summary['max_eigenvalue']:.1f}, r_neg = {summary['r_neg']:.1f} %")
+print(
+    f"signature (p, q, z) = ({summary['p']}, {summary['q']}, {summary['z']}), "
+    f"least eigenvalue {summary['min_eigenvalue']:.1f}, "
+    f"largest {summary['max_eigenvalue']:.1f}, r_neg = "
+    f"{summary['r_neg']:.1f} %"
+)
 
 # %%
 # Bad input is refused with a message that names the argument, e.g. a labels file
 # of the wrong length:
 (folder / "short.txt").write_text("\n".join(labels[:-3]) + "\n")
 try:
-    load_kernel_file(folder / "distances.csv", folder / "short.txt", dissimilarity=True)
+    load_kernel_file(
+        folder / "distances.csv", folder / "short.txt", dissimilarity=True
+    )
 except ValueError as error:
-    print("ValueError:", error)
+    print(textwrap.fill(f"ValueError: {error}", 79))
 
 # %%
 # Cross-validate two estimators on the kernel
@@ -84,18 +94,27 @@ except ValueError as error:
 # distances (``data.blocks(train, test)``), as ``krein compare`` does; here we use the
 # blocks for every fold.
 cv = StratifiedKFold(n_splits=5, shuffle=True, random_state=0)
-models = {"ESVC (Krein space)": ESVC(C=1.0, kernel="precomputed"),
-          "SpectrumSVC clip": SpectrumSVC(correction="clip", C=1.0, kernel="precomputed")}
+models = {
+    "ESVC (Krein space)": ESVC(C=1.0, kernel="precomputed"),
+    "SpectrumSVC clip": SpectrumSVC(
+        correction="clip", C=1.0, kernel="precomputed"
+    ),
+}
 for name, model in models.items():
     accuracy = []
     for train, test in cv.split(data.y, data.y):
         K_train, K_test = data.blocks(train, test)
         model.fit(K_train, data.y[train])
         accuracy.append(model.score(K_test, data.y[test]))
-    print(f"{name:20s} accuracy {np.mean(accuracy):.3f} +- {np.std(accuracy):.3f}")
+    print(
+        f"{name:20s} accuracy {np.mean(accuracy):.3f} +- "
+        f"{np.std(accuracy):.3f}"
+    )
 
 # sklearn's cross_val_score on the all-objects kernel, for comparison:
-score = cross_val_score(ESVC(C=1.0, kernel="precomputed"), data.K, data.y, cv=cv)
+score = cross_val_score(
+    ESVC(C=1.0, kernel="precomputed"), data.K, data.y, cv=cv
+)
 print(f"ESVC on the transductively centred K: {score.mean():.3f}")
 
 # %%
@@ -114,7 +133,9 @@ axes[1].axhline(0.0, color="k", lw=0.6)
 axes[1].set_yscale("symlog", linthresh=1.0)
 axes[1].set_xlabel("index (decreasing)")
 axes[1].set_ylabel("eigenvalue of K (symlog)")
-axes[1].set_title(f"signature (p, q, z) = ({summary['p']}, {summary['q']}, {summary['z']})")
+axes[1].set_title(
+    f"signature (p, q, z) = ({summary['p']}, {summary['q']}, {summary['z']})"
+)
 fig.tight_layout()
 plt.show()
 

@@ -33,22 +33,36 @@ FAST = os.environ.get("KREIN_DOCS_FAST") == "1"
 
 X, y = load("wdbc", scale="standard")
 X_train, X_test, y_train, y_test = train_test_split(
-    X, y, train_size=150 if FAST else 300, stratify=y, random_state=0)
-common = {"kernel": "sigmoid", "kernel_params": {"a": 0.1, "r": -1.0}, "probability": True}
+    X, y, train_size=150 if FAST else 300, stratify=y, random_state=0
+)
+common = {
+    "kernel": "sigmoid",
+    "kernel_params": {"a": 0.1, "r": -1.0},
+    "probability": True,
+}
 spectrum = Spectrum.from_kernel(sigmoid_kernel(X_train, a=0.1, r=-1.0))
-print(f"training kernel: signature (p, q, z) = {spectrum.signature}, "
-      f"r_neg = {spectrum.r_neg:.1f} %")
+print(
+    f"training kernel: signature (p, q, z) = {spectrum.signature}, "
+    f"r_neg = {spectrum.r_neg:.1f} %"
+)
 
-models = {"ESVC": ESVC(C=1.0, **common),
-          "DirectSVC (libsvm on K)": DirectSVC(C=1.0, **common),
-          "IndefiniteSVC": IndefiniteSVC(C=1.0, rho=1.0, **common)}
+models = {
+    "ESVC": ESVC(C=1.0, **common),
+    "DirectSVC (libsvm on K)": DirectSVC(C=1.0, **common),
+    "IndefiniteSVC": IndefiniteSVC(C=1.0, rho=1.0, **common),
+}
 positive = np.unique(y)[1]
 for name, model in models.items():
     model.fit(X_train, y_train)
-    proba = model.predict_proba(X_test)[:, list(model.classes_).index(positive)]
-    print(f"{name:24s} accuracy {model.score(X_test, y_test):.3f}, "
-          f"AUC {roc_auc_score(y_test == positive, model.decision_function(X_test)):.3f}, "
-          f"Brier score {brier_score_loss(y_test == positive, proba):.3f}")
+    proba = model.predict_proba(X_test)[
+        :, list(model.classes_).index(positive)
+    ]
+    auc = roc_auc_score(y_test == positive, model.decision_function(X_test))
+    print(
+        f"{name:24s} accuracy {model.score(X_test, y_test):.3f}, "
+        f"AUC {auc:.3f}, "
+        f"Brier score {brier_score_loss(y_test == positive, proba):.3f}"
+    )
 
 # %%
 # ROC curves and calibration
@@ -57,9 +71,15 @@ for name, model in models.items():
 # diagram of its Platt probabilities (perfect calibration is the diagonal).
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
 for name, model in models.items():
-    RocCurveDisplay.from_predictions(y_test == positive, model.decision_function(X_test),
-                                     name=name, ax=axes[0])
-    proba = model.predict_proba(X_test)[:, list(model.classes_).index(positive)]
+    RocCurveDisplay.from_predictions(
+        y_test == positive,
+        model.decision_function(X_test),
+        name=name,
+        ax=axes[0],
+    )
+    proba = model.predict_proba(X_test)[
+        :, list(model.classes_).index(positive)
+    ]
     frac, mean = calibration_curve(y_test == positive, proba, n_bins=5)
     axes[1].plot(mean, frac, "o-", label=name)
 axes[1].plot([0, 1], [0, 1], "k:", lw=1)

@@ -14,6 +14,7 @@ be trusted on its word. Which solver for which problem: :doc:`/user_guide/solver
 # The solvers installed here
 # --------------------------
 import os
+import textwrap
 import time
 import warnings
 
@@ -28,14 +29,17 @@ from krein.kernels import sigmoid_kernel
 FAST = os.environ.get("KREIN_DOCS_FAST") == "1"
 N = 80 if FAST else 200
 
-print("installed:", installed_solvers())
-# Mixed-integer variants and HiGHS (it prints a banner) are left out of this page.
-CANDIDATES = [s for s in installed_solvers()
-              if s not in ("GLPK_MI", "ECOS_BB", "HIGHS", "SCIP", "CBC")]
+print(textwrap.fill(f"installed: {', '.join(installed_solvers())}", 79))
+# Mixed-integer variants and HiGHS (it prints a banner) are left out here.
+CANDIDATES = [
+    s
+    for s in installed_solvers()
+    if s not in ("GLPK_MI", "ECOS_BB", "HIGHS", "SCIP", "CBC")
+]
 
 X, y = make_checkerboard(N, random_state=0)
 X = (X - X.mean(axis=0)) / X.std(axis=0)
-K = sigmoid_kernel(X, a=1.0, r=-0.95)     # indefinite
+K = sigmoid_kernel(X, a=1.0, r=-0.95)  # indefinite
 
 # %%
 # The 1-norm LP-SVM with every solver
@@ -54,16 +58,24 @@ for solver in CANDIDATES:
             sol = solve(problem, solver=solver)
             seconds = time.perf_counter() - start
     except (SolverError, ValueError) as error:
-        print(f"{solver:9s} -> {type(error).__name__}: {str(error)[:90]}")
+        message = f"{solver} -> {type(error).__name__}: {error}"
+        print(textwrap.fill(message[:200], 79))
         continue
-    rows.append((solver, sol.objective, sol.primal_residual, abs(sol.gap), seconds))
+    rows.append(
+        (solver, sol.objective, sol.primal_residual, abs(sol.gap), seconds)
+    )
 
 best = min(r[1] for r in rows)
-print(f"{'solver':9s} {'objective':>14s} {'- best':>9s} {'primal res.':>11s} "
-      f"{'|gap|':>9s} {'seconds':>8s}")
+print(
+    f"{'solver':9s} {'objective':>14s} {'- best':>9s} {'primal res.':>11s} "
+    f"{'|gap|':>9s} {'seconds':>8s}"
+)
 for solver, objective, residual, gap, seconds in rows:
-    print(f"{solver:9s} {objective:14.8f} {objective - best:9.1e} {residual:11.1e} "
-          f"{gap:9.1e} {seconds:8.3f}")
+    print(
+        f"{solver:9s} {objective:14.8f} {objective - best:9.1e} "
+        f"{residual:11.1e} "
+        f"{gap:9.1e} {seconds:8.3f}"
+    )
 
 # %%
 # The objectives agree to within the solvers' tolerances; krein's own residual and
@@ -83,10 +95,18 @@ fig.tight_layout()
 # ----------------------
 # The estimators take the same names through their ``solver`` parameter.
 # Two solvers, one model: the decision values agree to the solvers' accuracy.
-f = {s: LPSVC(C=1.0, kernel="precomputed", solver=s).fit(K, y).decision_function(K)
-     for s in ("CLARABEL", "ECOS") if s in installed_solvers()}
+f = {
+    s: LPSVC(C=1.0, kernel="precomputed", solver=s)
+    .fit(K, y)
+    .decision_function(K)
+    for s in ("CLARABEL", "ECOS")
+    if s in installed_solvers()
+}
 if len(f) == 2:
-    print(f"LPSVC: max |f_CLARABEL - f_ECOS| = {np.abs(f['CLARABEL'] - f['ECOS']).max():.1e}")
+    print(
+        f"LPSVC: max |f_CLARABEL - f_ECOS| = "
+        f"{np.abs(f['CLARABEL'] - f['ECOS']).max():.1e}"
+    )
 
 # %%
 # A custom loop against CVXPY
@@ -96,11 +116,15 @@ if len(f) == 2:
 # CVXPY formulation (:class:`krein.formulations.KSVMLeastSquares`). The two are
 # independent implementations of the same problem.
 ksvc = KSVC(C=1.0, kernel="precomputed").fit(K, y)
-print(f"KSVC ({ksvc.solver_}): objective {ksvc.objective_[0]:.10f}, "
-      f"KKT residual {ksvc.kkt_residual_[0]:.1e}")
+print(
+    f"KSVC ({ksvc.solver_}): objective {ksvc.objective_[0]:.10f}, "
+    f"KKT residual {ksvc.kkt_residual_[0]:.1e}"
+)
 for solver in ("CLARABEL", "OSQP", "SCS"):
     if solver in installed_solvers():
         sol = solve(KSVMLeastSquares(K, y, C=1.0), solver=solver)
-        print(f"CVXPY {solver:8s}: objective {sol.objective:.10f}, "
-              f"KKT residual {sol.certificate['kkt_residual']:.1e}")
+        print(
+            f"CVXPY {solver:8s}: objective {sol.objective:.10f}, "
+            f"KKT residual {sol.certificate['kkt_residual']:.1e}"
+        )
 plt.show()

@@ -42,7 +42,7 @@ RADII = np.logspace(-1, 3, 5 if FAST else 9)
 
 
 def board(n, seed):
-    """A checkerboard on [0, 1]^2, standardized with the uniform law's mean and std."""
+    """A checkerboard on [0, 1]^2, standardized by the uniform law."""
     X, y = make_checkerboard(n, random_state=seed)
     return (X - 0.5) / np.sqrt(1 / 12), y
 
@@ -51,13 +51,15 @@ X, y = board(N, seed=0)
 X_test, y_test = board(2000, seed=1)
 kernel = {"kernel": "sigmoid", "kernel_params": {"a": 1.0, "r": -0.95}}
 
-search = GridSearchCV(KreinLeastSquaresClassifier(**kernel),
-                      {"radius_squared": RADII}, cv=3).fit(X, y)
+search = GridSearchCV(
+    KreinLeastSquaresClassifier(**kernel), {"radius_squared": RADII}, cv=3
+).fit(X, y)
 models = {
     "ESVM (eigh)": ESVC(C=10.0, **kernel),
     "TrIK-SVM (ldl)": ESVC(C=10.0, decomposition="ldl", **kernel),
     "IKSVM-DC": DCSVC(C=10.0, random_state=0, **kernel),
-    f"Krein LS, r^2 = {search.best_params_['radius_squared']:g}": search.best_estimator_,
+    f"Krein LS, r^2 = "
+    f"{search.best_params_['radius_squared']:g}": search.best_estimator_,
 }
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
@@ -67,11 +69,16 @@ with warnings.catch_warnings():
         print(f"{name:22s} test accuracy {model.score(X_test, y_test):.3f}")
 
 trik = models["TrIK-SVM (ldl)"]
-print(f"TrIK-SVM: inertia of D {trik.signature_}; signature of K from the "
-      f"eigendecomposition {models['ESVM (eigh)'].spectrum_.signature}")
+print(
+    f"TrIK-SVM: inertia of D {trik.signature_}; signature of K from the "
+    f"eigendecomposition {models['ESVM (eigh)'].spectrum_.signature}"
+)
 dc = models["IKSVM-DC"]
-print(f"IKSVM-DC: {dc.n_iter_[0]} DCA iterations, stopped by "
-      f"{dc.solution_.certificate['stop']!r}, relative stationarity {dc.stationarity_[0]:.2f}")
+print(
+    f"IKSVM-DC: {dc.n_iter_[0]} DCA iterations, stopped by "
+    f"{dc.solution_.certificate['stop']!r}, relative stationarity "
+    f"{dc.stationarity_[0]:.2f}"
+)
 
 # %%
 # ``"negative_objective"`` means DCA stopped at the last iterate with a
@@ -87,10 +94,14 @@ mesh = np.column_stack([g0.ravel(), g1.ravel()])
 fig, axes = plt.subplots(1, 4, figsize=(14, 3.9), sharex=True, sharey=True)
 for ax, (name, model) in zip(axes, models.items()):
     f = model.decision_function(mesh).reshape(g0.shape)
-    ax.contourf(g0, g1, np.sign(f), levels=[-2, 0, 2], colors=["#f4c7c3", "#c6dbef"])
+    ax.contourf(
+        g0, g1, np.sign(f), levels=[-2, 0, 2], colors=["#f4c7c3", "#c6dbef"]
+    )
     ax.contour(g0, g1, f, levels=[0.0], colors="k", linewidths=1.0)
     ax.scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=7, edgecolors="none")
-    ax.set_title(f"{name}\ntest accuracy {model.score(X_test, y_test):.2f}", fontsize=10)
+    ax.set_title(
+        f"{name}\ntest accuracy {model.score(X_test, y_test):.2f}", fontsize=10
+    )
     ax.set_aspect("equal")
 fig.tight_layout()
 
@@ -101,11 +112,20 @@ fig.tight_layout()
 # hypothesis, a large one lets the squared loss interpolate. Each fit is a global
 # optimum (``solution_.certificate``), so the curve reflects the model, not the
 # optimizer.
-test_accuracy = [KreinLeastSquaresClassifier(radius_squared=r2, **kernel)
-                 .fit(X, y).score(X_test, y_test) for r2 in RADII]
+test_accuracy = [
+    KreinLeastSquaresClassifier(radius_squared=r2, **kernel)
+    .fit(X, y)
+    .score(X_test, y_test)
+    for r2 in RADII
+]
 fig, ax = plt.subplots(figsize=(6.5, 3.6))
 ax.semilogx(RADII, test_accuracy, "o-", label="test accuracy")
-ax.semilogx(RADII, search.cv_results_["mean_test_score"], "s--", label="3-fold CV accuracy")
+ax.semilogx(
+    RADII,
+    search.cv_results_["mean_test_score"],
+    "s--",
+    label="3-fold CV accuracy",
+)
 ax.axvline(search.best_params_["radius_squared"], color="k", lw=0.6)
 ax.set_xlabel("radius_squared r^2")
 ax.set_ylabel("accuracy")

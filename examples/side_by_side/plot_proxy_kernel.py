@@ -1,13 +1,15 @@
-"""
+r"""
 The proxy kernel learned by IndefiniteSVM
 =========================================
 
 Luss & d'Aspremont (2009) do not train on the indefinite ``K0``; they learn a PSD
 *proxy kernel* ``K`` close to it, jointly with the SVM: eq. (4) maximizes over the
 SVM's ``alpha`` the minimum over PSD ``K`` of the SVM objective plus
-``rho ||K - K0||_F^2``. For fixed ``alpha`` the inner minimum has a closed form,
+:math:`\rho \|K - K_0\|_F^2`. For fixed ``alpha`` the inner minimum has a closed form,
 
-    ``K* = (K0 + (Y alpha)(Y alpha)' / (4 rho))_+``,
+.. math::
+
+    K^* = \Big(K_0 + \frac{(Y\alpha)(Y\alpha)^\top}{4\rho}\Big)_+ ,
 
 the projection onto the PSD cone (clip the negative eigenvalues) of ``K0`` plus a
 rank-one term built from the support vectors (their eq. (5)). ``rho`` sets the
@@ -42,27 +44,35 @@ FAST = os.environ.get("KREIN_DOCS_FAST") == "1"
 N = 80 if FAST else 150
 
 X, y = load("wdbc", scale="standard")
-X, X_test, y, y_test = train_test_split(X, y, train_size=N, stratify=y, random_state=0)
-order = np.argsort(y, kind="stable")         # sort by class for the heatmaps
+X, X_test, y, y_test = train_test_split(
+    X, y, train_size=N, stratify=y, random_state=0
+)
+order = np.argsort(y, kind="stable")  # sort by class for the heatmaps
 X, y = X[order], y[order]
 K0 = sigmoid_kernel(X, a=0.1, r=-1.0)
 K0_test = sigmoid_kernel(X_test, X, a=0.1, r=-1.0)
 spectrum0 = Spectrum.from_kernel(K0)
-K_clip = spectrum0.corrected_kernel("clip")  # K0 with its negative eigenvalues set to 0
+K_clip = spectrum0.corrected_kernel(
+    "clip"
+)  # K0 with its negative eigenvalues set to 0
 print(f"K0: signature {spectrum0.signature}, r_neg = {spectrum0.r_neg:.1f} %")
 
 RHOS = [0.001, 0.1, 100.0]
 proxies = {}
 for rho in RHOS:
-    model = IndefiniteSVC(C=1.0, rho=rho, kernel="precomputed", tol=1e-5).fit(K0, y)
+    model = IndefiniteSVC(C=1.0, rho=rho, kernel="precomputed", tol=1e-5).fit(
+        K0, y
+    )
     K_star = proxy_kernel(K0, model.proxy_dual_coef_[0], rho)
     proxies[rho] = K_star
     lam = np.linalg.eigvalsh(K_star)
-    print(f"rho = {rho:6g}: certified gap {model.duality_gap_[0]:.1e}, "
-          f"||K* - clip(K0)||_F / ||clip(K0)||_F = "
-          f"{np.linalg.norm(K_star - K_clip) / np.linalg.norm(K_clip):.2e}, "
-          f"PSD up to round-off: {bool(lam[0] >= -1e-12 * lam[-1])}, "
-          f"test accuracy {model.score(K0_test, y_test):.3f}")
+    distance = np.linalg.norm(K_star - K_clip) / np.linalg.norm(K_clip)
+    print(
+        f"rho = {rho:6g}: certified gap {model.duality_gap_[0]:.1e}, "
+        f"test accuracy {model.score(K0_test, y_test):.3f}\n"
+        f"    ||K* - clip(K0)||_F / ||clip(K0)||_F = {distance:.2e}, "
+        f"PSD up to round-off: {bool(lam[0] >= -1e-12 * lam[-1])}"
+    )
 
 # %%
 # The proxy approaches the clipped kernel -- computed independently, from
@@ -77,9 +87,12 @@ for rho in RHOS:
 # same-class pairs more similar and different-class pairs less.
 fig, axes = plt.subplots(1, 4, figsize=(15, 3.8))
 small = proxies[RHOS[0]]
-panels = [("K0 (indefinite)", K0), ("clip(K0)", K_clip),
-          (f"proxy K*, rho = {RHOS[0]:g}", small),
-          (f"K* - clip(K0), rho = {RHOS[0]:g}", small - K_clip)]
+panels = [
+    ("K0 (indefinite)", K0),
+    ("clip(K0)", K_clip),
+    (f"proxy K*, rho = {RHOS[0]:g}", small),
+    (f"K* - clip(K0), rho = {RHOS[0]:g}", small - K_clip),
+]
 for ax, (title, K) in zip(axes, panels):
     vmax = np.abs(K).max()
     im = ax.imshow(K, cmap="RdBu_r", vmin=-vmax, vmax=vmax)
@@ -90,7 +103,9 @@ for ax, (title, K) in zip(axes, panels):
 fig.tight_layout()
 
 fig, ax = plt.subplots(figsize=(8, 3.6))
-for title, K in panels[:3] + [(f"proxy K*, rho = {RHOS[-1]:g}", proxies[RHOS[-1]])]:
+for title, K in panels[:3] + [
+    (f"proxy K*, rho = {RHOS[-1]:g}", proxies[RHOS[-1]])
+]:
     ax.plot(np.linalg.eigvalsh(K)[::-1], ".-", ms=3, lw=0.8, label=title)
 ax.axhline(0.0, color="k", lw=0.6)
 ax.set_yscale("symlog", linthresh=0.1)

@@ -1,16 +1,16 @@
-"""
+r"""
 Repairing the kernel: eight decision boundaries side by side
 ============================================================
 
 The oldest remedy for an indefinite kernel is to change the matrix until it is
-positive semi-definite and then run a standard SVM. With ``K = V diag(lambda) V'``:
+positive semi-definite and then run a standard SVM. With :math:`K = V \mathrm{diag}(\lambda) V^\top`:
 
-* **clip** sets the negative eigenvalues to zero (``max(lambda, 0)``), the nearest
+* **clip** sets the negative eigenvalues to zero (:math:`\max(\lambda, 0)`), the nearest
   PSD matrix in Frobenius norm;
-* **flip** takes their absolute values (``|lambda|``): the SVM on the flipped kernel
+* **flip** takes their absolute values (:math:`|\lambda|`): the SVM on the flipped kernel
   is the one ESVM solves (Loosli et al. 2013);
-* **shift** adds ``|lambda_min|`` to every eigenvalue, i.e. ``K + |lambda_min| I``;
-* **square** uses ``K^2 = V diag(lambda^2) V'`` (the rows of ``K`` as features);
+* **shift** adds :math:`|\lambda_{\min}|` to every eigenvalue, i.e. :math:`K + |\lambda_{\min}| I`;
+* **square** uses :math:`K^2 = V \mathrm{diag}(\lambda^2) V^\top` (the rows of ``K`` as features);
 * **bending** (Munoz & de Diego 2006, Algorithm 1) and the **nearest PSD matrix with
   a fixed diagonal** (their eqs. (9)-(12)) are iterative repairs.
 
@@ -31,8 +31,15 @@ import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from krein import (ESVC, Bending, CorrectedKernelSVC, DirectSVC, NearestPSD, Spectrum,
-                   SpectrumSVC)
+from krein import (
+    ESVC,
+    Bending,
+    CorrectedKernelSVC,
+    DirectSVC,
+    NearestPSD,
+    Spectrum,
+    SpectrumSVC,
+)
 from krein.datasets import make_checkerboard
 from krein.kernels import sigmoid_kernel
 
@@ -42,17 +49,24 @@ MESH = 70 if FAST else 140
 
 
 def board(n, seed):
-    """A checkerboard on [0, 1]^2, standardized with the uniform law's mean and std."""
+    """A checkerboard on [0, 1]^2, standardized by the uniform law."""
     X, y = make_checkerboard(n, random_state=seed)
     return (X - 0.5) / np.sqrt(1 / 12), y
 
 
 X, y = board(N, seed=0)
 X_test, y_test = board(2000, seed=1)
-common = {"C": 10.0, "kernel": "sigmoid", "kernel_params": {"a": 1.0, "r": -0.95}}
+common = {
+    "C": 10.0,
+    "kernel": "sigmoid",
+    "kernel_params": {"a": 1.0, "r": -0.95},
+}
 spectrum = Spectrum.from_kernel(sigmoid_kernel(X, a=1.0, r=-0.95))
-print(f"training kernel: signature {spectrum.signature}, "
-      f"least eigenvalue {spectrum.min_eigenvalue:.1f}, r_neg = {spectrum.r_neg:.1f} %")
+print(
+    f"training kernel: signature {spectrum.signature}, "
+    f"least eigenvalue {spectrum.min_eigenvalue:.1f}, r_neg = "
+    f"{spectrum.r_neg:.1f} %"
+)
 
 models = {
     "ESVM (reference)": ESVC(**common),
@@ -62,8 +76,10 @@ models = {
     "shift": SpectrumSVC(correction="shift", **common),
     "square": SpectrumSVC(correction="square", **common),
     "bending": CorrectedKernelSVC(correction=Bending(), **common),
-    # the sigmoid kernel has negative diagonal entries, so the diagonal is not kept
-    "nearest PSD": CorrectedKernelSVC(correction=NearestPSD(diagonal=None), **common),
+    # negative diagonal entries in the sigmoid kernel: do not keep the diagonal
+    "nearest PSD": CorrectedKernelSVC(
+        correction=NearestPSD(diagonal=None), **common
+    ),
 }
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
@@ -80,12 +96,16 @@ mesh = np.column_stack([g0.ravel(), g1.ravel()])
 fig, axes = plt.subplots(2, 4, figsize=(14, 7.4), sharex=True, sharey=True)
 for ax, (name, model) in zip(axes.ravel(), models.items()):
     f = model.decision_function(mesh).reshape(g0.shape)
-    ax.contourf(g0, g1, np.sign(f), levels=[-2, 0, 2], colors=["#f4c7c3", "#c6dbef"])
+    ax.contourf(
+        g0, g1, np.sign(f), levels=[-2, 0, 2], colors=["#f4c7c3", "#c6dbef"]
+    )
     ax.contour(g0, g1, f, levels=[0.0], colors="k", linewidths=1.0)
     ax.scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=7, edgecolors="none")
     ax.set_title(f"{name}: {model.score(X_test, y_test):.2f}", fontsize=10)
     ax.set_aspect("equal")
-fig.suptitle(f"Checkerboard, n = {N}: corrections of the sigmoid kernel (test accuracy)")
+fig.suptitle(
+    f"Checkerboard, n = {N}: corrections of the sigmoid kernel (test accuracy)"
+)
 fig.tight_layout()
 plt.show()
 

@@ -1,4 +1,4 @@
-"""
+r"""
 Where negative eigenvalues come from
 ====================================
 
@@ -10,12 +10,13 @@ by Munoz & de Diego's eq. (2) measure ``r_neg``, the share of ``sum |lambda|`` h
 the negative eigenvalues (:class:`krein.Spectrum`):
 
 1. a function that is not a positive definite kernel, such as the sigmoid
-   ``tanh(a <x, z> + r)``, PSD for no choice of ``(a, r)`` in general;
+   :math:`\tanh(a \langle x, z\rangle + r)`, which is not positive definite in
+   general;
 2. a valid construction applied to the wrong distance: the Gaussian
-   ``exp(-gamma d(x, z)^2)`` is PSD for the Euclidean ``d`` but not, in general, for
+   :math:`\exp(-\gamma\, d(x, z)^2)` is PSD for the Euclidean ``d`` but not, in general, for
    the city-block (L1) distance (Haasdonk 2005, Fig. 4);
 3. a dissimilarity that is not Euclidean, turned into a similarity by classical
-   scaling ``K = -1/2 J D^2 J``: PSD exactly when ``D`` is a Euclidean distance
+   scaling :math:`K = -\tfrac12 J D^{(2)} J`: PSD exactly when ``D`` is a Euclidean distance
    matrix (Schoenberg; Pekalska & Duin).
 
 The user guide's :doc:`/user_guide/spectrum` explains the measures.
@@ -40,18 +41,32 @@ STEPS = 7 if FAST else 15
 X, y = load("sonar", scale="standard")
 slopes = np.logspace(-3, 0, STEPS)
 offsets = np.linspace(-2.0, 2.0, STEPS)
-r_neg = np.array([[Spectrum.from_kernel(sigmoid_kernel(X, a=a, r=r)).r_neg for a in slopes]
-                  for r in offsets])
-print(f"sigmoid kernel: r_neg from {r_neg.min():.2f} % to {r_neg.max():.2f} % over the grid")
+r_neg = np.array(
+    [
+        [
+            Spectrum.from_kernel(sigmoid_kernel(X, a=a, r=r)).r_neg
+            for a in slopes
+        ]
+        for r in offsets
+    ]
+)
+print(
+    f"sigmoid kernel: r_neg from {r_neg.min():.2f} % to {r_neg.max():.2f} "
+    "% over the grid"
+)
 
 # %%
 # The Gaussian kernel on L2 and on L1 distances
 # ---------------------------------------------
 gammas = np.logspace(-5, -1, STEPS)
-r_neg_l1 = [Spectrum.from_kernel(gaussian_kernel(X, gamma=g, metric="l1")).r_neg
-            for g in gammas]
-r_neg_l2 = [Spectrum.from_kernel(gaussian_kernel(X, gamma=g, metric="l2")).r_neg
-            for g in gammas]
+r_neg_l1 = [
+    Spectrum.from_kernel(gaussian_kernel(X, gamma=g, metric="l1")).r_neg
+    for g in gammas
+]
+r_neg_l2 = [
+    Spectrum.from_kernel(gaussian_kernel(X, gamma=g, metric="l2")).r_neg
+    for g in gammas
+]
 print(f"Gaussian, L2 distance: largest r_neg {abs(max(r_neg_l2)):.2f} %")
 print(f"Gaussian, L1 distance: largest r_neg {max(r_neg_l1):.2f} %")
 
@@ -65,13 +80,18 @@ for p in (1.0, 1.5, 2.0, 3.0, 6.0):
     D = squareform(pdist(X, metric="minkowski", p=p))
     spectrum = Spectrum.from_kernel(-0.5 * J @ (D**2) @ J)
     minkowski[p] = spectrum
-    print(f"Minkowski p = {p:3.1f}: signature {spectrum.signature}, r_neg = {spectrum.r_neg:.2f} %")
+    print(
+        f"Minkowski p = {p:3.1f}: signature {spectrum.signature}, r_neg = "
+        f"{spectrum.r_neg:.2f} %"
+    )
 
 # %%
 # The three pictures
 # ------------------
 fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
-im = axes[0].pcolormesh(slopes, offsets, r_neg, shading="nearest", cmap="magma")
+im = axes[0].pcolormesh(
+    slopes, offsets, r_neg, shading="nearest", cmap="magma"
+)
 axes[0].set_xscale("log")
 axes[0].set_xlabel("slope a")
 axes[0].set_ylabel("offset r")

@@ -1,12 +1,13 @@
-"""
+r"""
 The pseudo-Euclidean embedding: indefinite PCA and k-NN
 =======================================================
 
 Every symmetric matrix of dissimilarities ``D`` with zero diagonal is the distance
-matrix of points in a *pseudo-Euclidean* space ``R^(p,q)``: classical scaling of
-``K = -1/2 J D^2 J`` (``J`` the centering matrix) gives coordinates
-``Z = V |Lambda|^(1/2)`` whose squared distances in the indefinite form
-``(z - z')' M (z - z')``, ``M = diag(I_p, -I_q)``, reproduce ``D^2`` exactly (Pekalska &
+matrix of points in a *pseudo-Euclidean* space :math:`\mathbb{R}^{(p,q)}`: classical scaling of
+:math:`K = -\tfrac12 J D^{(2)} J` (:math:`J` the centering matrix, :math:`D^{(2)}` the
+squared dissimilarities) gives coordinates :math:`Z = V |\Lambda|^{1/2}` whose squared
+distances in the indefinite form :math:`(z - z')^\top M (z - z')`,
+:math:`M = \mathrm{diag}(I_p, -I_q)`, reproduce :math:`D^{(2)}` exactly (Pekalska &
 Duin 2005; Haasdonk 2005, Prop. 1). The ``q`` negative directions are the part of the
 data no Euclidean picture holds.
 
@@ -38,31 +39,48 @@ from krein.datasets import load_dissimilarity
 from krein.kernels import dissimilarity_kernel
 
 FAST = os.environ.get("KREIN_DOCS_FAST") == "1"
-ENERGIES = [0.5, 0.8, 0.95, 1.0] if FAST else [0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]
+ENERGIES = (
+    [0.5, 0.8, 0.95, 1.0]
+    if FAST
+    else [0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0]
+)
 
 D, y = load_dissimilarity("newsgroups")
-train, test = train_test_split(np.arange(y.size), test_size=0.3, stratify=y, random_state=0)
+train, test = train_test_split(
+    np.arange(y.size), test_size=0.3, stratify=y, random_state=0
+)
 K_train = dissimilarity_kernel(D[np.ix_(train, train)], kind="linear")
-K_test = dissimilarity_kernel(D[np.ix_(test, train)], kind="linear",
-                              D_train=D[np.ix_(train, train)])
+K_test = dissimilarity_kernel(
+    D[np.ix_(test, train)], kind="linear", D_train=D[np.ix_(train, train)]
+)
 
 pca = PseudoEuclideanPCA(kernel="precomputed").fit(K_train)
 Z = pca.transform(K_train)
 p, q = pca.signature_
-print(f"{y.size} messages, {np.unique(y).size} classes; "
-      f"training embedding of {train.size} in R^({p},{q})")
-print("largest |eigenvalues|, positive block:", np.round(pca.eigenvalues_[:3], 1))
-print("largest |eigenvalues|, negative block:", np.round(pca.eigenvalues_[p:p + 3], 1))
+print(
+    f"{y.size} messages, {np.unique(y).size} classes; "
+    f"training embedding of {train.size} in R^({p},{q})"
+)
+print(
+    "largest |eigenvalues|, positive block:", np.round(pca.eigenvalues_[:3], 1)
+)
+print(
+    "largest |eigenvalues|, negative block:",
+    np.round(pca.eigenvalues_[p : p + 3], 1),
+)
 
 # %%
 # Distances are reproduced
 # ------------------------
 # The indefinite squared distances of the coordinates equal the squared
 # dissimilarities (an independent check of the embedding against the input).
-G = (Z * pca.signs_) @ Z.T                     # Z M Z'
+G = (Z * pca.signs_) @ Z.T  # Z M Z'
 D2_embedded = np.diag(G)[:, None] + np.diag(G)[None, :] - 2 * G
 D2 = D[np.ix_(train, train)] ** 2
-print(f"max |d2_embedded - D^2| / max D^2 = {np.abs(D2_embedded - D2).max() / D2.max():.1e}")
+print(
+    f"max |d2_embedded - D^2| / max D^2 = "
+    f"{np.abs(D2_embedded - D2).max() / D2.max():.1e}"
+)
 
 # %%
 # The first positive and the first negative directions
@@ -91,13 +109,23 @@ fig.tight_layout()
 # same coordinates as Euclidean (the negative directions *add*, as after flipping).
 pe, flipped = [], []
 for energy in ENERGIES:
-    pe.append(PseudoEuclideanKNeighbors(n_neighbors=3, energy=energy, kernel="precomputed")
-              .fit(K_train, y[train]).score(K_test, y[test]))
-    pipe = make_pipeline(PseudoEuclideanPCA(energy=energy, kernel="precomputed"),
-                         KNeighborsClassifier(n_neighbors=3)).fit(K_train, y[train])
+    pe.append(
+        PseudoEuclideanKNeighbors(
+            n_neighbors=3, energy=energy, kernel="precomputed"
+        )
+        .fit(K_train, y[train])
+        .score(K_test, y[test])
+    )
+    pipe = make_pipeline(
+        PseudoEuclideanPCA(energy=energy, kernel="precomputed"),
+        KNeighborsClassifier(n_neighbors=3),
+    ).fit(K_train, y[train])
     flipped.append(pipe.score(K_test, y[test]))
-    print(f"energy {energy:4.2f}, kept (p, q) = {pipe[0].signature_}: pe-knn {pe[-1]:.3f}, "
-          f"Euclidean k-NN on the coordinates {flipped[-1]:.3f}")
+    print(
+        f"energy {energy:4.2f}, kept (p, q) = {pipe[0].signature_}: "
+        f"pe-knn {pe[-1]:.3f}, "
+        f"Euclidean k-NN on the coordinates {flipped[-1]:.3f}"
+    )
 
 fig, ax = plt.subplots(figsize=(6.5, 3.6))
 ax.plot(ENERGIES, pe, "o-", label="pseudo-Euclidean distance")
