@@ -30,7 +30,10 @@ import warnings
 
 import matplotlib.pyplot as plt
 import numpy as np
-from sklearn.model_selection import StratifiedShuffleSplit, cross_val_score
+from sklearn.model_selection import (
+    StratifiedShuffleSplit,
+    cross_val_score,
+)
 
 from krein import Spectrum, make_method
 from krein.datasets import load_similarity
@@ -57,16 +60,17 @@ for name, (S, y) in data.items():
         label=f"{name} (r_neg {spectrum.r_neg:.1f} %)",
     )
     print(
-        f"{name:19s} n = {y.size:3d}, classes {np.unique(y).size}, "
-        f"signature (p, q, z) = {spectrum.signature}, r_neg = "
-        f"{spectrum.r_neg:.2f} %"
+        f"{name:18s} n {y.size:3d}, {np.unique(y).size} classes, "
+        f"(p, q, z) {spectrum.signature}, r_neg {spectrum.r_neg:.1f} %"
     )
 ax.axhline(0.0, color="k", lw=0.6)
 ax.set_xlabel("eigenvalue rank / n (decreasing)")
 ax.set_ylabel("lambda / lambda_max")
 ax.set_ylim(-0.15, 0.3)
 ax.legend(fontsize=8)
-ax.set_title("Spectra of the four similarity matrices (zoom near zero)")
+ax.set_title(
+    "Spectra of the four similarity matrices (zoom near zero)"
+)
 fig.tight_layout()
 
 # %%
@@ -78,12 +82,16 @@ fig.tight_layout()
 # precomputed kernel by rows and columns (the estimators declare the ``pairwise``
 # tag), so test rows are ``S(test, train)``. (The small build setting leaves
 # ``flip`` out.)
-cv = StratifiedShuffleSplit(n_splits=N_SPLITS, test_size=0.2, random_state=0)
+cv = StratifiedShuffleSplit(
+    n_splits=N_SPLITS, test_size=0.2, random_state=0
+)
 scores = {}
 for name, (S, y) in data.items():
     for method in METHODS:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # libsvm's iteration warnings on S
+            warnings.simplefilter(
+                "ignore"
+            )  # libsvm's iteration warnings on S
             acc = cross_val_score(
                 make_method(method, kernel="precomputed"), S, y, cv=cv
             )
@@ -99,7 +107,8 @@ for j, method in enumerate(METHODS):
     means = [scores[name, method].mean() for name in DATASETS]
     stds = [scores[name, method].std() for name in DATASETS]
     ax.bar(
-        np.arange(len(DATASETS)) + (j - (len(METHODS) - 1) / 2) * width,
+        np.arange(len(DATASETS))
+        + (j - (len(METHODS) - 1) / 2) * width,
         means,
         width,
         yerr=stds,

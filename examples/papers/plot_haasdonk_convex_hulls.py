@@ -45,8 +45,16 @@ FAST = os.environ.get("KREIN_DOCS_FAST") == "1"
 N_STARTS = 5 if FAST else 20
 
 panels = [
-    ("(a) separable, mu = 1", make_pe_separable(20, random_state=0), 1.0),
-    ("(b) overlapping, mu = 1", make_pe_overlapping(30, random_state=0), 1.0),
+    (
+        "(a) separable, mu = 1",
+        make_pe_separable(20, random_state=0),
+        1.0,
+    ),
+    (
+        "(b) overlapping, mu = 1",
+        make_pe_overlapping(30, random_state=0),
+        1.0,
+    ),
     (
         "(c) overlapping, mu = 0.25",
         make_pe_overlapping(30, random_state=0),
@@ -61,13 +69,17 @@ for ax, (title, (X, y), mu) in zip(axes, panels):
         mu=mu, kernel="precomputed", n_starts=N_STARTS, random_state=0
     ).fit(K, y)
     alpha_bar = model.alpha_bar_[0]
-    # The closest points: z+ = sum of alpha_bar_i x_i over class +1, z- too.
+    # closest points: z+ = sum of alpha_bar_i x_i over class +1, z- too
     plus, minus = y == model.classes_[1], y == model.classes_[0]
-    z_plus, z_minus = alpha_bar[plus] @ X[plus], alpha_bar[minus] @ X[minus]
+    z_plus, z_minus = (
+        alpha_bar[plus] @ X[plus],
+        alpha_bar[minus] @ X[minus],
+    )
     w_mw = model.w_norm_pe_[0]
     print(
-        f"{title}: w'Mw = {w_mw:+.3f}, solver path {model.solver_[0]!r}, "
-        f"training accuracy {model.score(K, y):.2f}"
+        f"{title}: w'Mw = {w_mw:+.3f}, "
+        f"training accuracy {model.score(K, y):.2f}\n"
+        f"    (solver path {model.solver_[0]!r})"
     )
 
     lo, hi = X.min(axis=0) - 0.5, X.max(axis=0) + 0.5
@@ -75,17 +87,23 @@ for ax, (title, (X, y), mu) in zip(axes, panels):
         np.linspace(lo[0], hi[0], 200), np.linspace(lo[1], hi[1], 200)
     )
     mesh = np.column_stack([g0.ravel(), g1.ravel()])
-    f = model.decision_function(pseudo_euclidean_kernel(mesh, X)).reshape(
-        g0.shape
-    )
+    f = model.decision_function(
+        pseudo_euclidean_kernel(mesh, X)
+    ).reshape(g0.shape)
     ax.contourf(
-        g0, g1, np.sign(f), levels=[-2, 0, 2], colors=["#f4c7c3", "#c6dbef"]
+        g0,
+        g1,
+        np.sign(f),
+        levels=[-2, 0, 2],
+        colors=["#f4c7c3", "#c6dbef"],
     )
     ax.contour(g0, g1, f, levels=[0.0], colors="k", linewidths=1.2)
     for mask, colour in ((plus, "tab:blue"), (minus, "tab:red")):
         hull = ConvexHull(X[mask])
         ring = np.append(hull.vertices, hull.vertices[0])
-        ax.plot(X[mask][ring, 0], X[mask][ring, 1], color=colour, lw=0.8)
+        ax.plot(
+            X[mask][ring, 0], X[mask][ring, 1], color=colour, lw=0.8
+        )
         ax.scatter(X[mask, 0], X[mask, 1], color=colour, s=18)
     support = alpha_bar > 1e-6
     ax.scatter(

@@ -50,7 +50,7 @@ kernel_params = {"a": 1.0, "r": -0.95}
 spectrum = Spectrum.from_kernel(sigmoid_kernel(X, **kernel_params))
 p, q, z = spectrum.signature
 print(
-    f"n = {N_TRAIN}: signature (p, q, z) = ({p}, {q}, {z}), "
+    f"n = {N_TRAIN}: signature (p, q, z) = ({p}, {q}, {z}),\n"
     f"least eigenvalue {spectrum.min_eigenvalue:.1f}, "
     f"largest {spectrum.max_eigenvalue:.1f}"
 )
@@ -60,16 +60,24 @@ print(
 # -----------------------------------
 # Every estimator takes the kernel by name and its parameters; the test points are
 # scored with the kernel rows ``k(x, X)`` of the training points.
-common = {"C": 100.0, "kernel": "sigmoid", "kernel_params": kernel_params}
+common = {
+    "C": 100.0,
+    "kernel": "sigmoid",
+    "kernel_params": kernel_params,
+}
 models = {
     "ESVM (ESVC)": ESVC(**common),
     "KSVM (KSVC)": KSVC(**common),
     "libsvm on K (DirectSVC)": DirectSVC(**common),
-    "clip, then SVM (SpectrumSVC)": SpectrumSVC(correction="clip", **common),
+    "clip, then SVM (SpectrumSVC)": SpectrumSVC(
+        correction="clip", **common
+    ),
 }
 for name, model in models.items():
     model.fit(X, y)
-    print(f"{name:30s} test accuracy {model.score(X_test, y_test):.3f}")
+    print(
+        f"{name:30s} test accuracy {model.score(X_test, y_test):.3f}"
+    )
 
 # %%
 # The decision boundaries
@@ -82,19 +90,30 @@ grid = np.linspace(-2.0, 2.0, MESH)
 g0, g1 = np.meshgrid(grid, grid)
 mesh = np.column_stack([g0.ravel(), g1.ravel()])
 
-fig, axes = plt.subplots(1, 4, figsize=(14, 3.8), sharex=True, sharey=True)
+fig, axes = plt.subplots(
+    1, 4, figsize=(14, 3.8), sharex=True, sharey=True
+)
 for ax, (name, model) in zip(axes, models.items()):
     f = model.decision_function(mesh).reshape(g0.shape)
     ax.contourf(
-        g0, g1, np.sign(f), levels=[-2, 0, 2], colors=["#f4c7c3", "#c6dbef"]
+        g0,
+        g1,
+        np.sign(f),
+        levels=[-2, 0, 2],
+        colors=["#f4c7c3", "#c6dbef"],
     )
     ax.contour(g0, g1, f, levels=[0.0], colors="k", linewidths=1.2)
-    ax.scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=8, edgecolors="none")
+    ax.scatter(
+        X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=8, edgecolors="none"
+    )
     ax.set_title(
-        f"{name}\naccuracy {model.score(X_test, y_test):.2f}", fontsize=10
+        f"{name}\naccuracy {model.score(X_test, y_test):.2f}",
+        fontsize=10,
     )
     ax.set_aspect("equal")
-fig.suptitle(f"Checkerboard, n = {N_TRAIN}, sigmoid a = 1, r = -0.95, C = 100")
+fig.suptitle(
+    f"Checkerboard, n = {N_TRAIN}, sigmoid a = 1, r = -0.95, C = 100"
+)
 fig.tight_layout()
 plt.show()
 

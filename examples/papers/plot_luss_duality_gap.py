@@ -37,12 +37,14 @@ ACCPM_ITER = 30 if FAST else 80
 
 X, y = load("usps", split="train")
 keep = np.isin(y, [3, 5])
-rows = np.random.default_rng(0).choice(np.flatnonzero(keep), N, replace=False)
+rows = np.random.default_rng(0).choice(
+    np.flatnonzero(keep), N, replace=False
+)
 X, y = X[rows], y[rows]
 K0 = simpson_kernel(X)
 spectrum = Spectrum.from_kernel(K0)
 print(
-    f"n = {N}, signature (p, q, z) = {spectrum.signature}, "
+    f"n = {N}, signature (p, q, z) = {spectrum.signature},\n"
     f"least eigenvalue {spectrum.min_eigenvalue:.2f}, largest "
     f"{spectrum.max_eigenvalue:.2f}"
 )
@@ -54,7 +56,11 @@ print(
 # rather than the stopping rule. ACCPM is capped at a number of iterations (it warns
 # when it stops there: we record that instead of showing it).
 runs = {}
-for solver, max_iter in (("pg", 1000), ("apg", 1000), ("accpm", ACCPM_ITER)):
+for solver, max_iter in (
+    ("pg", 1000),
+    ("apg", 1000),
+    ("accpm", ACCPM_ITER),
+):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         model = IndefiniteSVC(
@@ -67,11 +73,11 @@ for solver, max_iter in (("pg", 1000), ("apg", 1000), ("accpm", ACCPM_ITER)):
         ).fit(K0, y)
     runs[solver] = model
     trace = model.trace_
+    seconds = trace["seconds"] + trace["gap_seconds"].fillna(0)
     print(
-        f"{solver:6s} iterations {model.n_iter_[0]:4d}   objective of (7) "
-        f"{model.objective_[0]:.6f}   certified gap "
-        f"{model.duality_gap_[0]:.2e}   "
-        f"{(trace['seconds'] + trace['gap_seconds'].fillna(0)).sum():.2f} s"
+        f"{solver:5s} {model.n_iter_[0]:4d} iterations, (7) = "
+        f"{model.objective_[0]:.6f}, gap {model.duality_gap_[0]:.1e}, "
+        f"{seconds.sum():.2f} s"
     )
 
 # %%
@@ -92,7 +98,8 @@ for solver, model in runs.items():
     relative = trace["gap"] / np.abs(trace["objective"])
     axes[0].semilogy(trace["iter"], relative, label=solver)
     elapsed = (
-        model.trace_["seconds"] + model.trace_["gap_seconds"].fillna(0)
+        model.trace_["seconds"]
+        + model.trace_["gap_seconds"].fillna(0)
     ).cumsum()
     axes[1].semilogy(elapsed[trace.index], relative, label=solver)
 axes[0].set_xlabel("iteration")
@@ -102,7 +109,8 @@ for ax in axes:
     ax.grid(True, which="major", alpha=0.3)
     ax.legend()
 fig.suptitle(
-    f"IndefiniteSVC on USPS 3 vs 5, Simpson kernel, n = {N}, C = 1, rho = 1"
+    f"IndefiniteSVC on USPS 3 vs 5, Simpson kernel, n = {N}, C = 1, "
+    "rho = 1"
 )
 fig.tight_layout()
 plt.show()

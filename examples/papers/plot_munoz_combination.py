@@ -47,7 +47,9 @@ X, y = make_munoz_artificial(N, random_state=0)
 X_train, X_test, y_train, y_test = train_test_split(
     X, y, train_size=0.75, stratify=y, random_state=0
 )
-base = projection_kernels(X_train)  # (n, n, 2): one linear kernel per axis
+base = projection_kernels(
+    X_train
+)  # (n, n, 2): one linear kernel per axis
 K_star = pick_out(base, y_train)  # the pick-out kernel, (n, n)
 
 for name, K in (
@@ -57,8 +59,8 @@ for name, K in (
 ):
     s = Spectrum.from_kernel(K)
     print(
-        f"{name:13s} signature (p, q, z) = {s.signature}   "
-        f"r_mm = {s.r_mm:5.2f} %   r_neg = {s.r_neg:5.2f} %"
+        f"{name:13s} (p, q, z) = {str(s.signature):13s} "
+        f"r_mm {s.r_mm:5.2f} %  r_neg {s.r_neg:5.2f} %"
     )
 
 # %%
@@ -86,7 +88,8 @@ clc = ConformalLinearCombination().fit(stack)
 print(
     f"beta = {np.round(clc.weights_, 4)} (solver {clc.solver_!r}, "
     f"optimality gap {clc.gap_:.1e})\n"
-    f"||K* - sum beta_m K_m||_F / ||K*||_F = {clc.relative_error_:.3f}"
+    f"||K* - sum beta_m K_m||_F / ||K*||_F = "
+    f"{clc.relative_error_:.3f}"
 )
 
 # %%
@@ -97,10 +100,14 @@ print(
 # possible labels (for two kernels and two classes this is the average kernel). We
 # compare CLC with clipping the negative eigenvalues of ``K*``.
 base_rows = projection_kernels(X_test, X_train)
-stack_rows = stack_kernels(pick_out_rows(base_rows, y_train), base_rows)
+stack_rows = stack_kernels(
+    pick_out_rows(base_rows, y_train), base_rows
+)
 
 clc_svm = CorrectedKernelSVC(
-    correction=ConformalLinearCombination(), C=1.0, kernel="precomputed"
+    correction=ConformalLinearCombination(),
+    C=1.0,
+    kernel="precomputed",
 ).fit(stack, y_train)
 clip_svm = CorrectedKernelSVC(
     correction=SpectrumCorrection(correction="clip"),

@@ -63,9 +63,8 @@ common = {
 }
 spectrum = Spectrum.from_kernel(sigmoid_kernel(X, a=1.0, r=-0.95))
 print(
-    f"training kernel: signature {spectrum.signature}, "
-    f"least eigenvalue {spectrum.min_eigenvalue:.1f}, r_neg = "
-    f"{spectrum.r_neg:.1f} %"
+    f"K: signature {spectrum.signature}, least eigenvalue "
+    f"{spectrum.min_eigenvalue:.1f}, r_neg {spectrum.r_neg:.1f} %"
 )
 
 models = {
@@ -76,7 +75,7 @@ models = {
     "shift": SpectrumSVC(correction="shift", **common),
     "square": SpectrumSVC(correction="square", **common),
     "bending": CorrectedKernelSVC(correction=Bending(), **common),
-    # negative diagonal entries in the sigmoid kernel: do not keep the diagonal
+    # the sigmoid kernel has negative diagonal entries: free diagonal
     "nearest PSD": CorrectedKernelSVC(
         correction=NearestPSD(diagonal=None), **common
     ),
@@ -85,7 +84,10 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
     for name, model in models.items():
         model.fit(X, y)
-        print(f"{name:18s} test accuracy {model.score(X_test, y_test):.3f}")
+        print(
+            f"{name:18s} test accuracy "
+            f"{model.score(X_test, y_test):.3f}"
+        )
 
 # %%
 # The boundaries
@@ -93,18 +95,29 @@ with warnings.catch_warnings():
 grid = np.linspace(-1.9, 1.9, MESH)
 g0, g1 = np.meshgrid(grid, grid)
 mesh = np.column_stack([g0.ravel(), g1.ravel()])
-fig, axes = plt.subplots(2, 4, figsize=(14, 7.4), sharex=True, sharey=True)
+fig, axes = plt.subplots(
+    2, 4, figsize=(14, 7.4), sharex=True, sharey=True
+)
 for ax, (name, model) in zip(axes.ravel(), models.items()):
     f = model.decision_function(mesh).reshape(g0.shape)
     ax.contourf(
-        g0, g1, np.sign(f), levels=[-2, 0, 2], colors=["#f4c7c3", "#c6dbef"]
+        g0,
+        g1,
+        np.sign(f),
+        levels=[-2, 0, 2],
+        colors=["#f4c7c3", "#c6dbef"],
     )
     ax.contour(g0, g1, f, levels=[0.0], colors="k", linewidths=1.0)
-    ax.scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=7, edgecolors="none")
-    ax.set_title(f"{name}: {model.score(X_test, y_test):.2f}", fontsize=10)
+    ax.scatter(
+        X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=7, edgecolors="none"
+    )
+    ax.set_title(
+        f"{name}: {model.score(X_test, y_test):.2f}", fontsize=10
+    )
     ax.set_aspect("equal")
 fig.suptitle(
-    f"Checkerboard, n = {N}: corrections of the sigmoid kernel (test accuracy)"
+    f"Checkerboard, n = {N}: corrections of the sigmoid kernel "
+    "(test accuracy)"
 )
 fig.tight_layout()
 plt.show()

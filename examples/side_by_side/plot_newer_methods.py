@@ -49,35 +49,44 @@ def board(n, seed):
 
 X, y = board(N, seed=0)
 X_test, y_test = board(2000, seed=1)
-kernel = {"kernel": "sigmoid", "kernel_params": {"a": 1.0, "r": -0.95}}
+kernel = {
+    "kernel": "sigmoid",
+    "kernel_params": {"a": 1.0, "r": -0.95},
+}
 
 search = GridSearchCV(
-    KreinLeastSquaresClassifier(**kernel), {"radius_squared": RADII}, cv=3
+    KreinLeastSquaresClassifier(**kernel),
+    {"radius_squared": RADII},
+    cv=3,
 ).fit(X, y)
+best_r2 = search.best_params_["radius_squared"]
 models = {
     "ESVM (eigh)": ESVC(C=10.0, **kernel),
     "TrIK-SVM (ldl)": ESVC(C=10.0, decomposition="ldl", **kernel),
     "IKSVM-DC": DCSVC(C=10.0, random_state=0, **kernel),
-    f"Krein LS, r^2 = "
-    f"{search.best_params_['radius_squared']:g}": search.best_estimator_,
+    f"Krein LS, r^2 = {best_r2:g}": search.best_estimator_,
 }
 with warnings.catch_warnings():
     warnings.simplefilter("ignore", ConvergenceWarning)
     for name, model in models.items():
         if model is not search.best_estimator_:
             model.fit(X, y)
-        print(f"{name:22s} test accuracy {model.score(X_test, y_test):.3f}")
+        print(
+            f"{name:22s} test accuracy "
+            f"{model.score(X_test, y_test):.3f}"
+        )
 
 trik = models["TrIK-SVM (ldl)"]
+esvm_signature = models["ESVM (eigh)"].spectrum_.signature
 print(
-    f"TrIK-SVM: inertia of D {trik.signature_}; signature of K from the "
-    f"eigendecomposition {models['ESVM (eigh)'].spectrum_.signature}"
+    f"TrIK-SVM: inertia of D {trik.signature_}\n"
+    f"signature of K by eigh {esvm_signature}"
 )
 dc = models["IKSVM-DC"]
 print(
     f"IKSVM-DC: {dc.n_iter_[0]} DCA iterations, stopped by "
-    f"{dc.solution_.certificate['stop']!r}, relative stationarity "
-    f"{dc.stationarity_[0]:.2f}"
+    f"{dc.solution_.certificate['stop']!r},\n"
+    f"relative stationarity residual {dc.stationarity_[0]:.2f}"
 )
 
 # %%
@@ -91,16 +100,25 @@ print(
 grid = np.linspace(-1.9, 1.9, MESH)
 g0, g1 = np.meshgrid(grid, grid)
 mesh = np.column_stack([g0.ravel(), g1.ravel()])
-fig, axes = plt.subplots(1, 4, figsize=(14, 3.9), sharex=True, sharey=True)
+fig, axes = plt.subplots(
+    1, 4, figsize=(14, 3.9), sharex=True, sharey=True
+)
 for ax, (name, model) in zip(axes, models.items()):
     f = model.decision_function(mesh).reshape(g0.shape)
     ax.contourf(
-        g0, g1, np.sign(f), levels=[-2, 0, 2], colors=["#f4c7c3", "#c6dbef"]
+        g0,
+        g1,
+        np.sign(f),
+        levels=[-2, 0, 2],
+        colors=["#f4c7c3", "#c6dbef"],
     )
     ax.contour(g0, g1, f, levels=[0.0], colors="k", linewidths=1.0)
-    ax.scatter(X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=7, edgecolors="none")
+    ax.scatter(
+        X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=7, edgecolors="none"
+    )
     ax.set_title(
-        f"{name}\ntest accuracy {model.score(X_test, y_test):.2f}", fontsize=10
+        f"{name}\ntest accuracy {model.score(X_test, y_test):.2f}",
+        fontsize=10,
     )
     ax.set_aspect("equal")
 fig.tight_layout()

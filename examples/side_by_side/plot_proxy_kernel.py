@@ -55,23 +55,28 @@ spectrum0 = Spectrum.from_kernel(K0)
 K_clip = spectrum0.corrected_kernel(
     "clip"
 )  # K0 with its negative eigenvalues set to 0
-print(f"K0: signature {spectrum0.signature}, r_neg = {spectrum0.r_neg:.1f} %")
+print(
+    f"K0: signature {spectrum0.signature}, r_neg = "
+    f"{spectrum0.r_neg:.1f} %"
+)
 
 RHOS = [0.001, 0.1, 100.0]
 proxies = {}
 for rho in RHOS:
-    model = IndefiniteSVC(C=1.0, rho=rho, kernel="precomputed", tol=1e-5).fit(
-        K0, y
-    )
+    model = IndefiniteSVC(
+        C=1.0, rho=rho, kernel="precomputed", tol=1e-5
+    ).fit(K0, y)
     K_star = proxy_kernel(K0, model.proxy_dual_coef_[0], rho)
     proxies[rho] = K_star
     lam = np.linalg.eigvalsh(K_star)
-    distance = np.linalg.norm(K_star - K_clip) / np.linalg.norm(K_clip)
+    distance = np.linalg.norm(K_star - K_clip) / np.linalg.norm(
+        K_clip
+    )
     print(
         f"rho = {rho:6g}: certified gap {model.duality_gap_[0]:.1e}, "
         f"test accuracy {model.score(K0_test, y_test):.3f}\n"
-        f"    ||K* - clip(K0)||_F / ||clip(K0)||_F = {distance:.2e}, "
-        f"PSD up to round-off: {bool(lam[0] >= -1e-12 * lam[-1])}"
+        f"    ||K* - clip(K0)|| / ||clip(K0)|| = {distance:.2e}, "
+        f"PSD: {bool(lam[0] >= -1e-12 * lam[-1])}"
     )
 
 # %%
@@ -106,7 +111,9 @@ fig, ax = plt.subplots(figsize=(8, 3.6))
 for title, K in panels[:3] + [
     (f"proxy K*, rho = {RHOS[-1]:g}", proxies[RHOS[-1]])
 ]:
-    ax.plot(np.linalg.eigvalsh(K)[::-1], ".-", ms=3, lw=0.8, label=title)
+    ax.plot(
+        np.linalg.eigvalsh(K)[::-1], ".-", ms=3, lw=0.8, label=title
+    )
 ax.axhline(0.0, color="k", lw=0.6)
 ax.set_yscale("symlog", linthresh=0.1)
 ax.set_xlabel("index (decreasing)")

@@ -51,7 +51,9 @@ train, test = train_test_split(
 )
 K_train = dissimilarity_kernel(D[np.ix_(train, train)], kind="linear")
 K_test = dissimilarity_kernel(
-    D[np.ix_(test, train)], kind="linear", D_train=D[np.ix_(train, train)]
+    D[np.ix_(test, train)],
+    kind="linear",
+    D_train=D[np.ix_(train, train)],
 )
 
 pca = PseudoEuclideanPCA(kernel="precomputed").fit(K_train)
@@ -62,7 +64,8 @@ print(
     f"training embedding of {train.size} in R^({p},{q})"
 )
 print(
-    "largest |eigenvalues|, positive block:", np.round(pca.eigenvalues_[:3], 1)
+    "largest |eigenvalues|, positive block:",
+    np.round(pca.eigenvalues_[:3], 1),
 )
 print(
     "largest |eigenvalues|, negative block:",
@@ -88,8 +91,12 @@ print(
 fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
 for label in np.unique(y[train]):
     mask = y[train] == label
-    axes[0].scatter(Z[mask, 0], Z[mask, 1], s=12, label=f"class {label}")
-    axes[1].scatter(Z[mask, 0], Z[mask, p], s=12, label=f"class {label}")
+    axes[0].scatter(
+        Z[mask, 0], Z[mask, 1], s=12, label=f"class {label}"
+    )
+    axes[1].scatter(
+        Z[mask, 0], Z[mask, p], s=12, label=f"class {label}"
+    )
 axes[0].set_xlabel("positive direction 1")
 axes[0].set_ylabel("positive direction 2")
 axes[1].set_xlabel("positive direction 1")
@@ -122,14 +129,15 @@ for energy in ENERGIES:
     ).fit(K_train, y[train])
     flipped.append(pipe.score(K_test, y[test]))
     print(
-        f"energy {energy:4.2f}, kept (p, q) = {pipe[0].signature_}: "
-        f"pe-knn {pe[-1]:.3f}, "
-        f"Euclidean k-NN on the coordinates {flipped[-1]:.3f}"
+        f"energy {energy:4.2f}, (p, q) = {pipe[0].signature_}: "
+        f"pe-knn {pe[-1]:.3f}, Euclidean {flipped[-1]:.3f}"
     )
 
 fig, ax = plt.subplots(figsize=(6.5, 3.6))
 ax.plot(ENERGIES, pe, "o-", label="pseudo-Euclidean distance")
-ax.plot(ENERGIES, flipped, "s--", label="Euclidean distance (flipped)")
+ax.plot(
+    ENERGIES, flipped, "s--", label="Euclidean distance (flipped)"
+)
 ax.set_xlabel("energy kept")
 ax.set_ylabel("test accuracy, 3-NN")
 ax.legend()

@@ -33,7 +33,11 @@ from scipy.spatial.distance import pdist, squareform
 
 from krein import Spectrum
 from krein.datasets import load
-from krein.kernels import centering_matrix, gaussian_kernel, sigmoid_kernel
+from krein.kernels import (
+    centering_matrix,
+    gaussian_kernel,
+    sigmoid_kernel,
+)
 
 FAST = os.environ.get("KREIN_DOCS_FAST") == "1"
 STEPS = 7 if FAST else 15
@@ -51,7 +55,8 @@ r_neg = np.array(
     ]
 )
 print(
-    f"sigmoid kernel: r_neg from {r_neg.min():.2f} % to {r_neg.max():.2f} "
+    f"sigmoid kernel: r_neg from {r_neg.min():.2f} % to "
+    f"{r_neg.max():.2f} "
     "% over the grid"
 )
 
@@ -60,14 +65,20 @@ print(
 # ---------------------------------------------
 gammas = np.logspace(-5, -1, STEPS)
 r_neg_l1 = [
-    Spectrum.from_kernel(gaussian_kernel(X, gamma=g, metric="l1")).r_neg
+    Spectrum.from_kernel(
+        gaussian_kernel(X, gamma=g, metric="l1")
+    ).r_neg
     for g in gammas
 ]
 r_neg_l2 = [
-    Spectrum.from_kernel(gaussian_kernel(X, gamma=g, metric="l2")).r_neg
+    Spectrum.from_kernel(
+        gaussian_kernel(X, gamma=g, metric="l2")
+    ).r_neg
     for g in gammas
 ]
-print(f"Gaussian, L2 distance: largest r_neg {abs(max(r_neg_l2)):.2f} %")
+print(
+    f"Gaussian, L2 distance: largest r_neg {abs(max(r_neg_l2)):.2f} %"
+)
 print(f"Gaussian, L1 distance: largest r_neg {max(r_neg_l1):.2f} %")
 
 # %%
@@ -81,7 +92,8 @@ for p in (1.0, 1.5, 2.0, 3.0, 6.0):
     spectrum = Spectrum.from_kernel(-0.5 * J @ (D**2) @ J)
     minkowski[p] = spectrum
     print(
-        f"Minkowski p = {p:3.1f}: signature {spectrum.signature}, r_neg = "
+        f"Minkowski p = {p:3.1f}: signature {spectrum.signature}, "
+        "r_neg = "
         f"{spectrum.r_neg:.2f} %"
     )
 

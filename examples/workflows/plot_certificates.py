@@ -37,12 +37,17 @@ N = 120 if FAST else 300
 
 X, y = make_checkerboard(N, random_state=0)
 X = (X - X.mean(axis=0)) / X.std(axis=0)
-common = {"kernel": "sigmoid", "kernel_params": {"a": 1.0, "r": -0.95}}
+common = {
+    "kernel": "sigmoid",
+    "kernel_params": {"a": 1.0, "r": -0.95},
+}
 models = {
     "ESVC": ESVC(C=10.0, **common),
     "KSVC": KSVC(C=10.0, **common),
     "DCSVC": DCSVC(C=10.0, random_state=0, **common),
-    "KreinLeastSquaresClassifier": KreinLeastSquaresClassifier(**common),
+    "KreinLeastSquaresClassifier": KreinLeastSquaresClassifier(
+        **common
+    ),
 }
 for name, model in models.items():
     model.fit(X, y)
@@ -52,12 +57,18 @@ for name, model in models.items():
         for k, v in sol.certificate.items()
         if isinstance(v, (float, np.floating))
         and k
-        in ("residual", "kkt_residual", "grad_norm", "gap", "stationarity")
+        in (
+            "residual",
+            "kkt_residual",
+            "grad_norm",
+            "gap",
+            "stationarity",
+        )
     }
-    text = ", ".join(f"{k} = {v:.1e}" for k, v in scalars.items())
+    text = ", ".join(f"{k} {v:.1e}" for k, v in scalars.items())
     print(
         f"{name}: solver {sol.solver!r}, status {sol.status!r}\n"
-        f"    certificate {sol.certificate_kind!r}: {text}"
+        f"    certificate {sol.certificate_kind!r}:\n        {text}"
     )
 
 # %%
@@ -75,8 +86,8 @@ for name, model in models.items():
 dc = models["DCSVC"]
 print(
     f"DCSVC stopped by {dc.solution_.certificate['stop']!r} after "
-    f"{dc.n_iter_[0]} "
-    f"iterations; relative stationarity residual {dc.stationarity_[0]:.2f}"
+    f"{dc.n_iter_[0]} iterations;\n"
+    f"relative stationarity residual {dc.stationarity_[0]:.2f}"
 )
 
 # %%

@@ -50,10 +50,13 @@ grid = {
 }
 inner = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
 search = GridSearchCV(pipe, grid, cv=inner).fit(X, y)
-print("best parameters:", search.best_params_)
+best = search.best_params_
 print(
-    f"best inner-CV accuracy {search.best_score_:.3f} (the maximum over "
-    "the grid: biased upwards in expectation)"
+    f"best C = {best['esvc__C']:g}, a = {best['esvc__kernel_params']['a']:g}"
+)
+print(
+    f"best inner-CV accuracy {search.best_score_:.3f}\n"
+    "(a maximum over the grid: biased upwards in expectation)"
 )
 
 # %%
@@ -69,7 +72,12 @@ ax.set_yticks(range(len(C_VALUES)), [f"C = {c:g}" for c in C_VALUES])
 for i in range(len(C_VALUES)):
     for j in range(len(SLOPES)):
         ax.text(
-            j, i, f"{scores[i, j]:.2f}", ha="center", va="center", color="w"
+            j,
+            i,
+            f"{scores[i, j]:.2f}",
+            ha="center",
+            va="center",
+            color="w",
         )
 fig.colorbar(im, ax=ax, label="mean inner-CV accuracy")
 ax.set_title("ESVC, sigmoid kernel, r = -1")

@@ -28,27 +28,39 @@ from krein import ESVC, IndefiniteNystroem
 from krein.datasets import make_checkerboard
 
 FAST = os.environ.get("KREIN_DOCS_FAST") == "1"
-SIZES = [2_000, 5_000, 20_000] if FAST else [2_000, 5_000, 20_000, 100_000]
-KERNEL = {"kernel": "sigmoid", "kernel_params": {"a": 1.0, "r": -0.95}}
+SIZES = (
+    [2_000, 5_000, 20_000]
+    if FAST
+    else [2_000, 5_000, 20_000, 100_000]
+)
+KERNEL = {
+    "kernel": "sigmoid",
+    "kernel_params": {"a": 1.0, "r": -0.95},
+}
 
 
 def board(n, seed):
-    """A checkerboard of n points on [0, 1]^2, standardized by the uniform
-    law (mean 1/2, standard deviation sqrt(1/12)): one scale for every size."""
+    """n points of a checkerboard on [0, 1]^2, standardized by the
+    uniform law (mean 1/2, std sqrt(1/12)): one scale for all n."""
     X, y = make_checkerboard(n, random_state=seed)
     return (X - 0.5) / np.sqrt(1 / 12), y
 
 
 X_test, y_test = board(5_000, seed=1)
 X, y = board(1_000, seed=0)
-nystroem = IndefiniteNystroem(n_components=100, random_state=0, **KERNEL)
+nystroem = IndefiniteNystroem(
+    n_components=100, random_state=0, **KERNEL
+)
 exact = ESVC(C=1.0, **KERNEL).fit(X, y)
 approx = ESVC(C=1.0, approximation=nystroem, **KERNEL).fit(X, y)
 agree = np.mean(exact.predict(X_test) == approx.predict(X_test))
 print(
-    f"n = 1000: exact ESVC accuracy {exact.score(X_test, y_test):.3f}, "
-    f"Nystroem ESVC ({approx.solver_}) {approx.score(X_test, y_test):.3f}\n"
-    f"the two predict the same class on {100 * agree:.1f} % of the test points"
+    f"n = 1000: exact ESVC accuracy "
+    f"{exact.score(X_test, y_test):.3f}, "
+    f"Nystroem ESVC ({approx.solver_}) "
+    f"{approx.score(X_test, y_test):.3f}\n"
+    f"the two predict the same class on {100 * agree:.1f} % of the "
+    "test points"
 )
 
 # %%
@@ -59,7 +71,8 @@ print(
 # block), both positive and negative: the approximation is itself indefinite.
 lam = approx.approximation_.eigenvalues_
 print(
-    f"rank {approx.approximation_.n_components_}: {np.sum(lam > 0)} positive, "
+    f"rank {approx.approximation_.n_components_}: {np.sum(lam > 0)} "
+    "positive, "
     f"{np.sum(lam < 0)} negative eigenvalues"
 )
 

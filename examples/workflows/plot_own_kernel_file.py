@@ -60,19 +60,23 @@ print(sorted(p.name for p in folder.iterdir()))
 # tolerance is replaced by ``(D + D')/2``; beyond it krein refuses unless
 # ``symmetrize=True``.
 data = load_kernel_file(
-    folder / "distances.csv", folder / "labels.txt", dissimilarity=True
+    folder / "distances.csv",
+    folder / "labels.txt",
+    dissimilarity=True,
 )
 print(
-    f"name {data.dataset!r}, kind {data.kind!r}, kernel {data.kernel!r},\n"
-    f"n = {data.y.size}, classes {sorted(str(c) for c in set(data.y))}"
+    f"name {data.dataset!r}, kind {data.kind!r}, kernel "
+    f"{data.kernel!r},\n"
+    f"n = {data.y.size}, classes "
+    f"{sorted(str(c) for c in set(data.y))}"
 )
 print("notes:", data.notes or "none")
 summary = data.spectrum().summary()
 print(
-    f"signature (p, q, z) = ({summary['p']}, {summary['q']}, {summary['z']}), "
+    f"signature (p, q, z) = ({summary['p']}, {summary['q']}, "
+    f"{summary['z']}), r_neg {summary['r_neg']:.1f} %\n"
     f"least eigenvalue {summary['min_eigenvalue']:.1f}, "
-    f"largest {summary['max_eigenvalue']:.1f}, r_neg = "
-    f"{summary['r_neg']:.1f} %"
+    f"largest {summary['max_eigenvalue']:.1f}"
 )
 
 # %%
@@ -81,10 +85,12 @@ print(
 (folder / "short.txt").write_text("\n".join(labels[:-3]) + "\n")
 try:
     load_kernel_file(
-        folder / "distances.csv", folder / "short.txt", dissimilarity=True
+        folder / "distances.csv",
+        folder / "short.txt",
+        dissimilarity=True,
     )
 except ValueError as error:
-    print(textwrap.fill(f"ValueError: {error}", 79))
+    print(textwrap.fill(f"ValueError: {error}", 68))
 
 # %%
 # Cross-validate two estimators on the kernel
@@ -125,7 +131,9 @@ fig, axes = plt.subplots(1, 2, figsize=(11, 4))
 for label, marker in (("spiral-a", "o"), ("spiral-b", "^")):
     mask = labels == label
     axes[0].scatter(*points[mask].T, s=10, marker=marker, label=label)
-axes[0].set_title("the objects (the file holds only their L1 distances)")
+axes[0].set_title(
+    "the objects (the file holds only their L1 distances)"
+)
 axes[0].legend()
 axes[0].set_aspect("equal")
 axes[1].plot(np.sort(lam)[::-1], ".", ms=4)
@@ -134,7 +142,8 @@ axes[1].set_yscale("symlog", linthresh=1.0)
 axes[1].set_xlabel("index (decreasing)")
 axes[1].set_ylabel("eigenvalue of K (symlog)")
 axes[1].set_title(
-    f"signature (p, q, z) = ({summary['p']}, {summary['q']}, {summary['z']})"
+    f"signature (p, q, z) = ({summary['p']}, {summary['q']}, "
+    f"{summary['z']})"
 )
 fig.tight_layout()
 plt.show()

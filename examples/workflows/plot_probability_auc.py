@@ -22,7 +22,11 @@ import os
 import matplotlib.pyplot as plt
 import numpy as np
 from sklearn.calibration import calibration_curve
-from sklearn.metrics import RocCurveDisplay, brier_score_loss, roc_auc_score
+from sklearn.metrics import (
+    RocCurveDisplay,
+    brier_score_loss,
+    roc_auc_score,
+)
 from sklearn.model_selection import train_test_split
 
 from krein import ESVC, DirectSVC, IndefiniteSVC, Spectrum
@@ -40,7 +44,9 @@ common = {
     "kernel_params": {"a": 0.1, "r": -1.0},
     "probability": True,
 }
-spectrum = Spectrum.from_kernel(sigmoid_kernel(X_train, a=0.1, r=-1.0))
+spectrum = Spectrum.from_kernel(
+    sigmoid_kernel(X_train, a=0.1, r=-1.0)
+)
 print(
     f"training kernel: signature (p, q, z) = {spectrum.signature}, "
     f"r_neg = {spectrum.r_neg:.1f} %"
@@ -57,11 +63,14 @@ for name, model in models.items():
     proba = model.predict_proba(X_test)[
         :, list(model.classes_).index(positive)
     ]
-    auc = roc_auc_score(y_test == positive, model.decision_function(X_test))
+    auc = roc_auc_score(
+        y_test == positive, model.decision_function(X_test)
+    )
     print(
         f"{name:24s} accuracy {model.score(X_test, y_test):.3f}, "
         f"AUC {auc:.3f}, "
-        f"Brier score {brier_score_loss(y_test == positive, proba):.3f}"
+        f"Brier score "
+        f"{brier_score_loss(y_test == positive, proba):.3f}"
     )
 
 # %%
@@ -80,7 +89,9 @@ for name, model in models.items():
     proba = model.predict_proba(X_test)[
         :, list(model.classes_).index(positive)
     ]
-    frac, mean = calibration_curve(y_test == positive, proba, n_bins=5)
+    frac, mean = calibration_curve(
+        y_test == positive, proba, n_bins=5
+    )
     axes[1].plot(mean, frac, "o-", label=name)
 axes[1].plot([0, 1], [0, 1], "k:", lw=1)
 axes[1].set_xlabel("mean predicted probability")

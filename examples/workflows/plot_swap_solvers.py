@@ -29,8 +29,10 @@ from krein.kernels import sigmoid_kernel
 FAST = os.environ.get("KREIN_DOCS_FAST") == "1"
 N = 80 if FAST else 200
 
-print(textwrap.fill(f"installed: {', '.join(installed_solvers())}", 79))
-# Mixed-integer variants and HiGHS (it prints a banner) are left out here.
+print(
+    textwrap.fill(f"installed: {', '.join(installed_solvers())}", 68)
+)
+# Left out: mixed-integer variants, and HiGHS (prints a banner).
 CANDIDATES = [
     s
     for s in installed_solvers()
@@ -59,15 +61,22 @@ for solver in CANDIDATES:
             seconds = time.perf_counter() - start
     except (SolverError, ValueError) as error:
         message = f"{solver} -> {type(error).__name__}: {error}"
-        print(textwrap.fill(message[:200], 79))
+        print(textwrap.fill(message[:200], 68))
         continue
     rows.append(
-        (solver, sol.objective, sol.primal_residual, abs(sol.gap), seconds)
+        (
+            solver,
+            sol.objective,
+            sol.primal_residual,
+            abs(sol.gap),
+            seconds,
+        )
     )
 
 best = min(r[1] for r in rows)
 print(
-    f"{'solver':9s} {'objective':>14s} {'- best':>9s} {'primal res.':>11s} "
+    f"{'solver':9s} {'objective':>14s} {'- best':>9s} "
+    f"{'primal res.':>11s} "
     f"{'|gap|':>9s} {'seconds':>8s}"
 )
 for solver, objective, residual, gap, seconds in rows:
