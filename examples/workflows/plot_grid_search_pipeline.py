@@ -50,10 +50,9 @@ grid = {
 }
 inner = StratifiedKFold(n_splits=3, shuffle=True, random_state=0)
 search = GridSearchCV(pipe, grid, cv=inner).fit(X, y)
-best = search.best_params_
-print(
-    f"best C = {best['esvc__C']:g}, a = {best['esvc__kernel_params']['a']:g}"
-)
+best_C = search.best_params_["esvc__C"]
+best_a = search.best_params_["esvc__kernel_params"]["a"]
+print(f"best C = {best_C:g}, a = {best_a:g}")
 print(
     f"best inner-CV accuracy {search.best_score_:.3f}\n"
     "(a maximum over the grid: biased upwards in expectation)"
