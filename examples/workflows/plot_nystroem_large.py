@@ -1,11 +1,11 @@
-"""
-10^5 points: the indefinite Nyström approximation
-=================================================
+r"""
+100 000 points: the indefinite Nyström approximation
+====================================================
 
 The exact Krein-space SVM needs the ``n x n`` kernel and its eigendecomposition:
-``O(n^2)`` memory and ``O(n^3)`` time, out of reach at ``n = 10^5`` (the matrix alone
+:math:`O(n^2)` memory and :math:`O(n^3)` time, out of reach at :math:`n = 10^5` (the matrix alone
 would take 80 GB). :class:`krein.IndefiniteNystroem` never forms it. From ``m``
-landmarks it builds signed features ``Psi`` with ``K ~ Psi diag(s) Psi'``, ``s`` the
+landmarks it builds signed features :math:`\Psi` with :math:`K \approx \Psi\,\mathrm{diag}(s)\,\Psi^\top`, :math:`s` the
 signs of the approximation's eigenvalues (Oglic & Gärtner 2019); given as the
 ``approximation`` of :class:`krein.ESVC`, the model becomes a linear one on the
 features with the negative directions flipped, and ``solver="auto"`` picks liblinear.
