@@ -8,7 +8,9 @@ Loosli et al. example:
 * **TrIK-SVM** (Loosli 2019): ESVM with the Bunch-Kaufman ``LDL'`` factorization of
   ``K`` in place of its eigendecomposition -- :class:`krein.ESVC` with
   ``decomposition="ldl"``. The inertia of ``D`` is the signature of ``K``
-  (Sylvester's law), and flipping the negative blocks of ``D`` gives a different
+  (Sylvester's law; numerically, eigenvalues within :class:`krein.Spectrum`'s zero
+  tolerance are counted as zeros by the eigendecomposition, while ``LDL'`` gives
+  each pivot a sign, so the printed counts can differ by those), and flipping the negative blocks of ``D`` gives a different
   PSD kernel than flipping eigenvalues, hence a different model;
 * **IKSVM-DC** (Xu et al. 2017): the primal squared-hinge SVM on the indefinite
   kernel, a difference of convex functions minimized by DCA --

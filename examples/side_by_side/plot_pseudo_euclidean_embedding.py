@@ -145,6 +145,8 @@ fig.tight_layout()
 plt.show()
 
 # %%
-# While only positive directions are kept the two distances are the same, and so
-# are the predictions. With negative directions they differ; on this data the
-# accuracies part once many of them are kept (the printed ``(p, q)``).
+# While only positive directions are kept (``q = 0``) the two distances are the
+# same; the predictions then differ only where neighbours tie (the newsgroups data
+# hold objects at equal distances, and the two implementations break ties
+# differently). With negative directions the distances differ, and on this data
+# the accuracies part once many of them are kept (the printed ``(p, q)``).
