@@ -265,10 +265,15 @@ def main(argv=None):
         wall, per = _compare_once(dpath, ypath, methods.split(","), int(folds), cores, None)
         print(json.dumps([wall, per]))
         return
-    if args.fits:
-        fits()
-    if args.accuracy:
-        accuracy()
+    from threadpoolctl import threadpool_limits
+
+    # one BLAS thread per fit, as krein compare's fits of at most 1000 objects (the
+    # threads over the pairs then use one core each; BLAS threads would spin against them)
+    with threadpool_limits(limits=1):
+        if args.fits:
+            fits()
+        if args.accuracy:
+            accuracy()
     if args.compare:
         with tempfile.TemporaryDirectory() as directory:
             compare(write_inputs(directory), args.methods.split(","), args.outer_folds,

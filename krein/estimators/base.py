@@ -728,7 +728,9 @@ def fit_pairs(fit_binary, problems, n_problems, *, n_jobs=None, parallel=True,
     one inside a worker of ``krein compare``, whose parallelism is over its
     cells, so the pairs never oversubscribe the cores).  With threads the BLAS
     libraries are limited to ``cores // n_jobs`` threads each for the
-    duration (threadpoolctl); joblib does the same in its worker processes.
+    duration (threadpoolctl; never above the caller's own limit, e.g. the one
+    BLAS thread of ``krein compare``'s small fits); joblib does the same in
+    its worker processes.
     A shared-computations context of the caller (:mod:`krein._cache`) is
     entered in each worker thread; worker processes compute alone.
 
@@ -775,9 +777,11 @@ def fit_pairs(fit_binary, problems, n_problems, *, n_jobs=None, parallel=True,
         return list(run(jobs))
     import os
 
-    from threadpoolctl import threadpool_limits
+    from threadpoolctl import threadpool_info, threadpool_limits
 
-    with threadpool_limits(limits=max(1, (os.cpu_count() or 1) // workers)):
+    # each thread's BLAS gets its share of the cores, never more than the caller allowed
+    now = [lib["num_threads"] for lib in threadpool_info()] or [1]
+    with threadpool_limits(limits=max(1, min(min(now), (os.cpu_count() or 1) // workers))):
         return list(run(jobs))
 
 
