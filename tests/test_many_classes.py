@@ -24,8 +24,8 @@ import pytest
 from sklearn.svm import SVC
 
 from krein.datasets._regenerated import minkowski_dissimilarities
-from krein.estimators import ESVC, DirectSVC, IndefiniteSVC, SpectrumSVC
-from krein.spectrum import Spectrum
+from krein.estimators import ESVC, CorrectedKernelSVC, DirectSVC, IndefiniteSVC, SpectrumSVC
+from krein.spectrum import Spectrum, SpectrumCorrection
 
 C = 1.0
 
@@ -176,14 +176,29 @@ def test_correction_scope_refuses_other_values(data):
     lambda: SpectrumSVC(kernel="precomputed", correction="flip"),
     lambda: DirectSVC(kernel="precomputed", class_weight="balanced"),
     lambda: IndefiniteSVC(kernel="precomputed", max_iter=30),
-], ids=["esvc", "spectrum-training", "spectrum-pair", "direct", "indefinite"])
-def test_parallel_pairs_equal_serial_exactly(data, make):
+    lambda: CorrectedKernelSVC(kernel="precomputed",
+                               correction=SpectrumCorrection(correction="clip")),
+], ids=["esvc", "spectrum-training", "spectrum-pair", "direct", "indefinite", "corrected"])
+def test_parallel_pairs_equal_serial_exactly(data, make, monkeypatch):
     K, y, Kte, _, _ = data
-    serial = make().set_params(n_jobs=1).fit(K, y)
-    threads = make().set_params(n_jobs=2).fit(K, y)
+    serial = make().fit(K, y)                      # n_jobs=None outside a context: serial
+    fitted = []
+    if "n_jobs" in make().get_params():
+        fitted.append(make().set_params(n_jobs=2).fit(K, y))
     with joblib.parallel_config(n_jobs=2):         # n_jobs=None: joblib's configuration
-        configured = make().fit(K, y)
-    for other in (threads, configured):
+        # the pairs really go to joblib's two threads
+        workers = []
+        real = joblib.Parallel
+
+        def spy(*args, **kw):
+            workers.append(kw.get("n_jobs"))
+            return real(*args, **kw)
+
+        monkeypatch.setattr(joblib, "Parallel", spy)
+        fitted.append(make().fit(K, y))
+        monkeypatch.setattr(joblib, "Parallel", real)
+    assert workers == [2]
+    for other in fitted:
         np.testing.assert_array_equal(other.dual_coef_, serial.dual_coef_)
         np.testing.assert_array_equal(other.intercept_, serial.intercept_)
         np.testing.assert_array_equal(other.support_, serial.support_)
