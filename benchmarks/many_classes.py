@@ -23,8 +23,8 @@ Parts (each prints a table; the ratios are within one run):
    serially (``n_jobs=1``) and over two threads (``n_jobs=2``, the estimators that have
    it), the training-scope spectrum correction (``correction_scope="training"``), test
    accuracy on the other 20 %.
-2. ``--accuracy``: ``correction_scope="pair"`` against ``"training"`` for flip, clip,
-   shift, clip-mds: 5-fold CV accuracy, C tuned by 3-fold inner CV on the registry's
+2. ``--accuracy``: ``correction_scope="pair"`` against ``"training"`` for flip and clip
+   (``--methods`` for others): 5-fold CV accuracy, C tuned by 3-fold inner CV on the registry's
    grid (scikit-learn's ``GridSearchCV``; the kernel is classical scaling of all
    objects, the same for both scopes), on usps10, gauss14 and the 4-class protein and
    newsgroups similarity sets.
@@ -96,11 +96,11 @@ def classical_scaling(D):
     return 0.5 * (K + K.T)
 
 
-def write_inputs(directory):
+def write_inputs(directory, names=tuple(INPUTS)):
     """``{name: (D.npy, labels.txt)}`` written into ``directory``."""
     files = {}
-    for name, make in INPUTS.items():
-        D, y = make()
+    for name in names:
+        D, y = INPUTS[name]()
         dpath = os.path.join(directory, f"{name}.npy")
         ypath = os.path.join(directory, f"{name}-labels.txt")
         np.save(dpath, D)
@@ -172,7 +172,7 @@ def _bundled(name):
     return 0.5 * (S + S.T), np.asarray(data.y)
 
 
-def accuracy(names=("usps10", "gauss14", "protein", "newsgroups")):
+def accuracy(names=("protein", "newsgroups", "gauss14", "usps10"), methods=("flip", "clip")):
     from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 
     from krein.registry import default_grid, make_method
@@ -186,7 +186,7 @@ def accuracy(names=("usps10", "gauss14", "protein", "newsgroups")):
             K = classical_scaling(D)
         else:
             K, y = _bundled(name)
-        for m in SPECTRUM_METHODS:
+        for m in methods:
             accs, secs = [], []
             for scope in ("pair", "training"):
                 est = make_method(m, kernel="precomputed", correction_scope=scope)
@@ -254,8 +254,11 @@ def main(argv=None):
     p.add_argument("--fits", action="store_true")
     p.add_argument("--accuracy", action="store_true")
     p.add_argument("--compare", action="store_true")
-    p.add_argument("--methods", default=",".join(FAST_METHODS))
+    p.add_argument("--methods", default=None,
+                   help="comma-separated registry methods (default: --compare the fast "
+                        "families, --accuracy flip,clip)")
     p.add_argument("--outer-folds", type=int, default=5)
+    p.add_argument("--inputs", default="usps10,gauss14", help="--compare: the inputs")
     p.add_argument("--before", default=None, metavar="DIR")
     p.add_argument("--compare-child", nargs=4, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -273,10 +276,11 @@ def main(argv=None):
         if args.fits:
             fits()
         if args.accuracy:
-            accuracy()
+            accuracy(methods=args.methods.split(",") if args.methods else ("flip", "clip"))
     if args.compare:
         with tempfile.TemporaryDirectory() as directory:
-            compare(write_inputs(directory), args.methods.split(","), args.outer_folds,
+            compare(write_inputs(directory, args.inputs.split(",")), (args.methods or ",".join(FAST_METHODS)).split(","),
+                    args.outer_folds,
                     args.before)
 
 
