@@ -223,9 +223,15 @@ def _compare_once(dpath, ypath, methods, outer_folds, n_jobs, pair_jobs):
     return wall, per
 
 
-def compare(files, methods, outer_folds, before=None):
+def compare(files, methods, outer_folds, before=None, threads_first=False):
+    cores = max(1, min(4, os.cpu_count() or 1))
     for name, (dpath, ypath) in files.items():
         runs = {}
+        if threads_first:   # the other order of the runs (a loaded machine's load drifts)
+            runs["after (1 worker, pairs on 2 threads)"] = _compare_once(
+                dpath, ypath, methods, outer_folds, 1, 2)
+            runs["after (n_jobs=cores)"] = _compare_once(dpath, ypath, methods, outer_folds,
+                                                         cores, None)
         if before:
             cmd = [sys.executable, os.path.abspath(__file__), "--compare-child", dpath, ypath,
                    ",".join(methods), str(outer_folds)]
@@ -236,11 +242,11 @@ def compare(files, methods, outer_folds, before=None):
             else:
                 wall, per = json.loads(proc.stdout.strip().splitlines()[-1])
                 runs["before (n_jobs=cores)"] = (wall, per)
-        cores = max(1, min(4, os.cpu_count() or 1))
-        runs["after (n_jobs=cores)"] = _compare_once(dpath, ypath, methods, outer_folds,
-                                                     cores, None)
-        runs["after (1 worker, pairs on 2 threads)"] = _compare_once(
-            dpath, ypath, methods, outer_folds, 1, 2)
+        if not threads_first:
+            runs["after (n_jobs=cores)"] = _compare_once(dpath, ypath, methods, outer_folds,
+                                                         cores, None)
+            runs["after (1 worker, pairs on 2 threads)"] = _compare_once(
+                dpath, ypath, methods, outer_folds, 1, 2)
         print(f"\n{name}: krein compare, {outer_folds} outer folds x 3 inner folds x grid")
         for label, (wall, per) in runs.items():
             print(f"  {label}: wall {wall:.1f} s")
@@ -260,6 +266,8 @@ def main(argv=None):
     p.add_argument("--outer-folds", type=int, default=5)
     p.add_argument("--inputs", default="usps10,gauss14", help="--compare: the inputs")
     p.add_argument("--before", default=None, metavar="DIR")
+    p.add_argument("--threads-first", action="store_true",
+                   help="--compare: the after runs first, threads before cores, then before")
     p.add_argument("--compare-child", nargs=4, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.compare_child:
@@ -280,8 +288,7 @@ def main(argv=None):
     if args.compare:
         with tempfile.TemporaryDirectory() as directory:
             compare(write_inputs(directory, args.inputs.split(",")), (args.methods or ",".join(FAST_METHODS)).split(","),
-                    args.outer_folds,
-                    args.before)
+                    args.outer_folds, args.before, args.threads_first)
 
 
 if __name__ == "__main__":
