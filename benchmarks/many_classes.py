@@ -287,8 +287,9 @@ def main(argv=None):
             accuracy(methods=args.methods.split(",") if args.methods else ("flip", "clip"))
     if args.compare:
         with tempfile.TemporaryDirectory() as directory:
-            compare(write_inputs(directory, args.inputs.split(",")), (args.methods or ",".join(FAST_METHODS)).split(","),
-                    args.outer_folds, args.before, args.threads_first)
+            methods = (args.methods or ",".join(FAST_METHODS)).split(",")
+            compare(write_inputs(directory, args.inputs.split(",")), methods, args.outer_folds,
+                    args.before, args.threads_first)
 
 
 if __name__ == "__main__":

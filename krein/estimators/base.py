@@ -26,7 +26,8 @@ from ..kernels import KERNELS, pairwise_kernel
 from ..solvers.libsvm import libsvm_binary, libsvm_solution, libsvm_solve  # noqa: F401 (re-export)
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "ProbabilityMixin", "BinaryModel",
-           "fit_pairs", "pair_indices", "libsvm_binary", "libsvm_solve", "libsvm_solution", "least_eigenvalue"]
+           "fit_pairs", "pair_indices", "libsvm_binary", "libsvm_solve", "libsvm_solution",
+           "least_eigenvalue"]
 
 
 @dataclass

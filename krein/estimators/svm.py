@@ -205,10 +205,10 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
         ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
     n_jobs : int or None, default=None
-        joblib workers over the one-vs-one pairs (threads: LAPACK and libsvm release the GIL); None:
-        joblib's ``parallel_config`` (one outside it, and inside ``krein
-        compare``'s workers); -1: all cores.  Changes the time, never the result
-        (:func:`krein.estimators.base.fit_pairs`).
+        joblib workers (threads: LAPACK and libsvm release the GIL) over the
+        one-vs-one pairs; None: joblib's ``parallel_config`` (one outside it,
+        and inside ``krein compare``'s workers); -1: all cores.  Changes the
+        time, never the result (:func:`krein.estimators.base.fit_pairs`).
 
     Attributes
     ----------
@@ -544,7 +544,8 @@ default="flip"
     corrected_dual_coef_ : ndarray of shape (n_pairs, n_train)
         ``y * alpha`` of the SVM on the corrected kernel.
     correction_scope_ : {"pair", "training"}
-        The scope that ran (``"pair"`` for two classes, whatever was asked).
+        Exact path: the scope that ran (``"pair"`` for two classes, whatever
+        was asked).
     min_eigenvalue_, signature_, spectrum_ :
         Of the uncorrected training kernel.
     solver_ : str
@@ -806,10 +807,10 @@ class DirectSVC(KernelClassifierBase):
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
         ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
     n_jobs : int or None, default=None
-        joblib workers over the one-vs-one pairs (threads: libsvm releases the GIL); None:
-        joblib's ``parallel_config`` (one outside it, and inside ``krein
-        compare``'s workers); -1: all cores.  Changes the time, never the result
-        (:func:`krein.estimators.base.fit_pairs`).
+        joblib workers (threads: libsvm releases the GIL) over the one-vs-one
+        pairs; None: joblib's ``parallel_config`` (one outside it, and inside
+        ``krein compare``'s workers); -1: all cores.  Changes the time, never
+        the result (:func:`krein.estimators.base.fit_pairs`).
 
     Attributes
     ----------
