@@ -57,7 +57,6 @@ import numpy as np
 
 from krein.datasets._regenerated import minkowski_dissimilarities
 
-SPECTRUM_METHODS = ("flip", "clip", "shift", "clip-mds")
 FAST_METHODS = ("esvm", "esvm-l", "svm", "flip", "clip", "shift", "clip-mds", "trik-svm",
                 "knn", "pe-nearest-mean", "similarity-linear", "krein-ls")
 
@@ -111,8 +110,6 @@ def write_inputs(directory, names=tuple(INPUTS)):
 
 # ------------------------------------------------------------------------------ 1. fits
 def fits(name="gauss14"):
-    from sklearn.exceptions import ConvergenceWarning  # noqa: F401
-
     from krein.registry import list_methods, make_method
 
     D, y = INPUTS[name]()
