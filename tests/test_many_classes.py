@@ -24,8 +24,7 @@ import pytest
 from sklearn.svm import SVC
 
 from krein.datasets._regenerated import minkowski_dissimilarities
-from krein.estimators import (ESVC, KSVC, CorrectedKernelSVC, DirectSVC, IndefiniteSVC,
-                              SpectrumSVC)
+from krein.estimators import ESVC, CorrectedKernelSVC, DirectSVC, IndefiniteSVC, SpectrumSVC
 from krein.spectrum import Spectrum, SpectrumCorrection
 
 C = 1.0
@@ -179,9 +178,7 @@ def test_correction_scope_refuses_other_values(data):
     lambda: IndefiniteSVC(kernel="precomputed", max_iter=30),
     lambda: CorrectedKernelSVC(kernel="precomputed",
                                correction=SpectrumCorrection(correction="clip")),
-    lambda: KSVC(kernel="precomputed"),
-], ids=["esvc", "spectrum-training", "spectrum-pair", "direct", "indefinite", "corrected",
-        "ksvm"])
+], ids=["esvc", "spectrum-training", "spectrum-pair", "direct", "indefinite", "corrected"])
 def test_parallel_pairs_equal_serial_exactly(data, make, monkeypatch):
     K, y, Kte, _, _ = data
     serial = make().fit(K, y)                      # n_jobs=None outside a context: serial

@@ -149,10 +149,6 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         "approximation": [HasMethods(["fit_transform", "transform"]), None],
     }
 
-    #: the pairs over joblib threads under joblib.parallel_config (base.fit_pairs): each
-    #: active-set solve reads only its block (its NumPy / LAPACK work releases the GIL)
-    _parallel_pairs = True
-
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-6,
                  max_iter=None, solver="auto", solver_options=None, approximation=None,
                  probability=False):
