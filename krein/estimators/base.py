@@ -9,8 +9,8 @@ formulation to a solver.
 from __future__ import annotations
 
 import itertools
-from numbers import Integral
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
