@@ -115,6 +115,23 @@ _TERMS = (
                           "munoz eq. 6)",
           "square": "g = lam**2, i.e. K_c = K K' (munoz eq. 7)"},
          synonyms=("g",)),
+    Term("correction_scope",
+         "Which kernel a multiclass (one-vs-one) fit corrects: the pair's principal submatrix "
+         "K[I, I], or the whole training kernel once, each pair then training on the principal "
+         "submatrix Kc[I, I] of the correction (PSD, as every principal submatrix of a PSD "
+         "matrix; not the same matrix: clip(K)[I, I] != clip(K[I, I])).  Two classes: one pair "
+         "is the whole kernel, the two agree.",
+         {"pair": "each one-vs-one problem corrects its own block K[I, I] (one eigendecomposition "
+                  "per pair; the papers' per-problem correction)",
+          "training": "the training kernel is corrected once; each pair trains on the block "
+                      "Kc[I, I] of the correction and maps new rows by the training "
+                      "correction's out-of-sample map (one eigendecomposition per fit)"},
+         synonyms=("multiclass_correction",)),
+    Term("n_jobs",
+         "None or an int: joblib workers over independent sub-problems (the one-vs-one pairs); "
+         "None: joblib's active parallel_config, one outside one (scikit-learn's meaning); "
+         "-1: all cores.  Changes the time, never the result.",
+         synonyms=("n_workers", "workers", "n_threads")),
     Term("out_of_sample",
          "How the kernel rows r = k(x, X) of new points are mapped before the model is applied.",
          {"auto": "'raw' for the corrections 'shift' and 'add_diagonal', 'spectral' otherwise",

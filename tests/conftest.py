@@ -54,6 +54,7 @@ SCRIPT_TESTS = {
 #: other.  Together they were 90 % of the rest's time; without them the fast suite takes
 #: about a minute.  A new heavy test is added here (tests/README.md).
 HEAVY_TESTS = {
+    "test_many_classes": ("test_parallel_pairs_equal_serial_exactly",),
     "test_scale_grids": ("test_K_and_1e4_K_choose_the_same_models", "test_the_scale_is_recorded",
                          "test_user_grid_values_stay_absolute"),
     "test_honest_status": ("test_summary_counts_warnings_and_inner_failures",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, field
+from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
@@ -25,7 +26,8 @@ from ..kernels import KERNELS, pairwise_kernel
 from ..solvers.libsvm import libsvm_binary, libsvm_solution, libsvm_solve  # noqa: F401 (re-export)
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "ProbabilityMixin", "BinaryModel",
-           "libsvm_binary", "libsvm_solve", "libsvm_solution", "least_eigenvalue"]
+           "fit_pairs", "pair_indices", "libsvm_binary", "libsvm_solve", "libsvm_solution",
+           "least_eigenvalue"]
 
 
 @dataclass
@@ -349,6 +351,10 @@ class ProbabilityMixin:
             return np.log(self.predict_proba(X))
 
 
+#: Constraint of ``n_jobs`` (joblib workers over the one-vs-one pairs, :func:`fit_pairs`;
+#: scikit-learn's constraint: an int, joblib refuses 0, or None).
+N_JOBS = [Integral, None]
+
 #: Constraint of ``probability`` (every classifier; :class:`ProbabilityMixin`).
 PROBABILITY_CONSTRAINTS = {"probability": ["boolean"]}
 
@@ -566,19 +572,37 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
     def _fit(self, X, y):
         X_fit, K, classes, y_idx = self._fit_input(X, y)
         pairs = list(itertools.combinations(range(classes.size), 2))
-        models = []
-        for i, j in pairs:
-            if classes.size == 2:
-                idx = np.arange(K.shape[0])
-                K_sub = K
-            else:
-                idx = np.flatnonzero((y_idx == i) | (y_idx == j))
-                K_sub = K[np.ix_(idx, idx)]
-            y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
-            models.append(self._fit_binary(K_sub, y_pm, idx, self._per_sample_C(y_idx[idx])))
+        K_fit = self._pair_kernel(K, y_idx)
+
+        def problems():     # one at a time: the blocks are sliced as the workers take them
+            for i, j in pairs:
+                idx = pair_indices(y_idx, i, j, classes.size)
+                K_sub = K_fit if classes.size == 2 else K_fit[np.ix_(idx, idx)]
+                y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
+                yield K_sub, y_pm, idx, self._per_sample_C(y_idx[idx])
+
+        models = fit_pairs(self._fit_binary, problems(), len(pairs),
+                           n_jobs=getattr(self, "n_jobs", None), parallel=self._parallel_pairs,
+                           prefer=self._pair_prefer)
         # ---- all binary problems solved: now (and only now) set attributes
         self._set_fitted(classes, pairs, models, X_fit, K)
         return self
+
+    #: Whether the binary problems may be fitted concurrently (:func:`fit_pairs`): True in
+    #: a subclass whose ``_fit_binary`` reads only its arguments and the parameters (no
+    #: random stream shared between the pairs, no attribute written).
+    _parallel_pairs = False
+
+    #: joblib's ``prefer`` for the pairs: "threads" (LAPACK, libsvm and NumPy's kernels
+    #: release the GIL; issue 28 on a loaded 2-core machine: IndefiniteSVC's 21 pairs of
+    #: a 7-class fit took 1.3 s on two threads, 1.9 s on two warm loky processes and
+    #: 19.7 s when the processes first start; benchmarks/many_classes.py --speedup).
+    _pair_prefer = "threads"
+
+    def _pair_kernel(self, K, y_idx):
+        """Hook: the matrix whose principal submatrices the binary problems receive
+        (``K`` itself here; SpectrumSVC's ``correction_scope="training"`` corrects it once)."""
+        return K
 
     def _set_fitted(self, classes, pairs, models, X_fit, K):
         n = K.shape[0]
@@ -658,6 +682,108 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
         if len(self.classes_) == 2:
             return self.classes_[(dec > 0).astype(int)]
         return self.classes_[np.argmax(dec, axis=1)]
+
+
+def pair_indices(y_idx, i, j, n_classes):
+    """Training indices of the one-vs-one problem of classes ``i`` and ``j``.
+
+    Parameters
+    ----------
+    y_idx : ndarray of shape (n,)
+        Class index of each training sample.
+    i, j : int
+        The pair's class indices, ``i < j``.
+    n_classes : int
+        Number of classes (two: every sample).
+
+    Returns
+    -------
+    ndarray of shape (n_sub,)
+        Sorted indices of the samples of class ``i`` or ``j``.
+    """
+    if n_classes == 2:
+        return np.arange(y_idx.size)
+    return np.flatnonzero((y_idx == i) | (y_idx == j))
+
+
+def _in_context(shared, fit_binary, problem):
+    """``fit_binary(*problem)`` inside a shared-computations context when the caller had one
+    (the context is per thread: a worker thread enters its own)."""
+    if not shared:
+        return fit_binary(*problem)
+    from .._cache import shared_computations
+
+    with shared_computations():
+        return fit_binary(*problem)
+
+
+def fit_pairs(fit_binary, problems, n_problems, *, n_jobs=None, parallel=True,
+              prefer="threads"):
+    """Fit the one-vs-one binary problems, serially or over joblib workers.
+
+    Each problem is a function of its own arguments only (the pair's kernel
+    block, labels, indices and box bounds), so the models do not depend on
+    the order or the worker that fits them: ``n_jobs`` changes the time, never
+    the result.  Without an explicit ``n_jobs`` the number of workers is
+    joblib's (:func:`joblib.parallel_config`; one outside such a context, and
+    one inside a worker of ``krein compare``, whose parallelism is over its
+    cells, so the pairs never oversubscribe the cores).  With threads the BLAS
+    libraries are limited to ``cores // n_jobs`` threads each for the
+    duration (threadpoolctl; never above the caller's own limit, e.g. the one
+    BLAS thread of ``krein compare``'s small fits); joblib does the same in
+    its worker processes.
+    A shared-computations context of the caller (:mod:`krein._cache`) is
+    entered in each worker thread; worker processes compute alone.
+
+    Parameters
+    ----------
+    fit_binary : callable
+        ``fit_binary(K_sub, y_pm, idx, C) -> BinaryModel``.
+    problems : iterable of tuple
+        One ``(K_sub, y_pm, idx, C)`` per pair, in the order of the pairs
+        (a generator: the blocks are sliced as they are fitted).
+    n_problems : int
+        The number of problems.
+    n_jobs : int or None, default=None
+        Workers (joblib's meaning: -1 all cores; None joblib's active
+        configuration, 1 outside one).
+    parallel : bool, default=True
+        False fits serially whatever ``n_jobs`` says (an estimator whose pairs
+        share a random stream).
+    prefer : {"threads", "processes"}, default="threads"
+        joblib's backend preference.
+
+    Returns
+    -------
+    list of BinaryModel
+        One per problem, in the order of ``problems``.
+
+    Raises
+    ------
+    Exception
+        Whatever a binary fit raises (the first one, as joblib re-raises it).
+    """
+    import joblib
+
+    from .._cache import shared_computations_active
+
+    workers = joblib.effective_n_jobs(n_jobs) if parallel and n_problems > 1 else 1
+    workers = min(workers, n_problems)
+    if workers <= 1:
+        return [fit_binary(*p) for p in problems]
+    shared = prefer == "threads" and shared_computations_active()
+    run = joblib.Parallel(n_jobs=workers, prefer=prefer)
+    jobs = (joblib.delayed(_in_context)(shared, fit_binary, p) for p in problems)
+    if prefer != "threads":
+        return list(run(jobs))
+    import os
+
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    # each thread's BLAS gets its share of the cores, never more than the caller allowed
+    now = [lib["num_threads"] for lib in threadpool_info()] or [1]
+    with threadpool_limits(limits=max(1, min(min(now), (os.cpu_count() or 1) // workers))):
+        return list(run(jobs))
 
 
 def _ovo_to_ovr(dec, pairs, n_classes):

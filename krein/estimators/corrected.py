@@ -26,7 +26,8 @@ from .._validation import LIBSVM_MAX_ITER, POSITIVE
 from ..combinations import check_stacked_kernel, check_stacked_rows
 from ..kernels import pairwise_kernel
 from ..spectrum import Spectrum
-from .base import BinaryModel, KernelClassifierBase, check_square_kernel, libsvm_solve
+from .base import (BinaryModel, KernelClassifierBase, check_square_kernel, fit_pairs,
+                   libsvm_solve, pair_indices)
 
 __all__ = ["CorrectedKernelSVC"]
 
@@ -227,18 +228,17 @@ class CorrectedKernelSVC(KernelClassifierBase):
         else:
             correction, Kc = self._fit_correction(K_in, K, y)
         pairs = list(itertools.combinations(range(classes.size), 2))
-        models = []
-        for i, j in pairs:
-            if classes.size == 2:
-                idx = np.arange(K.shape[0])
-                K_sub = Kc
-            else:
-                idx = np.flatnonzero((y_idx == i) | (y_idx == j))
-                K_sub = Kc[np.ix_(idx, idx)]
-            y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
-            u, b, sol = libsvm_solve(K_sub, y_pm, self._per_sample_C(y_idx[idx]),
-                                     tol=self.tol, max_iter=self.max_iter)
-            models.append(BinaryModel(idx, u, b, {"n_iter": sol.iterations, "solution": sol}))
+
+        def problems():     # the blocks of the ONE correction of the training kernel
+            for i, j in pairs:
+                idx = pair_indices(y_idx, i, j, classes.size)
+                K_sub = Kc if classes.size == 2 else Kc[np.ix_(idx, idx)]
+                yield K_sub, np.where(y_idx[idx] == j, 1.0, -1.0), idx, \
+                    self._per_sample_C(y_idx[idx])
+
+        # libsvm releases the GIL: the pairs over joblib threads when a
+        # joblib.parallel_config asks for workers (serial otherwise; base.fit_pairs)
+        models = fit_pairs(self._fit_binary, problems(), len(pairs))
         spec = getattr(correction, "spectrum_", None)
         if not isinstance(spec, Spectrum) or spec.partial or spec.n != K.shape[0]:
             spec = Spectrum.from_kernel(K, check=False)
@@ -255,6 +255,11 @@ class CorrectedKernelSVC(KernelClassifierBase):
         self.corrected_min_eigenvalue_ = corrected_min
         self.stack_depth_ = int(X.shape[2]) if stacked else None
         return self
+
+    def _fit_binary(self, K, y, idx, C):
+        """libsvm on one pair's block of the corrected kernel."""
+        u, b, sol = libsvm_solve(K, y, C, tol=self.tol, max_iter=self.max_iter)
+        return BinaryModel(idx, u, b, {"n_iter": sol.iterations, "solution": sol})
 
     def _fit_correction(self, K_in, K, y):
         """``(fitted clone of correction, corrected kernel)``, shared by content.

@@ -40,7 +40,7 @@ from ..kernels import kernel_scale
 from ..solvers import (INDEFINITE_ALGORITHMS, SolverName, indefinite_options, resolve_solver,
                        solve_indefinite)
 from ..solvers.indefinite import OUT_OF_SAMPLE_MAPS, ProxyKernelOracle, perturb_svm_cvxpy
-from .base import KERNEL_CONSTRAINTS, BinaryModel, KernelClassifierBase, KernelMixin
+from .base import KERNEL_CONSTRAINTS, N_JOBS, BinaryModel, KernelClassifierBase, KernelMixin
 
 __all__ = ["IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC",
            "OUT_OF_SAMPLE_MAPS"]
@@ -169,6 +169,11 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
         ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
+    n_jobs : int or None, default=None
+        joblib workers (threads: the oracle's NumPy / LAPACK work releases the
+        GIL) over the one-vs-one pairs; None: joblib's ``parallel_config`` (one
+        outside it, and inside ``krein compare``'s workers); -1: all cores.
+        Changes the time, never the result (:func:`krein.estimators.base.fit_pairs`).
 
     Attributes
     ----------
@@ -206,11 +211,13 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
     """
 
     _parameter_constraints: dict = {**KernelClassifierBase._parameter_constraints,
-                                    **_PROXY_CONSTRAINTS}
+                                    **_PROXY_CONSTRAINTS, "n_jobs": N_JOBS}
+
+    _parallel_pairs = True
 
     def __init__(self, *, C=1.0, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
                  class_weight=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
-                 gap_every=10, solver_options=None, probability=False):
+                 gap_every=10, solver_options=None, probability=False, n_jobs=None):
         self.C = C
         self.rho = rho
         self.solver = solver
@@ -224,6 +231,7 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         self.gap_every = gap_every
         self.solver_options = solver_options
         self.probability = probability
+        self.n_jobs = n_jobs
 
     def _fit_binary(self, K, y, idx, C):
         P = ProxyKernelProblem(K, y, model="svc", C=C, rho=self.rho, check=False)

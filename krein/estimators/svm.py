@@ -21,7 +21,11 @@ from ..solvers.ldl import LDLFlip
 from ..spectrum import (OUT_OF_SAMPLE, TRANSFORMS, Spectrum, check_correction,
                         correct_eigenvalues, row_multipliers, transductive_rows)
 from .approximate import ApproximationMixin, linear_svm, spectral_features
-from .base import BinaryModel, KernelClassifierBase, least_eigenvalue, libsvm_solve
+from .base import N_JOBS, BinaryModel, KernelClassifierBase, least_eigenvalue, libsvm_solve
+
+#: ``correction_scope`` of a multiclass fit (krein._vocabulary): the pair's block or the
+#: whole training kernel, corrected.
+CORRECTION_SCOPES = declared("correction_scope", "pair", "training")
 
 __all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
 
@@ -91,13 +95,15 @@ def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=No
     return u, b, {"n_iter": sol.iterations or 0, "solver": solver, "solution": sol}
 
 
-def _spectrum_diagnostics(est, K, models):
+def _spectrum_diagnostics(est, K, models, spec=None):
     """Set ``spectrum_``, ``min_eigenvalue_``, ``signature_`` from the training kernel.
 
     A partial decomposition (ESVM-L: ``n_components``/``energy``) is not completed
     by a full ``eigh``: ``spectrum_`` is the models' partial spectrum (two classes;
     None for multiclass), ``signature_`` its signature (the components not kept
-    count as zero) and ``min_eigenvalue_`` comes from a partial eigensolver."""
+    count as zero) and ``min_eigenvalue_`` comes from a partial eigensolver.
+    ``spec``: the full spectrum of ``K`` when the fit computed it (a multiclass
+    fit with ``correction_scope="training"``), not computed again."""
     specs = [m.info.get("spectrum") for m in models]
     if any(s is not None and s.partial for s in specs):
         spec = specs[0] if len(models) == 1 else None
@@ -105,7 +111,8 @@ def _spectrum_diagnostics(est, K, models):
         est.min_eigenvalue_ = least_eigenvalue(K)
         est.signature_ = None if spec is None else spec.signature
         return
-    spec = specs[0] if len(models) == 1 else None
+    if spec is None:
+        spec = specs[0] if len(models) == 1 else None
     if spec is None:
         spec = Spectrum.from_kernel(K, check=False)
     est.spectrum_ = spec
@@ -197,6 +204,11 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
         ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
+    n_jobs : int or None, default=None
+        joblib workers (threads: LAPACK and libsvm release the GIL) over the
+        one-vs-one pairs; None: joblib's ``parallel_config`` (one outside it,
+        and inside ``krein compare``'s workers); -1: all cores.  Changes the
+        time, never the result (:func:`krein.estimators.base.fit_pairs`).
 
     Attributes
     ----------
@@ -273,12 +285,15 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         "max_iter": LIBSVM_MAX_ITER,
         "solver_options": [dict, None],
         "approximation": _APPROXIMATION,
+        "n_jobs": N_JOBS,
     }
+
+    _parallel_pairs = True
 
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
                  n_components=None, energy=None, decomposition="eigh", solver="auto",
                  formulation="dual", tol=1e-3, max_iter=-1, solver_options=None,
-                 approximation=None, probability=False):
+                 approximation=None, probability=False, n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -293,6 +308,7 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         self.solver_options = solver_options
         self.approximation = approximation
         self.probability = probability
+        self.n_jobs = n_jobs
 
     def _check_params(self):
         self._solver = _check_svm_solver(self)
@@ -494,6 +510,25 @@ default="flip"
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
         ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
+    correction_scope : {"pair", "training"}, default="pair"
+        Multiclass only (exact path): ``"pair"`` corrects each one-vs-one block
+        ``K[I, I]`` (one eigendecomposition per pair); ``"training"`` corrects
+        the training kernel once and trains each pair on the block ``Kc[I, I]``
+        of the correction (PSD: a principal submatrix of a PSD matrix), with the
+        out-of-sample map of the training correction (``"spectral"``: the
+        pair's decision is ``(r V diag(h) V')[I] u``, so its coefficients live on
+        every training point; ``"transductive"``: the joint train + test kernel
+        corrected once).  The two are different models (``clip(K)[I, I] !=
+        clip(K[I, I])``); with two classes they coincide.  The default stays
+        ``"pair"`` (the papers' per-problem correction); the measured accuracy
+        of both on many-class inputs is in ``benchmarks/README.md``
+        (``benchmarks/many_classes.py``).  With an ``approximation`` each pair's
+        features are refactored as before (the option does not apply).
+    n_jobs : int or None, default=None
+        joblib workers (threads: libsvm and LAPACK release the GIL) over the
+        one-vs-one pairs; None: joblib's ``parallel_config`` (one outside it,
+        and inside ``krein compare``'s workers); -1: all cores.  Changes the time,
+        never the result (:func:`krein.estimators.base.fit_pairs`).
 
     Attributes
     ----------
@@ -508,6 +543,9 @@ default="flip"
         With an approximation: the nonzero eigenvalues of ``K_approx``.
     corrected_dual_coef_ : ndarray of shape (n_pairs, n_train)
         ``y * alpha`` of the SVM on the corrected kernel.
+    correction_scope_ : {"pair", "training"}
+        Exact path: the scope that ran (``"pair"`` for two classes, whatever
+        was asked).
     min_eigenvalue_, signature_, spectrum_ :
         Of the uncorrected training kernel.
     solver_ : str
@@ -530,11 +568,16 @@ default="flip"
         "max_iter": LIBSVM_MAX_ITER,
         "solver_options": [dict, None],
         "approximation": _APPROXIMATION,
+        "correction_scope": [StrOptions(set(CORRECTION_SCOPES))],
+        "n_jobs": N_JOBS,
     }
+
+    _parallel_pairs = True
 
     def __init__(self, *, correction="flip", out_of_sample="auto", C=1.0, kernel="gaussian",
                  kernel_params=None, class_weight=None, eps=0.0, shift=None, solver="auto",
-                 tol=1e-3, max_iter=-1, solver_options=None, approximation=None, probability=False):
+                 tol=1e-3, max_iter=-1, solver_options=None, approximation=None, probability=False,
+                 correction_scope="pair", n_jobs=None):
         self.correction = correction
         self.out_of_sample = out_of_sample
         self.C = C
@@ -549,6 +592,8 @@ default="flip"
         self.solver_options = solver_options
         self.approximation = approximation
         self.probability = probability
+        self.correction_scope = correction_scope
+        self.n_jobs = n_jobs
 
     def _check_params(self):
         check_correction(self.correction, self.out_of_sample)
@@ -596,7 +641,9 @@ default="flip"
         return coef, b, {"n_iter": sol.iterations or 0, "solution": sol,
                          "n_components": int(keep.sum())}
 
-    def _fit_binary(self, K, y, idx, C):
+    def _correct(self, K):
+        """``(spec, g, Kc)``: the spectrum of ``K``, its corrected eigenvalues and the
+        corrected kernel (ValueError when the correction is not PSD)."""
         spec = Spectrum.from_kernel(K, check=False)
         g = spec.corrected_eigenvalues(self.correction, **self._gparams())
         if g.min() < -spec.tol:
@@ -612,6 +659,49 @@ default="flip"
         else:
             Kc = spec.reconstruct(np.maximum(g, 0.0))
             Kc = 0.5 * (Kc + Kc.T)
+        return spec, g, Kc
+
+    def _fit(self, X, y):
+        try:
+            return super()._fit(X, y)
+        finally:
+            self.__dict__.pop("_training_correction", None)
+
+    def _pair_kernel(self, K, y_idx):
+        """``correction_scope="training"`` with more than two classes: the training kernel
+        corrected once (its spectrum kept for the pairs' out-of-sample maps)."""
+        if self.correction_scope != "training" or np.unique(y_idx).size <= 2:
+            return K
+        spec, g, Kc = self._correct(K)
+        self._training_correction = (spec, g)
+        return Kc
+
+    def _fit_binary_block(self, Kc, y, idx, C):
+        """A pair of ``correction_scope="training"``: the SVM on the block ``Kc[I, I]`` of
+        the training correction; the coefficients on the training kernel's rows."""
+        spec, g = self._training_correction
+        factor = None
+        if self._solver != "libsvm":
+            # the block of the correction's factor: Kc[I, I] = F[I] F[I]'
+            keep = g > spec.tol
+            factor = spec.eigenvectors[idx][:, keep] * np.sqrt(g[keep])
+            if self.correction in ("shift", "add_diagonal") and keep.sum() < g.size:
+                factor = None
+        u, b, info = _solve_psd_svm(Kc, y, C, self._solver, self.tol, self.max_iter,
+                                    self.solver_options, factor=factor)
+        info.update({"pair_idx": idx, "corrected_coef": u})
+        if self._mode != "spectral":
+            return BinaryModel(idx, u, b, info)
+        # (r V diag(h) V')[I] u = r (V diag(h) V[I]' u): coefficients on every training row
+        h = row_multipliers(spec.eigenvalues, g, self.correction, spec.tol)
+        V = spec.eigenvectors
+        coef = V @ (h * (V[idx].T @ u))
+        return BinaryModel(np.arange(V.shape[0]), coef, b, info)
+
+    def _fit_binary(self, K, y, idx, C):
+        if "_training_correction" in self.__dict__:
+            return self._fit_binary_block(K, y, idx, C)
+        spec, g, Kc = self._correct(K)
         factor = None
         if self._solver != "libsvm":
             keep = g > spec.tol
@@ -635,7 +725,9 @@ default="flip"
         n = K.shape[0]
         self.corrected_dual_coef_ = np.zeros((len(models), n))
         for r, m in enumerate(models):
-            self.corrected_dual_coef_[r, m.idx] = m.info["corrected_coef"]
+            self.corrected_dual_coef_[r, m.info.get("pair_idx", m.idx)] = m.info["corrected_coef"]
+        training = self.__dict__.get("_training_correction")
+        self.correction_scope_ = "training" if training is not None else "pair"
         if self._mode == "transductive":
             self.K_fit_ = K
             # the expansion is on the transductive rows, so every point is needed
@@ -643,7 +735,7 @@ default="flip"
             self.dual_coef_ = self.corrected_dual_coef_.copy()
             if hasattr(self, "X_fit_"):
                 self.support_vectors_ = self.X_fit_
-        _spectrum_diagnostics(self, K, models)
+        _spectrum_diagnostics(self, K, models, None if training is None else training[0])
 
     # -------------------------------------------------------- transductive
     def _test_rows(self, X):
@@ -667,6 +759,13 @@ default="flip"
         if self._mode != "transductive":
             return super()._binary_decisions(K_rows, extra)
         K_tt = extra
+        if self.correction_scope_ == "training":
+            # the joint train + test kernel corrected once; each pair reads its columns
+            joint = np.block([[self.K_fit_, K_rows.T], [K_rows, K_tt]])
+            rows = transductive_rows(joint, self.K_fit_.shape[0], self.correction,
+                                     **self._gparams())
+            return np.column_stack([rows[:, m.info["pair_idx"]] @ m.info["corrected_coef"]
+                                    + m.intercept for m in self.binary_models_])
         out = []
         for m in self.binary_models_:
             Kb = self.K_fit_[np.ix_(m.idx, m.idx)]
@@ -707,6 +806,11 @@ class DirectSVC(KernelClassifierBase):
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
         ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
+    n_jobs : int or None, default=None
+        joblib workers (threads: libsvm releases the GIL) over the one-vs-one
+        pairs; None: joblib's ``parallel_config`` (one outside it, and inside
+        ``krein compare``'s workers); -1: all cores.  Changes the time, never
+        the result (:func:`krein.estimators.base.fit_pairs`).
 
     Attributes
     ----------
@@ -718,10 +822,13 @@ class DirectSVC(KernelClassifierBase):
         **KernelClassifierBase._parameter_constraints,
         "tol": [POSITIVE],
         "max_iter": LIBSVM_MAX_ITER,
+        "n_jobs": N_JOBS,
     }
 
+    _parallel_pairs = True
+
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None, tol=1e-3,
-                 max_iter=-1, probability=False):
+                 max_iter=-1, probability=False, n_jobs=None):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -729,6 +836,7 @@ class DirectSVC(KernelClassifierBase):
         self.tol = tol
         self.max_iter = max_iter
         self.probability = probability
+        self.n_jobs = n_jobs
 
     def _fit_binary(self, K, y, idx, C):
         u, b, sol = libsvm_solve(K, y, C, tol=self.tol, max_iter=self.max_iter)
