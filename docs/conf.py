@@ -38,7 +38,6 @@ extensions = [
     "sphinxcontrib.bibtex",
     "matplotlib.sphinxext.plot_directive",
     "sphinx_copybutton",
-    "sphinxarg.ext",
     "krein_docs",
 ]
 
@@ -140,6 +139,10 @@ html_static_path = ["_static"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    # the API has hundreds of pages: a collapsed left navigation keeps each page small and
+    # the build fast (every page renders the navigation tree)
+    "collapse_navigation": True,
+    "navigation_depth": 2,
     "header_links_before_dropdown": 7,
     "secondary_sidebar_items": ["page-toc", "sourcelink"],
 }

@@ -10,8 +10,13 @@ Sphinx's ``include-read`` event (the including pages are in ``docs/reproductions
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective
 
 ROOT = Path(__file__).resolve().parents[2]
 FIGURES = ROOT / "figures"
@@ -72,7 +77,6 @@ def guide_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     to the guide's index, so that the reference builds without warnings on its own.
     """
     from sphinx.addnodes import pending_xref
-    from docutils import nodes
 
     env = inliner.document.settings.env
     target = f"user_guide/{text}"
@@ -84,7 +88,66 @@ def guide_role(name, rawtext, text, lineno, inliner, options=None, content=None)
     return [node], []
 
 
+def parser_sections(parser, prog):
+    """``(title, help text)`` of an argparse parser and of each of its subcommands, depth
+    first, in the order they were added.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The parser (``krein.cli._build_parser()``).
+    prog : str
+        Its program name (``"krein"``); subcommands are ``"krein compare"``, ...
+
+    Returns
+    -------
+    list of (str, str)
+        The title and the ``format_help()`` text, 100 columns wide.
+    """
+    import argparse
+
+    old = os.environ.get("COLUMNS")
+    os.environ["COLUMNS"] = "100"
+    try:
+        out = [(prog, parser.format_help())]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    out += parser_sections(sub, f"{prog} {name}")
+    finally:
+        if old is None:
+            del os.environ["COLUMNS"]
+        else:
+            os.environ["COLUMNS"] = old
+    return out
+
+
+class CommandLineHelp(SphinxDirective):
+    """``.. krein-cli-help:: module:function`` renders a section per (sub)command of the
+    parser that ``function()`` returns, each with its ``--help`` text as a literal block
+    (help strings are plain text, not reStructuredText)."""
+
+    required_arguments = 1
+    option_spec = {"prog": directives.unchanged}
+
+    def run(self):
+        import importlib
+
+        module, func = self.arguments[0].split(":")
+        parser = getattr(importlib.import_module(module), func)()
+        prog = self.options.get("prog", parser.prog)
+        result = []
+        for title, text in parser_sections(parser, prog):
+            section = nodes.section(ids=[nodes.make_id(title)], names=[nodes.fully_normalize_name(title)])
+            section += nodes.title(title, "", nodes.literal(title, title))
+            section += nodes.literal_block(text, text, language="text")
+            self.state.document.note_implicit_target(section, section)
+            result.append(section)
+        return result
+
+
 def setup(app):
     app.connect("include-read", _on_include_read)
     app.add_role("guide", guide_role)
+    app.add_directive("krein-cli-help", CommandLineHelp)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
