@@ -92,9 +92,12 @@ def _skip_scikit_learn_members(app, what, name, obj, skip, options):
     ``get_metadata_routing``, ``get_params``, ``score``, ...) and the methods of built-in
     bases (``tuple.count``, ``Exception.with_traceback``): their own documentation covers
     them, and scikit-learn's docstrings point into scikit-learn's site."""
+    if what not in ("class", "exception"):
+        return skip  # module members: exactly the module's __all__
     owner = getattr(obj, "__objclass__", None)  # methods of built-in types (tuple.count)
-    module = (getattr(owner, "__module__", None) or getattr(obj, "__module__", None)
-              or getattr(type(obj), "__module__", "") or "")
+    module = getattr(owner, "__module__", None) or getattr(obj, "__module__", None) or ""
+    if not module and type(obj).__module__.split(".")[0] == "sklearn":
+        module = "sklearn"  # descriptors such as set_fit_request
     if module.split(".")[0] in ("sklearn", "builtins") or name.startswith("__sklearn"):
         return True
     return skip

@@ -198,10 +198,11 @@ def test_citation_cff_is_valid_and_cites_the_papers():
     for body in re.split(r"^@", bib, flags=re.M)[1:]:
         title = re.search(r"title\s*=\s*\{(.*)\},?\s*$", body, flags=re.M).group(1)
         year = int(re.search(r"year\s*=\s*\{(\d{4})\}", body).group(1))
-        entries[re.sub(r"[{}]", "", title).replace("---", "—").lower()] = year
+        entries.setdefault(re.sub(r"[{}]", "", title).lower(), set()).add(year)
     assert len(cff["references"]) >= 8
     for ref in cff["references"]:
         assert ref["type"] and ref["authors"], ref["title"]
         assert all(a.get("family-names") for a in ref["authors"]), ref["title"]
         title = ref["title"].lower()
-        assert entries.get(title) == ref["year"], f"{ref['title']} ({ref['year']}) not in references.bib"
+        assert ref["year"] in entries.get(title, ()), \
+            f"{ref['title']} ({ref['year']}) is not an entry of docs/references.bib"
