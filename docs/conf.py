@@ -139,6 +139,7 @@ sphinx_gallery_conf = {
 html_theme = "pydata_sphinx_theme"
 html_title = f"krein {release}"
 html_static_path = ["_static"]
+html_css_files = ["krein.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
@@ -147,6 +148,10 @@ html_theme_options = {
     "collapse_navigation": True,
     "navigation_depth": 2,
     "header_links_before_dropdown": 7,
-    "secondary_sidebar_items": ["page-toc", "sourcelink"],
+    # the reproduction pages carry wide tables and multi-panel figures: no right-hand column
+    "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"], "reproductions/*": []},
 }
 html_show_sourcelink = False
+# single pages have no section navigation: give their text the width instead
+html_sidebars = {page: [] for page in ("index", "getting_started", "cli", "layout",
+                                       "bibliography")}
