@@ -149,7 +149,9 @@ html_theme_options = {
     "navigation_depth": 2,
     "header_links_before_dropdown": 7,
     # the reproduction pages carry wide tables and multi-panel figures: no right-hand column
-    "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"], "reproductions/*": []},
+    "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"],
+                                **{f"reproductions/{p.stem}": [] for p in
+                                   (Path(__file__).parent / "reproductions").glob("*.md")}},
 }
 html_show_sourcelink = False
 # single pages have no section navigation: give their text the width instead
