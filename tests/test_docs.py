@@ -206,3 +206,38 @@ def test_citation_cff_is_valid_and_cites_the_papers():
         title = ref["title"].lower()
         assert ref["year"] in entries.get(title, ()), \
             f"{ref['title']} ({ref['year']}) is not an entry of docs/references.bib"
+
+
+def test_sections_numpydoc_does_not_know_are_kept_in_notes():
+    """numpydoc drops a section it does not know (KernelClassifierBase's "Kernel",
+    "Multiclass", ...); on the site it becomes a rubric at the end of Notes, which numpydoc
+    then parses without a warning and with the text intact."""
+    import inspect
+    import warnings
+
+    from numpydoc.docscrape import NumpyDocString
+
+    from krein.estimators import KernelClassifierBase
+
+    lines = inspect.cleandoc(KernelClassifierBase.__doc__).splitlines()
+    original = "\n".join(lines)
+    moved = krein_docs.keep_unknown_sections(lines)
+    assert {"Kernel", "Multiclass", "Class Weights"} <= set(moved)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        doc = NumpyDocString("\n".join(lines))
+    notes = "\n".join(doc["Notes"])
+    for title in moved:
+        assert f".. rubric:: " in notes and title.lower() in notes.lower()
+    assert 'kernel="precomputed"' in original and 'kernel="precomputed"' in notes
+    lines = ["Summary.", "", "Parameters", "----------", "x : int", "    An x.", "",
+             "Stacked kernels", "---------------", "Text of it.", "", "Examples", "--------",
+             ">>> 1", "1"]
+    assert krein_docs.keep_unknown_sections(lines) == ["Stacked Kernels"]
+    assert lines == ["Summary.", "", "Parameters", "----------", "x : int", "    An x.", "",
+                     "Examples", "--------", ">>> 1", "1", "",
+                     "Notes", "-----", "", ".. rubric:: Stacked kernels", "", "Text of it.", ""]
+    doc = NumpyDocString("\n".join(lines))
+    assert doc["Parameters"][0].name == "x" and doc["Examples"] == [">>> 1", "1"]
+    table = ["Summary.", "", "=====  =====", "a      b", "=====  =====", "1      2", "=====  ====="]
+    assert krein_docs.keep_unknown_sections(list(table)) == []   # an rst table is no section

@@ -146,7 +146,78 @@ class CommandLineHelp(SphinxDirective):
         return result
 
 
+#: The sections numpydoc knows; it drops any other section of a docstring from the page.
+NUMPYDOC_SECTIONS = {"Parameters", "Returns", "Yields", "Receives", "Raises", "Warns",
+                     "Other Parameters", "Attributes", "Methods", "See Also", "Notes",
+                     "Warnings", "References", "Examples"}
+
+
+def _section_title(lines, i):
+    """The normalized title if ``lines[i]`` heads a numpydoc section, else None."""
+    if i + 1 >= len(lines) or not lines[i].strip() or lines[i][:1].isspace():
+        return None
+    title, rule = lines[i].strip(), lines[i + 1].strip()
+    if len(rule) < len(title) or set(rule) not in ({"-"}, {"="}):
+        return None
+    return " ".join(w.capitalize() for w in title.split())
+
+
+def keep_unknown_sections(lines):
+    """Move the docstring sections numpydoc does not know into its Notes, under a rubric.
+
+    numpydoc renders only its own sections (Parameters, Returns, Notes, ...) and drops any
+    other (``Kernel``, ``Multiclass``, ``Class Weights`` of
+    :class:`krein.estimators.KernelClassifierBase`) with a ``UserWarning``; on the site they
+    are kept as ``.. rubric:: Title`` paragraphs at the end of Notes (a Notes section is
+    added where there is none). The docstrings themselves are unchanged.
+
+    Parameters
+    ----------
+    lines : list of str
+        The docstring's lines as autodoc passes them (dedented); changed in place.
+
+    Returns
+    -------
+    list of str
+        The titles of the sections moved.
+    """
+    heads = [i for i in range(len(lines)) if _section_title(lines, i)]
+    if not heads:
+        return []
+    spans = [(i, heads[k + 1] if k + 1 < len(heads) else len(lines)) for k, i in enumerate(heads)]
+    known, moved, titles = [], [], []
+    for start, end in spans:
+        title = _section_title(lines, start)
+        if title in NUMPYDOC_SECTIONS:
+            known.append((title, lines[start:end]))
+        else:
+            titles.append(title)
+            body = lines[start + 2:end]
+            while body and not body[-1].strip():
+                body.pop()
+            moved += ["", f".. rubric:: {lines[start].strip()}", "", *body, ""]
+    if not titles:
+        return []
+    notes = next((k for k, (t, _) in enumerate(known) if t == "Notes"), None)
+    if notes is None:
+        if known and known[-1][1][-1].strip():
+            known[-1] = (known[-1][0], known[-1][1] + [""])
+        known.append(("Notes", ["Notes", "-----"]))
+        notes = len(known) - 1
+    title, block = known[notes]
+    while len(block) > 2 and not block[-1].strip():
+        block.pop()
+    known[notes] = (title, block + moved)
+    lines[heads[0]:] = [line for _, block in known for line in block]
+    return titles
+
+
+def _on_process_docstring(app, what, name, obj, options, lines):
+    keep_unknown_sections(lines)
+
+
 def setup(app):
+    app.connect("autodoc-process-docstring", _on_process_docstring, priority=400)
     app.connect("include-read", _on_include_read)
     app.add_role("guide", guide_role)
     app.add_directive("krein-cli-help", CommandLineHelp)
