@@ -230,6 +230,8 @@ def test_sections_numpydoc_does_not_know_are_kept_in_notes():
     for title in moved:
         assert f".. rubric:: " in notes and title.lower() in notes.lower()
     assert 'kernel="precomputed"' in original and 'kernel="precomputed"' in notes
+    # a fitted attribute (``trace_``) would be a dangling rst reference once out of numpydoc
+    assert "\ntrace_ :" in "\n" + original and "``trace_`` :" in notes
     lines = ["Summary.", "", "Parameters", "----------", "x : int", "    An x.", "",
              "Stacked kernels", "---------------", "Text of it.", "", "Examples", "--------",
              ">>> 1", "1"]

@@ -152,6 +152,10 @@ NUMPYDOC_SECTIONS = {"Parameters", "Returns", "Yields", "Receives", "Raises", "W
                      "Warnings", "References", "Examples"}
 
 
+_TERM = re.compile(r"^(``)?[A-Za-z_][\w.]*(``)? : ")
+_TRAILING_UNDERSCORE = re.compile(r"(?<![`\w])([A-Za-z]\w*_)(?=[\s,.;:)]|$)")
+
+
 def _section_title(lines, i):
     """The normalized title if ``lines[i]`` heads a numpydoc section, else None."""
     if i + 1 >= len(lines) or not lines[i].strip() or lines[i][:1].isspace():
@@ -192,7 +196,18 @@ def keep_unknown_sections(lines):
             known.append((title, lines[start:end]))
         else:
             titles.append(title)
-            body = lines[start + 2:end]
+            # a word ending in "_" (a fitted attribute) is a reference target in plain
+            # reStructuredText: numpydoc's own sections quote it, here it gets literal
+            body = []
+            for line in lines[start + 2:end]:
+                line = _TRAILING_UNDERSCORE.sub(r"``\1``", line)
+                prev = body[-1] if body else ""
+                # numpydoc-style "name : type" items: each its own definition-list item or
+                # paragraph (an item without description would run into the next one)
+                if line[:1].strip() and prev.strip() and (prev[:1].isspace() or (
+                        _TERM.match(line) and _TERM.match(prev))):
+                    body.append("")
+                body.append(line)
             while body and not body[-1].strip():
                 body.pop()
             moved += ["", f".. rubric:: {lines[start].strip()}", "", *body, ""]
