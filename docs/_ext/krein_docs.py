@@ -231,7 +231,20 @@ def _on_process_docstring(app, what, name, obj, options, lines):
     keep_unknown_sections(lines)
 
 
+#: Abbreviations of the papers' numbering ("eq. (17)", "Alg. 1") that do not end the first
+#: sentence of a docstring, the summary of the API tables.
+NUMBERING_ABBREVIATIONS = (" eq.", " eqs.", " Eq.", " Eqs.", " Alg.", " Prop.", " Props.",
+                           " Fig.", " Figs.", " Thm.", " Cor.", " Sec.", " cf.")
+
+
 def setup(app):
+    from sphinx.ext import autosummary
+
+    # autosummary cuts a summary at the first ". " unless it ends with a known abbreviation
+    # (its WELL_KNOWN_ABBREVIATIONS); without the constant summaries are merely shorter
+    if isinstance(getattr(autosummary, "WELL_KNOWN_ABBREVIATIONS", None), tuple):
+        autosummary.WELL_KNOWN_ABBREVIATIONS = tuple(dict.fromkeys(
+            autosummary.WELL_KNOWN_ABBREVIATIONS + NUMBERING_ABBREVIATIONS))
     app.connect("autodoc-process-docstring", _on_process_docstring, priority=400)
     app.connect("include-read", _on_include_read)
     app.add_role("guide", guide_role)
