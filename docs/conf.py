@@ -25,7 +25,10 @@ copyright = "2026, the krein developers"
 release = krein.__version__
 version = krein.__version__
 
+sys.path.insert(0, str(Path(__file__).resolve().parent / "_ext"))
+
 extensions = [
+    "myst_parser",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
     "sphinx.ext.mathjax",
@@ -35,17 +38,77 @@ extensions = [
     "sphinxcontrib.bibtex",
     "matplotlib.sphinxext.plot_directive",
     "sphinx_copybutton",
+    "krein_docs",
 ]
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
 root_doc = "index"
 
+source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
+
 # -- API reference -----------------------------------------------------------------------
+# docs/api.rst lists the public names by topic; docs/_templates/autosummary/ holds the page
+# templates (a module page lists its own classes and functions and links the ones that
+# krein re-exports at the top level, whose pages are krein.NAME).
 autosummary_generate = True
-autodoc_default_options = {"members": True, "inherited-members": False}
+autosummary_ignore_module_all = False  # a module page shows exactly the module's __all__
+#: The public modules with a page of their own (docs/api.rst), in the order of that page.
+API_MODULES = ["spectrum", "geometry", "diagnosis", "approximation", "solvers", "formulations",
+               "registry", "kernel_data", "datasets", "kernels", "combinations", "compare",
+               "experiment"]
+
+
+def _aliases():
+    """``{"krein.MODULE.NAME": "krein.OTHER"}`` for every public name whose object has its
+    page under another name (``krein.NAME`` first, then the modules in API order), so that
+    each object is described once and the other names link to it."""
+    import importlib
+
+    home, aliases = {}, {}
+    for module in ["krein"] + [f"krein.{m}" for m in API_MODULES]:
+        mod = importlib.import_module(module)
+        for name in mod.__all__:
+            obj = getattr(mod, name)
+            if not (isinstance(obj, type) or callable(obj)):
+                continue
+            full = f"{module}.{name}"
+            if id(obj) in home:
+                aliases[full] = home[id(obj)]
+            else:
+                home[id(obj)] = full
+    return aliases
+
+
+autosummary_context = {"aliases": _aliases()}
+autodoc_member_order = "groupwise"
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
+numpydoc_xref_param_type = False
+
+
+def _skip_scikit_learn_members(app, what, name, obj, skip, options):
+    """Leave out what every estimator inherits from scikit-learn (``set_fit_request``,
+    ``get_metadata_routing``, ``get_params``, ``score``, ...) and the methods of built-in
+    bases (``tuple.count``, ``Exception.with_traceback``): their own documentation covers
+    them, and scikit-learn's docstrings point into scikit-learn's site."""
+    if what not in ("class", "exception"):
+        return skip  # module members: exactly the module's __all__
+    owner = getattr(obj, "__objclass__", None)  # methods of built-in types (tuple.count)
+    module = getattr(owner, "__module__", None) or getattr(obj, "__module__", None) or ""
+    if not module and type(obj).__module__.split(".")[0] == "sklearn":
+        module = "sklearn"  # descriptors such as set_fit_request
+    if module.split(".")[0] in ("sklearn", "builtins") or name.startswith("__sklearn"):
+        return True
+    return skip
+
+
+def setup(app):
+    app.connect("autodoc-skip-member", _skip_scikit_learn_members)
+
+
+# -- Markdown (experiments/README.md, included by docs/reproductions/) ----------------------
+myst_heading_anchors = 3
 
 # -- Bibliography ------------------------------------------------------------------------
 bibtex_bibfiles = sorted(str(p.relative_to(Path(__file__).parent))
@@ -75,8 +138,22 @@ sphinx_gallery_conf = {
 # -- HTML ----------------------------------------------------------------------------------
 html_theme = "pydata_sphinx_theme"
 html_title = f"krein {release}"
-html_static_path = []
+html_static_path = ["_static"]
+html_css_files = ["krein.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
+    # the API has hundreds of pages: a collapsed left navigation keeps each page small and
+    # the build fast (every page renders the navigation tree)
+    "collapse_navigation": True,
+    "navigation_depth": 2,
+    "header_links_before_dropdown": 7,
+    # the reproduction pages carry wide tables and multi-panel figures: no right-hand column
+    "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"],
+                                **{f"reproductions/{p.stem}": [] for p in
+                                   (Path(__file__).parent / "reproductions").glob("*.md")}},
 }
+html_show_sourcelink = False
+# single pages have no section navigation: give their text the width instead
+html_sidebars = {page: [] for page in ("index", "getting_started", "cli", "layout",
+                                       "bibliography")}

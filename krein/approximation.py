@@ -496,7 +496,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        Psi : ndarray or dask array of shape (n, n_components_)
+        Psi : ndarray or dask array of shape (n, ``n_components_``)
             ``Psi diag(signs_) Psi'`` is the Nyström approximation of ``K(X, X)``.
             For a dask ``X``: a lazy dask array chunked by rows like ``X`` (its
             computation evaluates the kernel blocks again).
@@ -666,7 +666,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
 
         Returns
         -------
-        Psi : ndarray or dask array of shape (n_new, n_components_)
+        Psi : ndarray or dask array of shape (n_new, ``n_components_``)
             ``Psi_new diag(signs_) Psi_train'`` is the Nyström extension
             ``K(X, landmarks) W^+ C'`` of the kernel rows.  For a dask ``X``: a
             lazy dask array chunked by rows like ``X`` (NaN or inf raise when it is

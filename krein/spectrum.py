@@ -6,17 +6,17 @@ Symbols follow Munoz & de Diego (2006, "munoz") and Loosli, Ong & Canu (2013,
 Spectrum corrections (the parameter ``correction`` everywhere; each ``g`` maps the
 eigenvalues, the corrected kernel is ``V diag(g(lam)) V'``):
 
-==============  ==========================================  =========================
-correction      g(lam)                                      source
-==============  ==========================================  =========================
-``clip``        ``max(lam, 0)`` ("Trunc", "denoise")         loosli §6.1.1; munoz (1)
-``mds``         ``lam if lam > eps else 0``                  munoz eq. (1)
-``flip``        ``|lam|`` ("Abs")                            loosli §6.1.1; munoz (4)
-``pseudo``      ``|lam| if |lam| >= eps else 0``             munoz eq. (4)
-``shift``       ``lam - min(lam_min, 0)``  ("Shift")         loosli §6.1.1
-``add_diagonal````lam + lambda``                              munoz eq. (6)
-``square``      ``lam**2``                                   munoz eq. (7)
-==============  ==========================================  =========================
+================  ==========================================  =========================
+correction        g(lam)                                      source
+================  ==========================================  =========================
+``clip``          ``max(lam, 0)`` ("Trunc", "denoise")         loosli §6.1.1; munoz (1)
+``mds``           ``lam if lam > eps else 0``                  munoz eq. (1)
+``flip``          ``|lam|`` ("Abs")                            loosli §6.1.1; munoz (4)
+``pseudo``        ``|lam| if |lam| >= eps else 0``             munoz eq. (4)
+``shift``         ``lam - min(lam_min, 0)``  ("Shift")         loosli §6.1.1
+``add_diagonal``  ``lam + lambda``                             munoz eq. (6)
+``square``        ``lam**2``                                   munoz eq. (7)
+================  ==========================================  =========================
 
 Out-of-sample maps for new kernel rows ``k(x, X)`` (shape ``(m, n)``):
 

@@ -1,6 +1,8 @@
 """The README's shell commands, run in order as a newcomer would (issue 13 §5).
 
-Every command of every ```bash block of README.md is taken in order (line
+Every command of every ```bash block of README.md, then of every bash block of the
+documentation pages the README's material moved to (:data:`SOURCES`: getting started,
+the command line, the layout page, the reproductions; issue 29), is taken in order (line
 continuations joined, ``&&`` chains split, comments dropped) and is one of:
 
 * run here: ``krein ...`` in-process through :func:`krein.cli.main`, in one
@@ -32,6 +34,7 @@ import os
 import re
 import shlex
 import shutil
+import textwrap
 import tomllib
 from pathlib import Path
 
@@ -43,24 +46,45 @@ from krein.cli import _build_parser, main
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+#: The README, then the documentation pages that took over its commands (issue 29), in
+#: the order a newcomer reads them: their bash blocks run as one session.
+SOURCES = (README, REPO / "docs" / "getting_started.rst", REPO / "docs" / "cli.rst",
+           REPO / "docs" / "layout.md", REPO / "docs" / "reproductions" / "index.rst")
+#: The page with the sample output of the main job (moved there from the README).
+SAMPLE_OUTPUT = REPO / "docs" / "getting_started.rst"
 PNG = b"\x89PNG\r\n\x1a\n"
 
 
+def bash_blocks(text):
+    """The bash blocks of a Markdown (```bash) or reStructuredText
+    (``.. code-block:: bash``) text, each as one string, in order."""
+    blocks = re.findall(r"^```bash\n(.*?)^```", text, flags=re.S | re.M)
+    for body in re.findall(r"^\.\. code-block:: bash\n((?:[ \t]*\n|[ \t]+\S.*\n)*)", text,
+                           flags=re.M):
+        blocks.append(textwrap.dedent(body))
+    return blocks
+
+
 def readme_commands(text=None):
-    """The README's shell commands in order, each a list of words.
+    """The shell commands of the README and the pages of :data:`SOURCES`, in order, each a
+    list of words.
 
     Parameters
     ----------
     text : str, optional
-        README text; default the repository's README.md.
+        One text (Markdown or reStructuredText) to read instead of :data:`SOURCES`.
 
     Returns
     -------
     list of list of str
     """
-    text = README.read_text(encoding="utf-8") if text is None else text
+    texts = ([p.read_text(encoding="utf-8") for p in SOURCES] if text is None else [text])
+    return [c for t in texts for c in _commands(t)]
+
+
+def _commands(text):
     commands = []
-    for block in re.findall(r"^```bash\n(.*?)^```", text, flags=re.S | re.M):
+    for block in bash_blocks(text):
         for line in re.sub(r"\\\n", " ", block).splitlines():
             words, current = shlex.split(line, comments=True), []
             for w in words + ["&&"]:
@@ -85,6 +109,11 @@ NOT_RUN = {
     "pip install .[test]": "installs into the environment; checked: the extra exists",
     "python -m pytest -q -n auto": "the whole test suite, this test included (recursion; many "
                                    "minutes)",
+    "pip install .[docs]": "installs into the environment; checked: the extra exists",
+    "python -m sphinx -W -b html docs docs/_build/html":
+        "the whole site with the full gallery (minutes); checked: docs/conf.py exists and the "
+        "docs extra has sphinx (tests/test_docs.py builds the site with the examples' fast "
+        "settings and warnings as errors)",
     "krein experiment run experiments/loosli_table2.py --n-jobs 4":
         "the full Table 2 grid: hours of CPU; checked: argparse and the script exists",
     "krein experiment run experiments/loosli_table2.py --dask tcp://127.0.0.1:8786":
@@ -146,9 +175,10 @@ RUN_SLOW = os.environ.get("KREIN_README_SLOW", "") not in ("", "0")
 
 
 def _sample_table_methods():
-    """Method names of the README's sample output of `krein compare`."""
-    text = README.read_text(encoding="utf-8")
-    block = re.search(r"^```\n(method .*?)^```", text, flags=re.S | re.M).group(1)
+    """Method names of the sample output of `krein compare` (getting started page): the
+    rows after the header, up to the ``...`` that stands for the rows left out."""
+    text = SAMPLE_OUTPUT.read_text(encoding="utf-8")
+    block = re.search(r"^ +(method +accuracy %.*?)^ +\.\.\. ", text, flags=re.S | re.M).group(1)
     return [line.split()[0] for line in block.splitlines()[1:] if line.strip()]
 
 
@@ -375,14 +405,14 @@ COMMANDS = readme_commands()
 
 
 def test_every_readme_command_is_recognized():
-    assert COMMANDS, "no ```bash block found in README.md"
+    assert COMMANDS, "no bash block found in README.md or the pages of SOURCES"
     keys = [_key(c) for c in COMMANDS]
     unknown = [k for k in keys if k not in CHECKS and k not in NOT_RUN]
     assert not unknown, ("README commands with no expectation in tests/test_readme.py "
                          f"(add to CHECKS, SLOW or NOT_RUN): {unknown}")
     assert set(SLOW) <= set(CHECKS)
     stale = [k for k in list(CHECKS) + list(NOT_RUN) if k not in keys]
-    assert not stale, f"expectations for commands no longer in README.md: {stale}"
+    assert not stale, f"expectations for commands no longer in README.md or SOURCES: {stale}"
 
 
 @pytest.mark.parametrize("i", range(len(COMMANDS)), ids=[_key(c)[:60] for c in COMMANDS])
@@ -403,6 +433,10 @@ def test_readme_command(i, session):
                 assert extra.group(1) in meta["optional-dependencies"]
         elif words[0] == "python" and words[1].endswith(".py"):
             assert (REPO / words[1]).is_file(), words[1]
+        elif words[:3] == ["python", "-m", "sphinx"]:
+            meta = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+            assert (REPO / words[-2] / "conf.py").is_file(), words
+            assert any(r.startswith("sphinx>") for r in meta["optional-dependencies"]["docs"])
         return  # the reason is in NOT_RUN
     if key in SLOW and not RUN_SLOW:
         session.run_until(i)  # the commands before it still run in order
@@ -424,3 +458,23 @@ def test_readme_parser_handles_continuations_and_chains():
             "```python\nkrein no\n```\n")
     assert readme_commands(text) == [["pip", "install", "."], ["krein", "compare"],
                                      ["krein", "compare", "--a", "1", "--b", "2"]]
+
+
+def test_docs_parser_reads_rst_code_blocks():
+    """The pages of SOURCES are reStructuredText: their ``.. code-block:: bash`` blocks
+    count, other languages do not, and the block ends at the first unindented line."""
+    text = ("Title\n=====\n\n.. code-block:: bash\n\n   krein methods   # the registry\n"
+            "   krein compare --a 1 \\\n         --b 2\n\nprose\n\n   indented quote\n\n"
+            ".. code-block:: python\n\n   krein no\n")
+    assert readme_commands(text) == [["krein", "methods"],
+                                     ["krein", "compare", "--a", "1", "--b", "2"]]
+
+
+def test_every_source_page_exists_and_the_readme_links_to_it():
+    """The commands moved out of the README live in pages the README points to."""
+    readme = README.read_text(encoding="utf-8")
+    for page in SOURCES[1:]:
+        assert page.is_file(), page
+    for page in ("docs/getting_started.rst", "docs/cli.rst", "docs/layout.md",
+                 "docs/reproductions/index.rst"):
+        assert f"]({page}" in readme, page

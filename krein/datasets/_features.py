@@ -281,7 +281,7 @@ def read_features(path, *, label_column=None, argument="data"):
     y : ndarray of shape (n,)
         The labels: int64, float64 or str.
     feature_names : list of str
-        The ``d`` header names of the feature columns, or ``"x1"``...``"xd"``.
+        The ``d`` header names of the feature columns, or ``"x1"``, ..., ``"xd"``.
 
     Raises
     ------

@@ -569,7 +569,7 @@ def load_dissimilarity(name, *, binary=None, return_info=False, **opts):
           original. ``True`` sets them back to 0, ``False`` returns the file's
           values.
         - coilyork ``symmetrize`` (bool, default True): the stored train block
-          is not symmetric (max |D - D'| = 72); ``True`` returns
+          is not symmetric (max ``|D - D'|`` = 72); ``True`` returns
           ``(D + D') / 2``, ``False`` the raw block. Applies to the
           train-vs-train block only.
         - coilyork ``split`` ("train", "test" or "both", default "train"):

@@ -149,12 +149,12 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
 
     Attributes
     ----------
-    eigenvalues_ : ndarray of shape (n_components_,)
+    eigenvalues_ : ndarray of shape (``n_components_``,)
         The kept eigenvalues, in the column order (positive block decreasing,
         then negative block by decreasing ``|lam|``).
-    eigenvectors_ : ndarray of shape (n, n_components_)
+    eigenvectors_ : ndarray of shape (n, ``n_components_``)
         The matching unit eigenvectors ``V`` (of ``J K J``, or ``K``).
-    signs_ : ndarray of shape (n_components_,)
+    signs_ : ndarray of shape (``n_components_``,)
         ``sign(eigenvalues_)``: the diagonal of ``M``.
     signature_ : tuple of int
         ``(p, q)``: kept positive and negative components.
@@ -163,7 +163,7 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
     embedding_ : krein.geometry.PseudoEuclideanEmbedding or None
         The full centered embedding (every significant component), or None with
         ``center=False``.
-    kept_indices_ : ndarray of int, shape (n_components_,)
+    kept_indices_ : ndarray of int, shape (``n_components_``,)
         The kept columns among the significant ones (:func:`select_components`).
     X_fit_ : ndarray of shape (n, n_features)
         Training feature vectors (not with ``kernel="precomputed"``).
@@ -231,7 +231,7 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
 
         Returns
         -------
-        Z : ndarray of shape (n, n_components_)
+        Z : ndarray of shape (n, ``n_components_``)
             Positive block then negative block (class docstring).
         """
         self.fit(X)
@@ -291,7 +291,7 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
 
         Returns
         -------
-        Z : ndarray of shape (m, n_components_)
+        Z : ndarray of shape (m, ``n_components_``)
             ``k~(x) V sign(lam) |lam|^(-1/2)`` (class docstring); a training
             object's row gives its training coordinates.
 
@@ -310,9 +310,9 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
 
         Parameters
         ----------
-        A : array of shape (m_a, n_components_)
+        A : array of shape (m_a, ``n_components_``)
             Coordinates (rows), e.g. from :meth:`transform`.
-        B : array of shape (m_b, n_components_), optional
+        B : array of shape (m_b, ``n_components_``), optional
             Coordinates; default ``A``.
 
         Returns

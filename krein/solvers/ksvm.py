@@ -255,13 +255,13 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
     block : int >= 1
         The gradient ``2 G (G alpha - 1)`` is kept up to date from columns of
         ``G^2`` (one per point that ever enters ``I_w``, O(n^2) each, then
-        O(n |I_w|) per iteration instead of O(n^2)); a missing column is computed
+        ``O(n |I_w|)`` per iteration instead of O(n^2)); a missing column is computed
         together with those of the next ``block - 1`` most violating points in one
         matrix product (the kernel matrix is read once per block).
     verify : bool
         Also solve each free-set problem from scratch (bordered KKT system) and
         record ``max |alpha_w(incremental) - alpha_w(fresh)| / C`` in the trace
-        column ``refactor_diff`` (O(n |I_w|^2) per iteration: for tests).
+        column ``refactor_diff`` (``O(n |I_w|^2)`` per iteration: for tests).
     verbose : bool
         Print a line every 100 iterations.
     check_input : bool
