@@ -313,12 +313,15 @@ def _split_kernel(name):
 
 
 def _one_fit(method, name, path):
-    """Child of :func:`families`: one fit of ``method`` (registry defaults) on ``name``,
+    """Child of :func:`families`: one fit of ``method`` (registry defaults, ``random_state=0``
+    where it has one) on ``name``,
     its seconds and test decision values written to ``path`` (.npz)."""
     from krein.registry import make_method
 
     Ktr, ytr, Kte, _ = _split_kernel(name)
     est = make_method(method, kernel="precomputed")
+    if "random_state" in est.get_params():   # ch's starts, iksvm-dc's initial point
+        est.set_params(random_state=0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         t = time.perf_counter()
