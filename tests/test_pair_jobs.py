@@ -52,3 +52,29 @@ def test_joblib_cells_on_all_cores_get_one(tmp_path, monkeypatch):
     monkeypatch.setattr(runner, "_cores", lambda: 8)
     share = run_experiment(exp, tmp_path / "share", n_jobs=2, progress=False)
     assert list(share.results["pair_jobs"]) == [4, 4]
+
+
+def test_rvc_one_vs_rest_problems_over_joblib_processes(monkeypatch):
+    # RVC's one-vs-rest problems go through fit_pairs in processes (its IRLS is
+    # Python-bound); two workers give the very models of the serial fit
+    import numpy as np
+    from sklearn.datasets import make_blobs
+
+    from krein.estimators import rvm as rvm_module
+    from krein.estimators.rvm import RVC
+
+    calls = []
+    real = rvm_module.fit_pairs
+
+    def recording(fit_binary, problems, n_problems, **kw):
+        calls.append((n_problems, kw.get("prefer"), joblib.Parallel().n_jobs))
+        return real(fit_binary, problems, n_problems, **kw)
+
+    monkeypatch.setattr(rvm_module, "fit_pairs", recording)
+    X, y = make_blobs(n_samples=45, centers=3, cluster_std=2.0, random_state=0)
+    serial = RVC(kernel="rbf", kernel_params={"gamma": 0.5}).fit(X, y)
+    with joblib.parallel_config(n_jobs=2):
+        workers = RVC(kernel="rbf", kernel_params={"gamma": 0.5}).fit(X, y)
+    assert calls == [(3, "processes", 1), (3, "processes", 2)]
+    np.testing.assert_array_equal(serial.decision_function(X), workers.decision_function(X))
+    np.testing.assert_array_equal(serial.predict(X), workers.predict(X))
