@@ -37,11 +37,19 @@ Parts (each prints a table; the ratios are within one run):
    ``--before DIR`` (an export of the code before this change: ``git archive 1de966c |
    tar -x -C DIR``) the same compare runs there in a subprocess for the "before" column.
 
+4. ``--families --before DIR``: one fit of each slow family (rvm, bending, ch, mod-svm,
+   lp-svm, indefinite-svm, iksvm-dc, ksvm; ``--methods`` for others) on 80 % of gauss14
+   and of sonar (``--data``), with the code in ``DIR`` and with this code, each fit in
+   its own process with one BLAS thread, interleaved, best of two; the largest
+   difference of the test decision values and whether the test labels agree (the
+   speed-ups of issue 28 item 5, M6, keep the results).
+
 Usage::
 
     python benchmarks/many_classes.py --fits
     python benchmarks/many_classes.py --accuracy
     python benchmarks/many_classes.py --compare --methods esvm,flip,clip,svm --outer-folds 3
+    python benchmarks/many_classes.py --families --before /tmp/before --methods rvm,bending
 """
 
 from __future__ import annotations
@@ -281,6 +289,84 @@ def compare(files, methods, outer_folds, before=None, threads_first=False):
                 print(f"    {m:20s} fit {fit:7.2f} s (mean refit)  accuracy {acc:.3f}")
 
 
+# ------------------------------------------------------------------------------ 4. families
+SLOW_FAMILIES = ("rvm", "bending", "ch", "mod-svm", "lp-svm", "indefinite-svm", "iksvm-dc",
+                 "ksvm")
+
+
+def _split_kernel(name):
+    """``(K_train, y_train, K_test, y_test)``: classical scaling, 80 % for training (seed 0);
+    ``name`` an input of :data:`INPUTS` or ``"sonar"`` (Minkowski-0.5 of its 60 features)."""
+    if name in INPUTS:
+        D, y = INPUTS[name]()
+    else:
+        from krein.datasets import load_dataset
+
+        data = load_dataset(name)
+        D = _unit(minkowski_dissimilarities(np.asarray(data.X, dtype=float), 0.5))
+        y = np.asarray(data.y)
+    K = classical_scaling(D)
+    perm = np.random.default_rng(0).permutation(y.size)
+    cut = int(0.8 * y.size)
+    tr, te = np.sort(perm[:cut]), np.sort(perm[cut:])
+    return K[np.ix_(tr, tr)], y[tr], K[np.ix_(te, tr)], y[te]
+
+
+def _one_fit(method, name, path):
+    """Child of :func:`families`: one fit of ``method`` (registry defaults, ``random_state=0``
+    where it has one) on ``name``,
+    its seconds and test decision values written to ``path`` (.npz)."""
+    from krein.registry import make_method
+
+    Ktr, ytr, Kte, _ = _split_kernel(name)
+    est = make_method(method, kernel="precomputed")
+    if "random_state" in est.get_params():   # ch's starts, iksvm-dc's initial point
+        est.set_params(random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = time.perf_counter()
+        est.fit(Ktr, ytr)
+        sec = time.perf_counter() - t
+    np.savez(path, seconds=sec, decision=est.decision_function(Kte), predict=est.predict(Kte))
+
+
+def families(before, methods=SLOW_FAMILIES, names=("gauss14", "sonar"), repeats=2):
+    """One fit per method with the code in ``before`` and this code, each in its own
+    process (one BLAS thread, serial pairs), interleaved, best of ``repeats``; the
+    largest difference of the test decision values and whether the predictions agree."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    print(f"{'data':8s} {'method':16s} {'before s':>9s} {'after s':>8s} {'ratio':>6s} "
+          f"{'max|f diff|':>11s} {'max|f|':>7s} {'same labels':>11s}")
+    env1 = {**os.environ, "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1"}
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            for m in methods:
+                out = {}
+                for r in range(repeats):
+                    for label, root in (("before", before), ("after", here)):
+                        path = os.path.join(tmp, f"{label}-{r}.npz")
+                        cmd = [sys.executable, os.path.abspath(__file__), "--one-fit", m, name,
+                               path]
+                        proc = subprocess.run(cmd, env={**env1, "PYTHONPATH": root}, cwd=root,
+                                              capture_output=True, text=True)
+                        if proc.returncode != 0:
+                            print(f"{name:8s} {m:16s} {label} failed: {proc.stderr[-300:]}")
+                            break
+                        with np.load(path) as z:
+                            out.setdefault(label, []).append(
+                                (float(z["seconds"]), z["decision"], z["predict"]))
+                if len(out.get("before", ())) < repeats or len(out.get("after", ())) < repeats:
+                    continue
+                b = min(x[0] for x in out["before"])
+                a = min(x[0] for x in out["after"])
+                fb, fa = out["before"][0][1], out["after"][0][1]
+                same = bool(np.array_equal(out["before"][0][2], out["after"][0][2]))
+                print(f"{name:8s} {m:16s} {b:9.2f} {a:8.2f} {b / a:6.2f} "
+                      f"{float(np.max(np.abs(fb - fa))):11.3g} {float(np.max(np.abs(fb))):7.3g} "
+                      f"{str(same):>11s}", flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--fits", action="store_true")
@@ -295,8 +381,22 @@ def main(argv=None):
     p.add_argument("--before", default=None, metavar="DIR")
     p.add_argument("--threads-first", action="store_true",
                    help="--compare: the after runs first, threads before cores, then before")
+    p.add_argument("--families", action="store_true",
+                   help="one fit per slow family, --before DIR against this code")
+    p.add_argument("--data", default="gauss14,sonar", help="--families: the inputs")
     p.add_argument("--compare-child", nargs=4, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--one-fit", nargs=3, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.one_fit:
+        _one_fit(*args.one_fit)
+        return
+    if args.families:
+        if not args.before:
+            p.error("--families needs --before DIR (the code to compare against)")
+        families(os.path.abspath(args.before),
+                 tuple(args.methods.split(",")) if args.methods else SLOW_FAMILIES,
+                 tuple(args.data.split(",")))
+        return
     if args.compare_child:
         dpath, ypath, methods, folds = args.compare_child
         cores = max(1, min(4, os.cpu_count() or 1))

@@ -235,27 +235,36 @@ def project_capped_simplex(V, cap):
     lo = V.min(axis=0) - cap          # h(lo) = m*cap - 1 >= 0
     hi = V.max(axis=0)                # h(hi) = -1 < 0
     tau = np.clip((V.sum(axis=0) - 1.0) / m, lo, hi)
-    todo = np.ones(S, dtype=bool)
     scale = np.maximum(1.0, np.abs(V).max(axis=0))
-    for _ in range(200):
-        idx = np.flatnonzero(todo)
-        if idx.size == 0:
-            break
-        W = V[:, idx] - tau[idx]
-        X = np.clip(W, 0.0, cap)
-        h = X.sum(axis=0) - 1.0
-        nfree = np.sum((W > 0) & (W < cap), axis=0)
-        eps = np.finfo(float).eps
-        done = (np.abs(h) <= 4 * m * eps) | (hi[idx] - lo[idx] <= 4 * eps * scale[idx])
-        pos = h > 0
-        lo[idx] = np.where(pos, tau[idx], lo[idx])
-        hi[idx] = np.where(pos, hi[idx], tau[idx])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            newton = tau[idx] + h / nfree
-        ok = (nfree > 0) & (newton > lo[idx]) & (newton < hi[idx])
-        tau_new = np.where(ok, newton, 0.5 * (lo[idx] + hi[idx]))
-        tau[idx] = np.where(done, tau[idx], tau_new)
-        todo[idx] = ~done
+    eps = np.finfo(float).eps
+    # the columns still iterating: all of them at first, gathered once some have
+    # converged (the same arithmetic as indexing every pass; the loop runs thousands of
+    # times per fit of the convex-hull classifier, so its numpy calls are kept few)
+    idx = None
+    Vi, taui, loi, hii, scalei = V, tau, lo, hi, scale
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for _ in range(200):
+            W = Vi - taui
+            h = np.minimum(np.maximum(W, 0.0), cap).sum(axis=0) - 1.0
+            nfree = np.count_nonzero((W > 0) & (W < cap), axis=0)
+            done = (np.abs(h) <= 4 * m * eps) | (hii - loi <= 4 * eps * scalei)
+            pos = h > 0
+            loi = np.where(pos, taui, loi)
+            hii = np.where(pos, hii, taui)
+            newton = taui + h / nfree
+            ok = (nfree > 0) & (newton > loi) & (newton < hii)
+            taui = np.where(done, taui, np.where(ok, newton, 0.5 * (loi + hii)))
+            if idx is None:
+                tau = taui
+            else:
+                tau[idx] = taui
+            if done.all():
+                break
+            if done.any():
+                keep = ~done
+                idx = np.flatnonzero(keep) if idx is None else idx[keep]
+                Vi, taui, loi, hii, scalei = (V[:, idx], taui[keep], loi[keep], hii[keep],
+                                              scale[idx])
     X = np.clip(V - tau, 0.0, cap)
     # remove the last round-off from the sum on the free entries
     free = (X > 0) & (X < cap)

@@ -55,6 +55,8 @@ SCRIPT_TESTS = {
 #: about a minute.  A new heavy test is added here (tests/README.md).
 HEAVY_TESTS = {
     "test_many_classes": ("test_parallel_pairs_equal_serial_exactly",),
+    "test_pair_jobs": ("test_joblib_cells_on_all_cores_get_one",
+                       "test_rvc_one_vs_rest_problems_over_joblib_processes"),
     "test_scale_grids": ("test_K_and_1e4_K_choose_the_same_models", "test_the_scale_is_recorded",
                          "test_user_grid_values_stay_absolute"),
     "test_honest_status": ("test_summary_counts_warnings_and_inner_failures",

@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import NONNEGATIVE
 from ..solvers.rvm import sparse_bayes
-from .base import BinaryModel, KernelClassifierBase
+from .base import BinaryModel, KernelClassifierBase, fit_pairs
 
 __all__ = ["RVC"]
 
@@ -167,7 +167,11 @@ class RVC(KernelClassifierBase):
         X_fit, K, classes, y_idx = self._fit_input(X, y)
         idx = np.arange(K.shape[0])
         positives = [1] if classes.size == 2 else list(range(classes.size))
-        models = [self._fit_binary(K, np.where(y_idx == k, 1.0, -1.0), idx) for k in positives]
+        # the one-vs-rest problems are independent: over joblib.parallel_config's workers
+        # (serial outside one), in processes: the IRLS loop is Python-bound (on gauss14,
+        # 14 problems of 638 objects, two threads measured 1.1x, two processes 2.0x)
+        problems = ((K, np.where(y_idx == k, 1.0, -1.0), idx, None) for k in positives)
+        models = fit_pairs(self._fit_binary, problems, len(positives), prefer="processes")
         # ---- every binary model fitted: now (and only now) set attributes
         self._set_rvm_fitted(classes, models, X_fit, K.shape[0])
         return self

@@ -34,7 +34,7 @@ from .validate import read_experiment_json
 from .store import (META_COLUMNS, PROVENANCE_COLUMNS, RESULTS_FILE, VERSION_PACKAGES,
                     ResultsStore, flatten_params)
 
-__all__ = ["run_experiment", "RunReport", "default_directory", "read_sidecar", "error_text",
+__all__ = ["run_experiment", "RunReport", "default_directory", "read_sidecar", "error_text", "pair_jobs",
            "BACKENDS"]
 
 #: Execution backends of :func:`run_experiment`.
@@ -124,12 +124,51 @@ def _clean_results(out, param_columns):
     return results, trace
 
 
-def _execute(cell, key, params, param_columns, blas_threads="auto"):
-    """Run one cell under the BLAS-thread policy ``blas_threads`` (:mod:`krein._threads`);
-    never raises an ``Exception`` (it becomes an error record)."""
+def _cores():
+    """Cores of this machine (``os.cpu_count()``, 1 if unknown)."""
+    return os.cpu_count() or 1
+
+
+def pair_jobs(n_jobs, n_cells, cores=None):
+    """The joblib workers each cell may use for its one-vs-one pairs (``fit_pairs``).
+
+    With fewer cells in flight than cores (a serial run, or fewer workers or cells
+    than cores) each cell gets its share of the free cores, so that the pairs of a
+    many-class fit run on threads (issue 28 item 5); with the cells on all cores,
+    one.
+
+    Parameters
+    ----------
+    n_jobs : int
+        Cells the backend runs at once (1 for the serial backend; -1: all cores),
+        :func:`run_experiment`'s ``n_jobs``.
+    n_cells : int
+        Cells still to run.
+    cores : int, optional
+        Cores of the machine (default ``os.cpu_count()``).
+
+    Returns
+    -------
+    int
+        ``max(1, cores // min(n_jobs, n_cells))``, the ``n_jobs`` of the
+        :func:`joblib.parallel_config` around each cell.
+    """
+    cores = _cores() if cores is None else int(cores)
+    workers = cores if n_jobs == -1 else int(n_jobs)
+    in_flight = max(1, min(workers, int(n_cells)))
+    return max(1, cores // in_flight)
+
+
+def _execute(cell, key, params, param_columns, blas_threads="auto", n_pair_jobs=1):
+    """Run one cell under the BLAS-thread policy ``blas_threads`` (:mod:`krein._threads`)
+    and ``joblib.parallel_config(n_jobs=n_pair_jobs)`` (:func:`pair_jobs`); never
+    raises an ``Exception`` (it becomes an error record)."""
+    import joblib
+
     t0 = time.perf_counter()
     status, error, results, trace = "ok", "", {}, None
-    with warnings.catch_warnings(record=True) as caught, blas_policy(blas_threads):
+    with warnings.catch_warnings(record=True) as caught, blas_policy(blas_threads), \
+            joblib.parallel_config(n_jobs=n_pair_jobs):
         warnings.simplefilter("always")
         try:
             results, trace = _clean_results(cell(copy.deepcopy(params)), param_columns)
@@ -152,11 +191,11 @@ def _cloudpickle():
     return cloudpickle
 
 
-def _execute_payload(payload, key, params, param_columns, blas_threads="auto"):
+def _execute_payload(payload, key, params, param_columns, blas_threads="auto", n_pair_jobs=1):
     """Worker side of joblib/Dask: unpickle the cell function, run :func:`_execute`."""
     import pickle
 
-    return _execute(pickle.loads(payload), key, params, param_columns, blas_threads)
+    return _execute(pickle.loads(payload), key, params, param_columns, blas_threads, n_pair_jobs)
 
 
 #: Seconds between two checks of a joblib worker's watchdog (:func:`_watchdog_initializer`).
@@ -217,10 +256,12 @@ def _failure_record(key, exc):
 
 
 def _serial(experiment, todo, param_columns, blas_threads, on_start=None):
+    jobs = pair_jobs(1, len(todo))
     for c in todo:
         if on_start is not None:
             on_start(c)
-        yield _execute(experiment.cell, c.key, c.params, param_columns[c.key], blas_threads)
+        yield _execute(experiment.cell, c.key, c.params, param_columns[c.key], blas_threads,
+                       jobs)
 
 
 def _joblib(payload, todo, param_columns, n_jobs, blas_threads, on_start=None):
@@ -229,13 +270,14 @@ def _joblib(payload, todo, param_columns, n_jobs, blas_threads, on_start=None):
 
     # workers that end with the run, however it ends (_watchdog_initializer)
     backend = LokyBackend(**_watchdog_initializer(os.getpid())) if n_jobs != 1 else None
+    n_pair = pair_jobs(n_jobs, len(todo))
 
     def jobs():
         for c in todo:
             if on_start is not None:  # joblib takes the next job when a worker is free
                 on_start(c)
             yield delayed(_execute_payload)(payload, c.key, c.params, param_columns[c.key],
-                                            blas_threads)
+                                            blas_threads, n_pair)
 
     # with a progress label: one job per worker at a time, so that the jobs taken
     # and not finished are the ones running

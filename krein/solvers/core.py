@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
-from .table import resolve_solver
+from .table import _installed_cvxpy, resolve_solver
 
 __all__ = ["Solution", "SolverError", "CERTIFICATE_KINDS", "STATUSES", "installed_solvers", "solve",
            "check_solver"]
@@ -151,7 +151,7 @@ def installed_solvers():
     list of str
         Solver names in CVXPY's spelling (upper case).
     """
-    return list(cp.installed_solvers())
+    return _installed_cvxpy()
 
 
 def check_solver(solver):

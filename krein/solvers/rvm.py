@@ -121,7 +121,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy.linalg import LinAlgError, cho_solve, cholesky, solve_triangular
+from scipy.linalg import LinAlgError, cho_solve, solve_triangular
+from scipy.linalg.lapack import dpotrf, dpotrs
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
@@ -240,6 +241,27 @@ class LaplaceMode:
         return cho_solve((self.chol, True), np.eye(M))
 
 
+def _cholesky_lower(H):
+    """Lower Cholesky factor of ``H`` by LAPACK ``dpotrf`` (what ``scipy.linalg.cholesky(H,
+    lower=True)`` calls, without its per-call validation: the IRLS calls it thousands of
+    times per fit on small matrices).  Raises LinAlgError if ``H`` is not numerically PD."""
+    L, info = dpotrf(H, lower=1, clean=1)
+    if info > 0:
+        raise LinAlgError(f"{info}-th leading minor of the array is not positive definite")
+    if info < 0:
+        raise ValueError(f"dpotrf: illegal value in argument {-info}")
+    return L
+
+
+def _cho_solve_lower(L, g):
+    """``H^-1 g`` from the lower factor of :func:`_cholesky_lower` (LAPACK ``dpotrs``, as
+    ``scipy.linalg.cho_solve((L, True), g)``)."""
+    x, info = dpotrs(L, g, lower=1)
+    if info != 0:
+        raise ValueError(f"dpotrs: illegal value in argument {-info}")
+    return x
+
+
 def _mode(Phi_a, t, alpha, w, likelihood, noise_precision, grad_tol, max_newton):
     """Newton/IRLS with step halving on ``J(w)``; raises LinAlgError if ``H`` is not PD."""
     f = Phi_a @ w
@@ -249,13 +271,13 @@ def _mode(Phi_a, t, alpha, w, likelihood, noise_precision, grad_tol, max_newton)
     while True:
         g = Phi_a.T @ r - alpha * w
         H = Phi_a.T @ (b[:, None] * Phi_a)
-        H[np.diag_indices_from(H)] += alpha
-        L = cholesky(H, lower=True, check_finite=False)
+        H.flat[::H.shape[0] + 1] += alpha
+        L = _cholesky_lower(H)
         scale = 1.0 + float(np.max(np.abs(alpha * w))) if w.size else 1.0
         converged = float(np.max(np.abs(g))) <= grad_tol * scale
         if converged or n_newton >= max_newton:
             break
-        d = cho_solve((L, True), g)
+        d = _cho_solve_lower(L, g)
         # Newton decrement g' H^-1 g: the predicted increase of J is half of it.  Once it
         # is tiny, J's round-off (eps |J|) can hide a genuine increase, so a full step that
         # does not decrease J beyond round-off is taken (the quadratic-convergence phase).
