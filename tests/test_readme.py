@@ -176,9 +176,11 @@ RUN_SLOW = os.environ.get("KREIN_README_SLOW", "") not in ("", "0")
 
 def _sample_table_methods():
     """Method names of the sample output of `krein compare` (getting started page): the
-    rows after the header, up to the ``...`` that stands for the rows left out."""
+    rows after the header, up to the ``...`` that stands for rows left out or the
+    ``vs best:`` legend under the whole table."""
     text = SAMPLE_OUTPUT.read_text(encoding="utf-8")
-    block = re.search(r"^ +(method +accuracy %.*?)^ +\.\.\. ", text, flags=re.S | re.M).group(1)
+    block = re.search(r"^ +(method +accuracy %.*?)^ +(?:\.\.\. |vs best:)", text,
+                      flags=re.S | re.M).group(1)
     return [line.split()[0] for line in block.splitlines()[1:] if line.strip()]
 
 
