@@ -46,11 +46,20 @@ API_MODULES = _conf_value("API_MODULES")
 
 
 # --------------------------------------------------------------------------- the build
-@pytest.fixture(scope="module")
-def site(tmp_path_factory):
-    """The site built with -W into a temporary directory; its output directory."""
+def test_site_builds_and_documents_everything(tmp_path):
+    """ONE build (with pytest-xdist a module fixture is built once per worker, and the
+    build is the suite's longest test), then every check of the built pages."""
+    site = _build(tmp_path / "html")
+    _check_pages_exist(site)
+    _check_every_public_name_has_a_page(site)
+    _check_cli_page_documents_every_subcommand(site)
+    _check_reproduction_pages_show_the_committed_figures(site)
+
+
+def _build(out):
+    """The site built with -W into ``out``; ``out``."""
     pytest.importorskip("sphinx", reason="Sphinx is not installed (pip install '.[docs]')")
-    out = tmp_path_factory.mktemp("html")
+    out.mkdir(parents=True)
     env = dict(os.environ, KREIN_DOCS_FAST="1", MPLBACKEND="Agg",
                PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
     proc = subprocess.run(
@@ -61,13 +70,13 @@ def site(tmp_path_factory):
     return out
 
 
-def test_site_builds_without_warnings(site):
+def _check_pages_exist(site):
     for page in ("index", "getting_started", "api", "cli", "bibliography", "layout",
                  "reproductions/index", "reproductions/loosli", "user_guide/index"):
         assert (site / f"{page}.html").is_file(), page
 
 
-def test_every_public_name_has_a_page(site):
+def _check_every_public_name_has_a_page(site):
     """Every name of ``krein.__all__`` has its page ``generated/krein.NAME.html``; every
     public module of docs/conf.py's API_MODULES has one, and each class and function of
     its ``__all__`` has its own page or links the page of the same object."""
@@ -90,7 +99,7 @@ def test_every_public_name_has_a_page(site):
                 f"krein.{module}.{name} has no page"
 
 
-def test_cli_page_documents_every_subcommand(site):
+def _check_cli_page_documents_every_subcommand(site):
     from krein.cli import _build_parser
 
     html = (site / "cli.html").read_text(encoding="utf-8")
@@ -104,7 +113,7 @@ def test_cli_page_documents_every_subcommand(site):
                     assert option in html, f"krein {name} {option}"
 
 
-def test_reproduction_pages_show_the_committed_figures(site):
+def _check_reproduction_pages_show_the_committed_figures(site):
     """Every committed figure named in experiments/README.md is shown (copied into
     _images) by one of the reproduction pages."""
     text = (REPO / "experiments" / "README.md").read_text(encoding="utf-8")
