@@ -426,3 +426,29 @@ def test_anderson_reaches_the_same_point_in_fewer_iterations(weights_kind):
     np.testing.assert_allclose(aa.dual["theta"], aa.certificate["theta"], atol=1e-6)
     with pytest.raises(ValueError, match="anderson_depth"):
         alternating_projections(K, 1.0, solver="anderson", anderson_depth=0)
+
+
+def test_registered_method_maps_new_rows_stably():
+    """The registry's ``nearest-psd`` maps test rows by munoz's rule, whose row map is a
+    projection in the weighted coordinates: ``||row_map_||_2 <= sqrt(max w / min w)``
+    (``D_w^(1/2) P D_w^(-1/2)``), however small the least eigenvalue of K.  The
+    ``"spectral"`` map ``K^+ X`` it replaced amplifies a row that is not in the span of the
+    training rows by ``1 / |lam|``: on classical-scaling kernels of many-class data
+    (issue 28 item 5, gauss14) its test accuracy was near chance."""
+    from krein.registry import make_method
+
+    rng = np.random.default_rng(3)
+    n = 40
+    V, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    lam = np.concatenate([[-2.0, -1.0, -0.5], np.geomspace(1e-9, 5.0, n - 3)])
+    K = (V * lam) @ V.T
+    K = 0.5 * (K + K.T)
+    y = np.where(V[:, -1] + 0.3 * V[:, -2] > 0, 1, -1)
+    est = make_method("nearest-psd", kernel="precomputed").fit(K, y)
+    T = est.correction_
+    bound = np.sqrt(T.sv_weight) * (1 + 1e-9)
+    assert np.linalg.norm(T.row_map_, 2) <= bound
+    # a training row moved by E moves by at most bound * ||E||
+    E = 1e-6 * rng.normal(size=(3, n))
+    moved = T.transform(K[:3] + E) - T.transform(K[:3])
+    assert np.linalg.norm(moved) <= bound * np.linalg.norm(E)
