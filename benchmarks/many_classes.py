@@ -44,12 +44,21 @@ Parts (each prints a table; the ratios are within one run):
    difference of the test decision values and whether the test labels agree (the
    speed-ups of issue 28 item 5, M6, keep the results).
 
+5. ``--main-job``: the README's main job on the files, every default method
+   (``krein compare --kernel-file D.npy --labels y.txt --dissimilarity``: nested CV, 5
+   outer x 3 inner folds x the registry grids, cells over ``n_jobs`` = the cores, one
+   BLAS thread each): the wall time and, per method, the seconds its cells took (inner
+   CV and refit together, summed over the outer folds), its share of the run and its
+   accuracy; ``--before-cells CSV`` adds the seconds per outer fold of an earlier run's
+   ``cells/results.csv`` beside them (the folds it finished).
+
 Usage::
 
     python benchmarks/many_classes.py --fits
     python benchmarks/many_classes.py --accuracy
     python benchmarks/many_classes.py --compare --methods esvm,flip,clip,svm --outer-folds 3
     python benchmarks/many_classes.py --families --before /tmp/before --methods rvm,bending
+    python benchmarks/many_classes.py --main-job --inputs gauss14
 """
 
 from __future__ import annotations
@@ -289,6 +298,54 @@ def compare(files, methods, outer_folds, before=None, threads_first=False):
                 print(f"    {m:20s} fit {fit:7.2f} s (mean refit)  accuracy {acc:.3f}")
 
 
+# ------------------------------------------------------------------------------ 5. main job
+def main_job(files, outer_folds=5, before_cells=None):
+    """The default ``krein compare`` on each file: wall time, seconds per method."""
+    import pandas as pd
+
+    from krein.compare import run_comparison
+
+    cores = max(1, os.cpu_count() or 1)
+    before = None
+    if before_cells:
+        b = pd.read_csv(before_cells)
+        done = b.groupby("fold")["method"].transform("size") == b["method"].nunique()
+        b = b[done]
+        before = b.groupby("method")["cell_seconds"].sum() / b["fold"].nunique()
+    for name, (dpath, ypath) in files.items():
+        with tempfile.TemporaryDirectory() as out:
+            t = time.perf_counter()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                res = run_comparison(kernel_file=dpath, labels=ypath, dissimilarity=True,
+                                     outer_folds=outer_folds, n_jobs=cores, progress=False,
+                                     out=out)
+            wall = time.perf_counter() - t
+            cells = pd.read_csv(os.path.join(out, "cells", "results.csv"))
+        per = cells.groupby("method", sort=False).agg(
+            seconds=("cell_seconds", "sum"), accuracy=("accuracy", "mean"),
+            status=("status", lambda st: ",".join(sorted(set(st)))))
+        per = per.sort_values("seconds", ascending=False)
+        total = float(per["seconds"].sum())
+        print(f"\n{name}: krein compare, every default method ({len(per)}), {outer_folds} outer "
+              f"x 3 inner folds x grid, {cores} workers: wall {wall:.0f} s, cells {total:.0f} s")
+        head = f"  {'method':18s} {'cells s':>8s} {'share':>6s} {'s/fold':>7s}"
+        print(head + (f" {'before s/fold':>13s} {'ratio':>6s}" if before is not None else "")
+              + f" {'accuracy':>8s}  status")
+        for m, r in per.iterrows():
+            line = (f"  {m:18s} {r.seconds:8.1f} {r.seconds / total:6.1%} "
+                    f"{r.seconds / outer_folds:7.1f}")
+            if before is not None:
+                bs = float(before.get(m, float("nan")))
+                line += f" {bs:13.1f} {bs / (r.seconds / outer_folds):6.1f}"
+            print(line + f" {r.accuracy:8.3f}  {r.status}", flush=True)
+        summary = res.summary
+        bad = summary[~summary["status"].isin(["ok"])]
+        if len(bad):
+            print("  not ok:", ", ".join(f"{m} ({st})" for m, st in
+                                         zip(bad["method"], bad["status"])))
+
+
 # ------------------------------------------------------------------------------ 4. families
 SLOW_FAMILIES = ("rvm", "bending", "ch", "mod-svm", "lp-svm", "indefinite-svm", "iksvm-dc",
                  "ksvm")
@@ -384,6 +441,10 @@ def main(argv=None):
     p.add_argument("--families", action="store_true",
                    help="one fit per slow family, --before DIR against this code")
     p.add_argument("--data", default="gauss14,sonar", help="--families: the inputs")
+    p.add_argument("--main-job", action="store_true",
+                   help="the default krein compare (every method) on --inputs")
+    p.add_argument("--before-cells", default=None, metavar="CSV",
+                   help="--main-job: an earlier run's cells/results.csv, per fold beside")
     p.add_argument("--compare-child", nargs=4, default=None, help=argparse.SUPPRESS)
     p.add_argument("--one-fit", nargs=3, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
@@ -414,6 +475,10 @@ def main(argv=None):
             speedup()
         if args.accuracy:
             accuracy(methods=args.methods.split(",") if args.methods else ("flip", "clip"))
+    if args.main_job:
+        with tempfile.TemporaryDirectory() as directory:
+            main_job(write_inputs(directory, args.inputs.split(",")), args.outer_folds,
+                     args.before_cells)
     if args.compare:
         with tempfile.TemporaryDirectory() as directory:
             methods = (args.methods or ",".join(FAST_METHODS)).split(",")
