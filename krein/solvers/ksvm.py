@@ -563,10 +563,12 @@ class _Trace:
         return self.cols[9][-1]
 
     def frame(self):
-        data = dict(zip(self.NAMES, self.cols))
+        # NumPy columns: pandas converts a list element by element (twice the time)
+        data = {name: np.array(col, dtype=object if name == "action" else None)
+                for name, col in zip(self.NAMES, self.cols)}
         if self.verify:
-            data["refactor_diff"] = self.diff
-        return pd.DataFrame(data)
+            data["refactor_diff"] = np.array(self.diff, dtype=float)
+        return pd.DataFrame(data, copy=False)
 
 
 class _SquareColumns:
