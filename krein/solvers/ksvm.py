@@ -103,8 +103,8 @@ import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_square_kernel
-from ..formulations.ksvm import (_natural_residual, alpha_scale, best_multiplier, check_box,
-                                 ksvm_gram, ksvm_kkt_residual)
+from ..formulations.ksvm import (_kkt_from_gradient, alpha_scale, best_multiplier, check_box,
+                                 ksvm_gram)
 from ..formulations.svm import _check_y, optimal_intercept
 from .core import Solution
 
@@ -503,8 +503,10 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
     s = g + lam * y
     mu = np.where(status == 0, np.maximum(s, 0.0), 0.0)
     eta = np.where(status == 2, np.maximum(-s, 0.0), 0.0)
-    with_lam = ksvm_kkt_residual(None, y, C, alpha, lam=lam, G=G)
-    best = ksvm_kkt_residual(None, y, C, alpha, G=G)
+    # ksvm_kkt_residual's arithmetic, with r, g and the Hessian diagonal computed once
+    hd = 2.0 * np.einsum("ij,ij->j", G, G)
+    with_lam = _kkt_from_gradient(y, C, alpha, r, g, hd, lam)
+    best = _kkt_from_gradient(y, C, alpha, r, g, hd, None)
     free = np.flatnonzero(status == 1)
     at_C = np.flatnonzero(status == 2)
     b = ksvm_intercept(K, y, alpha, C)
