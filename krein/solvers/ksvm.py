@@ -551,25 +551,23 @@ class _Trace:
 
     def __init__(self, verify):
         self.verify = verify
-        self.cols = [[] for _ in self.NAMES]
-        self.diff = []
+        self.rows = []
 
     def add(self, it, action, index, step, n_free, n_at_C, pivot_changed, objective, lam, kkt,
             seconds, diff=float("nan")):
-        for col, v in zip(self.cols, (it, action, index, step, n_free, n_at_C, pivot_changed,
-                                      objective, lam, kkt, seconds)):
-            col.append(v)
-        self.diff.append(diff)
+        self.rows.append((it, action, index, step, n_free, n_at_C, pivot_changed, objective, lam,
+                          kkt, seconds, diff))
 
     def last_kkt(self):
-        return self.cols[9][-1]
+        return self.rows[-1][9]
 
     def frame(self):
         # NumPy columns: pandas converts a list element by element (twice the time)
+        cols = list(zip(*self.rows))
         data = {name: np.array(col, dtype=object if name == "action" else None)
-                for name, col in zip(self.NAMES, self.cols)}
+                for name, col in zip(self.NAMES, cols)}
         if self.verify:
-            data["refactor_diff"] = np.array(self.diff, dtype=float)
+            data["refactor_diff"] = np.array(cols[-1], dtype=float)
         return pd.DataFrame(data, copy=False)
 
 
