@@ -369,14 +369,15 @@ def _split_kernel(name):
     return K[np.ix_(tr, tr)], y[tr], K[np.ix_(te, tr)], y[te]
 
 
-def _one_fit(method, name, path):
+def _one_fit(method, name, path, params="{}"):
     """Child of :func:`families`: one fit of ``method`` (registry defaults, ``random_state=0``
-    where it has one) on ``name``,
+    where it has one, then ``params``, a JSON object) on ``name``,
     its seconds and test decision values written to ``path`` (.npz)."""
     from krein.registry import make_method
 
     Ktr, ytr, Kte, _ = _split_kernel(name)
     est = make_method(method, kernel="precomputed")
+    est.set_params(**json.loads(params))      # e.g. ksvm's grid point C = 0.1
     if "random_state" in est.get_params():   # ch's starts, iksvm-dc's initial point
         est.set_params(random_state=0)
     with warnings.catch_warnings():
@@ -387,10 +388,11 @@ def _one_fit(method, name, path):
     np.savez(path, seconds=sec, decision=est.decision_function(Kte), predict=est.predict(Kte))
 
 
-def families(before, methods=SLOW_FAMILIES, names=("gauss14", "sonar"), repeats=2):
+def families(before, methods=SLOW_FAMILIES, names=("gauss14", "sonar"), repeats=2, params="{}"):
     """One fit per method with the code in ``before`` and this code, each in its own
     process (one BLAS thread, serial pairs), interleaved, best of ``repeats``; the
-    largest difference of the test decision values and whether the predictions agree."""
+    largest difference of the test decision values and whether the predictions agree.
+    ``params``: a JSON object of parameters set on every method (``--params``)."""
     here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     print(f"{'data':8s} {'method':16s} {'before s':>9s} {'after s':>8s} {'ratio':>6s} "
           f"{'max|f diff|':>11s} {'max|f|':>7s} {'same labels':>11s}")
@@ -404,7 +406,7 @@ def families(before, methods=SLOW_FAMILIES, names=("gauss14", "sonar"), repeats=
                     for label, root in (("before", before), ("after", here)):
                         path = os.path.join(tmp, f"{label}-{r}.npz")
                         cmd = [sys.executable, os.path.abspath(__file__), "--one-fit", m, name,
-                               path]
+                               path, params]
                         proc = subprocess.run(cmd, env={**env1, "PYTHONPATH": root}, cwd=root,
                                               capture_output=True, text=True)
                         if proc.returncode != 0:
@@ -446,7 +448,9 @@ def main(argv=None):
     p.add_argument("--before-cells", default=None, metavar="CSV",
                    help="--main-job: an earlier run's cells/results.csv, per fold beside")
     p.add_argument("--compare-child", nargs=4, default=None, help=argparse.SUPPRESS)
-    p.add_argument("--one-fit", nargs=3, default=None, help=argparse.SUPPRESS)
+    p.add_argument("--params", default="{}",
+                   help="--families: JSON parameters for every method, e.g. '{\"C\": 0.1}'")
+    p.add_argument("--one-fit", nargs=4, default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
     if args.one_fit:
         _one_fit(*args.one_fit)
@@ -456,7 +460,7 @@ def main(argv=None):
             p.error("--families needs --before DIR (the code to compare against)")
         families(os.path.abspath(args.before),
                  tuple(args.methods.split(",")) if args.methods else SLOW_FAMILIES,
-                 tuple(args.data.split(",")))
+                 tuple(args.data.split(",")), params=args.params)
         return
     if args.compare_child:
         dpath, ypath, methods, folds = args.compare_child

@@ -234,14 +234,19 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         models = self.binary_models_
         n = K.shape[0]
         self.alpha_ = np.zeros((len(models), n))
-        frames = []
+        frames, pairs = [], []
         for r, m in enumerate(models):
             self.alpha_[r, m.idx] = m.info["alpha"]
             tr = m.info["solution"].trace
             if tr is not None and len(tr):
-                tr = tr.copy()
-                tr.insert(0, "pair", r)
                 frames.append(tr)
+                pairs.append(np.full(len(tr), r))
         self.objective_ = np.array([m.info["objective"] for m in models])
         self.kkt_residual_ = np.array([m.info["kkt_residual"] for m in models])
-        self.trace_ = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        if frames:
+            # one concatenation and one column, not a copy of every pair's trace
+            trace = pd.concat(frames, ignore_index=True)
+            trace.insert(0, "pair", np.concatenate(pairs))
+            self.trace_ = trace
+        else:
+            self.trace_ = pd.DataFrame()

@@ -150,23 +150,45 @@ def best_multiplier(alpha, grad, y, C, hdiag):
     """
     t = -y * grad
     lo, hi = float(np.min(t)), float(np.max(t))
+    # The bisection's test "up(lam) > down(lam)" is monotone in lam (in floating point
+    # too: every operation in it is), so bisection ends at the two adjacent floats around
+    # its switch.  Testing _SEARCH points of [lo, hi] per round (the midpoint where they
+    # all round to lo or hi; the bisection's own stopping test) reaches the same two
+    # floats in ~10 rounds of NumPy calls instead of ~60: the same answer, faster.  (Only
+    # where the bisection stopped at its 200 halvings, a switch within 2^-200 of the
+    # bracket's width from zero, do they differ: both end that close to the switch.)
+    frac = np.arange(1, _SEARCH + 1) / (_SEARCH + 1)
+    alpha_c, grad_c, y_c, h_c = alpha[None, :], grad[None, :], y[None, :], hdiag[None, :]
+    C_c = C[None, :] if np.ndim(C) else C
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        pts = lo + (hi - lo) * frac           # non-decreasing (rounding is monotone)
+        pts = pts[(pts > lo) & (pts < hi)]
+        if not pts.size:                       # a gap of a few floats: the midpoint
+            pts = np.array([mid])
+        v = y_c * _natural_residual(alpha_c, (grad_c + pts[:, None] * y_c) / h_c, C_c)
+        up = np.maximum(v.max(axis=1), 0.0)
+        down = np.maximum((-v).max(axis=1), 0.0)
+        above = up > down                      # False ... False True ... True
+        k = int(np.searchsorted(above, True))
+        if k > 0:
+            lo = float(pts[k - 1])
+        if k < pts.size:
+            hi = float(pts[k])
 
     def parts(lam):
         v = y * _natural_residual(alpha, (grad + lam * y) / hdiag, C)
         return max(float(np.max(v)), 0.0), max(float(np.max(-v)), 0.0)
 
-    for _ in range(200):
-        mid = 0.5 * (lo + hi)
-        if mid <= lo or mid >= hi:
-            break
-        up, down = parts(mid)
-        if up > down:
-            hi = mid
-        else:
-            lo = mid
     a_lo, b_lo = parts(lo)
     a_hi, b_hi = parts(hi)
     return lo if max(a_lo, b_lo) <= max(a_hi, b_hi) else hi
+
+
+#: Points per round of the search in :func:`best_multiplier`.
+_SEARCH = 63
 
 
 def ksvm_kkt_residual(K, y, C, alpha, lam=None, *, G=None):
