@@ -183,8 +183,8 @@ class NearestPSD(TransformerMixin, BaseEstimator):
           ``M`` multiplies a new row's component along an eigenvector of ``K``
           by up to ``1 / |lam|``: on kernels with small eigenvalues (classical
           scaling of many-class data) new rows are mapped far from the training
-          rows, and test accuracy can fall to chance (issue 28: 11-21 % against
-          79 % with ``"munoz"`` on a 14-class set).  The registry's
+          rows, and test accuracy can fall to chance (measured in
+          experiments/README.md, Chen et al. benchmark).  The registry's
           ``nearest-psd`` method uses ``"munoz"``.
         * ``"munoz"``: munoz §3.3's rule for new points, "calculate
           ``P_S(K(x, .))`` as in the MDS method in (11), and ... ``P_U``", read
