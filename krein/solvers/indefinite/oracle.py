@@ -35,7 +35,10 @@ the number ``||A_-||_F^2``.  Two ways to get them, one answer:
   ``(diag(lam) - mu)^-1 z`` through ``X_- z``: O(n k) work per iteration of the
   secular solver for the ``k`` roots on the smaller side of the spectrum
   (:func:`krein.solvers.secular.secular_apply`); the reference of the rational path,
-  and the path of :meth:`ProxyKernelOracle.eigendecomposition` (the libsvm gap checks).
+  and the path of :meth:`ProxyKernelOracle.eigendecomposition` (the libsvm gap checks)
+  above :data:`DENSE_EIGH_MAX_N`; at or below it (the one-vs-one pairs of many
+  classes, issue 28 item 5) one dense ``eigh`` of ``diag(lam) + z z'/(4 rho)`` gives
+  the same eigenpairs in a fraction of the secular solver's fixed cost.
 
 No ``n x n`` eigensolve and no matrix product per iteration (the MATLAB original
 spends an eigen-update plus an ``n x n`` product).
@@ -77,8 +80,9 @@ SIGN_LOW, SIGN_HIGH = 1e-34, 1e17
 #: ``"rational"`` oracle takes one dense ``numpy.linalg.eigh`` of the reduced matrix
 #: ``diag(lam) + z z'/(4 rho)`` instead of all roots of the secular equation (the same
 #: eigenpairs; the secular solver's fixed cost per call, ~10 ms, dominates below it).
-#: Measured crossover, one BLAS thread (``python benchmarks/indefinite.py --small``):
-#: see ``benchmarks/README.md``, "IndefiniteSVM at small n".
+#: Measured crossover, one BLAS thread: between n = 300 and 400 (``python
+#: benchmarks/indefinite.py --small``; the figures are in ``benchmarks/README.md``);
+#: far below the n = 2000 of that benchmark's part 1, which keeps the secular paths.
 DENSE_EIGH_MAX_N = 300
 
 #: Largest ``r |z|^2 / max|lam|`` of the rational path: its products reach
