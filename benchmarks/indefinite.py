@@ -26,6 +26,14 @@
    iterations, since it crawls at small rho.
 3. Peak memory (tracemalloc, which sees NumPy's allocations) of a PG run at the
    largest n, as a multiple of the n x n kernel.
+4. ``--small`` (issue 28 item 5, the one-vs-one pairs of many classes): the crossover
+   of the two ways :meth:`ProxyKernelOracle.eigendecomposition` (the proxy kernel of
+   every libsvm gap check and the spectral out-of-sample map) can take at
+   n = 50, 100, 200, 300, 400 (one BLAS thread, interleaved, best of 7): the secular
+   roots (``secular="vectorized"``, what the default used at every n before) against
+   one dense ``eigh`` of the reduced matrix (the default up to
+   ``DENSE_EIGH_MAX_N``), on the sigmoid and the half-negative kernels; only
+   this part runs.
 
 Kernels (:func:`make_problem`):
 
@@ -275,6 +283,42 @@ def peak_memory(n, kernel, C, rho):
     print(f"kernel {kb / 2**20:.0f} MiB, peak extra {peak / 2**20:.0f} MiB = {peak / kb:.2f} x kernel")
 
 
+def small_eigendecomposition(sizes=(50, 100, 200, 300, 400), kernels=("sigmoid", "half-negative"),
+                             C=1.0, rho=1.0, repeats=7):
+    """Part 4: seconds of one eigendecomposition of ``X(u)`` by the secular roots and by
+    one dense ``eigh`` (interleaved, best of ``repeats``, one BLAS thread), at a point
+    ``u = y * alpha`` with ``alpha`` uniform in ``[0, C]``."""
+    from threadpoolctl import threadpool_limits
+
+    from krein.solvers.indefinite import oracle as oracle_module
+
+    threshold = oracle_module.DENSE_EIGH_MAX_N
+    print(f"part 4: eigendecomposition of X(u), one BLAS thread, ms (dense is the default "
+          f"for n <= {threshold})")
+    print(f"{'kernel':14s} {'n':>5s} {'secular ms':>11s} {'dense ms':>9s} {'ratio':>6s}")
+    rng = np.random.default_rng(0)
+    with threadpool_limits(1):
+        for kernel in kernels:
+            for n in sizes:
+                K, y = make_problem(n, kernel)
+                oracle = oracle_module.ProxyKernelOracle(K, rho, check=False)
+                u = y * rng.uniform(0.0, C, size=n)
+                best = {"vectorized": np.inf, "rational": np.inf}
+                oracle_module.DENSE_EIGH_MAX_N = n      # "rational": the dense path at this n
+                try:
+                    for _ in range(repeats):
+                        for path in best:
+                            oracle.secular = path
+                            t = time.perf_counter()
+                            oracle.eigendecomposition(u)
+                            best[path] = min(best[path], time.perf_counter() - t)
+                finally:
+                    oracle_module.DENSE_EIGH_MAX_N = threshold
+                print(f"{kernel:14s} {n:5d} {1e3 * best['vectorized']:11.3f} "
+                      f"{1e3 * best['rational']:9.3f} "
+                      f"{best['vectorized'] / best['rational']:6.2f}", flush=True)
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true")
@@ -293,7 +337,12 @@ def main(argv=None):
     p.add_argument("--skip", default="", help="comma list of parts to skip (1,2,3)")
     p.add_argument("--algorithms", default="pg,apg,accpm,exchange,exchange-plain",
                    help="comma list of part-2 runs")
+    p.add_argument("--small", action="store_true",
+                   help="only part 4: eigendecomposition at small n, secular roots vs dense eigh")
     a = p.parse_args(argv)
+    if a.small:
+        small_eigendecomposition(C=a.C, rho=a.rho)
+        return
     skip = set(a.skip.split(","))
     sizes = [500, 1000] if a.quick else [1000, 2000, 4000]
     if a.sizes:

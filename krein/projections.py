@@ -84,10 +84,20 @@ def check_feasible_set(a, b, upper):
 
 
 def _h(v, a, upper, nu):
-    return float(a @ np.clip(v - nu * a, 0.0, upper))
+    # np.minimum(np.maximum(.)) is np.clip's arithmetic without its dispatch overhead
+    return float(a @ np.minimum(np.maximum(v - nu * a, 0.0), upper))
 
 
-def project_box_hyperplane(v, a, b, upper):
+def _arrays(a, b, upper, shape, check):
+    """``(a, upper, b)`` as arrays / float: validated (:func:`check_feasible_set`) when
+    ``check``, else only converted (the caller validated the same set before)."""
+    if check:
+        return check_feasible_set(a, b, np.broadcast_to(np.asarray(upper, dtype=float), shape))
+    return (np.asarray(a, dtype=float), np.broadcast_to(np.asarray(upper, dtype=float), shape),
+            float(b))
+
+
+def project_box_hyperplane(v, a, b, upper, *, check=True):
     """Euclidean projection of ``v`` onto ``{x : a'x = b, 0 <= x <= U}``.
 
     Parameters
@@ -100,6 +110,10 @@ def project_box_hyperplane(v, a, b, upper):
         Right-hand side of ``a'x = b``.
     upper : float or array of shape (m,)
         Upper bounds ``U >= 0``.
+    check : bool, default=True
+        Validate the set (:func:`check_feasible_set`); ``False`` only where the
+        caller validated the same ``(a, b, upper)`` before (the inner loops of the
+        IndefiniteSVM algorithms, thousands of projections per fit on one set).
 
     Returns
     -------
@@ -109,7 +123,7 @@ def project_box_hyperplane(v, a, b, upper):
     Raises
     ------
     ValueError
-        If the set is empty or ``a`` has entries other than +-1.
+        If the set is empty or ``a`` has entries other than +-1 (with ``check``).
 
     Notes
     -----
@@ -118,7 +132,7 @@ def project_box_hyperplane(v, a, b, upper):
     (luss §3.2, step 2).
     """
     v = np.asarray(v, dtype=float)
-    a, upper, b = check_feasible_set(a, b, np.broadcast_to(np.asarray(upper, dtype=float), v.shape))
+    a, upper, b = _arrays(a, b, upper, v.shape, check)
     # breakpoints of x_i(nu): v_i - nu a_i = 0 or = U_i  <=>  nu = v_i a_i, (v_i - U_i) a_i
     bp = np.unique(np.concatenate([v * a, (v - upper) * a]))
     lo, hi = 0, bp.size - 1
@@ -144,7 +158,7 @@ def project_box_hyperplane(v, a, b, upper):
     return np.clip(v - nu * a, 0.0, upper)
 
 
-def box_hyperplane_lp(w, a, b, upper):
+def box_hyperplane_lp(w, a, b, upper, *, check=True):
     """``max {w'x : a'x = b, 0 <= x <= U}`` exactly, with a maximizer.
 
     Parameters
@@ -157,6 +171,10 @@ def box_hyperplane_lp(w, a, b, upper):
         Right-hand side of ``a'x = b``.
     upper : float or array of shape (m,)
         Upper bounds ``U >= 0``.
+    check : bool, default=True
+        Validate the set (:func:`check_feasible_set`); ``False`` only where the
+        caller validated the same ``(a, b, upper)`` before (the Frank-Wolfe bound
+        of every IndefiniteSVM iteration).
 
     Returns
     -------
@@ -170,7 +188,7 @@ def box_hyperplane_lp(w, a, b, upper):
     Raises
     ------
     ValueError
-        If the set is empty or ``a`` has entries other than +-1.
+        If the set is empty or ``a`` has entries other than +-1 (with ``check``).
 
     Notes
     -----
@@ -179,7 +197,7 @@ def box_hyperplane_lp(w, a, b, upper):
     evaluated on the sorted breakpoints by cumulative sums.
     """
     w = np.asarray(w, dtype=float)
-    a, upper, b = check_feasible_set(a, b, np.broadcast_to(np.asarray(upper, dtype=float), w.shape))
+    a, upper, b = _arrays(a, b, upper, w.shape, check)
     t = w * a
     order = np.argsort(t)
     ts, as_, us = t[order], a[order], upper[order]
@@ -187,9 +205,9 @@ def box_hyperplane_lp(w, a, b, upper):
     pos_u = np.where(as_ > 0, us, 0.0)
     neg_u = np.where(as_ < 0, us, 0.0)
     pos_after = np.cumsum(pos_u[::-1])[::-1]          # sum over i >= j of pos
-    pos_strict_after = np.r_[pos_after[1:], 0.0]       # i > j
+    pos_strict_after = np.concatenate((pos_after[1:], [0.0]))   # i > j (np.r_: ~60 us)
     neg_upto = np.cumsum(neg_u)                        # i <= j
-    slope_right = b - (pos_strict_after * 1.0 - neg_upto * 1.0)
+    slope_right = b - (pos_strict_after - neg_upto)
     # minimum at the first breakpoint where the right slope is >= 0; where the slope is 0
     # the minimizers form an interval up to the next breakpoint with a positive slope, and
     # its midpoint is returned (libsvm's intercept when no variable is free)

@@ -89,7 +89,7 @@ import pandas as pd
 
 from ..core import Solution
 from ..libsvm import libsvm_dual_point
-from ...projections import box_hyperplane_lp
+from ...projections import box_hyperplane_lp, check_feasible_set
 from .oracle import ProxyKernelOracle
 
 __all__ = ["Certifier", "libsvm_point", "svm_dual_value", "out_of_sample_coef",
@@ -302,6 +302,8 @@ class Certifier:
             raise ValueError(f"out_of_sample must be one of {OUT_OF_SAMPLE_MAPS} or None; "
                              f"got {out_of_sample!r}")
         self.problem = problem
+        # the feasible set, validated once: frank_wolfe's LP skips the check per iteration
+        check_feasible_set(problem.a, problem.b0, problem.upper)
         self.out_of_sample = out_of_sample
         self.oracle = oracle if oracle is not None else ProxyKernelOracle(
             problem.K0, problem.rho, weights=problem.weights, check=False)
@@ -400,7 +402,7 @@ class Certifier:
             The Frank-Wolfe upper bound.
         """
         P = self.problem
-        val, _ = box_hyperplane_lp(grad, P.a, P.b0, P.upper)
+        val, _ = box_hyperplane_lp(grad, P.a, P.b0, P.upper, check=False)
         ub = f + val - float(grad @ beta)
         self.offer_upper(ub, "frank-wolfe")
         return ub

@@ -35,7 +35,10 @@ the number ``||A_-||_F^2``.  Two ways to get them, one answer:
   ``(diag(lam) - mu)^-1 z`` through ``X_- z``: O(n k) work per iteration of the
   secular solver for the ``k`` roots on the smaller side of the spectrum
   (:func:`krein.solvers.secular.secular_apply`); the reference of the rational path,
-  and the path of :meth:`ProxyKernelOracle.eigendecomposition` (the libsvm gap checks).
+  and the path of :meth:`ProxyKernelOracle.eigendecomposition` (the libsvm gap checks)
+  above :data:`DENSE_EIGH_MAX_N`; at or below it (the one-vs-one pairs of many
+  classes, issue 28 item 5) one dense ``eigh`` of ``diag(lam) + z z'/(4 rho)`` gives
+  the same eigenpairs in a fraction of the secular solver's fixed cost.
 
 No ``n x n`` eigensolve and no matrix product per iteration (the MATLAB original
 spends an eigen-update plus an ``n x n`` product).
@@ -58,7 +61,7 @@ from ..._cache import shared_eigh
 from ..._validation import check_positive, check_square_kernel
 from ..secular import rank_one_eig, secular_apply, secular_roots, shifted_poles
 
-__all__ = ["ProxyKernelOracle", "ProxyEval"]
+__all__ = ["ProxyKernelOracle", "ProxyEval", "DENSE_EIGH_MAX_N"]
 
 SECULAR_METHODS = ("rational", "vectorized", "lapack")
 
@@ -72,6 +75,15 @@ SIGN_STEP = 0.25
 #: ``[1e-17 s, s + rr]``; smaller ``|x|`` (numerically zero eigenvalues) get
 #: ``|sign| <= 1``, an error below ``1e-17 s`` in ``|x|``.
 SIGN_LOW, SIGN_HIGH = 1e-34, 1e17
+
+#: Largest ``n`` at which :meth:`ProxyKernelOracle.eigendecomposition` of the default
+#: ``"rational"`` oracle takes one dense ``numpy.linalg.eigh`` of the reduced matrix
+#: ``diag(lam) + z z'/(4 rho)`` instead of all roots of the secular equation (the same
+#: eigenpairs; the secular solver's fixed cost per call, ~10 ms, dominates below it).
+#: Measured crossover, one BLAS thread: between n = 300 and 400 (``python
+#: benchmarks/indefinite.py --small``; the figures are in ``benchmarks/README.md``);
+#: far below the n = 2000 of that benchmark's part 1, which keeps the secular paths.
+DENSE_EIGH_MAX_N = 300
 
 #: Largest ``r |z|^2 / max|lam|`` of the rational path: its products reach
 #: ``(rr / SIGN_LOW)^2``, finite below ~1e135; beyond, the secular path is used.
@@ -139,7 +151,8 @@ class ProxyKernelOracle:
         (:func:`krein.solvers.secular.secular_apply`); ``"lapack"`` by one call of
         ``dlasd4`` per root and the dense ``(k, m)`` reciprocals (the reference).
         :meth:`eigendecomposition` uses the secular solver (``"vectorized"`` for
-        ``"rational"``).
+        ``"rational"``), except that ``"rational"`` takes one dense ``eigh`` of the
+        reduced matrix when ``n <= DENSE_EIGH_MAX_N`` (the same eigenpairs, faster there).
 
     Attributes
     ----------
@@ -310,7 +323,12 @@ class ProxyKernelOracle:
 
         All roots of the secular equation, with the weights recomputed by the
         Loewner formula (Gu & Eisenstat 1994) so that the eigenvectors
-        ``(P - mu_j)^-1 zhat`` are orthogonal to working precision.
+        ``(P - mu_j)^-1 zhat`` are orthogonal to working precision.  For
+        ``secular="rational"`` and ``n <= DENSE_EIGH_MAX_N`` the same eigenpairs come
+        from one dense ``numpy.linalg.eigh`` of the reduced matrix
+        ``diag(lam) + z z'/(4 rho)`` (``z = Q'u``): at such ``n`` the secular
+        solver's fixed cost per call exceeds the ``O(n^3)`` of LAPACK (measured
+        crossover, :data:`DENSE_EIGH_MAX_N`).
 
         Parameters
         ----------
@@ -327,6 +345,10 @@ class ProxyKernelOracle:
         z = self._to_z(u)
         lam = self.eigenvalues
         n = self.n
+        if self.secular == "rational" and n <= DENSE_EIGH_MAX_N:
+            A = np.diag(lam)
+            A += self.sigma * np.outer(z, z)      # exactly symmetric (z_i z_j = z_j z_i)
+            return np.linalg.eigh(A)
         eig = rank_one_eig(lam, z, self.sigma)
         cols, vals = [], []
         tiny = np.flatnonzero(eig.group < 0)

@@ -146,7 +146,7 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
         base = (1.0 / lmax) if step0 is None else float(step0)
     if not base > 0:
         raise ValueError(f"step0 must be > 0; got {step0!r}")
-    beta = start_point(P, beta0)
+    beta = start_point(P, beta0)     # validates the feasible set once (projected there)
     f, grad, ev = cert.evaluate(beta)
     state = {"beta": beta, "f": f, "grad": grad, "ev": ev, "t": base}
 
@@ -154,7 +154,8 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
         beta, f, grad, t = state["beta"], state["f"], state["grad"], state["t"]
         if step == "diminishing":
             t = base / k
-        beta_new = project_box_hyperplane(beta + t * grad, P.a, P.b0, P.upper)
+        beta_new = project_box_hyperplane(beta + t * grad, P.a, P.b0, P.upper,
+                                          check=False)
         f_new, grad_new, ev_new = cert.evaluate(beta_new)
         if step == "backtracking":
             for _ in range(60):
@@ -162,7 +163,8 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
                 if f_new >= f + grad @ d - (d @ d) / (2.0 * t) - 1e-12 * abs(f):
                     break
                 t *= 0.5
-                beta_new = project_box_hyperplane(beta + t * grad, P.a, P.b0, P.upper)
+                beta_new = project_box_hyperplane(beta + t * grad, P.a, P.b0, P.upper,
+                                          check=False)
                 f_new, grad_new, ev_new = cert.evaluate(beta_new)
         used = t
         if step == "backtracking":
