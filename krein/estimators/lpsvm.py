@@ -17,7 +17,7 @@ __all__ = ["LPSVC", "solve_margin", "REUSE_MAX_N"]
 #: Largest block side ``max(n, m)`` solved through a compiled problem kept per shape
 #: (:func:`solve_margin`); larger blocks build their own (measured crossover:
 #: benchmarks/many_classes.py ``--reuse``).
-REUSE_MAX_N = 200
+REUSE_MAX_N = 150
 
 
 def solve_margin(formulation, K, y, C, solver, options):
