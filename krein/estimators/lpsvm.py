@@ -7,11 +7,62 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import Interval
 
+from ..formulations.base import reusable_formulation
 from ..formulations.lpsvm import LPSVM
 from ..solvers import SolverName, resolve_solver, solve
 from .base import BinaryModel, KernelClassifierBase, kernel_unit, warn_gap
 
-__all__ = ["LPSVC"]
+__all__ = ["LPSVC", "solve_margin", "REUSE_MAX_N"]
+
+#: Largest block side ``max(n, m)`` solved through a compiled problem kept per shape
+#: (:func:`solve_margin`); larger blocks build their own (measured crossover:
+#: benchmarks/many_classes.py ``--reuse``).
+REUSE_MAX_N = 150
+
+
+def solve_margin(formulation, K, y, C, solver, options):
+    """Solve a margin formulation (LP-SVM, Mod SVM) on one block, compiled once per shape.
+
+    For ``max(n, m) <= REUSE_MAX_N`` the formulation is built with ``reusable=True``
+    and kept per ``(class, n, m, per-sample C)``
+    (:func:`krein.formulations.base.reusable_formulation`): every later block of the
+    same shape (the one-vs-one pairs, the inner folds, every ``C`` of a grid) sets
+    its data and ``C`` and is re-solved without CVXPY compiling the problem again.
+    The solver sees the same problem data either way.
+
+    Parameters
+    ----------
+    formulation : type
+        :class:`~krein.formulations.LPSVM` or :class:`~krein.formulations.ModSVM`.
+    K : ndarray of shape (n, m)
+        Kernel block (in the unit the problem is solved in).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float > 0 or ndarray of shape (n,)
+        Slack weight(s), in the same unit.
+    solver : str
+        A resolved CVXPY solver name.
+    options : dict
+        Passed to the solver.
+
+    Returns
+    -------
+    krein.solvers.Solution
+        With copies of the variable and dual values (``primal``, ``dual``) and the
+        formulation's certificate (``relative_gap``).
+
+    Raises
+    ------
+    ValueError, krein.solvers.SolverError
+        As :func:`krein.solvers.solve`.
+    """
+    n, m = K.shape
+    if max(n, m) > REUSE_MAX_N:
+        return solve(formulation(K, y, C=C), solver, certificate_kind="relative_gap", **options)
+    key = (formulation.__module__, formulation.__qualname__, n, m, bool(np.ndim(C) > 0))
+    with reusable_formulation(key, lambda: formulation(K, y, C=C, reusable=True)) as f:
+        f.set_data(K, y).set(C=C)
+        return solve(f, solver, certificate_kind="relative_gap", **options)
 
 
 class LPSVC(KernelClassifierBase):
@@ -96,15 +147,13 @@ class LPSVC(KernelClassifierBase):
         # has the minimizers (unit * c, b), so the solver's absolute tolerances meet a
         # problem of unit scale whatever the scale of K
         unit = kernel_unit(K)
-        f = LPSVM(K / unit, y, C=C * unit)
-        sol = solve(f, self._solver, certificate_kind="relative_gap",
-                    **(self.solver_options or {}))
+        sol = solve_margin(LPSVM, K / unit, y, C * unit, self._solver, self.solver_options or {})
         warn_gap(sol, "LPSVC")
-        c = np.asarray(f.variables["c"].value, dtype=float).copy()
+        c = np.asarray(sol.primal["c"], dtype=float).copy()
         # sv_tol in the unit of K (an absolute max(1, .) on c itself zeroed every
         # coefficient of a kernel scaled by 1e8)
         c[np.abs(c) <= self.sv_tol * max(1.0, np.abs(c).max())] = 0.0
         c /= unit
-        b = float(f.variables["b"].value)
+        b = float(sol.primal["b"])
         return BinaryModel(idx, c, b, {"n_iter": sol.iterations or 0, "solution": sol})
 

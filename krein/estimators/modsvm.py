@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..formulations.modsvm import ModSVM
-from ..solvers import SolverName, resolve_solver, solve
+from ..solvers import SolverName, resolve_solver
 from ..solvers.libsvm import libsvm_mod_svm
 from .base import BinaryModel, KernelClassifierBase, kernel_unit, warn_gap
+from .lpsvm import solve_margin
 
 __all__ = ["ModSVC"]
 
@@ -109,11 +110,10 @@ class ModSVC(KernelClassifierBase):
         # solved in the unit of K (exact power of two): the problem on
         # (K / unit, C * unit^2) has the minimizers (unit * alpha, b)
         unit = kernel_unit(K)
-        f = ModSVM(K / unit, y, C=C * unit ** 2)
-        sol = solve(f, self._solver, certificate_kind="relative_gap",
-                    **(self.solver_options or {}))
+        sol = solve_margin(ModSVM, K / unit, y, C * unit ** 2, self._solver,
+                           self.solver_options or {})
         warn_gap(sol, "ModSVC")
-        alpha = np.asarray(f.variables["alpha"].value, dtype=float) / unit
-        b = float(f.variables["b"].value)
+        alpha = np.asarray(sol.primal["alpha"], dtype=float) / unit
+        b = float(sol.primal["b"])
         return BinaryModel(idx, alpha, b, {"n_iter": sol.iterations or 0, "solution": sol})
 

@@ -39,7 +39,7 @@ import cvxpy as cp
 import numpy as np
 
 from .base import Formulation, relative_gap
-from .lpsvm import check_margin_problem
+from .lpsvm import margin_problem, set_margin_data
 
 __all__ = ["ModSVM"]
 
@@ -57,6 +57,11 @@ class ModSVM(Formulation):
         Labels in {-1, +1}.
     C : float > 0 or array of shape (n,)
         Weight of the slacks (a DPP parameter), or one weight per sample (class weights).
+    reusable : bool, default=False
+        Make ``K`` and ``y`` Parameters as well
+        (:func:`krein.formulations.lpsvm.margin_problem`), so that one compiled
+        problem is re-solved for other blocks of the same shape after
+        :meth:`set_data`; the same problem and solution.
 
     Attributes
     ----------
@@ -81,27 +86,35 @@ class ModSVM(Formulation):
     name = "mod-svm"
     problem_class = "QP"
 
-    def __init__(self, K, y, C=1.0):
-        per_sample = np.ndim(C) > 0     # one slack weight per sample (class weights)
-        K, y = check_margin_problem(K, y, 1.0 if per_sample else C)
-        self.K, self.y = K, y
-        n, m = K.shape
-        alpha = cp.Variable(m, name="alpha")
-        b = cp.Variable(name="b")
-        xi = cp.Variable(n, name="xi")
-        if per_sample:
-            C = np.asarray(C, dtype=float)
-            if C.shape != (n,) or not np.all(np.isfinite(C) & (C > 0)):
-                raise ValueError(f"C must be a positive finite number or shape ({n},) array")
-            Cp = cp.Parameter(n, nonneg=True, name="C", value=C)
-            slack_cost = Cp @ xi
-        else:
-            Cp = cp.Parameter(nonneg=True, name="C", value=float(C))
-            slack_cost = Cp * cp.sum(xi)
-        cons = {"margin": cp.multiply(y, K @ alpha + b) >= 1 - xi, "slack": xi >= 0}
+    def __init__(self, K, y, C=1.0, *, reusable=False):
+        K, y, Cp, slack_cost, (alpha, b, xi), cons, data = margin_problem(K, y, C, "alpha",
+                                                                          reusable)
+        self.K, self.y, self._data = K, y, data
         obj = 0.5 * cp.sum_squares(alpha) + slack_cost
         problem = cp.Problem(cp.Minimize(obj), list(cons.values()))
         super().__init__(problem, {"C": Cp}, {"alpha": alpha, "b": b, "xi": xi}, cons)
+
+    def set_data(self, K, y):
+        """Put a new kernel block and labels into a ``reusable=True`` formulation.
+
+        Parameters
+        ----------
+        K : array of shape (n, m)
+            The new block, of this formulation's shape.
+        y : array of shape (n,)
+            Labels in {-1, +1}.
+
+        Returns
+        -------
+        self : ModSVM
+            The same formulation, for chaining (``set_data(K, y).set(C=...)``).
+
+        Raises
+        ------
+        ValueError
+            As :func:`krein.formulations.lpsvm.set_margin_data`.
+        """
+        return set_margin_data(self, K, y)
 
     def primal_objective(self, alpha, b):
         """Primal objective ``1/2 ||alpha||^2 + sum_i C_i max(0, 1 - y (K alpha + b))``.
