@@ -58,8 +58,9 @@ def test_sorted_projection_is_the_projection():
 
 
 def test_project_uses_both_paths_and_they_agree(monkeypatch):
-    """``_project`` takes the sorted path up to ``_SORT_MAX`` points per class and the
-    Newton path above; forcing either gives the same projection."""
+    """``_project`` takes the sorted path up to ``_SORT_MAX`` points per class (and
+    ``_SORT_WORK`` points x columns) and the Newton path above; either gives the same
+    projection."""
     rng = np.random.default_rng(4)
     y = np.r_[np.ones(40), -np.ones(25)]
     V = rng.standard_normal((65, 3))
@@ -73,6 +74,10 @@ def test_project_uses_both_paths_and_they_agree(monkeypatch):
     monkeypatch.setattr(fhull, "_SORT_MAX", 39)
     large = fhull._project(V, y, 0.1)
     assert calls == [1]
+    monkeypatch.setattr(fhull, "_SORT_MAX", 40)
+    monkeypatch.setattr(fhull, "_SORT_WORK", 119)       # 40 points x 3 columns = 120
+    np.testing.assert_allclose(fhull._project(V, y, 0.1), large, rtol=0, atol=1e-13)
+    assert calls == [1]
     np.testing.assert_allclose(small, large, rtol=0, atol=1e-13)
     np.testing.assert_allclose(fhull._project(V[:, 0], y, 0.1), large[:, 0], rtol=0, atol=1e-13)
 
@@ -84,3 +89,42 @@ def test_sorted_projection_at_the_smallest_mu():
     X = fhull._project_sorted(V, np.arange(7), np.arange(7, 10), 1.0 / 3.0)
     np.testing.assert_allclose(X[7:], 1.0 / 3.0, atol=1e-15)
     np.testing.assert_allclose(X[:7], _newton(V, y, 1.0 / 3.0)[:7], atol=1e-13)
+
+
+def _brentq_line_search(r, ye, Cv, a0, a1):
+    """The reference: bracket by doubling, then scipy's brentq on the derivative."""
+    import scipy.optimize
+
+    def deriv(t):
+        return a0 + a1 * t - float(np.sum(Cv * ye * np.maximum(r - t * ye, 0.0)))
+
+    if deriv(0.0) >= 0.0:
+        return 0.0
+    hi = 1.0
+    while deriv(hi) < 0.0:
+        hi *= 2.0
+        if hi > 1e12:
+            return hi
+    return scipy.optimize.brentq(deriv, 0.0, hi, xtol=1e-15 * hi, rtol=8.9e-16)
+
+
+def test_dca_exact_line_search_is_the_root():
+    """iksvm-dc's line search on the sorted pieces of the derivative gives brentq's root
+    (ties among the breakpoints, zero directions, a root at t = 0 included)."""
+    from krein.solvers.dca import _exact_line_search
+
+    rng = np.random.default_rng(6)
+    for trial in range(400):
+        n = int(rng.integers(1, 90))
+        r = rng.standard_normal(n) * 10.0 ** rng.uniform(-2, 1)
+        ye = rng.standard_normal(n) * 10.0 ** rng.uniform(-2, 1)
+        if trial % 5 == 0:
+            ye[rng.random(n) < 0.3] = 0.0
+        if trial % 7 == 0:
+            r, ye = np.round(r, 1), np.round(ye, 1)
+        Cv = np.full(n, 10.0 ** rng.uniform(-1, 2))
+        a1 = abs(rng.standard_normal()) * 10.0 ** rng.uniform(-3, 1)
+        a0 = -abs(rng.standard_normal()) * 10.0 ** rng.uniform(-2, 2) + (trial % 11 == 0) * 5
+        t = _exact_line_search(r, ye, Cv, a0, a1)
+        ref = _brentq_line_search(r, ye, Cv, a0, a1)
+        assert abs(t - ref) <= 1e-12 * max(1.0, ref), (trial, t, ref)
