@@ -200,6 +200,13 @@ def dc_subproblem(K, K2, y, C, rho, theta, beta, b, *, Kbeta=None, tol=SUBPROBLE
     info : dict
         ``Kbeta`` (``K @ beta``), ``n_iter`` (Newton iterations), ``residual`` (relative
         gradient norm, :func:`~krein.formulations.dc.dc_subproblem_gradient`).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        If a Newton system ``rho diag(1 / C_A) + (K^2)_AA`` is not numerically positive
+        definite (``K^2`` PSD and ``rho / C > 0`` make it so; a non-finite ``K`` or ``C``
+        does not).
     """
     n = y.size
     Cv = np.broadcast_to(np.asarray(C, dtype=float), (n,))
