@@ -36,7 +36,7 @@ def _best(f, repeats, inner):
     return best
 
 
-def projection(sizes=(50, 100, 200, 400), columns=(2, 20), repeats=5):
+def projection(sizes=(50, 100, 200, 400, 800, 1600), columns=(2, 20), repeats=5):
     rng = np.random.default_rng(0)
     print(f"{'n':>5s} {'S':>3s} {'mu':>7s} {'sorted us':>10s} {'Newton us':>10s} {'ratio':>6s}")
     for n in sizes:
@@ -44,8 +44,9 @@ def projection(sizes=(50, 100, 200, 400), columns=(2, 20), repeats=5):
         pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
         for S in columns:
             for mu in (1.0 / (n // 2), 0.1, 1.0):
-                # points as the loop sees them: a feasible point minus a gradient step
-                V = rng.dirichlet(np.ones(n), size=S).T + 0.3 * rng.standard_normal((n, S)) / n
+                # points as the loop sees them: a feasible point (entries ~ 1/n) minus a
+                # gradient step (grad F / s is O(1): the residual's step 1/s)
+                V = rng.dirichlet(np.ones(n), size=S).T + 0.5 * rng.standard_normal((n, S))
 
                 def newton():
                     out = np.empty_like(V)

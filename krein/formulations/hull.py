@@ -275,11 +275,11 @@ def _project(V, y, mu):
 #: (:func:`_project_sorted`, O(m log m) per column in one pass); above them the Newton
 #: iteration of :func:`krein.projections.project_capped_simplex` (O(m) per pass, a few
 #: passes) is used.  Measured (``benchmarks/hull_dc_paths.py --projection``, one BLAS
-#: thread, CPU time; Newton / sorted): 2 columns 1.2-8x at n = 2m = 50-400; 20 columns
-#: 1.1-4x at n = 50, 0.86-3x at n = 100, 0.62-6x at n = 200 (the large ratios at the
-#: least mu, where Newton takes many passes).
-_SORT_MAX = 200
-_SORT_WORK = 800
+#: thread, CPU time, points as the loop projects them; Newton / sorted): 2 columns
+#: 2.6-15x at n = 2m = 50-1600; 20 columns 3.2-17x at n = 50-100, 2.2-11x at 200,
+#: 1.5-6x at 400 (m x columns = 4000), 0.6-2.2x at 800, 0.4-1.6x at 1600.
+_SORT_MAX = 800
+_SORT_WORK = 4000
 
 
 def _project_sorted(V, pos, neg, cap):
