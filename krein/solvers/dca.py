@@ -50,7 +50,7 @@ minimizer has ``beta = (theta + K_(:,A) w) / rho`` with ``w = C_A y_A r_A``, and
 (``(K^2)_AA`` is PSD: the matrix is positive definite whatever the sign of ``K``).
 This Newton point on ``A`` is accepted when ``A`` is its own active set (then it is the
 exact minimizer of (S)); else an exact line search (the root of the piecewise-linear,
-increasing derivative, by ``scipy.optimize.brentq``) moves towards it and ``A`` is
+increasing derivative, exactly on its sorted pieces) moves towards it and ``A`` is
 updated: the finite Newton method of Keerthi & DeCoste (2005) in Chapelle's (2007)
 kernel form.  ``K^2`` is formed once per fit (one O(n^3) product); an iteration costs a
 Cholesky factorization of size ``|A|`` and O(n |A|) products.  Each subproblem's
@@ -67,7 +67,7 @@ import warnings
 
 import numpy as np
 import scipy.linalg
-import scipy.optimize
+import scipy.linalg.lapack
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -75,6 +75,8 @@ from ..formulations.dc import (DCSubproblem, dc_objective, dc_stationarity,
                                dc_subproblem_gradient)
 from .core import Solution, SolverError, solve
 from .table import resolve_solver
+
+_potrf, _potrs = scipy.linalg.lapack.dpotrf, scipy.linalg.lapack.dpotrs
 
 __all__ = ["dca", "dc_subproblem", "dc_constant", "ARMIJO", "DC_SALT"]
 
@@ -119,20 +121,43 @@ def _scale(K):
     return m if np.isfinite(m) and m > 0 else 1.0
 
 
-def _line_search(r, ye, Cv, a0, a1):
+def _exact_line_search(r, ye, Cv, a0, a1):
     """Exact minimizer ``t > 0`` of the convex piecewise quadratic along a direction:
-    the root of ``a0 + a1 t - sum C_i ye_i max(0, r_i - t ye_i)`` (increasing in ``t``)."""
-    def deriv(t):
-        return a0 + a1 * t - float(np.sum(Cv * ye * np.maximum(r - t * ye, 0.0)))
+    the root of the increasing piecewise-linear
+    ``phi(t) = a0 + a1 t - sum C_i ye_i max(0, r_i - t ye_i)``, found on its pieces.
 
-    if deriv(0.0) >= 0.0:
+    Term ``i`` is active (``r_i - t ye_i > 0``) on one side of ``t_i = r_i / ye_i``:
+    below it when ``ye_i > 0`` (it leaves there), above it when ``ye_i < 0`` (it enters).
+    With the active sums ``A = sum C_i ye_i r_i`` and ``B = sum C_i ye_i^2`` on a piece,
+    ``phi(t) = a0 - A + (a1 + B) t``; the breakpoints ``t_i > 0`` are sorted, ``A`` and
+    ``B`` follow them by cumulative sums, and the root is on the first piece whose right
+    end has ``phi >= 0``.  Returns 0 when ``phi(0) >= 0`` and ``2^40`` when there is no
+    root below ``2^39`` (as the doubling search it replaces).
+    """
+    c, q = Cv * ye * r, Cv * ye * ye
+    act0 = (r > 0) | ((r == 0) & (ye < 0))            # active just right of t = 0
+    A0, B0 = float(np.sum(c[act0])), float(np.sum(q[act0]))
+    if a0 - A0 >= 0.0:
         return 0.0
-    hi = 1.0
-    while deriv(hi) < 0.0:
-        hi *= 2.0
-        if hi > 1e12:
-            return hi
-    return scipy.optimize.brentq(deriv, 0.0, hi, xtol=1e-15 * hi, rtol=8.9e-16)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        tb = r / ye
+    cross = (ye != 0) & (tb > 0)
+    order = np.argsort(tb[cross], kind="stable")
+    tv = tb[cross][order]
+    sgn = np.where(ye[cross] > 0, -1.0, 1.0)[order]       # ye > 0 leaves, ye < 0 enters
+    A = A0 + np.cumsum(sgn * c[cross][order])
+    B = B0 + np.cumsum(sgn * q[cross][order])
+    Ab, Bb = np.r_[A0, A[:-1]], np.r_[B0, B[:-1]]            # sums on the piece left of tv
+    reach = a0 - Ab + (a1 + Bb) * tv >= 0.0
+    if reach.any():
+        k = int(np.argmax(reach))
+        Ap, Bp, lo, hi = Ab[k], Bb[k], (tv[k - 1] if k else 0.0), tv[k]
+    else:
+        Ap, Bp = (A[-1], B[-1]) if tv.size else (A0, B0)
+        lo, hi = (tv[-1] if tv.size else 0.0), np.inf
+        if not a1 + Bp > 0 or (Ap - a0) / (a1 + Bp) > 2.0 ** 39:
+            return 2.0 ** 40
+    return float(min(max((Ap - a0) / (a1 + Bp), lo), hi))
 
 
 def dc_subproblem(K, K2, y, C, rho, theta, beta, b, *, Kbeta=None, tol=SUBPROBLEM_TOL,
@@ -175,6 +200,13 @@ def dc_subproblem(K, K2, y, C, rho, theta, beta, b, *, Kbeta=None, tol=SUBPROBLE
     info : dict
         ``Kbeta`` (``K @ beta``), ``n_iter`` (Newton iterations), ``residual`` (relative
         gradient norm, :func:`~krein.formulations.dc.dc_subproblem_gradient`).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        If a Newton system ``rho diag(1 / C_A) + (K^2)_AA`` is not numerically positive
+        definite (``K^2`` PSD and ``rho / C > 0`` make it so; a non-finite ``K`` or ``C``
+        does not).
     """
     n = y.size
     Cv = np.broadcast_to(np.asarray(C, dtype=float), (n,))
@@ -191,10 +223,15 @@ def dc_subproblem(K, K2, y, C, rho, theta, beta, b, *, Kbeta=None, tol=SUBPROBLE
             beta_n, b_n, Kbeta_n = theta / rho, b, Ktheta / rho
         else:
             M = K2[np.ix_(idx, idx)]
-            M[np.diag_indices_from(M)] += rho / Cv[idx]
-            cho = scipy.linalg.cho_factor(M, lower=True, check_finite=False)
-            u = scipy.linalg.cho_solve(cho, rho * y[idx] - Ktheta[idx], check_finite=False)
-            v = scipy.linalg.cho_solve(cho, np.ones(idx.size), check_finite=False)
+            M.flat[::idx.size + 1] += rho / Cv[idx]
+            # LAPACK's Cholesky and one solve with both right-hand sides (scipy.linalg's
+            # cho_factor / cho_solve wrappers cost more than the factorization at n ~ 60)
+            L, info = _potrf(M, lower=1, clean=0)
+            if info != 0:
+                raise np.linalg.LinAlgError(f"finite Newton system not positive definite ({info})")
+            UV, _ = _potrs(L, np.column_stack([rho * y[idx] - Ktheta[idx], np.ones(idx.size)]),
+                           lower=1)
+            u, v = UV[:, 0], UV[:, 1]
             rb = u.sum() / v.sum()
             w = u - rb * v
             b_n = rb / rho
@@ -207,7 +244,7 @@ def dc_subproblem(K, K2, y, C, rho, theta, beta, b, *, Kbeta=None, tol=SUBPROBLE
         d_beta, d_b = beta_n - beta, b_n - b
         ye = y * (Kbeta_n - Kbeta + d_b)
         a0 = rho * beta @ d_beta - theta @ d_beta
-        t = _line_search(r, ye, Cv, a0, rho * d_beta @ d_beta)
+        t = _exact_line_search(r, ye, Cv, a0, rho * d_beta @ d_beta)
         beta, b, Kbeta = beta + t * d_beta, b + t * d_b, Kbeta + t * (Kbeta_n - Kbeta)
         if dc_subproblem_gradient(K, y, Cv, rho, theta, beta, b)["residual"] <= tol:
             break

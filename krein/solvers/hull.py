@@ -84,7 +84,10 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
     while active.size:
         Aa, KUa = A[:, active], KU[:, active]
         G = 2.0 * Yc * KUa
-        R = np.max(np.abs(Aa - _project(Aa - G / scale, y, mu)), axis=0)
+        # the residual's and the step's projections in one call (column by column)
+        sig = sigma[active]
+        Pj = _project(np.hstack([Aa - G / scale, Aa - sig * G]), y, mu)
+        R = np.max(np.abs(Aa - Pj[:, :active.size]), axis=0)
         res[active] = R
         done = R <= tol
         conv[active[done]] = True
@@ -93,12 +96,12 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
             trace.append({"iter": it, "n_active": int(active.size), "objective": float(F.min()),
                           "max_residual": float(R.max()), "seconds": time.perf_counter() - t0})
         keep = ~done
+        Pj = Pj[:, active.size:][:, keep]
         active, Aa, KUa, G = active[keep], Aa[:, keep], KUa[:, keep], G[:, keep]
         if active.size == 0 or it >= max_iter:
             break
         it += 1
-        sig = sigma[active]
-        D = _project(Aa - sig * G, y, mu) - Aa
+        D = Pj - Aa
         YD = Yc * D
         KD = K @ YD
         gd = np.sum(G * D, axis=0)          # < 0 unless D = 0
@@ -123,12 +126,11 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
             KU[:, active] = K @ (Yc * A[:, active])
         # face Newton step once the free set has settled (finite termination on the face)
         free = (A[:, active] > 0) & ((A[:, active] < mu) if mu < 1.0 else True)
-        for c, j in enumerate(active):
-            if not np.array_equal(free[:, c], last_free[:, j]):
-                last_free[:, j] = free[:, c]
-                continue
-            if np.array_equal(free[:, c], tried[:, j]):
-                continue
+        changed = np.any(free != last_free[:, active], axis=0)
+        last_free[:, active[changed]] = free[:, changed]
+        settled = ~changed & np.any(free != tried[:, active], axis=0)
+        for c in np.flatnonzero(settled):
+            j = active[c]
             tried[:, j] = free[:, c]
             a_new, ku_new, steps = _face_descent(K, y, mu, A[:, j], KU[:, j], free[:, c])
             if steps:
