@@ -152,7 +152,33 @@ def set_margin_data(formulation, K, y):
     return formulation
 
 
-class LPSVM(Formulation):
+class MarginData:
+    """``set_data`` of the margin formulations (:class:`LPSVM`, ModSVM) built ``reusable=True``."""
+
+    def set_data(self, K, y):
+        """Put a new kernel block and labels into a ``reusable=True`` formulation.
+
+        Parameters
+        ----------
+        K : array of shape (n, m)
+            The new block, of this formulation's shape.
+        y : array of shape (n,)
+            Labels in {-1, +1}.
+
+        Returns
+        -------
+        self
+            The same formulation, for chaining (``set_data(K, y).set(C=...)``).
+
+        Raises
+        ------
+        ValueError
+            As :func:`set_margin_data`.
+        """
+        return set_margin_data(self, K, y)
+
+
+class LPSVM(MarginData, Formulation):
     """The 1-norm LP-SVM on a (possibly indefinite, possibly rectangular) kernel, DPP in ``C``.
 
     Parameters
@@ -197,28 +223,6 @@ class LPSVM(Formulation):
         self.K, self.y, self._data = K, y, data
         problem = cp.Problem(cp.Minimize(cp.norm1(c) + slack_cost), list(cons.values()))
         super().__init__(problem, {"C": Cp}, {"c": c, "b": b, "xi": xi}, cons)
-
-    def set_data(self, K, y):
-        """Put a new kernel block and labels into a ``reusable=True`` formulation.
-
-        Parameters
-        ----------
-        K : array of shape (n, m)
-            The new block, of this formulation's shape.
-        y : array of shape (n,)
-            Labels in {-1, +1}.
-
-        Returns
-        -------
-        self : LPSVM
-            The same formulation, for chaining (``set_data(K, y).set(C=...)``).
-
-        Raises
-        ------
-        ValueError
-            As :func:`set_margin_data`.
-        """
-        return set_margin_data(self, K, y)
 
     def certificate(self):
         """Primal residual, LP-dual residual and gap ``P(c, b) - 1'alpha``.

@@ -39,12 +39,12 @@ import cvxpy as cp
 import numpy as np
 
 from .base import Formulation, relative_gap
-from .lpsvm import margin_problem, set_margin_data
+from .lpsvm import MarginData, margin_problem
 
 __all__ = ["ModSVM"]
 
 
-class ModSVM(Formulation):
+class ModSVM(MarginData, Formulation):
     """Lin & Lin's modified SVM: identity regularizer, kernel only in the margin constraints.
 
     Parameters
@@ -93,28 +93,6 @@ class ModSVM(Formulation):
         obj = 0.5 * cp.sum_squares(alpha) + slack_cost
         problem = cp.Problem(cp.Minimize(obj), list(cons.values()))
         super().__init__(problem, {"C": Cp}, {"alpha": alpha, "b": b, "xi": xi}, cons)
-
-    def set_data(self, K, y):
-        """Put a new kernel block and labels into a ``reusable=True`` formulation.
-
-        Parameters
-        ----------
-        K : array of shape (n, m)
-            The new block, of this formulation's shape.
-        y : array of shape (n,)
-            Labels in {-1, +1}.
-
-        Returns
-        -------
-        self : ModSVM
-            The same formulation, for chaining (``set_data(K, y).set(C=...)``).
-
-        Raises
-        ------
-        ValueError
-            As :func:`krein.formulations.lpsvm.set_margin_data`.
-        """
-        return set_margin_data(self, K, y)
 
     def primal_objective(self, alpha, b):
         """Primal objective ``1/2 ||alpha||^2 + sum_i C_i max(0, 1 - y (K alpha + b))``.
