@@ -28,6 +28,7 @@ from krein.kernels import sigmoid_kernel
 from krein.projections import project_box_hyperplane
 from krein.solvers import solve_indefinite
 from krein.solvers.indefinite import LIBSVM_SHARE, Certifier
+from krein.solvers.indefinite import certifier as certifier_module
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +63,10 @@ def exact_gap_at(P, beta):
 
 
 @pytest.mark.parametrize("algorithm", ["pg", "apg"])
-def test_reported_gap_is_certified_and_near_the_exact_gap(sonar_problem, algorithm):
+def test_reported_gap_is_certified_and_near_the_exact_gap(sonar_problem, algorithm, monkeypatch):
+    # libsvm's checks and their refinement (n = 208 is below EXACT_SVM_MAX_N, whose
+    # interior-point checks are tested below)
+    monkeypatch.setattr(certifier_module, "EXACT_SVM_MAX_N", 0)
     P = sonar_problem
     sol = solve_indefinite(P, algorithm)
     c = sol.certificate
@@ -79,6 +83,25 @@ def test_reported_gap_is_certified_and_near_the_exact_gap(sonar_problem, algorit
     n_checks = sol.iterations // 10 + 1
     assert c["n_libsvm_refined"] <= 2 and c["n_libsvm"] <= n_checks + 2, c
     assert c["libsvm_tol"] >= 1e-6
+
+
+def test_small_svc_refines_by_one_exact_solve(sonar_problem):
+    """n = 208 <= EXACT_SVM_MAX_N: where libsvm's check would be refined, the SVM dual on
+    the proxy kernel is solved once by the interior-point method (no 10x tighter SMO
+    solves); the gap stays certified and within a factor 2 of the exact one."""
+    P = sonar_problem
+    assert P.n <= certifier_module.EXACT_SVM_MAX_N
+    sol = solve_indefinite(P, "pg")
+    c = sol.certificate
+    assert sol.status == "optimal"
+    assert c["n_interior_point"] >= 1 and c["n_libsvm_refined"] == 0, c
+    assert c["upper_source"] in ("interior-point", "libsvm", "frank-wolfe")
+    exact = exact_gap_at(P, sol.primal["beta"])
+    assert sol.gap <= exact / (1.0 - LIBSVM_SHARE) + 1e-9, (sol.gap, exact)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        best = solve_indefinite(P, "apg", tol=1e-6, max_iter=300, gap_every=0).objective
+    assert c["upper"] >= max(best, c["lower"])
 
 
 def test_one_class_defaults_converge_on_an_indefinite_kernel():

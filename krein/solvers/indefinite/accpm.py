@@ -175,8 +175,9 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
         could take more than half off the gap
         (:meth:`Certifier.libsvm_bound <krein.solvers.indefinite.Certifier.libsvm_bound>`).
     beta0 : array of shape (m,), optional
-        A known point (projected onto ``A``): it is evaluated first and its cut
-        ``grad f(beta0)'(x - beta0) >= 0`` is added to ``L_0``.
+        A known point (projected onto ``A``): it is evaluated first (with a gap
+        check there when ``gap_every > 0`` and the Frank-Wolfe bound does not already
+        certify it) and its cut ``grad f(beta0)'(x - beta0) >= 0`` is added to ``L_0``.
     libsvm_tol : float
         Tolerance of libsvm at the gap checks (default ``1e-4``, as in
         :func:`~krein.solvers.projected_gradient` and the exchange method).
@@ -265,8 +266,13 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
     if beta0 is not None:
         # L_0 gets the cut through beta0; the start must be strictly inside it
         b = start_point(P, beta0)
-        f, grad, _ = cert.evaluate(b)
+        f, grad, ev0 = cert.evaluate(b)
         cert.frank_wolfe(b, f, grad)
+        if gap_every and not cert.converged(tol, atol):
+            # a gap check at the given point: the Frank-Wolfe bound is first order, so a
+            # beta0 at the optimum to 1e-8 in f may leave it above tol where the SVM bound
+            # on X(beta0)_+ certifies it at once
+            cert.libsvm_bound(b, ev0)
         dvec = projected(grad)
         nd = float(np.linalg.norm(dvec))
         converged = cert.converged(tol, atol) or nd == 0.0

@@ -91,9 +91,11 @@ from ..core import Solution
 from ..libsvm import libsvm_dual_point
 from ...projections import box_hyperplane_lp, check_feasible_set
 from .oracle import ProxyKernelOracle
+from .svm_qp import box_qp_interior_point
 
 __all__ = ["Certifier", "libsvm_point", "svm_dual_value", "out_of_sample_coef",
-           "OUT_OF_SAMPLE_MAPS", "LIBSVM_SHARE", "STATUS_OPTIMAL", "STATUS_MAX_ITER"]
+           "OUT_OF_SAMPLE_MAPS", "LIBSVM_SHARE", "STATUS_OPTIMAL", "STATUS_MAX_ITER",
+           "EXACT_SVM_MAX_N"]
 
 #: Status of a loop that met its gap tolerance (the one spelling of every CVXPY solve too).
 STATUS_OPTIMAL = "optimal"
@@ -117,6 +119,18 @@ _LIBSVM_TOL_STEP = 0.1
 #: (libsvm's own default is no cap: on a one-class kernel scaled by 1e4 one solve ran
 #: 47 s).  A capped solve still gives a certified bound, only a looser one.
 _LIBSVM_ITER_PER_POINT = 1000
+#: Up to this many training points, a classification (``"svc"``) gap check that would
+#: refine libsvm's solve (a 10x smaller tolerance, up to ``1e-6``) solves the SVM dual
+#: on ``K_i`` once by the dense interior-point method of
+#: :mod:`~krein.solvers.indefinite.svm_qp` instead (to ~1e-12 relative, one Cholesky
+#: factorization of an ``n x n`` matrix per iteration, 15-20 iterations): on the
+#: one-vs-one pairs of a many-class set, where the proxy kernel is near singular and
+#: ``C`` large, the SMO refinements took ~2e5 iterations and half of them stopped at
+#: their cap (``benchmarks/README.md``, "Many classes").  The first solve of each check
+#: stays libsvm's: where it is enough it is the cheaper one (18 ms against 20-30 ms on
+#: sonar, n = 208).  Above this size, and for svr / one-class, libsvm's refinement.
+#: 0: libsvm only (the MATLAB IndefiniteSVM's check).
+EXACT_SVM_MAX_N = 300
 
 
 def _null_tol(lam):
@@ -286,6 +300,9 @@ class Certifier:
         ``_LIBSVM_ITER_PER_POINT * n``, refinements at less, see :meth:`libsvm_bound`).
     n_libsvm_capped : int
         Solves stopped by their cap (their bounds are certified, only looser).
+    n_interior_point : int
+        Gap checks solved by the interior-point method instead of libsvm
+        (:data:`EXACT_SVM_MAX_N`).
     unit : float
         ``1/2 max|lam(K0)| max_i upper_i^2``, the kernel term of one point at its
         bound: the unit of ``atol`` in :meth:`converged` (it follows the objective
@@ -325,6 +342,7 @@ class Certifier:
         self.libsvm_seconds = 0.0
         self.libsvm_max_smo = 0
         self.n_libsvm_capped = 0
+        self.n_interior_point = 0
         self._kernel_term = (None, 0.0)   # (beta it was computed at, 1/2 u'|K0| u)
         lam = self.oracle.eigenvalues
         self._abs_lam = np.abs(lam)
@@ -423,6 +441,9 @@ class Certifier:
         nothing.  Before the loop's last check (``final``), a refinement is tried
         only where a more accurate bound could stop the loop now (its dual-value
         estimate of the gap within the tolerance of the last :meth:`converged`).
+        For a small svc (:data:`EXACT_SVM_MAX_N`) the refinement is one exact solve
+        (:func:`~krein.solvers.indefinite.svm_qp.box_qp_interior_point`), after which
+        nothing is refined.
 
         Parameters
         ----------
@@ -434,7 +455,8 @@ class Certifier:
             The check of the returned point after the loop: refine whenever that
             could take more than :data:`LIBSVM_SHARE` off the reported gap.
         start_tol : float, optional
-            First libsvm tolerance (default :attr:`libsvm_tol_reached`).
+            First libsvm tolerance (default :attr:`libsvm_tol_reached`); given, a
+            small svc is solved exactly at once.
 
         Returns
         -------
@@ -446,6 +468,13 @@ class Certifier:
         P = self.problem
         K = self.oracle.proxy_kernel(P.u_of(beta))
         penalty = P.rho * ev.dist2
+        exact = P.model == "svc" and P.n <= EXACT_SVM_MAX_N
+        if exact and start_tol is not None:
+            # the refinement of final_check: straight to the exact solve
+            best = self._exact_bound(K, penalty)
+            if best is not None:
+                self.libsvm_seconds += time.perf_counter() - t0
+                return best
         tol = self.libsvm_tol_reached if start_tol is None else float(start_tol)
         may_refine = final or self._skip_refine == 0
         self._skip_refine = max(self._skip_refine - 1, 0)
@@ -486,11 +515,38 @@ class Certifier:
                 # (omega(K_i) >= libsvm's dual value); when this check gives the least
                 # upper bound, that is libsvm's duality gap <= LIBSVM_SHARE * gap
                 break
+            if exact:
+                # a small svc: the interior-point method instead of 10x tighter SMO solves
+                ub = self._exact_bound(K, penalty)
+                if ub is not None:
+                    best = min(best, ub)
+                    break
             tol = max(_LIBSVM_TOL_STEP * tol, _LIBSVM_TOL_FLOOR)
             self.n_libsvm_refined += 1
             self.libsvm_tol_reached = tol
         self.libsvm_seconds += time.perf_counter() - t0
         return best
+
+    def _exact_bound(self, K, penalty):
+        """The check of :meth:`libsvm_bound` with the SVC dual on ``K`` solved by
+        :func:`~krein.solvers.indefinite.svm_qp.box_qp_interior_point`; recorded.
+
+        Returns the bound, or None (libsvm then checks) if the interior-point method
+        did not converge."""
+        P = self.problem
+        x, _, n_iter, ok = box_qp_interior_point(np.outer(P.y, P.y) * K, P.c, P.a, P.b0,
+                                                 P.upper)
+        self.n_interior_point += 1
+        if not ok:
+            return None
+        v = P.u_of(np.clip(x, 0.0, P.upper))
+        Kv = K @ v
+        vKv = float(v @ Kv)
+        ub, _ = P.omega_upper(Kv, vKv)
+        self.offer_upper(ub + penalty, "interior-point")
+        # tolerance 0: no solve on this K_i can do better, so nothing is refined
+        self.last_libsvm = (svm_dual_value(P, v, vKv) + penalty, 0.0)
+        return ub + penalty
 
     @property
     def gap(self):
@@ -646,6 +702,7 @@ class Certifier:
                 "n_libsvm": self.n_libsvm, "n_libsvm_refined": self.n_libsvm_refined,
                 "libsvm_tol": self.libsvm_tol_reached, "libsvm_seconds": self.libsvm_seconds,
                 "libsvm_max_smo": self.libsvm_max_smo, "n_libsvm_capped": self.n_libsvm_capped,
+                "n_interior_point": self.n_interior_point,
                 **(certificate or {})}
         u = P.u_of(beta)
         intercept = None
