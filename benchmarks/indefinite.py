@@ -34,6 +34,14 @@
    one dense ``eigh`` of the reduced matrix (the default up to
    ``DENSE_EIGH_MAX_N``), on the sigmoid and the half-negative kernels; only
    this part runs.
+5. ``--certificate`` (issue 28 item 5): PG to its default tolerance with the gap checks
+   of a small svc refined by one interior-point solve (the default up to
+   ``EXACT_SVM_MAX_N``) against libsvm's refinement (``EXACT_SVM_MAX_N = 0``), one BLAS
+   thread, interleaved, best of 3, on three one-vs-one pairs of gauss14
+   (``benchmarks/many_classes.py``; 425 and 638 training objects, as the main job's inner
+   fits and refits) and at n = 61, 150, 300 on the L1 classical-scaling and sigmoid
+   kernels, C in {1, 10}, rho in {0.1, 1}: seconds, iterations, libsvm / interior-point solves,
+   the relative gap reached and the objective difference; only this part runs.
 
 Kernels (:func:`make_problem`):
 
@@ -62,6 +70,7 @@ Usage::
                                     [--part1-kernels simpson,sigmoid-2d,half-negative,...]
                                     [--threads 1,default] [--sizes 1000,2000] [--C 1] [--rho 1]
                                     [--skip 1,3] [--algorithms accpm,exchange]
+    python benchmarks/indefinite.py --small | --certificate
 """
 
 from __future__ import annotations
@@ -319,6 +328,83 @@ def small_eigendecomposition(sizes=(50, 100, 200, 300, 400), kernels=("sigmoid",
                       f"{best['vectorized'] / best['rational']:6.2f}", flush=True)
 
 
+def _gauss14_pairs(n_train, pairs=((0, 1), (4, 9), (7, 12))):
+    """One-vs-one pair problems of benchmarks/many_classes.py's gauss14 (14 classes,
+    Minkowski-0.5 dissimilarities, classical scaling of ``n_train`` training objects):
+    the problems a many-class main job solves (~61 objects at the inner folds' 425,
+    ~91 at the refit's 638)."""
+    import os
+    import sys
+
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import many_classes as mc
+
+    D, labels = mc.gauss14()
+    K = mc.classical_scaling(D)
+    tr = np.sort(np.random.default_rng(0).permutation(labels.size)[:n_train])
+    K, labels = K[np.ix_(tr, tr)], labels[tr]
+    out = []
+    for a, b in pairs:
+        idx = np.flatnonzero((labels == a) | (labels == b))
+        out.append((f"{a}v{b}", K[np.ix_(idx, idx)], np.where(labels[idx] == a, 1.0, -1.0)))
+    return out
+
+
+def certificate_paths(sizes=(61, 150, 300), kernels=("l1-scaling", "sigmoid"),
+                      Cs=(1.0, 10.0), rhos=(0.1, 1.0), repeats=3):
+    """Part 5: PG with the interior-point refinement of the gap checks (the default for a
+    small svc) against libsvm's refinement, interleaved in this process: on one-vs-one
+    pairs of gauss14 (the favourable case) and on two kernels of part 1 at the sizes
+    ``sizes`` (where libsvm's first solve is mostly enough)."""
+    from threadpoolctl import threadpool_limits
+
+    from krein.formulations.indefinite import ProxyKernelProblem
+    from krein.solvers import solve_indefinite
+    from krein.solvers.indefinite import certifier as certifier_module
+
+    threshold = certifier_module.EXACT_SVM_MAX_N
+    print(f"part 5: PG to its default tolerance, gap checks refined by libsvm (EXACT_SVM_MAX_N = 0)"
+          f" or by one interior-point solve (default, n <= {threshold}); one BLAS thread, best of "
+          f"{repeats}")
+    print(f"{'kernel':11s} {'n':>4s} {'C':>4s} {'rho':>4s} {'libsvm s':>9s} {'exact s':>8s} "
+          f"{'ratio':>6s} {'iters':>9s} {'libsvm/ip solves':>17s} {'rel. gap':>17s} {'|df|/|f|':>9s}")
+    tot = {"libsvm": 0.0, "exact": 0.0}
+    problems = [(f"g14-{name}", K, y) for n_train in (425, 638)
+                for name, K, y in _gauss14_pairs(n_train)]
+    problems += [(kernel, *make_problem(n, kernel)) for kernel in kernels for n in sizes]
+    with threadpool_limits(1), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for kernel, K, y in problems:
+            n = y.size
+            if True:
+                for C in Cs:
+                    for rho in rhos:
+                        P = ProxyKernelProblem(K, y, C=C, rho=rho, check=False)
+                        best, sol = {"libsvm": np.inf, "exact": np.inf}, {}
+                        for _ in range(repeats):
+                            for path, limit in (("libsvm", 0), ("exact", threshold)):
+                                certifier_module.EXACT_SVM_MAX_N = limit
+                                try:
+                                    t = time.perf_counter()
+                                    sol[path] = solve_indefinite(P, "pg")
+                                    best[path] = min(best[path], time.perf_counter() - t)
+                                finally:
+                                    certifier_module.EXACT_SVM_MAX_N = threshold
+                        a, b = sol["libsvm"].certificate, sol["exact"].certificate
+                        df = abs(sol["libsvm"].objective - sol["exact"].objective) / max(
+                            abs(sol["libsvm"].objective), 1e-300)
+                        tot["libsvm"] += best["libsvm"]
+                        tot["exact"] += best["exact"]
+                        print(f"{kernel:11s} {n:4d} {C:4g} {rho:4g} {best['libsvm']:9.3f} "
+                              f"{best['exact']:8.3f} {best['libsvm'] / best['exact']:6.2f} "
+                              f"{sol['libsvm'].iterations:4d}/{sol['exact'].iterations:<4d} "
+                              f"{a['n_libsvm']:5d}/{b['n_libsvm']:4d}+{b['n_interior_point']:<4d}  "
+                              f"{a['relative_gap']:8.1e}/{b['relative_gap']:8.1e} {df:9.1e}",
+                              flush=True)
+    print(f"total: libsvm {tot['libsvm']:.2f} s, exact {tot['exact']:.2f} s, ratio "
+          f"{tot['libsvm'] / tot['exact']:.2f}")
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true")
@@ -339,7 +425,12 @@ def main(argv=None):
                    help="comma list of part-2 runs")
     p.add_argument("--small", action="store_true",
                    help="only part 4: eigendecomposition at small n, secular roots vs dense eigh")
+    p.add_argument("--certificate", action="store_true",
+                   help="only part 5: the gap checks refined by libsvm vs one interior-point solve")
     a = p.parse_args(argv)
+    if a.certificate:
+        certificate_paths()
+        return
     if a.small:
         small_eigendecomposition(C=a.C, rho=a.rho)
         return

@@ -45,6 +45,14 @@ During the loop a check refines only where a more accurate bound could stop the
 loop now (libsvm's dual value says the gap could meet the tolerance); after the
 loop, the last check is refined if it was at the returned point and a tighter
 solve could still take more than half off the reported gap.
+For a small classification problem (``n <= EXACT_SVM_MAX_N``, the one-vs-one pairs of
+many classes and the binary sets of the papers) a refinement is instead one solve of
+the SVC dual on ``K_i`` to ~1e-12 by a dense interior-point method
+(:mod:`~krein.solvers.indefinite.svm_qp`): on near-singular proxy kernels with a large
+``C`` the refined SMO solves took ~2e5 iterations and often stopped at their cap, and
+the exact solve leaves nothing to refine, so the reported gap is the exact gap at the
+checked point.  The first solve of each check stays libsvm's: where it is enough it is
+the cheaper one.
 The bound stays the SVM primal value at libsvm's point: certified whatever
 libsvm's accuracy.  Steps of 10x, not 100x: the SMO iterations grow quickly with
 the tolerance on these kernels (12-27x from ``1e-4`` to ``1e-6``), and ``1e-5``
