@@ -299,6 +299,16 @@ def compare(files, methods, outer_folds, before=None, threads_first=False):
 
 
 # ------------------------------------------------------------------------------ 5. main job
+def _grid_size(method):
+    """Points of the registry's default inner-CV grid of ``method`` (1: nothing to tune)."""
+    from krein.registry import default_grid
+
+    size = 1
+    for values in (default_grid(method) or {}).values():
+        size *= len(values)
+    return size
+
+
 def main_job(files, outer_folds=5, before_cells=None):
     """The default ``krein compare`` on each file: wall time, seconds per method."""
     import pandas as pd
@@ -331,14 +341,17 @@ def main_job(files, outer_folds=5, before_cells=None):
               f"x 3 inner folds x grid, {cores} workers: wall {wall:.0f} s, cells {total:.0f} s")
         head = f"  {'method':18s} {'cells s':>8s} {'share':>6s} {'s/fold':>7s}"
         print(head + (f" {'before s/fold':>13s} {'ratio':>6s}" if before is not None else "")
-              + f" {'accuracy':>8s}  status")
+              + f" {'accuracy':>8s} {'fits':>5s} {'ms/fit':>7s}  status")
         for m, r in per.iterrows():
             line = (f"  {m:18s} {r.seconds:8.1f} {r.seconds / total:6.1%} "
                     f"{r.seconds / outer_folds:7.1f}")
             if before is not None:
                 bs = float(before.get(m, float("nan")))
                 line += f" {bs:13.1f} {bs / (r.seconds / outer_folds):6.1f}"
-            print(line + f" {r.accuracy:8.3f}  {r.status}", flush=True)
+            # fits of the nested CV: per outer fold, 3 inner folds x the grid, plus the refit
+            fits = outer_folds * (3 * _grid_size(m) + 1)
+            print(line + f" {r.accuracy:8.3f} {fits:5d} {1e3 * r.seconds / fits:7.0f}  "
+                  f"{r.status}", flush=True)
         summary = res.summary
         bad = summary[~summary["status"].isin(["ok"])]
         if len(bad):
