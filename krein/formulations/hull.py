@@ -547,6 +547,11 @@ def hull_plane(alpha_bar, K, y):
     a = _check_alpha_bar(alpha_bar, y.size)
     if a.ndim != 1:
         raise ValueError("alpha_bar must be one point of shape (n,)")
+    return _plane(a, K, y)
+
+
+def _plane(a, K, y):
+    """:func:`hull_plane` without the input checks (internal calls on checked input)."""
     u = y * a
     Ku = K @ u
     return 2.0 * u, -float(a @ Ku)
@@ -617,6 +622,12 @@ def hull_convexity(K, y, tol=None):
         On bad ``K``/``y`` or a negative ``tol``.
     """
     K, y = _check_K_y(K, y)
+    return _convexity(K, y, tol)
+
+
+def _convexity(K, y, tol=None):
+    """:func:`hull_convexity` without the checks of ``K`` and ``y`` (internal calls on
+    checked input)."""
     n = y.size
     pos, neg = y > 0, y < 0
     c0 = pos / pos.sum() - neg / neg.sum()

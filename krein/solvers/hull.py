@@ -51,6 +51,13 @@ __all__ = ["hull_multistart", "hull_nu_svm", "hull_convex", "one_row_table"]
 #: Memory of the non-monotone line search (Birgin, Martinez & Raydan 2000 use 10).
 _GLL_MEMORY = 10
 
+#: Columns of a solution's ``trace`` (one row per iteration of :func:`_spg`).
+_TRACE = ("iter", "n_active", "objective", "max_residual", "seconds")
+
+
+def _new_trace():
+    return {key: [] for key in _TRACE}
+
 
 def _max_free(n):
     """The face steps (an eigendecomposition of the free block each) are tried on free sets
@@ -64,7 +71,8 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
     """Spectral projected gradient on CH-DU for the columns of ``A`` (n, S), together.
 
     Stops a column when its residual ``||a - P(a - grad F / scale)||_inf <= tol``.
-    Returns ``A, n_iter (S,), converged (S,), residual (S,)``.
+    ``trace``: None or :func:`_new_trace`'s dict, one entry per iteration appended to
+    each column.  Returns ``A, n_iter (S,), converged (S,), residual (S,)``.
     """
     S = A.shape[1]
     L = hull_lipschitz(K)
@@ -93,8 +101,9 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
         conv[active[done]] = True
         if trace is not None:
             F = np.sum(Yc * A * KU, axis=0)
-            trace.append({"iter": it, "n_active": int(active.size), "objective": float(F.min()),
-                          "max_residual": float(R.max()), "seconds": time.perf_counter() - t0})
+            for key, val in zip(_TRACE, (it, int(active.size), float(F.min()), float(R.max()),
+                                         time.perf_counter() - t0)):
+                trace[key].append(val)
         keep = ~done
         Pj = Pj[:, active.size:][:, keep]
         active, Aa, KUa, G = active[keep], Aa[:, keep], KUa[:, keep], G[:, keep]
@@ -110,18 +119,21 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
         # exact minimizer along D (closed form for a quadratic)
         Fa = Fhist[:, active]
         full = Fa[-1] + gd + c2 <= Fa.max(axis=0) + 1e-4 * gd
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lam = np.where(c2 > 0, np.minimum(1.0, -gd / (2.0 * c2)), 1.0)
-        lam = np.where(full, 1.0, np.clip(np.nan_to_num(lam, nan=0.0), 0.0, 1.0))
+        curved = c2 > 0
+        lam = np.ones_like(gd)
+        np.divide(-gd, 2.0 * c2, out=lam, where=curved)
+        # clip to [0, 1]; fmax maps a NaN to 0 (as nan_to_num did)
+        lam = np.fmin(np.fmax(lam, 0.0), 1.0)
+        lam[full] = 1.0
         Fhist[:-1, active] = Fa[1:]
         Fhist[-1, active] = Fa[-1] + lam * gd + lam ** 2 * c2
         A[:, active] = Aa + lam * D
         KU[:, active] = KUa + lam * KD
         n_iter[active] += 1
         dd = np.sum(D * D, axis=0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            bb = np.where(c2 > 0, dd / (2.0 * c2), smax)     # Barzilai-Borwein s's / s'z
-        sigma[active] = np.clip(np.nan_to_num(bb, nan=1.0 / L), smin, smax)
+        bb = np.full(dd.shape, smax)                        # Barzilai-Borwein s's / s'z
+        np.divide(dd, 2.0 * c2, out=bb, where=curved)       # (finite: dd, c2 > 0 are)
+        sigma[active] = np.clip(bb, smin, smax)
         if it % 50 == 0:   # refresh the running product against drift
             KU[:, active] = K @ (Yc * A[:, active])
         # face Newton step once the free set has settled (finite termination on the face)
@@ -139,6 +151,34 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
     return A, n_iter, conv, res
 
 
+def _face_basis(yF):
+    """Orthonormal basis of the face directions ``{d : sum of d per class = 0}`` on the free
+    coefficients with labels ``yF`` (k,): shape (k, k - number of classes present).
+
+    Per class of ``m >= 2`` free coefficients, the last ``m - 1`` columns of the
+    Householder reflection ``I - 2 w w' / w'w``, ``w = 1 / sqrt(m) - e_1``, which maps
+    ``e_1`` to ``1 / sqrt(m)``: the first of the class's rows holds ``1 / sqrt(m)``,
+    the others ``delta_ij - 1 / (m - sqrt(m))``.  The same subspace as the last columns
+    of a complete QR of the class indicators (``tests/test_hull_fast_paths.py``), in
+    closed form.
+    """
+    k = yF.size
+    cls = (np.flatnonzero(yF > 0), np.flatnonzero(yF < 0))
+    Z = np.zeros((k, k - sum(r.size > 0 for r in cls)))
+    col = 0
+    for rows in cls:
+        m = rows.size
+        if m < 2:
+            continue
+        r = np.sqrt(m)
+        cols = np.arange(col, col + m - 1)
+        Z[rows[0], cols] = 1.0 / r
+        Z[rows[1:, None], cols] = -1.0 / (m - r)
+        Z[rows[1:], cols] += 1.0
+        col += m - 1
+    return Z
+
+
 def _face_descent(K, y, mu, a, ku, free, max_steps=20):
     """Active-set steps on the face of the free set (acceleration of the projected gradient).
 
@@ -149,7 +189,7 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
     the step goes to the first bound.  Either step is cut at the first bound it meets,
     which then leaves the free set, and the next step uses the smaller face; a full
     Newton step ends the sequence (the face minimizer, exactly).  Every step decreases
-    the objective.
+    the objective.  The face's basis is :func:`_face_basis` (closed form).
 
     Parameters
     ----------
@@ -163,18 +203,17 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
     """
     a, ku = a.copy(), ku.copy()
     steps = 0
+    idx = np.flatnonzero(free)
+    kmax = _max_free(y.size)
     for _ in range(max_steps):
-        idx = np.flatnonzero(free)
-        if idx.size < 2 or idx.size > _max_free(y.size):
+        if idx.size < 2 or idx.size > kmax:
             break
         yF = y[idx]
-        B = np.vstack([(yF > 0), (yF < 0)]).astype(float)
-        B = B[B.sum(axis=1) > 0]
-        if idx.size <= B.shape[0]:
+        Z = _face_basis(yF)
+        if Z.shape[1] == 0:
             break
-        Qb, _ = np.linalg.qr(B.T, mode="complete")
-        Z = Qb[:, B.shape[0]:]
-        H = 2.0 * (yF[:, None] * K[np.ix_(idx, idx)] * yF[None, :])
+        KF = K.take(idx, axis=1)                 # K[:, idx]
+        H = 2.0 * (yF[:, None] * KF.take(idx, axis=0) * yF[None, :])
         w, V = np.linalg.eigh(Z.T @ H @ Z)
         zg = Z.T @ (2.0 * yF * ku[idx])
         wmax = max(float(np.abs(w).max()), np.finfo(float).tiny)
@@ -188,30 +227,31 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
             d = -Z @ (Vk @ ((Vk.T @ zg) / w[keep]))
             newton = True
         aF = a[idx]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_lo = np.where(d < 0, aF / -d, np.inf)
-            t_hi = np.where(d > 0, (mu - aF) / d, np.inf) if mu < 1.0 else np.full_like(d, np.inf)
-        lam = min(float(t_lo.min()), float(t_hi.min()))
+        t_lo = np.full(d.shape, np.inf)
+        np.divide(aF, -d, out=t_lo, where=d < 0)
+        t_hi = np.full(d.shape, np.inf)
+        if mu < 1.0:
+            np.divide(mu - aF, d, out=t_hi, where=d > 0)
+        k_lo, k_hi = int(t_lo.argmin()), int(t_hi.argmin())
+        lam = min(float(t_lo[k_lo]), float(t_hi[k_hi]))
         if newton:
             lam = min(1.0, lam)
-        if not (0 < lam < np.inf) or not np.any(d):
+        if not (0 < lam < np.inf) or not d.any():
             break
         new = aF + lam * d
         hit = None
         if not (newton and lam == 1.0):          # land exactly on the bound that cut the step
-            k_lo, k_hi = int(np.argmin(t_lo)), int(np.argmin(t_hi))
             if t_lo[k_lo] <= t_hi[k_hi]:
-                new[k_lo], hit = 0.0, idx[k_lo]
+                new[k_lo], hit = 0.0, k_lo
             else:
-                new[k_hi], hit = mu, idx[k_hi]
+                new[k_hi], hit = mu, k_hi
         new = np.clip(new, 0.0, mu)
-        ku += K[:, idx] @ (yF * (new - aF))
+        ku += KF @ (yF * (new - aF))
         a[idx] = new
         steps += 1
         if hit is None:
             break
-        free = free.copy()
-        free[hit] = False
+        idx = np.delete(idx, hit)
     return a, ku, steps
 
 
@@ -223,8 +263,9 @@ def _random_starts(y, mu, n_starts, rng):
     return _project(A, y, mu)
 
 
-def _optima_table(K, y, mu, A, conv, distinct_tol, L):
-    """Group the end points into distinct stationary points; one row per group."""
+def _optima_rows(K, y, mu, A, conv, distinct_tol, L):
+    """Group the end points into distinct stationary points; one row (a dict) per group,
+    best first (the rows of :func:`hull_multistart`'s table)."""
     st = _stationarity(A, K, y, mu, scale=L)
     Yc = y[:, None]
     KU = K @ (Yc * A)
@@ -251,7 +292,7 @@ def _optima_table(K, y, mu, A, conv, distinct_tol, L):
             "n_support": int(np.sum(A[:, j] > 0)), "best": k == 0,
             "alpha_bar": A[:, j].copy(), "converged": bool(all(conv[i] for i in grp)),
         })
-    return pd.DataFrame(rows), [grp[0] for grp in groups], st
+    return rows, [grp[0] for grp in groups], st
 
 
 def _check_tol(tol, name="tol"):
@@ -260,8 +301,9 @@ def _check_tol(tol, name="tol"):
     return float(tol)
 
 
-def _solution(name, a, K, y, mu, n_iter, converged, t_setup, t_solve, trace, extra):
-    st = _stationarity(a, K, y, mu)
+def _solution(name, a, K, y, mu, n_iter, converged, t_setup, t_solve, trace, extra, st=None):
+    """The Solution of the point ``a``; ``st`` its :func:`_stationarity` dict when known."""
+    st = _stationarity(a, K, y, mu) if st is None else st
     cert = dict(st)
     cert.update(extra)
     return Solution(solver=name, status="stationary" if converged else "max_iter",
@@ -329,6 +371,13 @@ def hull_multistart(K, y, mu=1.0, *, n_starts=10, tol=1e-6, max_iter=10000, rand
     tol = _check_tol(tol)
     distinct_tol = _check_tol(distinct_tol, "distinct_tol")
     max_iter = check_int(max_iter, "max_iter", low=1)
+    sol, rows = _multistart(K, y, mu, n_starts, tol, max_iter, random_state, init, distinct_tol)
+    return sol, pd.DataFrame(rows)
+
+
+def _multistart(K, y, mu, n_starts, tol, max_iter, random_state, init, distinct_tol):
+    """:func:`hull_multistart` on checked input; the table as a list of row dicts (the
+    estimator builds one table for all its pairs)."""
     t0 = time.perf_counter()
     rng = check_random_state(random_state)
     A0 = _random_starts(y, mu, n_starts, rng)
@@ -340,19 +389,20 @@ def hull_multistart(K, y, mu=1.0, *, n_starts=10, tol=1e-6, max_iter=10000, rand
         A0 = np.hstack([project_hulls(init, y, mu), A0])
     L = hull_gradient_scale(K)
     t_setup = time.perf_counter() - t0
-    trace = []
+    trace = _new_trace()
     A, n_iter, conv, _ = _spg(K, y, mu, A0, tol, max_iter, L, trace, t0)
-    table, reps, st = _optima_table(K, y, mu, A, conv, distinct_tol, L)
+    rows, reps, st = _optima_rows(K, y, mu, A, conv, distinct_tol, L)
     if not conv.all():
         warnings.warn(f"CH-DU projected gradient: {int((~conv).sum())} of {conv.size} starts hit "
                       f"max_iter={max_iter} before residual <= {tol:g}", ConvergenceWarning,
-                      stacklevel=2)
+                      stacklevel=3)
     j = reps[0]
-    extra = {"local_min": table.loc[0, "local_min"], "n_distinct": len(reps),
+    extra = {"local_min": rows[0]["local_min"], "n_distinct": len(reps),
              "n_starts": int(A.shape[1]), "n_iter_per_start": n_iter}
     sol = _solution("multistart-spg", A[:, j], K, y, mu, n_iter.max(), bool(conv[j]), t_setup,
-                    time.perf_counter() - t0 - t_setup, trace, extra)
-    return sol, table
+                    time.perf_counter() - t0 - t_setup, trace, extra,
+                    st={key: float(val[j]) for key, val in st.items()})
+    return sol, rows
 
 
 def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, polish=True,
@@ -429,7 +479,7 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
     trace = None
     n_it, converged = 0, res0 <= tol
     if polish and not converged:
-        trace = []
+        trace = _new_trace()
         A, n_iter, conv, _ = _spg(K, y, mu, a[:, None], tol, max_iter, L, trace, t0)
         a, n_it, converged = A[:, 0], int(n_iter[0]), bool(conv[0])
         if not converged:
@@ -524,18 +574,17 @@ def one_row_table(sol, K, y, mu, global_opt):
     pandas.DataFrame
         One row, the columns of :func:`hull_multistart`'s table.
     """
-    return _one_row_table(sol, K, y, mu, global_opt)
+    return pd.DataFrame([_one_row(sol, K, y, mu, global_opt)])
 
 
-def _one_row_table(sol, K, y, mu, global_opt):
+def _one_row(sol, K, y, mu, global_opt):
+    """The row (a dict) of :func:`one_row_table`."""
     a = sol.primal["alpha_bar"]
     lm = {"local_min": True, "min_curvature": float("nan")} if global_opt else \
         _local_minimality(a, K, y, mu)
-    return pd.DataFrame([{
+    return {
         "optimum": 0, "objective": sol.objective, "w_norm_pe_positive": bool(sol.objective > 0),
         "residual": sol.dual_residual, "fw_gap": sol.gap, "local_min": lm["local_min"],
         "min_curvature": lm["min_curvature"], "n_found": 1, "starts": [0],
         "n_support": int(np.sum(a > 0)), "best": True, "alpha_bar": a.copy(),
-        "converged": sol.status in ("optimal", "stationary")}])
-
-
+        "converged": sol.status in ("optimal", "stationary")}
