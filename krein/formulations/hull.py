@@ -306,27 +306,28 @@ def _project_sorted(V, pos, neg, cap):
     W[:neg.size, S:] = V[neg]
     B = np.concatenate([W, W - cap], axis=0)
     order = np.argsort(B, axis=0)[::-1]                   # decreasing breakpoints
-    Bs = np.take_along_axis(B, order, axis=0)
-    Ss = np.where(order < m, 1.0, -1.0)
+    cols = np.arange(2 * S)
+    Bs = B[order, cols]                                   # np.take_along_axis(B, order, 0)
+    Ss = (order < m) * 2.0 - 1.0                          # +1 for a v_i, -1 for a v_i - cap
     SB = Ss * Bs
     csx = np.cumsum(Ss, axis=0) - Ss                      # sum_{j<k} s_j
     cbx = np.cumsum(SB, axis=0) - SB                      # sum_{j<k} s_j b_j
     reach = cbx - csx * Bs >= 1.0                         # h(b_k) >= 0
     # no breakpoint reaches it only by round-off when n_c cap = 1 (every entry at cap)
-    k = np.where(reach.any(axis=0), reach.argmax(axis=0), 2 * m - 1)
-    cols = np.arange(2 * S)
+    k = reach.argmax(axis=0)                              # 0 where no entry reaches it
+    k[~reach[k, cols]] = 2 * m - 1
     c, b, bk, bprev = csx[k, cols], cbx[k, cols], Bs[k, cols], Bs[np.maximum(k - 1, 0), cols]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        tau = np.where(c > 0, (b - 1.0) / c, bk)
+    tau = bk.copy()
+    np.divide(b - 1.0, c, out=tau, where=c > 0)
     tau = np.minimum(np.maximum(tau, bk), bprev)
-    X = np.clip(W - tau, 0.0, cap)
+    X = np.minimum(np.maximum(W - tau, 0.0), cap)         # np.clip, without its wrapper
     X[pos.size:, :S] = 0.0
     X[neg.size:, S:] = 0.0
     # remove the last round-off from the sum on the free entries
     free = (X > 0) & (X < cap)
     nf = free.sum(axis=0)
-    corr = np.where(nf > 0, (1.0 - X.sum(axis=0)) / np.maximum(nf, 1), 0.0)
-    X = np.clip(X + free * corr, 0.0, cap)
+    corr = (1.0 - X.sum(axis=0)) / np.maximum(nf, 1)      # times free: 0 where nf = 0
+    X = np.minimum(np.maximum(X + free * corr, 0.0), cap)
     out = np.empty_like(V)
     out[pos] = X[:pos.size, :S]
     out[neg] = X[:neg.size, S:]

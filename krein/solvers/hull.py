@@ -31,12 +31,14 @@ The problem, the decision rule and the Prop. 7 maps are in
 
 from __future__ import annotations
 
+import functools
 import numbers
 import time
 import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.linalg.lapack import dsyevd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
@@ -158,25 +160,42 @@ def _face_basis(yF):
     Per class of ``m >= 2`` free coefficients, the last ``m - 1`` columns of the
     Householder reflection ``I - 2 w w' / w'w``, ``w = 1 / sqrt(m) - e_1``, which maps
     ``e_1`` to ``1 / sqrt(m)``: the first of the class's rows holds ``1 / sqrt(m)``,
-    the others ``delta_ij - 1 / (m - sqrt(m))``.  The same subspace as the last columns
-    of a complete QR of the class indicators (``tests/test_hull_fast_paths.py``), in
-    closed form.
+    the others ``delta_ij - 1 / (m - sqrt(m))`` (:func:`_class_basis`).  The same
+    subspace as the last columns of a complete QR of the class indicators
+    (``tests/test_hull_fast_paths.py``), in closed form: the basis for the positive
+    rows first is cached per class size pair and its rows are put in ``yF``'s order.
     """
-    k = yF.size
-    cls = (np.flatnonzero(yF > 0), np.flatnonzero(yF < 0))
-    Z = np.zeros((k, k - sum(r.size > 0 for r in cls)))
-    col = 0
-    for rows in cls:
-        m = rows.size
-        if m < 2:
-            continue
-        r = np.sqrt(m)
-        cols = np.arange(col, col + m - 1)
-        Z[rows[0], cols] = 1.0 / r
-        Z[rows[1:, None], cols] = -1.0 / (m - r)
-        Z[rows[1:], cols] += 1.0
-        col += m - 1
+    neg = yF < 0
+    n_neg = int(np.count_nonzero(neg))
+    Zs = _sorted_basis(yF.size - n_neg, n_neg)
+    Z = np.empty_like(Zs)
+    Z[np.argsort(neg, kind="stable")] = Zs      # row of the i-th positive, then negatives
     return Z
+
+
+@functools.lru_cache(maxsize=256)
+def _sorted_basis(n_pos, n_neg):
+    """:func:`_face_basis` of ``n_pos`` positive labels followed by ``n_neg`` negative ones
+    (block diagonal; read-only, cached)."""
+    blocks = [_class_basis(m) for m in (n_pos, n_neg) if m > 0]
+    Z = np.zeros((n_pos + n_neg, sum(bl.shape[1] for bl in blocks)))
+    r = c = 0
+    for bl in blocks:
+        Z[r:r + bl.shape[0], c:c + bl.shape[1]] = bl
+        r, c = r + bl.shape[0], c + bl.shape[1]
+    Z.setflags(write=False)
+    return Z
+
+
+def _class_basis(m):
+    """The last ``m - 1`` columns of the Householder reflection that maps ``e_1`` to
+    ``1 / sqrt(m)`` (an orthonormal basis of ``{d in R^m : sum d = 0}``), shape (m, m - 1)."""
+    r = np.sqrt(m)
+    B = np.full((m, m - 1), -1.0 / (m - r)) if m > 1 else np.zeros((m, 0))
+    if m > 1:
+        B[0] = 1.0 / r
+        B[np.arange(1, m), np.arange(m - 1)] += 1.0
+    return B
 
 
 def _face_descent(K, y, mu, a, ku, free, max_steps=20):
@@ -214,7 +233,9 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
             break
         KF = K.take(idx, axis=1)                 # K[:, idx]
         H = 2.0 * (yF[:, None] * KF.take(idx, axis=0) * yF[None, :])
-        w, V = np.linalg.eigh(Z.T @ H @ Z)
+        w, V, info = dsyevd(Z.T @ H @ Z, compute_v=1, lower=1)   # np.linalg.eigh's LAPACK call
+        if info != 0:                            # (without its wrapper's overhead)
+            w, V = np.linalg.eigh(Z.T @ H @ Z)
         zg = Z.T @ (2.0 * yF * ku[idx])
         wmax = max(float(np.abs(w).max()), np.finfo(float).tiny)
         if w[0] < -1e-10 * wmax:                 # negative curvature: go to a bound
