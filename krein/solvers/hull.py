@@ -232,10 +232,14 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
         if Z.shape[1] == 0:
             break
         KF = K.take(idx, axis=1)                 # K[:, idx]
-        H = 2.0 * (yF[:, None] * KF.take(idx, axis=0) * yF[None, :])
-        w, V, info = dsyevd(Z.T @ H @ Z, compute_v=1, lower=1)   # np.linalg.eigh's LAPACK call
-        if info != 0:                            # (without its wrapper's overhead)
-            w, V = np.linalg.eigh(Z.T @ H @ Z)
+        # Z'HZ, H = 2 diag(yF) K_FF diag(yF): the signs and the 2 are exact, so this is
+        # Z'HZ to the bit without forming H
+        Zy = yF[:, None] * Z
+        R = Zy.T @ KF.take(idx, axis=0) @ Zy
+        R *= 2.0
+        w, V, info = dsyevd(R, compute_v=1, lower=1)   # np.linalg.eigh's LAPACK routine
+        if info != 0:                            # (without the wrapper's overhead)
+            w, V = np.linalg.eigh(R)
         zg = Z.T @ (2.0 * yF * ku[idx])
         wmax = max(float(np.abs(w).max()), np.finfo(float).tiny)
         if w[0] < -1e-10 * wmax:                 # negative curvature: go to a bound
