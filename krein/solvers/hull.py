@@ -81,34 +81,42 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
     A = _project(A, y, mu)
     Yc = y[:, None]
     KU = K @ (Yc * A)
-    sigma = np.full(S, 1.0 / L)
     smin, smax = 1e-8 / L, 1e8 / L
     n_iter = np.zeros(S, dtype=int)
     conv = np.zeros(S, dtype=bool)
     res = np.full(S, np.inf)
+    # the state of the active columns, compact (the columns of ``active``, in order);
+    # A and KU are written back every iteration (the trace's objective, the result)
     active = np.arange(S)
-    Fhist = np.tile(np.sum(Yc * A * KU, axis=0), (_GLL_MEMORY, 1))   # last objectives
+    Aa, KUa = A.copy(), KU.copy()
+    sig = np.full(S, 1.0 / L)
+    Fa = np.tile(np.sum(Yc * A * KU, axis=0), (_GLL_MEMORY, 1))   # last objectives
     last_free = np.zeros(A.shape, dtype=bool)
     tried = np.zeros(A.shape, dtype=bool)
     it = 0
     while active.size:
-        Aa, KUa = A[:, active], KU[:, active]
+        na = active.size
+        # column-major, as the fancy-indexed A[:, active] of the loop before: the sums over
+        # axis 0 below are then NumPy's pairwise sums along contiguous columns
+        Aa, KUa = np.asfortranarray(Aa), np.asfortranarray(KUa)
         G = 2.0 * Yc * KUa
         # the residual's and the step's projections in one call (column by column)
-        sig = sigma[active]
         Pj = _project(np.hstack([Aa - G / scale, Aa - sig * G]), y, mu)
-        R = np.max(np.abs(Aa - Pj[:, :active.size]), axis=0)
+        R = np.max(np.abs(Aa - Pj[:, :na]), axis=0)
         res[active] = R
         done = R <= tol
-        conv[active[done]] = True
         if trace is not None:
             F = np.sum(Yc * A * KU, axis=0)
-            for key, val in zip(_TRACE, (it, int(active.size), float(F.min()), float(R.max()),
+            for key, val in zip(_TRACE, (it, int(na), float(F.min()), float(R.max()),
                                          time.perf_counter() - t0)):
                 trace[key].append(val)
-        keep = ~done
-        Pj = Pj[:, active.size:][:, keep]
-        active, Aa, KUa, G = active[keep], Aa[:, keep], KUa[:, keep], G[:, keep]
+        if done.any():
+            conv[active[done]] = True
+            keep = ~done
+            Pj, active, Aa, KUa, G = Pj[:, na:][:, keep], active[keep], Aa[:, keep], KUa[:, keep], G[:, keep]
+            sig, Fa, last_free, tried = sig[keep], Fa[:, keep], last_free[:, keep], tried[:, keep]
+        else:
+            Pj = np.asfortranarray(Pj[:, na:])
         if active.size == 0 or it >= max_iter:
             break
         it += 1
@@ -119,7 +127,6 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
         c2 = np.sum(YD * KD, axis=0)        # F(A + t D) = F + t gd + t^2 c2
         # non-monotone (Grippo-Lampariello-Lucidi) acceptance of the full step, else the
         # exact minimizer along D (closed form for a quadratic)
-        Fa = Fhist[:, active]
         full = Fa[-1] + gd + c2 <= Fa.max(axis=0) + 1e-4 * gd
         curved = c2 > 0
         lam = np.ones_like(gd)
@@ -127,29 +134,31 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
         # clip to [0, 1]; fmax maps a NaN to 0 (as nan_to_num did)
         lam = np.fmin(np.fmax(lam, 0.0), 1.0)
         lam[full] = 1.0
-        Fhist[:-1, active] = Fa[1:]
-        Fhist[-1, active] = Fa[-1] + lam * gd + lam ** 2 * c2
-        A[:, active] = Aa + lam * D
-        KU[:, active] = KUa + lam * KD
+        Fnew = Fa[-1] + lam * gd + lam ** 2 * c2
+        Fa[:-1] = Fa[1:].copy()
+        Fa[-1] = Fnew
+        Aa = Aa + lam * D
+        KUa = KUa + lam * KD
         n_iter[active] += 1
         dd = np.sum(D * D, axis=0)
         bb = np.full(dd.shape, smax)                        # Barzilai-Borwein s's / s'z
         np.divide(dd, 2.0 * c2, out=bb, where=curved)       # (finite: dd, c2 > 0 are)
-        sigma[active] = np.clip(bb, smin, smax)
+        sig = np.minimum(np.maximum(bb, smin), smax)
         if it % 50 == 0:   # refresh the running product against drift
-            KU[:, active] = K @ (Yc * A[:, active])
+            KUa = K @ (Yc * Aa)
         # face Newton step once the free set has settled (finite termination on the face)
-        free = (A[:, active] > 0) & ((A[:, active] < mu) if mu < 1.0 else True)
-        changed = np.any(free != last_free[:, active], axis=0)
-        last_free[:, active[changed]] = free[:, changed]
-        settled = ~changed & np.any(free != tried[:, active], axis=0)
+        free = (Aa > 0) & (Aa < mu) if mu < 1.0 else Aa > 0
+        changed = np.any(free != last_free, axis=0)
+        last_free[:, changed] = free[:, changed]
+        settled = ~changed & np.any(free != tried, axis=0)
         for c in np.flatnonzero(settled):
-            j = active[c]
-            tried[:, j] = free[:, c]
-            a_new, ku_new, steps = _face_descent(K, y, mu, A[:, j], KU[:, j], free[:, c])
+            tried[:, c] = free[:, c]
+            a_new, ku_new, steps = _face_descent(K, y, mu, Aa[:, c], KUa[:, c], free[:, c])
             if steps:
-                A[:, j], KU[:, j] = a_new, ku_new
-                Fhist[-1, j] = float(np.sum(y * a_new * ku_new))
+                Aa[:, c], KUa[:, c] = a_new, ku_new
+                Fa[-1, c] = float(np.sum(y * a_new * ku_new))
+        A[:, active] = Aa
+        KU[:, active] = KUa
     return A, n_iter, conv, res
 
 
