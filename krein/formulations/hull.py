@@ -345,8 +345,7 @@ def _lmo(G, y, mu):
         Sc = np.zeros((rows.size, G.shape[1]))
         cols = np.arange(G.shape[1])
         k = min(k_full, rows.size)
-        for j in range(k):
-            Sc[order[j], cols] = cap
+        Sc[order[:k], cols] = cap       # the k smallest entries of each column
         rest = 1.0 - k * cap
         if k < rows.size and rest > 0:
             Sc[order[k], cols] = rest

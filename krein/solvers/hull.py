@@ -53,6 +53,8 @@ __all__ = ["hull_multistart", "hull_nu_svm", "hull_convex", "one_row_table"]
 #: Memory of the non-monotone line search (Birgin, Martinez & Raydan 2000 use 10).
 _GLL_MEMORY = 10
 
+_TINY = np.finfo(float).tiny
+
 #: Columns of a solution's ``trace`` (one row per iteration of :func:`_spg`).
 _TRACE = ("iter", "n_active", "objective", "max_residual", "seconds")
 
@@ -250,7 +252,7 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
         if info != 0:                            # (without the wrapper's overhead)
             w, V = np.linalg.eigh(R)
         zg = Z.T @ (2.0 * yF * ku[idx])
-        wmax = max(float(np.abs(w).max()), np.finfo(float).tiny)
+        wmax = max(abs(float(w[0])), abs(float(w[-1])), _TINY)   # w ascending: max |w|
         if w[0] < -1e-10 * wmax:                 # negative curvature: go to a bound
             v = V[:, 0]
             d = Z @ (v if v @ zg <= 0 else -v)
@@ -279,13 +281,13 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
                 new[k_lo], hit = 0.0, k_lo
             else:
                 new[k_hi], hit = mu, k_hi
-        new = np.clip(new, 0.0, mu)
+        new = np.minimum(np.maximum(new, 0.0), mu)     # np.clip without its wrapper
         ku += KF @ (yF * (new - aF))
         a[idx] = new
         steps += 1
         if hit is None:
             break
-        idx = np.delete(idx, hit)
+        idx = np.concatenate((idx[:hit], idx[hit + 1:]))    # np.delete(idx, hit)
     return a, ku, steps
 
 
