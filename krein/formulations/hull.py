@@ -249,8 +249,9 @@ def project_hulls(V, y, mu):
     return _project(V, y, mu)
 
 
-def _project(V, y, mu):
-    """:func:`project_hulls` without the input checks (internal loops).
+def _project(V, y, mu, rows=None):
+    """:func:`project_hulls` without the input checks (internal loops); ``rows``: the
+    positive and negative rows ``(flatnonzero(y > 0), flatnonzero(y < 0))`` when known.
 
     Both classes' capped simplices are projected at once when the larger class has at
     most :data:`_SORT_MAX` points and ``(its size) x (columns) <= _SORT_WORK``
@@ -260,7 +261,7 @@ def _project(V, y, mu):
     """
     one = V.ndim == 1
     V2 = V[:, None] if one else V
-    pos, neg = np.flatnonzero(y > 0), np.flatnonzero(y < 0)
+    pos, neg = (np.flatnonzero(y > 0), np.flatnonzero(y < 0)) if rows is None else rows
     m = max(pos.size, neg.size)
     if m <= _SORT_MAX and m * V2.shape[1] <= _SORT_WORK:
         out = _project_sorted(V2, pos, neg, mu)

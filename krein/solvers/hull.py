@@ -96,6 +96,7 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
     last_free = np.zeros(A.shape, dtype=bool)
     tried = np.zeros(A.shape, dtype=bool)
     it = 0
+    rows = (np.flatnonzero(y > 0), np.flatnonzero(y < 0))
     while active.size:
         na = active.size
         # column-major, as the fancy-indexed A[:, active] of the loop before: the sums over
@@ -103,7 +104,10 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
         Aa, KUa = np.asfortranarray(Aa), np.asfortranarray(KUa)
         G = 2.0 * Yc * KUa
         # the residual's and the step's projections in one call (column by column)
-        Pj = _project(np.hstack([Aa - G / scale, Aa - sig * G]), y, mu)
+        V2 = np.empty((Aa.shape[0], 2 * na))
+        np.subtract(Aa, G / scale, out=V2[:, :na])
+        np.subtract(Aa, sig * G, out=V2[:, na:])
+        Pj = _project(V2, y, mu, rows)
         R = np.max(np.abs(Aa - Pj[:, :na]), axis=0)
         res[active] = R
         done = R <= tol
