@@ -182,7 +182,10 @@ def _face_basis(yF):
     """
     neg = yF < 0
     n_neg = int(np.count_nonzero(neg))
-    Zs = _sorted_basis(yF.size - n_neg, n_neg)
+    # cached up to 64 free coefficients (<= 32 kB a basis); above, the face step's eigh
+    # (k^3) outweighs building it
+    basis = _sorted_basis if yF.size <= 64 else _sorted_basis.__wrapped__
+    Zs = basis(yF.size - n_neg, n_neg)
     Z = np.empty_like(Zs)
     Z[np.argsort(neg, kind="stable")] = Zs      # row of the i-th positive, then negatives
     return Z
