@@ -84,6 +84,7 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
+from scipy.linalg.lapack import dgeqrf, dorgqr
 
 from .._validation import check_positive, check_square_kernel
 from ..projections import project_box_hyperplane, project_capped_simplex
@@ -464,6 +465,30 @@ def hull_local_minimality(alpha_bar, K, y, mu, *, bound_tol=1e-7, sc_tol=None, c
     return _local_minimality(a, K, y, mu, bound_tol, sc_tol, curv_tol)
 
 
+def _face_basis(yF):
+    """Orthonormal basis of the directions with zero sum per class on coefficients with
+    labels ``yF`` (k,): shape (k, k - number of classes present).
+
+    The last columns of the complete QR of the class indicators ``B' = [1+, 1-]``
+    (k, 1 or 2), computed by the LAPACK routines of ``numpy.linalg.qr(B',
+    mode="complete")`` (``dgeqrf``, then ``dorgqr`` on the padded square) called
+    directly: the same basis, without the wrapper's overhead (about 7x faster at these
+    sizes; ``tests/test_hull_fast_paths.py``).
+    """
+    B = np.vstack([(yF > 0), (yF < 0)]).astype(float)
+    Bt = B[B.sum(axis=1) > 0].T
+    k, nb = Bt.shape
+    qr, tau, _, info = dgeqrf(Bt)
+    if info == 0:
+        Q = np.zeros((k, k), order="F")
+        Q[:, :nb] = qr
+        Q, _, info = dorgqr(Q, tau)
+    if info != 0:                                 # not expected; numpy raises its error
+        Q = np.linalg.qr(Bt, mode="complete")[0]
+    # row-major, as numpy returns it: the products with Z then take the same BLAS paths
+    return np.ascontiguousarray(Q)[:, nb:]
+
+
 def _local_minimality(a, K, y, mu, bound_tol=1e-7, sc_tol=None, curv_tol=None):
     """:func:`hull_local_minimality` without the input checks (internal loops)."""
     L = hull_gradient_scale(K)
@@ -494,11 +519,8 @@ def _local_minimality(a, K, y, mu, bound_tol=1e-7, sc_tol=None, curv_tol=None):
     if idx.size == 0:
         min_curv = np.inf
     else:
-        B = np.vstack([(y[idx] > 0).astype(float), (y[idx] < 0).astype(float)])
-        B = B[B.sum(axis=1) > 0]
-        # orthonormal basis of the null space of B (zero sum per class on the free set)
-        Qb, _ = np.linalg.qr(B.T, mode="complete")
-        Z = Qb[:, B.shape[0]:]
+        # orthonormal basis of the directions with zero sum per class on the free set
+        Z = _face_basis(y[idx])
         if Z.shape[1] == 0:
             min_curv = np.inf
         else:

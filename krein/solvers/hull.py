@@ -31,7 +31,6 @@ The problem, the decision rule and the Prop. 7 maps are in
 
 from __future__ import annotations
 
-import functools
 import numbers
 import time
 import warnings
@@ -42,7 +41,8 @@ from scipy.linalg.lapack import dsyevd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..formulations.hull import (ConvexHullDual, _check_K_y, _check_mu, _local_minimality, _project, _stationarity,
+from ..formulations.hull import (ConvexHullDual, _check_K_y, _check_mu, _face_basis, _local_minimality, _project,
+                                 _stationarity,
                                  hull_gradient_scale, hull_lipschitz, project_hulls)
 from .._validation import check_int
 from .core import Solution, solve
@@ -168,54 +168,6 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
     return A, n_iter, conv, res
 
 
-def _face_basis(yF):
-    """Orthonormal basis of the face directions ``{d : sum of d per class = 0}`` on the free
-    coefficients with labels ``yF`` (k,): shape (k, k - number of classes present).
-
-    Per class of ``m >= 2`` free coefficients, the last ``m - 1`` columns of the
-    Householder reflection ``I - 2 w w' / w'w``, ``w = 1 / sqrt(m) - e_1``, which maps
-    ``e_1`` to ``1 / sqrt(m)``: the first of the class's rows holds ``1 / sqrt(m)``,
-    the others ``delta_ij - 1 / (m - sqrt(m))`` (:func:`_class_basis`).  The same
-    subspace as the last columns of a complete QR of the class indicators
-    (``tests/test_hull_fast_paths.py``), in closed form: the basis for the positive
-    rows first is cached per class size pair and its rows are put in ``yF``'s order.
-    """
-    neg = yF < 0
-    n_neg = int(np.count_nonzero(neg))
-    # cached up to 64 free coefficients (<= 32 kB a basis); above, the face step's eigh
-    # (k^3) outweighs building it
-    basis = _sorted_basis if yF.size <= 64 else _sorted_basis.__wrapped__
-    Zs = basis(yF.size - n_neg, n_neg)
-    Z = np.empty_like(Zs)
-    Z[np.argsort(neg, kind="stable")] = Zs      # row of the i-th positive, then negatives
-    return Z
-
-
-@functools.lru_cache(maxsize=256)
-def _sorted_basis(n_pos, n_neg):
-    """:func:`_face_basis` of ``n_pos`` positive labels followed by ``n_neg`` negative ones
-    (block diagonal; read-only, cached)."""
-    blocks = [_class_basis(m) for m in (n_pos, n_neg) if m > 0]
-    Z = np.zeros((n_pos + n_neg, sum(bl.shape[1] for bl in blocks)))
-    r = c = 0
-    for bl in blocks:
-        Z[r:r + bl.shape[0], c:c + bl.shape[1]] = bl
-        r, c = r + bl.shape[0], c + bl.shape[1]
-    Z.setflags(write=False)
-    return Z
-
-
-def _class_basis(m):
-    """The last ``m - 1`` columns of the Householder reflection that maps ``e_1`` to
-    ``1 / sqrt(m)`` (an orthonormal basis of ``{d in R^m : sum d = 0}``), shape (m, m - 1)."""
-    r = np.sqrt(m)
-    B = np.full((m, m - 1), -1.0 / (m - r)) if m > 1 else np.zeros((m, 0))
-    if m > 1:
-        B[0] = 1.0 / r
-        B[np.arange(1, m), np.arange(m - 1)] += 1.0
-    return B
-
-
 def _face_descent(K, y, mu, a, ku, free, max_steps=20):
     """Active-set steps on the face of the free set (acceleration of the projected gradient).
 
@@ -226,7 +178,8 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
     the step goes to the first bound.  Either step is cut at the first bound it meets,
     which then leaves the free set, and the next step uses the smaller face; a full
     Newton step ends the sequence (the face minimizer, exactly).  Every step decreases
-    the objective.  The face's basis is :func:`_face_basis` (closed form).
+    the objective.  The face's basis is
+    :func:`~krein.formulations.hull._face_basis` (a complete QR of the class indicators).
 
     Parameters
     ----------
@@ -247,13 +200,13 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
             break
         yF = y[idx]
         Z = _face_basis(yF)
-        if Z.shape[1] == 0:
+        if Z.shape[1] == 0:                      # idx.size <= number of classes present
             break
-        KF = K.take(idx, axis=1)                 # K[:, idx]
+        KF = K[:, idx]                           # column-major (as the loop before had it)
         # Z'HZ, H = 2 diag(yF) K_FF diag(yF): the signs and the 2 are exact, so this is
         # Z'HZ to the bit without forming H
         Zy = yF[:, None] * Z
-        R = Zy.T @ KF.take(idx, axis=0) @ Zy
+        R = Zy.T @ K[np.ix_(idx, idx)] @ Zy
         R *= 2.0
         w, V, info = dsyevd(R, compute_v=1, lower=1)   # np.linalg.eigh's LAPACK routine
         if info != 0:                            # (without the wrapper's overhead)
@@ -344,9 +297,9 @@ def _check_tol(tol, name="tol"):
     return float(tol)
 
 
-def _solution(name, a, K, y, mu, n_iter, converged, t_setup, t_solve, trace, extra, st=None):
-    """The Solution of the point ``a``; ``st`` its :func:`_stationarity` dict when known."""
-    st = _stationarity(a, K, y, mu) if st is None else st
+def _solution(name, a, K, y, mu, n_iter, converged, t_setup, t_solve, trace, extra):
+    """The Solution of the point ``a`` (its certificate computed here, for the one point)."""
+    st = _stationarity(a, K, y, mu)
     cert = dict(st)
     cert.update(extra)
     return Solution(solver=name, status="stationary" if converged else "max_iter",
@@ -443,8 +396,7 @@ def _multistart(K, y, mu, n_starts, tol, max_iter, random_state, init, distinct_
     extra = {"local_min": rows[0]["local_min"], "n_distinct": len(reps),
              "n_starts": int(A.shape[1]), "n_iter_per_start": n_iter}
     sol = _solution("multistart-spg", A[:, j], K, y, mu, n_iter.max(), bool(conv[j]), t_setup,
-                    time.perf_counter() - t0 - t_setup, trace, extra,
-                    st={key: float(val[j]) for key, val in st.items()})
+                    time.perf_counter() - t0 - t_setup, trace, extra)
     return sol, rows
 
 
