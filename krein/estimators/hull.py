@@ -16,11 +16,11 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from .._validation import NONNEGATIVE, POSITIVE
-from ..formulations.hull import _check_mu, hull_convexity, hull_plane
+from .._validation import NONNEGATIVE, POSITIVE, check_int
+from ..formulations.hull import _check_K_y, _check_mu, _convexity, _plane
 from ..formulations.svm import preferred_form
 from ..solvers import SolverName, resolve_solver
-from ..solvers.hull import hull_convex, hull_multistart, hull_nu_svm, one_row_table
+from ..solvers.hull import _check_tol, _multistart, _one_row, hull_convex, hull_multistart, hull_nu_svm
 from .base import BinaryModel, KernelClassifierBase
 
 __all__ = ["ConvexHullClassifier", "hull_multistart", "hull_nu_svm", "HULL_SOLVERS"]
@@ -173,10 +173,13 @@ class ConvexHullClassifier(KernelClassifierBase):
         self._rng = check_random_state(self.random_state)
 
     def _fit_binary(self, K, y, idx, C):
+        # the pair's kernel and labels are checked once here; the solvers' internal
+        # versions below skip the checks
+        K, y = _check_K_y(K, y)
         mu = _check_mu(self.mu, y)
         path, conv = self._path, None
         if path in ("auto", "cvxpy"):
-            conv = hull_convexity(K, y, self.psd_tol)
+            conv = _convexity(K, y, self.psd_tol)
             if path == "auto":
                 path = "cvxpy" if conv.is_convex else "multistart"
         if path == "cvxpy":
@@ -184,16 +187,18 @@ class ConvexHullClassifier(KernelClassifierBase):
                 if conv.is_convex else "factor"
             sol = hull_convex(K, y, mu, self._cvxpy_solver, convexity=conv, form=form,
                               **(self.solver_options or {}))   # raises if not convex
-            table = one_row_table(sol, K, y, mu, global_opt=True)
+            table = [_one_row(sol, K, y, mu, global_opt=True)]
         elif path == "nu-svm":
             sol = hull_nu_svm(K, y, mu, tol=self.tol, libsvm_tol=self.libsvm_tol,
                               max_iter=self.max_iter)
-            table = one_row_table(sol, K, y, mu, global_opt=False)
+            table = [_one_row(sol, K, y, mu, global_opt=False)]
         else:
-            sol, table = hull_multistart(K, y, mu, n_starts=self.n_starts, tol=self.tol,
-                                         max_iter=self.max_iter, random_state=self._rng)
+            # hull_multistart's loop; the table's rows as dicts (one table in _after_fit)
+            sol, table = _multistart(K, y, mu, check_int(self.n_starts, "n_starts", low=1),
+                                     _check_tol(self.tol), check_int(self.max_iter, "max_iter", low=1),
+                                     self._rng, None, 1e-4)
         a = sol.primal["alpha_bar"]
-        coef, b = hull_plane(a, K, y)
+        coef, b = _plane(a, K, y)
         info = {"n_iter": sol.iterations or 0, "solution": sol, "table": table, "path": path,
                 "convexity": conv, "alpha_bar": a}
         return BinaryModel(idx, coef, b, info)
@@ -208,9 +213,7 @@ class ConvexHullClassifier(KernelClassifierBase):
         self.w_norm_pe_ = np.array([s.objective for s in self.solutions_])
         self.convex_ = np.array([None if m.info["convexity"] is None else m.info["convexity"].is_convex
                                  for m in ms], dtype=object)
-        tables = []
-        for r, m in enumerate(ms):
-            t = m.info["table"].copy()
-            t.insert(0, "pair", [self.pairs_[r]] * len(t))
-            tables.append(t)
-        self.local_optima_ = pd.concat(tables, ignore_index=True)
+        # one table from the pairs' row dicts (a DataFrame per pair and their concatenation
+        # cost more than the small fits)
+        self.local_optima_ = pd.DataFrame([{"pair": self.pairs_[r], **row}
+                                           for r, m in enumerate(ms) for row in m.info["table"]])

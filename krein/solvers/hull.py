@@ -37,10 +37,12 @@ import warnings
 
 import numpy as np
 import pandas as pd
+from scipy.linalg.lapack import dsyevd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..formulations.hull import (ConvexHullDual, _check_K_y, _check_mu, _local_minimality, _project, _stationarity,
+from ..formulations.hull import (ConvexHullDual, _check_K_y, _check_mu, _face_basis, _local_minimality, _project,
+                                 _stationarity,
                                  hull_gradient_scale, hull_lipschitz, project_hulls)
 from .._validation import check_int
 from .core import Solution, solve
@@ -50,6 +52,15 @@ __all__ = ["hull_multistart", "hull_nu_svm", "hull_convex", "one_row_table"]
 
 #: Memory of the non-monotone line search (Birgin, Martinez & Raydan 2000 use 10).
 _GLL_MEMORY = 10
+
+_TINY = np.finfo(float).tiny
+
+#: Columns of a solution's ``trace`` (one row per iteration of :func:`_spg`).
+_TRACE = ("iter", "n_active", "objective", "max_residual", "seconds")
+
+
+def _new_trace():
+    return {key: [] for key in _TRACE}
 
 
 def _max_free(n):
@@ -64,40 +75,54 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
     """Spectral projected gradient on CH-DU for the columns of ``A`` (n, S), together.
 
     Stops a column when its residual ``||a - P(a - grad F / scale)||_inf <= tol``.
-    Returns ``A, n_iter (S,), converged (S,), residual (S,)``.
+    ``trace``: None or :func:`_new_trace`'s dict, one entry per iteration appended to
+    each column.  Returns ``A, n_iter (S,), converged (S,), residual (S,)``.
     """
     S = A.shape[1]
     L = hull_lipschitz(K)
     A = _project(A, y, mu)
     Yc = y[:, None]
     KU = K @ (Yc * A)
-    sigma = np.full(S, 1.0 / L)
     smin, smax = 1e-8 / L, 1e8 / L
     n_iter = np.zeros(S, dtype=int)
     conv = np.zeros(S, dtype=bool)
     res = np.full(S, np.inf)
+    # the state of the active columns, compact (the columns of ``active``, in order);
+    # A and KU are written back every iteration (the trace's objective, the result)
     active = np.arange(S)
-    Fhist = np.tile(np.sum(Yc * A * KU, axis=0), (_GLL_MEMORY, 1))   # last objectives
+    Aa, KUa = A.copy(), KU.copy()
+    sig = np.full(S, 1.0 / L)
+    Fa = np.tile(np.sum(Yc * A * KU, axis=0), (_GLL_MEMORY, 1))   # last objectives
     last_free = np.zeros(A.shape, dtype=bool)
     tried = np.zeros(A.shape, dtype=bool)
     it = 0
+    rows = (np.flatnonzero(y > 0), np.flatnonzero(y < 0))
     while active.size:
-        Aa, KUa = A[:, active], KU[:, active]
+        na = active.size
+        # column-major, as the fancy-indexed A[:, active] of the loop before: the sums over
+        # axis 0 below are then NumPy's pairwise sums along contiguous columns
+        Aa, KUa = np.asfortranarray(Aa), np.asfortranarray(KUa)
         G = 2.0 * Yc * KUa
         # the residual's and the step's projections in one call (column by column)
-        sig = sigma[active]
-        Pj = _project(np.hstack([Aa - G / scale, Aa - sig * G]), y, mu)
-        R = np.max(np.abs(Aa - Pj[:, :active.size]), axis=0)
+        V2 = np.empty((Aa.shape[0], 2 * na))
+        np.subtract(Aa, G / scale, out=V2[:, :na])
+        np.subtract(Aa, sig * G, out=V2[:, na:])
+        Pj = _project(V2, y, mu, rows)
+        R = np.max(np.abs(Aa - Pj[:, :na]), axis=0)
         res[active] = R
         done = R <= tol
-        conv[active[done]] = True
         if trace is not None:
             F = np.sum(Yc * A * KU, axis=0)
-            trace.append({"iter": it, "n_active": int(active.size), "objective": float(F.min()),
-                          "max_residual": float(R.max()), "seconds": time.perf_counter() - t0})
-        keep = ~done
-        Pj = Pj[:, active.size:][:, keep]
-        active, Aa, KUa, G = active[keep], Aa[:, keep], KUa[:, keep], G[:, keep]
+            for key, val in zip(_TRACE, (it, int(na), float(F.min()), float(R.max()),
+                                         time.perf_counter() - t0)):
+                trace[key].append(val)
+        if done.any():
+            conv[active[done]] = True
+            keep = ~done
+            Pj, active, Aa, KUa, G = Pj[:, na:][:, keep], active[keep], Aa[:, keep], KUa[:, keep], G[:, keep]
+            sig, Fa, last_free, tried = sig[keep], Fa[:, keep], last_free[:, keep], tried[:, keep]
+        else:
+            Pj = np.asfortranarray(Pj[:, na:])
         if active.size == 0 or it >= max_iter:
             break
         it += 1
@@ -108,34 +133,38 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
         c2 = np.sum(YD * KD, axis=0)        # F(A + t D) = F + t gd + t^2 c2
         # non-monotone (Grippo-Lampariello-Lucidi) acceptance of the full step, else the
         # exact minimizer along D (closed form for a quadratic)
-        Fa = Fhist[:, active]
         full = Fa[-1] + gd + c2 <= Fa.max(axis=0) + 1e-4 * gd
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lam = np.where(c2 > 0, np.minimum(1.0, -gd / (2.0 * c2)), 1.0)
-        lam = np.where(full, 1.0, np.clip(np.nan_to_num(lam, nan=0.0), 0.0, 1.0))
-        Fhist[:-1, active] = Fa[1:]
-        Fhist[-1, active] = Fa[-1] + lam * gd + lam ** 2 * c2
-        A[:, active] = Aa + lam * D
-        KU[:, active] = KUa + lam * KD
+        curved = c2 > 0
+        lam = np.ones_like(gd)
+        np.divide(-gd, 2.0 * c2, out=lam, where=curved)
+        # clip to [0, 1]; fmax maps a NaN to 0 (as nan_to_num did)
+        lam = np.fmin(np.fmax(lam, 0.0), 1.0)
+        lam[full] = 1.0
+        Fnew = Fa[-1] + lam * gd + lam ** 2 * c2
+        Fa[:-1] = Fa[1:].copy()
+        Fa[-1] = Fnew
+        Aa = Aa + lam * D
+        KUa = KUa + lam * KD
         n_iter[active] += 1
         dd = np.sum(D * D, axis=0)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            bb = np.where(c2 > 0, dd / (2.0 * c2), smax)     # Barzilai-Borwein s's / s'z
-        sigma[active] = np.clip(np.nan_to_num(bb, nan=1.0 / L), smin, smax)
+        bb = np.full(dd.shape, smax)                        # Barzilai-Borwein s's / s'z
+        np.divide(dd, 2.0 * c2, out=bb, where=curved)       # (finite: dd, c2 > 0 are)
+        sig = np.minimum(np.maximum(bb, smin), smax)
         if it % 50 == 0:   # refresh the running product against drift
-            KU[:, active] = K @ (Yc * A[:, active])
+            KUa = K @ (Yc * Aa)
         # face Newton step once the free set has settled (finite termination on the face)
-        free = (A[:, active] > 0) & ((A[:, active] < mu) if mu < 1.0 else True)
-        changed = np.any(free != last_free[:, active], axis=0)
-        last_free[:, active[changed]] = free[:, changed]
-        settled = ~changed & np.any(free != tried[:, active], axis=0)
+        free = (Aa > 0) & (Aa < mu) if mu < 1.0 else Aa > 0
+        changed = np.any(free != last_free, axis=0)
+        last_free[:, changed] = free[:, changed]
+        settled = ~changed & np.any(free != tried, axis=0)
         for c in np.flatnonzero(settled):
-            j = active[c]
-            tried[:, j] = free[:, c]
-            a_new, ku_new, steps = _face_descent(K, y, mu, A[:, j], KU[:, j], free[:, c])
+            tried[:, c] = free[:, c]
+            a_new, ku_new, steps = _face_descent(K, y, mu, Aa[:, c], KUa[:, c], free[:, c])
             if steps:
-                A[:, j], KU[:, j] = a_new, ku_new
-                Fhist[-1, j] = float(np.sum(y * a_new * ku_new))
+                Aa[:, c], KUa[:, c] = a_new, ku_new
+                Fa[-1, c] = float(np.sum(y * a_new * ku_new))
+        A[:, active] = Aa
+        KU[:, active] = KUa
     return A, n_iter, conv, res
 
 
@@ -149,7 +178,8 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
     the step goes to the first bound.  Either step is cut at the first bound it meets,
     which then leaves the free set, and the next step uses the smaller face; a full
     Newton step ends the sequence (the face minimizer, exactly).  Every step decreases
-    the objective.
+    the objective.  The face's basis is
+    :func:`~krein.formulations.hull._face_basis` (a complete QR of the class indicators).
 
     Parameters
     ----------
@@ -163,21 +193,26 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
     """
     a, ku = a.copy(), ku.copy()
     steps = 0
+    idx = np.flatnonzero(free)
+    kmax = _max_free(y.size)
     for _ in range(max_steps):
-        idx = np.flatnonzero(free)
-        if idx.size < 2 or idx.size > _max_free(y.size):
+        if idx.size < 2 or idx.size > kmax:
             break
         yF = y[idx]
-        B = np.vstack([(yF > 0), (yF < 0)]).astype(float)
-        B = B[B.sum(axis=1) > 0]
-        if idx.size <= B.shape[0]:
+        Z = _face_basis(yF)
+        if Z.shape[1] == 0:                      # idx.size <= number of classes present
             break
-        Qb, _ = np.linalg.qr(B.T, mode="complete")
-        Z = Qb[:, B.shape[0]:]
-        H = 2.0 * (yF[:, None] * K[np.ix_(idx, idx)] * yF[None, :])
-        w, V = np.linalg.eigh(Z.T @ H @ Z)
+        KF = K[:, idx]                           # column-major (as the loop before had it)
+        # Z'HZ, H = 2 diag(yF) K_FF diag(yF): the signs and the 2 are exact, so this is
+        # Z'HZ to the bit without forming H
+        Zy = yF[:, None] * Z
+        R = Zy.T @ K[np.ix_(idx, idx)] @ Zy
+        R *= 2.0
+        w, V, info = dsyevd(R, compute_v=1, lower=1)   # np.linalg.eigh's LAPACK routine
+        if info != 0:                            # (without the wrapper's overhead)
+            w, V = np.linalg.eigh(R)
         zg = Z.T @ (2.0 * yF * ku[idx])
-        wmax = max(float(np.abs(w).max()), np.finfo(float).tiny)
+        wmax = max(abs(float(w[0])), abs(float(w[-1])), _TINY)   # w ascending: max |w|
         if w[0] < -1e-10 * wmax:                 # negative curvature: go to a bound
             v = V[:, 0]
             d = Z @ (v if v @ zg <= 0 else -v)
@@ -188,30 +223,31 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
             d = -Z @ (Vk @ ((Vk.T @ zg) / w[keep]))
             newton = True
         aF = a[idx]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            t_lo = np.where(d < 0, aF / -d, np.inf)
-            t_hi = np.where(d > 0, (mu - aF) / d, np.inf) if mu < 1.0 else np.full_like(d, np.inf)
-        lam = min(float(t_lo.min()), float(t_hi.min()))
+        t_lo = np.full(d.shape, np.inf)
+        np.divide(aF, -d, out=t_lo, where=d < 0)
+        t_hi = np.full(d.shape, np.inf)
+        if mu < 1.0:
+            np.divide(mu - aF, d, out=t_hi, where=d > 0)
+        k_lo, k_hi = int(t_lo.argmin()), int(t_hi.argmin())
+        lam = min(float(t_lo[k_lo]), float(t_hi[k_hi]))
         if newton:
             lam = min(1.0, lam)
-        if not (0 < lam < np.inf) or not np.any(d):
+        if not (0 < lam < np.inf) or not d.any():
             break
         new = aF + lam * d
         hit = None
         if not (newton and lam == 1.0):          # land exactly on the bound that cut the step
-            k_lo, k_hi = int(np.argmin(t_lo)), int(np.argmin(t_hi))
             if t_lo[k_lo] <= t_hi[k_hi]:
-                new[k_lo], hit = 0.0, idx[k_lo]
+                new[k_lo], hit = 0.0, k_lo
             else:
-                new[k_hi], hit = mu, idx[k_hi]
-        new = np.clip(new, 0.0, mu)
-        ku += K[:, idx] @ (yF * (new - aF))
+                new[k_hi], hit = mu, k_hi
+        new = np.minimum(np.maximum(new, 0.0), mu)     # np.clip without its wrapper
+        ku += KF @ (yF * (new - aF))
         a[idx] = new
         steps += 1
         if hit is None:
             break
-        free = free.copy()
-        free[hit] = False
+        idx = np.concatenate((idx[:hit], idx[hit + 1:]))    # np.delete(idx, hit)
     return a, ku, steps
 
 
@@ -223,8 +259,9 @@ def _random_starts(y, mu, n_starts, rng):
     return _project(A, y, mu)
 
 
-def _optima_table(K, y, mu, A, conv, distinct_tol, L):
-    """Group the end points into distinct stationary points; one row per group."""
+def _optima_rows(K, y, mu, A, conv, distinct_tol, L):
+    """Group the end points into distinct stationary points; one row (a dict) per group,
+    best first (the rows of :func:`hull_multistart`'s table)."""
     st = _stationarity(A, K, y, mu, scale=L)
     Yc = y[:, None]
     KU = K @ (Yc * A)
@@ -251,7 +288,7 @@ def _optima_table(K, y, mu, A, conv, distinct_tol, L):
             "n_support": int(np.sum(A[:, j] > 0)), "best": k == 0,
             "alpha_bar": A[:, j].copy(), "converged": bool(all(conv[i] for i in grp)),
         })
-    return pd.DataFrame(rows), [grp[0] for grp in groups], st
+    return rows, [grp[0] for grp in groups], st
 
 
 def _check_tol(tol, name="tol"):
@@ -261,6 +298,7 @@ def _check_tol(tol, name="tol"):
 
 
 def _solution(name, a, K, y, mu, n_iter, converged, t_setup, t_solve, trace, extra):
+    """The Solution of the point ``a`` (its certificate computed here, for the one point)."""
     st = _stationarity(a, K, y, mu)
     cert = dict(st)
     cert.update(extra)
@@ -329,6 +367,13 @@ def hull_multistart(K, y, mu=1.0, *, n_starts=10, tol=1e-6, max_iter=10000, rand
     tol = _check_tol(tol)
     distinct_tol = _check_tol(distinct_tol, "distinct_tol")
     max_iter = check_int(max_iter, "max_iter", low=1)
+    sol, rows = _multistart(K, y, mu, n_starts, tol, max_iter, random_state, init, distinct_tol)
+    return sol, pd.DataFrame(rows)
+
+
+def _multistart(K, y, mu, n_starts, tol, max_iter, random_state, init, distinct_tol):
+    """:func:`hull_multistart` on checked input; the table as a list of row dicts (the
+    estimator builds one table for all its pairs)."""
     t0 = time.perf_counter()
     rng = check_random_state(random_state)
     A0 = _random_starts(y, mu, n_starts, rng)
@@ -340,19 +385,19 @@ def hull_multistart(K, y, mu=1.0, *, n_starts=10, tol=1e-6, max_iter=10000, rand
         A0 = np.hstack([project_hulls(init, y, mu), A0])
     L = hull_gradient_scale(K)
     t_setup = time.perf_counter() - t0
-    trace = []
+    trace = _new_trace()
     A, n_iter, conv, _ = _spg(K, y, mu, A0, tol, max_iter, L, trace, t0)
-    table, reps, st = _optima_table(K, y, mu, A, conv, distinct_tol, L)
+    rows, reps, st = _optima_rows(K, y, mu, A, conv, distinct_tol, L)
     if not conv.all():
         warnings.warn(f"CH-DU projected gradient: {int((~conv).sum())} of {conv.size} starts hit "
                       f"max_iter={max_iter} before residual <= {tol:g}", ConvergenceWarning,
-                      stacklevel=2)
+                      stacklevel=3)
     j = reps[0]
-    extra = {"local_min": table.loc[0, "local_min"], "n_distinct": len(reps),
+    extra = {"local_min": rows[0]["local_min"], "n_distinct": len(reps),
              "n_starts": int(A.shape[1]), "n_iter_per_start": n_iter}
     sol = _solution("multistart-spg", A[:, j], K, y, mu, n_iter.max(), bool(conv[j]), t_setup,
                     time.perf_counter() - t0 - t_setup, trace, extra)
-    return sol, table
+    return sol, rows
 
 
 def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, polish=True,
@@ -429,7 +474,7 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
     trace = None
     n_it, converged = 0, res0 <= tol
     if polish and not converged:
-        trace = []
+        trace = _new_trace()
         A, n_iter, conv, _ = _spg(K, y, mu, a[:, None], tol, max_iter, L, trace, t0)
         a, n_it, converged = A[:, 0], int(n_iter[0]), bool(conv[0])
         if not converged:
@@ -524,18 +569,17 @@ def one_row_table(sol, K, y, mu, global_opt):
     pandas.DataFrame
         One row, the columns of :func:`hull_multistart`'s table.
     """
-    return _one_row_table(sol, K, y, mu, global_opt)
+    return pd.DataFrame([_one_row(sol, K, y, mu, global_opt)])
 
 
-def _one_row_table(sol, K, y, mu, global_opt):
+def _one_row(sol, K, y, mu, global_opt):
+    """The row (a dict) of :func:`one_row_table`."""
     a = sol.primal["alpha_bar"]
     lm = {"local_min": True, "min_curvature": float("nan")} if global_opt else \
         _local_minimality(a, K, y, mu)
-    return pd.DataFrame([{
+    return {
         "optimum": 0, "objective": sol.objective, "w_norm_pe_positive": bool(sol.objective > 0),
         "residual": sol.dual_residual, "fw_gap": sol.gap, "local_min": lm["local_min"],
         "min_curvature": lm["min_curvature"], "n_found": 1, "starts": [0],
         "n_support": int(np.sum(a > 0)), "best": True, "alpha_bar": a.copy(),
-        "converged": sol.status in ("optimal", "stationary")}])
-
-
+        "converged": sol.status in ("optimal", "stationary")}
