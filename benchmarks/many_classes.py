@@ -64,6 +64,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -309,8 +310,9 @@ def _grid_size(method):
     return size
 
 
-def main_job(files, outer_folds=5, before_cells=None):
-    """The default ``krein compare`` on each file: wall time, seconds per method."""
+def main_job(files, outer_folds=5, before_cells=None, keep=None):
+    """The default ``krein compare`` on each file: wall time, seconds per method (``keep``:
+    a directory where each file's run directory is kept, else a temporary one)."""
     import pandas as pd
 
     from krein.compare import run_comparison
@@ -323,7 +325,8 @@ def main_job(files, outer_folds=5, before_cells=None):
         b = b[done]
         before = b.groupby("method")["cell_seconds"].sum() / b["fold"].nunique()
     for name, (dpath, ypath) in files.items():
-        with tempfile.TemporaryDirectory() as out:
+        with (contextlib.nullcontext(os.path.join(keep, name)) if keep
+              else tempfile.TemporaryDirectory()) as out:
             t = time.perf_counter()
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
@@ -465,6 +468,8 @@ def main(argv=None):
                    help="the default krein compare (every method) on --inputs")
     p.add_argument("--before-cells", default=None, metavar="CSV",
                    help="--main-job: an earlier run's cells/results.csv, per fold beside")
+    p.add_argument("--keep", default=None, metavar="DIR",
+                   help="--main-job: keep each input's run directory under DIR")
     p.add_argument("--compare-child", nargs=4, default=None, help=argparse.SUPPRESS)
     p.add_argument("--params", default="{}",
                    help="--families: JSON parameters for every method, e.g. '{\"C\": 0.1}'")
@@ -500,7 +505,7 @@ def main(argv=None):
     if args.main_job:
         with tempfile.TemporaryDirectory() as directory:
             main_job(write_inputs(directory, args.inputs.split(",")), args.outer_folds,
-                     args.before_cells)
+                     args.before_cells, args.keep)
     if args.compare:
         with tempfile.TemporaryDirectory() as directory:
             methods = (args.methods or ",".join(FAST_METHODS)).split(",")
