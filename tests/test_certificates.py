@@ -62,8 +62,27 @@ def exact_gap_at(P, beta):
     return lower + P.rho * ev.dist2 - f
 
 
+@pytest.fixture(scope="module")
+def sonar_best(sonar_problem):
+    """The value a tighter run reaches (APG to 1e-6, no gap checks): every certified
+    upper bound must be above it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        return solve_indefinite(sonar_problem, "apg", tol=1e-6, max_iter=300,
+                                gap_every=0).objective
+
+
+def _check_certified(P, sol, best):
+    """The reported gap is within a factor 2 of the exact gap at the returned point, and
+    the upper bound is above every value reached (here by a tighter run)."""
+    exact = exact_gap_at(P, sol.primal["beta"])
+    assert sol.gap <= exact / (1.0 - LIBSVM_SHARE) + 1e-9, (sol.gap, exact)
+    assert sol.certificate["upper"] >= max(best, sol.certificate["lower"])
+
+
 @pytest.mark.parametrize("algorithm", ["pg", "apg"])
-def test_reported_gap_is_certified_and_near_the_exact_gap(sonar_problem, algorithm, monkeypatch):
+def test_reported_gap_is_certified_and_near_the_exact_gap(sonar_problem, sonar_best, algorithm,
+                                                          monkeypatch):
     # libsvm's checks and their refinement (n = 208 is below EXACT_SVM_MAX_N, whose
     # interior-point checks are tested below)
     monkeypatch.setattr(certifier_module, "EXACT_SVM_MAX_N", 0)
@@ -71,21 +90,15 @@ def test_reported_gap_is_certified_and_near_the_exact_gap(sonar_problem, algorit
     sol = solve_indefinite(P, algorithm)
     c = sol.certificate
     assert sol.status == "optimal" and c["upper_source"] == "libsvm"
-    exact = exact_gap_at(P, sol.primal["beta"])
     # measured: pg 8.9e-4 against 5.67e-4 (1.6x), apg 1.421e-2 against 1.402e-2
-    assert sol.gap <= exact / (1.0 - LIBSVM_SHARE) + 1e-9, (sol.gap, exact)
-    # certified: the upper bound is above every value reached, here by a tighter run
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        best = solve_indefinite(P, "apg", tol=1e-6, max_iter=300, gap_every=0).objective
-    assert c["upper"] >= max(best, c["lower"])
+    _check_certified(P, sol, sonar_best)
     # few libsvm calls: one per check and at most one refinement per 10x of tolerance
     n_checks = sol.iterations // 10 + 1
     assert c["n_libsvm_refined"] <= 2 and c["n_libsvm"] <= n_checks + 2, c
     assert c["libsvm_tol"] >= 1e-6
 
 
-def test_small_svc_refines_by_one_exact_solve(sonar_problem):
+def test_small_svc_refines_by_one_exact_solve(sonar_problem, sonar_best):
     """n = 208 <= EXACT_SVM_MAX_N: where libsvm's check would be refined, the SVM dual on
     the proxy kernel is solved once by the interior-point method (no 10x tighter SMO
     solves); the gap stays certified and within a factor 2 of the exact one."""
@@ -96,12 +109,7 @@ def test_small_svc_refines_by_one_exact_solve(sonar_problem):
     assert sol.status == "optimal"
     assert c["n_interior_point"] >= 1 and c["n_libsvm_refined"] == 0, c
     assert c["upper_source"] in ("interior-point", "libsvm", "frank-wolfe")
-    exact = exact_gap_at(P, sol.primal["beta"])
-    assert sol.gap <= exact / (1.0 - LIBSVM_SHARE) + 1e-9, (sol.gap, exact)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        best = solve_indefinite(P, "apg", tol=1e-6, max_iter=300, gap_every=0).objective
-    assert c["upper"] >= max(best, c["lower"])
+    _check_certified(P, sol, sonar_best)
 
 
 def test_one_class_defaults_converge_on_an_indefinite_kernel():
