@@ -274,6 +274,24 @@ class KernelData:
             both = class_labels(np.concatenate([np.asarray(self.y), np.asarray(self.y_test)]))
             self.y, self.y_test = both[:n], both[n:]
 
+    def read_only(self):
+        """Make every array of this data read-only (in place) and return it.
+
+        Data kept and shared by many fits (each worker process of a run keeps the data
+        it loaded, :func:`krein.experiment.classification_cell`) must not be changed
+        by one of them: a write would then raise ``ValueError`` instead of changing the
+        input of every later fit of the same process.
+
+        Returns
+        -------
+        KernelData
+            ``self``.
+        """
+        for value in vars(self).values():
+            if isinstance(value, np.ndarray):
+                value.setflags(write=False)
+        return self
+
     @property
     def n_test(self):
         """Number of objects of the predefined test part (0 without one)."""

@@ -510,3 +510,19 @@ def test_per_fold_dissimilarity_kernels(eig_log):
     assert content_key(_outer_block(cell)) in keys
     for m in methods:
         _same_row(plain[m], shared[m])
+
+
+def test_the_data_a_process_keeps_for_its_cells_is_read_only():
+    """Every cell of a worker process gets the SAME loaded data (kept per process): a cell
+    that wrote into it would change the input of every later cell of that process, so
+    that a result depended on which cells ran before it.  The arrays are read-only."""
+    data = cell_kernel_data(CELL)[0]
+    assert cell_kernel_data(CELL)[0].K is data.K                 # kept, not reloaded
+    arrays = [v for v in vars(data).values() if isinstance(v, np.ndarray)]
+    assert any(a is data.K for a in arrays) and any(a is data.y for a in arrays)
+    for a in arrays:
+        assert not a.flags.writeable
+    with pytest.raises(ValueError, match="read-only"):
+        data.K[0, 0] = 0.0
+    with pytest.raises(ValueError, match="read-only"):
+        data.y[:] = 0

@@ -114,15 +114,24 @@ def _tuples(v):
 @functools.lru_cache(maxsize=16)
 def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_state,
                  data_file_json="null", approximation=None, stamp=()):
-    from .. import kernel_data  # stamp: file_stamp of the files, only a cache key
+    """The loaded data of a cell, kept per process and shared by every cell of the
+    process (``stamp``: the files' stamps, only a cache key).  Its arrays are made
+    read-only: a cell that wrote into them would change the data of every later cell
+    of the same worker (a result that depends on which cells ran before it)."""
+    return _load_kernel_data(dataset, kernel, params_json, n_samples, binary_json,
+                             random_state, data_file_json, approximation).read_only()
+
+
+def _load_kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_state,
+                      data_file_json, approximation):
+    from .. import kernel_data
 
     params = json.loads(params_json) or None
     spec = json.loads(data_file_json)
     if spec is None:
-        return kernel_data.load_kernel_data(dataset, kernel, params, n_samples=n_samples,
-                                            binary=_tuples(json.loads(binary_json)),
-                                            random_state=random_state,
-                                            approximation=approximation)
+        return kernel_data.load_kernel_data(
+            dataset, kernel, params, n_samples=n_samples, binary=_tuples(json.loads(binary_json)),
+            random_state=random_state, approximation=approximation)
     load_feature_file, load_kernel_file = kernel_data.load_feature_file, kernel_data.load_kernel_file
     spec = {**DATA_FILE_DEFAULTS, **spec}
     if spec["kind"] == "features":
@@ -130,13 +139,11 @@ def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_st
                                  kernel_params=params, name=dataset, approximation=approximation,
                                  test_path=spec["test_path"])
     if approximation is not None:
-        check_approximable(approximation, spec["kind"], kernel,
-                           f"the file {spec['path']}")
+        check_approximable(approximation, spec["kind"], kernel, f"the file {spec['path']}")
     return load_kernel_file(spec["path"], spec["labels"],
                             dissimilarity=spec["kind"] == "dissimilarity", kernel=kernel,
-                            kernel_params=params, symmetrize=bool(spec["symmetrize"]),
-                            name=dataset, test_path=spec["test_path"],
-                            test_labels=spec["test_labels"])
+                            kernel_params=params, symmetrize=bool(spec["symmetrize"]), name=dataset,
+                            test_path=spec["test_path"], test_labels=spec["test_labels"])
 
 
 def check_data_file(spec):
