@@ -122,6 +122,61 @@ def test_same_seed_same_table():
     assert not a.folds["accuracy"].equals(c.folds["accuracy"])  # another seed, other folds
 
 
+def test_same_file_in_another_directory_same_table(tmp_path, monkeypatch):
+    """The estimator's seed does not depend on where the user's file lies: the same
+    kernel file in two directories, one named by a relative path, gives the same table
+    for the multi-start ch and the RVM (their random starts come from that seed).  Before
+    the seed left the paths out, every temporary directory gave ch other starts, other
+    local optima and other accuracies (issue 28, the open reproducibility defect)."""
+    data = load_kernel_data("sonar", n_samples=60, kernel_params={"a": 4 / 60})
+    for sub in ("a", "b/deeper"):
+        (tmp_path / sub).mkdir(parents=True)
+        np.save(tmp_path / sub / "mine.npy", data.K)
+        np.savetxt(tmp_path / sub / "mine-labels.txt", data.y, fmt="%d")
+    kw = dict(methods=["ch", "rvm"], outer_folds=3, progress=False, grid={"mu": [0.3, 1.0]})
+    def cells(out, **more):   # the per-cell results (with the iterations of the refit)
+        res = pd.read_csv(out / "cells" / "results.csv").sort_values(["method", "fold"])
+        return res[["method", "fold", "accuracy", "inner_score", "best_params", "n_support",
+                    "n_iter", "test_correct"]].reset_index(drop=True)
+
+    run_comparison(kernel_file=tmp_path / "a" / "mine.npy",
+                   labels=tmp_path / "a" / "mine-labels.txt", out=tmp_path / "ra", **kw)
+    monkeypatch.chdir(tmp_path / "b")
+    run_comparison(kernel_file="deeper/mine.npy", labels="deeper/mine-labels.txt",
+                   out=tmp_path / "rb", **kw)
+    a, b = cells(tmp_path / "ra"), cells(tmp_path / "rb")
+    pd.testing.assert_frame_equal(a, b)
+    run_comparison(kernel_file="deeper/mine.npy", labels="deeper/mine-labels.txt",
+                   out=tmp_path / "rc", random_state=1, **kw)
+    assert not cells(tmp_path / "rc")["n_iter"].equals(a["n_iter"])   # the seed does count
+
+
+def test_seeds_of_a_cell_ignore_the_file_location_only():
+    """location_free reduces the data files' paths to their names and leaves a catalogue
+    cell as it is (the seeds of every paper reproduction stay what they were)."""
+    from krein.experiment.classification import _seeds
+    from krein.experiment.seeds import cell_seed, location_free
+
+    def cell(path, labels, **extra):
+        spec = {"kind": "kernel", "path": path, "labels": labels, "label_column": None,
+                "symmetrize": False, **extra}
+        return {"seed": 0, "dataset": "mine", "method": "ch", "fold": 1, "data_file": spec}
+
+    a = cell("/home/u/data/mine.npy", "/home/u/data/y.txt")
+    b = cell("mine.npy", "../y.txt")
+    c = cell("C:\\Users\\u\\mine.npy", "C:\\Users\\u\\y.txt")
+    assert _seeds(a) == _seeds(b) == _seeds(c)
+    assert location_free(a)["data_file"]["path"] == "mine.npy" and a["data_file"]["path"] \
+        == "/home/u/data/mine.npy"                                   # the cell is not changed
+    other = cell("/home/u/data/other.npy", "/home/u/data/y.txt")     # another file name
+    assert _seeds(other)["estimator"] != _seeds(a)["estimator"]
+    assert _seeds(cell("/x/mine.npy", "/x/y.txt", symmetrize=True))["estimator"] \
+        != _seeds(a)["estimator"]                                    # another option
+    catalogue = {"seed": 0, "dataset": "sonar", "method": "ch", "fold": 1}
+    assert location_free(catalogue) is catalogue
+    assert _seeds(catalogue)["estimator"] == cell_seed(catalogue, salt="estimator")
+
+
 def test_readme_python_example_matches_the_main_job():
     """cross_val_score over GridSearchCV with StratifiedKFold(..., shuffle=True,
     random_state=seed) gives the accuracy of `krein compare` with that seed."""

@@ -35,7 +35,7 @@ from ..approximation_spec import check_approximable
 from ..registry import NO_APPROXIMATE_PATH, approximation_defaults  # noqa: F401
 from ..solvers.core import CERTIFICATE_KINDS as _SOLUTION_CERTIFICATE_KINDS
 from .metrics import classification_metrics, fold_auc, solver_version  # noqa: F401 (re-export)
-from .seeds import cell_seed
+from .seeds import cell_seed, location_free
 from .splits import LOO, OUTER_SPLITS, check_outer_split, fold_correctness, split_indices
 
 __all__ = ["classification_metrics", "classification_cell", "classification_grid",
@@ -284,7 +284,7 @@ def _seeds(params):
              "outer": cell_seed(params, *base, "outer_folds", salt="outer"),
              "inner": cell_seed(params, *base, "outer_folds", "fold", "inner_folds",
                                 salt="inner"),
-             "estimator": cell_seed(params, salt="estimator"),
+             "estimator": cell_seed(location_free(params), salt="estimator"),
              "approximation": cell_seed(params, *base, "outer_folds", "fold",
                                         salt="approximation")}
     cv_seed = params.get("cv_seed")
@@ -511,7 +511,8 @@ def classification_cell(params):
           linear model without support vectors.
 
         Estimators with a ``random_state`` parameter get
-        ``cell_seed(params, salt="estimator")`` unless ``method_params`` sets it.
+        ``cell_seed(location_free(params), salt="estimator")`` (the same wherever
+        the data file lies) unless ``method_params`` sets it.
 
     Returns
     -------
