@@ -43,7 +43,9 @@ random_state=random_state + r)`` and each outer training split again with
 ``cross_val_score(GridSearchCV(est, grid, cv=inner), K, y, cv=outer)`` with
 those splitters gives the table's numbers for repeat 0, and every method sees
 the same folds.  Estimators with a ``random_state`` get one derived from the
-run's seed: the same input and seed give the same table.  Cells run fold by
+run's seed (and from the cell: method, fold, parameters, the data file's name,
+not its directory): the same input and seed give the same table, wherever the
+file lies.  Cells run fold by
 fold (all methods of a fold, then the next fold), inside
 :func:`krein._cache.shared_computations`, so the methods of a fold share one
 eigendecomposition of its training block.
