@@ -332,6 +332,14 @@ def comparison_lines(result):
     for name, group in warned.groupby("method", sort=False):
         lines.append(f"warnings in {name} ({len(group)} of {result.outer_folds * result.repeats} "
                      f"fits), first: {group['warnings'].iloc[0][:300]}")
+    folds = result.folds
+    lost = folds[folds["inner_error"].fillna("").astype(str) != ""] \
+        if "inner_error" in folds else folds.iloc[:0]
+    for name, group in lost.groupby("method", sort=False):
+        n_lost = int(group["n_inner_failures"].astype(float).fillna(0).sum())
+        lines.append(f"inner fits failed in {name} ({n_lost}, in {len(group)} of "
+                     f"{result.outer_folds * result.repeats} folds), first: "
+                     f"{group['inner_error'].iloc[0][:300]}")
     boundary = getattr(result, "boundary_seconds", float("nan"))
     lines.append(f"time: {result.seconds:.0f} s"
                  + ("" if boundary != boundary else f" (boundaries {boundary:.0f} s)"))

@@ -94,6 +94,26 @@ def test_summary_csv_and_status_column(faulty):
     assert "warning (2/2 not converged; 8 inner warnings)" in table
     assert "warning (4 inner fits failed)" in table
     assert "warnings in warns (2 of 2 fits), first: ConvergenceWarning" in table
+    # and why the inner fits failed, as the errors and warnings of the refits are named
+    assert ("inner fits failed in fails (4, in 2 of 2 folds), first: RuntimeError: injected "
+            "failure at C > 5") in table
+
+
+def test_why_the_inner_fits_failed_is_recorded_and_shown(faulty):
+    """Each fold keeps the first failed inner fit's exception (``inner_error``, one line);
+    the page's fold table shows it beside the count, so "4 inner fits failed" says why."""
+    folds = faulty.folds.set_index("method")
+    assert set(folds.loc["fails", "inner_error"]) == {
+        "RuntimeError: injected failure at C > 5"}
+    assert set(folds.loc[["svm", "warns"], "inner_error"]) == {""}
+    saved = pd.read_csv(f"{faulty.directory}/folds.csv", keep_default_na=False)
+    assert set(saved.loc[saved["method"] == "fails", "inner_error"]) == {
+        "RuntimeError: injected failure at C > 5"}
+    with open(f"{faulty.directory}/report.html") as fh:
+        page = fh.read()
+    folds_table = page[page.index('<details id="folds">'):]
+    shown = "2 inner fits failed, the first: RuntimeError: injected failure at C &gt; 5"
+    assert folds_table.count(shown) == 2 * 2   # two folds: the cell's text and its title
 
 
 def test_page_badge_is_not_ok(faulty):

@@ -128,6 +128,10 @@ def make_run_directory(directory, two_d=True, seed=0, grid=40):
                              certificate_value=np.nan if err else 3e-9, error=err,
                              warnings="ConvergenceWarning: max_iter reached" if fold == 1 else "",
                              solver_used="CLARABEL",
+                             # an inner grid point that could not be fitted, and why
+                             n_inner_failures=2 if (m, fold) == ("clip", 2) else 0,
+                             inner_error="ValueError: C=10 <infeasible> & refused"
+                             if (m, fold) == ("clip", 2) else "",
                              # one '0'/'1' per test object, as the cells write it
                              test_correct="" if err else
                              "".join(rng.permutation(["1"] * int(round(acc * 24))

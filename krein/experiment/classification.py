@@ -533,7 +533,8 @@ def classification_cell(params):
         :class:`krein.solvers.Solution` objects the estimator keeps, ``""`` if
         none), ``objective`` and ``gap`` (of a single such solution, else NaN),
         ``certificate`` and ``certificate_value`` (:func:`certificate_measure`),
-        ``n_inner_failures``, ``n_inner_warnings``; ``test_correct``
+        ``n_inner_failures``, ``n_inner_warnings``, ``inner_error`` (the first
+        failed inner fit's exception on one line, ``""`` if none); ``test_correct``
         (:func:`krein.experiment.splits.fold_correctness`: ``"1"``/``"0"`` per
         test object in test-index order); and ``trace`` (``trace_``) when
         ``save_trace``.
@@ -636,11 +637,11 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     t_sel = time.perf_counter()
     best_k, best_m, inner_score = 0, 0, float("nan")
     n_fail = n_warn = 0
+    first_error = None
     if len(kernel_combos) * len(method_combos) > 1:
         skf = StratifiedKFold(inner, shuffle=True, random_state=seeds["inner"])
         inner_splits = [(tr[a], tr[b]) for a, b in skf.split(np.zeros((tr.size, 1)), y[tr])]
         scores = np.full((len(kernel_combos), len(method_combos)), -np.inf)
-        first_error = None
         for i, data in enumerate(datas):
             fold_scores = np.zeros((len(method_combos), len(inner_splits)))
             for s, (a, b) in enumerate(inner_splits):
@@ -716,6 +717,7 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     out["gap"] = float(sols[0].gap) if len(sols) == 1 else float("nan")
     out["certificate"], out["certificate_value"] = certificate_measure(sols)
     out["n_inner_failures"] = n_fail
+    out["inner_error"] = " ".join(f"{type(first_error).__name__}: {first_error}".split()) if n_fail else ""
     out["n_inner_warnings"] = n_warn
     trace = getattr(est, "trace_", None)
     if p["save_trace"] and trace is not None and hasattr(trace, "to_csv") and len(trace):

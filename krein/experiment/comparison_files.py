@@ -105,7 +105,8 @@ SPECTRUM_KEYS = ("n", "p", "q", "z", "min_eigenvalue", "max_eigenvalue", "r_mm",
 #: some folds failed, ``failed`` when all did.
 STATUSES = ("ok", "warning", "partial", "failed", "skipped")
 
-#: Counts of the per-fold inner model selection in ``folds.csv`` (fits that raised, warnings).
+#: Counts of the per-fold inner model selection in ``folds.csv`` (fits that raised, warnings);
+#: beside them ``inner_error``, the first failed inner fit's exception on one line.
 _INNER = ("n_inner_failures", "n_inner_warnings")
 
 #: Counts in ``summary.csv`` behind a ``warning`` status, per method: folds whose refit
@@ -204,7 +205,7 @@ COMPARISON_FILES = {f.name: f for f in (
         columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "auc", "best_params",
                  "inner_score", "fit_seconds", "select_seconds", "n_support", "min_eigenvalue",
                  "r_mm", "r_neg", "solver_status", "gap", "certificate", "certificate_value",
-                 "error", "warnings", "solver_used", *_INNER, "test_correct"),
+                 "error", "warnings", "solver_used", *_INNER, "inner_error", "test_correct"),
         required=("method", "accuracy", "error"),
         numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "auc", "inner_score",
                  "fit_seconds", "select_seconds", "n_support", "min_eigenvalue", "r_mm",

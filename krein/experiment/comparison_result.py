@@ -356,7 +356,7 @@ def fold_table(rows):
         if col not in df.columns:
             df[col] = np.nan
     for col in ("error", "warnings", "certificate", "solver_status", "best_params",
-                "test_correct"):
+                "inner_error", "test_correct"):
         df[col] = [("" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v))
                    for v in df[col].astype(object)]
     return df[FOLD_COLUMNS].reset_index(drop=True)

@@ -327,6 +327,11 @@ def _folds_details(c):
         previous = r["method"]
         error = str(r["error"]).strip()
         warn = str(r["warnings"]).strip()
+        inner = r.get("inner_error", "")
+        inner = inner.strip() if isinstance(inner, str) else ""   # NaN: an older run's row
+        if inner:   # why the inner model selection lost some fits (e.g. an infeasible mu)
+            warn = "; ".join(x for x in (warn, f"{_num(r['n_inner_failures'])} inner fits "
+                                               f"failed, the first: {inner}") if x)
         msg = error or warn
         short = textwrap.shorten(msg, 160, placeholder="…")
         msg_cell = f'<td class="msg" title="{_e(msg)}">{_e(short)}</td>' if msg else "<td></td>"
@@ -386,7 +391,7 @@ def _page_html(c, images):
                     + ("%)" if r["n_folds"] == 1 else f" ± {_percent(r['accuracy_std'])}%)")
                     + "".join(f", {_e(m)}" for m, g in sig["group"].items() if g == "not worse"))
         if np.isfinite(c.majority_rate):
-            headline += f" (majority class {100 * c.majority_rate:.1f}%)"
+            headline += f"; the majority class alone scores {100 * c.majority_rate:.1f}%"
         headline += f"; {n_ran} of {len(s)} methods ran"
         not_ran = len(s) - n_ran
         if not_ran:

@@ -60,7 +60,8 @@ NUMERIC_RESULT_COLUMNS = ("accuracy", "auc", "recall", "average", "sensitivity",
 _CLASSIFICATION_FILLED = ("accuracy", "n_train", "n_test")
 _INFER_MIN = 5
 _TEXT_RESULT_COLUMNS = ("key", "experiment", "task", "status", "error", "warnings",
-                        "trace_file", "config", "host", "timestamp", "test_correct")
+                        "trace_file", "config", "host", "timestamp", "test_correct",
+                        "inner_error")
 
 
 class ResultFileError(ValueError):
