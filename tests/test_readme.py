@@ -163,7 +163,7 @@ CHECKERBOARD = ("krein compare --dataset checkerboard --n-samples 300 --kernel s
 
 #: Runnable but slow commands: run only with KREIN_README_SLOW=1.
 SLOW = {
-    "krein compare": "the main job: 25 methods tuned by nested CV on Sonar (106 s on two cores, "
+    "krein compare": "the main job: 25 methods tuned by nested CV on Sonar (85 s on two cores, "
                      "measured for the README); `krein compare --no-tune` below runs the same "
                      "methods, data and folds untuned in seconds",
     HEART: "50 tuned cells per method (minutes on two busy cores)",
