@@ -74,6 +74,7 @@ approximation", arXiv:2009.11392.
 from __future__ import annotations
 
 import numbers
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 
 import numpy as np
@@ -300,7 +301,7 @@ def _holdout_keep(W, L, rng):
     return np.abs(L) > cuts[k] * top
 
 
-def landmark_cutoff(W, L, rcond, complete, rng):
+def landmark_cutoff(W, L, rcond, complete, random_state=None):
     """The eigenvalues of the landmark block kept by the pseudo-inverse ``W^+``.
 
     ``rcond`` a float: ``|L| > rcond max|L|``.  ``rcond="auto"`` on landmark columns
@@ -322,8 +323,9 @@ def landmark_cutoff(W, L, rcond, complete, rng):
         The relative cutoff.
     complete : bool
         Whether every object is a landmark.
-    rng : numpy.random.RandomState
-        Draws the splits and pairs of ``rcond="auto"``.
+    random_state : int, RandomState instance or None, default=None
+        Draws the splits and pairs of ``rcond="auto"`` (a RandomState instance is used
+        as it is: the draws continue its stream).
 
     Returns
     -------
@@ -335,7 +337,7 @@ def landmark_cutoff(W, L, rcond, complete, rng):
         return np.abs(L) > rcond * top
     if complete or L.size < 4:
         return np.abs(L) > _TINY * top
-    return _holdout_keep(W, L, rng)
+    return _holdout_keep(W, L, check_random_state(random_state))
 
 
 def nystroem_normalization(Ur, S, G):
@@ -435,7 +437,7 @@ class Eigenfeatures:
 
     @property
     def signs(self):
-        """ndarray of shape (q,): ``sign(eigenvalues)``."""
+        """The signs ``sign(eigenvalues)``, an ndarray of shape (q,)."""
         return np.sign(self.eigenvalues)
 
     def to_rows(self, coef):
@@ -456,7 +458,7 @@ class Eigenfeatures:
         return coef if self.extension is None else self.extension @ coef
 
 
-class KernelRepresentation:
+class KernelRepresentation(ABC):
     """The interface of a kernel's representation (module docstring).
 
     Subclasses set :attr:`kind` (one of :data:`REPRESENTATION_KINDS`) and
@@ -475,10 +477,11 @@ class KernelRepresentation:
                   "dense")
 
     @property
+    @abstractmethod
     def n(self):
-        """int: the number of objects."""
-        raise NotImplementedError
+        """The number of objects ``n`` (int)."""
 
+    @abstractmethod
     def dot(self, V):
         """Products with the represented kernel, ``K @ V``.
 
@@ -492,8 +495,8 @@ class KernelRepresentation:
         ndarray of shape (n,) or (n, k)
             ``K V``.
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def diagonal(self):
         """The diagonal ``K_ii`` of the represented kernel.
 
@@ -502,8 +505,8 @@ class KernelRepresentation:
         ndarray of shape (n,)
             The diagonal.
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def eigenfeatures(self):
         """The exact eigendecomposition of the represented kernel as signed features.
 
@@ -512,8 +515,8 @@ class KernelRepresentation:
         Eigenfeatures
             ``(features, eigenvalues, extension)`` (module docstring).
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def subset(self, idx):
         """The representation of ``K[idx][:, idx]``, in the same form.
 
@@ -527,8 +530,8 @@ class KernelRepresentation:
         KernelRepresentation
             The sub-kernel (module docstring, "Sub-representations").
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def rows(self, new):
         """The rows of new objects in the representation's coordinates.
 
@@ -542,8 +545,8 @@ class KernelRepresentation:
         ndarray of shape (n_new, p)
             Their rows (``f(x) = rows(x) coef + b`` for a model on the representation).
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def to_signed_features(self):
         """The represented kernel as :class:`SignedFeatures`.
 
@@ -552,8 +555,8 @@ class KernelRepresentation:
         SignedFeatures
             Features ``Z`` and signs with ``Z diag(s) Z'`` the represented kernel.
         """
-        raise NotImplementedError
 
+    @abstractmethod
     def dense(self, max_entries=MAX_DENSE_ENTRIES):
         """The ``n x n`` kernel matrix: an explicit request, never made by a solver
         whose mathematics does not need it.
@@ -568,7 +571,6 @@ class KernelRepresentation:
         ndarray of shape (n, n)
             The represented kernel.
         """
-        raise NotImplementedError
 
     def _check_dense_size(self, max_entries):
         n = self.n
@@ -618,7 +620,7 @@ class ExactKernel(KernelRepresentation):
 
     @property
     def n(self):
-        """int: the number of objects."""
+        """The number of objects ``n`` (int)."""
         return self.K.shape[0]
 
     def dot(self, V):
@@ -803,7 +805,7 @@ class SignedFeatures(KernelRepresentation):
 
     @property
     def n(self):
-        """int: the number of objects."""
+        """The number of objects ``n`` (int)."""
         return self.Z.shape[0]
 
     def dot(self, V):
@@ -1001,12 +1003,11 @@ class LandmarkColumns(KernelRepresentation):
             raise ValueError(f"rcond must be 'auto' or a number in (0, 1); got {rcond!r}")
         idx = check_landmark_indices(landmarks, n, m_expected=m, columns="C")
         W = check_landmark_block(C[idx], m, "C[landmarks]")
-        rng = check_random_state(random_state)
         L, U = np.linalg.eigh(W)
         if float(np.max(np.abs(L))) == 0.0:
             raise ValueError("C[landmarks]: the kernel of the landmarks is zero; no "
                              "features can be formed")
-        keep = landmark_cutoff(W, L, rcond, idx.size == n, rng)
+        keep = landmark_cutoff(W, L, rcond, idx.size == n, random_state)
         Ur = U[:, keep] / np.sqrt(np.abs(L[keep]))          # U_r |L_r|^(-1/2), (m, r0)
         S = np.sign(L[keep])
         T, lam = nystroem_normalization(Ur, S, _blocked_gram(C, Ur, _BLOCK_SIZE))
@@ -1020,7 +1021,7 @@ class LandmarkColumns(KernelRepresentation):
 
     @property
     def n(self):
-        """int: the number of objects."""
+        """The number of objects ``n`` (int)."""
         return self.C.shape[0]
 
     def dot(self, V):
