@@ -21,7 +21,8 @@ import numpy as np
 import pytest
 
 from krein import IndefiniteNystroem
-from krein.estimators import ESVC, SpectrumSVC
+from krein.estimators import ESVC, KSVC, SpectrumSVC
+from krein.estimators.rkks import KreinLeastSquaresClassifier
 from krein.kernels import sigmoid_kernel
 from krein.representation import (MAX_DENSE_ENTRIES, REPRESENTATION_KINDS, ExactKernel,
                                   KernelRepresentation, LandmarkColumns, SignedFeatures)
@@ -216,13 +217,19 @@ def test_subsets_are_slices_of_the_dense_matrix(data, factor, form):
     lambda: ESVC(C=1.0, solver="libsvm", tol=1e-10),
     lambda: SpectrumSVC(C=1.0, correction="clip", out_of_sample="spectral", solver="libsvm",
                         tol=1e-10),
+    lambda: KreinLeastSquaresClassifier(radius_squared=5.0, krein_penalty=0.1),
+    lambda: KSVC(C=1.0, solver="CLARABEL"),
 ])
 def test_one_method_on_every_representation_of_a_full_rank_kernel(data, make):
     """The approximate path's binary model, written once on the interface, run on the
     exact kernel, on signed features (with and without their eigenvalues) and on landmark
-    columns with every object a landmark: the exact estimator's decision values."""
+    columns with every object a landmark: the exact estimator's decision values (KSVC:
+    the active set's)."""
     X, Xt, y, K, Kt = data
-    reference = make().set_params(kernel="precomputed").fit(K, y).decision_function(Kt)
+    exact = make().set_params(kernel="precomputed")
+    if isinstance(exact, KSVC):
+        exact.set_params(solver="active-set", tol=1e-10)
+    reference = exact.fit(K, y).decision_function(Kt)
     ny = IndefiniteNystroem(kernel_params=KP, n_components=N, random_state=0)
     Psi, Psi_t = ny.fit_transform(X), ny.transform(Xt)
     forms = [(ExactKernel(K), Kt),
