@@ -17,7 +17,8 @@ of ESVC, SpectrumSVC, KSVC and the Krein least squares) asks its representation 
 the signed eigenfeatures ``(Psi, lam, M)``
 (:meth:`~krein.representation.KernelRepresentation.eigenfeatures`) and returns
 weights on the representation's rows of new points, ``f(x) = psi(x) (M w) + b``
-(``M = I`` for the whole training set); it is written once for any representation,
+(``M = I`` where the features are the eigenfeatures already, as the approximation's
+are; a pair's ``M`` below); it is written once for any representation,
 the exact kernel (:class:`~krein.representation.ExactKernel`) and landmark columns
 (:class:`~krein.representation.LandmarkColumns`) included.
 
