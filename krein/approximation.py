@@ -30,6 +30,10 @@ diag(lam)``), ``Psi = C T`` with::
 no inverse of ``R`` needed; a new point's features are ``K(x, landmarks) T``, which
 reproduces the Nyström extension ``K_approx(x, z) = k_x W^+ k_z'``.  Components with
 ``|lam| <= rcond * max|lam|`` or ``D <= rcond^2 * max D`` are dropped.
+The map and the cutoff on ``W`` of precomputed columns are the functions
+:func:`krein.representation.nystroem_normalization` and
+:func:`krein.representation.landmark_cutoff`, which the landmark-columns
+representation :class:`krein.representation.LandmarkColumns` shares.
 
 Time ``O(n m r + m^3)``, memory ``O(n r + block m)``: no ``n x n`` array is formed,
 and ``C`` is computed in row blocks of ``block_size`` rows (with ``verbose``, a tqdm
@@ -86,30 +90,17 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._io import progress_bar
 from .kernels import KERNELS, pairwise_kernel
+# the Nyström mathematics shared with the landmark-columns representation; its constants
+# are re-exported here, where the transformer's parameters refer to them
+from .representation import (HOLDOUT_FRACTION, N_HOLDOUT_SPLITS, N_VALIDATION_PAIRS,
+                             SYMMETRY_RTOL, check_landmark_block, check_landmark_indices,
+                             cumulative_errors, landmark_cutoff, nystroem_normalization)
 
 __all__ = ["IndefiniteNystroem", "LANDMARK_METHODS", "N_VALIDATION_PAIRS", "N_HOLDOUT_SPLITS",
            "HOLDOUT_FRACTION", "SYMMETRY_RTOL"]
 
 #: Ways of choosing the landmarks of :class:`IndefiniteNystroem`.
 LANDMARK_METHODS = ("uniform", "kmeans++")
-
-#: Random pairs of training points on which ``rcond="auto"`` measures the error.
-N_VALIDATION_PAIRS = 2000
-
-#: Largest ``max|W - W'| / max|W|`` accepted for a precomputed landmark block ``W``
-#: (it is then symmetrized as ``(W + W') / 2``).
-SYMMETRY_RTOL = 1e-6
-
-#: ``rcond="auto"`` with ``kernel="precomputed"``: random splits of the landmarks
-#: (class docstring, ``rcond``).
-N_HOLDOUT_SPLITS = 5
-
-#: ``rcond="auto"`` with ``kernel="precomputed"``: the fraction of the landmarks that
-#: approximates random pairs of the held-out rest in each split (2/3 measured better
-#: than 1/2 and 3/4 at 10 to 40 landmarks; class docstring, ``rcond``).
-HOLDOUT_FRACTION = 2 / 3
-
-_TINY = 1e-12
 
 
 def _is_dask(X):
@@ -151,36 +142,6 @@ def _take_rows(X, idx):
         return X[idx]
     rows, inverse = np.unique(idx, return_inverse=True)
     return np.asarray(X[rows].compute())[inverse]
-
-
-def _cumulative_errors(Ci, Cj, exact, L, U):
-    """Squared errors of ``Ci U_k L_k^-1 U_k' Cj'`` against ``exact`` on the pairs for
-    the ``k = 1, 2, ...`` largest ``|L|`` (every ``k`` at once by cumulative sums);
-    returns ``(order, err)`` with ``order`` the indices of ``L`` by decreasing magnitude."""
-    order = np.argsort(-np.abs(L))
-    order = order[np.abs(L[order]) > _TINY * np.abs(L[order[0]])]
-    Ai = Ci @ U[:, order]
-    Aj = Cj @ U[:, order]
-    approx = np.cumsum(Ai * Aj / L[order], axis=1)       # rank 1, 2, ... by |L|
-    return order, np.sum((approx - exact[:, None]) ** 2, axis=0)
-
-
-def _check_symmetric_block(W, m, name):
-    """Validate the landmark block: finite, ``(m, m)``, symmetric to :data:`SYMMETRY_RTOL`."""
-    W = np.asarray(W, dtype=np.float64)
-    if W.ndim != 2 or W.shape != (m, m):
-        raise ValueError(f"{name} must be the square (m, m) kernel matrix of the m = {m} "
-                         f"landmarks (m = the number of columns of X); got shape {W.shape}")
-    if not np.all(np.isfinite(W)):
-        raise ValueError(f"{name} must not contain NaN or inf")
-    scale = float(np.max(np.abs(W))) if W.size else 0.0
-    asym = float(np.max(np.abs(W - W.T))) if W.size else 0.0
-    if asym > SYMMETRY_RTOL * scale:
-        raise ValueError(f"{name} is not symmetric: max |W - W'| = {asym:.3g} against "
-                         f"max |W| = {scale:.3g} (tolerance {SYMMETRY_RTOL:g} relative); "
-                         "symmetrize it first, e.g. (W + W.T) / 2, or check that its rows "
-                         "and columns list the landmarks in the same order")
-    return 0.5 * (W + W.T)
 
 
 class IndefiniteNystroem(TransformerMixin, BaseEstimator):
@@ -392,17 +353,8 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
             raise ValueError(
                 "landmarks must be 'uniform', 'kmeans++', None or a non-empty 1-D array of "
                 f"integer row indices; got an array of shape {idx.shape} and dtype {idx.dtype}")
-        if idx.min() < 0 or idx.max() >= n:
-            raise ValueError(f"landmarks: row indices must lie in [0, {n}) for X with {n} "
-                             f"rows; got [{idx.min()}, {idx.max()}]")
-        if np.unique(idx).size != idx.size:
-            raise ValueError("landmarks: row indices must be distinct")
-        if m_expected is not None and idx.size != m_expected:
-            raise ValueError(
-                f"landmarks has {idx.size} indices but X has {m_expected} columns: with "
-                "kernel='precomputed', X = K(objects, landmarks) has one column per landmark, "
-                "in the order of landmarks")
-        return idx.astype(np.intp)
+        return check_landmark_indices(idx, n, m_expected, columns="X",
+                                      context="with kernel='precomputed', ")
 
     def _choose_landmarks(self, X, rng):
         """Row indices of the landmarks in feature-vector mode."""
@@ -446,9 +398,9 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         if K_mm is not None:
             if _is_dask(K_mm):
                 K_mm = K_mm.compute()
-            return None, _check_symmetric_block(K_mm, m, "K_mm")
+            return None, check_landmark_block(K_mm, m, "K_mm")
         idx = self._landmark_index_array(n, m_expected=m)
-        return idx, _check_symmetric_block(_take_rows(X, idx), m, "X[landmarks]")
+        return idx, check_landmark_block(_take_rows(X, idx), m, "X[landmarks]")
 
     # ------------------------------------------------------------------ fitting
     def fit(self, X, y=None, K_mm=None):
@@ -529,14 +481,10 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         if top == 0.0:
             raise ValueError("IndefiniteNystroem: the kernel of the landmarks is zero; no "
                              "features can be formed")
-        if self.rcond != "auto":
-            keep = np.abs(L) > self.rcond * top
-        elif not self._precomputed:
+        if self.rcond == "auto" and not self._precomputed:
             keep = self._auto_keep(X, Z, L, U, rng)
-        elif (idx is not None and idx.size == n) or L.size < 4:
-            keep = np.abs(L) > _TINY * top
         else:
-            keep = self._holdout_keep(W, L, rng)
+            keep = landmark_cutoff(W, L, self.rcond, idx is not None and idx.size == n, rng)
         Ur = U[:, keep] / np.sqrt(np.abs(L[keep]))          # U_r |L_r|^(-1/2), (m, r0)
         S = np.sign(L[keep])
         kernel, params, bs = self.kernel, self.kernel_params, int(self.block_size)
@@ -555,19 +503,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
                     bar.update()
             if bar is not None and not features:
                 bar.close()
-        G = 0.5 * (G + G.T)
-        D, E = np.linalg.eigh(G)
-        good = D > _TINY * max(float(D.max()), 0.0)
-        D, E = D[good], E[:, good]
-        R = np.sqrt(D)[:, None] * E.T                       # R'R = G, (q, r0)
-        M = (R * S) @ R.T                                   # R S R'
-        lam, V = np.linalg.eigh(0.5 * (M + M.T))
-        nz = np.abs(lam) > _TINY * float(np.max(np.abs(lam)))
-        lam, V = lam[nz], V[:, nz]
-        T = Ur @ ((S[:, None] * R.T) @ (V * (np.sign(lam) / np.sqrt(np.abs(lam)))))
-        # one sign per feature, whatever the rounding of the sums: the largest |T| positive
-        # (as sklearn's svd_flip), so in-memory, blocked and dask fits give the same columns
-        T = T * np.where(T[np.argmax(np.abs(T), axis=0), np.arange(T.shape[1])] < 0, -1.0, 1.0)
+        T, lam = nystroem_normalization(Ur, S, G)
         self.landmarks_ = Z
         self.landmark_indices_ = idx
         self.eigenvalues_ = lam
@@ -622,37 +558,11 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         Xi, Xj = Xij[:i.size], Xij[i.size:]
         exact = np.concatenate([np.diagonal(self._k(Xi[a:a + 256], Xj[a:a + 256]))
                                 for a in range(0, i.size, 256)])
-        order, err = _cumulative_errors(self._k(Xi, Z), self._k(Xj, Z), exact, L, U)
+        order, err = cumulative_errors(self._k(Xi, Z), self._k(Xj, Z), exact, L, U)
         k = int(np.argmin(err)) + 1
         keep = np.zeros(L.size, dtype=bool)
         keep[order[:k]] = True
         return keep
-
-    def _holdout_keep(self, W, L, rng):
-        """``rcond="auto"`` from ``W`` alone (precomputed mode; class docstring): the
-        relative cutoff with the least error summed over :data:`N_HOLDOUT_SPLITS` random
-        splits of the landmarks, each approximating held-out pairs from the rest."""
-        m = W.shape[0]
-        top = float(np.max(np.abs(L)))
-        mags = np.sort(np.abs(L))[::-1] / top
-        mags = mags[mags > _TINY]
-        # candidate cutoffs: between consecutive |L| of W (keep 1, 2, ..., all)
-        cuts = np.append(np.sqrt(mags[:-1] * mags[1:]), _TINY)
-        total = np.zeros(cuts.size)
-        n_a = max(1, int(round(HOLDOUT_FRACTION * m)))
-        for _ in range(N_HOLDOUT_SPLITS):
-            perm = rng.permutation(m)
-            A, B = perm[:n_a], perm[n_a:]
-            La, Ua = np.linalg.eigh(W[np.ix_(A, A)])
-            i = B[rng.randint(B.size, size=N_VALIDATION_PAIRS)]
-            j = B[rng.randint(B.size, size=N_VALIDATION_PAIRS)]
-            exact = W[i, j]
-            order, err = _cumulative_errors(W[np.ix_(i, A)], W[np.ix_(j, A)], exact, La, Ua)
-            mags_a = np.abs(La[order]) / np.abs(La[order[0]])
-            count = np.searchsorted(-mags_a, -cuts, side="left")   # #(mags_a > cut)
-            total += np.concatenate([[np.sum(exact ** 2)], err])[count]
-        k = int(np.argmin(total))
-        return np.abs(L) > cuts[k] * top
 
     def transform(self, X):
         """Features of new points: ``K(X, landmarks) normalization_``.

@@ -66,7 +66,7 @@ FLOORS = (
                 "krein._cache", "krein.kernels", "krein.projections")),
     ("data", ("krein.spectrum", "krein.geometry", "krein.approximation", "krein.kernel_data",
               "krein.kernel_catalogue", "krein.approximation_spec", "krein.datasets",
-              "krein.combinations")),
+              "krein.combinations", "krein.representation")),
     ("formulations", ("krein.formulations",)),
     ("solvers", ("krein.solvers",)),
     ("estimators", ("krein.estimators",)),

@@ -10,6 +10,18 @@ training kernel is replaced by its low-rank approximation, given as features
 point is the Nyström extension ``k_approx(x, X) = psi(x) diag(s) Psi'``.  No
 ``n x n`` array is formed.
 
+The methods run on the representation interface of :mod:`krein.representation`:
+the approximation's features are a :class:`~krein.representation.SignedFeatures`
+(given with their eigenvalues), and each binary model (``_fit_features(rep, y, C)``
+of ESVC, SpectrumSVC, KSVC and the Krein least squares) asks its representation for
+the signed eigenfeatures ``(Psi, lam, M)``
+(:meth:`~krein.representation.KernelRepresentation.eigenfeatures`) and returns
+weights on the representation's rows of new points, ``f(x) = psi(x) (M w) + b``
+(``M = I`` where the features are the eigenfeatures already, as the approximation's
+are; a pair's ``M`` below); it is written once for any representation,
+the exact kernel (:class:`~krein.representation.ExactKernel`) and landmark columns
+(:class:`~krein.representation.LandmarkColumns`) included.
+
 Spectrum corrections become linear models
 -----------------------------------------
 A spectrum correction ``g`` (:func:`krein.spectrum.correct_eigenvalues`) applied to
@@ -54,7 +66,8 @@ One-vs-one
 ----------
 For more than two classes each pair ``idx`` has the sub-kernel
 ``Psi_idx diag(s) Psi_idx' = F diag(s_p) F'``, whose exact eigendecomposition
-``F = Psi_idx T`` comes from an ``r x r`` problem (:func:`signed_refactor`), so that
+``F = Psi_idx T`` comes from an ``r x r`` problem (:func:`signed_refactor`; the
+pair's sub-representation ``rep.subset(idx)``, its eigenfeatures), so that
 each pair is corrected on its own spectrum, as the exact path corrects
 ``K[idx, idx]``.  A new point's features for the pair are its Nyström extension
 ``k_approx(x, X_idx) F |lam_p|^(-1) diag(s_p) = psi(x) M`` with
@@ -95,6 +108,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._cache import cached, parameters_token, shared_computations_active
+# signed_refactor lives with the representations; re-exported for its importers
+from ..representation import SignedFeatures, signed_refactor
 
 # the linear C-SVM on features lives with the solvers; re-exported for its importers
 from ..solvers.linear import linear_svm, linear_svm_certificate
@@ -105,52 +120,15 @@ __all__ = ["ApproximationMixin", "linear_svm", "linear_svm_certificate", "signed
 #: Own solver names of the approximate path (besides the installed CVXPY solvers).
 APPROXIMATE_SOLVERS = ("libsvm", "liblinear")
 
-#: Components of a refactored sub-kernel with ``|lam| <= _TINY * max|lam|`` are dropped.
-_TINY = 1e-12
-
-
-def signed_refactor(Psi, signs):
-    """Exact eigendecomposition of ``Psi diag(signs) Psi'`` as signed features.
-
-    With ``Psi' Psi = E diag(D) E'`` and ``R = diag(D)^(1/2) E'`` (``R'R = Psi'Psi``,
-    ``Psi = Q R`` with ``Q`` orthonormal) and ``R diag(signs) R' = U diag(lam) U'``,
-    ``Psi diag(signs) Psi' = (Q U) diag(lam) (Q U)'``; the new features are
-    ``Psi T`` with ``T = E diag(D)^(-1/2) U |lam|^(1/2)`` (Oglic & Gärtner 2019, §3).
-
-    Parameters
-    ----------
-    Psi : ndarray of shape (n, r)
-        Features of the kernel ``Psi diag(signs) Psi'``.
-    signs : ndarray of shape (r,)
-        Signs in {-1, +1}.
-
-    Returns
-    -------
-    T : ndarray of shape (r, q)
-        New features ``Psi T`` (orthogonal columns, norms ``|lam|^(1/2)``).
-    lam : ndarray of shape (q,)
-        The nonzero eigenvalues of ``Psi diag(signs) Psi'``, ascending.
-    """
-    G = Psi.T @ Psi
-    D, E = np.linalg.eigh(0.5 * (G + G.T))
-    good = D > _TINY * max(float(D.max(initial=0.0)), 0.0)
-    D, E = D[good], E[:, good]
-    R = np.sqrt(D)[:, None] * E.T
-    M = (R * signs) @ R.T
-    lam, U = np.linalg.eigh(0.5 * (M + M.T))
-    nz = np.abs(lam) > _TINY * float(np.max(np.abs(lam), initial=0.0))
-    lam, U = lam[nz], U[:, nz]
-    T = (E / np.sqrt(D)) @ (U * np.sqrt(np.abs(lam)))
-    return T, lam
-
-
 class ApproximationMixin:
     """Fit and predict through ``approximation`` (module docstring); mixed in before
     :class:`~krein.estimators.base.KernelClassifierBase`.
 
-    Subclasses implement ``_fit_features(Psi, lam, y, C)``: train one binary model on
-    the signed features ``Psi`` (eigenvalues ``lam`` of ``Psi diag(sign(lam)) Psi'``)
-    and return ``(coef, intercept, info)`` with ``f(x) = psi(x) coef + intercept``.
+    Subclasses implement ``_fit_features(rep, y, C)``: train one binary model on the
+    kernel representation ``rep`` (:mod:`krein.representation`; the approximation's
+    :class:`~krein.representation.SignedFeatures`, or a pair's sub-representation),
+    asking it for its signed eigenfeatures, and return ``(coef, intercept, info)``
+    with ``f(x) = rep.rows(x) coef + intercept``.
     """
 
     def _approximate(self):
@@ -187,24 +165,19 @@ class ApproximationMixin:
             raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at "
                              f"least two classes")
         self._class_weight = self._class_weights(classes, y)
-        approx, Psi, lam = self._fit_approximation(X)
+        approx, rep = self._fit_approximation(X)
+        lam = rep.eigenfeatures().eigenvalues
         pairs = [(i, j) for i in range(classes.size) for j in range(i + 1, classes.size)]
         coefs, intercepts, infos = [], [], []
         for i, j in pairs:
-            if classes.size == 2:
-                idx, T, lam_p, F = None, None, lam, Psi
-            else:
-                idx = np.flatnonzero((y_idx == i) | (y_idx == j))
-                Pi = Psi[idx]
-                T, lam_p = signed_refactor(Pi, np.sign(lam))
-                F = Pi @ T
-                # the pair's Nystrom features of a new point: k_approx(x, X_idx) F |lam_p|^-1 S_p
-                # = psi(x) M (equal to F on the pair's training points)
-                T = (np.sign(lam)[:, None] * (Pi.T @ F)) * (np.sign(lam_p) / np.abs(lam_p))
+            # each pair on its own sub-kernel (its own spectrum, as the exact path's
+            # K[idx, idx]); its rows of new points are the same features psi(x)
+            idx = None if classes.size == 2 else np.flatnonzero((y_idx == i) | (y_idx == j))
+            sub = rep if idx is None else rep.subset(idx)
             y_pm = np.where(y_idx[idx if idx is not None else slice(None)] == j, 1.0, -1.0)
             C = self._per_sample_C(y_idx if idx is None else y_idx[idx])
-            coef, b, info = self._fit_features(F, lam_p, y_pm, C)
-            coefs.append(coef if T is None else T @ coef)
+            coef, b, info = self._fit_features(sub, y_pm, C)
+            coefs.append(coef)
             intercepts.append(b)
             infos.append(info)
         # ---- every binary model trained: set the fitted attributes
@@ -229,8 +202,9 @@ class ApproximationMixin:
         return self
 
     def _fit_approximation(self, X):
-        """The fitted clone of ``approximation`` (the estimator's kernel), its training
-        features ``Psi`` (n, r) and their eigenvalues ``lam`` (r,).
+        """The fitted clone of ``approximation`` (the estimator's kernel) and the training
+        kernel's representation: :class:`~krein.representation.SignedFeatures` of its
+        features ``Psi`` (n, r), given with their eigenvalues ``lam`` (r,).
 
         Inside :func:`krein._cache.shared_computations` (every cell of ``krein
         compare``) the result is memoized on the content of ``X`` and the clone's
@@ -252,10 +226,13 @@ class ApproximationMixin:
 
         token = parameters_token(approx) if shared_computations_active() else None
         if token is None:
-            return fit()
-        fitted, Psi, lam = cached(("approximation-features", token), X, fit,
-                                  record_warnings=True)
-        return copy.deepcopy(fitted), Psi, lam
+            fitted, Psi, lam = fit()
+        else:
+            fitted, Psi, lam = cached(("approximation-features", token), X, fit,
+                                      record_warnings=True)
+            fitted = copy.deepcopy(fitted)
+        # the transformer's features are its exact eigendecomposition, already checked
+        return fitted, SignedFeatures(Psi, np.sign(lam), eigenvalues=lam, check_input=False)
 
     def _after_fit_approximate(self):
         """Hook: estimator-specific attributes of the approximate path."""

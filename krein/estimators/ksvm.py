@@ -206,9 +206,11 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
                 "objective": objective, "kkt_residual": kkt}
         return BinaryModel(idx, y * alpha, b, info)
 
-    def _fit_features(self, Psi, lam, y, C):
-        """The approximate path: (26) on ``K = Psi S Psi'`` by its factored form."""
-        S = np.sign(lam)
+    def _fit_features(self, rep, y, C):
+        """The approximate path: (26) on ``K = Psi S Psi'`` by its factored form, with
+        ``(Psi, S)`` the signed eigenfeatures of the representation ``rep``."""
+        eig = rep.eigenfeatures()
+        Psi, S = eig.features, eig.signs
         f = KSVMLeastSquaresFactor(Psi, S, y, C=C)
         sol = solve(f, self._solver, certificate_kind="kkt_residual",
                     **dict(self.solver_options or {}))
@@ -221,7 +223,7 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         info = {"n_iter": max(int(sol.iterations or 0), 1), "solution": sol, "alpha": alpha,
                 "objective": objective, "kkt_residual": sol.certificate.get("kkt_residual",
                                                                             float("nan"))}
-        return S * v, b, info
+        return eig.to_rows(S * v), b, info
 
     def _after_fit_approximate(self):
         models = self.binary_models_

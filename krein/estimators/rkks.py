@@ -58,6 +58,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import check_square_kernel
+from ..representation import SignedFeatures
 from ..solvers.sphere import sphere_minimize, sphere_sensitivity
 from .approximate import ApproximationMixin
 from .base import KERNEL_CONSTRAINTS, BinaryModel, KernelClassifierBase, KernelMixin
@@ -136,15 +137,18 @@ class _KreinLeastSquaresMixin:
                 "targets": y - b0, "null_dropped": bool(lam.size < K.shape[0])}
         return coef, b0, info
 
-    def _fit_psi(self, Psi, lam, y):
-        """(P) on signed features ``Psi`` (``Psi' Psi = |lam|``): ``(coef, b0, info)``."""
+    def _fit_signed(self, rep, y):
+        """(P) on the signed eigenfeatures ``Psi`` (``Psi' Psi = |lam|``) of the kernel
+        representation ``rep``: ``(coef, b0, info)``, ``f(x) = rep.rows(x) coef + b0``."""
+        eig = rep.eigenfeatures()
+        Psi, lam = eig.features, eig.eigenvalues
         b0 = float(np.mean(y))
         z = Psi.T @ (y - b0)
         beta, sol, a = krein_least_squares(lam, z, y.size, self.radius_squared,
                                            self.krein_penalty)
         info = {"solution": sol, "n_iter": int(sol.iterations or 1), "beta": beta, "a": a,
                 "lam": lam}
-        return np.sign(lam) * beta, b0, info
+        return eig.to_rows(np.sign(lam) * beta), b0, info
 
     def _sensitivity(self, info):
         """``{hyperparameter: dbeta}`` at a fitted solution (module docstring)."""
@@ -297,7 +301,8 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
                                                           kernel_params=self.kernel_params)
             Psi = np.asarray(approx.fit_transform(X), dtype=float)
             lam = np.asarray(approx.eigenvalues_, dtype=float)
-            coef, b0, info = self._fit_psi(Psi, lam, y)
+            coef, b0, info = self._fit_signed(
+                SignedFeatures(Psi, np.sign(lam), eigenvalues=lam, check_input=False), y)
             self.approximation_ = approx
             self.coef_ = coef
             self.min_eigenvalue_ = float(min(lam.min(initial=0.0), 0.0))
@@ -500,8 +505,8 @@ class KreinLeastSquaresClassifier(_KreinLeastSquaresMixin, ApproximationMixin,
             info.pop(key)
         return BinaryModel(idx, coef, b0, info)
 
-    def _fit_features(self, Psi, lam, y, C):
-        return self._fit_psi(Psi, lam, y)
+    def _fit_features(self, rep, y, C):
+        return self._fit_signed(rep, y)
 
     def _after_fit(self, K):
         if len(self.binary_models_) == 1:

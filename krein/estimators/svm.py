@@ -376,11 +376,14 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         info.update({"ldl": ldl, "flipped_coef": u, "n_components": K.shape[0]})
         return BinaryModel(idx, ldl.krein_coefficients(u), b, info)
 
-    def _fit_features(self, Psi, lam, y, C):
-        """The approximate path: the linear SVM on ``Psi`` (flipped approximation)."""
-        w, b, sol = linear_svm(Psi, y, C, self._solver, self.tol, self.max_iter,
+    def _fit_features(self, rep, y, C):
+        """The approximate path: the linear SVM on the eigenfeatures ``Psi`` of the
+        representation ``rep`` (the flipped approximation ``|K| = Psi Psi'``)."""
+        eig = rep.eigenfeatures()
+        w, b, sol = linear_svm(eig.features, y, C, self._solver, self.tol, self.max_iter,
                                self.solver_options)
-        return w, b, {"n_iter": sol.iterations or 0, "solution": sol, "n_components": lam.size}
+        return eig.to_rows(w), b, {"n_iter": sol.iterations or 0, "solution": sol,
+                                   "n_components": eig.eigenvalues.size}
 
     def _after_fit_approximate(self):
         self.n_components_ = np.array([m.info["n_components"] for m in self.binary_models_])
@@ -621,8 +624,11 @@ default="flip"
     def _mode(self):
         return check_correction(self.correction, self.out_of_sample)
 
-    def _fit_features(self, Psi, lam, y, C):
-        """The approximate path: the linear SVM on ``Psi diag(d)``, ``d = sqrt(g/|lam|)``."""
+    def _fit_features(self, rep, y, C):
+        """The approximate path: the linear SVM on ``Psi diag(d)``, ``d = sqrt(g/|lam|)``,
+        with ``(Psi, lam)`` the eigenfeatures of the representation ``rep``."""
+        eig = rep.eigenfeatures()
+        Psi, lam = eig.features, eig.eigenvalues
         g = correct_eigenvalues(lam, self.correction, **self._gparams())
         tol = _TOL_FEATURES * float(np.max(np.abs(lam), initial=0.0))
         if g.min(initial=0.0) < -tol:
@@ -638,8 +644,8 @@ default="flip"
             coef[keep] = np.sign(lam[keep]) * w / d[keep]      # psi(x) S Psi' u
         else:
             coef[keep] = d[keep] * w                            # phi(x) w
-        return coef, b, {"n_iter": sol.iterations or 0, "solution": sol,
-                         "n_components": int(keep.sum())}
+        return eig.to_rows(coef), b, {"n_iter": sol.iterations or 0, "solution": sol,
+                                      "n_components": int(keep.sum())}
 
     def _correct(self, K):
         """``(spec, g, Kc)``: the spectrum of ``K``, its corrected eigenvalues and the
