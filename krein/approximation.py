@@ -84,6 +84,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._fitting import fit_wrapper
 from ._io import progress_bar
 from .kernels import KERNELS, pairwise_kernel
 
@@ -413,7 +414,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         m = int(self.n_components)
         if m > n:
             warnings.warn(f"n_components={m} > n_samples={n}: n_components set to {n}",
-                          UserWarning, stacklevel=4)
+                          UserWarning, stacklevel=7)  # the caller of fit (fit_wrapper: 3)
             m = n
         if method == "uniform":
             return np.sort(rng.choice(n, size=m, replace=False))
@@ -451,6 +452,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         return idx, _check_symmetric_block(_take_rows(X, idx), m, "X[landmarks]")
 
     # ------------------------------------------------------------------ fitting
+    @fit_wrapper
     def fit(self, X, y=None, K_mm=None):
         """Choose the landmarks and compute the features' map (module docstring).
 
@@ -480,6 +482,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         self._fit(X, K_mm, features=False)
         return self
 
+    @fit_wrapper
     def fit_transform(self, X, y=None, K_mm=None):
         """Fit and return the training features ``Psi`` (computed with the fit).
 
