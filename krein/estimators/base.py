@@ -474,8 +474,8 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
     or one-vs-rest).  :meth:`_encode_labels` is the one place that computes the
     weights and :meth:`_per_sample_C` the one place that turns them into per-sample
     bounds; each subclass's ``_fit_binary(K, y, idx, C)`` receives them (a float
-    when no weights are given, else an array of shape ``(n_sub,)``).  Estimators without a
-    box bound (RVC, the hull classifier) pop ``C`` and ``class_weight``.
+    when no weights are given, else an array of shape ``(n_sub,)``).  Estimators
+    without a box bound (RVC, the hull classifier) pop ``C`` and ``class_weight``.
 
     Parameter validation
     --------------------

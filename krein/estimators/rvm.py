@@ -115,9 +115,10 @@ class RVC(KernelClassifierBase):
 
     Multiclass
     ----------
-    One-vs-rest (the base's ``_multiclass = "ovr"``): model ``k`` separates ``classes_[k]`` (target 1) from the other
-    classes (target 0) on all training points, and ``decision_function`` returns
-    the ``(m, n_classes)`` latent values ``f_k(x)``; ``predict`` is their argmax and
+    One-vs-rest (the base's ``_multiclass = "ovr"``): model ``k`` separates
+    ``classes_[k]`` (target 1) from the other classes (target 0) on all training
+    points, and ``decision_function`` returns the ``(m, n_classes)`` latent values
+    ``f_k(x)`` (``kappa f_k`` with ``moderated``); ``predict`` is their argmax and
     ``predict_proba`` is ``sigma(f_k)`` normalized over ``k`` (same argmax, rows
     sum to one).  For two classes there is one model, positive for ``classes_[1]``,
     and ``decision_function`` has shape ``(m,)``.  (Tipping 2001 §4 suggests a
