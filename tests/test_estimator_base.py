@@ -9,7 +9,8 @@
   a fit with a rejected parameter; a classifier given one class keeps nothing);
 * ``_multiclass = "ovr"`` against scikit-learn's ``OneVsRestClassifier`` around the
   binary estimator (equal decision values), its per-sample bounds, and RVC on it
-  without a ``_fit`` or ``decision_function`` of its own.
+  without a ``_fit`` or ``decision_function`` of its own; every registry classifier
+  declares its strategy (the k-NN and nearest-mean classifiers "native").
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import krein
 import krein.estimators
 from krein._fitting import fit_wrapper, uses_fit_wrapper
 from krein.estimators import RVC, DirectSVC, KernelClassifierBase
+from krein.estimators.base import MULTICLASS_STRATEGIES
 from krein.kernels import gaussian_kernel
 from krein.registry import list_methods, make_method
 
@@ -304,6 +306,14 @@ def test_rvc_is_one_vs_rest_through_the_base():
     assert RVC._multiclass == "ovr"
     for method in ("fit", "_fit", "decision_function", "predict"):
         assert method not in vars(RVC), f"RVC overrides {method}"
+
+
+@pytest.mark.parametrize("name", [n for n, e in REGISTRY if is_classifier(e)])
+def test_every_registry_classifier_declares_its_strategy(name):
+    est = make_method(name)
+    assert est._multiclass in MULTICLASS_STRATEGIES
+    if not isinstance(est, KernelClassifierBase):     # fits all classes in its own fit
+        assert est._multiclass == "native", name
 
 
 def test_a_native_classifier_must_fit_itself(four_classes):
