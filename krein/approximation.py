@@ -88,6 +88,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from ._fitting import fit_wrapper
 from ._io import progress_bar
 from .kernels import KERNELS, pairwise_kernel
 # the Nyström mathematics shared with the landmark-columns representation; its constants
@@ -365,7 +366,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         m = int(self.n_components)
         if m > n:
             warnings.warn(f"n_components={m} > n_samples={n}: n_components set to {n}",
-                          UserWarning, stacklevel=4)
+                          UserWarning, stacklevel=7)  # the caller of fit (fit_wrapper: 3)
             m = n
         if method == "uniform":
             return np.sort(rng.choice(n, size=m, replace=False))
@@ -403,6 +404,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         return idx, check_landmark_block(_take_rows(X, idx), m, "X[landmarks]")
 
     # ------------------------------------------------------------------ fitting
+    @fit_wrapper
     def fit(self, X, y=None, K_mm=None):
         """Choose the landmarks and compute the features' map (module docstring).
 
@@ -432,6 +434,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         self._fit(X, K_mm, features=False)
         return self
 
+    @fit_wrapper
     def fit_transform(self, X, y=None, K_mm=None):
         """Fit and return the training features ``Psi`` (computed with the fit).
 

@@ -37,18 +37,18 @@ Out-of-sample maps for new kernel rows ``k(x, X)`` (shape ``(m, n)``):
 
 from __future__ import annotations
 
-import functools
 import numbers
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._cache import shared_computations_active, shared_eigh
+from ._fitting import fit_wrapper
 from ._vocabulary import declared
 from ._validation import check_kernel_rows, check_square_kernel
 
@@ -616,33 +616,6 @@ def transductive_rows(K_joint, n_train, correction, **params):
     return (V[n_train:] * g) @ V[:n_train].T
 
 
-def _fitted_attributes(est):
-    return [k for k in vars(est) if k.endswith("_") and not k.startswith("__")]
-
-
-def reset_on_fit(fit):
-    """Decorate a transformer's ``fit``: no fitted attribute survives a failure.
-
-    Every fitted attribute (name ending in ``_``) is removed before ``fit`` runs
-    (so a refit with bad parameters does not leave the previous model looking
-    like the current one) and again if it raises.  Put it outside
-    ``sklearn.base._fit_context``, so the parameter validation runs after the reset.
-    """
-
-    @functools.wraps(fit)
-    def wrapper(est, *args, **kwargs):
-        for k in _fitted_attributes(est):
-            delattr(est, k)
-        try:
-            return fit(est, *args, **kwargs)
-        except BaseException:
-            for k in _fitted_attributes(est):
-                delattr(est, k)
-            raise
-
-    return wrapper
-
-
 def validate_fit_kernel(est, K, name="K"):
     """Validate a training kernel for a transformer's ``fit``; set ``n_features_in_``.
 
@@ -810,8 +783,7 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
         """
         return check_correction(self.correction, self.out_of_sample)
 
-    @reset_on_fit
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_wrapper
     def fit(self, K, y=None):
         """Decompose the training kernel.
 

@@ -7,7 +7,7 @@ importing it, not its package).  Every module sits on one floor of :data:`FLOORS
 bottom to top:
 
 ground (``_vocabulary``, ``_validation``, ``_io``, ``_threads``, ``_cache``,
-``kernels``, ``projections``) -> data (``spectrum``, ``geometry``,
+``_fitting``, ``kernels``, ``projections``) -> data (``spectrum``, ``geometry``,
 ``approximation``, ``kernel_data``, ``datasets``, ``combinations``) ->
 ``formulations`` -> ``solvers`` -> ``estimators`` -> ``registry`` (with the package
 ``krein`` itself, the public facade that re-exports estimators and the registry)
@@ -63,7 +63,7 @@ def _krein_imports(path):
 #: (``krein.solvers.bending`` on ``solvers``); ``krein`` is the package facade alone.
 FLOORS = (
     ("ground", ("krein._vocabulary", "krein._validation", "krein._io", "krein._threads",
-                "krein._cache", "krein.kernels", "krein.projections")),
+                "krein._cache", "krein._fitting", "krein.kernels", "krein.projections")),
     ("data", ("krein.spectrum", "krein.geometry", "krein.approximation", "krein.kernel_data",
               "krein.kernel_catalogue", "krein.approximation_spec", "krein.datasets",
               "krein.combinations", "krein.representation")),

@@ -55,22 +55,22 @@ def test_joblib_cells_on_all_cores_get_one(tmp_path, monkeypatch):
 
 
 def test_rvc_one_vs_rest_problems_over_joblib_processes(monkeypatch):
-    # RVC's one-vs-rest problems go through fit_pairs in processes (its IRLS is
-    # Python-bound); two workers give the very models of the serial fit
+    # RVC's one-vs-rest problems go through the base's fit_pairs in processes (its IRLS
+    # is Python-bound); two workers give the very models of the serial fit
     import numpy as np
     from sklearn.datasets import make_blobs
 
-    from krein.estimators import rvm as rvm_module
+    from krein.estimators import base as base_module
     from krein.estimators.rvm import RVC
 
     calls = []
-    real = rvm_module.fit_pairs
+    real = base_module.fit_pairs
 
     def recording(fit_binary, problems, n_problems, **kw):
         calls.append((n_problems, kw.get("prefer"), joblib.Parallel().n_jobs))
         return real(fit_binary, problems, n_problems, **kw)
 
-    monkeypatch.setattr(rvm_module, "fit_pairs", recording)
+    monkeypatch.setattr(base_module, "fit_pairs", recording)
     X, y = make_blobs(n_samples=45, centers=3, cluster_std=2.0, random_state=0)
     serial = RVC(kernel="rbf", kernel_params={"gamma": 0.5}).fit(X, y)
     with joblib.parallel_config(n_jobs=2):

@@ -160,11 +160,7 @@ class ApproximationMixin:
             return super()._fit(X, y)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
-        classes, y_idx = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at "
-                             f"least two classes")
-        self._class_weight = self._class_weights(classes, y)
+        classes, y_idx = self._encode_labels(y)
         approx, rep = self._fit_approximation(X)
         lam = rep.eigenfeatures().eigenvalues
         pairs = [(i, j) for i in range(classes.size) for j in range(i + 1, classes.size)]

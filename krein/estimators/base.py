@@ -1,9 +1,11 @@
-"""Shared machinery of the kernel classifiers: kernels, labels, one-vs-one, prediction.
+"""Shared machinery of the kernel classifiers: kernels, labels, multiclass, prediction.
 
 Estimators are thin: they resolve the kernel matrix, split a multiclass problem
-into one-vs-one binary problems, and hand each binary problem (a square kernel
-block and labels in {-1, +1}) to the subclass's ``_fit_binary``, which wires a
-formulation to a solver.
+into binary problems by the method's multiclass strategy (one-vs-one or
+one-vs-rest, :attr:`KernelClassifierBase._multiclass`), and hand each binary
+problem (a square kernel block, labels in {-1, +1} and per-sample box bounds) to
+the subclass's ``_fit_binary``, which wires a formulation to a solver.  Every
+``fit`` runs through :func:`krein._fitting.fit_wrapper`.
 """
 
 from __future__ import annotations
@@ -13,13 +15,14 @@ from dataclasses import dataclass, field
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitting import fit_wrapper
 from .._validation import CLASS_WEIGHT, POSITIVE, check_square_kernel  # noqa: F401 (re-export)
 from ..formulations.base import kernel_unit  # noqa: F401 (re-export)
 from ..kernels import KERNELS, pairwise_kernel
@@ -184,10 +187,6 @@ class KernelMixin:
         tags.input_tags.pairwise = self._precomputed()
         return tags
 
-    def _reset_fitted(self):
-        for key in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
-            delattr(self, key)
-
     def _training_kernel(self, X, y):
         """Validated training input of a classifier that keeps only kernel values.
 
@@ -203,11 +202,35 @@ class KernelMixin:
             K = check_square_kernel(X, "X (precomputed kernel)")
         else:
             K = check_square_kernel(self._gram(X), "kernel matrix")
-        classes, index = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at "
-                             "least two classes")
+        classes, index = encode_classes(y)
         return X, K, classes, index
+
+
+def encode_classes(y):
+    """Sorted class labels and each sample's class index; at least two classes.
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Validated class labels.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        The sorted distinct labels.
+    y_idx : ndarray of shape (n,)
+        Index in ``classes`` of each label.
+
+    Raises
+    ------
+    ValueError
+        Fewer than two classes.
+    """
+    classes, y_idx = np.unique(y, return_inverse=True)
+    if classes.size < 2:
+        raise ValueError(f"y has only one class ({classes[0]!r}); a classifier needs at "
+                         "least two classes")
+    return classes, y_idx
 
 
 #: Folds of the internal cross-validation of Platt scaling (``probability=True``), as
@@ -239,6 +262,11 @@ class ProbabilityMixin:
     training part, rows of the held-out part) because the estimator declares
     ``pairwise`` in ``__sklearn_tags__``.  Every class needs at least
     :data:`PLATT_FOLDS` samples (else ``ValueError``).
+
+    The one fit wrapper (:func:`krein._fitting.fit_wrapper`) takes this path
+    for every classifier fitted with ``probability=True``, after the parameter
+    checks and in place of the ``fit`` body; the clones fitted inside it have
+    ``probability=False`` and run the body.
 
     ``predict_proba`` / ``predict_log_proba`` follow scikit-learn's SVC: absent
     (``AttributeError``, so ``hasattr`` is False) while ``probability=False``;
@@ -359,12 +387,19 @@ N_JOBS = [Integral, None]
 PROBABILITY_CONSTRAINTS = {"probability": ["boolean"]}
 
 
+#: The multiclass strategies of :attr:`KernelClassifierBase._multiclass`.
+MULTICLASS_STRATEGIES = ("ovo", "ovr", "native")
+
+
 class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseEstimator):
-    """Base class: kernel handling, one-vs-one multiclass and prediction.
+    """Base class: kernel handling, the multiclass split, class weights and prediction.
 
     Subclasses set their ``__init__`` parameters (at least ``C``, ``kernel``,
-    ``kernel_params``) and implement ``_fit_binary(K, y) -> BinaryModel`` for a
-    square kernel block and labels in {-1, +1}.
+    ``kernel_params``) and implement ``_fit_binary(K, y, idx, C) -> BinaryModel``
+    for a square kernel block, labels in {-1, +1}, the block's training indices
+    and its box bounds.  ``fit`` is the base's, run through the one fit wrapper
+    (:func:`krein._fitting.fit_wrapper`: reset, parameter validation,
+    ``_check_params``, Platt scaling with ``probability=True``, reset on failure).
 
     Kernel
     ------
@@ -375,10 +410,25 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
 
     Multiclass
     ----------
-    One-vs-one: a binary model per pair of classes ``(i, j)``, ``i < j``, positive
-    for ``classes_[j]``.  ``decision_function`` returns ``(n, n_classes)`` vote
-    counts plus a confidence term smaller than one vote (as scikit-learn's SVC with
-    ``decision_function_shape="ovr"``); ``predict`` is its argmax.
+    The class attribute ``_multiclass`` chooses the strategy; ``_fit``,
+    ``decision_function`` and ``predict`` dispatch on it.  With two classes every
+    strategy fits one binary model, positive for ``classes_[1]``;
+    ``decision_function`` returns its ``(m,)`` values and ``predict`` their sign.
+
+    ``"ovo"`` (default), one-vs-one: a binary model per pair of classes
+    ``(i, j)``, ``i < j``, on the samples of the two classes, positive for
+    ``classes_[j]`` (``pairs_``).  ``decision_function`` returns ``(m, n_classes)``
+    vote counts plus a confidence term smaller than one vote (as scikit-learn's SVC
+    with ``decision_function_shape="ovr"``); ``predict`` is its argmax.
+
+    ``"ovr"``, one-vs-rest: binary model ``k`` separates ``classes_[k]``
+    (positive) from all other classes, on every training sample;
+    ``decision_function`` returns the ``(m, n_classes)`` decision values of the
+    models, ``predict`` their argmax.
+
+    ``"native"``: the method handles every class itself; the subclass's ``_fit``
+    replaces the split, and ``decision_function`` returns its ``(m, n_classes)``
+    scores.
 
     Fitted attributes (common)
     --------------------------
@@ -420,20 +470,31 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
     ``class_weight`` (None, ``"balanced"`` or ``{label: weight}``) has the meaning of
     scikit-learn's SVC: the box bound of a sample of class ``c`` is
     ``C * class_weight_[c]`` (``"balanced"``: ``n_samples / (n_classes * bincount(y))``,
-    computed once on all of ``y``, then used in every one-vs-one problem).
-    :meth:`_per_sample_C` is the one place that turns it into per-sample bounds;
-    each subclass's ``_fit_binary(K, y, idx, C)`` receives them (a float when no
-    weights are given, else an array of shape ``(n_sub,)``).  Estimators without a
-    box bound (RVC, the hull classifier) pop ``C`` and ``class_weight``.
+    computed once on all of ``y``, then used in every binary problem, one-vs-one
+    or one-vs-rest).  :meth:`_encode_labels` is the one place that computes the
+    weights and :meth:`_per_sample_C` the one place that turns them into per-sample
+    bounds; each subclass's ``_fit_binary(K, y, idx, C)`` receives them (a float
+    when no weights are given, else an array of shape ``(n_sub,)``).  Estimators
+    without a box bound (RVC, the hull classifier) pop ``C`` and ``class_weight``.
 
     Parameter validation
     --------------------
     Declarative, as scikit-learn: each estimator's ``_parameter_constraints``
-    (inherited, extended, popped) is checked by ``_fit_context`` when ``fit``
-    runs; checks that involve several parameters are in ``_check_params``.
+    (inherited, extended, popped) is checked by the fit wrapper (scikit-learn's
+    ``_fit_context``) when ``fit`` runs; checks that involve several parameters are
+    in ``_check_params``, which the wrapper calls next.
     """
 
     _requires_square_kernel = True
+
+    #: The multiclass strategy (class docstring, "Multiclass"): "ovo", "ovr" or "native".
+    _multiclass = "ovo"
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls._multiclass not in MULTICLASS_STRATEGIES:
+            raise TypeError(f"{cls.__name__}._multiclass must be one of "
+                            f"{MULTICLASS_STRATEGIES}; got {cls._multiclass!r}")
 
     _parameter_constraints: dict = {
         **KERNEL_CONSTRAINTS,
@@ -445,6 +506,33 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
     # ---------------------------------------------------------------- checks
     def _check_params(self):
         """Hook for checks that involve several parameters (after the declarative ones)."""
+
+    def _encode_labels(self, y):
+        """Classes, each sample's class index, and the class weights of the fit.
+
+        The one place where a classifier's labels become class indices and its
+        ``class_weight`` becomes one weight per class (kept for
+        :meth:`_per_sample_C` and set as ``class_weight_`` by :meth:`_set_fitted`).
+
+        Parameters
+        ----------
+        y : ndarray of shape (n,)
+            Validated class labels.
+
+        Returns
+        -------
+        classes : ndarray of shape (n_classes,)
+        y_idx : ndarray of shape (n,)
+            Index in ``classes`` of each label.
+
+        Raises
+        ------
+        ValueError
+            Fewer than two classes, or a bad ``class_weight`` (:meth:`_class_weights`).
+        """
+        classes, y_idx = encode_classes(y)
+        self._class_weight = self._class_weights(classes, y)
+        return classes, y_idx
 
     def _class_weights(self, classes, y):
         """``class_weight_``: one weight per class (scikit-learn's ``compute_class_weight``)."""
@@ -472,6 +560,7 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
         return float(self.C) * w[y_idx_sub]
 
     # ---------------------------------------------------------------- fit
+    @fit_wrapper
     def fit(self, X, y):
         """Fit the classifier.
 
@@ -495,21 +584,7 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
         krein.solvers.SolverError
             If a solver fails; the estimator is then left unfitted.
         """
-        self._reset_fitted()
-        try:
-            return self._validated_fit(X, y)
-        except BaseException:
-            # nothing half-fitted survives a failure (validate_data sets n_features_in_ early),
-            # nor does an earlier fit survive a refit with rejected parameters
-            self._reset_fitted()
-            raise
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def _validated_fit(self, X, y):
-        # _fit_context has checked _parameter_constraints before this body runs
-        self._check_params()
-        if getattr(self, "probability", False):
-            return self._fit_platt(X, y)
+        # fit_wrapper has run the parameter checks (and Platt's path) before this body
         try:
             self._fit(X, y)
             self._set_diagnostics(getattr(self, "_diag_K", None))
@@ -560,28 +635,24 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
         else:
             X_fit = X
             K = check_square_kernel(self._gram(X), "kernel matrix")
-        classes, y_idx = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(
-                f"y has only one class ({classes[0]!r}); a classifier needs at least two classes"
-            )
-        self._class_weight = self._class_weights(classes, y)
+        classes, y_idx = self._encode_labels(y)
         self._diag_K = K   # for _set_diagnostics (removed after the fit)
         return X_fit, K, classes, y_idx
 
     def _fit(self, X, y):
+        """Split the problem by ``_multiclass`` and fit the binary models (class docstring)."""
+        if self._multiclass == "native":
+            raise NotImplementedError(f"{type(self).__name__} has _multiclass = 'native': "
+                                      "its _fit handles the classes itself")
         X_fit, K, classes, y_idx = self._fit_input(X, y)
-        pairs = list(itertools.combinations(range(classes.size), 2))
         K_fit = self._pair_kernel(K, y_idx)
-
-        def problems():     # one at a time: the blocks are sliced as the workers take them
-            for i, j in pairs:
-                idx = pair_indices(y_idx, i, j, classes.size)
-                K_sub = K_fit if classes.size == 2 else K_fit[np.ix_(idx, idx)]
-                y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
-                yield K_sub, y_pm, idx, self._per_sample_C(y_idx[idx])
-
-        models = fit_pairs(self._fit_binary, problems(), len(pairs),
+        if self._multiclass == "ovr":
+            pairs = None
+            problems, n_problems = _ovr_problems(self, K_fit, classes, y_idx)
+        else:
+            pairs = list(itertools.combinations(range(classes.size), 2))
+            problems, n_problems = _ovo_problems(self, K_fit, classes, y_idx, pairs)
+        models = fit_pairs(self._fit_binary, problems, n_problems,
                            n_jobs=getattr(self, "n_jobs", None), parallel=self._parallel_pairs,
                            prefer=self._pair_prefer)
         # ---- all binary problems solved: now (and only now) set attributes
@@ -605,9 +676,14 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
         return K
 
     def _set_fitted(self, classes, pairs, models, X_fit, K):
+        """Set the common fitted attributes (class docstring) from the binary models.
+
+        ``pairs`` is the one-vs-one pairs (``pairs_``), None for one-vs-rest.
+        """
         n = K.shape[0]
         self.classes_ = classes
-        self.pairs_ = pairs
+        if pairs is not None:
+            self.pairs_ = pairs
         self.binary_models_ = models
         full = np.zeros((len(models), n))
         for r, m in enumerate(models):
@@ -655,13 +731,15 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
         -------
         ndarray of shape (m,) or (m, n_classes)
             For two classes, ``(m,)`` decision values (positive means
-            ``classes_[1]``); else ``(m, n_classes)`` one-vs-one votes plus
-            confidences (see Multiclass).
+            ``classes_[1]``); else ``(m, n_classes)``: one-vs-one votes plus
+            confidences, or the one-vs-rest models' values (see Multiclass).
         """
         K_rows, Xv = self._test_rows(X)
         dec = self._binary_decisions(K_rows, Xv)
         if len(self.classes_) == 2:
             return dec[:, 0]
+        if self._multiclass != "ovo":
+            return dec
         return _ovo_to_ovr(dec, self.pairs_, len(self.classes_))
 
     def predict(self, X):
@@ -676,12 +754,38 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
         -------
         ndarray of shape (m,)
             Labels from ``classes_``: the sign of the decision for two classes,
-            else the argmax of the one-vs-one votes.
+            else the argmax of :meth:`decision_function` (one-vs-one votes, or
+            one-vs-rest values).
         """
         dec = self.decision_function(X)
         if len(self.classes_) == 2:
             return self.classes_[(dec > 0).astype(int)]
         return self.classes_[np.argmax(dec, axis=1)]
+
+
+def _ovo_problems(est, K_fit, classes, y_idx, pairs):
+    """The one-vs-one binary problems ``(K_sub, y_pm, idx, C)`` of ``pairs`` (a generator:
+    the blocks are sliced one at a time, as the workers take them) and their number."""
+
+    def problems():
+        for i, j in pairs:
+            idx = pair_indices(y_idx, i, j, classes.size)
+            K_sub = K_fit if classes.size == 2 else K_fit[np.ix_(idx, idx)]
+            y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
+            yield K_sub, y_pm, idx, est._per_sample_C(y_idx[idx])
+
+    return problems(), len(pairs)
+
+
+def _ovr_problems(est, K_fit, classes, y_idx):
+    """The one-vs-rest binary problems ``(K_fit, y_pm, idx, C)``: class ``k`` positive
+    against all others on every sample, one problem (positive for ``classes[1]``) for
+    two classes; and their number."""
+    positives = [1] if classes.size == 2 else list(range(classes.size))
+    idx = np.arange(K_fit.shape[0])
+    problems = ((K_fit, np.where(y_idx == k, 1.0, -1.0), idx, est._per_sample_C(y_idx))
+                for k in positives)
+    return problems, len(positives)
 
 
 def pair_indices(y_idx, i, j, n_classes):

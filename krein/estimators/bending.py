@@ -5,12 +5,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._fitting import fit_wrapper
 from ..solvers.bending import BENDING_FUNCTIONS, BENDING_ROW_MAPS, bending, check_bending_weights
 from ..solvers.libsvm import libsvm_svc
-from ..spectrum import Spectrum, reset_on_fit, validate_fit_kernel, validate_kernel_rows
+from ..spectrum import Spectrum, validate_fit_kernel, validate_kernel_rows
 
 __all__ = ["Bending"]
 
@@ -193,8 +194,7 @@ class Bending(TransformerMixin, BaseEstimator):
                              f"({n},) with entries in [0, 1]; got {u!r}")
         return arr.copy()
 
-    @reset_on_fit
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_wrapper
     def fit(self, K, y=None):
         """Bend the training kernel.
 

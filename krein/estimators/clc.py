@@ -45,7 +45,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -54,7 +54,8 @@ from ..formulations.clc import (ConformalLinearCombinationQP, clc_closed_form, c
                                 kernel_inner_products, simplex_optimality_gap)
 from ..solvers import resolve_solver, solve
 from .._cache import shared_computations_active
-from ..spectrum import Spectrum, input_precision, reset_on_fit
+from .._fitting import fit_wrapper
+from ..spectrum import Spectrum, input_precision
 
 __all__ = ["ConformalLinearCombination", "CLC_COMBINATIONS", "CLC_SOLVERS"]
 
@@ -230,8 +231,7 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
         return mins
 
     # ------------------------------------------------------------------ fit
-    @reset_on_fit
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_wrapper
     def fit(self, X, y=None):
         """Find the weights ``beta`` of munoz eq. (15) (or (16), or the AKM average).
 

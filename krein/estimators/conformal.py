@@ -5,14 +5,15 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
+from .._fitting import fit_wrapper
 from .._validation import check_kernel_rows, check_square_kernel
 from ..solvers.conformal import CONFORMAL_METHODS, conformal_fit, conformal_rows, conformal_start
 from ..solvers.table import SolverName
 from ..spectrum import (TRANSFORMS, Spectrum, SpectrumCorrection, input_precision,
-                        reset_on_fit, validate_fit_kernel, validate_kernel_rows)
+                        validate_fit_kernel, validate_kernel_rows)
 
 __all__ = ["ConformalTransformation"]
 
@@ -170,8 +171,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
                              f"is {lam[0]:.3g} (max |lam| {scale:.3g})")
         return A, tr
 
-    @reset_on_fit
-    @_fit_context(prefer_skip_nested_validation=False)  # a transformer base is the user's
+    @fit_wrapper(prefer_skip_nested_validation=False)  # a transformer base is the user's
     def fit(self, K, y=None):
         """Fit the conformal weights ``V``.
 

@@ -218,11 +218,7 @@ class CorrectedKernelSVC(KernelClassifierBase):
             K_in = K
             if self.base_kernels is not None:
                 K_in = np.concatenate([K[:, :, None], self._base_stack(X)], axis=2)
-        classes, y_idx = np.unique(y, return_inverse=True)
-        if classes.size < 2:
-            raise ValueError(
-                f"y has only one class ({classes[0]!r}); a classifier needs at least two classes")
-        self._class_weight = self._class_weights(classes, y)
+        classes, y_idx = self._encode_labels(y)
         if self.correction is None:
             correction, Kc = None, K
         else:

@@ -30,11 +30,11 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import (BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin,
-                          _fit_context)
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitting import fit_wrapper
 from .._validation import check_kernel_rows, check_square_kernel
 from ..geometry import pseudo_euclidean_embedding
 from ..spectrum import Spectrum
@@ -190,6 +190,7 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
         self.center = center
         self.tol = tol
 
+    @fit_wrapper
     def fit(self, X, y=None):
         """Eigendecompose the (centered) training kernel and keep the chosen components.
 
@@ -211,12 +212,7 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
             Bad parameters (both ``n_components`` and ``energy``), NaN/inf, a
             non-square or asymmetric precomputed kernel.
         """
-        self._reset_fitted()
-        try:
-            self._fit(X)
-        except BaseException:
-            self._reset_fitted()
-            raise
+        self._fit(X)
         return self
 
     def fit_transform(self, X, y=None):
@@ -237,7 +233,6 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
         self.fit(X)
         return self.eigenvectors_ * np.sqrt(np.abs(self.eigenvalues_))
 
-    @_fit_context(prefer_skip_nested_validation=True)
     def _fit(self, X):
         if self.n_components is not None and self.energy is not None:
             select_components(np.zeros(0), self.n_components, self.energy)   # raises
@@ -408,25 +403,15 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
         self.energy = energy
         self.tol = tol
 
-    @_fit_context(prefer_skip_nested_validation=True)
-    def _validated_fit(self, X, y):
-        if self.probability:
-            return self._fit_platt(X, y)
-        X, K, classes, index = self._training_kernel(X, y)
-        if self.n_neighbors > K.shape[0]:
-            raise ValueError(f"n_neighbors = {self.n_neighbors} exceeds the {K.shape[0]} "
-                             "training points")
+    def _fit_neighbours(self, K):
+        """Embed the training kernel ``K`` (:class:`PseudoEuclideanPCA`; the neighbour
+        search reads the coordinates and their squared norms)."""
         pca = PseudoEuclideanPCA(n_components=self.n_components, energy=self.energy,
                                  kernel="precomputed", tol=self.tol)
         self.coordinates_ = pca.fit_transform(K)
         self.embedding_ = pca
         self.signature_ = pca.signature_
         self.squared_norms_ = np.sum(self.coordinates_ ** 2 * pca.signs_, axis=1)
-        self.classes_ = classes
-        self.class_index_ = index
-        if not self._precomputed():
-            self.X_fit_ = X
-        return self
 
     def _test_coordinates(self, X):
         check_is_fitted(self, "coordinates_")

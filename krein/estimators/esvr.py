@@ -14,10 +14,11 @@ and new points use the ORIGINAL kernel, ``f(x) = k(x, X) c + b``.
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitting import fit_wrapper
 from .._validation import LIBSVM_MAX_ITER, NONNEGATIVE, POSITIVE, check_square_kernel
 from ..solvers.ldl import LDLFlip
 from ..solvers.libsvm import libsvm_svr
@@ -159,6 +160,7 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
         self.tol = tol
         self.max_iter = max_iter
 
+    @fit_wrapper
     def fit(self, X, y):
         """Fit the Krein SVR.
 
@@ -180,15 +182,6 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
             Bad parameters, NaN/inf, a non-square or asymmetric precomputed kernel;
             the estimator is then left unfitted.
         """
-        self._reset_fitted()
-        try:
-            return self._validated_fit(X, y)
-        except BaseException:
-            self._reset_fitted()
-            raise
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def _validated_fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
         if self._precomputed():
             K = check_square_kernel(X, "X (precomputed kernel)")

@@ -30,10 +30,11 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin, _fit_context
+from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
+from .._fitting import fit_wrapper
 from .._validation import NONNEGATIVE, POSITIVE, check_square_kernel
 from ..formulations.indefinite import ProxyKernelProblem
 from ..kernels import kernel_scale
@@ -311,6 +312,7 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
 
     _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_PROXY_CONSTRAINTS}
 
+    @fit_wrapper
     def fit(self, X, y=None):
         """Fit the model.
 
@@ -333,17 +335,7 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
         krein.solvers.SolverError
             If a CVXPY subproblem fails; the estimator is then left unfitted.
         """
-        self._reset_fitted()
-        try:
-            return self._validated_fit(X, y)
-        except BaseException:
-            self._reset_fitted()
-            raise
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def _validated_fit(self, X, y):
-        # _fit_context has checked _parameter_constraints before this body runs
-        self._check_params()
+        # fit_wrapper has run the parameter checks (and _check_params) before this body
         return self._fit(X, y)
 
     def _fit(self, X, y):

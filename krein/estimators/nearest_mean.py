@@ -20,9 +20,10 @@ test rows ``k(x, X)`` and the training kernel: the classifier works with
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitting import fit_wrapper
 from .base import KERNEL_CONSTRAINTS, PROBABILITY_CONSTRAINTS, KernelMixin, ProbabilityMixin
 
 __all__ = ["PseudoEuclideanNearestMean"]
@@ -78,6 +79,11 @@ class PseudoEuclideanNearestMean(ProbabilityMixin, KernelMixin, ClassifierMixin,
         self.kernel_params = kernel_params
         self.probability = probability
 
+    #: Multiclass strategy (as :attr:`krein.estimators.base.KernelClassifierBase._multiclass`):
+    #: one mean per class.
+    _multiclass = "native"
+
+    @fit_wrapper
     def fit(self, X, y):
         """Keep each class's membership and the squared norm of its mean.
 
@@ -99,17 +105,6 @@ class PseudoEuclideanNearestMean(ProbabilityMixin, KernelMixin, ClassifierMixin,
             Bad parameters, NaN/inf, a non-square or asymmetric precomputed
             kernel, or fewer than two classes.
         """
-        self._reset_fitted()
-        try:
-            return self._validated_fit(X, y)
-        except BaseException:
-            self._reset_fitted()
-            raise
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def _validated_fit(self, X, y):
-        if self.probability:
-            return self._fit_platt(X, y)
         X, K, classes, index = self._training_kernel(X, y)
         self.classes_ = classes
         self.class_index_ = index

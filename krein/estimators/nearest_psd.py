@@ -9,9 +9,10 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
+from .._fitting import fit_wrapper
 from .._vocabulary import declared
 from ..kernels import kernel_scale_measure
 from ..formulations.nearest_psd import check_weights, resolve_diagonal
@@ -19,7 +20,7 @@ from ..solvers.alternating import ALTERNATING_METHODS, alternating_projections
 from ..solvers.libsvm import libsvm_svc
 from ..solvers.psd_newton import nearest_psd_newton
 from ..solvers.table import SolverName
-from ..spectrum import Spectrum, reset_on_fit, validate_fit_kernel, validate_kernel_rows
+from ..spectrum import Spectrum, validate_fit_kernel, validate_kernel_rows
 
 __all__ = ["NearestPSD", "NEAREST_PSD_ROW_MAPS", "NEAREST_PSD_SOLVERS", "DIAGONAL_SCALE_FLOOR",
            "check_diagonal_scale"]
@@ -324,8 +325,7 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         return check_weights(self.weights, n), None
 
     # ------------------------------------------------------------ fit
-    @reset_on_fit
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_wrapper
     def fit(self, K, y=None):
         """Compute the nearest PSD kernel with a fixed diagonal.
 

@@ -33,10 +33,11 @@ from __future__ import annotations
 from numbers import Integral
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, _fit_context
+from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitting import fit_wrapper
 from .base import KERNEL_CONSTRAINTS, PROBABILITY_CONSTRAINTS, KernelMixin, ProbabilityMixin
 
 __all__ = ["KernelKNeighborsClassifier", "AffinityKNeighborsClassifier"]
@@ -103,6 +104,11 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
         self.kernel_params = kernel_params
         self.probability = probability
 
+    #: Multiclass strategy (as :attr:`krein.estimators.base.KernelClassifierBase._multiclass`):
+    #: the vote counts every class.
+    _multiclass = "native"
+
+    @fit_wrapper
     def fit(self, X, y):
         """Keep the training points' labels and self-similarities.
 
@@ -124,27 +130,20 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
             Bad parameters, NaN/inf, a non-square or asymmetric precomputed
             kernel, fewer than two classes, or ``n_neighbors`` above ``n``.
         """
-        self._reset_fitted()
-        try:
-            return self._validated_fit(X, y)
-        except BaseException:
-            self._reset_fitted()
-            raise
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def _validated_fit(self, X, y):
-        if self.probability:
-            return self._fit_platt(X, y)
         X, K, classes, index = self._training_kernel(X, y)
         if self.n_neighbors > K.shape[0]:
             raise ValueError(f"n_neighbors = {self.n_neighbors} exceeds the {K.shape[0]} "
                              "training points")
+        self._fit_neighbours(K)
         self.classes_ = classes
         self.class_index_ = index
-        self.train_diagonal_ = np.diag(K).copy()
         if not self._precomputed():
             self.X_fit_ = X
         return self
+
+    def _fit_neighbours(self, K):
+        """Keep what the neighbour search needs of the training kernel ``K``: its diagonal."""
+        self.train_diagonal_ = np.diag(K).copy()
 
     def _neighbours(self, X):
         """Test rows ``k(x, X)`` and the indices of the ``n_neighbors`` nearest training points."""

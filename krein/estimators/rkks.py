@@ -53,10 +53,11 @@ from __future__ import annotations
 from numbers import Real
 
 import numpy as np
-from sklearn.base import BaseEstimator, RegressorMixin, _fit_context, clone
+from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitting import fit_wrapper
 from .._validation import check_square_kernel
 from ..representation import SignedFeatures
 from ..solvers.sphere import sphere_minimize, sphere_sensitivity
@@ -261,6 +262,7 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
             tags.input_tags.pairwise = False
         return tags
 
+    @fit_wrapper
     def fit(self, X, y):
         """Fit problem (P) to its global optimum.
 
@@ -281,15 +283,6 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
         ValueError
             Bad parameters, NaN/inf, a non-square or asymmetric precomputed kernel.
         """
-        self._reset_fitted()
-        try:
-            return self._validated_fit(X, y)
-        except BaseException:
-            self._reset_fitted()
-            raise
-
-    @_fit_context(prefer_skip_nested_validation=True)
-    def _validated_fit(self, X, y):
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
                              ensure_min_samples=2)
         y = np.asarray(y, dtype=float)

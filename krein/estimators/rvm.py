@@ -12,7 +12,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validation import NONNEGATIVE
 from ..solvers.rvm import sparse_bayes
-from .base import BinaryModel, KernelClassifierBase, fit_pairs
+from .base import BinaryModel, KernelClassifierBase
 
 __all__ = ["RVC"]
 
@@ -115,9 +115,10 @@ class RVC(KernelClassifierBase):
 
     Multiclass
     ----------
-    One-vs-rest: model ``k`` separates ``classes_[k]`` (target 1) from the other
-    classes (target 0) on all training points, and ``decision_function`` returns
-    the ``(m, n_classes)`` latent values ``f_k(x)``; ``predict`` is their argmax and
+    One-vs-rest (the base's ``_multiclass = "ovr"``): model ``k`` separates
+    ``classes_[k]`` (target 1) from the other classes (target 0) on all training
+    points, and ``decision_function`` returns the ``(m, n_classes)`` latent values
+    ``f_k(x)`` (``kappa f_k`` with ``moderated``); ``predict`` is their argmax and
     ``predict_proba`` is ``sigma(f_k)`` normalized over ``k`` (same argmax, rows
     sum to one).  For two classes there is one model, positive for ``classes_[1]``,
     and ``decision_function`` has shape ``(m,)``.  (Tipping 2001 §4 suggests a
@@ -163,18 +164,13 @@ class RVC(KernelClassifierBase):
     _parameter_constraints.pop("class_weight")
 
     # ---------------------------------------------------------------- fit
-    def _fit(self, X, y):
-        X_fit, K, classes, y_idx = self._fit_input(X, y)
-        idx = np.arange(K.shape[0])
-        positives = [1] if classes.size == 2 else list(range(classes.size))
-        # the one-vs-rest problems are independent: over joblib.parallel_config's workers
-        # (serial outside one), in processes: the IRLS loop is Python-bound (on gauss14,
-        # 14 problems of 638 objects, two threads measured 1.1x, two processes 2.0x)
-        problems = ((K, np.where(y_idx == k, 1.0, -1.0), idx, None) for k in positives)
-        models = fit_pairs(self._fit_binary, problems, len(positives), prefer="processes")
-        # ---- every binary model fitted: now (and only now) set attributes
-        self._set_rvm_fitted(classes, models, X_fit, K.shape[0])
-        return self
+    _multiclass = "ovr"
+
+    # the one-vs-rest problems are independent: over joblib.parallel_config's workers
+    # (serial outside one), in processes: the IRLS loop is Python-bound (on gauss14,
+    # 14 problems of 638 objects, two threads measured 1.1x, two processes 2.0x)
+    _parallel_pairs = True
+    _pair_prefer = "processes"
 
     def _fit_binary(self, K, y, idx, C=None):
         n = K.shape[0]
@@ -187,7 +183,9 @@ class RVC(KernelClassifierBase):
         b = float(w[n]) if self.bias else 0.0
         return BinaryModel(idx, coef, b, {"n_iter": sol.iterations, "solution": sol})
 
-    def _set_rvm_fitted(self, classes, models, X_fit, n):
+    def _set_fitted(self, classes, pairs, models, X_fit, K):
+        """The fitted attributes (class docstring) from the one-vs-rest models' solutions."""
+        n = K.shape[0]
         n_models = len(models)
         sols = [m.info["solution"] for m in models]
         support = np.unique(np.concatenate(
@@ -226,21 +224,22 @@ class RVC(KernelClassifierBase):
             self.support_vectors_ = X_fit[support]
 
     # ---------------------------------------------------------------- predict
-    def _rv_rows(self, X):
-        """``(m, n_RV)`` kernel values between ``X`` and the relevance vectors."""
+    def _test_rows(self, X):
+        """``(m, n_RV)`` kernel values between ``X`` and the relevance vectors (the only
+        columns the models use), and None."""
         check_is_fitted(self, "binary_models_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         if self._precomputed():
             if not np.all(np.isfinite(X)):
                 raise ValueError("X (precomputed kernel rows) contains NaN or inf")
-            return X[:, self.support_]
+            return X[:, self.support_], None
         if self.support_.size == 0:
-            return np.zeros((X.shape[0], 0))
-        return self._gram(X, self.support_vectors_)
+            return np.zeros((X.shape[0], 0)), None
+        return self._gram(X, self.support_vectors_), None
 
-    def _latent(self, X):
-        """``(m, n_models)`` latent values ``f`` (moderated by ``kappa`` if requested)."""
-        R = self._rv_rows(X)
+    def _binary_decisions(self, R, extra=None):
+        """``(m, n_models)`` latent values ``f`` on the relevance-vector rows ``R``
+        (moderated by ``kappa`` if requested)."""
         F = R @ self.dual_coef_.T + self.intercept_
         if self.moderated:
             Phi_x = np.column_stack([R, np.ones(R.shape[0])]) if self.bias else R
@@ -248,40 +247,9 @@ class RVC(KernelClassifierBase):
             F = F / np.sqrt(1.0 + np.pi * np.maximum(var, 0.0) / 8.0)
         return F
 
-    def decision_function(self, X):
-        """Latent decision values ``f(x) = k(x, X) w + b`` (``kappa f`` with ``moderated``).
-
-        Parameters
-        ----------
-        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
-            Test feature vectors, or the kernel rows ``K(test, train)``.
-
-        Returns
-        -------
-        ndarray of shape (m,) or (m, n_classes)
-            For two classes, ``(m,)`` values (positive means ``classes_[1]``);
-            else ``(m, n_classes)`` one-vs-rest values ``f_k(x)``.
-        """
-        F = self._latent(X)
-        return F[:, 0] if len(self.classes_) == 2 else F
-
-    def predict(self, X):
-        """Predicted labels: sign (two classes) or argmax of ``decision_function``.
-
-        Parameters
-        ----------
-        X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
-            Test feature vectors, or the kernel rows ``K(test, train)``.
-
-        Returns
-        -------
-        ndarray of shape (m,)
-            Labels from ``classes_``.
-        """
-        F = self.decision_function(X)
-        if len(self.classes_) == 2:
-            return self.classes_[(F > 0).astype(int)]
-        return self.classes_[np.argmax(F, axis=1)]
+    def _latent(self, X):
+        """``(m, n_models)`` latent values ``f`` of ``X`` (:meth:`_binary_decisions`)."""
+        return self._binary_decisions(*self._test_rows(X))
 
     def predict_proba(self, X):
         """Class probabilities, shape (m, n_classes), rows summing to one.

@@ -1,0 +1,133 @@
+"""The one ``fit`` wrapper of every krein estimator and transformer.
+
+Every public ``fit`` in krein is decorated with :func:`fit_wrapper`.  It gives
+all of them the same contract:
+
+1. every fitted attribute (a name ending in ``_``, :func:`fitted_attributes`) is
+   removed, so a refit never leaves the previous model looking like the current
+   one;
+2. scikit-learn's declarative parameter validation runs
+   (``sklearn.base._fit_context``: ``_parameter_constraints`` is checked, and
+   nested estimators skip their own validation where
+   ``prefer_skip_nested_validation`` says so);
+3. the estimator's ``_check_params()``, where it has one (checks that involve
+   several parameters, after the declarative ones);
+4. with ``probability=True`` on an estimator that has ``_fit_platt``
+   (:class:`krein.estimators.base.ProbabilityMixin`), Platt scaling on internal
+   cross-validation takes the place of the body: it fits the model itself
+   (its full fit is one of its calibration fits) and the sigmoid;
+5. otherwise the decorated body;
+6. on any exception the fitted attributes are removed again and the exception
+   is raised: nothing half-fitted survives a failure, and an earlier fit does not
+   survive a refit with rejected parameters.
+
+This module imports only the standard library and scikit-learn, so every module
+of krein can use it.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from sklearn.base import _fit_context
+
+__all__ = ["fit_wrapper", "fitted_attributes", "reset_fitted", "uses_fit_wrapper",
+           "FIT_WRAPPER_MARKER"]
+
+#: Name of the attribute :func:`fit_wrapper` sets (to True) on the ``fit`` it returns.
+FIT_WRAPPER_MARKER = "__krein_fit_wrapper__"
+
+
+def fitted_attributes(est):
+    """Names of an estimator's fitted attributes.
+
+    Parameters
+    ----------
+    est : object
+        An estimator or transformer.
+
+    Returns
+    -------
+    list of str
+        The instance attributes whose names end in ``_`` (scikit-learn's convention
+        for fitted attributes), dunder names excluded.
+    """
+    return [k for k in vars(est) if k.endswith("_") and not k.startswith("__")]
+
+
+def reset_fitted(est):
+    """Remove every fitted attribute (:func:`fitted_attributes`) of ``est``.
+
+    Parameters
+    ----------
+    est : object
+        An estimator or transformer; changed in place.
+    """
+    for key in fitted_attributes(est):
+        delattr(est, key)
+
+
+def fit_wrapper(fit=None, *, prefer_skip_nested_validation=True):
+    """Decorate a ``fit`` method with krein's fitting contract (module docstring).
+
+    Usable bare (``@fit_wrapper``) or with the keyword
+    (``@fit_wrapper(prefer_skip_nested_validation=False)`` for an estimator whose
+    parameters hold an estimator of the user's, which validates its own
+    parameters).  The returned method keeps the decorated one's name and numpydoc
+    docstring (:func:`functools.wraps`) and carries :data:`FIT_WRAPPER_MARKER`.
+
+    Parameters
+    ----------
+    fit : callable, optional
+        The body, ``fit(self, X, *args, **kwargs) -> self`` (or whatever the
+        method returns: a decorated ``fit_transform`` returns its features).
+    prefer_skip_nested_validation : bool, default=True
+        scikit-learn's flag of ``_fit_context``: True skips the parameter
+        validation of the estimators and functions called inside the body.
+
+    Returns
+    -------
+    callable
+        The decorated method (or, without ``fit``, the decorator).
+    """
+    if fit is None:
+        return functools.partial(fit_wrapper,
+                                 prefer_skip_nested_validation=prefer_skip_nested_validation)
+
+    def body(est, *args, **kwargs):
+        check = getattr(est, "_check_params", None)
+        if check is not None:
+            check()
+        if getattr(est, "probability", False) and hasattr(est, "_fit_platt"):
+            return est._fit_platt(*args, **kwargs)
+        return fit(est, *args, **kwargs)
+
+    validated = _fit_context(prefer_skip_nested_validation=prefer_skip_nested_validation)(
+        functools.wraps(fit)(body))
+
+    @functools.wraps(fit)
+    def wrapper(est, *args, **kwargs):
+        reset_fitted(est)
+        try:
+            return validated(est, *args, **kwargs)
+        except BaseException:
+            reset_fitted(est)
+            raise
+
+    setattr(wrapper, FIT_WRAPPER_MARKER, True)
+    return wrapper
+
+
+def uses_fit_wrapper(method):
+    """Whether a ``fit`` method is the one :func:`fit_wrapper` returned.
+
+    Parameters
+    ----------
+    method : callable
+        A ``fit`` (or ``fit_transform``) method, e.g. ``type(est).fit``.
+
+    Returns
+    -------
+    bool
+    """
+    return getattr(method, FIT_WRAPPER_MARKER, False) is True
