@@ -262,7 +262,7 @@ def default_grid(name, scale=1.0):
     (:func:`krein.kernels.kernel_scale`): each value of a parameter with an
     exponent ``e`` in :func:`scale_exponents` is multiplied by ``s ** e`` (``C``
     of an SVM: ``C / s``), so that the grids of ``K`` and ``c K`` select the
-    same models (DESIGN.md "Scale"); the other parameters (``n_neighbors``,
+    same models (docs/design.md "Scale"); the other parameters (``n_neighbors``,
     ``mu``) are unchanged.
 
     Parameters
@@ -343,7 +343,7 @@ def scaled_defaults(name, scale, exclude=()):
     classical-scaling kernel of scale 2e4).  This gives them the same
     treatment: each default ``v`` with an exponent ``e`` in
     :func:`scale_exponents` becomes ``v * s ** e``, so that ``K`` and ``c K``
-    fit the same models (DESIGN.md "Scale", issue 28 item 4).
+    fit the same models (docs/design.md "Scale").
 
     Parameters
     ----------
