@@ -1,7 +1,7 @@
 """The parameter vocabulary, declared once: one name per idea, one meaning per value.
 
 Every estimator, formulation, solver and client of krein spells a shared idea with
-the name declared here (DESIGN.md, "Parameter vocabulary"), and where the values of
+the name declared here (docs/design.md, "Parameter vocabulary"), and where the values of
 a parameter are names, each name is declared here with its one meaning.  A module
 that accepts a subset (``SpectrumCorrection`` takes every ``correction``,
 ``Bending`` four of them) builds its constant with :func:`declared`, so a value
@@ -9,7 +9,7 @@ that is not declared fails at import; ``tests/test_vocabulary.py`` walks every
 estimator, formulation and solver signature and fails on a shared name with a
 private value, or on a synonym of a declared name (:data:`SYNONYMS`).
 
-This is the ground floor (DESIGN.md, "Layout"): it imports nothing from krein.
+This is the ground floor (docs/design.md, "Layout"): it imports nothing from krein.
 
 References for the meanings: munoz = Munoz & de Diego (2006); loosli = Loosli,
 Ong & Canu (2013); luss = Luss & d'Aspremont (2009); haasdonk = Haasdonk (2005).

@@ -2,27 +2,34 @@
 
 ``make_method(name, **params)`` builds a method's estimator and
 ``list_methods()`` lists them.  A method is ONE call of :func:`register_method`
-(plus its estimator, solver and test): the entry (:class:`MethodEntry`) carries
-its estimator factory, description, task, whether ``krein compare`` runs it,
-its default inner-CV grid, the inputs it needs, its approximate path (what an
-``--approximation`` run changes, :func:`approximation_defaults`), how its
-parameters follow a rescaled kernel, the instances scikit-learn's estimator
-checks run (:func:`estimator_check_instances`) and its row of README.md's
-method table (:func:`readme_table`; ``tests/test_registry_entry.py`` checks the
-README against it).  Every field is validated declaratively when the entry is
-registered (:data:`ENTRY_CONSTRAINTS`, as scikit-learn's
-``_parameter_constraints``), so a wrong entry fails at import, not in a run.
+(plus its estimator, solver and test; docs/layout.md, "Adding a method"): the
+entry (:class:`MethodEntry`) carries its estimator factory, description, task,
+whether ``krein compare`` runs it, its default inner-CV grid, the inputs it
+needs, its approximate path (what an ``--approximation`` run changes,
+:func:`approximation_defaults`), how its parameters follow a rescaled kernel,
+whether it takes ``probability``, the kind of certificate its Solutions carry,
+the instances scikit-learn's estimator checks run
+(:func:`estimator_check_instances`) and its row of README.md's method table
+(:func:`readme_table`).  A method that lacks probabilities, a certificate or
+estimator checks declares why (:class:`Without`).  Every field is validated
+declaratively when the entry is registered (:data:`ENTRY_CONSTRAINTS`, as
+scikit-learn's ``_parameter_constraints``) and against the estimator
+(:func:`~krein.registry_entry.check_against_estimator`), so a wrong entry fails at
+import, not in a run; ``tests/test_registry_rules.py`` holds every registered
+method to its declarations.
 """
 
 from __future__ import annotations
 
-from .registry_entry import (ENTRY_CONSTRAINTS, REQUIREMENTS, TASKS, MethodEntry,  # noqa: F401
-                             _Entry)
+from contextlib import contextmanager
 
-__all__ = ["make_method", "list_methods", "register_method", "default_grid",
-           "method_requirements", "method_entry", "approximation_defaults",
+from .registry_entry import (ENTRY_CONSTRAINTS, REQUIREMENTS, TASKS, MethodEntry,  # noqa: F401
+                             Without, check_against_estimator)
+
+__all__ = ["make_method", "list_methods", "register_method", "temporary_method",
+           "default_grid", "method_requirements", "method_entry", "approximation_defaults",
            "estimator_check_instances", "readme_table", "scale_exponents", "scaled_defaults",
-           "MethodEntry",
+           "MethodEntry", "Without",
            "TASKS", "C_GRID", "RHO_GRID", "MU_GRID", "K_GRID", "REQUIREMENTS",
            "ENTRY_CONSTRAINTS", "NO_APPROXIMATE_PATH", "APPROXIMATE_SOLVER"]
 
@@ -54,9 +61,15 @@ APPROXIMATE_SOLVER = "liblinear"
 _REGISTRY: dict[str, MethodEntry] = {}
 
 
-def register_method(name, factory, description, task="classifier", compare=True, grid=None,
-                    requires=(), *, approximate=None, checks=(), readme=None, scale=None):
+def register_method(name, factory, description, task="classifier", *, compare, probability,
+                    certificate, checks, readme, grid=None, requires=(), approximate=None,
+                    scale=None):
     """Add a method to the registry: everything about it, in one entry.
+
+    The declarations without a default (``compare``, ``probability``,
+    ``certificate``, ``checks``, ``readme``) are what the tests hold every method
+    to (``tests/test_registry_rules.py``); a method that lacks probabilities, a
+    certificate or estimator checks says why with :class:`Without`.
 
     Parameters
     ----------
@@ -67,10 +80,34 @@ def register_method(name, factory, description, task="classifier", compare=True,
     description : str
         One line shown by ``krein.list_methods()`` and ``krein compare --help``.
     task : {"classifier", "regressor", "outlier"}
-        Kind of estimator.
+        Kind of estimator: scikit-learn's estimator type of ``factory()``.
     compare : bool
-        Whether ``krein compare`` runs it by default (classifiers that accept any
-        symmetric kernel; e.g. PerturbSVM needs a PSD kernel and is left out).
+        Whether ``krein compare`` runs it by default, in its main job (classifiers
+        that accept any symmetric kernel; e.g. PerturbSVM needs a PSD kernel and is
+        left out).  The sample table of docs/getting_started.rst lists exactly
+        these methods: a method with ``compare=True`` is added to it.
+    probability : True or Without
+        True: the estimator takes ``probability`` (default False; True fits
+        Platt's sigmoid on internal cross-validation and gives ``predict_proba``),
+        as every classifier does; ``Without(reason)`` for a regressor or outlier
+        detector.
+    certificate : str or Without
+        The ``certificate_kind`` of every Solution a fit with the default
+        parameters leaves in ``solutions_`` (or ``solution_``): a key of
+        :data:`krein.solvers.CERTIFICATE_KINDS` (``"residual"`` for libsvm's KKT
+        residual, ``"relative_gap"``, ...); ``Without(reason)`` for a method that
+        solves no optimization problem (k-NN).
+    checks : tuple or Without
+        Instances scikit-learn's estimator checks run
+        (:func:`estimator_check_instances`): each a dict of parameters set on
+        ``factory()``, or a pair ``(parameters, {check name: reason})`` listing
+        the checks that instance cannot pass and why.  ``Without(reason)`` when
+        no instance runs (e.g. the estimator class is checked through another
+        method's instances); an empty tuple is refused.
+    readme : tuple or str
+        Its row of README.md's method table (:func:`readme_table`):
+        ``(estimator, method, source)`` as Markdown, or the name of an earlier
+        method whose row it shares.
     grid : dict, optional
         The method's default inner-CV grid, ``{parameter: list of values}``
         (estimator parameters): what ``krein compare`` tunes unless told
@@ -88,15 +125,6 @@ def register_method(name, factory, description, task="classifier", compare=True,
         (or ``{parameter: (value, note)}``), the parameters an approximated run
         sets, the estimator must have an ``approximation`` parameter
         (:func:`approximation_defaults`).
-    checks : tuple
-        Instances scikit-learn's estimator checks run
-        (:func:`estimator_check_instances`): each a dict of parameters set on
-        ``factory()``, or a pair ``(parameters, {check name: reason})`` listing
-        the checks that instance cannot pass and why.
-    readme : tuple or str, optional
-        Its row of README.md's method table (:func:`readme_table`):
-        ``(estimator, method, source)`` as Markdown, or the name of an earlier
-        method whose row it shares.  None: not in the table.
     scale : dict, optional
         How its parameters follow the kernel ``K -> s K`` (``{parameter:
         exponent}``: the value times ``s ** exponent`` makes the same model;
@@ -108,13 +136,15 @@ def register_method(name, factory, description, task="classifier", compare=True,
     ValueError
         If the name is taken, a field is not what :data:`ENTRY_CONSTRAINTS`
         accepts, a ``readme`` name is not an earlier method with a row, or a
-        parameter of ``grid``, ``approximate``, ``checks`` or ``scale`` is not
-        one of the estimator's (``approximate`` also needs its
-        ``approximation`` parameter).
+        declaration does not fit the estimator
+        (:func:`~krein.registry_entry.check_against_estimator`: its task, its
+        ``probability`` parameter, ``compare`` of a non-classifier, a parameter of
+        ``grid``, ``approximate``, ``checks`` or ``scale`` it does not have).
     """
     fields = {"name": name, "factory": factory, "description": description, "task": task,
               "compare": compare, "grid": grid, "requires": requires,
-              "approximate": approximate, "checks": checks, "readme": readme, "scale": scale}
+              "approximate": approximate, "checks": checks, "readme": readme, "scale": scale,
+              "probability": probability, "certificate": certificate}
     for key, (ok, accepted) in ENTRY_CONSTRAINTS.items():
         if not ok(fields[key]):
             raise ValueError(f"register_method({name!r}): {key} must be {accepted}; "
@@ -125,23 +155,50 @@ def register_method(name, factory, description, task="classifier", compare=True,
                                                   tuple):
         raise ValueError(f"register_method({name!r}): readme {readme!r} is not an earlier "
                          "method with its own README row")
-    accepted = factory().get_params(deep=True)
-    named = [*(grid or {}), *(scale or {})]
-    if isinstance(approximate, dict):
-        named += ["approximation", *approximate]
-    for c in checks:
-        named += list(c if isinstance(c, dict) else c[0])
-    bad = sorted({k for k in named if k not in accepted})
-    if bad:
-        raise ValueError(f"register_method({name!r}): the estimator has no parameter(s) {bad}")
+    check_against_estimator(name, fields, factory())
     _REGISTRY[name] = MethodEntry(
-        factory, description, task, compare,
-        None if grid is None else tuple((k, tuple(v)) for k, v in grid.items()),
-        tuple(requires),
-        tuple((k, *(v if isinstance(v, tuple) else (v, None))) for k, v in approximate.items())
+        factory=factory, description=description, task=task, compare=compare,
+        grid=None if grid is None else tuple((k, tuple(v)) for k, v in grid.items()),
+        requires=tuple(requires),
+        approximate=tuple((k, *(v if isinstance(v, tuple) else (v, None)))
+                          for k, v in approximate.items())
         if isinstance(approximate, dict) else approximate,
-        tuple((dict(c), {}) if isinstance(c, dict) else (dict(c[0]), dict(c[1])) for c in checks),
-        readme, None if scale is None else tuple(scale.items()), name)
+        checks=checks if isinstance(checks, Without) else tuple(
+            (dict(c), {}) if isinstance(c, dict) else (dict(c[0]), dict(c[1])) for c in checks),
+        readme=readme, scale=None if scale is None else tuple(scale.items()), name=name,
+        probability=probability, certificate=certificate)
+
+
+@contextmanager
+def temporary_method(name, factory, description, **declarations):
+    """Register a method for the duration of a ``with`` block, then remove it.
+
+    For examples and tests: the method is registered exactly as by
+    :func:`register_method` (every declaration validated) and is gone from the
+    registry when the block ends, also on an exception.
+
+    Parameters
+    ----------
+    name, factory, description : str, callable, str
+        As for :func:`register_method`.
+    **declarations
+        The other arguments of :func:`register_method`.
+
+    Yields
+    ------
+    MethodEntry
+        The registered entry.
+
+    Raises
+    ------
+    ValueError
+        As :func:`register_method`.
+    """
+    register_method(name, factory, description, **declarations)
+    try:
+        yield _REGISTRY[name]
+    finally:
+        _REGISTRY.pop(name, None)
 
 
 def list_methods(task=None, compare=None):
@@ -205,7 +262,7 @@ def default_grid(name, scale=1.0):
     (:func:`krein.kernels.kernel_scale`): each value of a parameter with an
     exponent ``e`` in :func:`scale_exponents` is multiplied by ``s ** e`` (``C``
     of an SVM: ``C / s``), so that the grids of ``K`` and ``c K`` select the
-    same models (DESIGN.md "Scale"); the other parameters (``n_neighbors``,
+    same models (docs/design.md "Scale"); the other parameters (``n_neighbors``,
     ``mu``) are unchanged.
 
     Parameters
@@ -286,7 +343,7 @@ def scaled_defaults(name, scale, exclude=()):
     classical-scaling kernel of scale 2e4).  This gives them the same
     treatment: each default ``v`` with an exponent ``e`` in
     :func:`scale_exponents` becomes ``v * s ** e``, so that ``K`` and ``c K``
-    fit the same models (DESIGN.md "Scale", issue 28 item 4).
+    fit the same models (docs/design.md "Scale").
 
     Parameters
     ----------
@@ -398,11 +455,14 @@ def estimator_check_instances():
         ``(name, estimator, {check name: reason})`` in registration order: a
         fresh estimator of the method with the instance's parameters set
         (estimator-valued parameters cloned), and the checks it cannot pass.
+        A method whose ``checks`` is a :class:`Without` contributes none.
     """
     from sklearn.base import clone
 
     out = []
     for name, entry in _REGISTRY.items():
+        if isinstance(entry.checks, Without):
+            continue
         for params, xfail in entry.checks:
             est = entry.factory()
             est.set_params(**clone(params, safe=False))
@@ -483,6 +543,24 @@ _LINEAR = {"solver": APPROXIMATE_SOLVER}
 _SPECTRAL = {"out_of_sample": ("spectral", "test rows by out_of_sample='spectral' (the raw test "
                                            "kernel of {} needs the dual coefficients)")}
 
+#: Why scikit-learn's checks run no instance of a method (``checks=Without(...)``).
+_SPECTRUM_SVC_CHECKED = (
+    "the estimator class SpectrumSVC runs the checks in the instances of flip and clip; its "
+    "{} correction runs them as SpectrumCorrection in tests/test_transformer_checks.py")
+_CORRECTED_SVC_CHECKED = (
+    "the estimator class CorrectedKernelSVC runs the checks in bending's instance and in "
+    "tests/test_corrected.py; its correction {} runs them in tests/test_transformer_checks.py")
+_STACKED_CHECKED = (
+    "needs stacked base kernels, which scikit-learn's checks do not pass; tests/test_corrected.py "
+    "runs the checks on CorrectedKernelSVC(ConformalLinearCombination()) with base_kernels= "
+    "computed from the checks' feature vectors")
+#: Why a method takes no ``probability`` (``probability=Without(...)``).
+_NO_CLASSES = "a regressor: no classes for Platt's sigmoid to calibrate"
+_NO_LABELS = "an outlier detector: fitted without labels, no classes to calibrate"
+#: Why a method leaves no Solution (``certificate=Without(...)``).
+_NEIGHBOURS_VOTE = "a vote of the nearest training points: no optimization problem is solved"
+_NEAREST_MEAN = "the nearest class mean: no optimization problem is solved"
+
 
 def _spectral(correction):
     value, note = _SPECTRAL["out_of_sample"]
@@ -490,61 +568,106 @@ def _spectral(correction):
 
 
 def _register_builtin():
-    from .estimators import ESVC, DirectSVC, LPSVC, SpectrumSVC
+    """Register krein's methods, family by family, in the order ``krein compare`` lists them."""
+    _register_esvm_and_svm()
+    _register_spectrum_corrections()
+    _register_lp_svm()
+    _register_proxy_kernel()
+    _register_ksvm_ch_modsvm_rvm()
+    _register_matrix_corrections()
+    _register_baselines()
+    _register_embedding()
+    _register_iksvm_dc()
+    _register_rkks()
+    _register_trik()
+
+
+def _register_esvm_and_svm():
+    """The Krein-space SVM ESVM and ESVM-L (Loosli et al. 2013), libsvm on the raw kernel."""
+    from .estimators import ESVC, DirectSVC
 
     register_method("esvm", ESVC, "ESVM: SVM stabilized in a Krein space, full eigendecomposition "
-                    "(Loosli et al. 2013, Alg. 1)", approximate=_LINEAR,
+                    "(Loosli et al. 2013, Alg. 1)", compare=True, probability=True,
+                    certificate="residual", approximate=_LINEAR,
                     checks=({}, _PRECOMPUTED),
                     readme=("`ESVC()`", "SVM stabilized in a Krein space by eigendecomposition",
                             "Loosli, Ong & Canu 2013, Alg. 1"))
     register_method("esvm-l", lambda: ESVC(energy=0.9),
                     "ESVM-L: ESVM on the eigenpairs carrying 90% of sum|lambda| (Loosli et al. 2013)",
+                    compare=True, probability=True, certificate="residual",
                     approximate="energy=0.9 keeps eigenpairs of the exact kernel; the "
                                 "approximation's M landmarks set the rank instead",
                     checks=(({}, dict.fromkeys(_ENERGY_CHECKS, _ENERGY_AND_N_COMPONENTS)),),
                     readme=("`ESVC(energy=0.9)`", "ESVM on the eigenpairs carrying 90 % of sum "
                             "&#124;λ&#124;", "Loosli et al. 2013 §4"))
     register_method("svm", DirectSVC, "libsvm C-SVM directly on the indefinite kernel "
-                    "(stationary point; Lin & Lin 2003)",
+                    "(stationary point; Lin & Lin 2003)", compare=True, probability=True,
+                    certificate="residual",
                     checks=({}, _PRECOMPUTED, {"class_weight": "balanced"}),
                     readme=("`DirectSVC()`", "libsvm directly on the indefinite kernel "
                             "(stationary point)", "Lin & Lin 2003"))
+
+
+def _register_spectrum_corrections():
+    """SVMs on the flipped, clipped, shifted and squared kernel (Loosli §6.1.1; Muñoz & de Diego 2006)."""
+    from .estimators import SpectrumSVC
+
     # SpectrumSVC's own defaults (out_of_sample="auto") are what the checks run
     register_method("flip", lambda: SpectrumSVC(correction="flip", out_of_sample="raw"),
                     "SVM on the flipped kernel V|lambda|V' ('Abs'), raw test kernel as Loosli Table 2",
+                    compare=True, probability=True, certificate="residual",
                     approximate=_LINEAR,
                     checks=({"out_of_sample": "auto"}, {"out_of_sample": "auto", **_PRECOMPUTED}),
                     readme=("`SpectrumSVC(...)`", "SVM on the Abs / Trunc / Shift kernels, raw "
                             "test kernel (as Loosli Table 2)", "Loosli §6.1.1, Muñoz & de Diego 2006"))
     register_method("clip", lambda: SpectrumSVC(correction="clip", out_of_sample="raw"),
                     "SVM on the clipped kernel ('Trunc'/'denoise'), raw test kernel as Loosli Table 2",
+                    compare=True, probability=True, certificate="residual",
                     approximate=_spectral("clip"), readme="flip",
                     checks=(({"out_of_sample": "transductive", "kernel": "sigmoid",
                               "kernel_params": _SIGMOID},
                              {"check_methods_subset_invariance": _TRANSDUCTIVE}),))
     register_method("shift", lambda: SpectrumSVC(correction="shift", out_of_sample="raw"),
                     "SVM on the shifted kernel K - lambda_min I ('Shift'), raw test kernel",
+                    compare=True, probability=True, certificate="residual",
+                    checks=Without(_SPECTRUM_SVC_CHECKED.format("shift")),
                     approximate=_spectral("shift"), readme="flip")
     register_method("clip-mds", lambda: SpectrumSVC(correction="clip", out_of_sample="spectral"),
                     "SVM on the clipped kernel, test rows by Munoz & de Diego eq. (3)",
+                    compare=True, probability=True, certificate="residual",
+                    checks=Without(_SPECTRUM_SVC_CHECKED.format("clip (spectral map)")),
                     approximate=_LINEAR,
                     readme=("`SpectrumSVC(...)`", "clip / square with the out-of-sample maps of "
                             "Muñoz & de Diego eqs. (3), (7)", "Muñoz & de Diego 2006"))
     register_method("square", lambda: SpectrumSVC(correction="square", out_of_sample="spectral"),
                     "SVM on K^2, test rows k(x,X) K (Munoz & de Diego eq. 7); the same model as "
                     "similarity-linear, which krein compare runs by default in its place",
-                    compare=False, approximate=_LINEAR, readme="clip-mds", scale={"C": -2})
+                    compare=False, probability=True, certificate="residual",
+                    checks=Without(_SPECTRUM_SVC_CHECKED.format("square")),
+                    approximate=_LINEAR, readme="clip-mds", scale={"C": -2})
+
+
+def _register_lp_svm():
+    """The 1-norm LP-SVM on the raw kernel (Mangasarian 1999)."""
+    from .estimators import LPSVC
+
     # (LPSVC(kernel="precomputed") also passes every check; left out for run time: the
     # precomputed route lives in the shared base class, covered by esvm, flip and svm)
     register_method("lp-svm", LPSVC, "1-norm LP-SVM on the raw kernel (Mangasarian 1999), CVXPY",
+                    compare=True, probability=True, certificate="relative_gap",
                     checks=({},), readme=("`LPSVC()`", "1-norm linear-programming SVM (CVXPY)",
                                           "Mangasarian 1999"))
+
+
+def _register_proxy_kernel():
+    """SVM, SVR and one-class SVM with a learned proxy kernel, PerturbSVM (Luss & d'Aspremont 2009)."""
     from .estimators.indefinite import (IndefiniteOneClassSVM, IndefiniteSVC, IndefiniteSVR,
                                         PerturbSVC)
 
     register_method("indefinite-svm", IndefiniteSVC,
                     "IndefiniteSVM: SVM with a learned PSD proxy kernel, projected gradient "
                     "(Luss & d'Aspremont 2009, eq. 7)",
+                    compare=True, probability=True, certificate="relative_gap",
                     grid={"C": list(C_GRID), "rho": list(RHO_GRID)}, scale={"C": -1, "rho": -3},
                     checks=({}, {"kernel": "sigmoid", "kernel_params": _SIGMOID, "solver": "apg"},
                             _PRECOMPUTED, {"class_weight": "balanced", "solver": "apg"}),
@@ -554,27 +677,35 @@ def _register_builtin():
                             "Luss & d'Aspremont 2009, eqs. (4)-(7), Alg. 1-3"))
     register_method("perturb-svm", PerturbSVC,
                     "PerturbSVM: SVM with perturbed support vectors, PSD kernels only "
-                    "(Luss & d'Aspremont 2009, eq. 22)", compare=False,
+                    "(Luss & d'Aspremont 2009, eq. 22)", compare=False, probability=True,
+                    certificate="relative_gap",
                     grid={"C": list(C_GRID), "rho": list(RHO_GRID)}, scale={"C": -1, "rho": -3},
                     checks=({},), readme=("`PerturbSVC()`", "SVM with perturbed support vectors, "
                                           "PSD kernels (CVXPY or the same algorithms)",
                                           "Luss & d'Aspremont 2009, eq. (22)"))
     register_method("indefinite-svr", IndefiniteSVR,
                     "Indefinite SVR with a learned proxy kernel (Luss & d'Aspremont 2009, eq. 17)",
-                    task="regressor", compare=False, scale={"C": -1, "rho": -3},
+                    task="regressor", compare=False, probability=Without(_NO_CLASSES),
+                    certificate="relative_gap", scale={"C": -1, "rho": -3},
                     checks=(({}, {"check_regressors_train": _SVR_DEFAULT_RHO}),),
                     readme=("`IndefiniteSVR()`", "ε-SVR with a learned proxy kernel",
                             "Luss & d'Aspremont 2009, eq. (17)"))
     register_method("indefinite-one-class", IndefiniteOneClassSVM,
                     "Indefinite one-class SVM with a learned proxy kernel "
                     "(Luss & d'Aspremont 2009, eq. 20)", task="outlier", compare=False,
+                    probability=Without(_NO_LABELS), certificate="relative_gap",
                     scale={"rho": -1}, checks=({},),
                     readme=("`IndefiniteOneClassSVM()`", "one-class SVM with a learned proxy "
                             "kernel", "Luss & d'Aspremont 2009, eq. (20)"))
+
+
+def _register_ksvm_ch_modsvm_rvm():
+    """KSVM (Loosli et al. 2013), CH-DU (Haasdonk 2005), Mod SVM (Lin & Lin 2003), the RVM (Tipping 2001)."""
     from .estimators import KSVC, RVC, ConvexHullClassifier, ModSVC
 
     register_method("ksvm", KSVC, "KSVM: Krein-space SVM, active set on the least-squares "
                     "stabilization problem (Loosli et al. 2013, Alg. 2, eq. 26)",
+                    compare=True, probability=True, certificate="kkt_residual",
                     approximate={"solver": "CLARABEL"}, checks=({},),
                     readme=("`KSVC()`", "Krein-space SVM: active set (incremental QR) on the "
                             "least-squares stabilization problem (26), exact KKT",
@@ -582,6 +713,7 @@ def _register_builtin():
     register_method("ch", ConvexHullClassifier,
                     "CH-DU: closest points of the reduced class hulls in pseudo-Euclidean space; "
                     "CVXPY when convex, else multi-start projected gradient (Haasdonk 2005)",
+                    compare=True, probability=True, certificate="fw_gap",
                     grid={"mu": list(MU_GRID)}, checks=({"n_starts": 2},),
                     readme=("`ConvexHullClassifier()`", "closest points of the reduced class hulls "
                             "in pseudo-Euclidean space (CH-DU); CVXPY when the kernel makes it "
@@ -590,16 +722,22 @@ def _register_builtin():
     # (the CVXPY default of mod-svm runs in tests/test_modsvm.py)
     register_method("mod-svm", ModSVC, "Mod SVM: kernel only in the separation constraints, "
                     "identity regularizer (Lin & Lin 2003; Luss & d'Aspremont 2009 §5.1), CVXPY",
+                    compare=True, probability=True, certificate="relative_gap",
                     scale={"C": -2}, checks=({"solver": "libsvm"},),
                     readme=("`ModSVC()`", "kernel only in the separation constraints, identity "
                             "regularizer (CVXPY, any QP solver)",
                             "Lin & Lin 2003 as in Luss & d'Aspremont 2009 §5.1"))
     register_method("rvm", RVC, "RVM: relevance vector classifier, Laplace approximation and "
                     "fast marginal-likelihood updates (Tipping 2001; Tipping & Faul 2003)",
+                    compare=True, probability=True, certificate="max_abs_gradient",
                     checks=({"max_iter": 100},),
                     readme=("`RVC()`", "relevance vector classifier: Laplace approximation, fast "
                             "marginal-likelihood updates, `predict_proba`",
                             "Tipping 2001; Tipping & Faul 2003"))
+
+
+def _register_matrix_corrections():
+    """SVMs on a repaired kernel: bending, nearest PSD, conformal, CLC / AKM (Muñoz & de Diego 2006)."""
     from .estimators import (Bending, ConformalLinearCombination, ConformalTransformation,
                              CorrectedKernelSVC, NearestPSD)
     from .spectrum import SpectrumCorrection
@@ -607,6 +745,7 @@ def _register_builtin():
     register_method("bending", lambda: CorrectedKernelSVC(correction=Bending(weights="support-vectors")),
                     "SVM on the bent kernel, weights from the support vectors of an MDS fit, "
                     "test rows by eq. (8) (Munoz & de Diego 2006, Alg. 1)",
+                    compare=True, probability=True, certificate="residual",
                     scale={"C": -1, "correction__C": -1},
                     # CorrectedKernelSVC around the plain spectrum correction
                     checks=({"correction": SpectrumCorrection(correction="clip")},),
@@ -622,6 +761,8 @@ def _register_builtin():
                     "semismooth Newton method of Qi & Sun 2006, test rows by the paper's own "
                     "rule (the MDS map in the weighted coordinates; the problem of Munoz & de "
                     "Diego 2006, eqs. 9-12; Higham 2002)",
+                    compare=True, probability=True, certificate="residual",
+                    checks=Without(_CORRECTED_SVC_CHECKED.format("NearestPSD")),
                     scale={"C": -1, "correction__C": -1, "correction__diagonal": 1},
                     readme=("`CorrectedKernelSVC(NearestPSD(diagonal=1.0, "
                             "weights=\"support-vectors\", out_of_sample=\"munoz\"))`",
@@ -632,12 +773,16 @@ def _register_builtin():
     register_method("conformal", lambda: CorrectedKernelSVC(correction=ConformalTransformation()),
                     "SVM on the conformal transformation W A W of the flipped kernel closest to K, "
                     "test rows by eq. (14) (Munoz & de Diego 2006, eqs. 13-14)",
+                    compare=True, probability=True, certificate="residual",
+                    checks=Without(_CORRECTED_SVC_CHECKED.format("ConformalTransformation")),
                     readme=("`CorrectedKernelSVC(ConformalTransformation())`", "SVM on `W A W` "
                             "closest to K (A: the flipped kernel by default), test rows by eq. (14)",
                             "Muñoz & de Diego 2006, eqs. (13)-(14)"))
     register_method("clc", lambda: CorrectedKernelSVC(correction=ConformalLinearCombination()),
                     "SVM on the convex combination of base kernels closest to K (CLC, Munoz & "
                     "de Diego 2006, eqs. 15-16); needs stacked base kernels (pick-out data sets)",
+                    compare=True, probability=True, certificate="residual",
+                    checks=Without(_STACKED_CHECKED),
                     requires=("base_kernels",),
                     readme=("`CorrectedKernelSVC(ConformalLinearCombination())`", "SVM on the "
                             "convex combination of base kernels closest to K (closed form (16) for "
@@ -648,25 +793,32 @@ def _register_builtin():
                     lambda: CorrectedKernelSVC(correction=ConformalLinearCombination(combination="average")),
                     "SVM on the average of the base kernels (AKM baseline of Munoz & de Diego "
                     "2006); needs stacked base kernels (pick-out data sets)",
+                    compare=True, probability=True, certificate="residual",
+                    checks=Without(_STACKED_CHECKED),
                     requires=("base_kernels",), readme="clc")
-    from .estimators import KernelKNeighborsClassifier
+
+
+def _register_baselines():
+    """The similarity-based baselines: k-NN, weighted k-NN, the similarity space (Chen et al.
+    2009), the pseudo-Euclidean nearest mean (Pekalska & Duin 2005)."""
+    from .estimators import (AffinityKNeighborsClassifier, KernelKNeighborsClassifier,
+                             PseudoEuclideanNearestMean, SimilaritySpaceSVC)
+    from .estimators.similarity_space import GAMMA_GRID
 
     register_method("knn", KernelKNeighborsClassifier,
                     "k-NN in the kernel-induced distance d^2 = K_ii + K_jj - 2 K_ij, k tuned "
                     "(the similarity-based baseline of Chen et al. 2009)",
+                    compare=True, probability=True, certificate=Without(_NEIGHBOURS_VOTE),
                     grid={"n_neighbors": list(K_GRID)}, scale={},
                     checks=({}, (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
                     readme=("`KernelKNeighborsClassifier()`", "k nearest neighbours in the "
                             "kernel-induced (pseudo-Euclidean) distance, `k` tuned in {1, 3, 5, 7}; "
                             "test rows `k(x, X)` suffice", "Chen, Garcia, Gupta, Rahimi & "
                             "Cazzanti 2009 (baseline)"))
-    from .estimators import (AffinityKNeighborsClassifier, PseudoEuclideanNearestMean,
-                             SimilaritySpaceSVC)
-    from .estimators.similarity_space import GAMMA_GRID
-
     register_method("weighted-knn", AffinityKNeighborsClassifier,
                     "weighted k-NN: the k nearest in the kernel-induced distance vote with their "
                     "affinity max(K_ij, 0), k tuned (Chen et al. 2009, section 4)",
+                    compare=True, probability=True, certificate=Without(_NEIGHBOURS_VOTE),
                     grid={"n_neighbors": list(K_GRID)}, scale={},
                     checks=({}, (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
                     readme=("`AffinityKNeighborsClassifier()`", "weighted k-NN: the `k` nearest "
@@ -676,6 +828,7 @@ def _register_builtin():
     register_method("similarity-linear", SimilaritySpaceSVC,
                     "linear SVM in the similarity space: the rows of K as feature vectors, test "
                     "rows K(test, train) (Graepel et al. 1999; Pekalska & Duin 2005)",
+                    compare=True, probability=True, certificate="residual",
                     grid={"C": list(C_GRID)}, scale={"C": -2}, checks=({}, _PRECOMPUTED),
                     readme=("`SimilaritySpaceSVC(feature_kernel=...)`", "linear / RBF SVM on the "
                             "similarity-space features (the rows of K; test rows `k(x, X)`), "
@@ -684,30 +837,29 @@ def _register_builtin():
     register_method("similarity-rbf", lambda: SimilaritySpaceSVC(feature_kernel="rbf"),
                     "RBF SVM in the similarity space, gamma relative to the features' variance "
                     "(Graepel et al. 1999; Pekalska & Duin 2005)",
+                    compare=True, probability=True, certificate="residual",
                     grid={"C": list(C_GRID), "gamma": list(GAMMA_GRID)},
                     scale={"C": 0, "gamma": 0}, checks=({"feature_kernel": "rbf"},),
                     readme="similarity-linear")
     register_method("pe-nearest-mean", PseudoEuclideanNearestMean,
                     "nearest class mean in the pseudo-Euclidean embedding, indefinite squared "
                     "distances from the test rows (Pekalska & Duin 2005)",
+                    compare=True, probability=True, certificate=Without(_NEAREST_MEAN),
                     scale={}, checks=({}, _PRECOMPUTED),
                     readme=("`PseudoEuclideanNearestMean()`", "nearest class mean in the "
                             "pseudo-Euclidean embedding (indefinite squared distances; test rows "
                             "suffice), nothing tuned", "Pekalska & Duin 2005 (baseline)"))
-    _register_embedding()
-    _register_iksvm_dc()
-    _register_rkks()
-    _register_trik()
 
 
 def _register_embedding():
-    """Issue 27, item 4: k-NN in the pseudo-Euclidean embedding (DisTools ``pe_knnc``)."""
+    """k-NN in the pseudo-Euclidean embedding (DisTools ``pe_knnc``; Pekalska & Duin 2005)."""
     from .estimators import PseudoEuclideanKNeighbors
 
     register_method("pe-knn", PseudoEuclideanKNeighbors,
                     "k-NN in the pseudo-Euclidean embedding (DisTools pe_knnc): indefinite squared "
                     "distances of the kept largest-|lambda| components; k and the kept share "
                     "energy (0.9 or all: then the same neighbours as knn) tuned",
+                    compare=True, probability=True, certificate=Without(_NEIGHBOURS_VOTE),
                     grid={"n_neighbors": [1, 3, 5], "energy": [0.9, None]}, scale={},
                     checks=({"n_components": 3},
                             (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
@@ -719,13 +871,14 @@ def _register_embedding():
 
 
 def _register_iksvm_dc():
-    """Issue 27, item 1: IKSVM-DC (Xu, Xue, Chen & Wang 2017)."""
+    """IKSVM-DC: DC programming on the primal squared-hinge SVM (Xu, Xue, Chen & Wang 2017)."""
     from .estimators import DCSVC
 
     register_method("iksvm-dc", DCSVC,
                     "IKSVM-DC: primal squared-hinge SVM on the indefinite kernel, DCA with an "
                     "Armijo step on the split K = rho I - (rho I - K) (Xu et al. 2017, eq. 12); "
                     "C = 1/gamma, C tuned over four decades",
+                    compare=True, probability=True, certificate="grad_norm",
                     grid={"C": [0.1, 1.0, 10.0, 100.0]}, scale={"C": -1},
                     # max_iter: DCA on the checks' ill-conditioned PSD kernels (iris' linear
                     # kernel: lambda_max / lambda_2 = 360) moves slowly, and a 10-class check
@@ -747,7 +900,7 @@ RADIUS_SQUARED_GRID = (0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
 
 
 def _register_rkks():
-    """Oglic & Gaertner (2018): least squares over the Hilbert-norm sphere (issue 27, item 3)."""
+    """Least squares over the Hilbert-norm sphere of a Krein space (Oglic & Gaertner 2018)."""
     from .estimators.rkks import KreinLeastSquaresClassifier, KreinLeastSquaresRegressor
 
     scale = {"radius_squared": -1, "krein_penalty": 1}
@@ -755,6 +908,7 @@ def _register_rkks():
                     "Krein least squares: squared loss over the hypersphere ||f||_H = r in the "
                     "Krein space, global optimum by the secular equation, one-vs-one "
                     "(Oglic & Gaertner 2018)",
+                    compare=True, probability=True, certificate="kkt_residual",
                     grid={"radius_squared": list(RADIUS_SQUARED_GRID)}, scale=scale,
                     approximate={},      # (P) on the Nystroem features: nothing else changes
                     # (the precomputed instance at r^2 = 1: the checks' kernel X X' is rank 2-10,
@@ -770,7 +924,8 @@ def _register_rkks():
     register_method("krein-ls-regressor", KreinLeastSquaresRegressor,
                     "Krein least-squares regression over the hypersphere ||f||_H = r, global "
                     "optimum by the secular equation (Oglic & Gaertner 2018)",
-                    task="regressor", compare=False,
+                    task="regressor", compare=False, probability=Without(_NO_CLASSES),
+                    certificate="kkt_residual",
                     grid={"radius_squared": list(RADIUS_SQUARED_GRID)}, scale=scale,
                     # check_regressors_train asks a training R^2 > 0.5: its targets (n = 200,
                     # unit variance) need ||f||_H^2 ~ 100 under the gaussian kernel (R^2 0.40
@@ -794,12 +949,13 @@ _LDL_N_COMPONENTS = {
 
 
 def _register_trik():
-    """Issue 27, item 2: TrIK-SVM (ESVC by LDL') and the Krein SVR (ESVR)."""
+    """TrIK-SVM (ESVC by LDL') and the Krein SVR ESVR (Loosli et al. 2013; Loosli 2019)."""
     from .estimators import ESVC, ESVR
 
     register_method("trik-svm", lambda: ESVC(decomposition="ldl"),
                     "TrIK-SVM: ESVM with the Bunch-Kaufman LDL' factorization in place of the "
                     "eigendecomposition (Loosli 2019, arXiv 1902.10569)",
+                    compare=True, probability=True, certificate="residual",
                     approximate="the LDL' factors the exact kernel (the approximate path of "
                     "esvm is already a low-rank flip)",
                     checks=(({"decomposition": "ldl"}, _LDL_N_COMPONENTS),
@@ -809,7 +965,8 @@ def _register_trik():
                             "c = L^-T sign(D) L' c~", "Loosli 2019 (TrIK-SVM, arXiv 1902.10569)"))
     register_method("esvr", ESVR, "Krein SVR: epsilon-SVR on the flipped kernel (eigh or LDL'), "
                     "coefficients mapped back to the Krein space (Loosli et al. 2013; Loosli 2019)",
-                    task="regressor", compare=False,
+                    task="regressor", compare=False, probability=Without(_NO_CLASSES),
+                    certificate="residual",
                     checks=({}, {"decomposition": "ldl"}, _PRECOMPUTED),
                     readme=("`ESVR()`", "ε-SVR stabilized in a Krein space (`decomposition=` "
                             "`\"eigh\"` or `\"ldl\"`)", "Loosli et al. 2013, Alg. 1; "

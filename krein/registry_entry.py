@@ -1,9 +1,14 @@
 """The registry's entry type and its declarative checks (:mod:`krein.registry` registers).
 
 :class:`MethodEntry` is one registered method, validated field by field against
-:data:`ENTRY_CONSTRAINTS` (as scikit-learn's ``_parameter_constraints``) before
-:func:`krein.registry.register_method` stores it; :data:`TASKS` and
-:data:`REQUIREMENTS` are the values two of its fields accept.  Kept apart from the
+:data:`ENTRY_CONSTRAINTS` (as scikit-learn's ``_parameter_constraints``) and then
+against its own estimator (:func:`check_against_estimator`) before
+:func:`krein.registry.register_method` stores it.  Every rule a method has to obey is
+a declaration of its entry: whether it takes ``probability``, the kind of
+certificate its Solutions carry, the instances scikit-learn's estimator checks run,
+whether ``krein compare`` runs it, its README row.  A method that lacks one of them
+says why, with :class:`Without`.  ``tests/test_registry_rules.py`` walks the
+registry and holds every method to its declarations.  Kept apart from the
 registrations so that the registry module holds the methods, not their bookkeeping.
 """
 
@@ -12,7 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-__all__ = ["MethodEntry", "TASKS", "REQUIREMENTS", "ENTRY_CONSTRAINTS"]
+from .solvers import CERTIFICATE_KINDS
+
+__all__ = ["MethodEntry", "Without", "TASKS", "REQUIREMENTS", "ENTRY_CONSTRAINTS",
+           "check_against_estimator"]
 
 #: Kinds of estimator in the registry.
 TASKS = ("classifier", "regressor", "outlier")
@@ -26,14 +34,39 @@ REQUIREMENTS = {
 
 
 @dataclass(frozen=True)
+class Without:
+    """A declaration that a method lacks something (probabilities, a certificate, checks), and why.
+
+    Parameters
+    ----------
+    reason : str
+        One line saying why the method has none (e.g. "k-NN solves no optimization
+        problem").
+
+    Raises
+    ------
+    ValueError
+        If ``reason`` is not a non-empty one-line string.
+    """
+
+    reason: str
+
+    def __post_init__(self):
+        if not (isinstance(self.reason, str) and self.reason.strip() and "\n" not in self.reason):
+            raise ValueError(f"Without: the reason must be a non-empty one-line string; "
+                             f"got {self.reason!r}")
+
+
+@dataclass(frozen=True)
 class MethodEntry:
     """One registered method (the arguments of :func:`krein.registry.register_method`, validated).
 
     ``grid`` is stored as a tuple of ``(parameter, values)`` pairs, ``approximate``
     as a tuple of ``(parameter, value, note)`` triples (or a str / None), ``checks``
-    as a tuple of ``(params, xfail)`` pairs and ``scale`` as a tuple of
-    ``(parameter, exponent)`` pairs: the entry is immutable.  Read it through
-    the functions of :mod:`krein.registry` (:func:`~krein.registry.default_grid`, ...).
+    as a tuple of ``(params, xfail)`` pairs (or a :class:`Without`) and ``scale``
+    as a tuple of ``(parameter, exponent)`` pairs: the entry is immutable.  Read
+    it through the functions of :mod:`krein.registry`
+    (:func:`~krein.registry.default_grid`, ...).
 
     Parameters
     ----------
@@ -42,9 +75,10 @@ class MethodEntry:
     description : str
         One line shown by :func:`list_methods` and ``krein methods``.
     task : {"classifier", "regressor", "outlier"}
-        Kind of estimator.
+        Kind of estimator (scikit-learn's estimator type of ``factory()``).
     compare : bool
-        Whether ``krein compare`` runs it by default.
+        Whether ``krein compare`` runs it by default (its main job; the sample
+        table of docs/getting_started.rst lists exactly these methods).
     grid : tuple of (str, tuple) or None
         The default inner-CV grid (None: ``C`` over :data:`C_GRID` if the
         estimator has one).
@@ -52,31 +86,38 @@ class MethodEntry:
         Inputs besides the kernel matrix, keys of :data:`REQUIREMENTS`.
     approximate : tuple, str or None
         The approximate path (:func:`approximation_defaults`).
-    checks : tuple of (dict, dict)
-        Estimator-check instances and their expected failures.
-    readme : object
-        The README method-table row (:func:`readme_table`).
+    checks : tuple of (dict, dict) or Without
+        Estimator-check instances and their expected failures, or why it has none.
+    readme : tuple of str or str
+        The README method-table row (:func:`readme_table`), or the name of the
+        earlier method whose row it shares.
     scale : tuple of (str, int) or None
         How each scale parameter follows the kernel scale (:func:`scale_exponents`).
     name : str
         The registry name.
+    probability : True or Without
+        True: the estimator takes ``probability`` (default False; True fits
+        Platt's sigmoid, :class:`krein.estimators.base.ProbabilityMixin`).
+    certificate : str or Without
+        The ``certificate_kind`` of every Solution a default fit leaves in
+        ``solutions_`` (or ``solution_``), a key of
+        :data:`krein.solvers.CERTIFICATE_KINDS`; or why it leaves none.
     """
 
     factory: Callable
     description: str
-    task: str = "classifier"
-    compare: bool = True
-    grid: tuple | None = None
-    requires: tuple = ()
-    approximate: object = None
-    checks: tuple = ()
-    readme: object = None
-    scale: tuple | None = None
-    name: str = ""
+    task: str
+    compare: bool
+    grid: tuple | None
+    requires: tuple
+    approximate: object
+    checks: object
+    readme: object
+    scale: tuple | None
+    name: str
+    probability: object
+    certificate: object
 
-
-#: Former name of :class:`MethodEntry` (tests build ad-hoc entries with it).
-_Entry = MethodEntry
 
 def _is_grid(v):
     return isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, (list, tuple))
@@ -100,7 +141,7 @@ def _is_check(item):
 
 
 def _is_readme(v):
-    return v is None or isinstance(v, str) or (
+    return isinstance(v, str) or (
         isinstance(v, tuple) and len(v) == 3 and all(isinstance(s, str) and s and "\n" not in s
                                                      for s in v))
 
@@ -113,17 +154,87 @@ ENTRY_CONSTRAINTS = {
     "description": (lambda v: isinstance(v, str) and v != "" and "\n" not in v,
                     "a one-line string"),
     "task": (lambda v: v in TASKS, f"one of {TASKS}"),
-    "compare": (lambda v: isinstance(v, bool), "a bool"),
+    "compare": (lambda v: isinstance(v, bool), "a bool (given explicitly)"),
     "grid": (lambda v: v is None or _is_grid(v), "None or a dict of non-empty lists of values"),
     "requires": (lambda v: isinstance(v, (tuple, list)) and all(r in REQUIREMENTS for r in v),
                  f"a tuple of keys of REQUIREMENTS {list(REQUIREMENTS)}"),
     "approximate": (_is_approximate, "None, a str (why there is no approximate path) or a "
                                      "dict {parameter: value or (value, note)}"),
-    "checks": (lambda v: isinstance(v, (tuple, list)) and all(_is_check(c) for c in v),
-               "a tuple of dicts of parameters or (parameters, {check: reason}) pairs"),
-    "readme": (_is_readme, "None, the name of an earlier method sharing its row, or a "
-                           "tuple of three one-line strings (estimator, method, source)"),
+    "checks": (lambda v: isinstance(v, Without) or (
+        isinstance(v, (tuple, list)) and len(v) > 0 and all(_is_check(c) for c in v)),
+        "a non-empty tuple of dicts of parameters or (parameters, {check: reason}) pairs, "
+        "or Without('why scikit-learn's estimator checks run no instance of it')"),
+    "readme": (_is_readme, "the name of an earlier method sharing its row, or a tuple of "
+                           "three one-line strings (estimator, method, source)"),
     "scale": (lambda v: v is None or (isinstance(v, dict) and all(
         isinstance(k, str) and isinstance(e, int) for k, e in v.items())),
         "None or a dict {parameter: integer exponent}"),
+    "probability": (lambda v: v is True or isinstance(v, Without),
+                    "True (the estimator takes probability=) or Without('why not')"),
+    "certificate": (lambda v: v in CERTIFICATE_KINDS or isinstance(v, Without),
+                    f"a certificate kind {sorted(CERTIFICATE_KINDS)} or Without('why none')"),
 }
+
+
+def _estimator_task(est):
+    """The :data:`TASKS` value of scikit-learn's estimator type of ``est``, or None."""
+    from sklearn.base import is_classifier, is_outlier_detector, is_regressor
+
+    for task, test in zip(TASKS, (is_classifier, is_regressor, is_outlier_detector)):
+        if test(est):
+            return task
+    return None
+
+
+def check_against_estimator(name, fields, estimator):
+    """Check a method's declarations against its estimator (``factory()``).
+
+    Parameters
+    ----------
+    name : str
+        The registry name (for the messages).
+    fields : dict
+        The arguments of :func:`krein.registry.register_method`, each already
+        accepted by :data:`ENTRY_CONSTRAINTS`.
+    estimator : estimator
+        ``fields["factory"]()``.
+
+    Raises
+    ------
+    ValueError
+        If ``task`` is not scikit-learn's estimator type of the estimator; a
+        classifier does not declare ``probability=True`` (every classifier takes
+        it: Platt scaling, :class:`krein.estimators.base.ProbabilityMixin`);
+        ``probability=True`` and the estimator has no ``probability`` parameter
+        defaulting to False, or ``Without`` and it has one; ``compare=True`` for
+        a method that is not a classifier; or a parameter of ``grid``, ``scale``,
+        ``approximate`` (with ``approximation``) or ``checks`` is not one of the
+        estimator's.
+    """
+    where = f"register_method({name!r})"
+    task = _estimator_task(estimator)
+    if task != fields["task"]:
+        raise ValueError(f"{where}: task={fields['task']!r}, but {type(estimator).__name__} is "
+                         f"scikit-learn's {task or 'unknown kind of estimator'}")
+    own = estimator.get_params(deep=False)
+    if fields["probability"] is True:
+        if own.get("probability", None) is not False:
+            raise ValueError(f"{where}: probability=True needs an estimator parameter "
+                             "probability defaulting to False (ProbabilityMixin)")
+    elif "probability" in own:
+        raise ValueError(f"{where}: the estimator takes probability; declare probability=True")
+    elif fields["task"] == "classifier":
+        raise ValueError(f"{where}: every classifier takes probability (Platt scaling: "
+                         "krein.estimators.base.ProbabilityMixin); declare probability=True")
+    if fields["compare"] and fields["task"] != "classifier":
+        raise ValueError(f"{where}: compare=True, but krein compare runs classifiers only")
+    accepted = estimator.get_params(deep=True)
+    named = [*(fields["grid"] or {}), *(fields["scale"] or {})]
+    if isinstance(fields["approximate"], dict):
+        named += ["approximation", *fields["approximate"]]
+    if not isinstance(fields["checks"], Without):
+        for c in fields["checks"]:
+            named += list(c if isinstance(c, dict) else c[0])
+    bad = sorted({k for k in named if k not in accepted})
+    if bad:
+        raise ValueError(f"{where}: the estimator has no parameter(s) {bad}")

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import re
 
@@ -229,8 +230,9 @@ def test_compare_passes_stacked_blocks_to_stacked_methods(monkeypatch):
     from krein.estimators.clc import ConformalLinearCombination
     from krein.estimators.corrected import CorrectedKernelSVC
 
-    monkeypatch.setitem(registry._REGISTRY, "clc-test", registry._Entry(
-        lambda: CorrectedKernelSVC(correction=ConformalLinearCombination()), "test entry"))
+    monkeypatch.setitem(registry._REGISTRY, "clc-test", dataclasses.replace(
+        registry.method_entry("clc"), factory=lambda: CorrectedKernelSVC(
+            correction=ConformalLinearCombination()), requires=(), name="clc-test"))
     res = run_comparison("munoz-artificial", methods=["clc-test", "svm"], outer_folds=2, n_samples=60,
                          progress=False, tune=False)
     assert (res.summary["n_errors"] == 0).all(), res.folds["error"].tolist()
@@ -405,7 +407,8 @@ def test_compare_ionosphere_pick_out_munoz_with_stacked_method(monkeypatch):
     def make():
         return CorrectedKernelSVC(correction=ConformalLinearCombination())
 
-    monkeypatch.setitem(registry._REGISTRY, "clc-test", registry._Entry(make, "test entry"))
+    monkeypatch.setitem(registry._REGISTRY, "clc-test", dataclasses.replace(
+        registry.method_entry("clc"), factory=make, requires=(), name="clc-test"))
     res = run_comparison("ionosphere", kernel="pick-out-munoz-ionosphere",
                          methods=["clip", "svm", "clc-test"], outer_folds=2, n_samples=80,
                          progress=False, tune=False)

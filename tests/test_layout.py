@@ -1,4 +1,4 @@
-"""Arrows point down (DESIGN.md, Layout): the import graph of krein, read by ``ast``.
+"""Arrows point down (docs/design.md, Layout): the import graph of krein, read by ``ast``.
 
 The graph has an arrow ``a -> b`` for every import of krein module ``b`` anywhere in
 module ``a``: at module level, inside a function, relative or absolute (``from .
@@ -23,12 +23,16 @@ ground (``_vocabulary``, ``_validation``, ``_io``, ``_threads``, ``_cache``,
 * a formulation never calls a solver: nothing in ``krein/formulations/`` imports from
   ``krein.solvers`` or ``krein.estimators`` (not even inside a function);
 * the solvers never import an estimator;
-* ``krein.solvers.solver_capabilities`` lists every installed CVXPY solver, then libsvm.
+* ``krein.solvers.solver_capabilities`` lists every installed CVXPY solver, then libsvm;
+* every ``docs/...`` path that a module of krein or a test cites exists (the design
+  document is ``docs/design.md``); every test file and every ``krein/...`` path named by
+  ``tests/README.md`` exists.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import cvxpy as cp
@@ -37,6 +41,7 @@ import pytest
 import krein
 
 ROOT = Path(krein.__file__).parent
+REPO = ROOT.parent
 
 
 def _krein_imports(path):
@@ -198,7 +203,7 @@ def test_checks_find_a_planted_upward_import_and_circle():
 
 def test_no_upward_import():
     up = upward_imports(GRAPH)
-    assert not up, f"imports up a floor (DESIGN.md, Layout; FLOORS): {up}"
+    assert not up, f"imports up a floor (docs/design.md, Layout; FLOORS): {up}"
 
 
 def test_no_circle():
@@ -248,3 +253,40 @@ def test_solver_capabilities_rows():
     if "CLARABEL" in cp.installed_solvers():
         clarabel = next(r for r in rows if r["name"] == "CLARABEL")
         assert clarabel["SOCP"] == "yes" and clarabel["SDP"] == "yes" and clarabel["EXP"] == "yes"
+
+
+# ------------------------------------------------------------------ cited paths
+#: A repository path cited in text: ``docs/...``, ``krein/...`` or ``tests/...``.
+_CITED = re.compile(r"(?<![\w/.])((?:docs|krein|tests)/[\w./-]*[\w/])")
+
+
+def cited_paths(text, prefix):
+    """The paths under ``prefix`` cited in ``text`` (build outputs under ``_build`` left out)."""
+    return {p for p in _CITED.findall(text) if p.startswith(prefix) and "/_build" not in p}
+
+
+def test_cited_paths_are_found():
+    text = ("see docs/design.md, `docs/layout.md`; built into docs/_build/html; "
+            "not mydocs/x.md; krein/solvers/table.py.")
+    assert cited_paths(text, "docs/") == {"docs/design.md", "docs/layout.md"}
+    assert cited_paths(text, "krein/") == {"krein/solvers/table.py"}
+
+
+@pytest.mark.parametrize("top", ["krein", "tests"])
+def test_every_cited_docs_path_exists(top):
+    cited = {(path.relative_to(REPO).as_posix(), p)
+             for path in sorted((REPO / top).rglob("*")) if path.suffix in (".py", ".md")
+             for p in cited_paths(path.read_text(encoding="utf-8"), "docs/")}
+    assert any(p == "docs/design.md" for _, p in cited)
+    missing = sorted((f, p) for f, p in cited if not (REPO / p).exists())
+    assert not missing, f"cited docs/ paths that do not exist: {missing}"
+
+
+def test_tests_readme_names_existing_files():
+    text = (REPO / "tests" / "README.md").read_text(encoding="utf-8")
+    tests = set(re.findall(r"`(test_\w+\.py)", text))
+    assert len(tests) > 50
+    modules = cited_paths(text, "krein/")
+    missing = sorted([t for t in tests if not (REPO / "tests" / t).is_file()]
+                     + [m for m in modules if not (REPO / m).exists()])
+    assert not missing, f"tests/README.md names files that do not exist: {missing}"

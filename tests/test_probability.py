@@ -5,9 +5,10 @@ Platt's sigmoid on 5-fold cross-validated decision values through
 scikit-learn's ``CalibratedClassifierCV(method="sigmoid", ensemble=False)``.
 Checked here against things independent of that code path:
 
-* every registered classifier (a loop over the registry, so a new one is
-  covered): rows that sum to one, argmax agreeing with ``predict`` on a
-  well-separated problem, log-loss and ROC AUC computable;
+* every registered classifier declares ``probability=True`` in its registry entry and
+  is fitted with it in ``tests/test_registry_rules.py`` (rows that sum to one, argmax
+  agreeing with ``predict`` on a well-separated problem, log-loss and ROC AUC
+  computable);
 * Platt's sigmoid fitted by hand (``scipy.optimize`` on Platt's smoothed targets,
   Platt 2000 §2.2) to decision values cross-validated by hand on explicitly
   sliced kernel blocks reproduces the probabilities of ESVC on an indefinite
@@ -30,18 +31,15 @@ import scipy.optimize
 import scipy.stats
 from sklearn.base import clone, is_classifier
 from sklearn.exceptions import NotFittedError
-from sklearn.metrics import log_loss, roc_auc_score
+from sklearn.metrics import roc_auc_score
 from sklearn.model_selection import StratifiedKFold, cross_val_predict
 from sklearn.svm import SVC
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import krein
-from krein.combinations import pick_out, projection_kernels, stack_kernels
-from krein.datasets import make_munoz_artificial
 from krein.estimators import ESVC, RVC, DirectSVC, KernelKNeighborsClassifier
 from krein.estimators.base import PLATT_FOLDS, PLATT_SEED
 from krein.kernels import gaussian_kernel, sigmoid_kernel
-from krein.registry import list_methods, make_method, method_requirements
 
 
 def _blobs(n_per_class, centers, random_state=0, spread=1.0):
@@ -60,47 +58,6 @@ def separated():
     Xtr, Xte = X[train], X[test]
     return (gaussian_kernel(Xtr, Xtr, gamma=0.5), y[train], gaussian_kernel(Xte, Xtr, gamma=0.5),
             y[test])
-
-
-@pytest.fixture(scope="module")
-def stacked():
-    """Munoz's pick-out stack (CLC / AKM need base kernels): train on 60, test on 20."""
-    X, y = make_munoz_artificial(80, random_state=0)
-    B = projection_kernels(X)
-    S = stack_kernels(pick_out(B, y), B)
-    tr, te = np.arange(60), np.arange(60, 80)
-    return S[np.ix_(tr, tr)], y[tr], S[np.ix_(te, tr)], y[te]
-
-
-def _check_probabilities(est, K, y, Kt, yt, agree=0.9):
-    P = est.predict_proba(Kt)
-    assert P.shape == (Kt.shape[0], est.classes_.size)
-    assert np.all((P >= 0) & (P <= 1))
-    np.testing.assert_allclose(P.sum(axis=1), 1.0, atol=1e-10)
-    with np.errstate(divide="ignore"):
-        np.testing.assert_allclose(est.predict_log_proba(Kt), np.log(P), atol=1e-10)
-    pred = est.predict(Kt)
-    assert np.mean(est.classes_[np.argmax(P, axis=1)] == pred) >= agree
-    assert np.isfinite(log_loss(yt, P, labels=est.classes_))
-    assert roc_auc_score(yt, P[:, 1]) > 0.9
-    return P
-
-
-# ----------------------------------------------------------------------------- registry loop
-@pytest.mark.parametrize("name", sorted(list_methods(task="classifier")))
-def test_every_registered_classifier_has_probabilities(name, separated, stacked):
-    K, y, Kt, yt = stacked if method_requirements(name) else separated
-    est = make_method(name, kernel="precomputed")
-    assert "probability" in est.get_params() and est.get_params()["probability"] is False
-    est.set_params(probability=True)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")      # convergence notes of the iterative methods
-        est.fit(K, y)
-    assert hasattr(est, "calibrator_")
-    _check_probabilities(est, K, y, Kt, yt)
-    # the decision function is the full model's (fitted once, on all the data)
-    full = est.calibrator_.calibrated_classifiers_[0].estimator
-    np.testing.assert_array_equal(est.decision_function(Kt), full.decision_function(Kt))
 
 
 def test_multiclass_probabilities():

@@ -1,16 +1,21 @@
-"""A method is one registry entry (issue 25, step 4): krein/registry.py.
+"""A method is one registry entry: krein/registry.py, krein/registry_entry.py.
 
-* README.md's method table is the registry's (:func:`krein.registry.readme_table`):
-  same rows, same order, same text, so neither can drift;
 * :func:`krein.registry.register_method` validates every field declaratively
-  (:data:`krein.registry.ENTRY_CONSTRAINTS`) and the parameters an entry names
-  against its estimator;
+  (:data:`krein.registry.ENTRY_CONSTRAINTS`) and every declaration against its
+  estimator (:func:`krein.registry_entry.check_against_estimator`): its task,
+  its ``probability`` parameter, ``compare`` of a non-classifier, the parameters
+  an entry names; ``checks=()`` without a reason is refused;
+* :func:`krein.registry.temporary_method` registers a method for a ``with``
+  block and removes it, also on an exception;
 * the approximate path of every method is its entry's (what
   ``classification.approximation_defaults`` hard-coded per estimator class), and
   exists exactly for the estimators with an ``approximation`` parameter;
 * the parameters' scale exponents and the estimator-check instances come from
   the entries;
 * experiment/grid.py and experiment/classification.py do not import each other.
+
+Every registered method is held to its declarations in ``tests/test_registry_rules.py``
+(README table included).
 """
 
 from __future__ import annotations
@@ -20,29 +25,15 @@ import re
 from pathlib import Path
 
 import pytest
+from sklearn.neighbors import KNeighborsClassifier
 
-import krein
 from krein import registry
-from krein.estimators import ESVC, DirectSVC
-from krein.registry import (NO_APPROXIMATE_PATH, approximation_defaults, list_methods,
+from krein.estimators import ESVC, ESVR, DirectSVC
+from krein.registry import (NO_APPROXIMATE_PATH, Without, approximation_defaults, list_methods,
                             make_method, method_entry, readme_table, register_method,
-                            scale_exponents)
+                            scale_exponents, temporary_method)
 
 REPO = Path(__file__).resolve().parents[1]
-
-
-def _readme_method_table():
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    m = re.search(r"^\| registry name \|.*?\n(?=\s*\n)", text, flags=re.S | re.M)
-    assert m, "README.md has no method table"
-    return m.group(0)
-
-
-def test_readme_method_table_is_the_registry():
-    assert _readme_method_table() == readme_table()
-    listed = re.findall(r"`([a-z0-9-]+)`", "\n".join(
-        line.split("|")[1] for line in readme_table().splitlines()[2:]))
-    assert listed == list(list_methods())          # every method, in registration order
 
 
 @pytest.fixture
@@ -51,6 +42,10 @@ def scratch(monkeypatch):
     monkeypatch.setattr(registry, "_REGISTRY", {})
     return registry._REGISTRY
 
+
+#: The declarations register_method requires, for a classifier that passes them all.
+DECLARED = {"compare": False, "probability": True, "certificate": "residual",
+            "checks": ({},), "readme": ("`E`", "e", "s")}
 
 BAD_FIELDS = [
     ({"name": "Bad Name"}, "name"),
@@ -62,35 +57,101 @@ BAD_FIELDS = [
     ({"requires": ("gpu",)}, "requires"),
     ({"approximate": {"solver": ("x",)}}, "approximate"),
     ({"checks": (({"C": 1.0}, {"check_x": ""}),)}, "checks"),
+    ({"checks": ()}, "checks"),                       # no instance and no reason
     ({"readme": ("only", "two")}, "readme"),
+    ({"readme": None}, "readme"),
     ({"scale": {"C": -0.5}}, "scale"),
+    ({"probability": False}, "probability"),
+    ({"certificate": "happiness"}, "certificate"),
+    ({"certificate": None}, "certificate"),
 ]
 
 
-@pytest.mark.parametrize("bad, field", BAD_FIELDS, ids=[f for _, f in BAD_FIELDS])
+@pytest.mark.parametrize("bad, field", BAD_FIELDS,
+                         ids=[f"{f}={b[f]!r}" for b, f in BAD_FIELDS])
 def test_register_method_validates_every_field(scratch, bad, field):
-    args = {"name": "m", "factory": DirectSVC, "description": "a method", **bad}
+    args = {"name": "m", "factory": DirectSVC, "description": "a method", **DECLARED, **bad}
     with pytest.raises(ValueError, match=rf"register_method\(.*\): {field} must be"):
         register_method(**args)
     assert not scratch
+
+
+@pytest.mark.parametrize("missing", sorted(DECLARED))
+def test_every_declaration_is_required(scratch, missing):
+    args = {k: v for k, v in DECLARED.items() if k != missing}
+    with pytest.raises(TypeError, match=missing):
+        register_method("m", DirectSVC, "a method", **args)
+    register_method("m", DirectSVC, "a method", **DECLARED)
+    assert list(scratch) == ["m"]
+
+
+def test_without_needs_a_reason():
+    for reason in ("", "   ", "two\nlines", None):
+        with pytest.raises(ValueError, match="reason"):
+            Without(reason)
+    assert Without("why").reason == "why"
+
+
+def test_declarations_are_checked_against_the_estimator(scratch):
+    bad = [
+        # the task is scikit-learn's estimator type
+        ({"task": "regressor", "probability": Without("r")}, "task='regressor'"),
+        (dict(factory=ESVR, probability=Without("r")), "task='classifier'"),
+        # every classifier takes probability; a regressor declares why not
+        ({"probability": Without("no")}, "the estimator takes probability"),
+        (dict(factory=KNeighborsClassifier, probability=Without("no")),
+         "every classifier takes probability"),
+        (dict(factory=KNeighborsClassifier), "probability=True needs"),
+        (dict(factory=ESVR, task="regressor"), "probability=True needs"),
+        # krein compare runs classifiers only
+        (dict(factory=ESVR, task="regressor", probability=Without("r"), compare=True),
+         "compare=True"),
+    ]
+    for kw, message in bad:
+        args = {"factory": DirectSVC, **DECLARED, **kw}
+        with pytest.raises(ValueError, match=re.escape(message)):
+            register_method("m", description="a method", **args)
+    assert not scratch
+    register_method("r", ESVR, "a regressor", task="regressor", compare=False,
+                    probability=Without("a regressor"), certificate="residual",
+                    checks=Without("none here"), readme=("`R`", "r", "s"))
+    entry = method_entry("r")
+    assert entry.probability == Without("a regressor") and entry.checks == Without("none here")
+    assert registry.estimator_check_instances() == []
 
 
 def test_register_method_checks_the_parameters_it_names(scratch):
     for kw in ({"grid": {"nope": [1]}}, {"scale": {"nope": 1}}, {"checks": ({"nope": 1},)},
                {"approximate": {"solver": "liblinear"}}):       # DirectSVC: no approximation
         with pytest.raises(ValueError, match="has no parameter"):
-            register_method("m", DirectSVC, "a method", **kw)
+            register_method("m", DirectSVC, "a method", **{**DECLARED, **kw})
     with pytest.raises(ValueError, match="readme 'other' is not an earlier method"):
-        register_method("m", DirectSVC, "a method", readme="other")
+        register_method("m", DirectSVC, "a method", **{**DECLARED, "readme": "other"})
     register_method("m", ESVC, "a method", grid={"C": [1]}, approximate={"solver": "liblinear"},
-                    checks=({"C": 2.0}, ({}, {"check_x": "why"})), readme=("`E`", "e", "s"),
+                    **{**DECLARED, "checks": ({"C": 2.0}, ({}, {"check_x": "why"}))},
                     scale={"C": -1})
     with pytest.raises(ValueError, match="already registered"):
-        register_method("m", ESVC, "a method")
-    register_method("m2", ESVC, "shares m's row", readme="m")
+        register_method("m", ESVC, "a method", **DECLARED)
+    register_method("m2", ESVC, "shares m's row", **{**DECLARED, "readme": "m"})
     assert readme_table().splitlines()[2] == "| `m`, `m2` | `E` | e | s |"
     assert [(n, e.C, x) for n, e, x in registry.estimator_check_instances()] == \
-        [("m", 2.0, {}), ("m", 1.0, {"check_x": "why"})]
+        [("m", 2.0, {}), ("m", 1.0, {"check_x": "why"}), ("m2", 1.0, {})]
+
+
+def test_temporary_method_is_registered_inside_the_block_only():
+    before = list(list_methods())
+    with temporary_method("tmp-esvm", ESVC, "a method", **DECLARED) as entry:
+        assert entry is method_entry("tmp-esvm") and list(list_methods())[-1] == "tmp-esvm"
+        assert isinstance(make_method("tmp-esvm"), ESVC)
+    assert list(list_methods()) == before
+    with pytest.raises(RuntimeError, match="inside"):
+        with temporary_method("tmp-esvm", ESVC, "a method", **DECLARED):
+            raise RuntimeError("inside")
+    assert list(list_methods()) == before
+    with pytest.raises(ValueError, match="checks must be"):      # validated as any entry
+        with temporary_method("tmp-esvm", ESVC, "a method", **{**DECLARED, "checks": ()}):
+            pass
+    assert list(list_methods()) == before
 
 
 def test_approximate_paths_live_in_the_entries():

@@ -1,4 +1,4 @@
-"""One vocabulary (issue 25, step 2; DESIGN.md "Parameter vocabulary"): walked, not listed.
+"""One vocabulary (issue 25, step 2; docs/design.md "Parameter vocabulary"): walked, not listed.
 
 Checked against :mod:`krein._vocabulary`, the one declaration of every shared
 parameter name and of each of its value names:

@@ -15,7 +15,7 @@ which is non-convex when ``K`` is indefinite.  With ``rho > lambda_max(K)`` the 
     - theta_t' beta``
 
 (``IKSVMDC.m``, its CVX block).  krein writes every problem in the SVM's ``C = 1 /
-gamma`` (DESIGN.md "Parameter vocabulary"), i.e. the subproblem above times ``C``::
+gamma`` (docs/design.md "Parameter vocabulary"), i.e. the subproblem above times ``C``::
 
     min_{beta, b}  rho / 2 ||beta||^2 + sum_i C_i / 2 max(0, 1 - y_i (K beta + b)_i)^2
                    - theta' beta,          theta = (rho I - K) beta_t            (S)
