@@ -134,8 +134,7 @@ def pair_jobs(n_jobs, n_cells, cores=None):
 
     With fewer cells in flight than cores (a serial run, or fewer workers or cells
     than cores) each cell gets its share of the free cores, so that the pairs of a
-    many-class fit run on threads (issue 28 item 5); with the cells on all cores,
-    one.
+    many-class fit run on threads; with the cells on all cores, one.
 
     Parameters
     ----------
@@ -593,8 +592,7 @@ def read_sidecar(directory):
         :func:`results_table` arguments, or None), ``hooks`` (whether the
         script has its own ``table``/``figures`` functions) and ``cell_keys``
         (the keys of the cells, for :func:`krein.experiment.validate.scan_results`;
-        the last three absent from directories written before they were
-        recorded); ``{}`` when the file is missing or damaged (the readers of
+        the last three absent from files that do not record them); ``{}`` when the file is missing or damaged (the readers of
         tables use :func:`krein.experiment.validate.read_experiment_json`,
         which refuses a damaged file).
     """
