@@ -172,7 +172,7 @@ def _folds_details(c):
         error = str(r["error"]).strip()
         warn = str(r["warnings"]).strip()
         inner = r.get("inner_error", "")
-        inner = inner.strip() if isinstance(inner, str) else ""   # NaN: a folds.csv without the column
+        inner = inner.strip() if isinstance(inner, str) else ""   # NaN: an empty cell of the column
         if inner:   # why the inner model selection lost some fits (e.g. an infeasible mu)
             warn = "; ".join(x for x in (warn, f"{number(r['n_inner_failures'])} inner fits "
                                                f"failed, the first: {inner}") if x)
