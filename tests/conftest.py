@@ -47,12 +47,12 @@ SCRIPT_TESTS = {
 }
 
 
-#: The heaviest of the other tests, by ``{test module: functions}``: each took 1 s or more
-#: (summed over its parameters) in ``pytest -m "not slow" --durations=0`` on this 2-core
-#: machine (issue 25; 2026-11-26): end-to-end runs of ``krein compare`` / the runner /
-#: README commands, processes, and the algorithm cross-checks against CVXPY or each
-#: other.  Together they were 90 % of the rest's time; without them the fast suite takes
-#: about a minute.  A new heavy test is added here (tests/README.md).
+#: The heaviest of the other tests, by ``{test module: functions}``: each takes 1 s or more
+#: (summed over its parameters) in ``pytest -m "not slow" --durations=0`` on a 2-core
+#: machine: end-to-end runs of ``krein compare`` / the runner / README commands,
+#: processes, and the algorithm cross-checks against CVXPY or each other.  Together they
+#: are about 90 % of the rest's time; without them the fast suite takes about a minute.
+#: A new heavy test is added here (tests/README.md).
 HEAVY_TESTS = {
     "test_many_classes": ("test_parallel_pairs_equal_serial_exactly",),
     "test_pair_jobs": ("test_joblib_cells_on_all_cores_get_one",
@@ -73,7 +73,7 @@ HEAVY_TESTS = {
         "test_summary_csv_and_terminal_table", "test_page_states_the_test_and_marks_the_group",
         "test_reader_refuses_a_garbled_p_value", "test_edge_text_matches_the_grids_as_run",
         "test_page_marks_a_significantly_worse_method",
-        "test_page_of_a_directory_written_before_the_columns"),
+        "test_page_of_a_directory_without_the_significance_columns"),
     "test_statistics": ("test_cd_diagram_joins_the_groups",
                         "test_results_table_ranks_the_columns_over_the_data_sets"),
     "test_chen2009_data": ("test_compare_and_report_name_the_set_and_its_citation",),
@@ -210,7 +210,7 @@ HEAVY_TESTS = {
     ),
     "test_compare_auc": (
         "test_fold_auc_is_roc_auc_of_the_decision_values", "test_files_page_and_terminal_show_auc",
-        "test_files_written_before_the_auc_columns_still_read", "test_multiclass_has_no_auc",
+        "test_files_without_the_auc_columns_still_read", "test_multiclass_has_no_auc",
     ),
     "test_probability": (
         "test_every_registered_classifier_has_probabilities",
@@ -243,7 +243,7 @@ HEAVY_TESTS = {
     "test_cli_thin": (
         "test_diagnose_reuses_the_data_spectrum_and_matches_the_command",
     ),
-    # the documentation site built with -W (about 100 s of CPU; issue 29), once, and
+    # the documentation site built with -W (about 100 s of CPU), once, and
     # every check of the built pages
     "test_docs": ("test_site_builds_and_documents_everything",),
 }

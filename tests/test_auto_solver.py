@@ -1,4 +1,4 @@
-"""solver="auto" (issue 28 item 2): the approximate path is fast by default.
+"""solver="auto": the approximate path is fast by default.
 
 ESVC, SpectrumSVC and KSVC default to ``solver="auto"``: libsvm (KSVC: the active set)
 on the exact kernel, liblinear (KSVC: CLARABEL) with an ``approximation``; the fitted

@@ -1,4 +1,4 @@
-"""The baselines of issue 26 (registry "weighted-knn", "similarity-linear", "similarity-rbf",
+"""The baselines (registry "weighted-knn", "similarity-linear", "similarity-rbf",
 "pe-nearest-mean"), each checked against an independent computation.
 
 * weighted k-NN (krein/estimators/neighbors.py ``AffinityKNeighborsClassifier``): a direct

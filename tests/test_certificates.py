@@ -1,4 +1,4 @@
-"""Certified gaps of the IndefiniteSVM loops: tight, and meaningful near zero (issue 15).
+"""Certified gaps of the IndefiniteSVM loops: tight, and meaningful near zero.
 
 Checked against things independent of the loops:
 
@@ -10,8 +10,8 @@ Checked against things independent of the loops:
   problem (sonar, sigmoid kernel, C = 10: 2.0e-2 against 5.7e-4);
 * the one-class problem of an indefinite kernel, whose objective minus its
   constant ``g(0)`` is near zero at the optimum: with default parameters the
-  loops used to run to ``max_iter`` for a "relative gap" of 1e4; they must now
-  stop with a gap that is small against the kernel term of the objective.
+  loops stop before ``max_iter`` with a gap that is small against the kernel term
+  of the objective (a gap relative to the objective itself reads about 1e4 there).
 """
 
 import warnings

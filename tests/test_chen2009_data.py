@@ -1,5 +1,5 @@
 """The similarity sets of Chen et al. (2009) shipped as catalogue kind "similarity", and the
-orientation of CoilYork's test block (issue 26, §1)."""
+orientation of CoilYork's test block."""
 
 from __future__ import annotations
 

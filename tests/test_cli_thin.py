@@ -1,4 +1,4 @@
-"""``krein/cli.py`` parses and prints only (issue 25, step 3).
+"""``krein/cli.py`` parses and prints only.
 
 What the commands compute and write is a library function, reusable from Python:
 

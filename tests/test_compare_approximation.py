@@ -1,4 +1,4 @@
-"""`krein compare --approximation nystroem:M` (issue 16): the comparison on data too large
+"""`krein compare --approximation nystroem:M`: the comparison on data too large
 for the n x n kernel.  The argument's errors (one line, exit 2, nothing written), the
 same fold accuracies as the exact run when every training point is a landmark (the
 approximation is then exact), methods without an approximate path skipped with the

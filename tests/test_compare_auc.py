@@ -1,4 +1,4 @@
-"""AUC in comparisons (issue 27, item 5): ``auc`` per fold, ``auc_mean``/``auc_std`` per method.
+"""AUC in comparisons: ``auc`` per fold, ``auc_mean``/``auc_std`` per method.
 
 The ``auc`` of a fold is recomputed here independently of the comparison: the
 same outer folds drawn with scikit-learn's ``StratifiedKFold`` (the seed of
@@ -80,7 +80,7 @@ def test_files_page_and_terminal_show_auc(binary_run):
                          re.M)
 
 
-def test_files_written_before_the_auc_columns_still_read(binary_run, tmp_path):
+def test_files_without_the_auc_columns_still_read(binary_run, tmp_path):
     _, out = binary_run
     old = tmp_path / "old"
     old.mkdir()

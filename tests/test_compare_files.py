@@ -1,4 +1,4 @@
-"""The researcher's own matrix through `krein compare` and `krein diagnose` (issue 14):
+"""The researcher's own matrix through `krein compare` and `krein diagnose`:
 every format, string labels into the output, every bad input a one-line error with exit
 status 2 and nothing written, the output directory rules, the report page."""
 
@@ -205,8 +205,8 @@ def test_symmetrize_is_recorded(files, tmp_path, capsys):
 
 @pytest.mark.parametrize("values", [("0.5", "1.5"), ("-2.25", "1e-3")])
 def test_numeric_labels_are_class_names(files, values, tmp_path, capsys):
-    """Labels 0.5 / 1.5 are two classes, as mine / rock are (issue 24, item 7): before,
-    StratifiedKFold and every classifier refused them as 'continuous' and every fit failed."""
+    """Labels 0.5 / 1.5 are two classes, as mine / rock are: StratifiedKFold and every
+    classifier get class labels, never values they would refuse as 'continuous'."""
     d = files["dir"]
     lab = tmp_path / "y.txt"
     lab.write_text("\n".join(np.where(files["names"] == "mine", *values)) + "\n")

@@ -1,4 +1,4 @@
-"""`krein compare` as a thin client (issue 25, step 3): one declaration, the runner does
+"""`krein compare` as a thin client: one declaration, the runner does
 every fit, one definition of the comparison files.
 
 Checked against: the keyword form and the declaration (`Comparison`) give the same
@@ -62,7 +62,7 @@ def test_one_declaration_validated_once():
     with pytest.raises(InvalidArgument) as exc:
         Comparison(outer_folds=1)
     assert exc.value.argument == "outer_folds" and ">= 2" in exc.value.message
-    with pytest.raises(TypeError, match="cv"):  # one name: the old one is gone
+    with pytest.raises(TypeError, match="cv"):  # one name: outer_folds, never cv
         run_comparison(dataset="checkerboard", n_samples=40, cv=2, progress=False)
     a = run_comparison(spec, progress=False)
     b = run_comparison(dataset="checkerboard", n_samples=40, methods=["svm", "flip"], outer_folds=2,

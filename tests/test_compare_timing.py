@@ -1,4 +1,4 @@
-"""issue 28 item 3: the large-data comparison times everything it does.
+"""The large-data comparison times everything it does.
 
 * the boundary models are fitted on at most BOUNDARY_SAMPLE points (stratified, seeded);
 * the printed / recorded total covers the boundary cells and the files, and the boundary

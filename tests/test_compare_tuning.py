@@ -1,4 +1,4 @@
-"""Nested CV of ``krein compare`` (issue 14, section 2): the inner model selection is
+"""Nested CV of ``krein compare``: the inner model selection is
 scikit-learn's GridSearchCV on the same folds, the grids come from the registry, the
 chosen parameters are recorded, the same seed gives the same table."""
 
@@ -111,7 +111,7 @@ def test_no_tune_and_fixed_C():
 
 def test_same_seed_same_table():
     """Every estimator's random_state comes from the run's seed: ch (multi-start) and the
-    RVM give identical tables in two runs (issue 14: ch used to vary from run to run)."""
+    RVM give identical tables in two runs."""
     kw = dict(n_samples=60, methods=["ch", "rvm"], outer_folds=3, progress=False,
               grid={"mu": [0.3, 1.0]}, kernel_params={"a": 4 / 60})
     a = run_comparison("sonar", **kw)
@@ -125,9 +125,9 @@ def test_same_seed_same_table():
 def test_same_file_in_another_directory_same_table(tmp_path, monkeypatch):
     """The estimator's seed does not depend on where the user's file lies: the same
     kernel file in two directories, one named by a relative path, gives the same table
-    for the multi-start ch and the RVM (their random starts come from that seed).  Before
-    the seed left the paths out, every temporary directory gave ch other starts, other
-    local optima and other accuracies (issue 28, the open reproducibility defect)."""
+    for the multi-start ch and the RVM (their random starts come from that seed, which
+    leaves the paths out: otherwise every temporary directory would give ch other starts,
+    other local optima and other accuracies)."""
     data = load_kernel_data("sonar", n_samples=60, kernel_params={"a": 4 / 60})
     for sub in ("a", "b/deeper"):
         (tmp_path / sub).mkdir(parents=True)

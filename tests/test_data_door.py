@@ -1,4 +1,4 @@
-"""The data door and the modules beside it (issue 25, step 3): ``krein/kernel_data.py``,
+"""The data door and the modules beside it: ``krein/kernel_data.py``,
 ``krein/kernel_catalogue.py``, ``krein/approximation_spec.py``,
 ``krein/datasets/_user_files.py``, ``krein/datasets/_features.py``.
 
@@ -10,8 +10,8 @@
 * read by ``ast`` (imports inside functions too), none of them imports from those
   layers, directly or through the krein modules it imports, and that import graph
   has no circle;
-* every name that moved out of ``kernel_data`` and that other modules import from it
-  is still there, the very same object as in its new module.
+* every name other modules import from the door that lives in another module is
+  there, the very same object as in its home module.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ DOOR = ("krein.kernel_data", "krein.kernel_catalogue", "krein.approximation_spec
 ABOVE = ("krein.estimators", "krein.experiment", "krein.cli", "krein.compare", "krein.registry",
          "krein.solvers", "krein.formulations")
 
-#: (door, new home, names): the names other modules import from the door that now live
-#: in the new home (``door name=home name`` where the door keeps an older name).
+#: (door, home, names): the names other modules import from the door that live in the
+#: home module (``door name=home name`` where the door's name differs).
 MOVED = [
     ("krein.kernel_data", "krein.kernel_catalogue",
      ("available_kernels", "default_kernel", "default_kernel_params", "default_kernel_grid",

@@ -1,4 +1,4 @@
-"""Uniform fitted diagnostics of the classifiers (issue 13 §3): ``solutions_``,
+"""Uniform fitted diagnostics of the classifiers: ``solutions_``,
 ``solution_``, ``min_eigenvalue_``, ``n_iter_``, ``trace_``; the libsvm certificate."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""The documentation site (issue 29): it builds with warnings as errors, every public name
+"""The documentation site: it builds with warnings as errors, every public name
 has a page, the README's links resolve, CITATION.cff is valid.
 
 The build runs Sphinx in a subprocess (``python -m sphinx -W --keep-going -b html``) into

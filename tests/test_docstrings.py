@@ -1,4 +1,4 @@
-"""Numpydoc validation of the docstrings of krein's public API (issue 13, section 4).
+"""Numpydoc validation of the docstrings of krein's public API.
 
 Models: scikit-learn's ``sklearn/tests/test_docstrings.py`` and skglm's
 ``test_docstring_parameters.py``.  The public API is walked, not listed:

@@ -1,4 +1,4 @@
-"""PseudoEuclideanPCA and pe-knn (issue 27, item 4), checked independently of themselves.
+"""PseudoEuclideanPCA and pe-knn, checked independently of themselves.
 
 * numpy's ``eigh`` of ``J K J`` (or ``K``) computed here: the eigenvalues, ``|coordinates|``
   column by column and the reproduced kernel ``Z M Z'`` (invariants; the sign of an

@@ -564,7 +564,7 @@ def test_cli_table_and_plot(tiny_run, tmp_path, capsys):
     assert exc.value.code == 2
 
 
-# --------------------------------------------------------------------------- pooling (issue 13 §5)
+# --------------------------------------------------------------------------- pooling
 COMMITTED_TABLE2 = REPO / "experiments" / "results" / "loosli_table2.csv"
 
 

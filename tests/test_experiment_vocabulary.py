@@ -1,8 +1,8 @@
-"""One vocabulary in krein/experiment (issue 25, step 2): the seed is ``random_state`` and
-the outer folds ``outer_folds`` in the public signatures of classification_grid,
-Experiment and the solver study (the former names folds / cv_seed are gone); the keys stored in the
-cells (``seed``, ``cv_seed``, ``outer_folds``) are unchanged, so the cell keys of
-committed results are too (the keys below were computed by the code before the rename).
+"""One vocabulary in krein/experiment: the seed is ``random_state`` and the outer folds
+``outer_folds`` in the public signatures of classification_grid, Experiment and the solver
+study (``folds`` and ``seed`` are refused there); the keys stored in the cells (``seed``,
+``cv_seed``, ``outer_folds``) keep their names, so the cell keys of committed results stay
+the same (the keys below are fixed: another stored name would change them).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def test_classification_grid_takes_outer_folds_and_random_state():
     assert {c["outer_folds"] for c in new} == {3} and {c["cv_seed"] for c in new} == {4}
     exp = Experiment("k", new, random_state=7)
     assert exp.random_state == 7
-    # the keys the code before the rename gave these cells (Experiment("k", old, seed=7))
+    # fixed keys: the cells hashed with the stored names seed, cv_seed and outer_folds
     assert (exp.cells[0].key, exp.cells[-1].key) == ("2868b1625a6b2385", "69fa6faf08f7e1f7")
     with pytest.raises(TypeError, match="folds"):
         classification_grid(["sonar"], ["esvm"], outer_folds=3, folds=2)

@@ -124,8 +124,8 @@ def test_two_processes_same_stem_get_two_directories(kernels, tmp_path):
     """Two real `krein compare` runs started together on a/K.npy and b/K.npy (one stem).
 
     Each run waits in its data load until BOTH runs are there, so both are provably past
-    the start of the run (where the old code chose the directory's name) before either
-    creates anything: the interleaving that made the old code share a directory.
+    the start of the run before either creates anything: the interleaving in which two
+    runs that chose the directory's name at the start would share one directory.
     """
     go = tmp_path / "go"
     procs = [subprocess.Popen([sys.executable, "-c", BARRIER_MAIN, *_compare(kernels[k])],

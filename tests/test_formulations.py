@@ -474,7 +474,7 @@ def test_solution_record(gaussian_problem):
 
 
 # ----------------------------------------------------------------------------
-# The psd_wrap guard (issue 27, item 6).  cvxpy.psd_wrap skips CVXPY's PSD check; on an
+# The psd_wrap guard.  cvxpy.psd_wrap skips CVXPY's PSD check; on an
 # indefinite matrix solvers report "optimal" at infeasible points (cvxpy issue #2362).
 # Every wrap in krein goes through certified_psd_wrap, which certifies the matrix by
 # eigenvalues (relative tolerance 100 n eps max|lam|) and names it when it refuses.
@@ -561,7 +561,7 @@ def test_certified_psd_wrap_passes_rank_deficient_psd_matrices():
 
 
 def test_svm_dual_quad_form_certifies_even_a_psd_checked_kernel(sigmoid_problem):
-    """psd_checked=True used to wrap K unchecked: an indefinite K now raises on every path."""
+    """psd_checked=True does not wrap K unchecked: an indefinite K raises on every path."""
     y, K = _pm(sigmoid_problem["y"]), sigmoid_problem["K"]
     assert np.linalg.eigvalsh(K)[0] < -1e-3 * np.abs(np.linalg.eigvalsh(K)).max()
     for checked in (False, True):

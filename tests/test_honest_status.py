@@ -1,4 +1,4 @@
-"""An honest status (issue 26 §4): warnings and failed inner fits are counted, never "ok".
+"""An honest status: warnings and failed inner fits are counted, never "ok".
 
 Fault injection as in tests/test_faults_*.py: a registered method whose refit raises a
 ``ConvergenceWarning`` in every fit, and one whose fit fails at one point of its grid.

@@ -1,4 +1,4 @@
-"""Small-size paths of ch (CH-DU) and iksvm-dc (issue 28, item 5) against the general paths.
+"""Small-size paths of ch (CH-DU) and iksvm-dc against the general paths.
 
 The sort-based projection onto the CH-DU feasible set
 (:func:`krein.formulations.hull._project_sorted`, used for classes of at most

@@ -1,4 +1,4 @@
-"""The lean code of ch's multistart (CH-DU, issue 28 item 5) against plain references.
+"""The lean code of ch's multistart (CH-DU) against plain references.
 
 The many-class speed-ups of :mod:`krein.solvers.hull` and :mod:`krein.estimators.hull`
 replace library calls by the same arithmetic with fewer NumPy calls.  Each is checked
@@ -36,7 +36,7 @@ from krein.solvers.hull import _face_descent, _max_free, hull_multistart
 
 
 def _qr_basis(yF):
-    """The face basis before issue 28: last columns of a complete QR of the indicators."""
+    """The face basis as plain NumPy: last columns of a complete QR of the indicators."""
     B = np.vstack([(yF > 0), (yF < 0)]).astype(float)
     B = B[B.sum(axis=1) > 0]
     Qb, _ = np.linalg.qr(B.T, mode="complete")
@@ -63,7 +63,7 @@ def test_face_basis_is_numpys_complete_qr(seed):
 
 
 def _face_descent_reference(K, y, mu, a, ku, free, max_steps=20):
-    """The face step before issue 28: complete QR basis, H formed, numpy.linalg.eigh."""
+    """The face step as plain NumPy: complete QR basis, H formed, numpy.linalg.eigh."""
     a, ku = a.copy(), ku.copy()
     steps = 0
     for _ in range(max_steps):

@@ -1,4 +1,4 @@
-"""IKSVM-DC (issue 27, item 1): DCA with the Armijo step, checked independently.
+"""IKSVM-DC: DCA with the Armijo step, checked independently.
 
 * every convex subproblem: the finite-Newton solution equals CVXPY's (CLARABEL) solve of
   :class:`krein.formulations.dc.DCSubproblem` and meets its gradient certificate; a whole

@@ -1,4 +1,4 @@
-"""The IndefiniteSVM family as one subpackage (issue 25, step 1): one iteration driver,
+"""The IndefiniteSVM family as one subpackage: one iteration driver,
 one solver contract, one vocabulary.
 
 Checked against the driver's contract written out here (a toy step), against the
@@ -34,7 +34,8 @@ from krein.kernels import sigmoid_kernel
 
 ROOT = Path(krein.__file__).parent
 ALGORITHMS = ("pg", "apg", "accpm", "exchange")
-#: The files of the IndefiniteSVM family, in the new layout and in the old one.
+#: The files of the IndefiniteSVM family: the solver subpackage, any single solver module
+#: of the family that exists beside it, its formulation and its estimators.
 FAMILY = sorted((ROOT / "solvers" / "indefinite").glob("*.py")) + [
     p for p in (ROOT / "solvers" / f"{m}.py"
                 for m in ("indefinite", "accpm", "exchange", "proxy", "analytic_center"))

@@ -1,4 +1,4 @@
-"""IndefiniteSVM at the sizes of one-vs-one pairs (issue 28, item 5: many classes).
+"""IndefiniteSVM at the sizes of one-vs-one pairs (many classes).
 
 Small problems (n ~ 40-120 per pair, 91 pairs per fit) are dominated by per-call
 overhead, so two shortcuts are taken there, each checked here against an
@@ -88,7 +88,7 @@ def test_eigendecomposition_both_paths_agree_with_eigh(monkeypatch, n, weighted)
     np.testing.assert_allclose((QW * mu) @ QW.T, X, rtol=0, atol=RTOL * scale)
     np.testing.assert_allclose(oracle.proxy_kernel(u), K_ref, rtol=0,
                                atol=RTOL * scale / np.min(s) ** 2)
-    # and the secular path of the same oracle (the path of every n before issue 28 item 5)
+    # and the secular path of the same oracle (secular="vectorized")
     secular = ProxyKernelOracle(K0, rho, weights=h, secular="vectorized")
     np.testing.assert_allclose(oracle.proxy_kernel(u), secular.proxy_kernel(u), rtol=0,
                                atol=RTOL * scale / np.min(s) ** 2)

@@ -1,4 +1,4 @@
-"""Every estimator and transformer constructor is keyword-only (issue 25, step 2).
+"""Every estimator and transformer constructor is keyword-only.
 
 scikit-learn's convention (``SVC(C=1)``, never ``SVC(1)``): a positional call would
 silently bind a value to whatever parameter comes first, and reordering parameters

@@ -1,4 +1,4 @@
-"""The lean code of KSVM's active set (issue 28, item 5) against plain references.
+"""The lean code of KSVM's active set against plain references.
 
 The many-class speed-ups of :mod:`krein.solvers.ksvm` and
 :func:`krein.formulations.ksvm.best_multiplier` replace library calls by the same
@@ -24,7 +24,7 @@ from krein.solvers.ksvm import _TriangularSolve, ksvm_active_set
 
 
 def _bisection(alpha, grad, y, C, hdiag):
-    """The one-point bisection of best_multiplier before issue 28 (the reference)."""
+    """The one-point bisection of best_multiplier, written plainly (the reference)."""
     t = -y * grad
     lo, hi = float(np.min(t)), float(np.max(t))
 

@@ -137,7 +137,7 @@ def test_fig2_recorded_gap_holds_at_the_returned_point(fig2, algorithm):
     assert -1e-5 * abs(sdp) <= sdp - f <= row["final_gap"] + 1e-5 * abs(sdp)
 
 
-def test_convergence_py_is_the_old_name_of_fig1():
+def test_convergence_py_is_an_alias_of_fig1():
     old = import_script(EXPERIMENTS / "convergence.py").experiment(quick=True)
     new = import_script(EXPERIMENTS / "luss_fig1.py").experiment(quick=True)
     assert old.name == new.name == "luss_fig1" and old.grid == new.grid

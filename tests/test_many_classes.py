@@ -1,4 +1,4 @@
-"""Many classes (issue 28, item 5): one correction per fit, the pairs over joblib workers.
+"""Many classes: one correction per fit, the pairs over joblib workers.
 
 * ``SpectrumSVC(correction_scope="training")`` corrects the training kernel once and
   trains each one-vs-one pair on the principal submatrix of the correction: checked

@@ -432,9 +432,9 @@ def test_registered_method_maps_new_rows_stably():
     """The registry's ``nearest-psd`` maps test rows by munoz's rule, whose row map is a
     projection in the weighted coordinates: ``||row_map_||_2 <= sqrt(max w / min w)``
     (``D_w^(1/2) P D_w^(-1/2)``), however small the least eigenvalue of K.  The
-    ``"spectral"`` map ``K^+ X`` it replaced amplifies a row that is not in the span of the
-    training rows by ``1 / |lam|``: on classical-scaling kernels of many-class data
-    (issue 28 item 5, gauss14) its test accuracy was near chance."""
+    ``"spectral"`` map ``K^+ X`` amplifies a row that is not in the span of the training
+    rows by ``1 / |lam|``: on classical-scaling kernels of many-class data (gauss14) its
+    test accuracy is near chance."""
     from krein.registry import make_method
 
     rng = np.random.default_rng(3)

@@ -1,4 +1,4 @@
-"""The rational path of the IndefiniteSVM oracle (issue 28, item 1).
+"""The rational path of the IndefiniteSVM oracle.
 
 ``ProxyKernelOracle(secular="rational")`` (the default) gets ``X_- z`` and
 ``||X_-||_F^2`` of ``X = K0 + u u' / (4 rho)`` from the trapezoidal rule of the sign

@@ -1,4 +1,4 @@
-"""The runner's joblib context around each cell (issue 28 item 5, M6 item 3).
+"""The runner's joblib context around each cell.
 
 A cell reads joblib's active configuration (the ``n_jobs`` a ``joblib.Parallel()``
 without arguments takes, which ``fit_pairs`` resolves; ``joblib.effective_n_jobs``

@@ -1,4 +1,4 @@
-"""A predefined train/test split and the outer schemes (issue 26, §5): checked by hand.
+"""A predefined train/test split and the outer schemes: checked by hand.
 
 Against independent computations: a predefined split of a kernel file, a
 dissimilarity file and a feature file gives the test accuracy of scikit-learn's

@@ -1,4 +1,4 @@
-"""Reusable margin formulations (issue 28 item 5): LP-SVM and Mod SVM compiled once per shape.
+"""Reusable margin formulations: LP-SVM and Mod SVM compiled once per shape.
 
 The independent check is a FRESH formulation (constant data, compiled for this block
 alone) solved by the same solver: a re-solve of the kept problem with another block,

@@ -1,4 +1,4 @@
-"""Learning in reproducing kernel Kreĭn spaces (Oglic & Gärtner 2018; issue 27, item 3).
+"""Learning in reproducing kernel Kreĭn spaces (Oglic & Gärtner 2018).
 
 The sphere solver (:mod:`krein.solvers.sphere`) and the estimators
 (:mod:`krein.estimators.rkks`) are checked against things independent of them:

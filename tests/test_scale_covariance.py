@@ -1,4 +1,4 @@
-"""Certificates that cannot certify a wrong answer, and scale covariance (issue 24, item 6).
+"""Certificates that cannot certify a wrong answer, and scale covariance.
 
 Independent checks:
 * scale covariance, from each method's objective: with the kernel ``s K`` and the
@@ -142,8 +142,8 @@ def test_scale_covariance(name, s, sigmoid_problem, gaussian_problem):
 
 # ----------------------------------------------------------------- KSVM at large C
 def test_ksvc_large_C_is_not_a_certified_constant_classifier():
-    """sonar, sigmoid kernel of ``krein compare``, C = 1e6: the old residual (violations
-    divided by C) certified alpha = 0 (majority class, 53 %) with 2.6e-7."""
+    """sonar, sigmoid kernel of ``krein compare``, C = 1e6: alpha = 0 (majority class, 53 %)
+    is not certified (a residual of violations divided by C would certify it with 2.6e-7)."""
     from krein.compare import load_comparison_data
 
     d = load_comparison_data("sonar")

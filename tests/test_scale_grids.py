@@ -1,4 +1,4 @@
-"""Default grids relative to the scale of the training kernel (issue 26 §4, docs/design.md "Scale").
+"""Default grids relative to the scale of the training kernel (docs/design.md "Scale").
 
 * :func:`krein.kernels.kernel_scale` is homogeneous (``s(c K) = c s(K)``), the mean
   ``|K_ii|``, or the mean ``|K_ij|`` when the diagonal is negligible (a distance matrix

@@ -1,4 +1,4 @@
-"""Scale-free iterations (issue 28, item 4): ``K`` and ``s K`` take the same iterations.
+"""Scale-free iterations: ``K`` and ``s K`` take the same iterations.
 
 Independent checks:
 * the registry's scale exponents (``scale_exponents``: ``C -> C/s``,
@@ -123,9 +123,9 @@ def test_unit_diagonal_on_coilyork_refused_and_its_scale_fast():
 
 def test_compare_places_untuned_scale_parameters_on_the_kernel_scale(tmp_path):
     # krein compare tunes C; nearest-psd's fixed diagonal (exponent 1) and its weights'
-    # C (exponent -1) are not in the grid.  Before issue 28 they stayed at 1 on every
-    # kernel: on 1e4 K the unit diagonal is refused (every fold an error row).  Now they
-    # move with s = kernel_scale(K) and K and 1e4 K give the same folds.
+    # C (exponent -1) are not in the grid.  They move with s = kernel_scale(K), so K and
+    # 1e4 K give the same folds (a unit diagonal on 1e4 K would be refused: every fold an
+    # error row).
     from krein.compare import run_comparison
     from krein.registry import scaled_defaults
 
@@ -148,8 +148,8 @@ def test_compare_places_untuned_scale_parameters_on_the_kernel_scale(tmp_path):
 
 
 def test_rewritten_kernel_file_is_read_again(tmp_path):
-    # The in-process kernel cache was keyed on the file's path: a comparison run after
-    # the file was rewritten (same path, new matrix) silently used the old matrix.
+    # The in-process kernel cache sees a rewritten file: a comparison run after the file
+    # is rewritten (same path, same size, new matrix) reads the new matrix.
     from krein.compare import run_comparison
 
     K, y, _ = _toy()

@@ -1,4 +1,4 @@
-"""The vectorized secular-equation solver (:mod:`krein.solvers.secular`, issue 15).
+"""The vectorized secular-equation solver (:mod:`krein.solvers.secular`).
 
 Checked against two references independent of it:
 

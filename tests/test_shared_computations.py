@@ -1,4 +1,4 @@
-"""Shared computations (issue 14): one eigendecomposition per block and fold, one correction.
+"""Shared computations: one eigendecomposition per block and fold, one correction.
 
 Checked against the uncached code itself: every eigensolver call is counted (and
 the content of its input recorded) by patching ``numpy.linalg.eigh``,

@@ -1,4 +1,4 @@
-"""Significance marks and edge-of-grid flags of a comparison (issue 26, §3): ``summarize``
+"""Significance marks and edge-of-grid flags of a comparison: ``summarize``
 (``krein/experiment/comparison_result.py``), ``summary.csv`` (``comparison_files.py``), the
 terminal table (``krein/cli_format.py``) and the report page (``page.py``, ``page_figures.py``).
 
@@ -141,8 +141,8 @@ def test_page_marks_a_significantly_worse_method(run, tmp_path):
     assert "<strong>flip</strong> (best" in page
 
 
-def test_page_of_a_directory_written_before_the_columns(run, tmp_path):
-    """summary.csv without p_value/group/edge (an older run): the page computes them from
+def test_page_of_a_directory_without_the_significance_columns(run, tmp_path):
+    """summary.csv without p_value/group/edge: the page computes them from
     folds.csv and run.json's grids."""
     from krein.experiment.page import write_report
 

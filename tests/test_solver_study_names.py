@@ -1,5 +1,5 @@
-"""krein/experiment/solver_study.py after issue 25: formulation names that do not read as
-registry methods, and a figure made without pyplot or a change of Matplotlib's backend."""
+"""krein/experiment/solver_study.py: formulation names that do not read as registry
+methods, and a figure made without pyplot or a change of Matplotlib's backend."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ def test_formulation_names_are_not_other_methods_of_the_registry():
     assert set(FORMULATIONS) & set(list_methods()) == {"lp-svm", "mod-svm", "perturb-svm"}
     assert isinstance(make_formulation("clc-qp", 8), ConformalLinearCombinationQP)
     assert isinstance(make_formulation("nearest-psd-sdp", 8), NearestPSDSDP)
-    for old, new in RENAMED.items():     # the former names still build the same problem
+    for old, new in RENAMED.items():     # the aliases in RENAMED build the same problem
         assert type(make_formulation(old, 8)) is type(make_formulation(new, 8))
 
 

@@ -1,4 +1,4 @@
-"""The interior-point SVM dual of the IndefiniteSVM gap checks (issue 28 item 5).
+"""The interior-point SVM dual of the IndefiniteSVM gap checks.
 
 :func:`krein.solvers.indefinite.svm_qp.box_qp_interior_point` solves
 ``max c'x - 1/2 x'Qx`` over ``{a'x = b0, 0 <= x <= U}``.  Checked by weak duality

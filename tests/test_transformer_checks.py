@@ -60,7 +60,7 @@ _RANGE = ("fit_transform != fit().transform on a singular X X': the unit-diagona
 #: draw X ~ 100 N(0, 1): X X' has scale ~2e4, and a unit
 #: diagonal (5e-5 of it) is refused by design (krein.estimators.nearest_psd.check_diagonal_scale).
 _UNIT_ON_LARGE = ("the check's kernel X X' has scale ~2e4; a unit diagonal far below it is "
-                  "refused by design (check_diagonal_scale, issue 28)")
+                  "refused by design (check_diagonal_scale)")
 
 TRANSFORMERS = (
     [SpectrumCorrection(correction=c) for c in TRANSFORMS]

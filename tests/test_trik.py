@@ -1,4 +1,4 @@
-"""TrIK-SVM (``ESVC(decomposition="ldl")``) and the Krein SVR (``ESVR``), issue 27 item 2.
+"""TrIK-SVM (``ESVC(decomposition="ldl")``) and the Krein SVR (``ESVR``).
 
 Independent checks (Loosli 2019, arXiv 1902.10569; Loosli et al. 2013, Alg. 1):
 

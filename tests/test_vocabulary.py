@@ -1,4 +1,4 @@
-"""One vocabulary (issue 25, step 2; docs/design.md "Parameter vocabulary"): walked, not listed.
+"""One vocabulary (docs/design.md "Parameter vocabulary"): walked, not listed.
 
 Checked against :mod:`krein._vocabulary`, the one declaration of every shared
 parameter name and of each of its value names:
@@ -20,7 +20,7 @@ parameter name and of each of its value names:
 * one meaning per value, numerically: a correction name or an out-of-sample
   name gives the same matrix in every transformer that accepts it.
 
-Conflicts in files owned by other parts of issue 25 are listed item by item in
+Known conflicts in other files are listed item by item in
 :data:`KNOWN_VALUE_SETS` and :data:`KNOWN_SYNONYMS` as strict xfails naming the
 file: once the file is fixed the item passes, the strict xfail fails, and the
 entry is deleted.
@@ -47,10 +47,10 @@ from krein import _vocabulary as V
 ALGORITHM_LAYERS = ("krein.estimators", "krein.formulations", "krein.solvers", "krein.spectrum",
                     "krein.approximation")
 
-#: ``{(where, parameter): reason}``: known private value sets in files of other parts of issue 25.
+#: ``{(where, parameter): reason}``: known private value sets, each naming its file.
 KNOWN_VALUE_SETS = {}
 
-#: ``{where: reason}``: known synonyms in public signatures of files of other parts of issue 25.
+#: ``{where: reason}``: known synonyms in public signatures, each naming its file.
 KNOWN_SYNONYMS = {
     "krein.solvers.indefinite.analytic_center:analytic_center":
         "krein/solvers/indefinite/analytic_center.py: method ('newton' or 'cvxpy') beside a "
@@ -332,7 +332,7 @@ def test_renamed_spellings():
     assert "solver" in parameter_names(alternating_projections)
     assert "method" not in parameter_names(alternating_projections)
     A = np.array([[1.0, 1.0, 0.0], [1.0, 1.0, 1.0], [0.0, 1.0, 1.0]])
-    with pytest.raises(TypeError, match="method"):  # the old spelling is gone
+    with pytest.raises(TypeError, match="method"):  # one name: solver, never method
         alternating_projections(A, 1.0, method="plain", tol=1e-8)
     assert alternating_projections(A, 1.0, solver="plain", tol=1e-8).status in STATUSES
 

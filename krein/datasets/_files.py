@@ -1,5 +1,6 @@
 """Readers of a researcher's own files: a matrix and a label vector (feature tables:
-:mod:`krein.datasets._features`, with the path and text helpers here).
+:mod:`krein.datasets._features`; paths, errors and text lines:
+:mod:`krein.datasets._file_basics`).
 
 These readers only read and check the FORMAT; what the numbers must satisfy
 (a square, symmetric, finite kernel; as many labels as objects; two classes)
@@ -35,7 +36,8 @@ floats when every line is a number, else strings; surrounding whitespace is
 stripped, trailing empty lines are ignored.
 
 Feature tables (:func:`krein.datasets.read_features`): read by
-:mod:`krein.datasets._features` with the path and text helpers here.
+:mod:`krein.datasets._features` with the path and text pieces of
+:mod:`krein.datasets._file_basics`.
 
 Errors
 ------
@@ -49,21 +51,15 @@ count from 1.
 from __future__ import annotations
 
 import csv
-import os
-import re
 import warnings
-from pathlib import Path
 
 import numpy as np
 
-from .._validation import InvalidArgument
+from ._file_basics import (TEXT_SUFFIXES, data_lines, field_separator, file_error,
+                           first_data_line, is_number, resolve_path, typed_labels)
 
 __all__ = ["read_matrix", "read_labels", "MATRIX_FORMATS", "LABEL_FORMATS"]
 
-#: Text formats of matrices, labels and feature tables.
-TEXT_SUFFIXES = (".csv", ".txt", ".dat", ".tsv")
-#: Formats whose path may end in ``:key`` (one array among several).
-KEYED_SUFFIXES = (".npz", ".mat")
 #: Accepted matrix formats, as error messages list them.
 MATRIX_FORMATS = (".npy, .npz (one array or file.npz:key), .csv (comma-separated), "
                   ".txt/.dat/.tsv (whitespace-separated), .mat (MATLAB up to v7; file.mat:key)")
@@ -73,52 +69,7 @@ LABEL_FORMATS = ("a text file with one label per line, or one vector in .npy, "
 _NUMERIC_KINDS = "biuf"
 
 
-# ---------------------------------------------------------------------------- errors and paths
-def _error(argument, shown, what):
-    """The InvalidArgument of a file: ``"<path>: <what>"`` on one line."""
-    message = re.sub(r"\s*[\r\n]+\s*", " ", f"{shown}: {what}").strip()
-    return InvalidArgument(argument, message)
-
-
-def _resolve(path, argument):
-    """``(file, key, shown)``: the file to open, the ``:key`` (or None), the path as given."""
-    if isinstance(path, os.PathLike):
-        path = os.fspath(path)
-    if not isinstance(path, str):
-        raise InvalidArgument(argument, f"must be a file path (str or os.PathLike); got "
-                                        f"{type(path).__name__} {path!r:.60}")
-    shown = path
-    if not path.strip():
-        raise InvalidArgument(argument, "the file path is empty")
-    file, key = Path(path), None
-    if not file.exists() and ":" in path:
-        head, _, tail = path.rpartition(":")
-        hp = Path(head)
-        if hp.suffix.lower() in KEYED_SUFFIXES and hp.is_file():
-            if not tail:
-                raise _error(argument, shown, "nothing after the ':'; name an array, as in "
-                                              f"{head}:NAME")
-            file, key = hp, tail
-        elif hp.is_file():
-            raise _error(argument, shown, f"no such file; a ':key' suffix names an array only "
-                                          f"in .npz and .mat files, and {head} is not one")
-        elif hp.suffix.lower() in KEYED_SUFFIXES:
-            raise _error(argument, shown, f"no such file ({head} does not exist either)")
-    if file.is_dir():
-        raise _error(argument, shown, "is a directory, not a file")
-    if not file.exists():
-        raise _error(argument, shown, "no such file")
-    if not file.is_file():
-        raise _error(argument, shown, "is not a regular file")
-    if not os.access(file, os.R_OK):
-        raise _error(argument, shown, "cannot be read (permission denied)")
-    return file, key, shown
-
-
-def _suffix(file):
-    return file.suffix.lower()
-
-
+# ---------------------------------------------------------------------------- messages
 def _describe(name, value):
     shape = "x".join(str(s) for s in np.shape(value)) or "scalar"
     return f"{name} ({shape} {getattr(value, 'dtype', type(value).__name__)})"
@@ -134,10 +85,10 @@ def _check_magic(file, shown, argument, magic, what):
         with open(file, "rb") as f:
             head = f.read(len(magic))
     except OSError as exc:
-        raise _error(argument, shown, f"cannot be read ({exc.strerror or exc})") from None
+        raise file_error(argument, shown, f"cannot be read ({exc.strerror or exc})") from None
     if head != magic:
-        raise _error(argument, shown, f"is not a {what} file (its first bytes are not the "
-                                      f"{what} header)")
+        raise file_error(argument, shown, f"is not a {what} file (its first bytes are not the "
+                                          f"{what} header)")
 
 
 def _read_npy(file, shown, argument):
@@ -146,11 +97,11 @@ def _read_npy(file, shown, argument):
         return np.load(file, allow_pickle=False)
     except ValueError as exc:
         if "pickle" in str(exc):
-            raise _error(argument, shown, "holds Python objects (a pickled object array); "
-                                          "save a numeric or string array") from None
-        raise _error(argument, shown, f"is not a readable .npy file ({exc})") from None
+            raise file_error(argument, shown, "holds Python objects (a pickled object array); "
+                                              "save a numeric or string array") from None
+        raise file_error(argument, shown, f"is not a readable .npy file ({exc})") from None
     except (OSError, EOFError) as exc:
-        raise _error(argument, shown, f"is not a readable .npy file ({exc})") from None
+        raise file_error(argument, shown, f"is not a readable .npy file ({exc})") from None
 
 
 def _npz_arrays(file, shown, argument):
@@ -168,11 +119,11 @@ def _npz_arrays(file, shown, argument):
             return {name: npz[name] for name in names}
     except ValueError as exc:
         if "pickle" in str(exc):
-            raise _error(argument, shown, "holds Python objects (a pickled object array); "
-                                          "save numeric or string arrays") from None
-        raise _error(argument, shown, f"is not a readable .npz file ({exc})") from None
+            raise file_error(argument, shown, "holds Python objects (a pickled object array); "
+                                              "save numeric or string arrays") from None
+        raise file_error(argument, shown, f"is not a readable .npz file ({exc})") from None
     except (OSError, EOFError, zipfile.BadZipFile, KeyError) as exc:
-        raise _error(argument, shown, f"is not a readable .npz file ({exc})") from None
+        raise file_error(argument, shown, f"is not a readable .npz file ({exc})") from None
 
 
 def _mat_variables(file, shown, argument):
@@ -183,12 +134,13 @@ def _mat_variables(file, shown, argument):
     try:
         data = scipy.io.loadmat(str(file))
     except NotImplementedError:
-        raise _error(argument, shown, "is a MATLAB v7.3 (HDF5) file, which is not read; save it "
-                                      "with save(..., '-v7') in MATLAB or export the array to "
-                                      ".npy") from None
+        raise file_error(argument, shown, "is a MATLAB v7.3 (HDF5) file, which is not read; "
+                                          "save it with save(..., '-v7') in MATLAB or export "
+                                          "the array to "
+                                          ".npy") from None
     except Exception as exc:  # scipy raises ValueError, TypeError, MatReadError, zlib errors...
-        raise _error(argument, shown, f"is not a readable MATLAB .mat file "
-                                      f"({type(exc).__name__}: {exc})") from None
+        raise file_error(argument, shown, f"is not a readable MATLAB .mat file "
+                                          f"({type(exc).__name__}: {exc})") from None
     out = {}
     for name, value in data.items():
         if name.startswith("__"):
@@ -201,67 +153,21 @@ def _pick(arrays, key, shown, argument, candidates, what, whats):
     """The array named ``key``, or the only candidate; errors list the arrays with shapes."""
     if key is not None:
         if key not in arrays:
-            raise _error(argument, shown, f"has no array {key!r}; it holds: {_listing(arrays)}")
+            raise file_error(argument, shown, f"has no array {key!r}; it holds: "
+                                              f"{_listing(arrays)}")
         return arrays[key]
     if len(candidates) == 1:
         return arrays[candidates[0]]
     if not candidates:
-        raise _error(argument, shown, f"holds no {what}; it holds: {_listing(arrays)}")
+        raise file_error(argument, shown, f"holds no {what}; it holds: {_listing(arrays)}")
     listed = _listing({k: arrays[k] for k in candidates})
-    raise _error(argument, shown, f"holds several {whats}: {listed}; name one as "
-                                  f"{shown}:NAME")
+    raise file_error(argument, shown, f"holds several {whats}: {listed}; name one as "
+                                      f"{shown}:NAME")
 
 
 # ---------------------------------------------------------------------------- text formats
-def _data_lines(file, shown, argument):
-    """``(line number, content)`` of the lines with data: comments (``#``) and blanks dropped."""
-    out = []
-    try:
-        with open(file, encoding="utf-8-sig") as f:
-            for number, line in enumerate(f, 1):
-                content = line.split("#", 1)[0].strip()
-                if content:
-                    out.append((number, content))
-    except UnicodeDecodeError:
-        raise _error(argument, shown, "is not a text file (cannot be decoded as UTF-8)") from None
-    except OSError as exc:
-        raise _error(argument, shown, f"cannot be read ({exc.strerror or exc})") from None
-    return out
-
-
-def _first_data_line(file, shown, argument):
-    try:
-        with open(file, encoding="utf-8-sig") as f:
-            for line in f:
-                content = line.split("#", 1)[0].strip()
-                if content:
-                    return content
-    except UnicodeDecodeError:
-        raise _error(argument, shown, "is not a text file (cannot be decoded as UTF-8)") from None
-    except OSError as exc:
-        raise _error(argument, shown, f"cannot be read ({exc.strerror or exc})") from None
-    return None
-
-
-def _delimiter(line):
-    """Field separator of a text table from its first data line: ',' or ';', else whitespace."""
-    if line is not None:
-        for sep in (",", ";"):
-            if sep in line:
-                return sep
-    return None
-
-
 def _split(content, sep):
     return [s.strip() for s in content.split(sep)] if sep else content.split()
-
-
-def _is_number(s):
-    try:
-        float(s)
-    except ValueError:
-        return False
-    return True
 
 
 def _diagnose_numeric(lines, sep):
@@ -275,7 +181,7 @@ def _diagnose_numeric(lines, sep):
             return (f"line {number} has {len(fields)} fields but line {first} has {width} "
                     "(rows of different lengths)")
         for j, field in enumerate(fields, 1):
-            if not _is_number(field):
+            if not is_number(field):
                 hint = (" (a header row? a matrix file holds numbers only)" if number == first
                         else "")
                 what = "an empty field" if field == "" else f"{field!r} is not a number"
@@ -284,20 +190,20 @@ def _diagnose_numeric(lines, sep):
 
 
 def _read_text_matrix(file, shown, argument):
-    sep = _delimiter(_first_data_line(file, shown, argument))
+    sep = field_separator(first_data_line(file, shown, argument))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # "input contained no data": checked below
             A = np.loadtxt(file, delimiter=sep, comments="#", ndmin=2, dtype=float,
                            encoding="utf-8-sig")
     except (ValueError, UnicodeDecodeError) as exc:
-        problem = _diagnose_numeric(_data_lines(file, shown, argument), sep)
+        problem = _diagnose_numeric(data_lines(file, shown, argument), sep)
         kind = "comma-separated" if sep == "," else "whitespace-separated" if sep is None else (
             f"{sep!r}-separated")
-        raise _error(argument, shown, (problem or f"cannot be read as a {kind} numeric matrix "
-                                                  f"({exc})")) from None
+        raise file_error(argument, shown, (problem or f"cannot be read as a {kind} numeric matrix "
+                                                      f"({exc})")) from None
     if A.size == 0:
-        raise _error(argument, shown, "holds no numbers (an empty file)")
+        raise file_error(argument, shown, "holds no numbers (an empty file)")
     return A
 
 
@@ -338,8 +244,8 @@ def read_matrix(path, *, argument="kernel_file"):
         them with their shapes), an unknown key, a MATLAB v7.3 file, an array
         that is not numeric, is complex, or is not 2-D.
     """
-    file, key, shown = _resolve(path, argument)
-    suffix = _suffix(file)
+    file, key, shown = resolve_path(path, argument)
+    suffix = file.suffix.lower()
     if suffix == ".npy":
         A = _read_npy(file, shown, argument)
     elif suffix == ".npz":
@@ -355,48 +261,23 @@ def read_matrix(path, *, argument="kernel_file"):
     elif suffix in TEXT_SUFFIXES:
         A = _read_text_matrix(file, shown, argument)
     else:
-        raise _error(argument, shown, f"unknown matrix format {suffix or '(no extension)'!r}; "
-                                      f"accepted: {MATRIX_FORMATS}")
+        raise file_error(argument, shown, f"unknown matrix format {suffix or '(no extension)'!r}; "
+                                          f"accepted: {MATRIX_FORMATS}")
     A = np.asarray(A)
     if A.dtype.kind == "c":
-        raise _error(argument, shown, "holds complex numbers; a kernel or dissimilarity matrix "
-                                      "is real")
+        raise file_error(argument, shown, "holds complex numbers; a kernel or dissimilarity "
+                                          "matrix is real")
     if A.dtype.kind not in _NUMERIC_KINDS:
-        raise _error(argument, shown, f"holds {A.dtype} values, not numbers; expected a numeric "
-                                      "matrix")
+        raise file_error(argument, shown, f"holds {A.dtype} values, not numbers; expected a "
+                                          "numeric matrix")
     if A.ndim != 2:
         got = (f"a 1-D array of length {A.shape[0]}" if A.ndim == 1 else
                "a single number" if A.ndim == 0 else f"a {A.ndim}-D array of shape {A.shape}")
-        raise _error(argument, shown, f"holds {got}; expected a 2-D matrix")
+        raise file_error(argument, shown, f"holds {got}; expected a 2-D matrix")
     return A.astype(float)
 
 
 # ---------------------------------------------------------------------------- labels
-def _typed_labels(values, shown, argument, numbers_=None):
-    """Labels from strings: int64 when all are integers, float64 when all are numbers, else str.
-
-    ``numbers_`` are the line numbers of ``values`` (for the messages).
-    """
-    where = (lambda i: f"line {numbers_[i]}") if numbers_ is not None else (
-        lambda i: f"entry {i + 1}")
-    for i, v in enumerate(values):
-        if v == "":
-            raise _error(argument, shown, f"{where(i)}: empty label")
-    try:
-        return np.array([int(v) for v in values], dtype=np.int64)
-    except (ValueError, OverflowError):
-        pass
-    try:
-        y = np.array([float(v) for v in values], dtype=float)
-    except ValueError:
-        return np.array(values, dtype=str)
-    bad = np.flatnonzero(~np.isfinite(y))
-    if bad.size:
-        raise _error(argument, shown, f"{where(bad[0])}: label {values[bad[0]]!r} is not a "
-                                      "finite number")
-    return y
-
-
 def _label_array(A, shown, argument):
     """A stored array as a label vector (column or row), with its checks."""
     A = np.asarray(A)
@@ -405,28 +286,28 @@ def _label_array(A, shown, argument):
             A = np.array([np.asarray(a).ravel()[0] if np.size(a) == 1 else str(a)
                           for a in A.ravel(order="F")])
         except (TypeError, ValueError, IndexError):
-            raise _error(argument, shown, "holds a cell array that is not one label per "
-                                          "cell") from None
+            raise file_error(argument, shown, "holds a cell array that is not one label per "
+                                              "cell") from None
     if A.ndim == 2 and 1 in A.shape:
         A = A.ravel()
     if A.ndim != 1:
         got = "a single value" if A.ndim == 0 else f"an array of shape {A.shape}"
-        raise _error(argument, shown, f"holds {got}; expected one vector of labels (a column "
-                                      "or a row)")
+        raise file_error(argument, shown, f"holds {got}; expected one vector of labels (a column "
+                                          "or a row)")
     if A.size == 0:
-        raise _error(argument, shown, "holds no labels (an empty vector)")
+        raise file_error(argument, shown, "holds no labels (an empty vector)")
     if A.dtype.kind == "S":
         A = A.astype(str)
     if A.dtype.kind == "c":
-        raise _error(argument, shown, "holds complex numbers; labels are integers, numbers or "
-                                      "strings")
+        raise file_error(argument, shown, "holds complex numbers; labels are integers, numbers or "
+                                          "strings")
     if A.dtype.kind not in _NUMERIC_KINDS + "U":
-        raise _error(argument, shown, f"holds {A.dtype} values; labels are integers, numbers or "
-                                      "strings")
+        raise file_error(argument, shown, f"holds {A.dtype} values; labels are integers, "
+                                          "numbers or strings")
     if A.dtype.kind == "f" and not np.all(np.isfinite(A)):
         bad = np.flatnonzero(~np.isfinite(A))
-        raise _error(argument, shown, f"{bad.size} labels are NaN or inf (the first is entry "
-                                      f"{bad[0] + 1})")
+        raise file_error(argument, shown, f"{bad.size} labels are NaN or inf (the first is entry "
+                                          f"{bad[0] + 1})")
     if A.dtype.kind == "U":
         A = np.char.strip(A)
     return A
@@ -437,9 +318,10 @@ def _text_labels(file, shown, argument, sep):
         with open(file, encoding="utf-8-sig", newline="") as f:
             text = f.read()
     except UnicodeDecodeError:
-        raise _error(argument, shown, "is not a text file (cannot be decoded as UTF-8)") from None
+        raise file_error(argument, shown, "is not a text file (cannot be decoded as "
+                                          "UTF-8)") from None
     except OSError as exc:
-        raise _error(argument, shown, f"cannot be read ({exc.strerror or exc})") from None
+        raise file_error(argument, shown, f"cannot be read ({exc.strerror or exc})") from None
     if sep == ",":
         rows = [[s.strip() for s in r] for r in csv.reader(text.splitlines(),
                                                            skipinitialspace=True)]
@@ -449,25 +331,25 @@ def _text_labels(file, shown, argument, sep):
     while entries and not any(entries[-1][1]):
         entries.pop()
     if not entries:
-        raise _error(argument, shown, "holds no labels (an empty file)")
+        raise file_error(argument, shown, "holds no labels (an empty file)")
     for number, row in entries:
         if not any(row):
-            raise _error(argument, shown, f"line {number} is empty (one label per line; only "
-                                          "trailing empty lines are ignored)")
+            raise file_error(argument, shown, f"line {number} is empty (one label per line; only "
+                                              "trailing empty lines are ignored)")
     if len(entries) == 1:  # one row: the labels side by side
         row = entries[0][1] if sep == "," else entries[0][1][0].split()
-        return _typed_labels(row, shown, argument)
+        return typed_labels(row, shown, argument)
     widths = {len(r) for _, r in entries}
     if widths != {1}:
-        raise _error(argument, shown, f"holds a table of {len(entries)} rows and up to "
-                                      f"{max(widths)} columns; expected one label per line (a "
-                                      "column) or one row of labels")
+        raise file_error(argument, shown, f"holds a table of {len(entries)} rows and up to "
+                                          f"{max(widths)} columns; expected one label per line (a "
+                                          "column) or one row of labels")
     values = [r[0] for _, r in entries]
-    numbers_ = [n for n, _ in entries]
+    line_numbers = [n for n, _ in entries]
     # a header line: a word above numbers
-    if not _is_number(values[0]) and all(_is_number(v) for v in values[1:]):
-        values, numbers_ = values[1:], numbers_[1:]
-    return _typed_labels(values, shown, argument, numbers_)
+    if not is_number(values[0]) and all(is_number(v) for v in values[1:]):
+        values, line_numbers = values[1:], line_numbers[1:]
+    return typed_labels(values, shown, argument, line_numbers)
 
 
 def read_labels(path, *, argument="labels"):
@@ -505,8 +387,8 @@ def read_labels(path, *, argument="labels"):
         columns, an array that is not a vector, NaN or inf labels, an
         ``.npz``/``.mat`` file with several vectors and no ``:key``.
     """
-    file, key, shown = _resolve(path, argument)
-    suffix = _suffix(file)
+    file, key, shown = resolve_path(path, argument)
+    suffix = file.suffix.lower()
     if suffix == ".npy":
         return _label_array(_read_npy(file, shown, argument), shown, argument)
     if suffix == ".npz":
@@ -520,6 +402,6 @@ def read_labels(path, *, argument="labels"):
                    and (v.ndim == 1 or 1 in v.shape) and v.size > 1]
         return _label_array(_pick(variables, key, shown, argument, vectors, "vector", "vectors"),
                             shown, argument)
-    if key is not None:  # pragma: no cover - _resolve splits keys of .npz/.mat only
-        raise _error(argument, shown, "a ':key' applies to .npz and .mat files only")
+    if key is not None:  # pragma: no cover - resolve_path splits keys of .npz/.mat only
+        raise file_error(argument, shown, "a ':key' applies to .npz and .mat files only")
     return _text_labels(file, shown, argument, "," if suffix == ".csv" else None)

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._validation import InvalidArgument
-from ._features import _read_features
-from ._files import _resolve, read_labels, read_matrix
+from ._features import read_features_with_info
+from ._file_basics import resolve_path
+from ._files import read_labels, read_matrix
 from ._loaders import scale_features
 
 __all__ = ["UserFile", "TestPart", "read_kernel_file", "read_test_matrix", "read_feature_file", "check_feature_scale",
@@ -131,7 +132,7 @@ def check_name(name):
 
 def _file_source(path):
     """The absolute path of a readable file path, with its ``:key``."""
-    file, key, _ = _resolve(path, "path")
+    file, key, _ = resolve_path(path, "path")
     return os.path.abspath(file) + (f":{key}" if key is not None else ""), file.stem
 
 
@@ -487,7 +488,7 @@ def read_feature_file(path, *, label_column, feature_scale, test_path=None):
         not have), the message starting with the path.
     """
     shown = path_text(path)
-    X, y, _, info = _read_features(path, label_column=label_column, argument="data")
+    X, y, _, info = read_features_with_info(path, label_column=label_column, argument="data")
     n, d = X.shape
     if info["format"] == "svmlight":
         where = "the first field (LIBSVM/svmlight)"
@@ -506,8 +507,8 @@ def read_feature_file(path, *, label_column, feature_scale, test_path=None):
     test = None
     if test_path is not None:
         test_shown = path_text(test_path)
-        X_te, y_te, _, _ = _read_features(test_path, label_column=label_column,
-                                          argument="test_data_file")
+        X_te, y_te, _, _ = read_features_with_info(test_path, label_column=label_column,
+                                                   argument="test_data_file")
         if X_te.shape[1] != d:
             raise InvalidArgument("test_data_file", f"{test_shown}: {X_te.shape[1]} features; "
                                                     f"the training file {shown} has {d}")

@@ -37,8 +37,8 @@ import pandas as pd
 
 from .._io import new_figure, save_png
 from .validate import scan_csv
-from .report import (PERCENT_METRICS, _as_list, _default_rows, _label, _resolve, param_columns,
-                     pooled_columns, pooled_note, read_results, summarize)
+from .report import (PERCENT_METRICS, default_rows, param_columns, pooled_columns, pooled_note,
+                     read_results, results_frame, setting_label, summarize)
 
 __all__ = ["plot_results", "plot_accuracy", "plot_accuracy_vs_eigenvalue", "plot_time_vs_n",
            "plot_convergence", "make_figures"]
@@ -105,7 +105,7 @@ def plot_accuracy(results, out="figures", value="accuracy", prefix=None):
     str or None
         ``out/PREFIX_accuracy.png``, or None without ``method``/``value`` columns.
     """
-    df, _ = _resolve(results)
+    df, _ = results_frame(results)
     if "method" not in df.columns or value not in df.columns or not len(_ok(df)):
         return None
     s = summarize(df, value, None, "method")
@@ -127,7 +127,7 @@ def plot_accuracy(results, out="figures", value="accuracy", prefix=None):
         ax.set_xticklabels(methods, rotation=35, ha="right", fontsize=8)
         ax.set_ylabel(value + (" (%)" if scale == 100.0 else ""))
         gk = gk if isinstance(gk, tuple) else (gk,)
-        ax.set_title(", ".join(f"{r}={_label([v])}" for r, v in zip(rows, gk)) or value,
+        ax.set_title(", ".join(f"{r}={setting_label([v])}" for r, v in zip(rows, gk)) or value,
                      fontsize=9)
         if scale == 100.0:
             ax.set_ylim(0, 100)
@@ -161,7 +161,7 @@ def plot_accuracy_vs_eigenvalue(results, out="figures", value="accuracy", prefix
         ``out/PREFIX_accuracy_vs_eigenvalue.png``, or None when no method has
         two kernel settings or the columns are missing.
     """
-    df, _ = _resolve(results)
+    df, _ = results_frame(results)
     need = {"method", "min_eigenvalue", value}
     if not need <= set(df.columns):
         return None
@@ -169,7 +169,7 @@ def plot_accuracy_vs_eigenvalue(results, out="figures", value="accuracy", prefix
     if not len(ok):
         return None
     params = param_columns(df)
-    rows = _default_rows(ok, ["method"], params)
+    rows = default_rows(ok, ["method"], params)
     setting = [c for c in rows if c.startswith("kernel")]
     if not setting:
         return None
@@ -193,7 +193,7 @@ def plot_accuracy_vs_eigenvalue(results, out="figures", value="accuracy", prefix
         ax.set_xlabel("least eigenvalue of the training kernel")
         ax.set_ylabel(value + (" (%)" if scale == 100.0 else ""))
         pk = pk if isinstance(pk, tuple) else (pk,)
-        ax.set_title(", ".join(f"{r}={_label([v])}" for r, v in zip(panel, pk)) or value,
+        ax.set_title(", ".join(f"{r}={setting_label([v])}" for r, v in zip(panel, pk)) or value,
                      fontsize=9)
         ax.legend(fontsize=7, ncol=2)
     _layout(fig, note)
@@ -222,14 +222,14 @@ def plot_time_vs_n(results, out="figures", prefix=None):
     str or None
         ``out/PREFIX_time_vs_n.png``, or None without several ``n_samples``.
     """
-    df, _ = _resolve(results)
+    df, _ = results_frame(results)
     if not {"method", "fit_seconds", "n_train", "n_samples"} <= set(df.columns):
         return None
     ok = _ok(df)
     if ok["n_samples"].nunique() < 2:
         return None
     params = param_columns(df)
-    panel = [c for c in _default_rows(ok, ["method", "n_samples"], params)]
+    panel = [c for c in default_rows(ok, ["method", "n_samples"], params)]
     note = pooled_note(pooled_columns(ok, panel + ["method", "n_samples"], params))
     work = ok.assign(_n=pd.to_numeric(ok["n_train"], errors="coerce"),
                      _t=pd.to_numeric(ok["fit_seconds"], errors="coerce"))
@@ -249,7 +249,7 @@ def plot_time_vs_n(results, out="figures", prefix=None):
         ax.set_xlabel("training points n")
         ax.set_ylabel("training time (s)")
         pk = pk if isinstance(pk, tuple) else (pk,)
-        ax.set_title(", ".join(f"{r}={_label([v])}" for r, v in zip(panel, pk))
+        ax.set_title(", ".join(f"{r}={setting_label([v])}" for r, v in zip(panel, pk))
                      or "training time", fontsize=9)
         ax.legend(fontsize=7, ncol=2)
     _layout(fig, note)
@@ -300,7 +300,7 @@ def plot_convergence(results, out="figures", prefix=None, column=None, by=None):
     str or None
         ``out/PREFIX_convergence.png``, or None without usable traces.
     """
-    df, directory = _resolve(results)
+    df, directory = results_frame(results)
     if "trace_file" not in df.columns or directory is None:
         return None
     ok = _ok(df)
@@ -309,7 +309,7 @@ def plot_convergence(results, out="figures", prefix=None, column=None, by=None):
         return None
     params = param_columns(df)
     if by is not None:
-        setting = _as_list(by)
+        setting = [by] if isinstance(by, str) else list(by)
     elif "method" in ok.columns:
         setting = ["method"] + [c for c in params if c.startswith("method_params.")
                                 and ok[c].nunique(dropna=False) > 1]
@@ -339,7 +339,7 @@ def plot_convergence(results, out="figures", prefix=None, column=None, by=None):
                 series.append(v)
         if series:
             gk = gk if isinstance(gk, tuple) else (gk,)
-            curves.append((", ".join(_label([v]) for v in gk), col, series))
+            curves.append((", ".join(setting_label([v]) for v in gk), col, series))
     if not curves:
         return None
     nr, nc = _panels(len(curves))
@@ -386,7 +386,7 @@ def plot_results(results, out="figures", prefix=None):
     list of str
         Paths written.
     """
-    df, _ = _resolve(results)
+    df, _ = results_frame(results)
     paths = [plot_accuracy(df, out, prefix=prefix),
              plot_accuracy_vs_eigenvalue(df, out, prefix=prefix),
              plot_time_vs_n(df, out, prefix=prefix),

@@ -21,7 +21,7 @@ import numpy as np
 from .seeds import cell_seed  # noqa: F401 (re-export: its home is seeds.py)
 from .store import canonical_json, cell_key
 
-__all__ = ["Cell", "Experiment", "cartesian", "cell_seed"]
+__all__ = ["Cell", "Experiment", "cartesian", "cell_seed", "json_default"]
 
 
 @dataclass(frozen=True)
@@ -169,10 +169,28 @@ class Experiment:
 
 def _plain(params):
     """JSON-ready copy in declared order (canonical_json has already validated it)."""
-    return json.loads(json.dumps(params, default=_json_default))
+    return json.loads(json.dumps(params, default=json_default))
 
 
-def _json_default(obj):
+def json_default(obj):
+    """The JSON value of a NumPy scalar or array (the ``default`` of :func:`json.dumps`).
+
+    Parameters
+    ----------
+    obj : object
+        A value :mod:`json` cannot write itself.
+
+    Returns
+    -------
+    object
+        A NumPy scalar as the Python scalar (``obj.item()``), an array as nested
+        lists (``obj.tolist()``).
+
+    Raises
+    ------
+    TypeError
+        For any other value.
+    """
     if isinstance(obj, np.generic):
         return obj.item()
     if isinstance(obj, np.ndarray):

@@ -14,13 +14,18 @@ Every text from the files is HTML-escaped on the page and ``$`` is escaped in
 the figures (no mathtext from user labels).
 
 Missing keys of ``run.json`` are shown as "not recorded".
+
+This module assembles the page (header, the data and spectrum sections, the
+decision boundaries, the footer); the protocol, results and diagnosis sections
+are :mod:`krein.experiment.page_protocol`, :mod:`krein.experiment.page_results`
+and :mod:`krein.experiment.page_diagnosis`, the way values are written
+:mod:`krein.experiment.page_format`, and the findings the page and its figures
+share (best method, significance) :mod:`krein.experiment.page_findings`.
 """
 
 from __future__ import annotations
 
-import base64
 import os
-import textwrap
 
 import numpy as np
 
@@ -28,13 +33,14 @@ from .._io import atomic_write_bytes, save_png
 from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES, FOLDS_FILE,
                                POINTS_FILE, REPORT_FILE, REQUIRED_COLUMNS, RUN_FILE,
                                SPECTRUM_FILE, STATUSES, SUMMARY_FILE, SavedComparison,
-                               read_comparison, status_text)
+                               read_comparison)
 from .page_diagnosis import diagnosis_section
-from .page_protocol import _e, _fact, _missing, _protocol_section
-from .page_figures import (_CLASS_COLORS, _approximation, _best_rows, _created, _duration,
-                           _json_object, _kernel_label, _num, _params, _percent, _seconds,
-                           _group_mark, _significance, _significance_text, _value,
-                           accuracy_figure, boundary_figure, spectrum_figure)
+from .page_figures import accuracy_figure, boundary_figure, spectrum_figure
+from .page_findings import approximation, significance
+from .page_format import (CLASS_COLORS, duration, escape, fact, kernel_label, missing, number,
+                          param_value, percent, png_image, timestamp)
+from .page_protocol import protocol_section
+from .page_results import results_section
 
 __all__ = ["SavedComparison", "read_comparison", "spectrum_figure", "accuracy_figure",
            "boundary_figure", "write_report", "COMPARISON_COLUMNS", "REQUIRED_COLUMNS",
@@ -127,74 +133,71 @@ footer { margin-top: 44px; padding-top: 12px; border-top: 1px solid var(--line);
 """
 
 
-def _img(png, alt):
-    data = base64.b64encode(png).decode("ascii")
-    return f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">'
-
-
 def _data_section(c):
     d = c.data
-    facts = [_fact("Data set", f"<strong>{_e(d['name'])}</strong>" if d.get("name")
-                   else _missing())]
-    facts.append(_fact("Source", _e(d["source"]) if d.get("source") else _missing()))
-    facts.append(_fact("Kind", _e(d["kind"]) if d.get("kind") else _missing()))
+    facts = [fact("Data set", f"<strong>{escape(d['name'])}</strong>" if d.get("name")
+                  else missing())]
+    facts.append(fact("Source", escape(d["source"]) if d.get("source") else missing()))
+    facts.append(fact("Kind", escape(d["kind"]) if d.get("kind") else missing()))
     n, p = d.get("n_samples"), d.get("n_features")
     if n is not None:
-        size = f"{_e(_num(n))} objects" + (f" × {_e(_num(p))} features" if p is not None else "")
+        size = f"{escape(number(n))} objects" + (f" × {escape(number(p))} features"
+                                                 if p is not None else "")
     else:
-        size = _missing()
-    facts.append(_fact("Size", size))
+        size = missing()
+    facts.append(fact("Size", size))
     if d.get("description"):
-        facts.append(_fact("Preprocessing", _e(d["description"])))
+        facts.append(fact("Preprocessing", escape(d["description"])))
     classes = c.classes
     if classes:
         total = sum(k for _, k in classes if k is not None) or 0
         chips, bar = [], []
         for i, (name, count) in enumerate(classes):
-            color = _CLASS_COLORS[i % len(_CLASS_COLORS)]
+            color = CLASS_COLORS[i % len(CLASS_COLORS)]
             share = f" ({100 * count / total:.1f}%)" if total and count is not None else ""
             chips.append(f'<span class="class"><span class="swatch" style="background:{color}">'
-                         f'</span><strong>{_e(name)}</strong> {_e(_num(count))}{share}</span>')
+                         f'</span><strong>{escape(name)}</strong> '
+                         f'{escape(number(count))}{share}</span>')
             if total and count:
                 bar.append(f'<span style="background:{color};width:{100 * count / total:.3f}%">'
                            "</span>")
         value = f'<div class="classes">{"".join(chips)}</div>'
         if bar:
             value += f'<div class="classbar" aria-hidden="true">{"".join(bar)}</div>'
-        facts.append(_fact(f"Classes ({len(classes)})", value))
+        facts.append(fact(f"Classes ({len(classes)})", value))
     else:
-        facts.append(_fact("Classes", _missing()))
-    kernel = _e(d["kernel"]) if d.get("kernel") else _missing()
+        facts.append(fact("Classes", missing()))
+    kernel = escape(d["kernel"]) if d.get("kernel") else missing()
     params = d.get("kernel_params") or {}
     if params and d.get("kernel"):
         kernel = (f"<strong>{kernel}</strong> with "
-                  + ", ".join(f"<code>{_e(k)} = {_e(_value(v))}</code>"
+                  + ", ".join(f"<code>{escape(k)} = {escape(param_value(v))}</code>"
                               for k, v in params.items()))
     elif d.get("kernel"):
         kernel = f"<strong>{kernel}</strong>"
-    facts.append(_fact("Kernel", kernel))
+    facts.append(fact("Kernel", kernel))
     notes = d.get("notes") or []
     if isinstance(notes, str):
         notes = [notes]
     if notes:
-        facts.append(_fact("Notes", '<ul class="notes">'
-                           + "".join(f"<li>{_e(x)}</li>" for x in notes) + "</ul>"))
+        facts.append(fact("Notes", '<ul class="notes">'
+                          + "".join(f"<li>{escape(x)}</li>" for x in notes) + "</ul>"))
     return ('<section id="data"><h2>Data</h2><dl class="facts">' + "".join(facts)
             + "</dl></section>")
 
 
 def _spectrum_section(c, png):
     s = c.spectrum
-    approx = _approximation(c)
-    tiles = [("objects n", _num(s["n"]), ""),
+    approx = approximation(c)
+    tiles = [("objects n", number(s["n"]), ""),
              ("signature (p, q, z)", f"({s['p']}, {s['q']}, {s['z']})", ""),
-             ("least eigenvalue", _num(s["min_eigenvalue"]),
+             ("least eigenvalue", number(s["min_eigenvalue"]),
               "neg" if np.isfinite(s["min_eigenvalue"]) and s["min_eigenvalue"] < 0 else ""),
-             ("largest eigenvalue", _num(s["max_eigenvalue"]), ""),
-             ("r_mm", f"{_num(s['r_mm'])}%", ""),
-             ("r_neg", f"{_num(s['r_neg'])}%", "")]
-    html_tiles = "".join(f'<div class="tile {cls}"><div class="label">{_e(label)}</div>'
-                         f'<div class="value">{_e(value)}</div></div>'
+             ("largest eigenvalue", number(s["max_eigenvalue"]), ""),
+             ("r_mm", f"{number(s['r_mm'])}%", ""),
+             ("r_neg", f"{number(s['r_neg'])}%", "")]
+    html_tiles = "".join(f'<div class="tile {cls}"><div class="label">{escape(label)}</div>'
+                         f'<div class="value">{escape(value)}</div></div>'
                          for label, value, cls in tiles)
     indefinite = ("The kernel is indefinite" if s["q"] else
                   "The kernel is positive semi-definite")
@@ -202,169 +205,27 @@ def _spectrum_section(c, png):
             "(|λ| ≤ n · eps · max|λ| counts as zero); r_mm = 100 |λ_min| / λ_max; r_neg = the "
             "share of Σ|λ| carried by the negative eigenvalues, in percent (Munoz & de Diego "
             "2006, eq. 2).")
-    what = f"Eigenvalues of the kernel on all {_num(s['n'])} objects"
+    what = f"Eigenvalues of the kernel on all {number(s['n'])} objects"
     title = "Kernel spectrum"
     if approx:  # no n x n kernel was formed: the approximation's eigenvalues
         line += (f" Approximated run: no n x n kernel was formed; these are the nonzero "
                  f"eigenvalues of the {approx} approximation of the kernel (the other "
                  f"eigenvalues count as zero), not the kernel's own.")
         what = (f"Nonzero eigenvalues of the {approx} approximation of the kernel on all "
-                f"{_num(s['n'])} objects")
+                f"{number(s['n'])} objects")
         title = f"Kernel spectrum ({approx} approximation)"
-    line = _e(line)
-    return (f'<section id="spectrum"><h2>{_e(title)}</h2><div class="tiles">{html_tiles}'
-            f'</div><p class="caption">{line}</p><figure>{_img(png, "kernel spectrum")}'
-            f'<figcaption>{_e(what)} '
-            f"({_e(FIGURE_FILES['spectrum'])}).</figcaption></figure></section>")
-
-
-def _params_cell(text):
-    params = _json_object(text)
-    if params is None:
-        return _e(text)
-    if not params:
-        return '<span class="missing">–</span>'
-    return _e(_params(params))
-
-
-def _has_auc(frame, column):
-    """Whether a table shows AUC: a binary problem (some value; multiclass leaves it empty)."""
-    return column in frame.columns and bool(
-        np.isfinite(np.asarray(frame[column], dtype=float)).any())
-
-
-def _auc(mean, std=None, n_folds=1):
-    """An AUC (or mean ± std over the folds) in three decimals; "–" where there is none."""
-    if not np.isfinite(mean):
-        return "–"
-    if std is None or n_folds == 1 or not np.isfinite(std):
-        return f"{mean:.3f}"
-    return f'{mean:.3f} <span class="pm">± {std:.3f}</span>'
-
-
-def _results_section(c, png):
-    s = c.summary.reset_index(drop=True)
-    show_auc = _has_auc(s, "auc_mean")
-    best = _best_rows(s)
-    sig, edges = _significance(c)
-    rows = []
-    for i, r in s.iterrows():
-        status = r["status"]
-        classes = [status]
-        g, mark = _group_mark(sig, r["method"], _e)
-        if i in best:
-            classes.append("best")
-        elif g == "not worse":
-            classes.append("group")
-        if status in ("skipped", "failed"):
-            classes.append("muted")
-        ran = status in ("ok", "warning", "partial") and np.isfinite(r["accuracy_mean"])
-        spread = ("" if r["n_folds"] == 1 else  # one test split: no spread to show
-                  f' <span class="pm">± {_percent(r["accuracy_std"])}</span>')
-        acc = f'{_percent(r["accuracy_mean"])}{spread}' if ran else "–"
-        badge = f'<span class="badge {_e(status)}">{_e(status)}</span>'
-        detail = status_text(r)[len(status):].strip(" ()")
-        if detail:  # e.g. "5/5 not converged", "2/5 failed; 3 inner fits failed"
-            badge += f' <span class="pm">{_e(detail)}</span>'
-        for note in (str(r["note"]).strip(), edges.get(r["method"], "")):
-            if note:
-                badge += f'<div class="note">{_e(note)}</div>'
-        sv = _num(r["n_support_mean"], 3) if np.isfinite(r["n_support_mean"]) else "–"
-        if np.isfinite(r["n_support_mean"]) and r["n_support_mean"] >= 10:
-            sv = f"{r['n_support_mean']:.0f}"
-        rows.append(
-            f'<tr class="{" ".join(classes)}" data-method="{_e(r["method"])}">'
-            f'<td class="num rank">{i + 1}</td><td class="method">{_e(r["method"])}</td>'
-            f'<td class="num acc">{acc}</td>'
-            + ('<td class="num auc">'
-               f'{_auc(r["auc_mean"], r["auc_std"], r["n_folds"]) if ran else "–"}</td>'
-               if show_auc else "")
-            + f'<td class="params">{_params_cell(r["best_params"])}'
-            f'</td><td class="mark">{mark}</td>'
-            f'<td class="num">{_e(_seconds(r["fit_seconds_mean"]))}</td>'
-            f'<td class="num">{_e(sv)}</td><td class="cert">{_e(r["certificate"]) or "–"}</td>'
-            f"<td>{badge}</td></tr>")
-    majority = c.majority_rate
-    caption = ("Accuracy: mean ± standard deviation over the test folds, in percent"
-               + (f"; always predicting the largest class scores {100 * majority:.1f}%"
-                  if np.isfinite(majority) else "")
-               + ". Parameters: the value chosen most often over the folds. Fit time and "
-               "#SV: means over the folds. The best mean accuracy is highlighted, the methods "
-               "not significantly worse than it lightly. A parameter chosen at an end of its "
-               "grid in most folds is named in the status column (the best value may lie "
-               "outside the grid)."
-               + (" AUC: the area under the ROC curve of each method's decision values on the "
-                  "test folds (mean ± standard deviation over the folds; 0.5 is chance)."
-                  if show_auc else ""))
-    out = ['<section id="results"><h2>Results</h2><table id="results-table"><thead><tr>'
-           '<th class="num">#</th><th>method</th><th class="num">accuracy (%)</th>'
-           + ('<th class="num">AUC</th>' if show_auc else "") +
-           '<th>chosen parameters</th><th>vs best</th><th class="num">fit time</th>'
-           '<th class="num">#SV</th><th>certificate</th><th>status</th></tr></thead><tbody>',
-           *rows, f'</tbody></table><p class="caption">{_e(caption)}</p>',
-           f'<p class="caption" id="significance">{_e(_significance_text(sig))}</p>',
-           f'<figure>{_img(png, "accuracy per method")}<figcaption>Test accuracy per method: '
-           "diamonds with bars are the mean ± std over the folds, dots the single folds, the "
-           f"dashed line the majority class ({_e(FIGURE_FILES['accuracy'])}).</figcaption>"
-           "</figure>"]
-    out.append(_folds_details(c))
-    out.append("</section>")
-    return "".join(out)
-
-
-def _folds_details(c):
-    f = c.folds
-    if not len(f):
-        return ""
-    show_auc = _has_auc(f, "auc")
-    failed = int((f["error"].str.strip() != "").sum())
-    head = (f"All folds ({len(f)} rows"
-            + (f", {failed} failed" if failed else "") + ")")
-    rows = []
-    previous = None
-    for _, r in f.iterrows():
-        first = r["method"] != previous
-        previous = r["method"]
-        error = str(r["error"]).strip()
-        warn = str(r["warnings"]).strip()
-        inner = r.get("inner_error", "")
-        inner = inner.strip() if isinstance(inner, str) else ""   # NaN: an older run's row
-        if inner:   # why the inner model selection lost some fits (e.g. an infeasible mu)
-            warn = "; ".join(x for x in (warn, f"{_num(r['n_inner_failures'])} inner fits "
-                                               f"failed, the first: {inner}") if x)
-        msg = error or warn
-        short = textwrap.shorten(msg, 160, placeholder="…")
-        msg_cell = f'<td class="msg" title="{_e(msg)}">{_e(short)}</td>' if msg else "<td></td>"
-        if warn and not error:
-            msg_cell = msg_cell.replace('class="msg"', 'class="msg" style="color:#7a4d00"')
-        classes = " ".join(x for x in ("first" if first else "", "failed" if error else "") if x)
-        rows.append(
-            f'<tr class="{classes}"><td class="method">{_e(r["method"]) if first else ""}</td>'
-            f'<td class="num">{_e(_num(r["repeat"]))}</td>'
-            f'<td class="num">{_e(_num(r["fold"]))}</td>'
-            f'<td class="num">{_e(_percent(r["accuracy"]))}</td>'
-            + (f'<td class="num">{_auc(float(r["auc"]))}</td>' if show_auc else "")
-            + f'<td class="params">{_params_cell(r["best_params"])}</td>'
-            f'<td class="num">{_e(_percent(r["inner_score"]))}</td>'
-            f'<td class="num">{_e(_seconds(r["fit_seconds"]))}</td>'
-            f'<td class="num">{_e(_num(r["n_support"]))}</td>'
-            f'<td>{_e(r["solver_status"])}</td><td class="num">{_e(_num(r["gap"], 2))}</td>'
-            f"{msg_cell}</tr>")
-    return (f'<details id="folds"><summary>{_e(head)}</summary><table><thead><tr>'
-            '<th>method</th><th class="num">repeat</th><th class="num">fold</th>'
-            '<th class="num">accuracy (%)</th>' + ('<th class="num">AUC</th>' if show_auc else "")
-            + '<th>chosen parameters</th>'
-            '<th class="num">inner score (%)</th><th class="num">fit</th>'
-            '<th class="num">#SV</th><th>solver status</th><th class="num">gap</th>'
-            "<th>error / warnings</th></tr></thead><tbody>" + "".join(rows)
-            + "</tbody></table></details>")
+    line = escape(line)
+    return (f'<section id="spectrum"><h2>{escape(title)}</h2><div class="tiles">{html_tiles}'
+            f'</div><p class="caption">{line}</p><figure>{png_image(png, "kernel spectrum")}'
+            f'<figcaption>{escape(what)} '
+            f"({escape(FIGURE_FILES['spectrum'])}).</figcaption></figure></section>")
 
 
 def _boundary_section(c, png):
     return ('<section id="boundaries"><h2>Decision boundaries</h2><figure>'
-            f'{_img(png, "decision regions per method")}<figcaption>Predicted class on a grid '
-            "for each method trained on all the data; dots are the data coloured by their "
-            f"label ({_e(FIGURE_FILES['boundaries'])}).</figcaption></figure></section>")
+            f'{png_image(png, "decision regions per method")}<figcaption>Predicted class on a '
+            "grid for each method trained on all the data; dots are the data coloured by their "
+            f"label ({escape(FIGURE_FILES['boundaries'])}).</figcaption></figure></section>")
 
 
 def _page_html(c, images):
@@ -379,17 +240,18 @@ def _page_html(c, images):
     if p.get("cv") == 1:
         bits.append("predefined train/test split")
     elif p.get("cv"):
-        bits.append(f"{_num(p['cv'])}-fold CV × {_num(p.get('repeats') or 1)}")
-    bits.append(_kernel_label(d))
-    bits.append(f"created {_created(run.get('created'))}")
-    sig, _ = _significance(c)
+        bits.append(f"{number(p['cv'])}-fold CV × {number(p.get('repeats') or 1)}")
+    bits.append(kernel_label(d))
+    bits.append(f"created {timestamp(run.get('created'))}")
+    sig, _ = significance(c)
     if sig.attrs.get("best") is not None:
         r = s.set_index("method").loc[sig.attrs["best"]]
-        headline = (f"Not significantly worse than the best ({_e(sig.attrs['test'])}): "
-                    f"<strong>{_e(sig.attrs['best'])}</strong> (best, "
-                    f"{_percent(r['accuracy_mean'])}"
-                    + ("%)" if r["n_folds"] == 1 else f" ± {_percent(r['accuracy_std'])}%)")
-                    + "".join(f", {_e(m)}" for m, g in sig["group"].items() if g == "not worse"))
+        headline = (f"Not significantly worse than the best ({escape(sig.attrs['test'])}): "
+                    f"<strong>{escape(sig.attrs['best'])}</strong> (best, "
+                    f"{percent(r['accuracy_mean'])}"
+                    + ("%)" if r["n_folds"] == 1 else f" ± {percent(r['accuracy_std'])}%)")
+                    + "".join(f", {escape(m)}" for m, g in sig["group"].items()
+                              if g == "not worse"))
         if np.isfinite(c.majority_rate):
             headline += f"; the majority class alone scores {100 * c.majority_rate:.1f}%"
         headline += f"; {n_ran} of {len(s)} methods ran"
@@ -408,31 +270,32 @@ def _page_html(c, images):
         '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         '<meta name="generator" content="krein">',
-        f"<title>{_e('krein compare: ' + title)}</title>",
+        f"<title>{escape('krein compare: ' + title)}</title>",
         f"<style>{_CSS}</style></head><body><main>",
         '<header><p class="eyebrow">krein compare</p>',
-        f"<h1>{_e(title)}</h1>",
-        f'<p class="subtitle">{_e(" · ".join(bits))}</p>',
+        f"<h1>{escape(title)}</h1>",
+        f'<p class="subtitle">{escape(" · ".join(bits))}</p>',
         f'<p class="headline">{headline}</p>',
-        (f'<pre class="command"><code>{_e(command)}</code></pre>' if command else ""),
+        (f'<pre class="command"><code>{escape(command)}</code></pre>' if command else ""),
         "</header>",
         _data_section(c),
         _spectrum_section(c, images["spectrum"]),
-        diagnosis_section(c.run.get("diagnosis"), _fact, _e),
-        _protocol_section(c),
-        _results_section(c, images["accuracy"]),
+        diagnosis_section(c.run.get("diagnosis")),
+        protocol_section(c),
+        results_section(c, images["accuracy"]),
     ]
     if "boundaries" in images:
         parts.append(_boundary_section(c, images["boundaries"]))
     skipped = run.get("skipped") or {}
     version = run.get("krein_version") or "unknown version"
     parts.append(
-        f"<footer>Made by krein {_e(version)} · run created {_e(_created(run.get('created')))}"
-        f" · run time {_e(_duration(run.get('seconds')))}"
+        f"<footer>Made by krein {escape(version)} · run created "
+        f"{escape(timestamp(run.get('created')))}"
+        f" · run time {escape(duration(run.get('seconds')))}"
         + (f" · {len(skipped)} method{'s' if len(skipped) != 1 else ''} skipped"
            if skipped else "")
         + f" · rebuilt from the files of this directory with <code>krein report "
-        f"{_e(os.path.basename(os.path.abspath(c.directory)))}</code></footer>")
+        f"{escape(os.path.basename(os.path.abspath(c.directory)))}</code></footer>")
     parts.append("</main></body></html>\n")
     return "\n".join(x for x in parts if x)
 

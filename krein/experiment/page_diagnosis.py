@@ -1,4 +1,4 @@
-"""The report page's section on a matrix given as a kernel (issue 26 §4).
+"""The report page's section on a matrix given as a kernel.
 
 ``krein compare`` records :func:`krein.diagnosis.kernel_suitability` of a
 matrix given as a kernel in ``run.json`` (``diagnosis``); the page shows it
@@ -8,10 +8,12 @@ distance matrix.
 
 from __future__ import annotations
 
+from .page_format import escape, fact
+
 __all__ = ["diagnosis_section"]
 
 
-def diagnosis_section(d, fact, escape):
+def diagnosis_section(d):
     """The page's section on a matrix given as a kernel, ``""`` for other data.
 
     Parameters
@@ -21,10 +23,6 @@ def diagnosis_section(d, fact, escape):
         (:func:`krein.diagnosis.kernel_suitability`: zero diagonal, non-negative,
         Haasdonk's 2005 §7.3 criteria before training, whether it looks like a
         distance matrix and why).
-    fact : callable
-        ``fact(label, value_html) -> str``, a ``<dt>/<dd>`` pair of the page.
-    escape : callable
-        HTML escaping of a text.
 
     Returns
     -------

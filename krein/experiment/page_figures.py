@@ -8,15 +8,15 @@ User text is never mathtext (``$`` escaped).
 
 from __future__ import annotations
 
-import json
 import math
 import textwrap
-from datetime import datetime
 
 import numpy as np
 
 from .._io import new_figure
 from .comparison_files import SavedComparison, read_comparison
+from .page_findings import approximation, best_rows, significance
+from .page_format import CLASS_COLORS, kernel_label, number
 
 __all__ = ["spectrum_figure", "accuracy_figure", "boundary_figure", "BOUNDARY_POINTS_SHOWN"]
 
@@ -24,9 +24,7 @@ __all__ = ["spectrum_figure", "accuracy_figure", "boundary_figure", "BOUNDARY_PO
 #: e.g. an approximated run on 1e5 points, said in the title).
 BOUNDARY_POINTS_SHOWN = 3000
 
-# colours (matplotlib's tab10, also used for the class swatches of the page)
-_CLASS_COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                 "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+# colours of the signs of the eigenvalues and of the accuracy figure's marks
 _POS, _NEG, _ZERO = "#1f77b4", "#d62728", "#7f7f7f"
 _MEAN, _FOLD, _BEST, _FAILED, _SKIPPED = "#1f3b5c", "#7aa6d6", "#1a7f37", "#b42318", "#8c959f"
 
@@ -37,108 +35,10 @@ def _as_comparison(comparison):
     return read_comparison(comparison)
 
 
-def _approximation(c):
-    """The low-rank front end of an approximated run (``run.json``), else None."""
-    approx = (c.run.get("spectrum") or {}).get("approximation")
-    return str(approx) if approx else None
-
-
-# --------------------------------------------------------------------------- formatting
-def _num(v, digits=3):
-    """A number for humans: ``digits`` significant digits, '–' when missing."""
-    if v is None or isinstance(v, bool):
-        return "–" if v is None else str(v)
-    try:
-        x = float(v)
-    except (TypeError, ValueError):
-        return str(v)
-    if math.isnan(x):
-        return "–"
-    if math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    if x == int(x) and abs(x) < 1e6:
-        return str(int(x))
-    if 1 <= abs(x) < 1e6:  # no exponent for numbers a reader reads whole: 2521, not 2.52e+03
-        digits = max(digits, int(math.log10(abs(x))) + 1)
-    return f"{x:.{digits}g}"
-
-
-def _value(v):
-    """A parameter value: numbers with 4 significant digits, lists and dicts as JSON."""
-    if isinstance(v, float):
-        return _num(v, 4)
-    if isinstance(v, (list, tuple)):
-        return "[" + ", ".join(_value(u) for u in v) + "]"
-    if isinstance(v, dict):
-        return "{" + ", ".join(f"{k}: {_value(u)}" for k, u in v.items()) + "}"
-    if v is None:
-        return "none"
-    return str(v)
-
-
-def _params(d, sep=", "):
-    return sep.join(f"{k}={_value(v)}" for k, v in d.items())
-
-
-def _json_object(text):
-    """Parse a JSON object of a CSV cell; None when empty or not an object."""
-    if not isinstance(text, str) or not text.strip():
-        return {}
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError:
-        return None
-    return value if isinstance(value, dict) else None
-
-
-def _kernel_label(data):
-    kernel = data.get("kernel")
-    if not kernel:
-        return "kernel not recorded"
-    params = data.get("kernel_params") or {}
-    return f"{kernel}({_params(params)})" if params else str(kernel)
-
-
+# --------------------------------------------------------------------------- text
 def _mpl(text):
     """User text for Matplotlib: ``$`` escaped so labels never turn into mathtext."""
     return str(text).replace("$", r"\$")
-
-
-def _percent(x, digits=1):
-    return "–" if x is None or not np.isfinite(x) else f"{100 * x:.{digits}f}"
-
-
-def _duration(seconds):
-    try:
-        s = float(seconds)
-    except (TypeError, ValueError):
-        return "not recorded"
-    if not math.isfinite(s):
-        return "not recorded"
-    if s < 60:
-        return f"{s:.3g} s" if s < 10 else f"{s:.0f} s"
-    if s < 3600:
-        return f"{int(s // 60)} min {int(round(s % 60))} s"
-    return f"{int(s // 3600)} h {int(round(s % 3600 / 60))} min"
-
-
-def _seconds(v):
-    if v is None or not np.isfinite(v):
-        return "–"
-    if v < 0.01:
-        return f"{v * 1000:.2g} ms"
-    return f"{v:.2g} s" if v < 10 else f"{v:.0f} s"
-
-
-def _created(text):
-    if not text:
-        return "not recorded"
-    try:
-        t = datetime.fromisoformat(str(text).replace("Z", "+00:00"))
-    except ValueError:
-        return str(text)
-    zone = " UTC" if t.utcoffset() is not None and t.utcoffset().total_seconds() == 0 else ""
-    return t.strftime("%Y-%m-%d %H:%M") + zone
 
 
 def _class_order(comparison, extra=()):
@@ -149,74 +49,10 @@ def _class_order(comparison, extra=()):
     return names
 
 
-def _best_rows(summary):
-    """Indices of the rows with the highest mean accuracy among the methods that ran."""
-    ran = (summary["status"].isin(["ok", "warning", "partial"])
-           & np.isfinite(summary["accuracy_mean"]))
-    if not ran.any():
-        return set()
-    best = summary.loc[ran, "accuracy_mean"].max()
-    return set(summary.index[ran & np.isclose(summary["accuracy_mean"], best, rtol=0, atol=1e-12)])
-
-
-def _significance(comparison):
-    """The significance groups and edge-of-grid flags of a comparison, from its files.
-
-    Returns ``(table, edges)``: :func:`krein.experiment.statistics.significance_groups`
-    of the methods that ran, indexed by method (``attrs``: test, alpha, best), and
-    method -> edge text (``summary.csv``'s ``edge`` column, or, for a directory
-    written before it existed, :func:`~krein.experiment.statistics.edge_of_grid`
-    on the grids of ``run.json``).
-    """
-    from .statistics import edge_of_grid, significance_groups
-
-    s, folds = comparison.summary, comparison.folds
-    ran = s.loc[s["status"] != "skipped", "method"]
-    sig = significance_groups(folds[folds["method"].isin(ran)])
-    attrs = dict(sig.attrs)
-    sig = sig.set_index("method")
-    sig.attrs.update(attrs)
-    edge = s["edge"].fillna("").astype(str) if "edge" in s.columns else None
-    if edge is not None and (edge != "").any():
-        edges = {m: e for m, e in zip(s["method"], edge) if e}
-    else:
-        p = comparison.protocol
-        grids = p.get("grids") if isinstance(p.get("grids"), dict) else {}
-        kernel_grid = p.get("kernel_grid") if isinstance(p.get("kernel_grid"), dict) else {}
-        edges = edge_of_grid(folds[folds["method"].isin(ran)],
-                             {m: g for m, g in grids.items() if isinstance(g, dict)}, kernel_grid)
-    return sig, edges
-
-
-def _significance_text(sig):
-    """The paragraph under the results table that states the test (issue 26)."""
-    if sig.attrs.get("best") is None:
-        return ""
-    return (f"“=”: not significantly worse than the best method ({sig.attrs['best']}), "
-            f"“<”: significantly worse; {sig.attrs['test']}; p is the adjusted p-value. The "
-            "methods ran on the same splits, so each is compared paired with the best: over "
-            "resampled splits by the corrected resampled t-test (Nadeau & Bengio 2003), whose "
-            "variance term (1/J + n_test/n_train) accounts for the overlap of the training "
-            "sets; on one predefined test split by the exact McNemar test on the objects the "
-            "two methods classify differently. Few splits detect only large differences (one "
-            "repeat of 5-fold CV: 4 degrees of freedom); “=” is not a proof of equality.")
-
-
-def _group_mark(sig, method, escape):
-    """``(group, HTML of the "vs best" cell)`` of a method (:func:`_significance`)."""
-    if method not in sig.index:
-        return "", "–"
-    g, p, why = sig.loc[method, ["group", "p_value", "reason"]]
-    mark = {"best": "best", "not worse": "=", "worse": "&lt;"}.get(
-        g, f'<span title="{escape(why)}">–</span>' if why else "–")
-    return g, mark + (f' <span class="pm">p {p:.2g}</span>' if np.isfinite(p) else "")
-
-
 def _fold_accuracies(folds, method):
     f = folds[(folds["method"] == method) & (folds["error"].str.strip() == "")]
     acc = f["accuracy"].to_numpy(dtype=float)
     return acc[np.isfinite(acc)]
-
 
 
 # --------------------------------------------------------------------------- figures
@@ -268,7 +104,7 @@ def spectrum_figure(comparison):
     for at, va in ((0, "bottom"), (n - 1, "top")):  # the extremes, visible at any n
         ax.scatter([idx[at]], [lam[at]], s=28, color=colors[int(sign[at])], zorder=3,
                    edgecolors="k", linewidths=0.5)
-        ax.annotate(f"{'λ_min' if at == 0 else 'λ_max'} = {_num(lam[at])}", (idx[at], lam[at]),
+        ax.annotate(f"{'λ_min' if at == 0 else 'λ_max'} = {number(lam[at])}", (idx[at], lam[at]),
                     xytext=(8 if at == 0 else -8, 0), textcoords="offset points",
                     ha="left" if at == 0 else "right", va="center", fontsize=8)
     pad = max(1.0, 0.015 * n)
@@ -287,7 +123,7 @@ def spectrum_figure(comparison):
             rank = np.arange(1, mag.size + 1)
             ax.plot(rank, mag, color=colors[sg], lw=1.0, marker="o", ms=2.5 if n <= 300 else 0,
                     label=f"{'positive' if sg > 0 else 'negative'} part: Σ|λ| = "
-                          f"{_num(float(mag.sum()))}")
+                          f"{number(float(mag.sum()))}")
             top = max(top, mag.size)
     if (sign != 0).any():
         ax.set_yscale("log")
@@ -304,12 +140,12 @@ def spectrum_figure(comparison):
     ax.set_title("magnitudes of the positive and negative parts", fontsize=10)
     ax.grid(alpha=0.25, lw=0.5, which="major")
 
-    approx = _approximation(comparison)
-    what = (f"Spectrum of the {approx} approximation (rank {n}, n = {_num(s['n'])})"
+    approx = approximation(comparison)
+    what = (f"Spectrum of the {approx} approximation (rank {n}, n = {number(s['n'])})"
             if approx else f"Kernel spectrum (n = {n})")
     fig.suptitle(f"{what}: signature (p, q, z) = ({s['p']}, {s['q']}, "
-                 f"{s['z']}), λ_min = {_num(s['min_eigenvalue'])}, "
-                 f"r_mm = {_num(s['r_mm'])}%, r_neg = {_num(s['r_neg'])}%", fontsize=10.5)
+                 f"{s['z']}), λ_min = {number(s['min_eigenvalue'])}, "
+                 f"r_mm = {number(s['r_mm'])}%, r_neg = {number(s['r_neg'])}%", fontsize=10.5)
     fig.tight_layout()
     return fig
 
@@ -342,8 +178,8 @@ def accuracy_figure(comparison):
     comparison = _as_comparison(comparison)
     s = comparison.summary.reset_index(drop=True)
     m = len(s)
-    best = _best_rows(s)
-    sig, _ = _significance(comparison)
+    best = best_rows(s)
+    sig, _ = significance(comparison)
     group = sig["group"].to_dict() if len(sig) else {}
     majority = comparison.majority_rate
     fig = new_figure((8.5, max(2.6, 0.36 * m + 1.5)))
@@ -391,7 +227,7 @@ def accuracy_figure(comparison):
         n_err = row["n_errors"]
         if status == "partial" or (np.isfinite(n_err) and n_err > 0):
             n_all = row["n_folds"]
-            label += (f"  ({_num(n_err)} of {_num(n_all)} folds failed)" if np.isfinite(n_all)
+            label += (f"  ({number(n_err)} of {number(n_all)} folds failed)" if np.isfinite(n_all)
                       else "  (some folds failed)")
             color = "#9a6700"
         right_labels.append(label)
@@ -434,7 +270,7 @@ def accuracy_figure(comparison):
     cv = protocol.get("cv")
     repeats = protocol.get("repeats")
     how = f", {cv}-fold CV × {repeats}" if cv and repeats else ""
-    ax.set_title(_mpl(f"{data.get('name', 'data')}, {_kernel_label(data)}{how}"), fontsize=10)
+    ax.set_title(_mpl(f"{data.get('name', 'data')}, {kernel_label(data)}{how}"), fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -489,7 +325,7 @@ def boundary_figure(comparison):
     methods += [x for x in dict.fromkeys(b["method"]) if x not in methods]
     classes = _class_order(comparison, list(dict.fromkeys(pts["label"]))
                            + list(dict.fromkeys(b["prediction"][b["prediction"] != ""])))
-    colors = [_CLASS_COLORS[k % len(_CLASS_COLORS)] for k in range(len(classes))]
+    colors = [CLASS_COLORS[k % len(CLASS_COLORS)] for k in range(len(classes))]
     cmap = ListedColormap(colors)
     label_index = np.array([classes.index(v) for v in pts["label"]], dtype=float)
     m = max(len(methods), 1)
@@ -545,7 +381,7 @@ def boundary_figure(comparison):
                       markeredgewidth=0.3, markersize=6, label=_mpl(name))
                for name, c in zip(classes, colors)]
     data = comparison.data
-    fig.suptitle(_mpl(f"{data.get('name', 'data')}, {_kernel_label(data)}: decision regions "
+    fig.suptitle(_mpl(f"{data.get('name', 'data')}, {kernel_label(data)}: decision regions "
                       f"(each method trained on all the data{shown})"), fontsize=10)
     fig.legend(handles=handles, loc="lower center", ncol=min(len(classes), 6), fontsize=8,
                frameon=False, title="class", title_fontsize=8)

@@ -38,7 +38,8 @@ from .validate import ResultFileError, scan_results
 
 __all__ = ["read_results", "param_columns", "pooled_columns", "pooled_note", "volatile_columns",
            "summarize", "results_table", "format_frame", "make_table", "TABLE_FORMATS",
-           "PERCENT_METRICS", "REPLICATION_COLUMNS", "TEXT_RESULT_COLUMNS"]
+           "PERCENT_METRICS", "REPLICATION_COLUMNS", "TEXT_RESULT_COLUMNS", "results_frame",
+           "default_rows", "setting_label"]
 
 #: Output formats of :func:`results_table`.
 TABLE_FORMATS = ("markdown", "latex", "csv")
@@ -58,8 +59,28 @@ _TEXT_COLUMNS = ("key", "experiment", "task", "status", "error", "warnings", "tr
                  "config", "host", "timestamp", "test_correct")
 
 
-def _resolve(results):
-    """(DataFrame, directory) from a DataFrame, a results file or a results directory."""
+def results_frame(results):
+    """The results as a DataFrame, and their directory.
+
+    Parameters
+    ----------
+    results : pandas.DataFrame or str or path-like
+        Results read by :func:`read_results` (or any DataFrame of results), a
+        results file, or a results directory (its ``results.csv``).
+
+    Returns
+    -------
+    frame : pandas.DataFrame
+        The results (a DataFrame given is returned as it is).
+    directory : str or None
+        The results directory (``frame.attrs["directory"]``; None for a
+        DataFrame that does not record it).
+
+    Raises
+    ------
+    ValueError
+        As :func:`read_results`, for a file or directory.
+    """
     if isinstance(results, pd.DataFrame):
         return results, results.attrs.get("directory")
     path = os.fspath(results)
@@ -283,7 +304,7 @@ def _as_list(v):
     return [v] if isinstance(v, str) else list(v)
 
 
-def _default_rows(df, columns, params):
+def default_rows(df, columns, params):
     """Default row columns of a table: every varying setting that splits the cells.
 
     In column order, a setting (:func:`param_columns`) becomes a row column
@@ -292,7 +313,22 @@ def _default_rows(df, columns, params):
     of the table's columns and the row columns chosen before it (an
     attribute of a method, e.g. its own inner-CV grid, or of a data set,
     e.g. the kernel parameters calibrated for it): such a column splits no
-    group, so leaving it out pools nothing.
+    group, so leaving it out pools nothing.  The figures choose their panels
+    by the same rule.
+
+    Parameters
+    ----------
+    df : pandas.DataFrame
+        The results.
+    columns : list of str
+        The table's columns (e.g. ``["method"]``).
+    params : list of str
+        The settings of the results (:func:`param_columns`), in column order.
+
+    Returns
+    -------
+    list of str
+        The row columns.
     """
     skip = set(columns) | set(REPLICATION_COLUMNS)
     rows = []
@@ -343,10 +379,10 @@ def summarize(results, value="accuracy", rows=None, columns="method"):
         Unknown ``value``/``rows``/``columns`` column, a non-numeric ``value``,
         or a row/column name that is one of the summary's own columns.
     """
-    df, _ = _resolve(results)
+    df, _ = results_frame(results)
     columns = _as_list(columns)
     params = param_columns(df)
-    rows = _default_rows(df, columns, params) if rows is None else _as_list(rows)
+    rows = default_rows(df, columns, params) if rows is None else _as_list(rows)
     clash = set(rows + columns) & {"value_mean", "value_std", "n_ok", "n_errors",
                                    "min_eigenvalue_mean", "pooled"}
     if clash:
@@ -395,7 +431,20 @@ def summarize(results, value="accuracy", rows=None, columns="method"):
     return s
 
 
-def _label(values):
+def setting_label(values):
+    """The label of a setting's values in a table or a figure, joined by "/".
+
+    Parameters
+    ----------
+    values : sequence
+        The values (one per setting of a row or column key).
+
+    Returns
+    -------
+    str
+        Each value as text: None and NaN as "-", an integral float without
+        decimals, other floats with 4 significant digits; joined by "/".
+    """
     parts = []
     for v in values:
         if v is None or (isinstance(v, float) and math.isnan(v)):
@@ -522,7 +571,7 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
         if rows else [()]
     col_keys = list(dict.fromkeys(tuple(r) for r in s[columns].itertuples(index=False))) \
         if columns else [()]
-    col_labels = [_label(c) or value for c in col_keys]
+    col_labels = [setting_label(c) or value for c in col_keys]
     lookup = {}
     for rec in s.to_dict("records"):
         lookup[(tuple(rec[c] for c in rows), tuple(rec[c] for c in columns))] = rec
@@ -607,7 +656,7 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
         lines.append("| " + " | ".join(head + col_labels) + " |")
         lines.append("|" + "|".join(["---"] * len(head) + ["---:"] * len(col_labels)) + "|")
         for rk, eig, cells in table:
-            lab = [_label([v]) for v in rk] or ["all"]
+            lab = [setting_label([v]) for v in rk] or ["all"]
             if show_eig:
                 lab.append(f"{eig:.4g}" if np.isfinite(eig) else "-")
             lines.append("| " + " | ".join(lab + [entry(c, lambda t: f"**{t}**")
@@ -620,7 +669,7 @@ def results_table(results, value="accuracy", rows=None, columns="method", fmt="m
         lines.append(" & ".join(_latex_escape(h) for h in head + col_labels) + r" \\")
         lines.append(r"\midrule")
         for rk, eig, cells in table:
-            lab = [_latex_escape(_label([v])) for v in rk] or ["all"]
+            lab = [_latex_escape(setting_label([v])) for v in rk] or ["all"]
             if show_eig:
                 lab.append(f"{eig:.4g}" if np.isfinite(eig) else "-")
             body = [entry(c, lambda t: r"\textbf{" + t + "}").replace("†", r"$^\dagger$")

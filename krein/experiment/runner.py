@@ -28,14 +28,14 @@ import numpy as np
 
 from .._io import atomic_write_bytes, progress_bar
 from .._threads import blas_policy, resolve_blas_threads
-from .grid import Experiment, _json_default
+from .grid import Experiment, json_default
 from .report import read_results
 from .validate import read_experiment_json
 from .store import (META_COLUMNS, PROVENANCE_COLUMNS, RESULTS_FILE, VERSION_PACKAGES,
                     ResultsStore, flatten_params)
 
-__all__ = ["run_experiment", "RunReport", "default_directory", "read_sidecar", "error_text", "pair_jobs",
-           "BACKENDS"]
+__all__ = ["run_experiment", "RunReport", "default_directory", "read_sidecar", "error_text",
+           "pair_jobs", "cloudpickle_module", "BACKENDS"]
 
 #: Execution backends of :func:`run_experiment`.
 BACKENDS = ("serial", "joblib", "dask")
@@ -116,7 +116,7 @@ def _clean_results(out, param_columns):
         if isinstance(v, np.generic):
             v = v.item()
         if isinstance(v, (list, tuple, dict, np.ndarray)):
-            v = json.dumps(v, default=_json_default, sort_keys=True)
+            v = json.dumps(v, default=json_default, sort_keys=True)
         if v is not None and not isinstance(v, (bool, int, float, str)):
             raise TypeError(f"result {k!r} must be None, bool, int, float, str (or a list/dict "
                             f"stored as JSON); got {type(v).__name__}")
@@ -134,8 +134,7 @@ def pair_jobs(n_jobs, n_cells, cores=None):
 
     With fewer cells in flight than cores (a serial run, or fewer workers or cells
     than cores) each cell gets its share of the free cores, so that the pairs of a
-    many-class fit run on threads (issue 28 item 5); with the cells on all cores,
-    one.
+    many-class fit run on threads; with the cells on all cores, one.
 
     Parameters
     ----------
@@ -182,8 +181,19 @@ def _execute(cell, key, params, param_columns, blas_threads="auto", n_pair_jobs=
             "timestamp": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **_versions()}
 
 
-def _cloudpickle():
-    """cloudpickle (a dependency of joblib >= 1.5, which vendored it before)."""
+def cloudpickle_module():
+    """The cloudpickle module that sends cell functions to joblib and Dask workers.
+
+    cloudpickle pickles the functions of a script by value, so that workers that
+    cannot import the script receive them
+    (:func:`krein.experiment.scripts.import_script` registers a script with it).
+
+    Returns
+    -------
+    module
+        ``cloudpickle`` (a dependency of joblib >= 1.5), or the copy that older
+        joblib versions vendor (``joblib.externals.cloudpickle``).
+    """
     try:
         import cloudpickle
     except ImportError:  # older joblib
@@ -497,7 +507,7 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
             if backend == "serial":
                 records = _serial(experiment, todo, param_columns, blas_threads, on_start)
             else:
-                cp = _cloudpickle()
+                cp = cloudpickle_module()
                 payload = cp.dumps(experiment.cell)
                 records = (_joblib(payload, todo, param_columns, n_jobs, blas_threads, on_start)
                            if backend == "joblib"
@@ -582,8 +592,7 @@ def read_sidecar(directory):
         :func:`results_table` arguments, or None), ``hooks`` (whether the
         script has its own ``table``/``figures`` functions) and ``cell_keys``
         (the keys of the cells, for :func:`krein.experiment.validate.scan_results`;
-        the last three absent from directories written before they were
-        recorded); ``{}`` when the file is missing or damaged (the readers of
+        the last three absent from files that do not record them); ``{}`` when the file is missing or damaged (the readers of
         tables use :func:`krein.experiment.validate.read_experiment_json`,
         which refuses a damaged file).
     """

@@ -15,7 +15,7 @@ import re
 import sys
 
 from .grid import Experiment
-from .runner import _cloudpickle
+from .runner import cloudpickle_module
 
 __all__ = ["import_script", "load_experiment"]
 
@@ -62,7 +62,7 @@ def import_script(path):
     except BaseException:
         sys.modules.pop(modname, None)
         raise
-    _cloudpickle().register_pickle_by_value(module)
+    cloudpickle_module().register_pickle_by_value(module)
     return module
 
 

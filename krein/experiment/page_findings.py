@@ -1,0 +1,94 @@
+"""What the report page and its figures read off a comparison's files beyond their columns.
+
+The page (:mod:`krein.experiment.page`, :mod:`krein.experiment.page_results`)
+and its figures (:mod:`krein.experiment.page_figures`) show the same findings:
+the low-rank approximation a run was fitted on (:func:`approximation`), the
+methods with the best mean accuracy (:func:`best_rows`), and which methods are
+not significantly worse than the best with the parameters chosen at an end of
+their grid (:func:`significance`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["approximation", "best_rows", "significance"]
+
+
+def approximation(comparison):
+    """The low-rank front end of an approximated run (``run.json``), else None.
+
+    Parameters
+    ----------
+    comparison : SavedComparison
+        A comparison read by :func:`krein.experiment.comparison_files.read_comparison`.
+
+    Returns
+    -------
+    str or None
+        The approximation as recorded (e.g. ``"nystroem:200"``), or None for a
+        run on the whole kernel.
+    """
+    approx = (comparison.run.get("spectrum") or {}).get("approximation")
+    return str(approx) if approx else None
+
+
+def best_rows(summary):
+    """Indices of the rows with the highest mean accuracy among the methods that ran.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        ``summary.csv`` of a comparison (``status``, ``accuracy_mean``).
+
+    Returns
+    -------
+    set
+        The index labels of the rows whose status is ok, warning or partial and
+        whose mean accuracy equals the highest one (up to 1e-12); empty when no
+        method ran.
+    """
+    ran = (summary["status"].isin(["ok", "warning", "partial"])
+           & np.isfinite(summary["accuracy_mean"]))
+    if not ran.any():
+        return set()
+    best = summary.loc[ran, "accuracy_mean"].max()
+    return set(summary.index[ran & np.isclose(summary["accuracy_mean"], best, rtol=0, atol=1e-12)])
+
+
+def significance(comparison):
+    """The significance groups and edge-of-grid flags of a comparison, from its files.
+
+    Parameters
+    ----------
+    comparison : SavedComparison
+        A comparison read by :func:`krein.experiment.comparison_files.read_comparison`.
+
+    Returns
+    -------
+    table : pandas.DataFrame
+        :func:`krein.experiment.statistics.significance_groups` of the methods
+        that ran, indexed by method (``attrs``: test, alpha, best).
+    edges : dict
+        Method -> edge text: ``summary.csv``'s ``edge`` column where it names
+        any, else :func:`~krein.experiment.statistics.edge_of_grid` on the
+        grids of ``run.json``.
+    """
+    from .statistics import edge_of_grid, significance_groups
+
+    s, folds = comparison.summary, comparison.folds
+    ran = s.loc[s["status"] != "skipped", "method"]
+    sig = significance_groups(folds[folds["method"].isin(ran)])
+    attrs = dict(sig.attrs)
+    sig = sig.set_index("method")
+    sig.attrs.update(attrs)
+    edge = s["edge"].fillna("").astype(str) if "edge" in s.columns else None
+    if edge is not None and (edge != "").any():
+        edges = {m: e for m, e in zip(s["method"], edge) if e}
+    else:
+        p = comparison.protocol
+        grids = p.get("grids") if isinstance(p.get("grids"), dict) else {}
+        kernel_grid = p.get("kernel_grid") if isinstance(p.get("kernel_grid"), dict) else {}
+        edges = edge_of_grid(folds[folds["method"].isin(ran)],
+                             {m: g for m, g in grids.items() if isinstance(g, dict)}, kernel_grid)
+    return sig, edges
