@@ -1,7 +1,7 @@
 """Representations of the kernel: one interface, three forms.
 
 The same kernel ``K`` of ``n`` objects reaches a method in one of three forms
-(DESIGN.md, "Representations of the kernel"):
+(docs/design.md, "Representations of the kernel"):
 
 * :class:`ExactKernel` -- the ``n x n`` matrix ``K`` itself;
 * :class:`SignedFeatures` -- features ``Z`` (``n x r``) and signs ``s`` in {-1, +1}
