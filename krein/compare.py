@@ -80,6 +80,7 @@ empty; a full disk is an error naming the file.
 
 from __future__ import annotations
 
+import inspect
 import os
 import tempfile
 import time
@@ -104,8 +105,8 @@ from .kernel_data import (check_approximation, check_data_arguments, default_ker
                           has_test_part)
 from .registry import (REQUIREMENTS, default_grid, list_methods, method_requirements,
                        scaled_defaults)
-from .comparison_arguments import (_check_C, _check_count, _check_grid, _check_kernel_grid,
-                                   _check_methods, _check_solver, _data_entry, _is_int,
+from .comparison_arguments import (check_C, check_count, check_grid, check_kernel_grid,
+                                   check_methods, check_solver, data_set_entry, is_int,
                                    run_name, safe_name)
 
 __all__ = [
@@ -127,8 +128,34 @@ __all__ = [
 ]
 
 
+#: ``metadata`` of the fields of :class:`Comparison` derived from the others (not arguments).
+_DERIVED = {"derived": True}
+
+
+class _DeclaredOnce(type):
+    """Metaclass of :class:`Comparison`: ``Comparison(**arguments)`` is built once, final.
+
+    The arguments are checked and normalised first (:func:`_comparison_values`)
+    and the frozen instance is built from the final values by the dataclass's
+    own ``__init__``; the signature shown (``help``, :func:`inspect.signature`)
+    is that of the arguments.
+    """
+
+    def __call__(cls, *args, **arguments):
+        if args:
+            raise TypeError(f"{cls.__name__}() takes keyword arguments only; got {len(args)} "
+                            "positional")
+        return super().__call__(**_comparison_values(arguments))
+
+    @property
+    def __signature__(cls):
+        return inspect.Signature([
+            inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=f.default)
+            for f in fields(cls) if not f.metadata.get("derived")])
+
+
 @dataclass(frozen=True, kw_only=True)
-class Comparison:
+class Comparison(metaclass=_DeclaredOnce):
     """What a comparison compares, validated once: the declaration :func:`run_comparison` runs.
 
     Nested cross-validation by default (module docstring): each repeat ``r``
@@ -260,53 +287,89 @@ class Comparison:
     grid: dict | None = None
     inner_folds: int = 3
     approximation: str | None = None
-    data_entry: dict = field(init=False, repr=False, compare=False)
-    outer_split: str = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self):
-        set_ = object.__setattr__
-        set_(self, "approximation", check_approximation(self.approximation))
-        set_(self, "data_entry", _data_entry(
-            self.dataset, self.n_samples, self.binary, self.kernel_file, self.labels,
-            self.dissimilarity, self.symmetrize, self.data_file, self.label_column,
-            self.approximation, self.test_kernel_file, self.test_labels, self.test_data_file))
-        set_(self, "methods", _check_methods(self.methods))
-        set_(self, "solver", _check_solver(self.solver, self.approximation))
-        set_(self, "outer_folds", _check_count("outer_folds", self.outer_folds, 2,
-                                               " (number of folds)"))
-        set_(self, "repeats", _check_count("repeats", self.repeats, 1))
-        set_(self, "inner_folds", _check_count("inner_folds", self.inner_folds, 2))
-        set_(self, "C", _check_C(self.C))
-        set_(self, "grid", _check_grid(self.grid, self.methods))
-        set_(self, "random_state", _check_count("random_state", self.random_state, 0))
-        set_(self, "outer_split", _outer_split(self))
-        if self.kernel_params is not None:
-            set_(self, "kernel_params", dict(self.kernel_params))
+    data_entry: dict = field(repr=False, compare=False, metadata=_DERIVED)
+    outer_split: str = field(repr=False, compare=False, metadata=_DERIVED)
 
 
-def _outer_split(spec):
-    """``"predefined"`` for data with a test part (then one fold: ``outer_folds`` and
-    ``repeats`` become 1 and must have been left at their defaults), else ``"kfold"``."""
-    entry = spec.data_entry
+#: Field names of :class:`Comparison` that are arguments (the keyword form of
+#: :func:`run_comparison`), with their defaults.
+_DEFAULTS = {f.name: f.default for f in fields(Comparison) if not f.metadata.get("derived")}
+_FIELDS = tuple(_DEFAULTS)
+
+
+def _comparison_values(arguments):
+    """The final field values of ``Comparison(**arguments)``, every argument checked.
+
+    The checks run in a fixed order (the first bad argument is the one
+    named): ``approximation``, the data arguments (:func:`data_set_entry`),
+    ``methods``, ``solver``, ``outer_folds``, ``repeats``, ``inner_folds``,
+    ``C``, ``grid``, ``random_state``, then the outer split (:func:`_outer_split`).
+
+    Parameters
+    ----------
+    arguments : dict
+        Fields of :class:`Comparison` given by keyword; the others take their
+        defaults.
+
+    Returns
+    -------
+    dict
+        Every field of :class:`Comparison`, the derived ``data_entry`` and
+        ``outer_split`` included, normalised (``methods`` a tuple, ``grid`` a
+        dict of lists, counts as ints, ``C`` a float, ``kernel_params`` a copy).
+
+    Raises
+    ------
+    TypeError
+        An argument that is not a field.
+    InvalidArgument
+        (a ``ValueError``) naming the first bad argument.
+    """
+    unknown = [name for name in arguments if name not in _DEFAULTS]
+    if unknown:
+        raise TypeError(f"Comparison.__init__() got an unexpected keyword argument "
+                        f"{unknown[0]!r}")
+    a = {**_DEFAULTS, **arguments}
+    approximation = check_approximation(a["approximation"])
+    entry = data_set_entry(a["dataset"], a["n_samples"], a["binary"], a["kernel_file"],
+                           a["labels"], a["dissimilarity"], a["symmetrize"], a["data_file"],
+                           a["label_column"], approximation, a["test_kernel_file"],
+                           a["test_labels"], a["test_data_file"])
+    methods = check_methods(a["methods"])
+    solver = check_solver(a["solver"], approximation)
+    outer_folds = check_count("outer_folds", a["outer_folds"], 2, " (number of folds)")
+    repeats = check_count("repeats", a["repeats"], 1)
+    inner_folds = check_count("inner_folds", a["inner_folds"], 2)
+    C = check_C(a["C"])
+    grid = check_grid(a["grid"], methods)
+    random_state = check_count("random_state", a["random_state"], 0)
+    outer_split, outer_folds, repeats = _outer_split(entry, outer_folds, repeats)
+    kernel_params = dict(a["kernel_params"]) if a["kernel_params"] is not None else None
+    return {**a, "approximation": approximation, "methods": methods, "solver": solver,
+            "outer_folds": outer_folds, "repeats": repeats, "inner_folds": inner_folds, "C": C,
+            "grid": grid, "random_state": random_state, "kernel_params": kernel_params,
+            "data_entry": entry, "outer_split": outer_split}
+
+
+def _outer_split(entry, outer_folds, repeats):
+    """The outer split of a comparison's data, with its fold and repeat counts.
+
+    ``("predefined", 1, 1)`` for data with a test part (one fold; ``outer_folds``
+    and ``repeats`` must have been left at their defaults), else
+    ``("kfold", outer_folds, repeats)``.
+    """
     if entry.get("data_file") is not None:
         predefined = entry["data_file"].get("test_path") is not None
     else:
         predefined = has_test_part(entry["dataset"], entry.get("n_samples"))
     if not predefined:
-        return "kfold"
-    defaults = {f.name: f.default for f in fields(Comparison)}
-    for name in ("outer_folds", "repeats"):
-        if getattr(spec, name) != defaults[name]:
+        return "kfold", outer_folds, repeats
+    for name, value in (("outer_folds", outer_folds), ("repeats", repeats)):
+        if value != _DEFAULTS[name]:
             raise InvalidArgument(name, f"not with a predefined train/test split (tuned by CV on "
                                         f"the training part, scored once on the test part); "
-                                        f"got {getattr(spec, name)}")
-    object.__setattr__(spec, "outer_folds", 1)
-    object.__setattr__(spec, "repeats", 1)
-    return "predefined"
-
-
-#: Field names of :class:`Comparison` (the keyword form of :func:`run_comparison`).
-_FIELDS = tuple(f.name for f in fields(Comparison) if f.init)
+                                        f"got {value}")
+    return "predefined", 1, 1
 
 
 def _declare(spec, data):
@@ -336,7 +399,7 @@ def _declare(spec, data):
     kernel_keys = set(data.kernel_params)
     method_over = {k: v for k, v in spec.grid.items() if k not in kernel_keys}
     kernel_over = {k: v for k, v in spec.grid.items() if k in kernel_keys}
-    _check_kernel_grid(data, kernel_over)
+    check_kernel_grid(data, kernel_over)
     entries, grids = [], {}
     accepted_params = {m: build_estimator(m).get_params(deep=False) for m in run}
     for m in run:
@@ -464,8 +527,8 @@ def load_comparison_data(dataset="sonar", kernel=None, kernel_params=None, n_sam
     InvalidArgument
         (a ``ValueError``) naming the bad argument or file.
     """
-    entry = _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity,
-                        symmetrize, data_file, label_column)
+    entry = data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity,
+                           symmetrize, data_file, label_column)
     return _load(entry, kernel, kernel_params, random_state)
 
 
@@ -547,7 +610,7 @@ def run_comparison(comparison=None, /, *, out=None, progress=True, n_jobs=1, bla
 def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hold_lock,
          command):
     t_start = time.perf_counter()
-    if not _is_int(n_jobs) or n_jobs == 0 or n_jobs < -1:
+    if not is_int(n_jobs) or n_jobs == 0 or n_jobs < -1:
         raise InvalidArgument("n_jobs", f"must be a positive integer or -1 (all cores); got "
                                         f"{n_jobs!r}")
     blas_threads = resolve_blas_threads(blas_threads)

@@ -16,15 +16,47 @@ from ._validation import InvalidArgument
 from .experiment import build_estimator
 from .registry import list_methods
 
-__all__ = ["run_name", "safe_name"]
+__all__ = ["is_int", "check_methods", "check_solver", "check_count", "check_C", "check_grid",
+           "check_kernel_grid", "data_set_entry", "run_name", "safe_name"]
 
 
-def _is_int(v):
+def is_int(v):
+    """Whether ``v`` is an integer (a :class:`numbers.Integral`), ``True``/``False`` excluded.
+
+    Parameters
+    ----------
+    v : object
+        Any value.
+
+    Returns
+    -------
+    bool
+        True for ``3``, ``np.int64(3)``; False for ``True``, ``3.0``, ``"3"``.
+    """
     return isinstance(v, numbers.Integral) and not isinstance(v, bool)
 
 
 # --------------------------------------------------------------------------- the declaration
-def _check_methods(methods):
+def check_methods(methods):
+    """The comparison's classifiers: registered names, in the order given, each once.
+
+    Parameters
+    ----------
+    methods : list of str, str or None
+        Names of :func:`krein.list_methods` (a string is split at commas);
+        None: the classifiers registered with ``compare=True``.
+
+    Returns
+    -------
+    tuple of str
+        The names, duplicates dropped (first occurrence kept).
+
+    Raises
+    ------
+    InvalidArgument
+        ``methods``: not a list, empty, or an unregistered name (the message
+        lists the registered classifiers).
+    """
     registered = list(list_methods(task="classifier"))
     if methods is None:
         return tuple(list_methods(task="classifier", compare=True))
@@ -43,8 +75,27 @@ def _check_methods(methods):
     return tuple(dict.fromkeys(methods))
 
 
-def _check_solver(solver, approximation=None):
-    """The comparison's solver through the one resolution of the solver table."""
+def check_solver(solver, approximation=None):
+    """The comparison's solver through the one resolution of the solver table.
+
+    Parameters
+    ----------
+    solver : str or None
+        ``"libsvm"``, an installed CVXPY solver, ``"liblinear"`` (with an
+        approximation), or None (each method's default).
+    approximation : str, optional
+        The run's checked approximation (:func:`krein.kernel_data.check_approximation`).
+
+    Returns
+    -------
+    str or None
+        :func:`krein.solvers.resolve_comparison_solver` of the arguments.
+
+    Raises
+    ------
+    InvalidArgument
+        ``solver``: unknown, not installed, or not for this kind of run.
+    """
     from .solvers import resolve_comparison_solver
 
     try:
@@ -53,13 +104,53 @@ def _check_solver(solver, approximation=None):
         raise InvalidArgument("solver", str(exc)) from None
 
 
-def _check_count(name, value, low, what=""):
-    if not _is_int(value) or value < low:
+def check_count(name, value, low, what=""):
+    """An integer argument with a lower bound (folds, repeats, seed).
+
+    Parameters
+    ----------
+    name : str
+        The argument's name (in the error).
+    value : object
+        The value given.
+    low : int
+        The least accepted value.
+    what : str, default ""
+        Words after the bound in the error (``" (number of folds)"``).
+
+    Returns
+    -------
+    int
+        ``value`` as a Python int.
+
+    Raises
+    ------
+    InvalidArgument
+        ``name``: not an integer (:func:`is_int`) or below ``low``.
+    """
+    if not is_int(value) or value < low:
         raise InvalidArgument(name, f"must be an integer >= {low}{what}; got {value!r}")
     return int(value)
 
 
-def _check_C(C):
+def check_C(C):
+    """A fixed box bound / slack weight ``C``, or None (tuned).
+
+    Parameters
+    ----------
+    C : float or None
+        The value given.
+
+    Returns
+    -------
+    float or None
+        ``C`` as a float; None for None.
+
+    Raises
+    ------
+    InvalidArgument
+        ``C``: not a positive finite real number.
+    """
     if C is None:
         return None
     ok = isinstance(C, numbers.Real) and not isinstance(C, bool) and np.isfinite(C) and C > 0
@@ -68,11 +159,33 @@ def _check_C(C):
     return float(C)
 
 
-def _check_grid(grid, methods=()):
-    """The ``grid`` overrides as ``{name: list}``, each value checked against the
-    ``_parameter_constraints`` of every method of ``methods`` whose estimator has that
-    parameter (scikit-learn's ``validate_parameter_constraints``); kernel parameters are
-    checked in :func:`_check_kernel_grid` once the kernel is known."""
+def check_grid(grid, methods=()):
+    """The ``grid`` overrides as ``{name: list}``, each value checked against the estimators.
+
+    Each value is checked against the ``_parameter_constraints`` of every
+    method of ``methods`` whose estimator has that parameter (scikit-learn's
+    ``validate_parameter_constraints``); kernel parameters are checked by
+    :func:`check_kernel_grid` once the kernel is known.
+
+    Parameters
+    ----------
+    grid : dict or None
+        ``{parameter: list of values}`` (a single number or string counts as
+        a list of one).
+    methods : sequence of str, default ()
+        The comparison's methods (:func:`check_methods`).
+
+    Returns
+    -------
+    dict
+        ``{parameter: list}``; ``{}`` for None.
+
+    Raises
+    ------
+    InvalidArgument
+        ``grid``: not a dict, an entry that is not a non-empty list, or a
+        value an estimator's constraints reject.
+    """
     from sklearn.utils._param_validation import (InvalidParameterError,
                                                  validate_parameter_constraints)
 
@@ -122,9 +235,25 @@ def _test_files(kernel_file, data_file, test_kernel_file, test_labels, test_data
     return out
 
 
-def _check_kernel_grid(data, kernel_over):
-    """Each value of a kernel parameter's ``grid`` override: a finite number the kernel
-    accepts (evaluated on two objects of the data)."""
+def check_kernel_grid(data, kernel_over):
+    """Check each value of a kernel parameter's ``grid`` override against the kernel.
+
+    A value passes when :func:`krein.kernel_catalogue.check_kernel_params`
+    accepts it and, on feature data, the kernel evaluates on two objects of
+    the data with it.
+
+    Parameters
+    ----------
+    data : krein.kernel_data.KernelData
+        The comparison's data and kernel.
+    kernel_over : dict
+        ``{kernel parameter: list of values}``, the kernel part of ``grid``.
+
+    Raises
+    ------
+    InvalidArgument
+        ``grid``: a value the kernel rejects (the kernel's message).
+    """
     from .kernel_catalogue import check_kernel_params
     from .kernels import pairwise_kernel
 
@@ -141,10 +270,44 @@ def _check_kernel_grid(data, kernel_over):
                                               f"{data.kernel!r}: {msg}") from None
 
 
-def _data_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, symmetrize,
-                data_file, label_column, approximation=None, test_kernel_file=None,
-                test_labels=None, test_data_file=None):
-    """The data-set entry of the grid: a catalogue name or a user's file (and its test part)."""
+def data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, symmetrize,
+                   data_file, label_column, approximation=None, test_kernel_file=None,
+                   test_labels=None, test_data_file=None):
+    """The data-set entry of a comparison's cells: a catalogue name or a user's file.
+
+    Parameters
+    ----------
+    dataset : str
+        The bundled data set (without a file).
+    n_samples, binary : optional
+        Subsample size and binary task of a bundled data set.
+    kernel_file, labels : str or path-like, optional
+        The user's matrix and its labels.
+    dissimilarity, symmetrize : bool
+        ``kernel_file`` holds dissimilarities; accept an asymmetric one.
+    data_file, label_column : optional
+        The user's feature file and its label column.
+    approximation : str, optional
+        The checked approximation (feature vectors only).
+    test_kernel_file, test_labels, test_data_file : str or path-like, optional
+        The predefined test part of the user's file.
+
+    Returns
+    -------
+    dict
+        ``{"dataset", "n_samples", "binary"}`` for a bundled set;
+        ``{"dataset": run_name(...), "data_file": {...}}`` for a file
+        (:func:`krein.experiment.classification.check_data_file`: ``kind``,
+        absolute ``path``, ``labels`` or ``label_column``, ``symmetrize``, and
+        ``test_path``/``test_labels`` of a test part).
+
+    Raises
+    ------
+    InvalidArgument
+        An argument that does not go with the others (a kernel file and a
+        feature file, labels without a file, a matrix file to approximate, a
+        test part without its file...).
+    """
     test = _test_files(kernel_file, data_file, test_kernel_file, test_labels, test_data_file)
     if kernel_file is not None and data_file is not None:
         raise InvalidArgument("kernel_file", "give a kernel/dissimilarity matrix (kernel_file) or "

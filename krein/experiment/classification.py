@@ -24,6 +24,7 @@ import json
 import numbers
 import time
 import warnings
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -590,138 +591,449 @@ def classification_cell(params):
 
 
 def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
-    """Steps 2-4 of :func:`classification_cell` on the loaded kernels ``datas``."""
-    from sklearn.model_selection import StratifiedKFold
+    """Steps 2-4 of :func:`classification_cell` on the loaded kernels ``datas``.
 
-    from ..combinations import accepts_stacked_kernels
-    from ..kernel_data import approximation_spectrum, make_approximation
-    from ..spectrum import Spectrum
-
-    fold, inner = p["fold"], p["inner_folds"]
+    The outer fold (:func:`_outer_fold`), the inner model selection over every
+    (kernel, method parameter) combination (:func:`_inner_search`), the refit
+    of the chosen one on the outer training split with its test scores
+    (:func:`_refit`) and the cell's record (:func:`_fold_record`).
+    """
+    fold = _outer_fold(p, params, datas, seeds, method_combos[0])
     y = datas[0].y
-    predefined = p["outer_split"] == "predefined"
-    tr, te = outer_splits(params, y, n_test=datas[0].n_test)[fold]
-    y_te = datas[0].y_test[te] if predefined else y[te]
+    y_te = datas[0].y_test[fold.test] if fold.predefined else y[fold.test]
     classes = np.unique(np.concatenate([y, y_te]))
-    approximation = p["approximation"]
+    search = _inner_search(fold, datas, method_combos, y, classes, p["inner_folds"],
+                           p["scoring"], seeds["inner"])
+    refit = _refit(fold, datas[search.best_k], method_combos[search.best_m], y)
+    return _fold_record(refit, fold, search, y, y_te, classes, kernel_combos[search.best_k],
+                        method_combos[search.best_m], p["save_trace"])
 
-    def build(mc, data):
-        if approximation is None:
-            return build_estimator(p["method"], {**p["method_params"], **mc}, p["solver"],
-                                   seeds["estimator"])
-        # the named kernel with this grid point's parameters; the front end is refitted
-        # by every fit (on that fit's training rows), with the fold's landmark seed
-        front = make_approximation(approximation, seeds["approximation"])
-        return build_estimator(p["method"], {**p["method_params"], **mc}, p["solver"],
-                               seeds["estimator"], approximation=front, kernel=data.kernel,
+
+@dataclass(frozen=True)
+class _OuterFold:
+    """One outer fold of a cell: how its estimators are built and what they are fitted on.
+
+    Attributes
+    ----------
+    method : str
+        The registry name of the cell's method.
+    method_params : dict
+        Its fixed parameters (``method_params`` of the cell).
+    solver : str or None
+        The value of the estimator's ``solver`` parameter (None: the method's).
+    seeds : dict
+        The cell's seeds (:func:`_seeds`): ``"estimator"`` for every estimator,
+        ``"approximation"`` for the landmarks of an approximated run.
+    approximation : str or None
+        ``"nystroem:M[:LANDMARKS]"``: the estimators take feature rows.
+    train : ndarray of int
+        The outer training indices (into ``y``).
+    test : ndarray of int
+        The outer test indices (into ``y``, or into the test part with a
+        predefined split).
+    predefined : bool
+        The test rows are the data's predefined test part.
+    stacked : bool
+        The estimators take stacked kernel blocks ``[K, K_1, ..., K_M]``.
+    """
+
+    method: str
+    method_params: dict
+    solver: object
+    seeds: dict
+    approximation: object
+    train: np.ndarray
+    test: np.ndarray
+    predefined: bool
+    stacked: bool = False
+
+    def estimator(self, method_combo, data):
+        """The unfitted estimator of one grid point.
+
+        Parameters
+        ----------
+        method_combo : dict
+            The grid point's method parameters (on top of ``method_params``).
+        data : krein.kernel_data.KernelData
+            The data of the grid point's kernel parameters (in an approximated
+            run the estimator is built with that named kernel and a front end
+            with the fold's landmark seed, refitted by every fit on its own
+            training rows).
+
+        Returns
+        -------
+        sklearn.base.BaseEstimator
+            :func:`build_estimator` of the method with these parameters.
+        """
+        from ..kernel_data import make_approximation
+
+        method_params = {**self.method_params, **method_combo}
+        if self.approximation is None:
+            return build_estimator(self.method, method_params, self.solver,
+                                   self.seeds["estimator"])
+        front = make_approximation(self.approximation, self.seeds["approximation"])
+        return build_estimator(self.method, method_params, self.solver, self.seeds["estimator"],
+                               approximation=front, kernel=data.kernel,
                                kernel_params=data.kernel_params)
 
-    def inputs(data, a, b):
-        """Training and test input of a split: kernel blocks, or feature rows."""
-        if approximation is not None:
-            return data.X[a], data.X[b]
-        return data.blocks(a, b, stacked=stacked)
+    def split_inputs(self, data, train, test):
+        """Training and test input of a split: kernel blocks, or feature rows.
 
-    def outer_inputs(data):
-        """The outer fold's inputs; a predefined split's test rows are its test part."""
-        if not predefined:
-            return inputs(data, tr, te)
-        if approximation is not None:
-            return data.X[tr], data.X_test[te]
-        return data.test_blocks(tr, stacked=stacked)
+        Parameters
+        ----------
+        data : krein.kernel_data.KernelData
+            The data and kernel.
+        train, test : ndarray of int
+            Indices into ``data.y``.
 
-    probe = build(method_combos[0], datas[0])
+        Returns
+        -------
+        X_train : ndarray of shape (n_train, n_train) or (n_train, n_features)
+            :meth:`krein.kernel_data.KernelData.blocks` (stacked: a third axis
+            of ``1 + M`` kernels), or ``X[train]`` in an approximated run.
+        X_test : ndarray of shape (n_test, n_train) or (n_test, n_features)
+            The test rows against the training objects, or ``X[test]``.
+        """
+        if self.approximation is not None:
+            return data.X[train], data.X[test]
+        return data.blocks(train, test, stacked=self.stacked)
+
+    def outer_inputs(self, data):
+        """The outer fold's training and test input; a predefined split's test rows are
+        the data's test part (:meth:`krein.kernel_data.KernelData.test_blocks`).
+
+        Parameters
+        ----------
+        data : krein.kernel_data.KernelData
+            The data and kernel.
+
+        Returns
+        -------
+        X_train, X_test : ndarray
+            As :meth:`split_inputs` for ``train`` and ``test``.
+        """
+        if not self.predefined:
+            return self.split_inputs(data, self.train, self.test)
+        if self.approximation is not None:
+            return data.X[self.train], data.X_test[self.test]
+        return data.test_blocks(self.train, stacked=self.stacked)
+
+
+def _outer_fold(p, params, datas, seeds, probe_combo):
+    """The cell's :class:`_OuterFold`: fold ``p["fold"]`` of :func:`outer_splits`.
+
+    The estimator of ``probe_combo`` on ``datas[0]`` tells whether the method
+    takes stacked kernel blocks (data with base kernels only,
+    :func:`krein.combinations.accepts_stacked_kernels`).
+    """
+    from ..combinations import accepts_stacked_kernels
+
+    train, test = outer_splits(params, datas[0].y, n_test=datas[0].n_test)[p["fold"]]
+    fold = _OuterFold(method=p["method"], method_params=p["method_params"], solver=p["solver"],
+                      seeds=seeds, approximation=p["approximation"], train=train, test=test,
+                      predefined=p["outer_split"] == "predefined")
+    probe = fold.estimator(probe_combo, datas[0])
     stacked = datas[0].base_kernels is not None and accepts_stacked_kernels(probe)
+    return replace(fold, stacked=stacked)
 
-    # ---- model selection (inner CV on the outer training split)
+
+@dataclass(frozen=True)
+class _InnerSearch:
+    """The outcome of the inner model selection of one outer fold.
+
+    Attributes
+    ----------
+    best_k, best_m : int
+        Indices of the chosen kernel and method parameter combinations
+        (0, 0 without a search).
+    score : float
+        The chosen combination's mean inner score (NaN without a search).
+    n_failures : int
+        Inner fits (and predictions) that raised.
+    n_warnings : int
+        Warnings the inner fits and predictions issued.
+    first_error : Exception or None
+        The first inner fit's exception, in search order.
+    seconds : float
+        Wall time of the search.
+    """
+
+    best_k: int = 0
+    best_m: int = 0
+    score: float = float("nan")
+    n_failures: int = 0
+    n_warnings: int = 0
+    first_error: Exception | None = None
+    seconds: float = 0.0
+
+
+def _inner_search(fold, datas, method_combos, y, classes, inner_folds, scoring, seed):
+    """Inner stratified K-fold CV on the outer training split over every combination.
+
+    Each kernel combination (``datas[i]``, slowest) is scored by
+    :func:`_kernel_fold_scores` on the same inner splits
+    (``StratifiedKFold(inner_folds, shuffle=True, random_state=seed)`` of the
+    outer training split); the best combination is :func:`_best_combination`.
+    With a single combination nothing is fitted.
+
+    Parameters
+    ----------
+    fold : _OuterFold
+        The outer fold.
+    datas : list of krein.kernel_data.KernelData
+        One per kernel combination.
+    method_combos : list of dict
+        The method parameter combinations, in ``ParameterGrid`` order.
+    y : ndarray of shape (n,)
+        Labels of the data (of its training part).
+    classes : ndarray
+        Every class of the data (training and test part).
+    inner_folds : int
+        Folds of the inner CV.
+    scoring : str
+        The inner score (a key of :func:`classification_metrics`).
+    seed : int
+        ``random_state`` of the inner splitter.
+
+    Returns
+    -------
+    _InnerSearch
+        The choice, its score, the failure and warning counts and the time.
+
+    Raises
+    ------
+    RuntimeError
+        If every combination failed.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
     t_sel = time.perf_counter()
-    best_k, best_m, inner_score = 0, 0, float("nan")
+    if len(datas) * len(method_combos) <= 1:
+        return _InnerSearch(seconds=time.perf_counter() - t_sel)
+    train = fold.train
+    skf = StratifiedKFold(inner_folds, shuffle=True, random_state=seed)
+    splits = [(train[a], train[b]) for a, b in skf.split(np.zeros((train.size, 1)), y[train])]
+    scores = np.full((len(datas), len(method_combos)), -np.inf)
     n_fail = n_warn = 0
     first_error = None
-    if len(kernel_combos) * len(method_combos) > 1:
-        skf = StratifiedKFold(inner, shuffle=True, random_state=seeds["inner"])
-        inner_splits = [(tr[a], tr[b]) for a, b in skf.split(np.zeros((tr.size, 1)), y[tr])]
-        scores = np.full((len(kernel_combos), len(method_combos)), -np.inf)
-        for i, data in enumerate(datas):
-            fold_scores = np.zeros((len(method_combos), len(inner_splits)))
-            for s, (a, b) in enumerate(inner_splits):
-                K_a, K_b = inputs(data, a, b)
-                for j, mc in enumerate(method_combos):
-                    with warnings.catch_warnings(record=True) as caught:
-                        warnings.simplefilter("always")
-                        try:
-                            est = build(mc, data).fit(K_a, y[a])
-                            m = classification_metrics(y[b], est.predict(K_b), classes)
-                            fold_scores[j, s] = m[p["scoring"]]
-                        except Exception as exc:
-                            n_fail += 1
-                            fold_scores[j, s] = np.nan
-                            first_error = first_error or exc
-                    n_warn += len(caught)
-            for j in range(len(method_combos)):
-                if np.all(np.isfinite(fold_scores[j])):
-                    scores[i, j] = float(np.mean(fold_scores[j]))
-        if not np.isfinite(scores).any():
-            raise RuntimeError(f"every parameter combination failed in the inner CV; first "
-                               f"error: {type(first_error).__name__}: {first_error}")
-        flat = int(np.argmax(scores))  # first maximum: kernel combinations vary slowest
-        best_k, best_m = divmod(flat, len(method_combos))
-        inner_score = float(scores[best_k, best_m])
-    select_seconds = time.perf_counter() - t_sel
+    for i, data in enumerate(datas):
+        fold_scores, fails, warns, error = _kernel_fold_scores(fold, data, method_combos, splits,
+                                                               y, classes, scoring)
+        scores[i] = _mean_scores(fold_scores)
+        n_fail += fails
+        n_warn += warns
+        first_error = first_error or error
+    best_k, best_m = _best_combination(scores, first_error)
+    return _InnerSearch(best_k, best_m, float(scores[best_k, best_m]), n_fail, n_warn,
+                        first_error, time.perf_counter() - t_sel)
 
-    # ---- refit on the outer training split, score on the outer test split
-    data = datas[best_k]
-    K_tr, K_te = outer_inputs(data)
-    if approximation is None:  # before the refit
-        spec = Spectrum.from_kernel(K_tr[:, :, 0] if K_tr.ndim == 3 else K_tr)
-    est = build(method_combos[best_m], data)
+
+def _kernel_fold_scores(fold, data, method_combos, splits, y, classes, scoring):
+    """The inner-CV score table of one kernel combination.
+
+    For each inner split the inputs are computed once
+    (:meth:`_OuterFold.split_inputs`, with the per-fold rules of the data)
+    and every method combination is fitted on them and scored on the split's
+    held-out rows.  A fit or prediction that raises scores NaN and is counted;
+    the warnings of each fit and prediction are counted.
+
+    Parameters
+    ----------
+    fold : _OuterFold
+        The outer fold.
+    data : krein.kernel_data.KernelData
+        The data of the kernel combination.
+    method_combos : list of dict
+        The method parameter combinations.
+    splits : list of (ndarray, ndarray)
+        The inner splits (indices into ``y``).
+    y : ndarray of shape (n,)
+        Labels.
+    classes : ndarray
+        Every class of the data.
+    scoring : str
+        The inner score.
+
+    Returns
+    -------
+    fold_scores : ndarray of shape (len(method_combos), len(splits))
+        The score of each method combination on each split (NaN: failed).
+    n_failures : int
+        Fits that raised.
+    n_warnings : int
+        Warnings issued.
+    first_error : Exception or None
+        The first exception (split by split, combination by combination).
+    """
+    fold_scores = np.zeros((len(method_combos), len(splits)))
+    n_fail = n_warn = 0
+    first_error = None
+    for s, (a, b) in enumerate(splits):
+        K_a, K_b = fold.split_inputs(data, a, b)
+        for j, mc in enumerate(method_combos):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                try:
+                    est = fold.estimator(mc, data).fit(K_a, y[a])
+                    fold_scores[j, s] = classification_metrics(y[b], est.predict(K_b),
+                                                               classes)[scoring]
+                except Exception as exc:
+                    n_fail += 1
+                    fold_scores[j, s] = np.nan
+                    first_error = first_error or exc
+            n_warn += len(caught)
+    return fold_scores, n_fail, n_warn, first_error
+
+
+def _mean_scores(fold_scores):
+    """Mean inner score of each method combination (a row of ``fold_scores``); ``-inf``
+    for a combination with a failed (NaN) split: it cannot be chosen."""
+    return [float(np.mean(row)) if np.all(np.isfinite(row)) else -np.inf for row in fold_scores]
+
+
+def _best_combination(scores, first_error):
+    """The chosen (kernel, method) combination of a table of mean inner scores.
+
+    The first maximum in row-major order: on a tie the first combination
+    wins, kernel combinations varying slowest, each in ``ParameterGrid``
+    order -- the choice of :class:`sklearn.model_selection.GridSearchCV`
+    (``argmax`` of ``mean_test_score``) over the combined grid.
+
+    Parameters
+    ----------
+    scores : ndarray of shape (n_kernel_combos, n_method_combos)
+        Mean inner scores; ``-inf`` for a failed combination.
+    first_error : Exception or None
+        The first failed inner fit's exception, named when every one failed.
+
+    Returns
+    -------
+    best_k, best_m : int
+        Row and column of the choice.
+
+    Raises
+    ------
+    RuntimeError
+        If no combination has a finite score.
+    """
+    if not np.isfinite(scores).any():
+        raise RuntimeError(f"every parameter combination failed in the inner CV; first "
+                           f"error: {type(first_error).__name__}: {first_error}")
+    return divmod(int(np.argmax(scores)), scores.shape[1])
+
+
+@dataclass(frozen=True)
+class _Refit:
+    """The chosen combination refitted on the outer training split.
+
+    Attributes
+    ----------
+    estimator : sklearn.base.BaseEstimator
+        The fitted estimator.
+    X_train, X_test : ndarray
+        The outer fold's inputs (:meth:`_OuterFold.outer_inputs`).
+    spectrum : krein.spectrum.Spectrum
+        Of the outer training block (of its approximation in an approximated run).
+    pred : ndarray of shape (n_test,)
+        Predictions on the outer test rows.
+    fit_seconds, predict_seconds : float
+        Wall time of the fit and of the prediction.
+    """
+
+    estimator: object
+    X_train: np.ndarray
+    X_test: np.ndarray
+    spectrum: object
+    pred: np.ndarray
+    fit_seconds: float
+    predict_seconds: float
+
+
+def _refit(fold, data, method_combo, y):
+    """Refit ``method_combo`` on the outer training split and predict the outer test rows.
+
+    The spectrum of the training block is taken before the fit (so the fit
+    reuses its shared eigendecomposition); in an approximated run it is that
+    of the fitted approximation (:func:`krein.kernel_data.approximation_spectrum`).
+    """
+    from ..kernel_data import approximation_spectrum
+    from ..spectrum import Spectrum
+
+    X_tr, X_te = fold.outer_inputs(data)
+    if fold.approximation is None:
+        spec = Spectrum.from_kernel(X_tr[:, :, 0] if X_tr.ndim == 3 else X_tr)
+    est = fold.estimator(method_combo, data)
     t0 = time.perf_counter()
-    est.fit(K_tr, y[tr])
+    est.fit(X_tr, y[fold.train])
     fit_seconds = time.perf_counter() - t0
-    if approximation is not None:  # of the approximation of the training block
-        spec = approximation_spectrum(est.approximation_.eigenvalues_, tr.size)
+    if fold.approximation is not None:
+        spec = approximation_spectrum(est.approximation_.eigenvalues_, fold.train.size)
     t0 = time.perf_counter()
-    pred = est.predict(K_te)
+    pred = est.predict(X_te)
     predict_seconds = time.perf_counter() - t0
+    return _Refit(est, X_tr, X_te, spec, pred, fit_seconds, predict_seconds)
 
-    out = {"n_train": int(tr.size), "n_test": int(te.size)}
-    out.update(classification_metrics(y_te, pred, classes))
-    out["auc"] = fold_auc(est, K_te, y_te, classes)  # binary problems only (else NaN)
-    out["test_correct"] = fold_correctness(y_te, pred)
+
+def _fold_record(refit, fold, search, y, y_te, classes, kernel_combo, method_combo,
+                 save_trace):
+    """The result dict of :func:`classification_cell` (its Returns, in that column order)."""
+    est, tr = refit.estimator, fold.train
+    out = {"n_train": int(tr.size), "n_test": int(fold.test.size)}
+    out.update(classification_metrics(y_te, refit.pred, classes))
+    out["auc"] = fold_auc(est, refit.X_test, y_te, classes)  # binary problems only (else NaN)
+    out["test_correct"] = fold_correctness(y_te, refit.pred)
     # training accuracy with the kernel the method was given (Loosli Figs. 6-7, bottom)
-    out["train_accuracy"] = float(np.mean(est.predict(K_tr) == y[tr]))
-    out["inner_score"] = inner_score
-    best = {}
-    for k, v in method_combos[best_m].items():
-        out[f"best_{k}"] = v
-        best[k] = v
-    for k, v in kernel_combos[best_k].items():
-        out[f"best_kernel_{k}"] = v
-        best[f"kernel_{k}"] = v
-    out["best_params"] = json.dumps(best, sort_keys=False)
-    out.update({"fit_seconds": fit_seconds, "predict_seconds": predict_seconds,
-                "select_seconds": select_seconds})
+    out["train_accuracy"] = float(np.mean(est.predict(refit.X_train) == y[tr]))
+    out["inner_score"] = search.score
+    out.update(_chosen_params(kernel_combo, method_combo))
+    out.update({"fit_seconds": refit.fit_seconds, "predict_seconds": refit.predict_seconds,
+                "select_seconds": search.seconds})
     support = getattr(est, "support_", None)
     out["n_support"] = int(len(support)) if support is not None else None
     n_iter = getattr(est, "n_iter_", None)
     out["n_iter"] = int(np.sum(n_iter)) if n_iter is not None else None
+    spec = refit.spectrum
     out.update({"min_eigenvalue": float(spec.min_eigenvalue), "r_mm": float(spec.r_mm),
                 "r_neg": float(spec.r_neg)})
-    used = getattr(est, "solver_", None)       # the solver that ran ("auto" resolved)
+    out.update(_solver_record(est))
+    out["n_inner_failures"] = search.n_failures
+    error = search.first_error
+    out["inner_error"] = (" ".join(f"{type(error).__name__}: {error}".split())
+                          if search.n_failures else "")
+    out["n_inner_warnings"] = search.n_warnings
+    trace = getattr(est, "trace_", None)
+    if save_trace and trace is not None and hasattr(trace, "to_csv") and len(trace):
+        out["trace"] = trace
+    return out
+
+
+def _chosen_params(kernel_combo, method_combo):
+    """``best_<p>`` per method parameter, ``best_kernel_<p>`` per kernel parameter, then
+    ``best_params``: all of them as a JSON object (kernel ones as ``kernel_<p>``)."""
+    out, best = {}, {}
+    for k, v in method_combo.items():
+        out[f"best_{k}"] = v
+        best[k] = v
+    for k, v in kernel_combo.items():
+        out[f"best_kernel_{k}"] = v
+        best[f"kernel_{k}"] = v
+    out["best_params"] = json.dumps(best, sort_keys=False)
+    return out
+
+
+def _solver_record(est):
+    """``solver_used`` (the fitted ``solver_``, "auto" resolved), ``solver_version``,
+    ``solver_status``, ``objective``, ``gap``, ``certificate`` and ``certificate_value``
+    of a fitted estimator (its :class:`krein.solvers.Solution` objects)."""
+    used = getattr(est, "solver_", None)
     used = used if isinstance(used, str) else est.get_params(deep=False).get("solver")
-    out["solver_used"] = used if isinstance(used, str) else ""
+    out = {"solver_used": used if isinstance(used, str) else ""}
     out["solver_version"] = solver_version(out["solver_used"])
     sols = _solutions(est)
     out["solver_status"] = ";".join(dict.fromkeys(str(s.status) for s in sols))
     out["objective"] = float(sols[0].objective) if len(sols) == 1 else float("nan")
     out["gap"] = float(sols[0].gap) if len(sols) == 1 else float("nan")
     out["certificate"], out["certificate_value"] = certificate_measure(sols)
-    out["n_inner_failures"] = n_fail
-    out["inner_error"] = " ".join(f"{type(first_error).__name__}: {first_error}".split()) if n_fail else ""
-    out["n_inner_warnings"] = n_warn
-    trace = getattr(est, "trace_", None)
-    if p["save_trace"] and trace is not None and hasattr(trace, "to_csv") and len(trace):
-        out["trace"] = trace
     return out
 
 
