@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
-from .table import _installed_cvxpy, resolve_solver
+from .table import installed_solvers, resolve_solver
 
 __all__ = ["Solution", "SolverError", "CERTIFICATE_KINDS", "STATUSES", "installed_solvers", "solve",
            "check_solver"]
@@ -141,17 +141,6 @@ class Solution:
         if self.certificate_kind and self.certificate_kind not in CERTIFICATE_KINDS:
             raise ValueError(f"Solution certificate_kind must be '' or one of "
                              f"{sorted(CERTIFICATE_KINDS)}; got {self.certificate_kind!r}")
-
-
-def installed_solvers():
-    """Names of the CVXPY solvers installed here (``cvxpy.installed_solvers()``).
-
-    Returns
-    -------
-    list of str
-        Solver names in CVXPY's spelling (upper case).
-    """
-    return _installed_cvxpy()
 
 
 def check_solver(solver):

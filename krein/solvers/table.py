@@ -35,7 +35,7 @@ from sklearn.utils._param_validation import StrOptions
 
 __all__ = ["SolverEntry", "SOLVERS", "PROBLEM_CLASSES", "INSTALL_HINT", "SOLVERS_EXTRA",
            "resolve_solver", "is_solver_name", "SolverName", "solver_capabilities",
-           "solver_names", "resolve_comparison_solver"]
+           "solver_names", "resolve_comparison_solver", "installed_solvers"]
 
 #: The pip extra that installs more CVXPY solvers.
 SOLVERS_EXTRA = "pip install 'krein[solvers]'"
@@ -145,14 +145,20 @@ class SolverEntry:
         bool
             True for krein's own solvers and the installed CVXPY ones.
         """
-        return self.backend != "cvxpy" or self.name in _installed_cvxpy()
+        return self.backend != "cvxpy" or self.name in installed_solvers()
 
 
-def _installed_cvxpy():
-    """``cvxpy.installed_solvers()``, asked once per process (a new list each call).
+def installed_solvers():
+    """Names of the CVXPY solvers installed here (``cvxpy.installed_solvers()``).
 
-    CVXPY tries every solver interface on each call (~5 ms); a one-vs-one fit
-    resolves its solver once per pair, 91 times on 14 classes.
+    Asked once per process (CVXPY tries every solver interface on each call, ~5 ms;
+    a one-vs-one fit resolves its solver once per pair, 91 times on 14 classes); a
+    new list each call.
+
+    Returns
+    -------
+    list of str
+        Solver names in CVXPY's spelling (upper case).
     """
     return list(_installed_cvxpy_once())
 
@@ -277,7 +283,7 @@ def solver_names(backend=None, problem_class=None, installed=False):
     """
     names = list(SOLVERS)
     if installed and backend == "cvxpy":
-        names = [n for n in _installed_cvxpy() if n in SOLVERS]
+        names = [n for n in installed_solvers() if n in SOLVERS]
     return [n for n in names
             if (backend is None or SOLVERS[n].backend == backend)
             and (problem_class is None or problem_class in SOLVERS[n].problem_classes)
@@ -288,7 +294,7 @@ def _accepted_text(own, cvxpy):
     parts = [repr(n) for n in own]
     if cvxpy:
         parts.append(f"an installed CVXPY solver name (installed here: "
-                     f"{sorted(_installed_cvxpy())}; more solvers: {SOLVERS_EXTRA})")
+                     f"{sorted(installed_solvers())}; more solvers: {SOLVERS_EXTRA})")
     return ", ".join(parts) if parts else "(none)"
 
 
@@ -344,7 +350,7 @@ def resolve_solver(solver, accepted=(), *, cvxpy=True, problem_class=None, appro
     if cvxpy and entry is not None and entry.backend == "cvxpy":
         if not entry.installed():
             raise ValueError(f"{argument} {solver!r} is not installed; installed CVXPY solvers: "
-                             f"{_installed_cvxpy()}. To add it: {entry.install_hint}")
+                             f"{installed_solvers()}. To add it: {entry.install_hint}")
         if problem_class is not None and problem_class not in entry.problem_classes:
             raise ValueError(f"{argument} {up} does not solve {problem_class} problems; it "
                              f"solves {list(entry.problem_classes)}")
@@ -352,7 +358,7 @@ def resolve_solver(solver, accepted=(), *, cvxpy=True, problem_class=None, appro
     if cvxpy and entry is None and low not in SOLVERS:
         hint = f"pip install cvxpy[{up}] or see the CVXPY solver docs"
         raise ValueError(f"{argument} {solver!r} is not installed; installed CVXPY solvers: "
-                         f"{_installed_cvxpy()}; accepted: {_accepted_text(accepted, False)}. "
+                         f"{installed_solvers()}; accepted: {_accepted_text(accepted, False)}. "
                          f"To add it: {hint} (more solvers: {SOLVERS_EXTRA})")
     raise ValueError(f"{argument} must be one of {_accepted_text(accepted, cvxpy)}; "
                      f"got {solver!r}")
@@ -452,7 +458,7 @@ class SolverName(StrOptions):
         parts = [repr(c) for c in self.custom]
         if self.cvxpy:
             parts.append(f"an installed CVXPY solver name (installed here: "
-                         f"{sorted(_installed_cvxpy())}; more solvers: {SOLVERS_EXTRA})")
+                         f"{sorted(installed_solvers())}; more solvers: {SOLVERS_EXTRA})")
         return " or ".join(parts) if len(parts) < 3 else (
             f"one of {', '.join(parts[:-1])} or {parts[-1]}")
 
