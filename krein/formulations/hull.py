@@ -546,13 +546,14 @@ def hull_face_basis(yF):
     The last columns of the complete QR of the class indicators ``B' = [1+, 1-]``
     (k, 1 or 2), computed by the LAPACK routines of ``numpy.linalg.qr(B',
     mode="complete")`` (``dgeqrf``, then ``dorgqr`` on the padded square) called
-    directly: the same basis, without the wrapper's overhead (about 7x faster at these
-    sizes; ``tests/test_hull_fast_paths.py``).
+    directly: the same basis (``tests/test_hull_fast_paths.py``), without the wrapper's
+    overhead (``benchmarks/lapack_calls.py``, "face-qr": 1.2-2.3x per call at k = 8-128,
+    ch 1.05-1.12x), and ch's results independent of NumPy's own LAPACK build.
     """
     B = np.vstack([(yF > 0), (yF < 0)]).astype(float)
     Bt = B[B.sum(axis=1) > 0].T
     k, nb = Bt.shape
-    qr, tau, _, info = dgeqrf(Bt)
+    qr, tau, _, info = dgeqrf(Bt)       # benchmarks/lapack_calls.py, "face-qr"
     if info == 0:
         Q = np.zeros((k, k), order="F")
         Q[:, :nb] = qr
