@@ -175,6 +175,9 @@ class ProxyKernelProblem:
         not positive, ``nu`` outside (0, 1], shape mismatches.
     """
 
+    #: Its class in the solver table (:data:`krein.solvers.PROBLEM_CLASSES`).
+    problem_class = "proxy-kernel"
+
     def __init__(self, K0, y=None, model="svc", C=1.0, rho=1.0, epsilon=0.1, nu=0.5,
                  weights=None, check=True):
         if model not in MODELS:
