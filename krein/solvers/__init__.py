@@ -23,9 +23,9 @@ stores them.
 """
 
 from .core import (CERTIFICATE_KINDS, STATUSES, Solution, SolverError, check_solver,
-                   installed_solvers, solve)
+                   installed_solvers, solve, solve_problem)
 from .table import (PROBLEM_CLASSES, SOLVERS, SolverEntry, SolverName, resolve_comparison_solver,
-                    resolve_solver, solve_problem, solver_capabilities, solver_names)
+                    resolve_solver, solver_capabilities, solver_names)
 from .indefinite import (Certifier, ProxyKernelOracle, accelerated_gradient, accpm, exchange,
                          projected_gradient)
 from .alternating import alternating_projections, project_diagonal, project_psd  # noqa: E402

@@ -17,8 +17,9 @@ what it is.  Its entries are
   ``"newton"``, CLC's ``"closed-form"`` and IKSVM-DC's ``"dca"`` (the names the
   estimators' ``solver`` parameters spell).
 
-Every entry is reached through ONE dispatch, :func:`solve_problem` ``(problem,
-solver, **options) -> Solution`` (qpsolvers' ``solve_problem(problem, solver)``): the
+Every entry is reached through ONE dispatch, :func:`krein.solvers.solve_problem`
+``(problem, solver, **options) -> Solution`` (qpsolvers' ``solve_problem(problem,
+solver)``; in :mod:`krein.solvers.core`, beside :class:`~krein.solvers.Solution`): the
 problem says its class (``problem.problem_class``: a CVXPY
 :class:`~krein.formulations.Formulation`'s ``"LP"``, ``"QP"``...; a
 :class:`~krein.formulations.indefinite.ProxyKernelProblem`'s ``"proxy-kernel"``; the
@@ -32,8 +33,8 @@ what a Solution does not carry (the multistart's table of local optima, liblinea
 The callables are imported when first used (``"module:function"`` targets), so this
 module imports no backend and every backend may import it.  :func:`resolve_solver` is
 the ONE place a ``solver`` argument is checked and normalized (every estimator, the
-CVXPY backend, :func:`solve_problem` and ``krein compare`` call it); :class:`SolverName`
-is the same check as a scikit-learn parameter constraint; :func:`solver_capabilities`
+CVXPY backend, ``solve_problem`` and ``krein compare`` call it); :class:`SolverName` is
+the same check as a scikit-learn parameter constraint; :func:`solver_capabilities`
 (``krein solvers``) is generated from the table.
 """
 
@@ -47,7 +48,7 @@ from sklearn.utils._param_validation import StrOptions
 
 __all__ = ["SolverEntry", "SOLVERS", "PROBLEM_CLASSES", "INSTALL_HINT", "SOLVERS_EXTRA",
            "resolve_solver", "is_solver_name", "SolverName", "solver_capabilities",
-           "solver_names", "resolve_comparison_solver", "installed_solvers", "solve_problem"]
+           "solver_names", "resolve_comparison_solver", "installed_solvers"]
 
 #: The pip extra that installs more CVXPY solvers.
 SOLVERS_EXTRA = "pip install 'krein[solvers]'"
@@ -116,7 +117,8 @@ class SolverEntry:
         name, the nearest-PSD loop's variant).
     adapter : str, default=""
         ``"module:function"`` of ``adapter(problem, **options) -> Solution``, through
-        which :func:`solve_problem` calls the entry (:mod:`krein.solvers.adapters`);
+        which :func:`~krein.solvers.core.solve_problem` calls the entry
+        (:mod:`krein.solvers.adapters`);
         ``""``: the callable itself has that signature (the CVXPY solvers on a
         formulation, the IndefiniteSVM loops on a ``ProxyKernelProblem``).
     """
@@ -141,7 +143,8 @@ class SolverEntry:
     def dispatch(self):
         """``dispatch(problem, **options) -> Solution``: the adapter, or the callable.
 
-        Imported on first use, with :attr:`options` bound; :func:`solve_problem` calls it.
+        Imported on first use, with :attr:`options` bound;
+        :func:`~krein.solvers.core.solve_problem` calls it.
         """
         return _bound(self.adapter, self.options) if self.adapter else self.function
 
@@ -424,56 +427,6 @@ def is_solver_name(solver, accepted=(), *, cvxpy=True):
     except ValueError:
         return False
     return True
-
-
-def solve_problem(problem, solver, **options):
-    """Solve a problem with a solver of the table, by name: THE dispatch.
-
-    ``solver`` is resolved by :func:`resolve_solver` (any entry of :data:`SOLVERS`,
-    CVXPY's installed solvers in any case); the entry must solve the problem's class
-    (``problem.problem_class``, a key of :data:`PROBLEM_CLASSES`); it is then called
-    through its adapter (:attr:`SolverEntry.dispatch`) with ``options``.
-
-    Parameters
-    ----------
-    problem : object
-        A :class:`~krein.formulations.Formulation` (for a CVXPY solver), a
-        :class:`~krein.formulations.indefinite.ProxyKernelProblem` (the IndefiniteSVM
-        loops) or a problem of :mod:`krein.formulations.problems`.
-    solver : str
-        A name of :data:`SOLVERS` (``"libsvm"``, ``"pg"``, ``"multistart"``,
-        ``"CLARABEL"``...).
-    **options
-        The solver's keyword options.
-
-    Returns
-    -------
-    Solution
-        The solver's solution, as it made it.
-
-    Raises
-    ------
-    ValueError
-        For an unknown or uninstalled solver (as :func:`resolve_solver`), or one that
-        does not solve the problem's class.
-    TypeError
-        For an entry whose call returns something other than a ``Solution`` (a table
-        entry without its adapter).
-    """
-    from .core import Solution
-
-    problem_class = getattr(problem, "problem_class", None)
-    own = tuple(n for n, e in SOLVERS.items() if e.backend != "cvxpy")
-    name = resolve_solver(solver, own, problem_class=problem_class, approximation=True)
-    entry = SOLVERS[name]
-    if problem_class not in entry.problem_classes:
-        raise ValueError(f"solver {name!r} solves {list(entry.problem_classes)} problems; got "
-                         f"{type(problem).__name__} (problem class {problem_class!r})")
-    sol = entry.dispatch(problem, **options)
-    if not isinstance(sol, Solution):
-        raise TypeError(f"solver {name!r} returned {type(sol).__name__}, not a Solution: its "
-                        "table entry needs an adapter (krein.solvers.adapters)")
-    return sol
 
 
 def resolve_comparison_solver(solver, approximation=None):
