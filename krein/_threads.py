@@ -33,7 +33,7 @@ import os
 from ._validation import InvalidArgument
 
 __all__ = ["SMALL_KERNEL", "ENV_VAR", "check_blas_threads", "resolve_blas_threads",
-           "threads_for", "blas_policy", "fit_threads"]
+           "threads_for", "blas_policy", "fit_threads", "blas_controller"]
 
 #: Kernels with at most this many objects are fitted with one BLAS thread under "auto".
 SMALL_KERNEL = 1000
@@ -158,9 +158,17 @@ def blas_policy(policy):
         _POLICY = old
 
 
-def _controller():
-    """One threadpoolctl controller per process (inspecting the loaded libraries costs
-    milliseconds); made at first use, after NumPy, SciPy and scikit-learn are loaded."""
+def blas_controller():
+    """The process's one threadpoolctl controller of the BLAS and OpenMP libraries.
+
+    Inspecting the loaded libraries costs milliseconds, so it is made once, at first
+    use (after NumPy, SciPy and scikit-learn are loaded), and reused.
+
+    Returns
+    -------
+    threadpoolctl.ThreadpoolController
+        Its ``limit(limits=..., user_api=...)`` limits the threads of a block.
+    """
     global _CONTROLLER
     if _CONTROLLER is None:
         from threadpoolctl import ThreadpoolController
@@ -187,5 +195,5 @@ def fit_threads(n_samples):
     if limit is None:
         yield None
         return
-    with _controller().limit(limits=limit):   # BLAS and OpenMP
+    with blas_controller().limit(limits=limit):   # BLAS and OpenMP
         yield limit

@@ -21,7 +21,7 @@ import numpy as np
 
 from ._validation import InvalidArgument
 from .kernels import KERNELS
-from .spectrum import Spectrum, _null_tol
+from .spectrum import Spectrum, null_tolerance
 
 __all__ = ["APPROXIMATIONS", "check_approximation", "make_approximation",
            "approximation_spectrum", "check_approximable"]
@@ -128,7 +128,7 @@ def approximation_spectrum(eigenvalues, n):
     """
     lam = np.sort(np.asarray(eigenvalues, dtype=float))
     return Spectrum(lam, None, int(n), partial=True, total_abs=float(np.abs(lam).sum()),
-                    tol=_null_tol(lam, int(n)))
+                    tol=null_tolerance(lam, int(n)))
 
 
 def check_approximable(approximation, kind, kernel, what):

@@ -355,11 +355,11 @@ def pseudo_euclidean_embedding(K=None, *, D2=None, tol=None, kernel_diagonal=Non
     if tol is None:
         tol = 10.0 * n * np.finfo(float).eps * scale
     spec = Spectrum.from_kernel(Kc, tol=tol, check=False)
-    lam, V = spec.eigenvalues, spec.eigenvectors
+    lam = spec.eigenvalues
     pos = np.flatnonzero(lam > spec.tol)[::-1]
     neg = np.flatnonzero(lam < -spec.tol)
     idx = np.r_[pos, neg]
-    coords = V[:, idx] * np.sqrt(np.abs(lam[idx]))
+    coords = spec.signed_factor(idx)
     col_means = A.mean(axis=0)
     grand = float(col_means.mean())
     # A = Kc + g 1' + 1 g' with g = A 1/n - mean(A)/2 (expand J A J).

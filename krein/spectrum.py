@@ -54,6 +54,8 @@ from ._validation import check_kernel_rows, check_square_kernel
 
 __all__ = [
     "Spectrum",
+    "null_tolerance",
+    "spectral_factor",
     "SpectrumCorrection",
     "correct_eigenvalues",
     "transductive_rows",
@@ -72,8 +74,22 @@ OUT_OF_SAMPLE = declared("out_of_sample", "auto", "spectral", "raw", "transducti
 _FULL_EIGH_BELOW = 300
 
 
-def _null_tol(eigenvalues, n):
-    """Eigenvalues with ``|lam| <= tol`` are numerically zero (as numpy.linalg.matrix_rank)."""
+def null_tolerance(eigenvalues, n):
+    """The tolerance below which an eigenvalue is numerically zero (numpy's ``matrix_rank``).
+
+    Parameters
+    ----------
+    eigenvalues : ndarray of shape (k,)
+        Eigenvalues of a symmetric matrix of side ``n`` (all of them, or the largest
+        in magnitude among them).
+    n : int
+        Side of the matrix.
+
+    Returns
+    -------
+    float
+        ``n eps max |lam|`` (0 for no eigenvalues): ``|lam| <= tol`` counts as zero.
+    """
     if eigenvalues.size == 0:
         return 0.0
     return float(n * np.finfo(float).eps * np.max(np.abs(eigenvalues)))
@@ -192,6 +208,33 @@ def row_multipliers(lam, g_lam, correction, null_tol):
     return h
 
 
+def spectral_factor(eigenvectors, values, keep):
+    """The factor ``F = V[:, keep] diag(values[keep])^(1/2)`` of ``V diag(values) V'``.
+
+    The one place krein turns an eigendecomposition into a factor: ``F F' =
+    V diag(values) V'`` when ``values`` is zero off ``keep`` (the PSD factor of a
+    corrected spectrum ``g``, :meth:`Spectrum.psd_factor`), and with ``values =
+    |lam|`` the pseudo-Euclidean coordinates, ``F diag(s) F' = K`` with the signs
+    ``s`` of the kept eigenvalues (:meth:`Spectrum.signed_factor`).
+
+    Parameters
+    ----------
+    eigenvectors : ndarray of shape (n, k)
+        ``V`` (or some of its rows).
+    values : ndarray of shape (k,)
+        Non-negative on ``keep``: the eigenvalues, corrected eigenvalues ``g`` or
+        ``|lam|``.
+    keep : ndarray of bool of shape (k,) or of int
+        The columns kept (a mask, or indices in the order wanted).
+
+    Returns
+    -------
+    F : ndarray of shape (n, r)
+        ``V[:, keep] * sqrt(values[keep])``, ``r`` the number of kept columns.
+    """
+    return eigenvectors[:, keep] * np.sqrt(values[keep])
+
+
 @dataclass(frozen=True)
 class Spectrum:
     """Eigendecomposition of a symmetric kernel matrix, computed once and reused.
@@ -304,7 +347,7 @@ class Spectrum:
             lam, V = shared_eigh(K)
             spec = cls(lam, V, n, False, float(np.abs(lam).sum()))
         if tol is None:
-            tol = _null_tol(spec.eigenvalues, n)
+            tol = null_tolerance(spec.eigenvalues, n)
         elif not isinstance(tol, numbers.Real) or tol < 0:
             raise ValueError(f"tol must be a number >= 0; got {tol!r}")
         object.__setattr__(spec, "tol", float(tol))
@@ -449,6 +492,106 @@ class Spectrum:
             ``V diag(g(lam)) V'``.
         """
         return self.reconstruct(self.corrected_eigenvalues(correction, **params))
+
+    def psd_factor(self, values=None, *, tol=None, rows=None):
+        """The factor ``F`` of the PSD matrix ``V diag(g) V'`` over ``g > tol``.
+
+        ``F = V[rows][:, keep] diag(g[keep])^(1/2)`` with ``keep = g > tol``
+        (:func:`spectral_factor`): ``F F' = V diag(g) V'`` restricted to ``rows``
+        when ``g`` is zero up to ``tol`` on the other components (a corrected
+        spectrum, :meth:`corrected_eigenvalues`).
+
+        Parameters
+        ----------
+        values : array-like of shape (k,), optional
+            ``g``: one value per kept eigenvector; default the eigenvalues.
+        tol : float, optional
+            Components with ``g <= tol`` are left out; default :attr:`tol`.
+        rows : array-like of int or bool, optional
+            Rows of ``V`` (a block of the kernel: ``F[I] F[I]'`` is ``Kc[I, I]``);
+            default all.
+
+        Returns
+        -------
+        F : ndarray of shape (n or len(rows), r)
+            ``r`` the number of values above ``tol``.
+        """
+        g = self.eigenvalues if values is None else np.asarray(values, dtype=float)
+        tol = self.tol if tol is None else tol
+        V = self.eigenvectors if rows is None else self.eigenvectors[rows]
+        return spectral_factor(V, g, g > tol)
+
+    def signs(self):
+        """The sign map ``s``: ``sign(lam)`` beyond the null tolerance, 0 on the others.
+
+        The multipliers ``h = |lam| / lam`` of the flip correction's spectral row map
+        (:func:`row_multipliers`): ``V diag(s) V'`` takes the flipped SVM's
+        coefficients to the Krein coefficients (loosli Algorithm 1, ``c = V sign(lam)
+        V' c~``), and ``F diag(s) F' = K`` for the :meth:`signed_factor` ``F``.
+
+        Returns
+        -------
+        s : ndarray of shape (k,)
+            ``+1``, ``-1`` or ``0`` (``|lam| <= tol``) per kept component.
+        """
+        lam = self.eigenvalues
+        return row_multipliers(lam, correct_eigenvalues(lam, "flip"), "flip", self.tol)
+
+    def signed_factor(self, keep=None):
+        """The pseudo-Euclidean coordinates ``F = V[:, keep] |lam[keep]|^(1/2)``.
+
+        ``F diag(s[keep]) F' = K`` (restricted to the kept components) with ``s`` the
+        sign map :meth:`signs`; ``F F'`` is the flipped kernel ``V |lam| V'``.
+
+        Parameters
+        ----------
+        keep : ndarray of bool of shape (k,) or of int, optional
+            The components kept (a mask, or indices in the order wanted); default
+            those with ``|lam| > tol``.
+
+        Returns
+        -------
+        F : ndarray of shape (n, r)
+            :func:`spectral_factor` of ``|lam|``.
+        """
+        absl = np.abs(self.eigenvalues)
+        return spectral_factor(self.eigenvectors, absl, absl > self.tol if keep is None else keep)
+
+    def flipped_kernel(self, K):
+        """The flipped kernel ``V |lam| V'`` using the cheaper side of the spectrum.
+
+        For a full decomposition ``K - 2 V_- lam_- V_-'`` (or ``2 V_+ lam_+ V_+' - K``),
+        whichever side has fewer eigenvalues below ``-tol``: O(n^2 q) instead of the
+        O(n^3) of a full product; eigenvalues within the null tolerance are left as they
+        are (``|change| <= 2 tol``).  For a partial decomposition ``V |lam| V'`` of the
+        kept components.  Not re-symmetrized: libsvm reads ``K[i, j]`` as given, and the
+        CVXPY formulations symmetrize (within ``krein._validation.SYMMETRY_RTOL``) when
+        they check their input.
+
+        Parameters
+        ----------
+        K : ndarray of shape (n, n)
+            The kernel this spectrum decomposes.
+
+        Returns
+        -------
+        K_flipped : ndarray of shape (n, n)
+            ``V |lam| V'`` (loosli §3.1, the flip correction).
+        """
+        lam, V = self.eigenvalues, self.eigenvectors
+        if self.partial:
+            return (V * np.abs(lam)) @ V.T
+        neg = lam < -self.tol
+        if 2 * np.count_nonzero(neg) <= lam.size:
+            Vn = V[:, neg]
+            Kf = (Vn * (-2.0 * lam[neg])) @ Vn.T   # adds 2|lam_-| on the negative part
+            Kf += K
+        else:
+            pos = ~neg
+            Vp = V[:, pos]
+            Kf = (Vp * (2.0 * lam[pos])) @ Vp.T
+            Kf -= K
+        return Kf
 
     def row_map(self, correction, **params):
         """The ``(n, n)`` matrix ``M = V diag(h) V'`` of the spectral out-of-sample map.

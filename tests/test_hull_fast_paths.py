@@ -5,7 +5,7 @@ replace library calls by the same arithmetic with fewer NumPy calls.  Each is ch
 against the plain computation it replaces (written out here, independent of the new
 code):
 
-* the face basis (:func:`krein.formulations.hull._face_basis`: LAPACK ``dgeqrf`` and
+* the face basis (:func:`krein.formulations.hull.hull_face_basis`: LAPACK ``dgeqrf`` and
   ``dorgqr`` called directly) against the last columns of
   ``numpy.linalg.qr(B', mode="complete")`` of the class indicators (what the face step
   and the second-order test used): the same matrix to round-off (the same routines;
@@ -31,7 +31,7 @@ from scipy.optimize import linprog
 
 import krein.formulations.hull as fhull
 from krein.estimators.hull import ConvexHullClassifier
-from krein.formulations.hull import _face_basis, _lmo
+from krein.formulations.hull import _lmo, hull_face_basis
 from krein.solvers.hull import _face_descent, _max_free, hull_multistart
 
 
@@ -54,7 +54,7 @@ def test_face_basis_is_numpys_complete_qr(seed):
         if k > 2 and seed == 4:
             yF[:] = -1.0                             # one class only
         B, Z0 = _qr_basis(yF)
-        Z = _face_basis(yF)
+        Z = hull_face_basis(yF)
         assert Z.shape == Z0.shape
         np.testing.assert_allclose(Z, Z0, rtol=0, atol=1e-13)
         if Z.shape[1]:

@@ -703,3 +703,60 @@ def test_transformer_bad_transform_input():
     trd = SpectrumCorrection(correction="clip", out_of_sample="transductive").fit(Ktr)
     with pytest.raises(ValueError, match="transductive"):
         trd.transform(Kte)  # (m, n) instead of (m, n + m)
+
+
+# ------------------------------------------------- factors, sign map, flipped kernel
+
+
+@pytest.mark.parametrize("correction", ["clip", "flip", "shift", "square"])
+def test_psd_factor_is_the_kept_columns_and_reconstructs_the_correction(correction):
+    lam = np.array([-2.0, -0.5, 0.0, 1e-17, 0.3, 1.5, 4.0])
+    rng = np.random.default_rng(3)
+    K = designed(lam, rng)
+    spec = Spectrum.from_kernel(K)
+    g = spec.corrected_eigenvalues(correction)
+    F = spec.psd_factor(g)
+    keep = g > spec.tol
+    V = spec.eigenvectors
+    # the same expression, bit for bit, and F F' the corrected kernel
+    np.testing.assert_array_equal(F, V[:, keep] * np.sqrt(g[keep]))
+    np.testing.assert_allclose(F @ F.T, spec.corrected_kernel(correction), rtol=0, atol=1e-12)
+    rows = np.array([5, 1, 3])
+    np.testing.assert_array_equal(spec.psd_factor(g, rows=rows), V[rows][:, keep] * np.sqrt(g[keep]))
+    tol = 1.0
+    np.testing.assert_array_equal(spec.psd_factor(g, tol=tol), V[:, g > tol] * np.sqrt(g[g > tol]))
+
+
+def test_signs_by_hand_and_the_signed_factor():
+    lam = np.array([-3.0, -1e-18, 0.0, 2e-18, 0.7, 2.0])
+    rng = np.random.default_rng(4)
+    K = designed(lam, rng)
+    spec = Spectrum.from_kernel(K)
+    lam_s = spec.eigenvalues
+    # by hand: +1 / -1 beyond the null tolerance, 0 within it
+    expected = np.array([-1.0 if v < -spec.tol else 1.0 if v > spec.tol else 0.0 for v in lam_s])
+    s = spec.signs()
+    np.testing.assert_array_equal(s, expected)
+    assert s.tolist().count(0.0) == 3
+    keep = s != 0
+    F = spec.signed_factor()
+    np.testing.assert_array_equal(F, spec.eigenvectors[:, keep] * np.sqrt(np.abs(lam_s[keep])))
+    np.testing.assert_allclose((F * s[keep]) @ F.T, K, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(F @ F.T, spec.corrected_kernel("flip"), rtol=0, atol=1e-12)
+    order = np.array([4, 0, 5])
+    np.testing.assert_array_equal(spec.signed_factor(order),
+                                  spec.eigenvectors[:, order] * np.sqrt(np.abs(lam_s[order])))
+
+
+@pytest.mark.parametrize("lam", [np.array([-2.0, -1.0, 0.5, 1.0, 3.0]),          # fewer negative
+                                 np.array([-2.0, -1.0, -0.5, 0.0, 3.0])])        # more negative
+def test_flipped_kernel_is_v_abs_lambda_v(lam):
+    K = designed(lam, np.random.default_rng(5))
+    spec = Spectrum.from_kernel(K)
+    V = spec.eigenvectors
+    np.testing.assert_allclose(spec.flipped_kernel(K), (V * np.abs(spec.eigenvalues)) @ V.T,
+                               rtol=0, atol=1e-12)
+    part = Spectrum.from_kernel(K, n_components=3)
+    Vp = part.eigenvectors
+    np.testing.assert_allclose(part.flipped_kernel(K), (Vp * np.abs(part.eigenvalues)) @ Vp.T,
+                               rtol=0, atol=1e-12)

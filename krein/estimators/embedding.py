@@ -253,7 +253,7 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
             idx = np.r_[np.flatnonzero(spec.eigenvalues > spec.tol)[::-1],
                         np.flatnonzero(spec.eigenvalues < -spec.tol)]
             lam = spec.eigenvalues[idx]
-            Z = spec.eigenvectors[:, idx] * np.sqrt(np.abs(lam))
+            Z = spec.signed_factor(idx)
             self.embedding_ = None
         keep = select_components(lam, self.n_components, self.energy)
         self.eigenvalues_ = lam[keep]

@@ -24,7 +24,7 @@ from ..solvers.ldl import LDLFlip
 from ..solvers.libsvm import libsvm_svr
 from ..spectrum import Spectrum
 from .base import KERNEL_CONSTRAINTS, KernelMixin, least_eigenvalue
-from .svm import DECOMPOSITIONS, _flipped_kernel
+from .svm import DECOMPOSITIONS
 
 __all__ = ["ESVR", "krein_flip"]
 
@@ -61,10 +61,8 @@ def krein_flip(K, decomposition):
         raise ValueError(f"decomposition must be one of {list(DECOMPOSITIONS)}; "
                          f"got {decomposition!r}")
     spec = Spectrum.from_kernel(K, check=False)
-    lam, V = spec.eigenvalues, spec.eigenvectors
-    S = np.sign(lam)
-    S[np.abs(lam) <= spec.tol] = 0.0
-    return _flipped_kernel(K, spec), (lambda u: V @ (S * (V.T @ u))), spec
+    V, S = spec.eigenvectors, spec.signs()
+    return spec.flipped_kernel(K), (lambda u: V @ (S * (V.T @ u))), spec
 
 
 class ESVR(KernelMixin, RegressorMixin, BaseEstimator):

@@ -16,11 +16,11 @@ import pandas as pd
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
-from .._validation import NONNEGATIVE, POSITIVE, check_int
-from ..formulations.hull import _check_K_y, _check_mu, _convexity, _plane
+from .._validation import NONNEGATIVE, POSITIVE, check_int, check_positive
+from ..formulations.hull import check_hull_data, check_hull_mu, hull_convexity, hull_plane
 from ..formulations.svm import preferred_form
 from ..solvers import SolverName, resolve_solver
-from ..solvers.hull import _check_tol, _multistart, _one_row, hull_convex, hull_multistart, hull_nu_svm
+from ..solvers.hull import hull_convex, hull_multistart, hull_nu_svm, optimum_row
 from .base import BinaryModel, KernelClassifierBase
 
 __all__ = ["ConvexHullClassifier", "hull_multistart", "hull_nu_svm", "HULL_SOLVERS"]
@@ -173,13 +173,12 @@ class ConvexHullClassifier(KernelClassifierBase):
         self._rng = check_random_state(self.random_state)
 
     def _fit_binary(self, K, y, idx, C):
-        # the pair's kernel and labels are checked once here; the solvers' internal
-        # versions below skip the checks
-        K, y = _check_K_y(K, y)
-        mu = _check_mu(self.mu, y)
+        # the pair's kernel and labels are checked once here; the calls below skip the checks
+        K, y = check_hull_data(K, y)
+        mu = check_hull_mu(self.mu, y)
         path, conv = self._path, None
         if path in ("auto", "cvxpy"):
-            conv = _convexity(K, y, self.psd_tol)
+            conv = hull_convexity(K, y, self.psd_tol, check_input=False)
             if path == "auto":
                 path = "cvxpy" if conv.is_convex else "multistart"
         if path == "cvxpy":
@@ -187,18 +186,20 @@ class ConvexHullClassifier(KernelClassifierBase):
                 if conv.is_convex else "factor"
             sol = hull_convex(K, y, mu, self._cvxpy_solver, convexity=conv, form=form,
                               **(self.solver_options or {}))   # raises if not convex
-            table = [_one_row(sol, K, y, mu, global_opt=True)]
+            table = [optimum_row(sol, K, y, mu, global_opt=True)]
         elif path == "nu-svm":
             sol = hull_nu_svm(K, y, mu, tol=self.tol, libsvm_tol=self.libsvm_tol,
                               max_iter=self.max_iter)
-            table = [_one_row(sol, K, y, mu, global_opt=False)]
+            table = [optimum_row(sol, K, y, mu, global_opt=False)]
         else:
-            # hull_multistart's loop; the table's rows as dicts (one table in _after_fit)
-            sol, table = _multistart(K, y, mu, check_int(self.n_starts, "n_starts", low=1),
-                                     _check_tol(self.tol), check_int(self.max_iter, "max_iter", low=1),
-                                     self._rng, None, 1e-4)
+            # the table's rows as dicts (one table in _after_fit)
+            sol, table = hull_multistart(
+                K, y, mu, n_starts=check_int(self.n_starts, "n_starts", low=1),
+                tol=check_positive(self.tol, "tol"),
+                max_iter=check_int(self.max_iter, "max_iter", low=1), random_state=self._rng,
+                check_input=False, as_frame=False)
         a = sol.primal["alpha_bar"]
-        coef, b = _plane(a, K, y)
+        coef, b = hull_plane(a, K, y, check_input=False)
         info = {"n_iter": sol.iterations or 0, "solution": sol, "table": table, "path": path,
                 "convexity": conv, "alpha_bar": a}
         return BinaryModel(idx, coef, b, info)

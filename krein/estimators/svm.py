@@ -19,7 +19,7 @@ from ..formulations.svm import SVMDual, SVMPrimal, preferred_form
 from ..solvers import SolverName, resolve_solver, solve
 from ..solvers.ldl import LDLFlip
 from ..spectrum import (OUT_OF_SAMPLE, TRANSFORMS, Spectrum, check_correction,
-                        correct_eigenvalues, row_multipliers, transductive_rows)
+                        correct_eigenvalues, row_multipliers, spectral_factor, transductive_rows)
 from .approximate import ApproximationMixin, linear_svm, spectral_features
 from .base import N_JOBS, BinaryModel, KernelClassifierBase, least_eigenvalue, libsvm_solve
 
@@ -86,8 +86,7 @@ def _solve_psd_svm(K_psd, y, C, solver, tol, max_iter, solver_options, factor=No
     form = preferred_form(solver, n, None if factor is None else factor.shape[1])
     if form == "factor" and factor is None:
         lam, V = np.linalg.eigh(K_psd)
-        keep = lam > 0
-        factor = V[:, keep] * np.sqrt(lam[keep])
+        factor = spectral_factor(V, lam, lam > 0)
     f = SVMDual(y, K=K_psd, L=factor if form == "factor" else None, C=C, form=form, psd_checked=True,
                 eigenvalues=eigenvalues if form == "quad_form" else None)
     sol = solve(f, solver, **(solver_options or {}))
@@ -340,11 +339,10 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
             n_comp = K.shape[0]  # a small one-vs-one block: keep everything it has
         spec = Spectrum.from_kernel(K, n_components=n_comp, energy=self.energy, check=False)
         lam, V = spec.eigenvalues, spec.eigenvectors
-        S = np.sign(lam)
-        S[np.abs(lam) <= spec.tol] = 0.0
+        S = spec.signs()
         if self.formulation == "primal":
             keep = S != 0
-            L = V[:, keep] * np.sqrt(np.abs(lam[keep]))
+            L = spec.signed_factor(keep)
             f = SVMPrimal(y, L, C=C)
             sol = solve(f, self._solver, **(self.solver_options or {}))
             w = np.asarray(f.variables["w"].value)
@@ -355,10 +353,9 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
             u = y * alpha
             info = {"n_iter": sol.iterations or 0, "solution": sol}
         else:
-            K_abs = _flipped_kernel(K, spec)
-            keep = S != 0
+            K_abs = spec.flipped_kernel(K)
             # thin factor of K_abs: lets preferred_form pick sum_squares(L'u) when rank << n
-            factor = V[:, keep] * np.sqrt(np.abs(lam[keep])) if self._solver != "libsvm" else None
+            factor = spec.signed_factor(S != 0) if self._solver != "libsvm" else None
             u, b, info = _solve_psd_svm(K_abs, y, C, self._solver, self.tol, self.max_iter,
                                         self.solver_options, factor=factor,
                                         # the kept |lam| and zeros (n_components / energy)
@@ -411,34 +408,6 @@ _RAW_WITH_FEATURES = ("flip", "square")
 
 #: Corrected eigenvalues of an approximation below ``-_TOL_FEATURES * max|lam|`` are an error.
 _TOL_FEATURES = 1e-10
-
-
-def _flipped_kernel(K, spec):
-    """``V |lam| V'`` using the cheaper side of the spectrum (full) or the kept part.
-
-    For a full decomposition ``K - 2 V_- lam_- V_-'`` (or ``2 V_+ lam_+ V_+' - K``),
-    whichever side has fewer eigenvalues beyond the null tolerance: O(n^2 q)
-    instead of the O(n^3) of a full product.
-    """
-    lam, V = spec.eigenvalues, spec.eigenvectors
-    if spec.partial:
-        Kf = (V * np.abs(lam)) @ V.T
-    else:
-        # eigenvalues within the null tolerance are left as they are (|change| <= 2 tol):
-        # flipping round-off would only cost time
-        neg = lam < -spec.tol
-        if 2 * np.count_nonzero(neg) <= lam.size:
-            Vn = V[:, neg]
-            Kf = (Vn * (-2.0 * lam[neg])) @ Vn.T   # adds 2|lam_-| on the negative part
-            Kf += K
-        else:
-            pos = ~neg
-            Vp = V[:, pos]
-            Kf = (Vp * (2.0 * lam[pos])) @ Vp.T
-            Kf -= K
-    # Not re-symmetrized: libsvm reads K[i, j] as given, and the CVXPY formulations
-    # symmetrize (within krein._validation.SYMMETRY_RTOL) when they check their input.
-    return Kf
 
 
 class SpectrumSVC(ApproximationMixin, KernelClassifierBase):
@@ -661,7 +630,7 @@ default="flip"
             s = float(g[0] - spec.eigenvalues[0])
             Kc = K + s * np.eye(K.shape[0])
         elif self.correction == "flip":
-            Kc = _flipped_kernel(K, spec)
+            Kc = spec.flipped_kernel(K)
         else:
             Kc = spec.reconstruct(np.maximum(g, 0.0))
             Kc = 0.5 * (Kc + Kc.T)
@@ -689,9 +658,8 @@ default="flip"
         factor = None
         if self._solver != "libsvm":
             # the block of the correction's factor: Kc[I, I] = F[I] F[I]'
-            keep = g > spec.tol
-            factor = spec.eigenvectors[idx][:, keep] * np.sqrt(g[keep])
-            if self.correction in ("shift", "add_diagonal") and keep.sum() < g.size:
+            factor = spec.psd_factor(g, rows=idx)
+            if self.correction in ("shift", "add_diagonal") and factor.shape[1] < g.size:
                 factor = None
         u, b, info = _solve_psd_svm(Kc, y, C, self._solver, self.tol, self.max_iter,
                                     self.solver_options, factor=factor)
@@ -710,9 +678,8 @@ default="flip"
         spec, g, Kc = self._correct(K)
         factor = None
         if self._solver != "libsvm":
-            keep = g > spec.tol
-            factor = spec.eigenvectors[:, keep] * np.sqrt(g[keep])
-            if self.correction in ("shift", "add_diagonal") and keep.sum() < g.size:
+            factor = spec.psd_factor(g)
+            if self.correction in ("shift", "add_diagonal") and factor.shape[1] < g.size:
                 factor = None  # K + s I is full rank: the eigenbasis above misses the null space
         u, b, info = _solve_psd_svm(Kc, y, C, self._solver, self.tol, self.max_iter,
                                     self.solver_options, factor=factor,

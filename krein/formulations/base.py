@@ -18,12 +18,38 @@ import cvxpy as cp
 import numpy as np
 
 __all__ = ["Formulation", "relative_gap", "kernel_unit", "certified_psd_wrap", "psd_tolerance",
-           "reusable_formulation", "REUSABLE_MAX_ENTRIES"]
+           "reusable_formulation", "REUSABLE_MAX_ENTRIES", "check_signed_labels"]
 
 #: Bound of the store of :func:`reusable_formulation` (compiled problems kept per process;
 #: measured: 64 LP-SVM / Mod SVM problems of side 87-150 add 193 MiB, of side ~200 375 MiB,
 #: which is why :data:`krein.estimators.lpsvm.REUSE_MAX_N` keeps only blocks up to 150).
 REUSABLE_MAX_ENTRIES = 64
+
+
+def check_signed_labels(y):
+    """Check two-class labels already coded as ``{-1, +1}`` (the formulations' ``y``).
+
+    Parameters
+    ----------
+    y : array-like of shape (n,)
+        Labels in ``{-1, +1}``, both present.
+
+    Returns
+    -------
+    ndarray of shape (n,), float
+        ``y`` as a flat float array.
+
+    Raises
+    ------
+    ValueError
+        If ``y`` has an entry other than -1 and +1, or lacks one of the two classes.
+    """
+    y = np.asarray(y, dtype=float).ravel()
+    if not np.all(np.isin(y, (-1.0, 1.0))):
+        raise ValueError("y must contain only -1 and +1")
+    if np.unique(y).size < 2:
+        raise ValueError("y must contain both classes -1 and +1")
+    return y
 
 
 def relative_gap(primal, dual):

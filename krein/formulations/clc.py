@@ -32,6 +32,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
+from ..spectrum import spectral_factor
 from .base import Formulation
 
 __all__ = ["ConformalLinearCombinationQP", "kernel_inner_products", "clc_closed_form",
@@ -233,7 +234,7 @@ class ConformalLinearCombinationQP(Formulation):
         self.G, self.c, self.k2 = G, c, float(k2)
         self.scale = max(1.0, float(np.max(np.diag(G))))
         keep = g > 0
-        L = V[:, keep] * np.sqrt(g[keep] / self.scale)
+        L = spectral_factor(V, g / self.scale, keep)
         beta = cp.Variable(M, name="beta")
         c_par = cp.Parameter(M, name="c", value=c / self.scale)
         k2_par = cp.Parameter(name="k2", value=self.k2 / self.scale)

@@ -31,8 +31,7 @@ from __future__ import annotations
 import cvxpy as cp
 import numpy as np
 
-from .base import Formulation
-from .svm import _check_y
+from .base import Formulation, check_signed_labels
 
 __all__ = ["DCSubproblem", "dc_objective", "dc_subproblem_objective", "dc_subproblem_gradient",
            "dc_stationarity"]
@@ -228,7 +227,7 @@ class DCSubproblem(Formulation):
 
     def __init__(self, K, y, C=1.0, dc_constant=1.0, theta=None):
         K = np.asarray(K, dtype=float)
-        y = _check_y(y)
+        y = check_signed_labels(y)
         n = y.size
         if K.shape != (n, n):
             raise ValueError(f"K must have shape ({n}, {n}) to match y; got {K.shape}")

@@ -88,14 +88,17 @@ from scipy.linalg.lapack import dgeqrf, dorgqr
 
 from .._validation import check_positive, check_square_kernel
 from ..projections import project_box_hyperplane, project_capped_simplex
-from .base import Formulation, certified_psd_wrap
-from .svm import _check_y
+from ..spectrum import spectral_factor
+from .base import Formulation, certified_psd_wrap, check_signed_labels
 
 __all__ = [
     "ConvexHullDual",
     "HullConvexity",
     "hull_convexity",
     "hull_mu_min",
+    "check_hull_data",
+    "check_hull_mu",
+    "hull_face_basis",
     "hull_objective",
     "hull_lipschitz",
     "hull_gradient_scale",
@@ -110,8 +113,29 @@ __all__ = [
 
 
 # ---------------------------------------------------------------------------- checks
-def _check_K_y(K, y):
-    y = _check_y(y)
+def check_hull_data(K, y):
+    """Check a CH-DU kernel and its labels.
+
+    Parameters
+    ----------
+    K : array-like of shape (n, n)
+        Symmetric kernel matrix (any signature).
+    y : array-like of shape (n,)
+        Labels in {-1, +1}, both present.
+
+    Returns
+    -------
+    K : ndarray of shape (n, n)
+        The checked (symmetrized) kernel.
+    y : ndarray of shape (n,), float
+        The labels.
+
+    Raises
+    ------
+    ValueError
+        For a bad kernel, bad labels or a size mismatch.
+    """
+    y = check_signed_labels(y)
     K = check_square_kernel(K, "K")
     if K.shape[0] != y.size:
         raise ValueError(f"K has shape {K.shape} but y has {y.size} entries")
@@ -131,11 +155,31 @@ def hull_mu_min(y):
     float
         ``1 / min(n+, n-)``.
     """
-    y = _check_y(y)
+    y = check_signed_labels(y)
     return 1.0 / min(int(np.sum(y > 0)), int(np.sum(y < 0)))
 
 
-def _check_mu(mu, y):
+def check_hull_mu(mu, y):
+    """Check the reduction bound ``mu`` of CH-DU: positive and feasible for ``y``.
+
+    Parameters
+    ----------
+    mu : float
+        Reduction bound of the hulls (``alpha_bar <= mu``).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    float
+        ``mu``.
+
+    Raises
+    ------
+    ValueError
+        If ``mu`` is not a positive number, or is below :func:`hull_mu_min` (an
+        empty reduced hull, haasdonk §3.2).
+    """
     mu = check_positive(mu, "mu")
     mu_min = hull_mu_min(y)
     if mu < mu_min * (1.0 - 1e-12):
@@ -175,7 +219,7 @@ def hull_objective(alpha_bar, K, y):
         The squared pE distance of the hull points (haasdonk eq. (4); §7.4 "sign of
         w'Mw").  Negative values are possible for indefinite kernels.
     """
-    K, y = _check_K_y(K, y)
+    K, y = check_hull_data(K, y)
     a = _check_alpha_bar(alpha_bar, y.size)
     U = (y * a.T).T
     val = np.sum(U * (K @ U), axis=0)
@@ -223,7 +267,7 @@ def hull_gradient_scale(K):
 
 
 # ---------------------------------------------------------------------------- projection
-def project_hulls(V, y, mu):
+def project_hulls(V, y, mu, *, rows=None, check_input=True):
     """Euclidean projection onto the CH-DU feasible set (product of two capped simplices).
 
     Parameters
@@ -233,6 +277,11 @@ def project_hulls(V, y, mu):
     y : array of shape (n,) in {-1, +1}
     mu : float > 0
         Upper bound; must be ``>= 1 / min(n+, n-)``.
+    rows : tuple of two int arrays, optional
+        ``(flatnonzero(y > 0), flatnonzero(y < 0))`` when the caller has them (a loop).
+    check_input : bool, default=True
+        Check ``V``, ``y`` and ``mu``; ``False`` for the solvers' loops on checked
+        input (``V`` a float array, ``y`` in {-1, +1}, ``mu`` feasible).
 
     Returns
     -------
@@ -242,17 +291,17 @@ def project_hulls(V, y, mu):
     Raises
     ------
     ValueError
-        For bad labels, an infeasible ``mu`` or a shape mismatch.
+        For bad labels, an infeasible ``mu`` or a shape mismatch (``check_input``).
     """
-    y = _check_y(y)
-    mu = _check_mu(mu, y)
-    V = _check_alpha_bar(V, y.size)
-    return _project(V, y, mu)
+    if check_input:
+        y = check_signed_labels(y)
+        mu = check_hull_mu(mu, y)
+        V = _check_alpha_bar(V, y.size)
+    return _project(V, y, mu, rows)
 
 
 def _project(V, y, mu, rows=None):
-    """:func:`project_hulls` without the input checks (internal loops); ``rows``: the
-    positive and negative rows ``(flatnonzero(y > 0), flatnonzero(y < 0))`` when known.
+    """:func:`project_hulls` without the input checks.
 
     Both classes' capped simplices are projected at once when the larger class has at
     most :data:`_SORT_MAX` points and ``(its size) x (columns) <= _SORT_WORK``
@@ -356,7 +405,7 @@ def _lmo(G, y, mu):
 
 
 # ---------------------------------------------------------------------------- certificates
-def hull_stationarity(alpha_bar, K, y, mu, scale=None):
+def hull_stationarity(alpha_bar, K, y, mu, scale=None, *, check_input=True):
     """Stationarity certificates of a CH-DU point (computed by our code, not a solver's).
 
     * ``residual = ||alpha_bar - P(alpha_bar - grad F / s)||_inf`` with ``P`` the exact
@@ -382,6 +431,10 @@ def hull_stationarity(alpha_bar, K, y, mu, scale=None):
         Reduction bound of the hulls (``alpha_bar <= mu``).
     scale : float, optional
         Default :func:`hull_gradient_scale` ``(K)``.
+    check_input : bool, default=True
+        Check the arguments; ``False`` for the solvers' loops on checked input
+        (``alpha_bar`` a float array, ``K`` and ``y`` from :func:`check_hull_data`,
+        ``mu`` from :func:`check_hull_mu`).
 
     Returns
     -------
@@ -389,14 +442,15 @@ def hull_stationarity(alpha_bar, K, y, mu, scale=None):
         ``residual``, ``fw_gap``, ``violation``, ``objective`` (floats, or
         arrays of shape (S,) for several points).
     """
-    K, y = _check_K_y(K, y)
-    mu = _check_mu(mu, y)
-    a = _check_alpha_bar(alpha_bar, y.size)
-    return _stationarity(a, K, y, mu, scale)
+    if check_input:
+        K, y = check_hull_data(K, y)
+        mu = check_hull_mu(mu, y)
+        alpha_bar = _check_alpha_bar(alpha_bar, y.size)
+    return _stationarity(alpha_bar, K, y, mu, scale)
 
 
 def _stationarity(a, K, y, mu, scale=None):
-    """:func:`hull_stationarity` without the input checks (internal loops)."""
+    """:func:`hull_stationarity` without the input checks."""
     one = a.ndim == 1
     A = a[:, None] if one else a
     L = hull_gradient_scale(K) if scale is None else float(scale)
@@ -418,7 +472,8 @@ def _stationarity(a, K, y, mu, scale=None):
     return out
 
 
-def hull_local_minimality(alpha_bar, K, y, mu, *, bound_tol=1e-7, sc_tol=None, curv_tol=None):
+def hull_local_minimality(alpha_bar, K, y, mu, *, bound_tol=1e-7, sc_tol=None, curv_tol=None,
+                          check_input=True):
     """Second-order test at a CH-DU stationary point: local minimum, saddle, or undecided.
 
     For a QP, a KKT point is a local minimum iff the Hessian ``2 Q`` is copositive on
@@ -443,6 +498,9 @@ def hull_local_minimality(alpha_bar, K, y, mu, *, bound_tol=1e-7, sc_tol=None, c
     sc_tol, curv_tol : float, optional
         Margins for strict complementarity and for the least reduced eigenvalue;
         default ``1e-7 s`` and ``1e-9 s`` with ``s`` = :func:`hull_gradient_scale`.
+    check_input : bool, default=True
+        Check the arguments; ``False`` for the solvers on checked input (as
+        :func:`hull_stationarity`).
 
     Returns
     -------
@@ -455,30 +513,47 @@ def hull_local_minimality(alpha_bar, K, y, mu, *, bound_tol=1e-7, sc_tol=None, c
     Raises
     ------
     ValueError
-        If ``alpha_bar`` is not one point of shape (n,).
+        If ``alpha_bar`` is not one point of shape (n,) (``check_input``).
     """
-    K, y = _check_K_y(K, y)
-    mu = _check_mu(mu, y)
-    a = _check_alpha_bar(alpha_bar, y.size)
-    if a.ndim != 1:
-        raise ValueError("alpha_bar must be one point of shape (n,)")
-    return _local_minimality(a, K, y, mu, bound_tol, sc_tol, curv_tol)
+    if check_input:
+        K, y = check_hull_data(K, y)
+        mu = check_hull_mu(mu, y)
+        alpha_bar = _check_alpha_bar(alpha_bar, y.size)
+        if alpha_bar.ndim != 1:
+            raise ValueError("alpha_bar must be one point of shape (n,)")
+    return _local_minimality(alpha_bar, K, y, mu, bound_tol, sc_tol, curv_tol)
 
 
-def _face_basis(yF):
-    """Orthonormal basis of the directions with zero sum per class on coefficients with
-    labels ``yF`` (k,): shape (k, k - number of classes present).
+def hull_face_basis(yF):
+    """Orthonormal basis of the directions with zero sum per class on a set of coefficients.
 
+    The face of the CH-DU feasible set on which the coefficients ``F`` are free and
+    the others fixed: the directions ``d`` supported on ``F`` with ``sum_{y=+1} d = 0``
+    and ``sum_{y=-1} d = 0`` (the critical cone of :func:`hull_local_minimality`).
+
+    Parameters
+    ----------
+    yF : ndarray of shape (k,)
+        Labels in {-1, +1} of the free coefficients.
+
+    Returns
+    -------
+    Z : ndarray of shape (k, k - c)
+        Orthonormal columns, ``c`` the number of classes present in ``yF``.
+
+    Notes
+    -----
     The last columns of the complete QR of the class indicators ``B' = [1+, 1-]``
     (k, 1 or 2), computed by the LAPACK routines of ``numpy.linalg.qr(B',
     mode="complete")`` (``dgeqrf``, then ``dorgqr`` on the padded square) called
-    directly: the same basis, without the wrapper's overhead (about 7x faster at these
-    sizes; ``tests/test_hull_fast_paths.py``).
+    directly: the same basis (``tests/test_hull_fast_paths.py``), without the wrapper's
+    overhead (``benchmarks/lapack_calls.py``, "face-qr": 1.2-2.3x per call at k = 8-128,
+    ch 1.05-1.12x), and ch's results independent of NumPy's own LAPACK build.
     """
     B = np.vstack([(yF > 0), (yF < 0)]).astype(float)
     Bt = B[B.sum(axis=1) > 0].T
     k, nb = Bt.shape
-    qr, tau, _, info = dgeqrf(Bt)
+    qr, tau, _, info = dgeqrf(Bt)       # benchmarks/lapack_calls.py, "face-qr"
     if info == 0:
         Q = np.zeros((k, k), order="F")
         Q[:, :nb] = qr
@@ -490,7 +565,7 @@ def _face_basis(yF):
 
 
 def _local_minimality(a, K, y, mu, bound_tol=1e-7, sc_tol=None, curv_tol=None):
-    """:func:`hull_local_minimality` without the input checks (internal loops)."""
+    """:func:`hull_local_minimality` without the input checks."""
     L = hull_gradient_scale(K)
     sc_tol = 1e-7 * L if sc_tol is None else sc_tol
     curv_tol = 1e-9 * L if curv_tol is None else curv_tol
@@ -520,7 +595,7 @@ def _local_minimality(a, K, y, mu, bound_tol=1e-7, sc_tol=None, curv_tol=None):
         min_curv = np.inf
     else:
         # orthonormal basis of the directions with zero sum per class on the free set
-        Z = _face_basis(y[idx])
+        Z = hull_face_basis(y[idx])
         if Z.shape[1] == 0:
             min_curv = np.inf
         else:
@@ -537,7 +612,7 @@ def _local_minimality(a, K, y, mu, bound_tol=1e-7, sc_tol=None, curv_tol=None):
 
 
 # ---------------------------------------------------------------------------- plane
-def hull_plane(alpha_bar, K, y):
+def hull_plane(alpha_bar, K, y, *, check_input=True):
     """Coefficients and bias of the minimum-distance rule (haasdonk eqs. (6)-(7)).
 
     ``g(x) = ||Phi(x) - z-||^2_pE - ||Phi(x) - z+||^2_pE = k(x, X) coef + intercept``
@@ -553,6 +628,8 @@ def hull_plane(alpha_bar, K, y):
         Symmetric kernel matrix (any signature).
     y : array-like of shape (n,) in {-1, +1}
         Labels.
+    check_input : bool, default=True
+        Check the arguments; ``False`` on checked input (:func:`check_hull_data`).
 
     Returns
     -------
@@ -564,17 +641,14 @@ def hull_plane(alpha_bar, K, y):
     Raises
     ------
     ValueError
-        If ``alpha_bar`` is not one point of shape (n,).
+        If ``alpha_bar`` is not one point of shape (n,) (``check_input``).
     """
-    K, y = _check_K_y(K, y)
-    a = _check_alpha_bar(alpha_bar, y.size)
-    if a.ndim != 1:
-        raise ValueError("alpha_bar must be one point of shape (n,)")
-    return _plane(a, K, y)
-
-
-def _plane(a, K, y):
-    """:func:`hull_plane` without the input checks (internal calls on checked input)."""
+    if check_input:
+        K, y = check_hull_data(K, y)
+        alpha_bar = _check_alpha_bar(alpha_bar, y.size)
+        if alpha_bar.ndim != 1:
+            raise ValueError("alpha_bar must be one point of shape (n,)")
+    a = alpha_bar
     u = y * a
     Ku = K @ u
     return 2.0 * u, -float(a @ Ku)
@@ -614,7 +688,7 @@ class HullConvexity:
     constant: float
 
 
-def hull_convexity(K, y, tol=None):
+def hull_convexity(K, y, tol=None, *, check_input=True):
     """Check numerically whether CH-DU is convex on its feasible set, and factor it.
 
     CH-DU is convex iff ``P K P`` is PSD, ``P = I - 1+ 1+'/n+ - 1- 1-'/n-`` (the
@@ -632,6 +706,8 @@ def hull_convexity(K, y, tol=None):
         (the round-off of forming ``P K P`` scales with ``K``; ``||K||_inf`` is the
         cheap upper bound of ``||K||_2`` used by
         :func:`krein.formulations.psd_factor`'s ``100 n eps max|lam|``).
+    check_input : bool, default=True
+        Check ``K`` and ``y``; ``False`` on checked input (:func:`check_hull_data`).
 
     Returns
     -------
@@ -644,13 +720,8 @@ def hull_convexity(K, y, tol=None):
     ValueError
         On bad ``K``/``y`` or a negative ``tol``.
     """
-    K, y = _check_K_y(K, y)
-    return _convexity(K, y, tol)
-
-
-def _convexity(K, y, tol=None):
-    """:func:`hull_convexity` without the checks of ``K`` and ``y`` (internal calls on
-    checked input)."""
+    if check_input:
+        K, y = check_hull_data(K, y)
     n = y.size
     pos, neg = y > 0, y < 0
     c0 = pos / pos.sum() - neg / neg.sum()
@@ -681,8 +752,7 @@ def _convexity(K, y, tol=None):
     convex = bool(min_eig >= -tol)
     factor = None
     if convex:
-        keep = lam > tol
-        factor = V[:, keep] * np.sqrt(lam[keep])
+        factor = spectral_factor(V, lam, lam > tol)
     return HullConvexity(convex, min_eig, float(tol), factor, linear, constant)
 
 
@@ -736,8 +806,8 @@ class ConvexHullDual(Formulation):
     problem_class = "QP"
 
     def __init__(self, K, y, mu=1.0, *, convexity=None, psd_tol=None, form="factor"):
-        K, y = _check_K_y(K, y)
-        mu = _check_mu(mu, y)
+        K, y = check_hull_data(K, y)
+        mu = check_hull_mu(mu, y)
         if form not in ("factor", "quad_form"):
             raise ValueError(f"form must be 'factor' or 'quad_form'; got {form!r}")
         conv = hull_convexity(K, y, psd_tol) if convexity is None else convexity
@@ -790,7 +860,7 @@ class ConvexHullDual(Formulation):
             For an unknown name or a ``mu`` out of range.
         """
         if "mu" in values:
-            _check_mu(values["mu"], self.y)
+            check_hull_mu(values["mu"], self.y)
         return super().set(**values)
 
     def certificate(self):
@@ -894,7 +964,7 @@ def hull_to_svm(alpha_bar, mu, K, y, *, free_tol=1e-8):
         If a class has no unbounded coefficient, or ``rho <= 0`` (Prop. 7.2 then
         gives no SVM point; e.g. haasdonk Fig. 1c).
     """
-    K, y = _check_K_y(K, y)
+    K, y = check_hull_data(K, y)
     mu = check_positive(mu, "mu")
     a = _check_alpha_bar(alpha_bar, y.size)
     if a.ndim != 1:
@@ -947,7 +1017,7 @@ def svm_dual_stationarity(alpha, K, y, C):
     ValueError
         If ``alpha`` does not have the shape of ``y``.
     """
-    K, y = _check_K_y(K, y)
+    K, y = check_hull_data(K, y)
     if np.ndim(C) == 0:
         C = check_positive(C, "C")
     else:

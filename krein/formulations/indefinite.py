@@ -44,6 +44,7 @@ import numpy as np
 from .._cache import shared_eigh
 from .._validation import check_positive, check_square_kernel
 from ..projections import box_hyperplane_lp, project_box_hyperplane
+from ..spectrum import spectral_factor
 from .base import Formulation
 
 
@@ -173,6 +174,9 @@ class ProxyKernelProblem:
         Unknown model, bad ``K0``, labels not in {-1, +1} for svc, ``C``/``rho``
         not positive, ``nu`` outside (0, 1], shape mismatches.
     """
+
+    #: Its class in the solver table (:data:`krein.solvers.PROBLEM_CLASSES`).
+    problem_class = "proxy-kernel"
 
     def __init__(self, K0, y=None, model="svc", C=1.0, rho=1.0, epsilon=0.1, nu=0.5,
                  weights=None, check=True):
@@ -653,8 +657,7 @@ class PerturbSVM(Formulation):
         scale = max(float(np.max(np.abs(lam))), 1e-300)
         if lam[0] < -psd_tol * scale:
             raise ValueError(f"PerturbSVM needs a PSD K0; least eigenvalue {lam[0]:.4g}")
-        keep = lam > psd_tol * scale
-        L = V[:, keep] * np.sqrt(lam[keep])
+        L = spectral_factor(V, lam, lam > psd_tol * scale)
         n = K0.shape[0]
         y = _check_pm1(y, n)
         if np.ndim(C) == 0:

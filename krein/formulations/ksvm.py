@@ -34,11 +34,11 @@ import cvxpy as cp
 import numpy as np
 
 from .._validation import check_positive
-from .base import Formulation
-from .svm import _check_y
+from .base import Formulation, check_signed_labels
 
 __all__ = ["KSVMLeastSquares", "KSVMLeastSquaresFactor", "ksvm_gram", "ksvm_kkt_residual",
-           "ksvm_kkt_residual_factor", "best_multiplier", "check_box", "alpha_scale"]
+           "ksvm_kkt_residual_factor", "ksvm_kkt_from_gradient", "best_multiplier", "check_box",
+           "alpha_scale"]
 
 
 def check_box(C, n):
@@ -255,12 +255,39 @@ def ksvm_kkt_residual(K, y, C, alpha, lam=None, *, G=None):
     r = G @ alpha - 1.0
     grad = 2.0 * (G @ r)
     hdiag = 2.0 * np.einsum("ij,ij->j", G, G)
-    return _kkt_from_gradient(y, C, alpha, r, grad, hdiag, lam)
+    return ksvm_kkt_from_gradient(y, C, alpha, r, grad, hdiag, lam)
 
 
-def _kkt_from_gradient(y, C, alpha, r, grad, hdiag, lam):
-    """:func:`ksvm_kkt_residual` from the residual ``r = G alpha - 1``, the gradient and
-    the Hessian diagonal (shared by the dense and the factored forms)."""
+def ksvm_kkt_from_gradient(y, C, alpha, r, grad, hdiag, lam):
+    """:func:`ksvm_kkt_residual` from the residual, the gradient and the Hessian diagonal.
+
+    The part shared by the dense form (:func:`ksvm_kkt_residual`), the factored form
+    (:func:`ksvm_kkt_residual_factor`) and the active-set solver, which has these
+    quantities at hand (loosli eq. 26: ``min ||G alpha - 1||^2`` on the box).
+
+    Parameters
+    ----------
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float or ndarray of shape (n,)
+        Box bound(s).
+    alpha : ndarray of shape (n,)
+        The point.
+    r : ndarray of shape (n,)
+        The residual ``G alpha - 1``.
+    grad : ndarray of shape (n,)
+        The gradient ``2 G' r``.
+    hdiag : ndarray of shape (n,)
+        The Hessian diagonal ``2 diag(G'G)`` (floored here at the smallest positive float).
+    lam : float or None
+        The multiplier of ``y'alpha = 0``; None: :func:`best_multiplier`.
+
+    Returns
+    -------
+    dict
+        As :func:`ksvm_kkt_residual`: ``primal``, ``stationarity``, ``residual``,
+        ``lam``, ``objective`` (``||r||^2``).
+    """
     hdiag = np.maximum(hdiag, np.finfo(float).tiny)
     if lam is None:
         lam = best_multiplier(alpha, grad, y, C, hdiag)
@@ -316,7 +343,7 @@ class KSVMLeastSquares(Formulation):
     def __init__(self, K, y, C=1.0):
         from .._validation import check_square_kernel
 
-        y = _check_y(y)
+        y = check_signed_labels(y)
         C = check_box(C, y.size)
         K = check_square_kernel(K, "K")
         if K.shape[0] != y.size:
@@ -402,7 +429,7 @@ def ksvm_kkt_residual_factor(Psi, signs, y, C, alpha, lam=None):
     r = y * (PS @ (Psi.T @ (y * alpha))) - 1.0
     grad = 2.0 * y * (PS @ (Psi.T @ (y * r)))
     hdiag = 2.0 * np.einsum("ij,ij->i", PS @ (Psi.T @ Psi), PS)
-    return _kkt_from_gradient(y, C, alpha, r, grad, hdiag, lam)
+    return ksvm_kkt_from_gradient(y, C, alpha, r, grad, hdiag, lam)
 
 
 class KSVMLeastSquaresFactor(Formulation):
@@ -455,7 +482,7 @@ class KSVMLeastSquaresFactor(Formulation):
     problem_class = "QP"
 
     def __init__(self, Psi, signs, y, C=1.0):
-        y = _check_y(y)
+        y = check_signed_labels(y)
         n = y.size
         C = check_box(C, n)
         Psi = np.asarray(Psi, dtype=float)

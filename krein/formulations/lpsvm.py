@@ -21,8 +21,7 @@ import cvxpy as cp
 import numpy as np
 
 from .._validation import check_positive
-from .base import Formulation, relative_gap
-from .svm import _check_y
+from .base import Formulation, check_signed_labels, relative_gap
 
 __all__ = ["LPSVM"]
 
@@ -38,7 +37,7 @@ def check_margin_problem(K, y, C):
     ValueError
         Bad labels, ``C <= 0``, a shape mismatch, or NaN/inf in ``K``.
     """
-    y = _check_y(y)
+    y = check_signed_labels(y)
     check_positive(C, "C")
     K = np.asarray(K, dtype=float)
     if K.ndim != 2 or K.shape[0] != y.size:

@@ -33,7 +33,8 @@ import cvxpy as cp
 import numpy as np
 
 from .._validation import check_positive, check_square_kernel
-from .base import Formulation, certified_psd_wrap
+from ..spectrum import spectral_factor
+from .base import Formulation, certified_psd_wrap, check_signed_labels
 
 __all__ = ["SVMDual", "SVMPrimal", "optimal_intercept", "preferred_form", "psd_factor"]
 
@@ -97,17 +98,7 @@ def psd_factor(K, tol=None):
             f"K is not positive semidefinite: least eigenvalue {lam[0]:.6g} < -{tol:.3g}; "
             "correct its spectrum (krein.spectrum) or use an indefinite-kernel method (ESVC)"
         )
-    keep = lam > tol
-    return V[:, keep] * np.sqrt(lam[keep])
-
-
-def _check_y(y):
-    y = np.asarray(y, dtype=float).ravel()
-    if not np.all(np.isin(y, (-1.0, 1.0))):
-        raise ValueError("y must contain only -1 and +1")
-    if np.unique(y).size < 2:
-        raise ValueError("y must contain both classes -1 and +1")
-    return y
+    return spectral_factor(V, lam, lam > tol)
 
 
 def _C_parameter(C, n):
@@ -262,7 +253,7 @@ class SVMDual(Formulation):
 
     def __init__(self, y, K=None, L=None, C=1.0, form="quad_form", psd_checked=False,
                  eigenvalues=None):
-        y = _check_y(y)
+        y = check_signed_labels(y)
         n = y.size
         Cp = _C_parameter(C, n)
         if K is None and L is None:
@@ -351,8 +342,7 @@ class SVMDual(Formulation):
 
 def _factor_trusted(K):
     lam, V = np.linalg.eigh(K)
-    keep = lam > 0
-    return V[:, keep] * np.sqrt(lam[keep])
+    return spectral_factor(V, lam, lam > 0)
 
 
 class SVMPrimal(Formulation):
@@ -384,7 +374,7 @@ class SVMPrimal(Formulation):
     problem_class = "QP"
 
     def __init__(self, y, L, C=1.0):
-        y = _check_y(y)
+        y = check_signed_labels(y)
         n = y.size
         Cp = _C_parameter(C, n)
         L = np.asarray(L, dtype=float)

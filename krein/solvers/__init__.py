@@ -1,26 +1,29 @@
-"""HOW problems are solved: :func:`solve` for any installed CVXPY solver, and custom loops.
+"""HOW problems are solved: one table of every solver, one dispatch, custom loops.
 
-``solve(formulation, solver="CLARABEL", **options) -> Solution``.  The custom
-loops (IndefiniteSVM: :func:`projected_gradient`, :func:`accelerated_gradient`,
-:func:`accpm`, :func:`exchange`; KSVM's :func:`ksvm_active_set`; the RVM's
-:func:`sparse_bayes`; the convex-hull local solvers :func:`hull_nu_svm` and
-:func:`hull_multistart`; Munoz & de Diego's :func:`bending` and
-:func:`conformal_fit`, :func:`alternating_projections`) return the same :class:`Solution` plus a trace.
+``solve_problem(problem, solver, **options) -> Solution`` dispatches any problem to
+any entry of :data:`SOLVERS` (:mod:`krein.solvers.table`), THE table of every way of
+solving -- libsvm, liblinear, each CVXPY solver, each custom loop -- with the problem
+classes and install hint of each: a CVXPY formulation to a CVXPY solver
+(:func:`solve`, ``solve(formulation, solver="CLARABEL", **options)``), a
+``ProxyKernelProblem`` to the IndefiniteSVM loops (:func:`projected_gradient`,
+:func:`accelerated_gradient`, :func:`accpm`, :func:`exchange`), the problems of
+:mod:`krein.formulations.problems` to KSVM's :func:`ksvm_active_set`, the RVM's
+:func:`sparse_bayes`, the convex-hull local solvers :func:`hull_nu_svm` and
+:func:`hull_multistart`, Munoz & de Diego's :func:`bending`, :func:`conformal_fit`,
+:func:`alternating_projections`, :func:`nearest_psd_newton`, IKSVM-DC's DCA, through
+the thin adapters of :mod:`krein.solvers.adapters`.  Every one returns a
+:class:`Solution` (the custom loops with a trace).  :func:`resolve_solver` is the one
+check of a solver name; :func:`solver_capabilities` (``krein solvers``) is generated
+from the table.
 
-:data:`INDEFINITE_SOLVERS` is the one table of IndefiniteSVM algorithms by name
-(:func:`solve_indefinite` and the estimators dispatch on it); their solutions carry
-the intercept and the out-of-sample test coefficients, so an estimator only stores
-them.
-
-:data:`SOLVERS` (:mod:`krein.solvers.table`) is THE table of every way of solving --
-libsvm, liblinear, each CVXPY solver, each custom loop -- with the problem classes
-and install hint of each; :func:`resolve_solver` the one check of a solver name;
-:data:`INDEFINITE_SOLVERS` is the IndefiniteSVM part of it, and
-:func:`solver_capabilities` (``krein solvers``) is generated from it.
+:data:`INDEFINITE_SOLVERS` is the IndefiniteSVM part of the table (name -> callable;
+:func:`solve_indefinite` and the estimators validate options on it); their solutions
+carry the intercept and the out-of-sample test coefficients, so an estimator only
+stores them.
 """
 
 from .core import (CERTIFICATE_KINDS, STATUSES, Solution, SolverError, check_solver,
-                   installed_solvers, solve)
+                   installed_solvers, solve, solve_problem)
 from .table import (PROBLEM_CLASSES, SOLVERS, SolverEntry, SolverName, resolve_comparison_solver,
                     resolve_solver, solver_capabilities, solver_names)
 from .indefinite import (Certifier, ProxyKernelOracle, accelerated_gradient, accpm, exchange,
@@ -34,6 +37,7 @@ from .ksvm import ksvm_active_set  # noqa: E402
 from .rvm import sparse_bayes  # noqa: E402
 
 __all__ = ["Solution", "SolverError", "installed_solvers", "solver_capabilities", "solve",
+           "solve_problem",
            "check_solver", "CERTIFICATE_KINDS", "STATUSES", "SOLVERS", "SolverEntry", "SolverName",
            "PROBLEM_CLASSES", "resolve_solver", "resolve_comparison_solver", "solver_names",
            "ProxyKernelOracle", "Certifier", "projected_gradient", "accelerated_gradient",
@@ -110,4 +114,4 @@ def solve_indefinite(problem, solver="pg", **options):
     bad = sorted(set(options) - set(accepted))
     if bad:
         raise ValueError(f"unknown option(s) {bad} for solver {solver!r}; accepted: {accepted}")
-    return SOLVERS[solver](problem, **options)
+    return solve_problem(problem, solver, **options)

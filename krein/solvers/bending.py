@@ -135,7 +135,7 @@ from sklearn.exceptions import ConvergenceWarning
 from .._cache import shared_eigh
 from .._validation import check_int, check_square_kernel
 from .._vocabulary import declared
-from ..spectrum import _null_tol, correct_eigenvalues, row_multipliers
+from ..spectrum import correct_eigenvalues, null_tolerance, row_multipliers
 from .core import Solution, SolverError
 
 __all__ = ["bending", "bending_eigenvalues", "bending_row_multipliers", "check_bending_weights",
@@ -415,7 +415,7 @@ def bending(K, weights=None, *, correction="clip", eps=0.0, shift=None, tol=1e-1
             Kn = Kn - (Kn - target) * W
             Kn = 0.5 * (Kn + Kn.T)
             if R is not None:
-                h = bending_row_multipliers(lam, g_lam, g, eps, out_of_sample, _null_tol(lam, n))
+                h = bending_row_multipliers(lam, g_lam, g, eps, out_of_sample, null_tolerance(lam, n))
                 if h is not None:  # identity map: rows unchanged
                     RM = _spectral_product(V, h, R)
                     R = R - (R - RM) * U

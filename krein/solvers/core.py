@@ -1,4 +1,10 @@
-"""``solve(formulation, solver=..., **options) -> Solution`` over any installed CVXPY solver."""
+"""The solver contract: :class:`Solution`, :class:`SolverError` and the dispatch.
+
+``solve_problem(problem, solver, **options) -> Solution`` calls any entry of the solver
+table (:data:`krein.solvers.table.SOLVERS`) on a problem of a class it solves;
+``solve(formulation, solver=..., **options) -> Solution`` is its CVXPY entry, over any
+installed CVXPY solver.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +14,10 @@ from dataclasses import dataclass, field
 import cvxpy as cp
 import numpy as np
 
-from .table import _installed_cvxpy, resolve_solver
+from .table import SOLVERS, installed_solvers, resolve_solver
 
 __all__ = ["Solution", "SolverError", "CERTIFICATE_KINDS", "STATUSES", "installed_solvers", "solve",
-           "check_solver"]
+           "check_solver", "solve_problem"]
 
 #: What a solution's one-number certificate measures: ``Solution.certificate_kind`` is a
 #: key, ``Solution.certificate[kind]`` the number, the value the words shown in tables.
@@ -143,17 +149,6 @@ class Solution:
                              f"{sorted(CERTIFICATE_KINDS)}; got {self.certificate_kind!r}")
 
 
-def installed_solvers():
-    """Names of the CVXPY solvers installed here (``cvxpy.installed_solvers()``).
-
-    Returns
-    -------
-    list of str
-        Solver names in CVXPY's spelling (upper case).
-    """
-    return _installed_cvxpy()
-
-
 def check_solver(solver):
     """Normalize a CVXPY solver name and check that it is installed.
 
@@ -268,6 +263,57 @@ def solve(formulation, solver="CLARABEL", *, verbose=False, warm_start=False,
         certificate=cert,
         certificate_kind=kind,
     )
+
+
+def solve_problem(problem, solver, **options):
+    """Solve a problem with a solver of the table, by name: THE dispatch.
+
+    ``solver`` is resolved by :func:`~krein.solvers.table.resolve_solver` (any entry of
+    :data:`~krein.solvers.table.SOLVERS`,
+    CVXPY's installed solvers in any case); the entry must solve the problem's class
+    (``problem.problem_class``, a key of
+    :data:`~krein.solvers.table.PROBLEM_CLASSES`); it is then called through its adapter
+    (:attr:`~krein.solvers.table.SolverEntry.dispatch`) with ``options``.
+
+    Parameters
+    ----------
+    problem : object
+        A :class:`~krein.formulations.Formulation` (for a CVXPY solver), a
+        :class:`~krein.formulations.indefinite.ProxyKernelProblem` (the IndefiniteSVM
+        loops) or a problem of :mod:`krein.formulations.problems`.
+    solver : str
+        A name of :data:`~krein.solvers.table.SOLVERS` (``"libsvm"``, ``"pg"``, ``"multistart"``,
+        ``"CLARABEL"``...).
+    **options
+        The solver's keyword options.
+
+    Returns
+    -------
+    Solution
+        The solver's solution, as it made it.
+
+    Raises
+    ------
+    ValueError
+        For an unknown or uninstalled solver (as
+        :func:`~krein.solvers.table.resolve_solver`), or one that
+        does not solve the problem's class.
+    TypeError
+        For an entry whose call returns something other than a ``Solution`` (a table
+        entry without its adapter).
+    """
+    problem_class = getattr(problem, "problem_class", None)
+    own = tuple(n for n, e in SOLVERS.items() if e.backend != "cvxpy")
+    name = resolve_solver(solver, own, problem_class=problem_class, approximation=True)
+    entry = SOLVERS[name]
+    if problem_class not in entry.problem_classes:
+        raise ValueError(f"solver {name!r} solves {list(entry.problem_classes)} problems; got "
+                         f"{type(problem).__name__} (problem class {problem_class!r})")
+    sol = entry.dispatch(problem, **options)
+    if not isinstance(sol, Solution):
+        raise TypeError(f"solver {name!r} returned {type(sol).__name__}, not a Solution: its "
+                        "table entry needs an adapter (krein.solvers.adapters)")
+    return sol
 
 
 def _chain_exists(problem, name):

@@ -225,7 +225,8 @@ def dc_subproblem(K, K2, y, C, rho, theta, beta, b, *, Kbeta=None, tol=SUBPROBLE
             M = K2[np.ix_(idx, idx)]
             M.flat[::idx.size + 1] += rho / Cv[idx]
             # LAPACK's Cholesky and one solve with both right-hand sides (scipy.linalg's
-            # cho_factor / cho_solve wrappers cost more than the factorization at n ~ 60)
+            # cho_factor / cho_solve wrappers cost more than the factorization at n ~ 60;
+            # benchmarks/lapack_calls.py, "dca-potrf")
             L, info = _potrf(M, lower=1, clean=0)
             if info != 0:
                 raise np.linalg.LinAlgError(f"finite Newton system not positive definite ({info})")

@@ -31,7 +31,6 @@ The problem, the decision rule and the Prop. 7 maps are in
 
 from __future__ import annotations
 
-import numbers
 import time
 import warnings
 
@@ -41,14 +40,14 @@ from scipy.linalg.lapack import dsyevd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
-from ..formulations.hull import (ConvexHullDual, _check_K_y, _check_mu, _face_basis, _local_minimality, _project,
-                                 _stationarity,
-                                 hull_gradient_scale, hull_lipschitz, project_hulls)
-from .._validation import check_int
+from .._validation import check_int, check_positive
+from ..formulations.hull import (ConvexHullDual, check_hull_data, check_hull_mu, hull_face_basis,
+                                 hull_gradient_scale, hull_lipschitz, hull_local_minimality,
+                                 hull_stationarity, project_hulls)
 from .core import Solution, solve
 from .libsvm import libsvm_nu_binary
 
-__all__ = ["hull_multistart", "hull_nu_svm", "hull_convex", "one_row_table"]
+__all__ = ["hull_multistart", "hull_nu_svm", "hull_convex", "one_row_table", "optimum_row"]
 
 #: Memory of the non-monotone line search (Birgin, Martinez & Raydan 2000 use 10).
 _GLL_MEMORY = 10
@@ -80,7 +79,7 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
     """
     S = A.shape[1]
     L = hull_lipschitz(K)
-    A = _project(A, y, mu)
+    A = project_hulls(A, y, mu, check_input=False)
     Yc = y[:, None]
     KU = K @ (Yc * A)
     smin, smax = 1e-8 / L, 1e8 / L
@@ -107,7 +106,7 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
         V2 = np.empty((Aa.shape[0], 2 * na))
         np.subtract(Aa, G / scale, out=V2[:, :na])
         np.subtract(Aa, sig * G, out=V2[:, na:])
-        Pj = _project(V2, y, mu, rows)
+        Pj = project_hulls(V2, y, mu, rows=rows, check_input=False)
         R = np.max(np.abs(Aa - Pj[:, :na]), axis=0)
         res[active] = R
         done = R <= tol
@@ -179,7 +178,7 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
     which then leaves the free set, and the next step uses the smaller face; a full
     Newton step ends the sequence (the face minimizer, exactly).  Every step decreases
     the objective.  The face's basis is
-    :func:`~krein.formulations.hull._face_basis` (a complete QR of the class indicators).
+    :func:`~krein.formulations.hull.hull_face_basis` (a complete QR of the class indicators).
 
     Parameters
     ----------
@@ -199,7 +198,7 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
         if idx.size < 2 or idx.size > kmax:
             break
         yF = y[idx]
-        Z = _face_basis(yF)
+        Z = hull_face_basis(yF)
         if Z.shape[1] == 0:                      # idx.size <= number of classes present
             break
         KF = K[:, idx]                           # column-major (as the loop before had it)
@@ -208,8 +207,11 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
         Zy = yF[:, None] * Z
         R = Zy.T @ K[np.ix_(idx, idx)] @ Zy
         R *= 2.0
+        # LAPACK directly: ch 1.03-1.07x faster, the same bits as np.linalg.eigh on the tests'
+        # problems, and ch's results independent of NumPy's own LAPACK build
+        # (benchmarks/lapack_calls.py, "face-eigh")
         w, V, info = dsyevd(R, compute_v=1, lower=1)   # np.linalg.eigh's LAPACK routine
-        if info != 0:                            # (without the wrapper's overhead)
+        if info != 0:
             w, V = np.linalg.eigh(R)
         zg = Z.T @ (2.0 * yF * ku[idx])
         wmax = max(abs(float(w[0])), abs(float(w[-1])), _TINY)   # w ascending: max |w|
@@ -256,13 +258,13 @@ def _random_starts(y, mu, n_starts, rng):
     for cls in (1.0, -1.0):
         rows = np.flatnonzero(y == cls)
         A[rows] = rng.dirichlet(np.ones(rows.size), size=n_starts).T
-    return _project(A, y, mu)
+    return project_hulls(A, y, mu, check_input=False)
 
 
 def _optima_rows(K, y, mu, A, conv, distinct_tol, L):
     """Group the end points into distinct stationary points; one row (a dict) per group,
     best first (the rows of :func:`hull_multistart`'s table)."""
-    st = _stationarity(A, K, y, mu, scale=L)
+    st = hull_stationarity(A, K, y, mu, scale=L, check_input=False)
     Yc = y[:, None]
     KU = K @ (Yc * A)
     G = 2.0 * KU - np.sum(A * KU, axis=0)          # decision values on the training points
@@ -278,7 +280,7 @@ def _optima_rows(K, y, mu, A, conv, distinct_tol, L):
     rows = []
     for k, grp in enumerate(groups):
         j = grp[0]
-        lm = _local_minimality(A[:, j], K, y, mu)
+        lm = hull_local_minimality(A[:, j], K, y, mu, check_input=False)
         rows.append({
             "optimum": k, "objective": float(st["objective"][j]),
             "w_norm_pe_positive": bool(st["objective"][j] > 0),
@@ -291,15 +293,9 @@ def _optima_rows(K, y, mu, A, conv, distinct_tol, L):
     return rows, [grp[0] for grp in groups], st
 
 
-def _check_tol(tol, name="tol"):
-    if not isinstance(tol, numbers.Real) or isinstance(tol, bool) or not np.isfinite(tol) or tol <= 0:
-        raise ValueError(f"{name} must be a positive finite number; got {tol!r}")
-    return float(tol)
-
-
 def _solution(name, a, K, y, mu, n_iter, converged, t_setup, t_solve, trace, extra):
     """The Solution of the point ``a`` (its certificate computed here, for the one point)."""
-    st = _stationarity(a, K, y, mu)
+    st = hull_stationarity(a, K, y, mu, check_input=False)
     cert = dict(st)
     cert.update(extra)
     return Solution(solver=name, status="stationary" if converged else "max_iter",
@@ -311,7 +307,7 @@ def _solution(name, a, K, y, mu, n_iter, converged, t_setup, t_solve, trace, ext
 
 
 def hull_multistart(K, y, mu=1.0, *, n_starts=10, tol=1e-6, max_iter=10000, random_state=None,
-                    init=None, distinct_tol=1e-4):
+                    init=None, distinct_tol=1e-4, check_input=True, as_frame=True):
     """Multi-start spectral projected gradient on CH-DU (haasdonk §4; §7.2 random restarts).
 
     Parameters
@@ -340,6 +336,14 @@ def hull_multistart(K, y, mu=1.0, *, n_starts=10, tol=1e-6, max_iter=10000, rand
         :func:`~krein.formulations.hull.hull_gradient_scale`; those values are at most
         ``4 s`` in size); this identifies optima by their hull points ``z+-``,
         not by their possibly non-unique coefficients.
+    check_input : bool, default=True
+        Check ``K``, ``y``, ``mu`` and the numbers; ``False`` for a caller that has
+        checked them (:func:`~krein.formulations.hull.check_hull_data`,
+        :func:`~krein.formulations.hull.check_hull_mu`, positive ``tol`` and
+        ``distinct_tol``, integers ``n_starts, max_iter >= 1``).
+    as_frame : bool, default=True
+        Return the table as a DataFrame; ``False``: as its list of row dicts (an
+        estimator builds one table for all its pairs).
 
     Returns
     -------
@@ -349,7 +353,7 @@ def hull_multistart(K, y, mu=1.0, *, n_starts=10, tol=1e-6, max_iter=10000, rand
         ``certificate`` also has ``local_min``, ``n_distinct``, ``n_starts``;
         ``trace`` has one row per iteration (``iter, n_active, objective``
         (best over starts), ``max_residual`` (over active starts), ``seconds``).
-    table : pandas.DataFrame
+    table : pandas.DataFrame or list of dict
         One row per distinct stationary point, best first: ``optimum, objective``
         (``= w'Mw``), ``w_norm_pe_positive, residual, fw_gap, local_min``
         (True / False (saddle) / None (undecided)), ``min_curvature, n_found``
@@ -361,19 +365,19 @@ def hull_multistart(K, y, mu=1.0, *, n_starts=10, tol=1e-6, max_iter=10000, rand
     ValueError
         On bad input or parameters.
     """
-    K, y = _check_K_y(K, y)
-    mu = _check_mu(mu, y)
-    n_starts = check_int(n_starts, "n_starts", low=1)
-    tol = _check_tol(tol)
-    distinct_tol = _check_tol(distinct_tol, "distinct_tol")
-    max_iter = check_int(max_iter, "max_iter", low=1)
+    if check_input:
+        K, y = check_hull_data(K, y)
+        mu = check_hull_mu(mu, y)
+        n_starts = check_int(n_starts, "n_starts", low=1)
+        tol = check_positive(tol, "tol")
+        distinct_tol = check_positive(distinct_tol, "distinct_tol")
+        max_iter = check_int(max_iter, "max_iter", low=1)
     sol, rows = _multistart(K, y, mu, n_starts, tol, max_iter, random_state, init, distinct_tol)
-    return sol, pd.DataFrame(rows)
+    return sol, (pd.DataFrame(rows) if as_frame else rows)
 
 
 def _multistart(K, y, mu, n_starts, tol, max_iter, random_state, init, distinct_tol):
-    """:func:`hull_multistart` on checked input; the table as a list of row dicts (the
-    estimator builds one table for all its pairs)."""
+    """:func:`hull_multistart` on checked input; the table as a list of row dicts."""
     t0 = time.perf_counter()
     rng = check_random_state(random_state)
     A0 = _random_starts(y, mu, n_starts, rng)
@@ -446,10 +450,10 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
     ValueError
         On bad input; libsvm's own errors are passed through.
     """
-    K, y = _check_K_y(K, y)
-    mu = _check_mu(mu, y)
-    tol = _check_tol(tol)
-    libsvm_tol = _check_tol(libsvm_tol, "libsvm_tol")
+    K, y = check_hull_data(K, y)
+    mu = check_hull_mu(mu, y)
+    tol = check_positive(tol, "tol")
+    libsvm_tol = check_positive(libsvm_tol, "libsvm_tol")
     max_iter = check_int(max_iter, "max_iter", low=1)
     n = y.size
     t0 = time.perf_counter()
@@ -470,7 +474,7 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
         a = project_hulls(a, y, mu)
     L = hull_gradient_scale(K)
     t_libsvm = time.perf_counter() - t0
-    res0 = _stationarity(a, K, y, mu, scale=L)["residual"]
+    res0 = hull_stationarity(a, K, y, mu, scale=L, check_input=False)["residual"]
     trace = None
     n_it, converged = 0, res0 <= tol
     if polish and not converged:
@@ -480,7 +484,7 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
         if not converged:
             warnings.warn(f"CH-DU polish after nu-SVM hit max_iter={max_iter}", ConvergenceWarning,
                           stacklevel=2)
-    lm = _local_minimality(a, K, y, mu)
+    lm = hull_local_minimality(a, K, y, mu, check_input=False)
     extra = {"libsvm_residual": res0, "libsvm_seconds": t_libsvm, "nu": nu,
              "libsvm_failed": libsvm_failed,
              "libsvm_iterations": libsvm_iter,
@@ -537,8 +541,8 @@ def hull_convex(K, y, mu=1.0, solver="CLARABEL", *, convexity=None, form="factor
     raw = solve(f, solver, **options)
     a = np.asarray(f.variables["alpha_bar"].value, dtype=float)
     a[a < 1e-10] = 0.0      # interior-point round-off
-    a = _project(a, y, mu)
-    st = _stationarity(a, K, y, mu)
+    a = project_hulls(a, y, mu, check_input=False)
+    st = hull_stationarity(a, K, y, mu, check_input=False)
     return Solution(solver=raw.solver, status=raw.status, objective=st["objective"],
                     primal={**raw.primal, "alpha_bar": a}, dual=raw.dual,
                     setup_time=raw.setup_time, solve_time=raw.solve_time,
@@ -569,14 +573,33 @@ def one_row_table(sol, K, y, mu, global_opt):
     pandas.DataFrame
         One row, the columns of :func:`hull_multistart`'s table.
     """
-    return pd.DataFrame([_one_row(sol, K, y, mu, global_opt)])
+    return pd.DataFrame([optimum_row(sol, K, y, mu, global_opt)])
 
 
-def _one_row(sol, K, y, mu, global_opt):
-    """The row (a dict) of :func:`one_row_table`."""
+def optimum_row(sol, K, y, mu, global_opt):
+    """The row of a single-point solve in the table of local optima, as a dict.
+
+    Parameters
+    ----------
+    sol : krein.solvers.Solution
+        With ``primal["alpha_bar"]``.
+    K : ndarray of shape (n, n)
+        Kernel, checked (:func:`~krein.formulations.hull.check_hull_data`).
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels.
+    mu : float
+        Reduction bound, checked (:func:`~krein.formulations.hull.check_hull_mu`).
+    global_opt : bool
+        Whether the point is a global optimum (convex path): then no second-order test.
+
+    Returns
+    -------
+    dict
+        The columns of :func:`hull_multistart`'s table.
+    """
     a = sol.primal["alpha_bar"]
     lm = {"local_min": True, "min_curvature": float("nan")} if global_opt else \
-        _local_minimality(a, K, y, mu)
+        hull_local_minimality(a, K, y, mu, check_input=False)
     return {
         "optimum": 0, "objective": sol.objective, "w_norm_pe_positive": bool(sol.objective > 0),
         "residual": sol.dual_residual, "fw_gap": sol.gap, "local_min": lm["local_min"],

@@ -103,9 +103,10 @@ import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validation import check_square_kernel
-from ..formulations.ksvm import (_kkt_from_gradient, alpha_scale, best_multiplier, check_box,
-                                 ksvm_gram)
-from ..formulations.svm import _check_y, optimal_intercept
+from ..formulations.base import check_signed_labels
+from ..formulations.ksvm import (alpha_scale, best_multiplier, check_box, ksvm_gram,
+                                 ksvm_kkt_from_gradient)
+from ..formulations.svm import optimal_intercept
 from .core import Solution
 
 __all__ = ["ksvm_active_set", "ksvm_intercept", "ksvm_intercept_from_scores", "default_max_iter"]
@@ -307,7 +308,7 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
     Nocedal & Wright (2006), §16.5 (active-set methods for convex QP).
     """
     t0 = time.perf_counter()
-    y = _check_y(y)
+    y = check_signed_labels(y)
     if check_input:
         K = check_square_kernel(K, "K")
     else:
@@ -327,7 +328,7 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
     # Each iteration is O(n |I_w|); at the sizes of one-vs-one pairs (n ~ 50-100) its
     # cost is the number of NumPy calls, so the loop below calls ufuncs and LAPACK
     # directly (np.minimum/np.maximum for np.clip, trtrs for solve_triangular: the same
-    # arithmetic) and keeps the trace as columns.
+    # arithmetic; benchmarks/lapack_calls.py, "ksvm-trtrs") and keeps the trace as columns.
     trace = _Trace(verify)
     alpha = np.zeros(n)
     status = np.zeros(n, dtype=np.int8)       # 0: I_0, 1: I_w, 2: I_C
@@ -505,8 +506,8 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
     eta = np.where(status == 2, np.maximum(-s, 0.0), 0.0)
     # ksvm_kkt_residual's arithmetic, with r, g and the Hessian diagonal computed once
     hd = 2.0 * np.einsum("ij,ij->j", G, G)
-    with_lam = _kkt_from_gradient(y, C, alpha, r, g, hd, lam)
-    best = _kkt_from_gradient(y, C, alpha, r, g, hd, None)
+    with_lam = ksvm_kkt_from_gradient(y, C, alpha, r, g, hd, lam)
+    best = ksvm_kkt_from_gradient(y, C, alpha, r, g, hd, None)
     free = np.flatnonzero(status == 1)
     at_C = np.flatnonzero(status == 2)
     b = ksvm_intercept(K, y, alpha, C)
@@ -527,7 +528,8 @@ def ksvm_active_set(K, y, C=1.0, *, tol=1e-6, max_iter=None, rcond=1e-10, block=
 class _TriangularSolve:
     """``R^-1 b`` for upper triangular ``R``: LAPACK ``trtrs`` called as
     :func:`scipy.linalg.solve_triangular` calls it (same arithmetic), without its
-    per-call input handling (about 0.1 ms, most of an iteration at n ~ 60)."""
+    per-call input handling (``benchmarks/lapack_calls.py``, "ksvm-trtrs": 7-10x per call
+    at k = 16-64, the active set 1.0-1.2x at n = 40-200)."""
 
     def __init__(self):
         self.trtrs = sla.get_lapack_funcs("trtrs", (np.zeros((1, 1)),))

@@ -52,7 +52,7 @@ import numpy as np
 from scipy.linalg.blas import dger as _dger
 from scipy.linalg.lapack import dlasd4
 
-from .. import _threads
+from .._threads import blas_controller
 
 __all__ = ["RankOneEig", "rank_one_eig", "secular_roots", "secular_apply", "shifted_poles"]
 
@@ -487,7 +487,7 @@ def _one_blas_thread():
     BLAS spends more on waking its threads than on the work (measured 6x slower with
     two threads on two busy cores), so they run on the calling thread.
     """
-    return _threads._controller().limit(limits=1, user_api="blas")
+    return blas_controller().limit(limits=1, user_api="blas")
 
 
 def _middle_way(p, zeta, rr, which, sink):

@@ -17,12 +17,25 @@ what it is.  Its entries are
   ``"newton"``, CLC's ``"closed-form"`` and IKSVM-DC's ``"dca"`` (the names the
   estimators' ``solver`` parameters spell).
 
+Every entry is reached through ONE dispatch, :func:`krein.solvers.solve_problem`
+``(problem, solver, **options) -> Solution`` (qpsolvers' ``solve_problem(problem,
+solver)``; in :mod:`krein.solvers.core`, beside :class:`~krein.solvers.Solution`): the
+problem says its class (``problem.problem_class``: a CVXPY
+:class:`~krein.formulations.Formulation`'s ``"LP"``, ``"QP"``...; a
+:class:`~krein.formulations.indefinite.ProxyKernelProblem`'s ``"proxy-kernel"``; the
+problems of :mod:`krein.formulations.problems`), the entry must list it, and the entry
+is called through its adapter (:attr:`SolverEntry.dispatch`; the thin adapters of
+:mod:`krein.solvers.adapters` pass the problem's data to the function in its own
+signature).  The functions stay callable directly (:attr:`SolverEntry.function`) for
+what a Solution does not carry (the multistart's table of local optima, liblinear's
+``w, b``).
+
 The callables are imported when first used (``"module:function"`` targets), so this
 module imports no backend and every backend may import it.  :func:`resolve_solver` is
 the ONE place a ``solver`` argument is checked and normalized (every estimator, the
-CVXPY backend and ``krein compare`` call it); :class:`SolverName` is the same check as
-a scikit-learn parameter constraint; :func:`solver_capabilities` (``krein solvers``)
-is generated from the table.
+CVXPY backend, ``solve_problem`` and ``krein compare`` call it); :class:`SolverName` is
+the same check as a scikit-learn parameter constraint; :func:`solver_capabilities`
+(``krein solvers``) is generated from the table.
 """
 
 from __future__ import annotations
@@ -35,7 +48,7 @@ from sklearn.utils._param_validation import StrOptions
 
 __all__ = ["SolverEntry", "SOLVERS", "PROBLEM_CLASSES", "INSTALL_HINT", "SOLVERS_EXTRA",
            "resolve_solver", "is_solver_name", "SolverName", "solver_capabilities",
-           "solver_names", "resolve_comparison_solver"]
+           "solver_names", "resolve_comparison_solver", "installed_solvers"]
 
 #: The pip extra that installs more CVXPY solvers.
 SOLVERS_EXTRA = "pip install 'krein[solvers]'"
@@ -100,7 +113,14 @@ class SolverEntry:
         What the callable returns (a :class:`~krein.solvers.Solution`, possibly
         with other values).
     options : dict, default={}
-        Keyword arguments bound to the callable (the CVXPY solver name).
+        Keyword arguments bound to the callable and the adapter (the CVXPY solver
+        name, the nearest-PSD loop's variant).
+    adapter : str, default=""
+        ``"module:function"`` of ``adapter(problem, **options) -> Solution``, through
+        which :func:`~krein.solvers.core.solve_problem` calls the entry
+        (:mod:`krein.solvers.adapters`);
+        ``""``: the callable itself has that signature (the CVXPY solvers on a
+        formulation, the IndefiniteSVM loops on a ``ProxyKernelProblem``).
     """
 
     name: str
@@ -112,15 +132,21 @@ class SolverEntry:
     detail: dict = field(default_factory=dict)
     returns: str = "Solution"
     options: dict = field(default_factory=dict)
+    adapter: str = ""
 
     @property
     def function(self):
         """The callable (imported on first use; CVXPY entries bind ``solver``)."""
-        module, name = self.target.split(":")
-        func = getattr(importlib.import_module(module), name)
-        if not self.options:
-            return func
-        return functools.partial(func, **self.options)
+        return _bound(self.target, self.options)
+
+    @property
+    def dispatch(self):
+        """``dispatch(problem, **options) -> Solution``: the adapter, or the callable.
+
+        Imported on first use, with :attr:`options` bound;
+        :func:`~krein.solvers.core.solve_problem` calls it.
+        """
+        return _bound(self.adapter, self.options) if self.adapter else self.function
 
     def __call__(self, *args, **kwargs):
         """Call the entry's function (:attr:`function`) with these arguments.
@@ -145,14 +171,27 @@ class SolverEntry:
         bool
             True for krein's own solvers and the installed CVXPY ones.
         """
-        return self.backend != "cvxpy" or self.name in _installed_cvxpy()
+        return self.backend != "cvxpy" or self.name in installed_solvers()
 
 
-def _installed_cvxpy():
-    """``cvxpy.installed_solvers()``, asked once per process (a new list each call).
+def _bound(target, options):
+    """The function ``"module:function"`` (imported now), with ``options`` bound."""
+    module, name = target.split(":")
+    func = getattr(importlib.import_module(module), name)
+    return functools.partial(func, **options) if options else func
 
-    CVXPY tries every solver interface on each call (~5 ms); a one-vs-one fit
-    resolves its solver once per pair, 91 times on 14 classes.
+
+def installed_solvers():
+    """Names of the CVXPY solvers installed here (``cvxpy.installed_solvers()``).
+
+    Asked once per process (CVXPY tries every solver interface on each call, ~5 ms;
+    a one-vs-one fit resolves its solver once per pair, 91 times on 14 classes); a
+    new list each call.
+
+    Returns
+    -------
+    list of str
+        Solver names in CVXPY's spelling (upper case).
     """
     return list(_installed_cvxpy_once())
 
@@ -164,18 +203,21 @@ def _installed_cvxpy_once():
     return tuple(cp.installed_solvers())
 
 
-def _own(name, target, classes, description, backend="custom", returns="Solution", options=None):
+def _own(name, target, classes, description, backend="custom", returns="Solution", options=None,
+         adapter=""):
+    if adapter:
+        adapter = f"krein.solvers.adapters:{adapter}"
     return SolverEntry(name, target, tuple(classes), "", description, backend, returns=returns,
-                       options=dict(options or {}))
+                       options=dict(options or {}), adapter=adapter)
 
 
 _OWN = [
     _own("libsvm", "krein.solvers.libsvm:libsvm_dual", ("svm-dual", "svr-dual"),
          "scikit-learn's SVC / SVR (SMO) on a precomputed kernel, certified by krein "
-         "(the SVR: krein.solvers.libsvm.libsvm_svr)", "libsvm"),
+         "(the SVR: krein.solvers.libsvm.libsvm_svr)", "libsvm", adapter="libsvm"),
     _own("liblinear", "krein.solvers.liblinear:liblinear_solve", ("linear-svm",),
          "scikit-learn's LinearSVC (dual coordinate descent) on features", "liblinear",
-         returns="(w, b, Solution)"),
+         returns="(w, b, Solution)", adapter="liblinear"),
     _own("pg", "krein.solvers:projected_gradient", ("proxy-kernel",),
          "projected gradient (luss Algorithm 1)"),
     _own("apg", "krein.solvers:accelerated_gradient", ("proxy-kernel",),
@@ -185,37 +227,42 @@ _OWN = [
     _own("exchange", "krein.solvers:exchange", ("proxy-kernel",),
          "SIQCLP exchange method (luss Algorithm 3, Chen & Ye)"),
     _own("active-set", "krein.solvers.ksvm:ksvm_active_set", ("ksvm-ls",),
-         "KSVM active set with incremental QR (loosli Algorithm 2)"),
+         "KSVM active set with incremental QR (loosli Algorithm 2)", adapter="active_set"),
     _own("nu-svm", "krein.solvers.hull:hull_nu_svm", ("hull",),
-         "libsvm's nu-SVM then projected-gradient polish (haasdonk §7.2)"),
+         "libsvm's nu-SVM then projected-gradient polish (haasdonk §7.2)", adapter="nu_svm"),
     _own("multistart", "krein.solvers.hull:hull_multistart", ("hull",),
          "multi-start spectral projected gradient on CH-DU (haasdonk §7.2)",
-         returns="(Solution, DataFrame of local optima)"),
+         returns="(Solution, DataFrame of local optima)", adapter="multistart"),
     _own("sparse-bayes", "krein.solvers.rvm:sparse_bayes", ("sparse-bayes",),
-         "fast marginal-likelihood maximisation (Tipping & Faul 2003)"),
+         "fast marginal-likelihood maximisation (Tipping & Faul 2003)", adapter="sparse_bayes"),
     _own("bending", "krein.solvers.bending:bending", ("kernel-correction",),
-         "eigenvalue bending (munoz Algorithm 1)"),
+         "eigenvalue bending (munoz Algorithm 1)", adapter="bending"),
     _own("optimize", "krein.solvers.conformal:conformal_fit", ("kernel-correction",),
-         "conformal transformation fit by scipy's L-BFGS-B then the search (munoz eq. 13)"),
+         "conformal transformation fit by scipy's L-BFGS-B then the search (munoz eq. 13)",
+         adapter="conformal_optimize"),
     _own("search", "krein.solvers.conformal:conformal_search", ("kernel-correction",),
-         "conformal transformation fit by munoz's gradient search with step halving (eq. 13)"),
+         "conformal transformation fit by munoz's gradient search with step halving (eq. 13)",
+         adapter="conformal_search_fit"),
     _own("lbfgs", "krein.solvers.conformal:conformal_lbfgs", ("kernel-correction",),
-         "conformal transformation fit by scipy's L-BFGS-B (munoz eq. 13)"),
+         "conformal transformation fit by scipy's L-BFGS-B (munoz eq. 13)",
+         adapter="conformal_lbfgs_fit"),
     _own("dykstra", "krein.solvers.alternating:alternating_projections", ("nearest-psd",),
          "alternating projections with Dykstra's correction (Higham 2002 Alg. 3.3)",
-         options={"solver": "dykstra"}),
+         options={"solver": "dykstra"}, adapter="nearest_psd_alternating"),
     _own("plain", "krein.solvers.alternating:alternating_projections", ("nearest-psd",),
          "plain alternating projections (munoz eq. 10: a point of the intersection)",
-         options={"solver": "plain"}),
+         options={"solver": "plain"}, adapter="nearest_psd_alternating"),
     _own("anderson", "krein.solvers.alternating:alternating_projections", ("nearest-psd",),
          "Dykstra's projections with Anderson acceleration (Higham & Strabic 2016)",
-         options={"solver": "anderson"}),
+         options={"solver": "anderson"}, adapter="nearest_psd_alternating"),
     _own("newton", "krein.solvers.psd_newton:nearest_psd_newton", ("nearest-psd",),
-         "semismooth Newton-CG on the dual (Qi & Sun 2006)"),
+         "semismooth Newton-CG on the dual (Qi & Sun 2006)", adapter="nearest_psd_newton_fit"),
     _own("closed-form", "krein.formulations.clc:clc_closed_form", ("clc-simplex",),
-         "CLC weights in closed form, two base kernels (munoz eq. 16)", returns="weights"),
+         "CLC weights in closed form, two base kernels (munoz eq. 16)", returns="weights",
+         adapter="closed_form"),
     _own("dca", "krein.solvers.dca:dca", ("dc-sqhinge",),
-         "DCA with an Armijo step, finite-Newton subproblems (Xu et al. 2017, IKSVM-DC)"),
+         "DCA with an Armijo step, finite-Newton subproblems (Xu et al. 2017, IKSVM-DC)",
+         adapter="dca"),
 ]
 
 
@@ -277,7 +324,7 @@ def solver_names(backend=None, problem_class=None, installed=False):
     """
     names = list(SOLVERS)
     if installed and backend == "cvxpy":
-        names = [n for n in _installed_cvxpy() if n in SOLVERS]
+        names = [n for n in installed_solvers() if n in SOLVERS]
     return [n for n in names
             if (backend is None or SOLVERS[n].backend == backend)
             and (problem_class is None or problem_class in SOLVERS[n].problem_classes)
@@ -288,7 +335,7 @@ def _accepted_text(own, cvxpy):
     parts = [repr(n) for n in own]
     if cvxpy:
         parts.append(f"an installed CVXPY solver name (installed here: "
-                     f"{sorted(_installed_cvxpy())}; more solvers: {SOLVERS_EXTRA})")
+                     f"{sorted(installed_solvers())}; more solvers: {SOLVERS_EXTRA})")
     return ", ".join(parts) if parts else "(none)"
 
 
@@ -344,7 +391,7 @@ def resolve_solver(solver, accepted=(), *, cvxpy=True, problem_class=None, appro
     if cvxpy and entry is not None and entry.backend == "cvxpy":
         if not entry.installed():
             raise ValueError(f"{argument} {solver!r} is not installed; installed CVXPY solvers: "
-                             f"{_installed_cvxpy()}. To add it: {entry.install_hint}")
+                             f"{installed_solvers()}. To add it: {entry.install_hint}")
         if problem_class is not None and problem_class not in entry.problem_classes:
             raise ValueError(f"{argument} {up} does not solve {problem_class} problems; it "
                              f"solves {list(entry.problem_classes)}")
@@ -352,7 +399,7 @@ def resolve_solver(solver, accepted=(), *, cvxpy=True, problem_class=None, appro
     if cvxpy and entry is None and low not in SOLVERS:
         hint = f"pip install cvxpy[{up}] or see the CVXPY solver docs"
         raise ValueError(f"{argument} {solver!r} is not installed; installed CVXPY solvers: "
-                         f"{_installed_cvxpy()}; accepted: {_accepted_text(accepted, False)}. "
+                         f"{installed_solvers()}; accepted: {_accepted_text(accepted, False)}. "
                          f"To add it: {hint} (more solvers: {SOLVERS_EXTRA})")
     raise ValueError(f"{argument} must be one of {_accepted_text(accepted, cvxpy)}; "
                      f"got {solver!r}")
@@ -452,7 +499,7 @@ class SolverName(StrOptions):
         parts = [repr(c) for c in self.custom]
         if self.cvxpy:
             parts.append(f"an installed CVXPY solver name (installed here: "
-                         f"{sorted(_installed_cvxpy())}; more solvers: {SOLVERS_EXTRA})")
+                         f"{sorted(installed_solvers())}; more solvers: {SOLVERS_EXTRA})")
         return " or ".join(parts) if len(parts) < 3 else (
             f"one of {', '.join(parts[:-1])} or {parts[-1]}")
 

@@ -52,6 +52,7 @@ def _factor(Q, d):
     m = d.size
     H = Q.copy()
     H.flat[::m + 1] += d
+    # LAPACK directly, not cho_factor / cho_solve (benchmarks/lapack_calls.py, "svmqp-potrf")
     fac, info = lapack.dpotrf(H, lower=1, clean=0)
     top = float(np.max(np.diag(H)))
     for delta in (1e-12, 1e-10, 1e-8):
