@@ -16,7 +16,7 @@ ground (``_vocabulary``, ``_validation``, ``_io``, ``_threads``, ``_cache``,
 * every module has a floor (a new module is placed in :data:`FLOORS`);
 * no arrow points up a floor (a module imports its own floor and below);
 * no circle: no strongly connected component of more than one module, also
-  within a floor.  Known circles in files of other parts of issue 25 are strict
+  within a floor.  Known circles are strict
   xfails (:data:`KNOWN_CIRCLES`), one per circle, naming the files;
 * ``krein/projections.py`` and ``krein/_cache.py`` are the ground floor: they import
   nothing from krein;
@@ -81,7 +81,7 @@ FLOORS = (
     ("cli", ("krein.cli", "krein.cli_parser", "krein.cli_format")),
 )
 
-#: ``{circle (sorted module names): reason}``: known circles in files of other parts of issue 25.
+#: ``{circle (sorted module names): reason}``: known circles.
 KNOWN_CIRCLES = {}
 
 

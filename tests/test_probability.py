@@ -1,4 +1,4 @@
-"""Probabilities for every classifier (issue 27, item 5): Platt scaling on internal CV.
+"""Probabilities for every classifier: Platt scaling on internal CV.
 
 ``probability=True`` (:class:`krein.estimators.base.ProbabilityMixin`) fits
 Platt's sigmoid on 5-fold cross-validated decision values through

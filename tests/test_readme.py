@@ -1,8 +1,8 @@
-"""The README's shell commands, run in order as a newcomer would (issue 13 §5).
+"""The README's shell commands, run in order as a newcomer would.
 
 Every command of every ```bash block of README.md, then of every bash block of the
 documentation pages the README's material moved to (:data:`SOURCES`: getting started,
-the command line, the layout page, the reproductions; issue 29), is taken in order (line
+the command line, the layout page, the reproductions), is taken in order (line
 continuations joined, ``&&`` chains split, comments dropped) and is one of:
 
 * run here: ``krein ...`` in-process through :func:`krein.cli.main`, in one
@@ -46,7 +46,7 @@ from krein.cli import _build_parser, main
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
-#: The README, then the documentation pages that took over its commands (issue 29), in
+#: The README, then the documentation pages that took over its commands, in
 #: the order a newcomer reads them: their bash blocks run as one session.
 SOURCES = (README, REPO / "docs" / "getting_started.rst", REPO / "docs" / "cli.rst",
            REPO / "docs" / "layout.md", REPO / "docs" / "reproductions" / "index.rst")

@@ -1,4 +1,4 @@
-"""The one solver contract (issue 25, step 1): one table, one resolution, complete Solutions.
+"""The one solver contract: one table, one resolution, complete Solutions.
 
 Checked against things outside the code under test:
 

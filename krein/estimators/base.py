@@ -665,9 +665,9 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
     _parallel_pairs = False
 
     #: joblib's ``prefer`` for the pairs: "threads" (LAPACK, libsvm and NumPy's kernels
-    #: release the GIL; issue 28 on a loaded 2-core machine: IndefiniteSVC's 21 pairs of
-    #: a 7-class fit took 1.3 s on two threads, 1.9 s on two warm loky processes and
-    #: 19.7 s when the processes first start; benchmarks/many_classes.py --speedup).
+    #: release the GIL; on two cores IndefiniteSVC's 21 pairs of a 7-class fit take
+    #: 1.3 s on two threads, 1.9 s on two warm loky processes and 19.7 s when the
+    #: processes first start: benchmarks/many_classes.py --speedup).
     _pair_prefer = "threads"
 
     def _pair_kernel(self, K, y_idx):

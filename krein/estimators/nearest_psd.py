@@ -30,7 +30,7 @@ __all__ = ["NearestPSD", "NEAREST_PSD_ROW_MAPS", "NEAREST_PSD_SOLVERS", "DIAGONA
 #: Newton method, ``W = I`` (sigmoid kernel n = 60 / CoilYork's classical scaling
 #: n = 144): ratio 1 takes 7 / 5 iterations, 1e-2 takes 12 / 14, 1e-3 takes 19 / 22,
 #: 1e-4 takes 81 / 110; CoilYork with ``diagonal=1.0`` (ratio 4.5e-5) and
-#: support-vector weights took 499 iterations and 2293 ``eigh`` of time (issue 28).
+#: support-vector weights took 499 iterations and 2293 ``eigh`` of time.
 DIAGONAL_SCALE_FLOOR = 1e-3
 
 #: Out-of-sample maps of :class:`NearestPSD` (``out_of_sample``; names of :mod:`krein._vocabulary`).

@@ -292,9 +292,8 @@ class AffinityKNeighborsClassifier(KernelKNeighborsClassifier):
     :meth:`decision_function` (two classes) the share of ``classes_[1]`` minus
     that of ``classes_[0]``.  Scale: ``K -> s K`` (``s > 0``) scales every weight
     by ``s`` and changes no prediction (registry scale exponents ``{}``).  The
-    rule is §4's affinity weighting as issue 26 cites it; the paper's text itself
-    could not be read where this was written, so the section is not checked
-    against it.
+    rule is §4's affinity weighting; the implementation is not checked against the
+    paper's own text.
     """
 
     def _vote_weights(self, rows, nearest):

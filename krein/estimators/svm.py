@@ -53,7 +53,7 @@ def auto_svm_solver(approximation):
     -------
     str
         ``"liblinear"`` with an approximation (liblinear's dual coordinate descent
-        on the features: linear in ``n``; issue 28 measured 512 s for libsvm's
+        on the features: linear in ``n``; ``benchmarks/`` measures 512 s for libsvm's
         ``SVC(kernel="linear")`` against 8.6 s at 10^5 points, same accuracy),
         ``"libsvm"`` on the exact kernel (SMO on the precomputed kernel).
     """

@@ -319,7 +319,7 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
             **honest,
         })
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
-    # significance against the best and the edge-of-grid flag (issue 26, H5)
+    # significance against the best and the edge-of-grid flag
     sig = significance_groups(folds[folds["method"].isin(order) & ~folds["method"].isin(
         list(skipped))])
     test, sig = sig.attrs["test"], sig.set_index("method")

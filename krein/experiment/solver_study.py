@@ -34,9 +34,9 @@ indefinite-svm-sdp     the joint SDP (luss eq. 10)                          SDP
 The names are formulations, not registry methods: ``clc-qp`` is the QP that
 finds the combination weights (the registry's ``clc`` is the SVM on the combined
 kernel) and ``nearest-psd-sdp`` the SDP with a unit diagonal (the registry's
-``nearest-psd`` is the SVM on Qi & Sun's Newton solution).  Before issue 25 they
-were called ``clc`` and ``nearest-psd``: :func:`make_formulation` still accepts
-those (:data:`RENAMED`); no committed result file holds them.
+``nearest-psd`` is the SVM on Qi & Sun's Newton solution).  :func:`make_formulation`
+also accepts the registry's names ``clc`` and ``nearest-psd`` for them
+(:data:`RENAMED`).
 
 Summaries (:func:`summarize`) follow the qpbenchmark convention (Caron et al.,
 ``qpsolvers/qpbenchmark``): per solver and formulation, the *success rate*

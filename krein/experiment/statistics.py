@@ -22,7 +22,7 @@ are compared *paired*):
   worse" by chance at alpha = 0.05 on every data set.  Holm controls the
   family-wise error and is uniformly more powerful than Bonferroni.
 
-What the t-test can detect (item 4 of issue 26).  With 5-fold CV
+What the t-test can detect.  With 5-fold CV
 (n_test/n_train = 1/4) and R repeats, the smallest mean accuracy difference
 to the best that is significant (one-sided, alpha 0.05, before Holm) is
 ``t_{0.95, 5R-1} sqrt(1/(5R) + 1/4) sd(d)`` (:func:`detectable_difference`):

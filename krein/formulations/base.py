@@ -384,7 +384,7 @@ def reusable_formulation(key, build):
     and is re-solved for every block of that shape: CVXPY then only applies the new
     parameter values (``apply_parameters``) instead of canonicalizing the problem
     again, which dominates the time of the small one-vs-one problems of many
-    classes (issue 28 item 5).  The store holds at most :data:`REUSABLE_MAX_ENTRIES`
+    classes.  The store holds at most :data:`REUSABLE_MAX_ENTRIES`
     formulations (least recently used evicted).  The entry's lock is held for the
     whole ``with`` block, so the caller sets every parameter, solves and copies
     the values out (:func:`krein.solvers.solve` copies them into its Solution)

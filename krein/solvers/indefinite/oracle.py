@@ -37,7 +37,7 @@ the number ``||A_-||_F^2``.  Two ways to get them, one answer:
   (:func:`krein.solvers.secular.secular_apply`); the reference of the rational path,
   and the path of :meth:`ProxyKernelOracle.eigendecomposition` (the libsvm gap checks)
   above :data:`DENSE_EIGH_MAX_N`; at or below it (the one-vs-one pairs of many
-  classes, issue 28 item 5) one dense ``eigh`` of ``diag(lam) + z z'/(4 rho)`` gives
+  classes) one dense ``eigh`` of ``diag(lam) + z z'/(4 rho)`` gives
   the same eigenpairs in a fraction of the secular solver's fixed cost.
 
 No ``n x n`` eigensolve and no matrix product per iteration (the MATLAB original

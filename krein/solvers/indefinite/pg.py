@@ -82,7 +82,7 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
         one for "diminishing" and "lipschitz"; one plus one per halving for
         "backtracking", whose 1.5x trial overshoots the local curvature about
         every other iteration (measured 1.4-1.7 calls per iteration at n = 2000,
-        issue 28).  Each halving needs ``f`` at the new trial point, a full
+        ``benchmarks/indefinite.py``).  Each halving needs ``f`` at the new trial point, a full
         oracle call; no certificate calls the oracle inside the loop.
     step0 : float, optional
         Initial / base step.
