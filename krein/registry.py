@@ -580,6 +580,7 @@ def _register_builtin():
     _register_iksvm_dc()
     _register_rkks()
     _register_trik()
+    _register_flip_ridge()
 
 
 def _register_esvm_and_svm():
@@ -971,6 +972,23 @@ def _register_trik():
                     readme=("`ESVR()`", "ε-SVR stabilized in a Krein space (`decomposition=` "
                             "`\"eigh\"` or `\"ldl\"`)", "Loosli et al. 2013, Alg. 1; "
                             "Loosli 2019"))
+
+
+def _register_flip_ridge():
+    """Kernel ridge classification on the flipped kernel, one-vs-rest (Loosli et al. 2016, §3.1)."""
+    from .estimators.flip_ridge import FlippedKernelRidgeClassifier
+
+    register_method("flip-ridge", FlippedKernelRidgeClassifier,
+                    "kernel ridge classification on the flipped kernel |K|, one-vs-rest, "
+                    "coefficients mapped back to the Krein space (Loosli et al. 2016)",
+                    compare=False, probability=True,
+                    certificate=Without("a closed form: one linear solve per class on "
+                                        "|K| + diag(1/C), no iterative solver to certify"),
+                    scale={"C": -1},
+                    checks=({}, _PRECOMPUTED, {"class_weight": "balanced"}),
+                    readme=("`FlippedKernelRidgeClassifier()`", "kernel ridge on the flipped "
+                            "kernel, one-vs-rest, Krein coefficients c = V sign(Λ) V' c~",
+                            "Loosli, Canu & Ong 2016 §3.1; Saunders et al. 1998"))
 
 
 _register_builtin()
