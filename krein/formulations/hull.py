@@ -371,14 +371,14 @@ def _project_sorted(V, pos, neg, cap):
     tau = bk.copy()
     np.divide(b - 1.0, c, out=tau, where=c > 0)
     tau = np.minimum(np.maximum(tau, bk), bprev)
-    X = np.minimum(np.maximum(W - tau, 0.0), cap)         # np.clip, without its wrapper
+    X = np.clip(W - tau, 0.0, cap)
     X[pos.size:, :S] = 0.0
     X[neg.size:, S:] = 0.0
     # remove the last round-off from the sum on the free entries
     free = (X > 0) & (X < cap)
     nf = free.sum(axis=0)
     corr = (1.0 - X.sum(axis=0)) / np.maximum(nf, 1)      # times free: 0 where nf = 0
-    X = np.minimum(np.maximum(X + free * corr, 0.0), cap)
+    X = np.clip(X + free * corr, 0.0, cap)
     out = np.empty_like(V)
     out[pos] = X[:pos.size, :S]
     out[neg] = X[:neg.size, S:]

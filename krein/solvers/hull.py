@@ -98,8 +98,8 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
     rows = (np.flatnonzero(y > 0), np.flatnonzero(y < 0))
     while active.size:
         na = active.size
-        # column-major, as the fancy-indexed A[:, active] of the loop before: the sums over
-        # axis 0 below are then NumPy's pairwise sums along contiguous columns
+        # column-major: the sums over axis 0 below are NumPy's pairwise sums along
+        # contiguous columns (a C-ordered copy would sum in another order)
         Aa, KUa = np.asfortranarray(Aa), np.asfortranarray(KUa)
         G = 2.0 * Yc * KUa
         # the residual's and the step's projections in one call (column by column)
@@ -201,7 +201,7 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
         Z = hull_face_basis(yF)
         if Z.shape[1] == 0:                      # idx.size <= number of classes present
             break
-        KF = K[:, idx]                           # column-major (as the loop before had it)
+        KF = K[:, idx]                           # column-major, as fancy indexing makes it
         # Z'HZ, H = 2 diag(yF) K_FF diag(yF): the signs and the 2 are exact, so this is
         # Z'HZ to the bit without forming H
         Zy = yF[:, None] * Z
@@ -243,13 +243,13 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
                 new[k_lo], hit = 0.0, k_lo
             else:
                 new[k_hi], hit = mu, k_hi
-        new = np.minimum(np.maximum(new, 0.0), mu)     # np.clip without its wrapper
+        new = np.clip(new, 0.0, mu)
         ku += KF @ (yF * (new - aF))
         a[idx] = new
         steps += 1
         if hit is None:
             break
-        idx = np.concatenate((idx[:hit], idx[hit + 1:]))    # np.delete(idx, hit)
+        idx = np.delete(idx, hit)
     return a, ku, steps
 
 
