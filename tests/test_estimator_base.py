@@ -329,3 +329,13 @@ def test_an_unknown_strategy_fails_when_the_class_is_defined():
     with pytest.raises(TypeError, match="_multiclass"):
         class Wrong(KernelClassifierBase):
             _multiclass = "one-vs-some"
+
+
+def test_the_approximate_path_refuses_a_strategy_it_does_not_run():
+    """ApproximationMixin splits one-vs-one: a one-vs-rest subclass is refused when defined."""
+    from krein.estimators.approximate import ApproximationMixin
+    from krein.estimators.base import KernelClassifierBase
+
+    with pytest.raises(TypeError, match="one-vs-one"):
+        type("OvrApproximate", (ApproximationMixin, KernelClassifierBase), {"_multiclass": "ovr"})
+    type("OvoApproximate", (ApproximationMixin, KernelClassifierBase), {})   # accepted

@@ -128,8 +128,16 @@ class ApproximationMixin:
     kernel representation ``rep`` (:mod:`krein.representation`; the approximation's
     :class:`~krein.representation.SignedFeatures`, or a pair's sub-representation),
     asking it for its signed eigenfeatures, and return ``(coef, intercept, info)``
-    with ``f(x) = rep.rows(x) coef + intercept``.
+    with ``f(x) = rep.rows(x) coef + intercept``.  The approximate path splits the
+    classes one-vs-one, so a subclass keeps the base's ``_multiclass = "ovo"`` (else
+    ``TypeError`` when the class is defined).
     """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if getattr(cls, "_multiclass", "ovo") != "ovo":
+            raise TypeError(f"{cls.__name__}: the approximation= path fits one-vs-one; "
+                            f"_multiclass must be 'ovo', got {cls._multiclass!r}")
 
     def _approximate(self):
         return getattr(self, "approximation", None) is not None
