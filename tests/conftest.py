@@ -383,6 +383,23 @@ def three_class_problem():
 EXPERIMENTS = Path(__file__).resolve().parents[1] / "experiments"
 
 
+@pytest.fixture(scope="session")
+def separated():
+    """Two well-separated Gaussian clouds (20 + 20 training, 15 + 15 test), Gaussian kernel.
+
+    ``(K, y, K_test, y_test)``: the probability tests' problem, on which every classifier's
+    ``predict_proba`` agrees with its ``predict``.
+    """
+    rng = np.random.default_rng(1)
+    X = np.vstack([rng.normal(c, 1.0, size=(35, 2)) for c in ((-2.0, 0.0), (2.0, 0.0))])
+    y = np.repeat(np.arange(2), 35)
+    test = np.r_[20:35, 55:70]
+    train = np.setdiff1d(np.arange(70), test)
+    Xtr, Xte = X[train], X[test]
+    return (gaussian_kernel(Xtr, Xtr, gamma=0.5), y[train], gaussian_kernel(Xte, Xtr, gamma=0.5),
+            y[test])
+
+
 def _run_quick_script(name, directory, figures=True):
     """Run ``experiments/NAME.py --quick`` through the command line into ``directory``.
 

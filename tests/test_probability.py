@@ -49,17 +49,6 @@ def _blobs(n_per_class, centers, random_state=0, spread=1.0):
     return X, y
 
 
-@pytest.fixture(scope="module")
-def separated():
-    """Two well-separated Gaussian clouds (20 + 20 training, 15 + 15 test), Gaussian kernel."""
-    X, y = _blobs(35, [(-2.0, 0.0), (2.0, 0.0)], random_state=1)
-    test = np.r_[20:35, 55:70]
-    train = np.setdiff1d(np.arange(70), test)
-    Xtr, Xte = X[train], X[test]
-    return (gaussian_kernel(Xtr, Xtr, gamma=0.5), y[train], gaussian_kernel(Xte, Xtr, gamma=0.5),
-            y[test])
-
-
 def test_multiclass_probabilities():
     X, y = _blobs(12, [(-3.0, 0.0), (3.0, 0.0), (0.0, 4.0)], random_state=2)
     K = gaussian_kernel(X, X, gamma=0.3)

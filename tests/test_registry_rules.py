@@ -42,7 +42,6 @@ from sklearn.metrics import log_loss, roc_auc_score
 
 from krein.combinations import pick_out, projection_kernels, stack_kernels
 from krein.datasets import make_munoz_artificial
-from krein.kernels import gaussian_kernel
 from krein.registry import (Without, estimator_check_instances, list_methods, make_method,
                             method_entry, method_requirements, readme_table)
 from krein.solvers import CERTIFICATE_KINDS, Solution
@@ -58,24 +57,6 @@ def _declared(field, value=None):
 
 
 # ----------------------------------------------------------------------------- data
-def _blobs(n_per_class, centers, random_state=0, spread=1.0):
-    rng = np.random.default_rng(random_state)
-    X = np.vstack([rng.normal(c, spread, size=(n_per_class, len(c))) for c in centers])
-    y = np.repeat(np.arange(len(centers)), n_per_class)
-    return X, y
-
-
-@pytest.fixture(scope="module")
-def separated():
-    """Two well-separated Gaussian clouds (20 + 20 training, 15 + 15 test), Gaussian kernel."""
-    X, y = _blobs(35, [(-2.0, 0.0), (2.0, 0.0)], random_state=1)
-    test = np.r_[20:35, 55:70]
-    train = np.setdiff1d(np.arange(70), test)
-    Xtr, Xte = X[train], X[test]
-    return (gaussian_kernel(Xtr, Xtr, gamma=0.5), y[train], gaussian_kernel(Xte, Xtr, gamma=0.5),
-            y[test])
-
-
 @pytest.fixture(scope="module")
 def stacked():
     """Munoz's pick-out stack (for methods that need base kernels): train on 60, test on 20."""
