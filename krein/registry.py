@@ -984,7 +984,8 @@ def _register_flip_ridge():
                     compare=False, probability=True,
                     certificate=Without("a closed form: one linear solve per class on "
                                         "|K| + diag(1/C), no iterative solver to certify"),
-                    scale={"C": -1},
+                    # ridge's 1/C is the weight of the norm: it wants smaller C than a hinge
+                    grid={"C": [0.001, 0.01, 0.1, 1.0, 10.0]}, scale={"C": -1},
                     checks=({}, _PRECOMPUTED, {"class_weight": "balanced"}),
                     readme=("`FlippedKernelRidgeClassifier()`", "kernel ridge on the flipped "
                             "kernel, one-vs-rest, Krein coefficients c = V sign(Λ) V' c~",
