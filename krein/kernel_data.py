@@ -105,6 +105,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._memory import MemoryBudgetError, check_dense
 from ._validation import InvalidArgument
 # The catalogue, the user-file checks and the approximation spec: names used here, and names
 # re-exported for the modules that import them from the door (e.g. SIGMOID_A_TIMES_D, cli.py).
@@ -701,6 +702,7 @@ def _compute_kernel(kind, kernel, full, X, D, y, what, hint="use n_samples to su
     the defaults filled in, ``what`` names the data in the messages.
     """
     B = None
+    _check_kernel_memory(kind, y.shape[0], y.shape[0], f"the kernel of {what}", hint)
     if kernel in PICK_OUT_KERNELS:
         n_base = n_base_kernels(kernel, X.shape[1])
         size = 8 * y.shape[0] ** 2 * n_base
@@ -730,6 +732,24 @@ def _compute_kernel(kind, kernel, full, X, D, y, what, hint="use n_samples to su
     return 0.5 * (K + K.T), B
 
 
+def _check_kernel_memory(kind, n_rows, n_cols, what, hint, copies=None):
+    """One line (``InvalidArgument("memory", ...)``) when a dense kernel would not fit.
+
+    The check of :func:`krein._memory.check_dense`, before the array is formed; on
+    feature vectors the remedy is the Nyström approximation, which forms none.
+    """
+    remedy = hint
+    if kind != "dissimilarity":             # feature vectors: the Nyström path forms no n x n
+        remedy = f"use --approximation nystroem:M (approximation=\"nystroem:M\"), or {hint}"
+    try:
+        check_dense(n_rows, n_cols, what=what, remedy=remedy,
+                    **({} if copies is None else {"copies": copies}))
+    except MemoryBudgetError as exc:
+        raise InvalidArgument("memory", str(exc)) from None
+    except ValueError as exc:              # a KREIN_MEMORY_BUDGET that is not a size
+        raise InvalidArgument("memory", str(exc)) from None
+
+
 def _test_rows(kind, kernel, full, X, X_test, D_test):
     """Kernel rows of a test part against all training objects, where no fold changes them.
 
@@ -739,6 +759,9 @@ def _test_rows(kind, kernel, full, X, X_test, D_test):
     """
     if kernel == "dissimilarity-linear" or kernel in PICK_OUT_KERNELS:
         return None
+    n_test = (D_test if kind == "dissimilarity" else X_test).shape[0]
+    n = (D_test.shape[1] if kind == "dissimilarity" else X.shape[0])
+    _check_kernel_memory(kind, n_test, n, "the test rows", "use fewer objects", copies=2)
     try:
         if kind == "dissimilarity":
             if kernel == "dissimilarity-raw":

@@ -68,7 +68,7 @@ def _krein_imports(path):
 #: (``krein.solvers.bending`` on ``solvers``); ``krein`` is the package facade alone.
 FLOORS = (
     ("ground", ("krein._vocabulary", "krein._validation", "krein._io", "krein._threads",
-                "krein._cache", "krein._fitting", "krein.kernels", "krein.projections")),
+                "krein._cache", "krein._fitting", "krein._memory", "krein.kernels", "krein.projections")),
     ("data", ("krein.spectrum", "krein.geometry", "krein.approximation", "krein.kernel_data",
               "krein.kernel_catalogue", "krein.approximation_spec", "krein.datasets",
               "krein.combinations", "krein.representation")),

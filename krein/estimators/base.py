@@ -23,6 +23,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._fitting import fit_wrapper
+from .._memory import check_dense
 from .._validation import CLASS_WEIGHT, POSITIVE, check_square_kernel  # noqa: F401 (re-export)
 from ..formulations.base import kernel_unit  # noqa: F401 (re-export)
 from ..kernels import KERNELS, pairwise_kernel
@@ -177,6 +178,15 @@ class KernelMixin:
     _parameter_constraints: dict = {}
 
     def _gram(self, X, Z=None):
+        """The kernel matrix ``k(X, Z)`` (``Z = X`` when None), its memory checked first
+        (:func:`krein._memory.check_dense`: ``MemoryBudgetError`` when it cannot fit)."""
+        if Z is None:
+            check_dense(X.shape[0], X.shape[0], what="the training kernel",
+                        remedy="use approximation=IndefiniteNystroem(M) (ESVC, SpectrumSVC, "
+                               "KSVC, the Krein least squares) or fewer objects")
+        else:
+            check_dense(X.shape[0], Z.shape[0], what="the kernel rows of the new points",
+                        remedy="pass the new points in smaller blocks", copies=2)
         return pairwise_kernel(self.kernel, X, Z, self.kernel_params)
 
     def _precomputed(self):
