@@ -16,17 +16,19 @@ The memory available is the least of
   ``VmSize``),
 * the budget set by the environment variable ``KREIN_MEMORY_BUDGET`` (bytes, or with a
   suffix ``K``, ``M``, ``G``, ``T``: ``KREIN_MEMORY_BUDGET=4G``),
+* the budget of a :func:`memory_budget` block (``krein compare --memory 4G``),
 
 and unknown (no check) when none of them can be read.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 
 __all__ = ["DENSE_COPIES", "MEMORY_BUDGET_ENV", "MemoryBudgetError", "available_memory",
-           "check_dense", "dense_bytes", "format_bytes", "parse_bytes"]
+           "check_dense", "dense_bytes", "format_bytes", "memory_budget", "parse_bytes"]
 
 #: Arrays of the dense kernel's size that an exact fit holds at once: the kernel, its
 #: eigenvectors (or a corrected copy) and one working array of LAPACK or of a product.
@@ -37,6 +39,9 @@ DENSE_COPIES = 3
 MEMORY_BUDGET_ENV = "KREIN_MEMORY_BUDGET"
 
 _SUFFIX = {"": 1, "K": 1024, "M": 1024 ** 2, "G": 1024 ** 3, "T": 1024 ** 4}
+
+#: The budget of the innermost :func:`memory_budget` block (bytes), or None.
+_BUDGET = None
 
 
 class MemoryBudgetError(ValueError):
@@ -58,7 +63,7 @@ class MemoryBudgetError(ValueError):
         self.available = int(available)
 
 
-def parse_bytes(text):
+def parse_bytes(text, name=MEMORY_BUDGET_ENV):
     """Bytes from ``"123"``, ``"512M"``, ``"4G"``, ``"1.5T"`` (powers of 1024).
 
     Parameters
@@ -66,6 +71,8 @@ def parse_bytes(text):
     text : str
         A non-negative number with an optional suffix ``K``, ``M``, ``G`` or ``T``
         (and an optional ``B`` or ``iB`` after it), case-insensitive.
+    name : str, default=MEMORY_BUDGET_ENV
+        What holds the text, for the message.
 
     Returns
     -------
@@ -80,7 +87,7 @@ def parse_bytes(text):
     match = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:I?B)?\s*", str(text),
                          flags=re.IGNORECASE)
     if match is None:
-        raise ValueError(f"{MEMORY_BUDGET_ENV} must be a number of bytes with an optional "
+        raise ValueError(f"{name} must be a number of bytes with an optional "
                          f"suffix K, M, G or T (e.g. 4G); got {text!r}")
     return int(float(match.group(1)) * _SUFFIX[match.group(2).upper()])
 
@@ -162,7 +169,8 @@ def available_memory():
     -------
     int or None
         The least of the system's available memory, the room under a cgroup limit,
-        the room under an address-space limit and ``KREIN_MEMORY_BUDGET``.
+        the room under an address-space limit, ``KREIN_MEMORY_BUDGET`` and the budget
+        of the enclosing :func:`memory_budget` block.
 
     Raises
     ------
@@ -173,8 +181,32 @@ def available_memory():
     budget = os.environ.get(MEMORY_BUDGET_ENV, "").strip()
     if budget:
         bounds.append(parse_bytes(budget))
+    if _BUDGET is not None:
+        bounds.append(_BUDGET)
     bounds = [b for b in bounds if b is not None]
     return min(bounds) if bounds else None
+
+
+@contextlib.contextmanager
+def memory_budget(nbytes):
+    """Cap :func:`available_memory` at ``nbytes`` inside a ``with`` block (this process).
+
+    Parameters
+    ----------
+    nbytes : int or None
+        The budget in bytes; None leaves the memory available as it is.
+
+    Yields
+    ------
+    None
+    """
+    global _BUDGET
+    previous = _BUDGET
+    _BUDGET = None if nbytes is None else int(nbytes)
+    try:
+        yield
+    finally:
+        _BUDGET = previous
 
 
 def dense_bytes(n_rows, n_cols, copies=DENSE_COPIES):

@@ -73,6 +73,7 @@ def _one_line_warnings(prog):
 # --------------------------------------------------------------------------- commands
 def _cmd_compare(args):
     from ._io import captured_stdout
+    from ._memory import memory_budget, parse_bytes
     from .compare import Comparison, InvalidArgument, run_comparison, run_name
     from .experiment.outputs import write_solver_output
 
@@ -98,8 +99,13 @@ def _cmd_compare(args):
     else:  # a stem: the run claims DIR, DIR-2, ... atomically
         out, fresh = os.path.join(DEFAULT_OUT, run_name(data["dataset"], data["kernel_file"],
                                                         data["data_file"])), True
+    try:
+        budget = None if args.memory is None else parse_bytes(args.memory, "--memory")
+    except ValueError as exc:
+        fail(args.prog, str(exc))
     command = "krein " + " ".join(args.argv)
-    with captured_stdout() as solver_output, _one_line_warnings(args.prog):
+    with captured_stdout() as solver_output, _one_line_warnings(args.prog), \
+            memory_budget(budget):
         try:
             spec = Comparison(kernel=args.kernel, kernel_params=kernel_params or None,
                               methods=methods, outer_folds=args.cv, repeats=args.repeats,

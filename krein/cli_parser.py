@@ -543,6 +543,10 @@ def build_parser(commands):
                         "synthetic data set, --data); methods without an approximate path "
                         "(all but esvm, esvm-l, the spectrum corrections, ksvm) are skipped; "
                         "default solvers liblinear (ksvm: CLARABEL)")
+    p.add_argument("--memory", default=None, metavar="SIZE",
+                   help="refuse an exact kernel whose fit would hold more than SIZE (bytes, or "
+                        "512M, 4G, ...; default: the memory available, or "
+                        "KREIN_MEMORY_BUDGET)")
     p.add_argument("--n-jobs", type=int, default=DEFAULT_N_JOBS, metavar="N",
                    help=f"worker processes over the cells (default {DEFAULT_N_JOBS}: the cores "
                         "here, at most 4; -1: all cores)")

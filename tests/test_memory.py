@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from krein._memory import (DENSE_COPIES, MEMORY_BUDGET_ENV, MemoryBudgetError, available_memory,
-                           check_dense, dense_bytes, format_bytes, parse_bytes)
+                           check_dense, dense_bytes, format_bytes, memory_budget,
+                           parse_bytes)
 from krein._validation import InvalidArgument
 from krein.approximation import IndefiniteNystroem
 from krein.cli import main
@@ -113,3 +114,35 @@ def test_new_points_are_checked_too(monkeypatch):
     with pytest.raises(MemoryBudgetError, match="smaller blocks"):
         est.decision_function(X_new)
     assert est.decision_function(X[:10]).shape == (10,)
+
+
+def test_the_memory_option_sets_the_budget_of_the_run(monkeypatch, capsys, tmp_path):
+    monkeypatch.delenv(MEMORY_BUDGET_ENV, raising=False)
+    out = tmp_path / "run"
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--dataset", "checkerboard", "--n-samples", "400", "--methods", "esvm",
+              "--no-progress", "--memory", "1M", "--out", str(out)])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "3.7 MiB" in err and "1.0 MiB of memory is available" in err
+    assert not out.exists()
+    assert available_memory() is None or available_memory() > 1024 ** 2   # the block ended
+
+
+def test_memory_budget_blocks_nest_and_end():
+    outside = available_memory()
+    with memory_budget(2048):
+        assert available_memory() == 2048
+        with memory_budget(None):
+            assert available_memory() == outside
+        assert available_memory() == 2048
+    assert available_memory() == outside
+
+
+def test_a_memory_option_that_is_not_a_size_is_one_line(capsys):
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--dataset", "checkerboard", "--n-samples", "40", "--no-save",
+              "--memory", "lots"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("krein compare: error: --memory must be a number of bytes")
