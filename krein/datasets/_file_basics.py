@@ -143,19 +143,22 @@ def data_lines(file, shown, argument):
     InvalidArgument
         Naming ``argument``: a file that is not UTF-8 text or cannot be read.
     """
-    out = []
+    return list(_iter_data_lines(file, shown, argument))
+
+
+def _iter_data_lines(file, shown, argument):
+    """``(number, content)`` of the data lines of a text file, read lazily (:func:`data_lines`)."""
     try:
         with open(file, encoding="utf-8-sig") as f:
             for number, line in enumerate(f, 1):
                 content = line.split("#", 1)[0].strip()
                 if content:
-                    out.append((number, content))
+                    yield number, content
     except UnicodeDecodeError:
         raise file_error(argument, shown, "is not a text file (cannot be decoded as "
                                           "UTF-8)") from None
     except OSError as exc:
         raise file_error(argument, shown, f"cannot be read ({exc.strerror or exc})") from None
-    return out
 
 
 def first_data_line(file, shown, argument):
@@ -181,18 +184,7 @@ def first_data_line(file, shown, argument):
     InvalidArgument
         Naming ``argument``: a file that is not UTF-8 text or cannot be read.
     """
-    try:
-        with open(file, encoding="utf-8-sig") as f:
-            for line in f:
-                content = line.split("#", 1)[0].strip()
-                if content:
-                    return content
-    except UnicodeDecodeError:
-        raise file_error(argument, shown, "is not a text file (cannot be decoded as "
-                                          "UTF-8)") from None
-    except OSError as exc:
-        raise file_error(argument, shown, f"cannot be read ({exc.strerror or exc})") from None
-    return None
+    return next((content for _, content in _iter_data_lines(file, shown, argument)), None)
 
 
 def field_separator(line):
