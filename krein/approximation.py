@@ -237,6 +237,12 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         for ``G`` and, in ``fit_transform``/``transform``, the pass for the
         features).  Not for dask arrays: use dask's own diagnostics
         (``dask.diagnostics.ProgressBar``, the distributed dashboard).
+    landmark_block : array-like of shape (m, m) or None, default=None
+        With ``kernel="precomputed"`` and ``landmarks=None``: ``W = K(landmarks,
+        landmarks)`` given with the transformer (as ``fit(X, K_mm=W)`` gives it with
+        the data), so that the transformer built from precomputed columns goes into
+        a Pipeline or ``GridSearchCV`` whose folds need not contain the landmarks'
+        rows: the landmarks are only columns.  Symmetrized (:data:`SYMMETRY_RTOL`).
 
     Attributes
     ----------
@@ -253,6 +259,9 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         ``sign(eigenvalues_)``: ``K_approx = Psi diag(signs_) Psi'``.
     normalization_ : ndarray of shape (m, r)
         ``T``: features of any point are ``K(x, landmarks) T``.
+    landmark_block_ : ndarray of shape (m, m)
+        ``W = K(landmarks, landmarks)``, symmetrized (the kernel of the landmarks
+        among themselves; :meth:`columns` gives any point's row against them).
     n_features_in_ : int
         Number of columns of ``X`` (``d``, or ``m`` with ``kernel="precomputed"``).
 
@@ -297,15 +306,17 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         "block_size": [Interval(numbers.Integral, 1, None, closed="left")],
         "random_state": ["random_state"],
         "verbose": ["verbose"],
+        "landmark_block": ["array-like", None],
     }
 
     def __init__(self, *, kernel="sigmoid", kernel_params=None, n_components=100,
                  landmarks=None, rcond="auto", block_size=4096, random_state=None,
-                 verbose=False):
+                 verbose=False, landmark_block=None):
         self.kernel = kernel
         self.kernel_params = kernel_params
         self.n_components = n_components
         self.landmarks = landmarks
+        self.landmark_block = landmark_block
         self.rcond = rcond
         self.block_size = block_size
         self.random_state = random_state
@@ -382,6 +393,15 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         """``(landmark_indices, W)`` with ``kernel="precomputed"``: exactly one source of W."""
         n, m = X.shape
         lm = self.landmarks
+        if self.landmark_block is not None:
+            if K_mm is not None:
+                raise ValueError("K_mm and landmark_block were both given: W comes from "
+                                 "exactly one of them")
+            if lm is not None:
+                raise ValueError("landmark_block and an index array landmarks were both "
+                                 "given: W comes from exactly one of them (landmarks: W = "
+                                 "X[landmarks]; or landmarks=None and landmark_block=W)")
+            K_mm = self.landmark_block
         if isinstance(lm, str):
             raise ValueError(
                 f"landmarks={lm!r} cannot be used with kernel='precomputed': the columns of X "
@@ -468,6 +488,9 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         if K_mm is not None and not self._precomputed:
             raise ValueError("K_mm is only accepted with kernel='precomputed'; with feature "
                              "vectors W is computed from the landmarks")
+        if self.landmark_block is not None and not self._precomputed:
+            raise ValueError("landmark_block is only accepted with kernel='precomputed'; "
+                             "with feature vectors W is computed from the landmarks")
         X = self._check_X(X, reset=True)
         n = X.shape[0]
         rng = check_random_state(self.random_state)
@@ -507,6 +530,7 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
             if bar is not None and not features:
                 bar.close()
         T, lam = nystroem_normalization(Ur, S, G)
+        self.landmark_block_ = W
         self.landmarks_ = Z
         self.landmark_indices_ = idx
         self.eigenvalues_ = lam
@@ -595,6 +619,47 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "normalization_")
         X = self._check_X(X, reset=False)
         return self._features(X)
+
+    def columns(self, X):
+        """The kernel columns of points against the landmarks: ``K(X, landmarks)``.
+
+        The raw Nyström input ``C`` (the features are ``C normalization_``), for the
+        methods that work on the similarities to the landmarks themselves (the
+        prototype form of the similarity-space SVMs, reduced-set expansions on the
+        landmarks, corrections of the landmark block ``landmark_block_``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_new, d), or (n_new, m) with kernel="precomputed"
+            Feature vectors, or ``K(new objects, landmarks)`` (returned as they are,
+            validated).
+
+        Returns
+        -------
+        C : ndarray of shape (n_new, m)
+            ``K(X, landmarks)``, columns in the order of the landmarks
+            (``landmark_block_`` is these columns' block among the landmarks).
+
+        Raises
+        ------
+        sklearn.exceptions.NotFittedError
+            Before ``fit``.
+        ValueError
+            For data with another number of features (columns), NaN or inf.
+        """
+        check_is_fitted(self, "normalization_")
+        X = self._check_X(X, reset=False)
+        if _is_dask(X):
+            X = X.compute()
+        X = np.asarray(X, dtype=np.float64)
+        if self._precomputed:
+            if not np.all(np.isfinite(X)):
+                raise ValueError("X must not contain NaN or inf")
+            return X
+        bs = int(self.block_size)
+        return np.vstack([_kernel_rows(X[a:a + bs], self.kernel, self.kernel_params,
+                                       self.landmarks_) for a in range(0, X.shape[0], bs)]) \
+            if X.shape[0] else np.empty((0, self.landmarks_.shape[0]))
 
     def approximation_error(self, X, n_entries=10000, random_state=None, K_nn=None):
         """Relative error of the approximation on a sample of kernel entries of ``X``.

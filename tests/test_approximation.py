@@ -372,3 +372,36 @@ def test_dask_arrays_give_the_in_memory_features():
     bad[1500, 0] = np.inf
     with pytest.raises(ValueError, match="NaN or inf"):
         IndefiniteNystroem(**kw).fit(da.from_array(bad, chunks=(300, 2)))
+
+
+def test_landmark_block_gives_the_features_of_the_landmark_rows():
+    """``landmark_block=W`` with precomputed columns equals ``landmarks=idx`` (W = C[idx])
+    on the same columns, also when the fitted rows do not contain the landmarks; and
+    ``columns`` returns ``K(x, landmarks)`` in both modes."""
+    from krein.kernels import sigmoid_kernel
+
+    rng = np.random.default_rng(3)
+    X = rng.uniform(-1, 1, size=(120, 3))
+    idx = np.sort(rng.choice(120, size=25, replace=False))
+    C = sigmoid_kernel(X, X[idx], a=2.0, r=-0.5)
+    by_rows = IndefiniteNystroem(kernel="precomputed", landmarks=idx, rcond=1e-8)
+    by_block = IndefiniteNystroem(kernel="precomputed", landmark_block=C[idx], rcond=1e-8)
+    F_rows, F_block = by_rows.fit_transform(C), by_block.fit_transform(C)
+    np.testing.assert_allclose(F_rows @ np.diag(by_rows.signs_) @ F_rows.T,
+                               F_block @ np.diag(by_block.signs_) @ F_block.T, atol=1e-8)
+    others = np.setdiff1d(np.arange(120), idx)          # no landmark among the fitted rows
+    F_others = by_block.fit_transform(C[others])
+    K_ny = C @ np.linalg.pinv(C[idx], rcond=1e-8, hermitian=True) @ C.T
+    np.testing.assert_allclose(F_others @ np.diag(by_block.signs_) @ F_others.T,
+                               K_ny[np.ix_(others, others)], atol=1e-6)
+    np.testing.assert_array_equal(by_block.columns(C[:5]), C[:5])
+    np.testing.assert_allclose(by_block.landmark_block_, C[idx], atol=1e-15)
+    ny = IndefiniteNystroem(kernel="sigmoid", kernel_params={"a": 2.0, "r": -0.5},
+                            landmarks=idx).fit(X)
+    np.testing.assert_allclose(ny.columns(X[:7]), C[:7], atol=1e-14)
+    np.testing.assert_allclose(ny.landmark_block_, C[idx], atol=1e-14)
+    with pytest.raises(ValueError, match="landmark_block and an index array"):
+        IndefiniteNystroem(kernel="precomputed", landmarks=idx,
+                           landmark_block=C[idx]).fit(C)
+    with pytest.raises(ValueError, match="landmark_block is only accepted"):
+        IndefiniteNystroem(landmark_block=C[idx]).fit(X)

@@ -114,30 +114,37 @@ from ..representation import SignedFeatures, signed_refactor
 # the linear C-SVM on features lives with the solvers; re-exported for its importers
 from ..solvers.linear import linear_svm, linear_svm_certificate
 
-__all__ = ["ApproximationMixin", "linear_svm", "linear_svm_certificate", "signed_refactor",
+__all__ = ["ApproximationMixin", "FrontEndMixin", "fit_front_end", "linear_svm", "linear_svm_certificate", "signed_refactor",
            "spectral_features", "APPROXIMATE_SOLVERS"]
 
 #: Own solver names of the approximate path (besides the installed CVXPY solvers).
 APPROXIMATE_SOLVERS = ("libsvm", "liblinear")
 
-class ApproximationMixin:
-    """Fit and predict through ``approximation`` (module docstring); mixed in before
-    :class:`~krein.estimators.base.KernelClassifierBase`.
+class FrontEndMixin:
+    """The ``approximation=`` front end of any estimator: fitted, cached, and its rows.
 
-    Subclasses implement ``_fit_features(rep, y, C)``: train one binary model on the
-    kernel representation ``rep`` (:mod:`krein.representation`; the approximation's
-    :class:`~krein.representation.SignedFeatures`, or a pair's sub-representation),
-    asking it for its signed eigenfeatures, and return ``(coef, intercept, info)``
-    with ``f(x) = rep.rows(x) coef + intercept``.  The approximate path splits the
-    classes one-vs-one, so a subclass keeps the base's ``_multiclass = "ovo"`` (else
-    ``TypeError`` when the class is defined).
+    Mixed in before the estimator's base classes by every estimator with an
+    ``approximation`` parameter (an unfitted
+    :class:`~krein.approximation.IndefiniteNystroem`, or None for the exact path).
+    With an approximation the estimator takes the front end's input instead of a
+    square kernel: feature vectors with a named ``kernel``, or, with
+    ``kernel="precomputed"``, the kernel columns ``K(objects, landmarks)`` of shape
+    ``(n, m)`` (the front end then holds the landmark block ``W``:
+    ``IndefiniteNystroem(kernel="precomputed", landmark_block=W)``), and no
+    ``n x n`` array is formed.  What it offers:
+
+    * :meth:`_fit_front_end` -- the fitted front end (``approximation_``) and the
+      training kernel's representation, :class:`~krein.representation.SignedFeatures`
+      ``Psi`` (n, r) with their eigenvalues (``K_approx = Psi diag(s) Psi'``),
+      memoized inside :func:`krein._cache.shared_computations`;
+    * :meth:`_front_end_rows` -- the features ``psi(x)`` of new points (the
+      Nyström extension: ``psi(x) diag(s) Psi'`` are their approximate kernel rows);
+    * the fitted front end's :meth:`~krein.approximation.IndefiniteNystroem.columns`
+      (``K(x, landmarks)``, the prototype form) and ``landmark_block_`` (``W``), for
+      the methods that work on the landmark columns themselves;
+    * ``__sklearn_tags__``: the input is not pairwise (cross-validation slices rows
+      only), and the check that the front end takes the estimator's kernel.
     """
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        if getattr(cls, "_multiclass", "ovo") != "ovo":
-            raise TypeError(f"{cls.__name__}: the approximation= path fits one-vs-one; "
-                            f"_multiclass must be 'ovo', got {cls._multiclass!r}")
 
     def _approximate(self):
         return getattr(self, "approximation", None) is not None
@@ -162,6 +169,106 @@ class ApproximationMixin:
         if "kernel" not in self.approximation.get_params(deep=False):
             raise ValueError(f"approximation must take the estimator's kernel and "
                              f"kernel_params (a parameter 'kernel'); got {self.approximation!r}")
+
+    def _fit_front_end(self, X):
+        """The fitted clone of ``approximation`` (the estimator's kernel) and the training
+        kernel's representation: :class:`~krein.representation.SignedFeatures` of its
+        features ``Psi`` (n, r), given with their eigenvalues ``lam`` (r,).
+
+        Inside :func:`krein._cache.shared_computations` (every cell of ``krein
+        compare``) the result is memoized on the content of ``X`` and the clone's
+        parameters (:func:`krein._cache.parameters_token`: kernel, kernel
+        parameters, landmarks, landmark block, seed...): the fits of an inner CV
+        over ``C`` or ``rho`` on one block, and every method of a fold, compute the
+        landmarks, the landmark eigendecomposition and the features once; other
+        kernel parameters are another key (they change the features).  A hit
+        returns a deep copy of the fitted approximation and the stored, read-only
+        ``Psi`` and ``lam``, and emits again the warnings of the fit.  A seed given
+        as a generator or a callable kernel is not cached (no key captures it).
+
+        Parameters
+        ----------
+        X : ndarray of shape (n, d), or (n, m) with kernel="precomputed"
+            Validated training input.
+
+        Returns
+        -------
+        approximation : IndefiniteNystroem
+            Fitted.
+        rep : krein.representation.SignedFeatures
+            ``Psi`` with ``signs = sign(lam)`` and ``eigenvalues = lam``.
+        """
+        return fit_front_end(self.approximation, self.kernel, self.kernel_params, X)
+
+    # the name the one-vs-one approximate path has always used
+    _fit_approximation = _fit_front_end
+
+    def _front_end_rows(self, X):
+        """Validated new points and their features ``psi(x)`` (n_new, r) under the fitted
+        ``approximation_``."""
+        check_is_fitted(self, "approximation_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return np.asarray(self.approximation_.transform(X), dtype=float)
+
+
+def fit_front_end(approximation, kernel, kernel_params, X):
+    """Fit a clone of a front end with a kernel on ``X``; return it and the features'
+    representation (:meth:`FrontEndMixin._fit_front_end`, memoized the same way).
+
+    Parameters
+    ----------
+    approximation : IndefiniteNystroem
+        Unfitted front end (cloned; never modified).
+    kernel : str or callable
+        The estimator's kernel (``"precomputed"``: ``X`` holds landmark columns).
+    kernel_params : dict or None
+        Its parameters.
+    X : ndarray of shape (n, d) or (n, m)
+        Training input.
+
+    Returns
+    -------
+    approximation : IndefiniteNystroem
+        The fitted clone.
+    rep : krein.representation.SignedFeatures
+        Its training features with signs and eigenvalues.
+    """
+    approx = clone(approximation).set_params(kernel=kernel, kernel_params=kernel_params)
+
+    def fit():
+        Psi = np.asarray(approx.fit_transform(X), dtype=float)
+        return approx, Psi, np.asarray(approx.eigenvalues_, dtype=float)
+
+    token = parameters_token(approx) if shared_computations_active() else None
+    if token is None:
+        fitted, Psi, lam = fit()
+    else:
+        fitted, Psi, lam = cached(("approximation-features", token), X, fit,
+                                  record_warnings=True)
+        fitted = copy.deepcopy(fitted)
+    # the transformer's features are its exact eigendecomposition, already checked
+    return fitted, SignedFeatures(Psi, np.sign(lam), eigenvalues=lam, check_input=False)
+
+
+class ApproximationMixin(FrontEndMixin):
+    """Fit and predict through ``approximation`` (module docstring), one-vs-one; mixed in
+    before :class:`~krein.estimators.base.KernelClassifierBase`.
+
+    Subclasses implement ``_fit_features(rep, y, C)``: train one binary model on the
+    kernel representation ``rep`` (:mod:`krein.representation`; the approximation's
+    :class:`~krein.representation.SignedFeatures`, or a pair's sub-representation),
+    asking it for its signed eigenfeatures, and return ``(coef, intercept, info)``
+    with ``f(x) = rep.rows(x) coef + intercept``.  The approximate path splits the
+    classes one-vs-one, so a subclass keeps the base's ``_multiclass = "ovo"`` (else
+    ``TypeError`` when the class is defined).  Estimators with another multiclass
+    strategy, or that need more than signed features, use :class:`FrontEndMixin`.
+    """
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if getattr(cls, "_multiclass", "ovo") != "ovo":
+            raise TypeError(f"{cls.__name__}: the approximation= path fits one-vs-one; "
+                            f"_multiclass must be 'ovo', got {cls._multiclass!r}")
 
     def _fit(self, X, y):
         if not self._approximate():
@@ -205,48 +312,13 @@ class ApproximationMixin:
         self._after_fit_approximate()
         return self
 
-    def _fit_approximation(self, X):
-        """The fitted clone of ``approximation`` (the estimator's kernel) and the training
-        kernel's representation: :class:`~krein.representation.SignedFeatures` of its
-        features ``Psi`` (n, r), given with their eigenvalues ``lam`` (r,).
-
-        Inside :func:`krein._cache.shared_computations` (every cell of ``krein
-        compare``) the result is memoized on the content of ``X`` and the clone's
-        parameters (:func:`krein._cache.parameters_token`: kernel, kernel
-        parameters, landmarks, seed...): the fits of an inner CV over ``C`` or
-        ``rho`` on one block, and every method of a fold, compute the landmarks,
-        the landmark eigendecomposition and the features once; other kernel
-        parameters are another key (they change the features).  A hit returns a
-        deep copy of the fitted approximation and the stored, read-only ``Psi``
-        and ``lam``, and emits again the warnings of the fit.  A seed given as a
-        generator or a callable kernel is not cached (no key captures it).
-        """
-        approx = clone(self.approximation).set_params(kernel=self.kernel,
-                                                      kernel_params=self.kernel_params)
-
-        def fit():
-            Psi = np.asarray(approx.fit_transform(X), dtype=float)
-            return approx, Psi, np.asarray(approx.eigenvalues_, dtype=float)
-
-        token = parameters_token(approx) if shared_computations_active() else None
-        if token is None:
-            fitted, Psi, lam = fit()
-        else:
-            fitted, Psi, lam = cached(("approximation-features", token), X, fit,
-                                      record_warnings=True)
-            fitted = copy.deepcopy(fitted)
-        # the transformer's features are its exact eigendecomposition, already checked
-        return fitted, SignedFeatures(Psi, np.sign(lam), eigenvalues=lam, check_input=False)
-
     def _after_fit_approximate(self):
         """Hook: estimator-specific attributes of the approximate path."""
 
     def _test_rows(self, X):
         if not self._approximate():
             return super()._test_rows(X)
-        check_is_fitted(self, "approximation_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return np.asarray(self.approximation_.transform(X), dtype=float), None
+        return self._front_end_rows(X), None
 
     def _binary_decisions(self, K_rows, extra=None):
         if not self._approximate():
