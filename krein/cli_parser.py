@@ -603,6 +603,9 @@ def build_parser(commands):
     p = sub.add_parser("solvers", help="installed CVXPY solvers and the problem classes they take")
     p.set_defaults(func=commands["solvers"])
     p = sub.add_parser("methods", help="list the method registry")
+    p.add_argument("--large-data", action="store_true",
+                   help="for each method, its path on large data (landmark columns, "
+                        "--approximation nystroem:M) or why it has none")
     p.set_defaults(func=commands["methods"])
     p = sub.add_parser("datasets", help="list the data sets")
     p.set_defaults(func=commands["datasets"])

@@ -218,3 +218,19 @@ def test_bad_landmark_options_are_one_line_exit_2_nothing_written(tmp_path, caps
     assert "\n" not in err and "Traceback" not in err, err
     assert err.startswith("krein compare: error: ") and piece in err, err
     assert not out.exists()
+
+
+def test_krein_methods_says_each_methods_large_data_path(capsys):
+    from krein.registry import approximation_defaults, list_methods
+
+    assert main(["methods", "--large-data"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(list_methods())
+    for name, line in zip(list_methods(), lines):
+        assert line.split()[0] == name
+        try:
+            approximation_defaults(name)
+        except ValueError:
+            assert "no approximate path" in line, line
+        else:
+            assert "approximate path (landmark columns or nystroem:M)" in line, line
