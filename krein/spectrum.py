@@ -49,6 +49,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
 from ._cache import shared_computations_active, shared_eigh
 from ._fitting import fit_wrapper
+from ._memory import check_dense
 from ._vocabulary import declared
 from ._validation import check_kernel_rows, check_square_kernel
 
@@ -72,6 +73,8 @@ OUT_OF_SAMPLE = declared("out_of_sample", "auto", "spectral", "raw", "transducti
 
 # Below this size a partial decomposition is done by a full eigh (faster than ARPACK).
 _FULL_EIGH_BELOW = 300
+# Above this size the memory of a full eigh (two more n x n arrays) is checked before it runs.
+_CHECKED_EIGH_SIZE = 2048
 
 
 def null_tolerance(eigenvalues, n):
@@ -344,6 +347,11 @@ class Spectrum:
             lam, V, partial, total = _energy_spectrum(K, float(energy), _shared_full(K))
             spec = cls(lam, V, n, partial, total)
         else:
+            if n > _CHECKED_EIGH_SIZE:   # the eigenvectors and LAPACK's workspace, besides K
+                check_dense(n, n, what="the eigendecomposition of the kernel", copies=2,
+                            remedy="use approximation=IndefiniteNystroem(...) (krein compare: "
+                                   "--approximation nystroem:M, or --landmarks with the n x m "
+                                   "columns to m landmark objects), or fewer objects")
             lam, V = shared_eigh(K)
             spec = cls(lam, V, n, False, float(np.abs(lam).sum()))
         if tol is None:

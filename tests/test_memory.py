@@ -1,4 +1,5 @@
-"""Memory checked before it is spent (`krein/_memory.py`, its uses in `krein/kernel_data.py`
+"""Memory checked before it is spent (`krein/_memory.py`, its uses in `krein/kernel_data.py`,
+`Spectrum.from_kernel`
 and `KernelMixin._gram` of `krein/estimators/base.py`).
 
 The budget is set by ``KREIN_MEMORY_BUDGET`` so that the tests hold on any machine: a
@@ -146,3 +147,18 @@ def test_a_memory_option_that_is_not_a_size_is_one_line(capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("krein compare: error: --memory must be a number of bytes")
+
+
+def test_the_eigendecomposition_of_a_loaded_kernel_is_checked(monkeypatch):
+    """A precomputed kernel already in memory: the two further n x n arrays of its full
+    eigendecomposition are checked before LAPACK allocates them."""
+    from krein import spectrum
+    from krein.spectrum import Spectrum
+
+    monkeypatch.setattr(spectrum, "_CHECKED_EIGH_SIZE", 100)
+    K = np.eye(300)
+    monkeypatch.setenv(MEMORY_BUDGET_ENV, "1M")               # 2 x 0.7 MiB do not fit
+    with pytest.raises(MemoryBudgetError, match="eigendecomposition of the kernel is 300 x 300"):
+        Spectrum.from_kernel(K)
+    monkeypatch.setenv(MEMORY_BUDGET_ENV, "2M")
+    assert Spectrum.from_kernel(K).n == 300
