@@ -333,7 +333,8 @@ def _comparison_values(arguments):
     The checks run in a fixed order (the first bad argument is the one
     named): ``approximation``, the data arguments (:func:`data_set_entry`),
     ``methods``, ``solver``, ``outer_folds``, ``repeats``, ``inner_folds``,
-    ``validation_fraction``, ``C``, ``grid``, ``random_state``, then the outer split (:func:`_outer_split`).
+    ``validation_fraction``, ``C``, ``grid``, ``random_state``, then the outer
+    split (:func:`_outer_split`).
 
     Parameters
     ----------
