@@ -18,7 +18,7 @@ from .registry import list_methods
 
 __all__ = ["is_int", "check_methods", "check_solver", "check_count", "check_C", "check_grid",
            "check_kernel_grid", "data_set_entry", "run_name", "safe_name",
-           "check_validation_fraction", "resolve_inner_folds", "inner_protocol_text",
+           "check_validation_fraction", "resolve_inner_folds",
            "INNER_FOLDS", "VALIDATION_SPLIT_ABOVE", "VALIDATION_FRACTION"]
 
 #: Folds of the inner cross-validation of a comparison by default (below
@@ -200,26 +200,6 @@ def resolve_inner_folds(inner_folds, n_train, tune=True):
     if inner_folds is not None:
         return int(inner_folds)
     return 1 if tune and n_train > VALIDATION_SPLIT_ABOVE else INNER_FOLDS
-
-
-def inner_protocol_text(inner_folds, validation_fraction):
-    """The inner model selection in a few words (``run.json``'s ``protocol.inner``).
-
-    Parameters
-    ----------
-    inner_folds : int >= 1
-        The inner folds run (1: a validation split).
-    validation_fraction : float
-        The validation part's share (with ``inner_folds = 1``).
-
-    Returns
-    -------
-    str
-        ``"3-fold"``, or ``"validation split 20 %"``.
-    """
-    if inner_folds == 1:
-        return f"validation split {100 * validation_fraction:g} %"
-    return f"{int(inner_folds)}-fold"
 
 
 def check_C(C):

@@ -33,6 +33,7 @@ from krein.cli import main
 from krein.compare import Comparison, InvalidArgument, run_comparison
 from krein.experiment import build_estimator, classification_cell, classification_grid, \
     outer_splits
+from krein.experiment.comparison_result import inner_protocol_text
 from krein.kernel_data import load_kernel_data
 
 #: A small tuned comparison: 90 objects, 3 outer folds, so every outer training part
@@ -86,9 +87,9 @@ def test_resolution_rule():
     assert arguments.resolve_inner_folds(None, n_above, tune=False) == 3
     assert arguments.resolve_inner_folds(5, n_above) == 5
     assert arguments.resolve_inner_folds(1, 10) == 1
-    assert arguments.inner_protocol_text(3, None) == "3-fold"
-    assert arguments.inner_protocol_text(1, 0.2) == "validation split 20 %"
-    assert arguments.inner_protocol_text(1, 0.125) == "validation split 12.5 %"
+    assert inner_protocol_text(3, None) == "3-fold"
+    assert inner_protocol_text(1, 0.2) == "validation split 20 %"
+    assert inner_protocol_text(1, 0.125) == "validation split 12.5 %"
 
 
 # --------------------------------------------------------------------------- the split

@@ -26,7 +26,7 @@ from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES
                                write_table)
 
 __all__ = ["ComparisonResult", "fold_table", "summarize", "run_info", "write_outputs",
-           "kernel_record",
+           "kernel_record", "inner_protocol_text",
            "SUMMARY_COLUMNS", "FOLD_COLUMNS"]
 
 #: Columns of the summary table (``summary.csv``).
@@ -150,9 +150,7 @@ class ComparisonResult:
     @property
     def inner_protocol(self):
         """The inner model selection in a few words: ``"3-fold"`` or
-        ``"validation split 20 %"`` (:func:`krein.comparison_arguments.inner_protocol_text`)."""
-        from ..comparison_arguments import inner_protocol_text
-
+        ``"validation split 20 %"`` (:func:`inner_protocol_text`)."""
         return inner_protocol_text(self.inner_folds, self.validation_fraction)
 
     @property
@@ -422,6 +420,26 @@ def kernel_record(data):
                     "kernel_params": dict(data.kernel_params), "n_samples": data.n_samples},
            "spectrum": {k: s[k] for k in SPECTRUM_KEYS}}
     return json.loads(json.dumps(run, default=_json_default))
+
+
+def inner_protocol_text(inner_folds, validation_fraction):
+    """The inner model selection in a few words (``run.json``'s ``protocol.inner``).
+
+    Parameters
+    ----------
+    inner_folds : int >= 1
+        The inner folds run (1: a validation split).
+    validation_fraction : float
+        The validation part's share (with ``inner_folds = 1``).
+
+    Returns
+    -------
+    str
+        ``"3-fold"``, or ``"validation split 20 %"``.
+    """
+    if inner_folds == 1:
+        return f"validation split {100 * validation_fraction:g} %"
+    return f"{int(inner_folds)}-fold"
 
 
 def run_info(result, command=None):
