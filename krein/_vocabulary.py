@@ -175,8 +175,12 @@ _TERMS = (
          {"loo": "leave-one-out: one test point per fold"},
          synonyms=("cv", "folds", "n_folds", "outer_cv")),
     Term("inner_folds",
-         "Number of stratified folds of the inner (model-selection) cross-validation.",
+         "Number of stratified folds of the inner (model-selection) cross-validation; 1: one "
+         "stratified validation split of validation_fraction instead.",
          synonyms=("inner_cv",)),
+    Term("validation_fraction",
+         "Float in (0, 1): the share of an outer training part held out by the one stratified "
+         "validation split of the inner model selection (inner_folds = 1)."),
     Term("repeats", "Number of repetitions of the outer split, with another shuffle each.",
          synonyms=("n_repeats",)),
     Term("weights",

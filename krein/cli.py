@@ -31,9 +31,9 @@ import os
 import sys
 
 from .cli_format import comparison_lines, data_lines, diagnosis_lines, names_lines, solvers_lines
-from .cli_parser import (DEFAULT_OUT, FLAGS, UsageError, build_parser, data_kwargs, fail,
-                         one_line, parse_binary, parse_grid, parse_kernel_params, parse_methods,
-                         parse_names)
+from .cli_parser import (DEFAULT_N_JOBS, DEFAULT_OUT, FLAGS, UsageError, build_parser,
+                         data_kwargs, fail, one_line, parse_binary, parse_grid,
+                         parse_kernel_params, parse_methods, parse_names)
 
 __all__ = ["main", "parse_kernel_params", "parse_binary", "parse_grid"]
 
@@ -112,9 +112,13 @@ def _cmd_compare(args):
                               C=args.C, solver=args.solver, random_state=args.seed,
                               n_samples=args.n_samples, binary=binary, tune=not args.no_tune,
                               grid=grid or None, inner_folds=args.inner_folds,
+                              validation_fraction=args.validation_fraction,
                               approximation=args.approximation, **data)
+            n_jobs = args.n_jobs if args.n_jobs is not None else (
+                1 if args.dask else DEFAULT_N_JOBS)
             result = run_comparison(spec, out=out, progress=not args.no_progress,
-                                    n_jobs=args.n_jobs, force=args.force, command=command,
+                                    n_jobs=n_jobs, force=args.force, command=command,
+                                    scheduler=args.dask,
                                     blas_threads=args.blas_threads, resume=args.resume,
                                     fresh=fresh, hold_lock=True)
         except InvalidArgument as exc:

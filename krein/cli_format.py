@@ -229,14 +229,16 @@ def _display_table(summary, tuned=True, edges=None):
 def _protocol_line(result):
     solver = f"solver = {result.solver or 'each method default'}"
     fixed = f"fixed parameters (C = {result.C if result.C is not None else 1:g})"
+    inner = (f"{result.inner_folds}-fold stratified CV" if result.inner_folds != 1 else
+             f"one stratified validation split ({result.validation_fraction:.0%})")
     if getattr(result.comparison, "outer_split", "kfold") == "predefined":
-        how = (f"tuned by {result.inner_folds}-fold stratified CV on the training part "
+        how = (f"tuned by {inner} on the training part "
                f"({result.data.n_samples})" if result.tuned else f"{fixed}, fitted on the "
                f"training part ({result.data.n_samples})")
         return (f"protocol: predefined split: {how}, scored once on the test part "
                 f"({result.data.n_test}); seed {result.random_state}; {solver}")
-    tuned = (f"parameters chosen by inner {result.inner_folds}-fold stratified CV on each "
-             "training fold" if result.tuned else fixed)
+    tuned = (f"parameters chosen by inner {inner} on each training fold" if result.tuned
+             else fixed)
     return (f"protocol: {result.outer_folds}-fold stratified CV x {result.repeats} repeat(s) (seed "
             f"{result.random_state}), same folds for every method; {tuned}; {solver}")
 

@@ -45,6 +45,8 @@ FLAGS = {
     "test_data_file": "--test-data",
     "grid": "--grid",
     "inner_folds": "--inner-folds",
+    "validation_fraction": "--validation-fraction",
+    "scheduler": "--dask",
     "n_jobs": "--n-jobs",
     "blas_threads": "--blas-threads",
     "out": "--out",
@@ -541,8 +543,13 @@ def build_parser(commands):
     p.add_argument("--no-tune", action="store_true",
                    help="no inner CV: every method at fixed values (--C or C = 1, the kernel "
                         "as given)")
-    p.add_argument("--inner-folds", type=int, default=3, metavar="K",
-                   help="folds of the inner CV that chooses the parameters (default 3)")
+    p.add_argument("--inner-folds", type=int, default=None, metavar="K",
+                   help="folds of the inner CV that chooses the parameters (default 3; above "
+                        "20000 objects per training part 1); 1: one stratified validation split "
+                        "of each training part, the same for every method")
+    p.add_argument("--validation-fraction", type=float, default=0.2, metavar="F",
+                   help="the validation part's share of a training part when the inner "
+                        "selection is one split (default 0.2)")
     p.add_argument("--solver", default=None, metavar="NAME",
                    help="libsvm or an installed CVXPY solver (see 'krein solvers'; liblinear "
                         "with --approximation); default: each method's own")
@@ -557,9 +564,13 @@ def build_parser(commands):
                    help="refuse an exact kernel whose fit would hold more than SIZE (bytes, or "
                         "512M, 4G, ...; default: the memory available, or "
                         "KREIN_MEMORY_BUDGET)")
-    p.add_argument("--n-jobs", type=int, default=DEFAULT_N_JOBS, metavar="N",
+    p.add_argument("--n-jobs", type=int, default=None, metavar="N",
                    help=f"worker processes over the cells (default {DEFAULT_N_JOBS}: the cores "
                         "here, at most 4; -1: all cores)")
+    p.add_argument("--dask", default=None, metavar="ADDRESS",
+                   help="run the cells on a Dask cluster, e.g. tcp://127.0.0.1:8786 (the same "
+                        "tables as a local run; workers need krein and the data files at the "
+                        "same paths; pip install \"krein[dask]\")")
     p.add_argument("--blas-threads", default=None, metavar="auto|N|default",
                    help="BLAS threads per fit: auto (default: one on kernels of at most 1000 objects, threaded BLAS only spins there; the library default above), N (at most N), or default (no limit); also read from $KREIN_BLAS_THREADS")
     p.add_argument("--out", default=None, metavar="DIR",

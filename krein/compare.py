@@ -45,7 +45,26 @@ those splitters gives the table's numbers for repeat 0, and every method sees
 the same folds.  Estimators with a ``random_state`` get one derived from the
 run's seed (and from the cell: method, fold, parameters, the data file's name,
 not its directory): the same input and seed give the same table, wherever the
-file lies.  Cells run fold by
+file lies.
+
+At large n one inner split: when an outer training part holds more than
+:data:`krein.comparison_arguments.VALIDATION_SPLIT_ABOVE` (20 000) objects and
+``inner_folds`` is not given, the inner model selection fits each grid point
+once, on one stratified validation split
+(``StratifiedShuffleSplit(1, test_size=validation_fraction,
+random_state=random_state + r)``, 20 % by default) instead of 3 folds: the
+same split for every method of a fold, so that the comparison stays paired
+(:func:`krein.experiment.classification.inner_splits`).  ``inner_folds=1``
+asks for it at any size, ``inner_folds=k`` for k folds at any size;
+``run.json`` (``protocol.inner``) and the page say which ran.
+
+On a cluster: with ``scheduler`` (a ``dask.distributed`` scheduler address,
+``--dask`` on the command line) the cells run on its workers through the
+runner's Dask backend (:func:`krein.experiment.run_experiment`); the cells,
+their seeds and so the tables are those of a local run (only the timings
+differ).  The workers need krein and the data files at the same paths.
+
+Cells run fold by
 fold (all methods of a fold, then the next fold), inside
 :func:`krein._cache.shared_computations`, so the methods of a fold share one
 eigendecomposition of its training block.
@@ -106,9 +125,10 @@ from .kernel_data import (check_approximation, check_data_arguments, default_ker
                           has_test_part)
 from .registry import (REQUIREMENTS, default_grid, list_methods, method_requirements,
                        scaled_defaults)
-from .comparison_arguments import (check_C, check_count, check_grid, check_kernel_grid,
-                                   check_methods, check_solver, data_set_entry, is_int,
-                                   run_name, safe_name)
+from .comparison_arguments import (VALIDATION_FRACTION, check_C, check_count, check_grid,
+                                   check_kernel_grid, check_methods, check_solver,
+                                   check_validation_fraction, data_set_entry, is_int,
+                                   resolve_inner_folds, run_name, safe_name)
 
 __all__ = [
     "Comparison",
@@ -162,8 +182,10 @@ class Comparison(metaclass=_DeclaredOnce):
     Nested cross-validation by default (module docstring): each repeat ``r``
     is a stratified ``outer_folds``-fold split, the SAME for every method; on
     each outer training split an inner stratified ``inner_folds``-fold CV
-    chooses the method's parameters from its registry grid and, on feature
-    data, the kernel's scale parameter; the method is refitted with them and
+    (or, above :data:`krein.comparison_arguments.VALIDATION_SPLIT_ABOVE`
+    training objects, one stratified validation split) chooses the method's
+    parameters from its registry grid and, on feature data, the kernel's
+    scale parameter; the method is refitted with them and
     scored on the outer test split.  Data with a predefined test part (the
     bundled ``coilyork`` loaded whole, ``test_kernel_file`` or
     ``test_data_file``) are instead tuned by that inner CV on the whole
@@ -242,8 +264,15 @@ class Comparison(metaclass=_DeclaredOnce):
         Overrides of the grids, ``{parameter: list of values}``: a method
         parameter replaces that entry of every method that has it; a kernel
         parameter the kernel grid.  Stored as a dict of lists (``{}`` for None).
-    inner_folds : int >= 2, default 3
-        Folds of the inner cross-validation.
+    inner_folds : int >= 1, optional
+        Folds of the inner cross-validation; ``1``: one stratified validation
+        split of ``validation_fraction`` of each outer training part.  None
+        (default): 3, or 1 when the outer training parts hold more than
+        :data:`krein.comparison_arguments.VALIDATION_SPLIT_ABOVE` objects
+        (:func:`krein.comparison_arguments.resolve_inner_folds`).
+    validation_fraction : float in (0, 1), default 0.2
+        The validation part's share of an outer training part when the inner
+        selection is one validation split (not with ``inner_folds >= 2``).
     approximation : str, optional
         ``"nystroem:M"`` (or ``"nystroem:M:kmeans++"``): run on data too large
         for the ``n x n`` kernel (module docstring); feature data only.
@@ -294,7 +323,8 @@ class Comparison(metaclass=_DeclaredOnce):
     test_data_file: object = None
     tune: bool = True
     grid: dict | None = None
-    inner_folds: int = 3
+    inner_folds: int | None = None
+    validation_fraction: float = VALIDATION_FRACTION
     approximation: str | None = None
     landmarks: object = None
     data_entry: dict = field(repr=False, compare=False, metadata=_DERIVED)
@@ -313,7 +343,8 @@ def _comparison_values(arguments):
     The checks run in a fixed order (the first bad argument is the one
     named): ``approximation``, the data arguments (:func:`data_set_entry`),
     ``methods``, ``solver``, ``outer_folds``, ``repeats``, ``inner_folds``,
-    ``C``, ``grid``, ``random_state``, then the outer split (:func:`_outer_split`).
+    ``validation_fraction``, ``C``, ``grid``, ``random_state``, then the outer
+    split (:func:`_outer_split`).
 
     Parameters
     ----------
@@ -351,7 +382,12 @@ def _comparison_values(arguments):
     solver = check_solver(a["solver"], approximation)
     outer_folds = check_count("outer_folds", a["outer_folds"], 2, " (number of folds)")
     repeats = check_count("repeats", a["repeats"], 1)
-    inner_folds = check_count("inner_folds", a["inner_folds"], 2)
+    inner_folds = (None if a["inner_folds"] is None else
+                   check_count("inner_folds", a["inner_folds"], 1, " (1: a validation split)"))
+    validation_fraction = check_validation_fraction(a["validation_fraction"])
+    if (inner_folds or 1) > 1 and validation_fraction != VALIDATION_FRACTION:
+        raise InvalidArgument("validation_fraction", f"not with inner_folds={inner_folds} "
+                                                     "(k folds); only with a validation split")
     C = check_C(a["C"])
     grid = check_grid(a["grid"], methods)
     random_state = check_count("random_state", a["random_state"], 0)
@@ -359,6 +395,7 @@ def _comparison_values(arguments):
     kernel_params = dict(a["kernel_params"]) if a["kernel_params"] is not None else None
     return {**a, "approximation": approximation, "methods": methods, "solver": solver,
             "outer_folds": outer_folds, "repeats": repeats, "inner_folds": inner_folds, "C": C,
+            "validation_fraction": validation_fraction,
             "grid": grid, "random_state": random_state, "kernel_params": kernel_params,
             "data_entry": entry, "outer_split": outer_split}
 
@@ -441,13 +478,22 @@ def _declare(spec, data):
     kernels = [{"kernel": spec.kernel, "params": given, "grid": kernel_grid}]
     cells = classification_grid([spec.data_entry], entries, kernels, outer_folds=spec.outer_folds,
                                 repeats=spec.repeats, solvers=[spec.solver],
-                                inner_folds=spec.inner_folds, save_trace=False,
+                                inner_folds=_inner_folds(spec, data), save_trace=False,
+                                validation_fraction=spec.validation_fraction,
                                 random_state=spec.random_state, order="fold",
                                 approximation=spec.approximation, outer_split=spec.outer_split)
     experiment = Experiment(f"compare-{data.dataset}", cells, random_state=spec.random_state)
     return experiment, {"methods": run, "skipped": skipped, "notes": notes, "grids": grids,
                         "kernel_grid": kernel_grid, "kernel_scale": scale,
                         "kernel_scale_measure": measure}
+
+
+def _inner_folds(spec, data):
+    """The inner folds of the comparison's cells (:func:`resolve_inner_folds`): the size of
+    an outer training part is ``n - ceil(n / k)``, or the training part of a predefined split."""
+    n = data.n_samples
+    n_train = n if spec.outer_split == "predefined" else n - -(-n // spec.outer_folds)
+    return resolve_inner_folds(spec.inner_folds, n_train, spec.tune)
 
 
 def _training_scale(data):
@@ -553,7 +599,7 @@ def load_comparison_data(dataset="sonar", kernel=None, kernel_params=None, n_sam
 # --------------------------------------------------------------------------- the run
 def run_comparison(comparison=None, /, *, out=None, progress=True, n_jobs=1, blas_threads=None,
                    force=False, resume=False, fresh=False, hold_lock=False, command=None,
-                   **fields):
+                   scheduler=None, **fields):
     """Run a comparison: every fit by the runner, the tables, the files; all its results.
 
     Parameters
@@ -589,6 +635,11 @@ def run_comparison(comparison=None, /, *, out=None, progress=True, n_jobs=1, bla
         it): the command line writes ``solver_output.txt`` under it.
     command : str, optional
         The command line that started the run, recorded in ``run.json``.
+    scheduler : str or dask.distributed.Client, optional
+        Run the cells on a Dask cluster: its scheduler's address
+        (``"tcp://127.0.0.1:8786"``; connected before anything is written,
+        closed at the end) or a client (left open).  ``n_jobs`` must then be 1.
+        The tables are those of a local run (module docstring).
     **fields
         The fields of :class:`Comparison` (keyword form only).
 
@@ -604,11 +655,12 @@ def run_comparison(comparison=None, /, *, out=None, progress=True, n_jobs=1, bla
     ------
     InvalidArgument
         (a ``ValueError``) for a bad argument or input file, before any model
-        is fitted and before anything is written.
+        is fitted and before anything is written; ``scheduler`` when dask.distributed
+        is not installed or the scheduler cannot be reached.
     """
     run_options = dict(out=out, progress=progress, n_jobs=n_jobs, blas_threads=blas_threads,
                        force=force, resume=resume, fresh=fresh, hold_lock=hold_lock,
-                       command=command)
+                       command=command, scheduler=scheduler)
     if isinstance(comparison, Comparison):
         if fields:
             raise TypeError(f"run_comparison: a Comparison and fields {sorted(fields)}; give "
@@ -626,7 +678,7 @@ def run_comparison(comparison=None, /, *, out=None, progress=True, n_jobs=1, bla
 
 
 def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hold_lock,
-         command):
+         command, scheduler):
     t_start = time.perf_counter()
     if not is_int(n_jobs) or n_jobs == 0 or n_jobs < -1:
         raise InvalidArgument("n_jobs", f"must be a positive integer or -1 (all cores); got "
@@ -656,11 +708,12 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
         rep = f"repeat {params['repeat'] + 1}, " if spec.repeats > 1 else ""
         return f"{params['method']} ({rep}fold {params['fold'] + 1}/{spec.outer_folds})"
 
-    runner = dict(progress=progress, n_jobs=n_jobs, blas_threads=blas_threads)
+    client, own_client = _dask_client(scheduler, n_jobs)
+    runner = dict(progress=progress, n_jobs=n_jobs, blas_threads=blas_threads, scheduler=client)
     lock = None
-    if out is not None:
-        out, lock = claim_out(out, force, resume, fresh, experiment, command)
     try:
+        if out is not None:
+            out, lock = claim_out(out, force, resume, fresh, experiment, command)
         with tempfile.TemporaryDirectory(prefix="krein-compare-") as tmp:
             cells_dir = os.path.join(out, CELLS_DIR) if out is not None else tmp
             try:
@@ -693,12 +746,32 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
         if lock is not None:
             lock.close()
         raise
+    finally:
+        if own_client:
+            client.close()
     if lock is not None:
         if hold_lock:
             result._lock = lock
         else:
             lock.close()
     return result
+
+
+def _dask_client(scheduler, n_jobs):
+    """``(client, own)``: a ``dask.distributed`` client of ``scheduler`` (None without one),
+    and whether the run made it (and closes it); a bad address is an InvalidArgument."""
+    if scheduler is None:
+        return None, False
+    if n_jobs != 1:
+        raise InvalidArgument("n_jobs", f"not used with a Dask scheduler (the cluster decides); "
+                                        f"leave it at 1; got {n_jobs!r}")
+    from .experiment.runner import connect_scheduler
+
+    try:
+        client = connect_scheduler(scheduler)
+    except (ImportError, ValueError, OSError, TypeError) as exc:
+        raise InvalidArgument("scheduler", str(exc)) from None
+    return client, client is not scheduler
 
 
 def _boundaries(result, directory, runner):

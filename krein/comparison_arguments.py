@@ -17,7 +17,22 @@ from .experiment import build_estimator
 from .registry import list_methods
 
 __all__ = ["is_int", "check_methods", "check_solver", "check_count", "check_C", "check_grid",
-           "check_kernel_grid", "data_set_entry", "run_name", "safe_name"]
+           "check_kernel_grid", "data_set_entry", "run_name", "safe_name",
+           "check_validation_fraction", "resolve_inner_folds",
+           "INNER_FOLDS", "VALIDATION_SPLIT_ABOVE", "VALIDATION_FRACTION"]
+
+#: Folds of the inner cross-validation of a comparison by default (below
+#: :data:`VALIDATION_SPLIT_ABOVE` training objects).
+INNER_FOLDS = 3
+
+#: Above this many objects in an outer training part, a comparison's inner model
+#: selection uses one stratified validation split instead of :data:`INNER_FOLDS`
+#: folds (unless ``inner_folds`` is given): ``INNER_FOLDS`` times fewer fits, each on
+#: 80 % of the training part instead of 67 %.
+VALIDATION_SPLIT_ABOVE = 20_000
+
+#: The validation part's share of the outer training part by default (``inner_folds=1``).
+VALIDATION_FRACTION = 0.2
 
 
 def is_int(v):
@@ -131,6 +146,60 @@ def check_count(name, value, low, what=""):
     if not is_int(value) or value < low:
         raise InvalidArgument(name, f"must be an integer >= {low}{what}; got {value!r}")
     return int(value)
+
+
+def check_validation_fraction(fraction):
+    """The validation part's share of an outer training part (``inner_folds=1``).
+
+    Parameters
+    ----------
+    fraction : float
+        The value given.
+
+    Returns
+    -------
+    float
+        ``fraction`` as a Python float.
+
+    Raises
+    ------
+    InvalidArgument
+        ``validation_fraction``: not a number strictly between 0 and 1.
+    """
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) \
+            or not 0 < fraction < 1:
+        raise InvalidArgument("validation_fraction", f"must be a number in (0, 1), e.g. 0.2; "
+                                                     f"got {fraction!r}")
+    return float(fraction)
+
+
+def resolve_inner_folds(inner_folds, n_train, tune=True):
+    """The inner folds a comparison runs: as given, or by the size of its training parts.
+
+    Parameters
+    ----------
+    inner_folds : int >= 1 or None
+        As given: ``k >= 2`` folds, ``1`` (one stratified validation split), or
+        None: :data:`INNER_FOLDS`, or ``1`` when the outer training parts hold
+        more than :data:`VALIDATION_SPLIT_ABOVE` objects and the parameters are
+        tuned.
+    n_train : int
+        Objects of an outer training part: ``n - ceil(n / k)`` for ``k`` outer
+        folds of ``n`` objects (a stratified fold's part, to within the classes'
+        rounding, the same for every fold), the training part of a predefined split.
+    tune : bool, default True
+        Whether parameters are tuned (without tuning nothing is split: None
+        gives :data:`INNER_FOLDS`, and the cells stay those of the small-n
+        protocol).
+
+    Returns
+    -------
+    int
+        The ``inner_folds`` of the comparison's cells (1: a validation split).
+    """
+    if inner_folds is not None:
+        return int(inner_folds)
+    return 1 if tune and n_train > VALIDATION_SPLIT_ABOVE else INNER_FOLDS
 
 
 def check_C(C):

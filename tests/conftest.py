@@ -105,6 +105,12 @@ HEAVY_TESTS = {
         "test_perturbsvc_cvxpy_and_pg_agree_with_vector_box",
         "test_weighted_optimal_intercept_brute_force",
     ),
+    "test_compare_dask": ("test_dask_run_gives_the_local_tables",
+                          "test_a_client_is_used_and_left_open",
+                          "test_bad_address_is_one_line_exit_2_nothing_written"),
+    "test_compare_protocol": ("test_threshold_switches_to_one_validation_split",
+                              "test_validation_split_is_gridsearchcv_on_one_stratified_"
+                              "shuffle_split"),
     "test_compare_timing": ("test_the_total_covers_the_boundaries_and_the_files",
                             "test_cached_features_give_the_uncached_fold_accuracies"),
     "test_cli": (
@@ -251,7 +257,8 @@ HEAVY_TESTS = {
 
 #: Module fixtures that run a whole ``krein compare`` or every README command, by
 #: ``(test module, fixture)``: an item that uses one is slow wherever it comes first.
-END_TO_END_FIXTURES = {("test_cli", "checkerboard_run"), ("test_readme", "session")}
+END_TO_END_FIXTURES = {("test_cli", "checkerboard_run"), ("test_readme", "session"),
+                       ("test_compare_protocol", "recorded_run")}
 
 
 def _is_sklearn_check(item):

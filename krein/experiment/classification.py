@@ -44,7 +44,7 @@ __all__ = ["classification_metrics", "classification_cell", "classification_grid
            "check_data_file", "certificate_measure", "approximation_defaults",
            "NO_APPROXIMATE_PATH", "CLASSIFICATION_DEFAULTS",
            "CERTIFICATE_KINDS", "DATA_FILE_DEFAULTS", "SCORINGS", "LOO", "OUTER_SPLITS",
-           "fold_correctness"]
+           "fold_correctness", "inner_splits"]
 
 
 #: Scores accepted by ``scoring`` of :func:`classification_cell` (keys of
@@ -76,6 +76,7 @@ CLASSIFICATION_DEFAULTS = {
     "approximation": None,
     "outer_split": "kfold",
     "test_size": 0.2,
+    "validation_fraction": 0.2,
 }
 
 #: Data kind (:func:`krein.kernel_data.available_kernels`) of each ``data_file`` kind.
@@ -456,7 +457,9 @@ def classification_cell(params):
        ``fold``: every method, kernel and solver of a repeat sees the same folds;
     3. if there is more than one (kernel, method parameter) combination,
        scores each by ``StratifiedKFold(inner_folds, shuffle=True)`` on the
-       outer training split (mean of the inner ``scoring``; a combination with
+       outer training split, or with ``inner_folds = 1`` on one stratified
+       validation split of it (:func:`inner_splits`), seeded by
+       ``cell_seed(..., "fold", "inner_folds", salt="inner")`` (mean of the inner ``scoring``; a combination with
        a failed inner fit is out; ties go to the first combination, kernel
        parameters varying slowest, in ``ParameterGrid`` order) -- the same
        choice as :class:`sklearn.model_selection.GridSearchCV` where a kernel
@@ -498,7 +501,9 @@ def classification_cell(params):
           estimator's ``solver`` parameter;
         * ``outer_folds``, ``fold``, ``repeat``, ``inner_folds``;
           ``outer_folds = "loo"``: exact leave-one-out, ``fold`` is the
-          held-out object (:func:`outer_splits`);
+          held-out object (:func:`outer_splits`); ``inner_folds = 1``: one
+          stratified validation split holding ``validation_fraction`` of the
+          outer training split (:func:`inner_splits`);
         * ``outer_split`` (:data:`OUTER_SPLITS`) and ``test_size``: step 2
           with ``StratifiedShuffleSplit`` (``"shuffle"``), or
           (``"predefined"``, ``outer_folds = 1``) with the data's training
@@ -577,7 +582,7 @@ def classification_cell(params):
         raise ValueError(f"scoring must be one of {SCORINGS}; got {p['scoring']!r}")
     outer, fold, inner = p["outer_folds"], p["fold"], p["inner_folds"]
     scheme = check_outer_split(p["outer_split"], p["test_size"], outer)
-    checks = [("inner_folds", inner, 2), ("repeat", p["repeat"], 0), ("fold", fold, 0)]
+    checks = [("inner_folds", inner, 1), ("repeat", p["repeat"], 0), ("fold", fold, 0)]
     if outer != LOO:
         checks.insert(0, ("outer_folds", outer, 2 if scheme == "kfold" else 1))
     for name, v, lo in checks:
@@ -586,6 +591,7 @@ def classification_cell(params):
                              f"got {v!r}")
     if outer != LOO and fold >= outer:
         raise ValueError(f"fold must be < outer_folds = {outer}; got {fold}")
+    _check_fraction(p["validation_fraction"])
     kernel_combos = _as_grid(p["kernel_grid"], "kernel_grid")
     method_combos = _as_grid(p["param_grid"], "param_grid")
     if not isinstance(p["method_params"], dict) or not isinstance(p["kernel_params"], dict):
@@ -616,8 +622,10 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     y = datas[0].y
     y_te = datas[0].y_test[fold.test] if fold.predefined else y[fold.test]
     classes = np.unique(np.concatenate([y, y_te]))
-    search = _inner_search(fold, datas, method_combos, y, classes, p["inner_folds"],
-                           p["scoring"], seeds["inner"])
+    splits = functools.partial(inner_splits, inner_folds=p["inner_folds"],
+                               validation_fraction=p["validation_fraction"],
+                               random_state=seeds["inner"])
+    search = _inner_search(fold, datas, method_combos, y, classes, splits, p["scoring"])
     refit = _refit(fold, datas[search.best_k], method_combos[search.best_m], y)
     return _fold_record(refit, fold, search, y, y_te, classes, kernel_combos[search.best_k],
                         method_combos[search.best_m], p["save_trace"])
@@ -786,13 +794,70 @@ class _InnerSearch:
     seconds: float = 0.0
 
 
-def _inner_search(fold, datas, method_combos, y, classes, inner_folds, scoring, seed):
-    """Inner stratified K-fold CV on the outer training split over every combination.
+def inner_splits(train, y, *, inner_folds, validation_fraction=0.2, random_state=None):
+    """The inner splits of an outer training split: k folds, or one validation split.
+
+    Every method of an outer fold gets the same splits (the seed is the fold's,
+    not the method's), so their inner scores are paired.
+
+    Parameters
+    ----------
+    train : ndarray of int, shape (n_train,)
+        The outer training indices (into ``y``).
+    y : ndarray of shape (n,)
+        Labels.
+    inner_folds : int >= 1
+        ``k >= 2``: ``StratifiedKFold(k, shuffle=True, random_state=random_state)``;
+        ``1``: one ``StratifiedShuffleSplit(n_splits=1,
+        test_size=validation_fraction, random_state=random_state)`` (the validation
+        part holds ``ceil(validation_fraction * n_train)`` objects, each class
+        in proportion).
+    validation_fraction : float in (0, 1), default 0.2
+        The validation part's share of the outer training split (with
+        ``inner_folds = 1`` only).
+    random_state : int, optional
+        The splitter's seed (a cell's inner seed).
+
+    Returns
+    -------
+    list of (ndarray, ndarray)
+        ``inner_folds`` (or one) pairs of fitting and validation indices into ``y``.
+
+    Raises
+    ------
+    ValueError
+        ``inner_folds < 1``, a fraction outside (0, 1), or a class too small
+        for the split (scikit-learn's message).
+    """
+    from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+
+    train = np.asarray(train)
+    if isinstance(inner_folds, bool) or not isinstance(inner_folds, numbers.Integral) \
+            or inner_folds < 1:
+        raise ValueError(f"inner_folds must be an integer >= 1; got {inner_folds!r}")
+    if inner_folds == 1:
+        splitter = StratifiedShuffleSplit(n_splits=1, test_size=_check_fraction(
+            validation_fraction), random_state=random_state)
+    else:
+        splitter = StratifiedKFold(int(inner_folds), shuffle=True, random_state=random_state)
+    return [(train[a], train[b]) for a, b in splitter.split(np.zeros((train.size, 1)), y[train])]
+
+
+def _check_fraction(fraction):
+    """``validation_fraction`` as a float in (0, 1), else ValueError."""
+    if isinstance(fraction, bool) or not isinstance(fraction, numbers.Real) \
+            or not 0 < fraction < 1:
+        raise ValueError(f"validation_fraction must be a number in (0, 1); got {fraction!r}")
+    return float(fraction)
+
+
+def _inner_search(fold, datas, method_combos, y, classes, splits, scoring):
+    """Inner model selection on the outer training split over every combination.
 
     Each kernel combination (``datas[i]``, slowest) is scored by
-    :func:`_kernel_fold_scores` on the same inner splits
-    (``StratifiedKFold(inner_folds, shuffle=True, random_state=seed)`` of the
-    outer training split); the best combination is :func:`_best_combination`.
+    :func:`_kernel_fold_scores` on the same inner splits (``splits(train, y)``:
+    :func:`inner_splits` of the outer training split, k stratified folds or one
+    validation split); the best combination is :func:`_best_combination`.
     With a single combination nothing is fitted.
 
     Parameters
@@ -807,12 +872,11 @@ def _inner_search(fold, datas, method_combos, y, classes, inner_folds, scoring, 
         Labels of the data (of its training part).
     classes : ndarray
         Every class of the data (training and test part).
-    inner_folds : int
-        Folds of the inner CV.
+    splits : callable
+        ``splits(train, y)`` -> the inner splits (:func:`inner_splits` with the
+        cell's folds, fraction and seed).
     scoring : str
         The inner score (a key of :func:`classification_metrics`).
-    seed : int
-        ``random_state`` of the inner splitter.
 
     Returns
     -------
@@ -824,14 +888,10 @@ def _inner_search(fold, datas, method_combos, y, classes, inner_folds, scoring, 
     RuntimeError
         If every combination failed.
     """
-    from sklearn.model_selection import StratifiedKFold
-
     t_sel = time.perf_counter()
     if len(datas) * len(method_combos) <= 1:
         return _InnerSearch(seconds=time.perf_counter() - t_sel)
-    train = fold.train
-    skf = StratifiedKFold(inner_folds, shuffle=True, random_state=seed)
-    splits = [(train[a], train[b]) for a, b in skf.split(np.zeros((train.size, 1)), y[train])]
+    splits = splits(fold.train, y)
     scores = np.full((len(datas), len(method_combos)), -np.inf)
     n_fail = n_warn = 0
     first_error = None
@@ -1072,7 +1132,7 @@ def _spec(item, main, what, allowed):
 def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, outer_folds=None,
                         repeats=1, solvers=(None,), inner_folds=3, scoring="accuracy",
                         save_trace=True, random_state=None, order="method", approximation=None,
-                        outer_split="kfold", test_size=0.2):
+                        outer_split="kfold", test_size=0.2, validation_fraction=0.2):
     """Cells of :func:`classification_cell`: data sets x kernels x methods x solvers x folds.
 
     Parameters
@@ -1103,10 +1163,11 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         other methods get one cell with ``solver=None`` (their own).  A method
         that rejects a solver (e.g. ``lp-svm`` with ``"libsvm"``) records
         error rows.
-    inner_folds : int >= 2
+    inner_folds : int >= 1
         Folds of the inner stratified K-fold CV that selects the parameters of
         ``grid``/``param_grid`` and the kernel ``grid`` on each outer training
-        split.
+        split; ``1``: one stratified validation split of it instead
+        (:func:`inner_splits`).
     scoring : str
         Inner-CV score, one of :data:`SCORINGS`.
     save_trace : bool
@@ -1139,6 +1200,9 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         ``test_path``).  Stored in the cells when not ``"kfold"``.
     test_size : float in (0, 1), default 0.2
         Test fraction of each ``"shuffle"`` split (stored in its cells only).
+    validation_fraction : float in (0, 1), default 0.2
+        The validation part's share of the outer training split with
+        ``inner_folds = 1`` (stored in those cells only).
 
     Returns
     -------
@@ -1165,11 +1229,12 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
         raise ValueError(f"outer_split='predefined' is one split: repeats must be 1; got "
                          f"{repeats!r}")
     for name, v, lo in (("outer_folds", outer_folds, 2 if outer_split == "kfold" else 1),
-                        ("repeats", repeats, 1), ("inner_folds", inner_folds, 2)):
+                        ("repeats", repeats, 1), ("inner_folds", inner_folds, 1)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
     if scoring not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}")
+    validation_fraction = _check_fraction(validation_fraction)
     if order not in ("method", "fold"):
         raise ValueError(f"order must be 'method' or 'fold'; got {order!r}")
     if random_state is not None and (isinstance(random_state, bool) or random_state < 0
@@ -1218,7 +1283,8 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     extra = {"cv_seed": None if random_state is None else int(random_state),
              "approximation": _check_approximation(approximation),
              "outer_split": None if outer_split == "kfold" else outer_split,
-             "test_size": float(test_size) if outer_split == "shuffle" else None}
+             "test_size": float(test_size) if outer_split == "shuffle" else None,
+             "validation_fraction": validation_fraction if inner_folds == 1 else None}
     for d in ds_specs:
         kind = (_FILE_KINDS[d["data_file"]["kind"]] if d["data_file"] is not None
                 else dataset_kind(d["dataset"]))

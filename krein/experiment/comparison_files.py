@@ -18,7 +18,8 @@ The directory
   ``[[label, count], ...]`` with the original label names as strings,
   ``kernel``, ``kernel_params``, ``notes``), ``spectrum`` (``n, p, q, z,
   min_eigenvalue, max_eigenvalue, r_mm, r_neg``), ``protocol`` (``cv``,
-  ``repeats``, ``inner_folds``, ``seed``, ``tuned``, ``scoring``, ``solver``,
+  ``repeats``, ``inner_folds``, ``inner`` (``"3-fold"`` or ``"validation split 20 %"``),
+  ``validation_fraction``, ``seed``, ``tuned``, ``scoring``, ``solver``,
   ``kernel_grid``, ``grids`` and ``fixed`` per method), ``methods`` and
   ``skipped`` (method -> reason).  Missing keys are shown as "not recorded".
 * ``summary.csv``: one row per method (:data:`COMPARISON_COLUMNS`), ``status``

@@ -26,7 +26,7 @@ from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES
                                write_table)
 
 __all__ = ["ComparisonResult", "fold_table", "summarize", "run_info", "write_outputs",
-           "kernel_record",
+           "kernel_record", "inner_protocol_text",
            "SUMMARY_COLUMNS", "FOLD_COLUMNS"]
 
 #: Columns of the summary table (``summary.csv``).
@@ -129,8 +129,29 @@ class ComparisonResult:
 
     @property
     def inner_folds(self):
-        """Folds of the inner cross-validation."""
-        return self.comparison.inner_folds
+        """Folds of the inner cross-validation as run (1: one validation split).
+
+        Those of the cells (the comparison's ``inner_folds``, or when it was not
+        given the one :func:`krein.comparison_arguments.resolve_inner_folds`
+        chose for the data's size).
+        """
+        if self.experiment is not None and self.experiment.cells:
+            return int(self.experiment.cells[0].params["inner_folds"])
+        given = self.comparison.inner_folds
+        return given if given is not None else 3
+
+    @property
+    def validation_fraction(self):
+        """The validation part's share of each outer training part with
+        ``inner_folds == 1``, else None."""
+        return (getattr(self.comparison, "validation_fraction", 0.2) if self.inner_folds == 1
+                else None)
+
+    @property
+    def inner_protocol(self):
+        """The inner model selection in a few words: ``"3-fold"`` or
+        ``"validation split 20 %"`` (:func:`inner_protocol_text`)."""
+        return inner_protocol_text(self.inner_folds, self.validation_fraction)
 
     @property
     def C(self):
@@ -401,6 +422,26 @@ def kernel_record(data):
     return json.loads(json.dumps(run, default=_json_default))
 
 
+def inner_protocol_text(inner_folds, validation_fraction):
+    """The inner model selection in a few words (``run.json``'s ``protocol.inner``).
+
+    Parameters
+    ----------
+    inner_folds : int >= 1
+        The inner folds run (1: a validation split).
+    validation_fraction : float
+        The validation part's share (with ``inner_folds = 1``).
+
+    Returns
+    -------
+    str
+        ``"3-fold"``, or ``"validation split 20 %"``.
+    """
+    if inner_folds == 1:
+        return f"validation split {100 * validation_fraction:g} %"
+    return f"{int(inner_folds)}-fold"
+
+
 def run_info(result, command=None):
     """The ``run.json`` record of a comparison: data, spectrum summary, protocol.
 
@@ -421,7 +462,9 @@ def run_info(result, command=None):
         eigenvalues, r_mm, r_neg of the kernel on all objects; in an
         approximated run of its Nyström approximation, with ``approximation``
         and its ``rank``), ``protocol`` (``cv``: the outer folds, repeats,
-        inner folds, seed, tuned, grids, fixed parameters, ``approximation``),
+        inner folds, ``inner`` (``"3-fold"`` or ``"validation split 20 %"``) and
+        ``validation_fraction`` (null for k folds), seed, tuned, grids, fixed
+        parameters, ``approximation``),
         ``approximation`` (None, or the front end, its landmarks and what it
         changed per method), ``methods`` and ``skipped``.
     """
@@ -467,7 +510,9 @@ def run_info(result, command=None):
                  "notes": list(getattr(data, "notes", ()))},
         "spectrum": spectrum,
         "protocol": {"cv": result.outer_folds, "repeats": result.repeats,
-                     "inner_folds": result.inner_folds, "seed": result.random_state,
+                     "inner_folds": result.inner_folds, "inner": result.inner_protocol,
+                     "validation_fraction": result.validation_fraction,
+                     "seed": result.random_state,
                      "tuned": result.tuned, "scoring": "accuracy", "solver": result.solver,
                      "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed,
                      "approximation": result.approximation, "kernel_scale": result.kernel_scale,

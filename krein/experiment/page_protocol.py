@@ -1,8 +1,8 @@
 """The protocol section of the report page.
 
 What was compared and how, from ``run.json``'s ``protocol``: the evaluation (k-fold
-cross-validation x repeats, or a predefined train/test split), the model selection, the
-seed, solver and approximation, the scale the default grids are relative to, and the
+cross-validation x repeats, or a predefined train/test split), the model selection
+(inner k-fold cross-validation, or one validation split at large n), the seed, solver and approximation, the scale the default grids are relative to, and the
 grids searched per method.  Every text is HTML-escaped.
 """
 
@@ -26,6 +26,10 @@ def _grid_text(grid):
                   else param_value(v))
         parts.append(f"<code>{escape(k)} ∈ {{{escape(values)}}}</code>")
     return "; ".join(parts)
+
+
+def _percent(fraction):
+    return f"{100 * fraction:g} %" if isinstance(fraction, (int, float)) else "a share"
 
 
 def protocol_section(c):
@@ -67,9 +71,14 @@ def protocol_section(c):
     if tuned:
         inner = p.get("inner_folds")
         scoring = p.get("scoring") or "accuracy"
+        fraction = p.get("validation_fraction")
+        how = (f"inner {escape(number(inner))}-fold cross-validation on each outer training "
+               "part (" if inner != 1 else
+               "one stratified validation split of each outer training part "
+               f"({escape(_percent(fraction))} of it held out, the same split for every method: "
+               "one fit per grid point; ")
         facts.append(fact("Model selection",
-                          f"tuned: inner {escape(number(inner))}-fold cross-validation on each "
-                          f"outer training part (scoring: {escape(scoring)}), then a refit on "
+                          f"tuned: {how}scoring: {escape(scoring)}), then a refit on "
                           "the whole training part with the best parameters"))
     elif tuned is None:
         facts.append(fact("Model selection", missing()))

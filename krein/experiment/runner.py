@@ -35,7 +35,7 @@ from .store import (META_COLUMNS, PROVENANCE_COLUMNS, RESULTS_FILE, VERSION_PACK
                     ResultsStore, flatten_params)
 
 __all__ = ["run_experiment", "RunReport", "default_directory", "read_sidecar", "error_text",
-           "pair_jobs", "cloudpickle_module", "BACKENDS"]
+           "pair_jobs", "cloudpickle_module", "connect_scheduler", "BACKENDS"]
 
 #: Execution backends of :func:`run_experiment`.
 BACKENDS = ("serial", "joblib", "dask")
@@ -299,14 +299,67 @@ def _joblib(payload, todo, param_columns, n_jobs, blas_threads, on_start=None):
     yield from par(jobs())
 
 
-def _dask(payload, todo, param_columns, scheduler, name, blas_threads):
+def connect_scheduler(scheduler):
+    """A ``dask.distributed`` client of a scheduler, or the client given.
+
+    A failed connection leaves nothing behind: the half-made client is
+    collected at once with its complaints silenced, so that the caller reports
+    the failure on one line.
+
+    Parameters
+    ----------
+    scheduler : str or dask.distributed.Client
+        The scheduler's address (``"tcp://127.0.0.1:8786"``), connected
+        within dask's ``distributed.comm.timeouts.connect`` (30 s by default),
+        or a client (returned as it is).
+
+    Returns
+    -------
+    dask.distributed.Client
+        A client (``set_as_default=False``); the caller closes one it did not pass.
+
+    Raises
+    ------
+    ImportError
+        dask.distributed is not installed (the message names the extra).
+    ValueError
+        An address dask cannot parse (no port, an unknown scheme).
+    OSError
+        No scheduler answered at the address in time.
+    """
     try:
-        from dask.distributed import Client, as_completed
+        from dask.distributed import Client
     except ImportError:
         raise ImportError('backend="dask" needs dask.distributed: pip install "krein[dask]" '
                           '(or pip install "dask[distributed]")') from None
-    own = not isinstance(scheduler, Client)
-    client = Client(scheduler, set_as_default=False) if own else scheduler
+    if isinstance(scheduler, Client):
+        return scheduler
+    if not isinstance(scheduler, str):
+        raise TypeError(f"scheduler must be an address or a dask.distributed.Client; got "
+                        f"{type(scheduler).__name__}")
+    failure = None
+    hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None  # the failed client's __del__ complains
+    try:
+        try:
+            return Client(scheduler, set_as_default=False)
+        except (ValueError, OSError, TypeError) as exc:
+            failure = (type(exc), " ".join(str(exc).split()))
+        import gc
+
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    kind, text = failure
+    kind = kind if kind in (ValueError, OSError) else ValueError
+    raise kind(f"no Dask scheduler at {scheduler!r}: {text}")
+
+
+def _dask(payload, todo, param_columns, scheduler, name, blas_threads):
+    client = connect_scheduler(scheduler)
+    own = client is not scheduler
+    from dask.distributed import as_completed
+
     futures = {}
     try:
         token = secrets.token_hex(4)
