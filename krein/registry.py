@@ -716,6 +716,8 @@ def _register_ksvm_ch_modsvm_rvm():
                     "CVXPY when convex, else multi-start projected gradient (Haasdonk 2005)",
                     compare=True, probability=True, certificate="fw_gap",
                     grid={"mu": list(MU_GRID)}, checks=({"n_starts": 2},),
+                    # projected gradient in the embedding of the Nystroem features (K v in n r)
+                    approximate={},
                     readme=("`ConvexHullClassifier()`", "closest points of the reduced class hulls "
                             "in pseudo-Euclidean space (CH-DU); CVXPY when the kernel makes it "
                             "convex, else libsvm's ν-SVM or multi-start projected gradient, each "
