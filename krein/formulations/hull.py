@@ -200,6 +200,7 @@ class SignedGram:
         Returns
         -------
         ndarray of shape (r, r)
+            The Gram matrix of the features (stored; do not modify).
         """
         if self._gram is None:
             self._gram = self.Z.T @ self.Z
