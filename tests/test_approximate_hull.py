@@ -87,8 +87,13 @@ def test_signed_gram_answers_what_the_solvers_ask_as_the_dense_matrix():
     lam, U = np.linalg.eigh(K)
     keep = np.abs(lam) > 1e-9 * np.abs(lam).max()
     F = U[:, keep] * np.sqrt(np.abs(lam[keep]))
-    assert SignedGram(F, np.sign(lam[keep]), lam[keep]).lipschitz() == pytest.approx(
-        hull_lipschitz(G), rel=1e-12)
+    eig = SignedGram(F, np.sign(lam[keep]), lam[keep])
+    assert eig.lipschitz() == pytest.approx(hull_lipschitz(G), rel=1e-12)
+    np.testing.assert_allclose(eig.gram(), F.T @ F, atol=1e-10)     # diag(|lam|), not formed
+    y = np.where(np.arange(40) % 3 == 0, 1.0, -1.0)
+    ex, ft = hull_convexity(K, y), hull_convexity_features(eig, y)
+    assert ft.is_convex == ex.is_convex
+    assert ft.min_eigenvalue == pytest.approx(ex.min_eigenvalue, abs=1e-9)
     scale = hull_gradient_scale(G)
     assert scale >= hull_gradient_scale(K) - 1e-12
     assert scale == pytest.approx(2 * np.max(np.sum(Z * Z, axis=1)), rel=1e-14)

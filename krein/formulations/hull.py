@@ -195,7 +195,7 @@ class SignedGram:
         self._gram = None
 
     def gram(self):
-        """``Z'Z`` (r x r), computed once.
+        """``Z'Z`` (r x r), computed once (``diag(|eigenvalues|)`` when they are given).
 
         Returns
         -------
@@ -203,7 +203,8 @@ class SignedGram:
             The Gram matrix of the features (stored; do not modify).
         """
         if self._gram is None:
-            self._gram = self.Z.T @ self.Z
+            self._gram = np.diag(np.abs(self.eigenvalues)) if self.eigenvalues is not None \
+                else self.Z.T @ self.Z
         return self._gram
 
     def __matmul__(self, V):
