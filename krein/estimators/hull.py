@@ -162,8 +162,10 @@ class ConvexHullClassifier(ApproximationMixin, KernelClassifierBase):
     approximation_ : transformer
         With an approximation: the fitted clone.
     coef_ : ndarray of shape (n_pairs, r)
-        With an approximation: the weights ``w = 2 s * (Psi' u)`` on its features
-        (``dual_coef_`` and ``support_`` are not set).
+        With an approximation: the weights on its features, ``g(x) = psi(x) coef +
+        intercept`` (``2 s * (Psi' u)`` for two classes; a pair of more classes
+        solves on the eigenfeatures of its own sub-kernel, whose map to ``psi(x)``
+        is folded in); ``dual_coef_`` and ``support_`` are not set.
     eigenvalues_ : ndarray of shape (r,)
         With an approximation: the nonzero eigenvalues of ``K_approx``.
 
@@ -254,10 +256,13 @@ class ConvexHullClassifier(ApproximationMixin, KernelClassifierBase):
         return BinaryModel(idx, coef, b, info)
 
     def _fit_features(self, rep, y, C):
-        """CH-DU of one pair in the embedding of its signed features (module docstring)."""
+        """CH-DU of one pair in the embedding of its signed eigenfeatures (module docstring):
+        the eigendecomposition of the pair's kernel given by any representation ``rep``."""
         y = check_signed_labels(y)
         mu = check_hull_mu(self.mu, y)
-        K = SignedGram(rep.Z, rep.signs, rep.eigenvalues)
+        eig = rep.eigenfeatures()
+        F, signs = eig.features, eig.signs
+        K = SignedGram(F, signs, eig.eigenvalues)
         conv, n_starts = None, check_int(self.n_starts, "n_starts", low=1)
         if self._path == "auto":
             conv = hull_convexity_features(K, y, self.psd_tol)
@@ -269,9 +274,9 @@ class ConvexHullClassifier(ApproximationMixin, KernelClassifierBase):
             check_input=False, as_frame=False)
         a = sol.primal["alpha_bar"]
         u = y * a
-        t = rep.Z.T @ u
-        coef = 2.0 * rep.signs * t
-        b = -float(a @ (rep.Z @ (rep.signs * t)))
+        t = F.T @ u
+        coef = eig.to_rows(2.0 * signs * t)
+        b = -float(a @ (F @ (signs * t)))
         info = {"n_iter": sol.iterations or 0, "solution": sol, "table": table,
                 "path": "multistart", "convexity": conv, "alpha_bar": a}
         return coef, b, info
