@@ -745,6 +745,8 @@ def _register_ksvm_ch_modsvm_rvm():
                     "CVXPY when convex, else multi-start projected gradient (Haasdonk 2005)",
                     compare=True, probability=True, certificate="fw_gap",
                     grid={"mu": list(MU_GRID)}, checks=({"n_starts": 2},),
+                    # projected gradient in the embedding of the Nystroem features (K v in n r)
+                    approximate={},
                     readme=("`ConvexHullClassifier()`", "closest points of the reduced class hulls "
                             "in pseudo-Euclidean space (CH-DU); CVXPY when the kernel makes it "
                             "convex, else libsvm's ν-SVM or multi-start projected gradient, each "
@@ -957,6 +959,7 @@ def _register_rkks():
                     task="regressor", compare=False, probability=Without(_NO_CLASSES),
                     certificate="kkt_residual",
                     grid={"radius_squared": list(RADIUS_SQUARED_GRID)}, scale=scale,
+                    approximate={},      # (P) on the Nystroem features: nothing else changes
                     # check_regressors_train asks a training R^2 > 0.5: its targets (n = 200,
                     # unit variance) need ||f||_H^2 ~ 100 under the gaussian kernel (R^2 0.40
                     # at 10, 0.92 at 100) and ~ 1 under its precomputed X X' (0.80 at 1, < 0
@@ -997,6 +1000,8 @@ def _register_trik():
                     "coefficients mapped back to the Krein space (Loosli et al. 2013; Loosli 2019)",
                     task="regressor", compare=False, probability=Without(_NO_CLASSES),
                     certificate="residual",
+                    # the linear SVR on the Nystroem features, liblinear under solver="auto"
+                    approximate={},
                     checks=({}, {"decomposition": "ldl"}, _PRECOMPUTED),
                     readme=("`ESVR()`", "ε-SVR stabilized in a Krein space (`decomposition=` "
                             "`\"eigh\"` or `\"ldl\"`)", "Loosli et al. 2013, Alg. 1; "
@@ -1015,6 +1020,7 @@ def _register_flip_ridge():
                                         "|K| + diag(1/C), no iterative solver to certify"),
                     # ridge's 1/C is the weight of the norm: it wants smaller C than a hinge
                     grid={"C": [0.001, 0.01, 0.1, 1.0, 10.0]}, scale={"C": -1},
+                    approximate={},      # ridge regression on the Nystroem features (r x r)
                     checks=({}, _PRECOMPUTED, {"class_weight": "balanced"}),
                     readme=("`FlippedKernelRidgeClassifier()`", "kernel ridge on the flipped "
                             "kernel, one-vs-rest, Krein coefficients c = V sign(Λ) V' c~",

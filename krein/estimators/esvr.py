@@ -9,6 +9,25 @@ flipped kernel ``K~`` (``V |lam| V'`` or ``L |D| L'``), whose coefficients
 ``c = T sign(D) T^{-1} c~`` (``T = V`` or ``L^{-T}``, :mod:`krein.solvers.ldl`),
 so that ``K c = K~ c~``: the training predictions are those of the SVR on ``K~``,
 and new points use the ORIGINAL kernel, ``f(x) = k(x, X) c + b``.
+
+Large data: the linear SVR on the signed Nyström features
+---------------------------------------------------------
+With ``approximation=IndefiniteNystroem(...)`` the training kernel is its low-rank
+approximation ``K_approx = Psi diag(s) Psi'`` (``Psi'Psi = diag(|lam|)``; Oglic &
+Gärtner 2019, §3) and the flip is ``|K_approx| = Psi Psi'``: the epsilon-SVR on it
+is the LINEAR epsilon-SVR on ``Psi`` (:func:`krein.solvers.linear_svr.linear_svr`),
+with weight ``w = Psi' c~``.  As for ESVM (:mod:`krein.estimators.approximate`), the
+Krein coefficients ``c = V sign(lam) V' c~`` (``V = Psi |lam|^(-1/2)``) give
+``k_approx(x, X) c = psi(x) diag(s) Psi' V sign(lam) V' c~ = psi(x) w``, so
+``f(x) = psi(x) w + b`` on the features of a new point; no ``n x n`` array is
+formed.  ``solver="libsvm"`` (``SVR(kernel="linear")``) solves the exact path's
+problem (unregularized intercept; ``O(n^2)`` kernel evaluations, small ``n``);
+``solver="liblinear"`` (the default with an approximation, liblinear's dual
+coordinate descent for the L1-loss SVR, Ho & Lin 2012) REGULARIZES THE INTERCEPT:
+``min 1/2 (||w||^2 + b^2 / s^2) + C sum_i max(0, |y_i - psi_i w - b| - epsilon)``
+with the intercept scaling ``s = max_i ||psi_i||``.  With every training point a
+landmark, ``K_approx = K`` and ``solver="libsvm"`` gives the exact path's
+predictions to libsvm's tolerance.
 """
 
 from __future__ import annotations
@@ -22,9 +41,11 @@ from .._fitting import fit_wrapper
 from .._validation import LIBSVM_MAX_ITER, NONNEGATIVE, POSITIVE, check_square_kernel
 from ..solvers.ldl import LDLFlip
 from ..solvers.libsvm import libsvm_svr
+from ..solvers.linear_svr import linear_svr
 from ..spectrum import Spectrum
+from .approximate import FrontEndMixin
 from .base import KERNEL_CONSTRAINTS, KernelMixin, least_eigenvalue
-from .svm import DECOMPOSITIONS
+from .svm import _APPROXIMATION, DECOMPOSITIONS
 
 __all__ = ["ESVR", "krein_flip"]
 
@@ -65,7 +86,7 @@ def krein_flip(K, decomposition):
     return spec.flipped_kernel(K), (lambda u: V @ (S * (V.T @ u))), spec
 
 
-class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
+class ESVR(FrontEndMixin, KernelMixin, RegressorMixin, BaseEstimator):
     """Epsilon-SVR stabilized in a Krein space (the Krein SVR), by ``eigh`` or ``ldl``.
 
     The epsilon-SVR (libsvm, scikit-learn's ``SVR(kernel="precomputed")``) is
@@ -97,6 +118,21 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
         1e-6 they agree to 1e-7 (tests/test_scale_covariance.py).
     max_iter : int >= 1 or -1, default=-1
         libsvm iteration limit (-1: none).
+    solver : {"auto", "libsvm", "liblinear"}, default="auto"
+        ``"libsvm"``: the SVR dual by libsvm (on the flipped kernel, or with an
+        approximation ``SVR(kernel="linear")`` on its features, the same problem);
+        ``"liblinear"``: only with an approximation, liblinear's linear SVR, which
+        regularizes the intercept (module docstring); ``"auto"``: liblinear with an
+        approximation, else libsvm.
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`);
+        None keeps the exact path.  It is cloned and given the estimator's
+        ``kernel`` and ``kernel_params``; ``fit`` then takes its input (feature
+        vectors, or with ``kernel="precomputed"`` the kernel columns against the
+        landmarks) and trains the linear epsilon-SVR on its features ``Psi``
+        (``|K_approx| = Psi Psi'``); ``predict`` is ``psi(x) w + b``.  No
+        ``n x n`` array is formed.  ``decomposition`` does not apply (the
+        features are the eigendecomposition of ``K_approx`` already).
 
     Attributes
     ----------
@@ -124,6 +160,14 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
     X_fit_, support_vectors_, shape_fit_ :
         Training inputs (not with a precomputed kernel), the support vectors and
         the training shape.
+    approximation_ : transformer
+        With an approximation: the fitted clone.
+    coef_ : ndarray of shape (r,)
+        With an approximation: the weight ``w`` on its features.
+    eigenvalues_ : ndarray of shape (r,)
+        With an approximation: the nonzero eigenvalues of ``K_approx``.
+    solver_ : str
+        The solver used ("libsvm" or "liblinear").
 
     Raises
     ------
@@ -136,7 +180,9 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
     G. Loosli, C. S. Ong, S. Canu (2013), "Learning SVM in Krein spaces", Alg. 1;
     G. Loosli (2019), "TrIK-SVM: an alternative decomposition for kernel methods in
     Krein spaces", ESANN, arXiv 1902.10569; Smola & Schoelkopf (2004), "A tutorial
-    on support vector regression", eq. (10).
+    on support vector regression", eq. (10); Oglic & Gärtner (2019), "Scalable learning
+    in reproducing kernel Krein spaces", ICML, §3 (the signed Nyström features); Ho &
+    Lin (2012), "Large-scale linear support vector regression", JMLR 13 (liblinear).
     """
 
     _parameter_constraints: dict = {
@@ -146,10 +192,13 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
         "decomposition": [StrOptions(set(DECOMPOSITIONS))],
         "tol": [POSITIVE],
         "max_iter": LIBSVM_MAX_ITER,
+        "solver": [StrOptions({"auto", "libsvm", "liblinear"})],
+        "approximation": _APPROXIMATION,
     }
 
     def __init__(self, *, C=1.0, epsilon=0.1, kernel="gaussian", kernel_params=None,
-                 decomposition="eigh", tol=1e-6, max_iter=-1):
+                 decomposition="eigh", tol=1e-6, max_iter=-1, solver="auto",
+                 approximation=None):
         self.C = C
         self.epsilon = epsilon
         self.kernel = kernel
@@ -157,6 +206,11 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
         self.decomposition = decomposition
         self.tol = tol
         self.max_iter = max_iter
+        self.solver = solver
+        self.approximation = approximation
+
+    def _check_params(self):
+        self._check_approximation()
 
     @fit_wrapper
     def fit(self, X, y):
@@ -181,6 +235,8 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
             the estimator is then left unfitted.
         """
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
+        if self._approximate():
+            return self._fit_approximate(X, y)
         if self._precomputed():
             K = check_square_kernel(X, "X (precomputed kernel)")
             X_fit = None
@@ -193,6 +249,7 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
         c = back(u)
         support = np.flatnonzero(c != 0)
         self.flipped_dual_coef_ = u
+        self.solver_ = "libsvm"
         self.support_ = support
         self.dual_coef_ = c[support][None, :]
         self.intercept_ = np.array([b])
@@ -224,7 +281,32 @@ class ESVR(KernelMixin, RegressorMixin, BaseEstimator):
         ndarray of shape (m,)
             Predictions.
         """
+        if self._approximate():
+            return self._front_end_rows(X) @ self.coef_ + self.intercept_[0]
         check_is_fitted(self, "dual_coef_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         rows = X if self._precomputed() else self._gram(X, self.X_fit_)
         return rows[:, self.support_] @ self.dual_coef_[0] + self.intercept_[0]
+
+    def _fit_approximate(self, X, y):
+        """The linear epsilon-SVR on the approximation's features (module docstring)."""
+        approx, rep = self._fit_front_end(X)
+        Psi, lam = rep.Z, rep.eigenvalues
+        solver = "liblinear" if self.solver == "auto" else self.solver
+        w, b, sol = linear_svr(Psi, y, self.C, self.epsilon, solver=solver, tol=self.tol,
+                               max_iter=self.max_iter)
+        n, r = Psi.shape
+        p, q = int(np.sum(lam > 0)), int(np.sum(lam < 0))
+        self.approximation_ = approx
+        self.coef_ = w
+        self.intercept_ = np.array([b])
+        self.solution_ = sol
+        self.solver_ = solver
+        self.n_iter_ = sol.iterations
+        self.eigenvalues_ = lam
+        self.signature_ = (p, q, n - p - q)
+        self.min_eigenvalue_ = float(min(lam.min(initial=0.0), 0.0)) if r < n \
+            else float(lam.min())
+        self.spectrum_, self.ldl_ = None, None
+        self.shape_fit_ = X.shape
+        return self

@@ -5,6 +5,25 @@ The problem, the decision rule and the Prop. 7 maps are in
 (haasdonk §7.2), :func:`~krein.solvers.hull.hull_nu_svm` and
 :func:`~krein.solvers.hull.hull_multistart`, are in :mod:`krein.solvers.hull`
 (re-exported here).
+
+Large data: the hulls in the embedding of the Nyström features
+--------------------------------------------------------------
+With ``approximation=IndefiniteNystroem(...)`` the training kernel is its low-rank
+approximation ``K_approx = Psi diag(s) Psi'`` (Oglic & Gärtner 2019, §3), whose
+pseudo-Euclidean embedding (haasdonk Prop. 1) is the features ``Psi`` (n, r) with the
+signature ``s``.  CH-DU is solved there by the same multi-start spectral projected
+gradient (:func:`hull_multistart`) on a :class:`~krein.formulations.hull.SignedGram`:
+every product ``K V = Psi (s * (Psi' V))`` costs ``O(n r)`` per start and
+iteration, the face steps are taken on free sets of at most ``max(64, 2 (n r)^(1/3))``
+coefficients, and the certificates (stationarity residual, Frank-Wolfe gap, the
+second-order test) are computed the same way, with the Lipschitz constant
+``2 ||K_approx||_2`` and the gradient scale ``2 max_i ||psi_i||^2`` (module
+:mod:`krein.formulations.hull`).  ``solver="auto"`` checks convexity from an
+``r x r`` problem (:func:`~krein.formulations.hull.hull_convexity_features`): convex,
+one start (its Frank-Wolfe gap bounds the suboptimality, as the exact path's CVXPY
+solve is certified); else ``n_starts`` starts.  The rule is linear in the features:
+``g(x) = 2 k_approx(x, X) u - alpha_bar' K u = psi(x) w + b`` with
+``w = 2 s * (Psi' u)``, ``u = y * alpha_bar``.  No ``n x n`` array is formed.
 """
 
 from __future__ import annotations
@@ -17,11 +36,15 @@ from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval
 
 from .._validation import NONNEGATIVE, POSITIVE, check_int, check_positive
-from ..formulations.hull import check_hull_data, check_hull_mu, hull_convexity, hull_plane
+from ..formulations.base import check_signed_labels
+from ..formulations.hull import (SignedGram, check_hull_data, check_hull_mu, hull_convexity,
+                                 hull_convexity_features, hull_plane)
 from ..formulations.svm import preferred_form
 from ..solvers import SolverName, resolve_solver
 from ..solvers.hull import hull_convex, hull_multistart, hull_nu_svm, optimum_row
+from .approximate import ApproximationMixin
 from .base import BinaryModel, KernelClassifierBase
+from .svm import _APPROXIMATION
 
 __all__ = ["ConvexHullClassifier", "hull_multistart", "hull_nu_svm", "HULL_SOLVERS"]
 
@@ -34,7 +57,7 @@ _AUTO_CVXPY = "CLARABEL"
 
 
 # ---------------------------------------------------------------------------- estimator
-class ConvexHullClassifier(KernelClassifierBase):
+class ConvexHullClassifier(ApproximationMixin, KernelClassifierBase):
     """Haasdonk's convex-hull (CH) classifier: closest points of reduced hulls in pE space.
 
     Solves CH-DU (haasdonk §4): the closest points ``z+``, ``z-`` of the reduced
@@ -77,7 +100,9 @@ class ConvexHullClassifier(KernelClassifierBase):
         gradient from ``n_starts`` random points (:func:`hull_multistart`); the best
         stationary point found, with the table of the distinct ones.  ``"auto"``:
         the convex QP with CLARABEL when the convexity check passes, else
-        ``"multistart"``.
+        ``"multistart"``.  With an ``approximation``: ``"auto"`` or
+        ``"multistart"`` (module docstring); the others need the ``n x n`` kernel
+        (``ValueError``).
     solver_options : dict, optional
         Passed to the CVXPY solver.
     n_starts : int >= 1
@@ -93,6 +118,14 @@ class ConvexHullClassifier(KernelClassifierBase):
         Tolerance of the convexity check (:func:`~krein.formulations.hull.hull_convexity`).
     random_state : None, int or RandomState
         Seeds the random starts.
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`);
+        None keeps the exact path.  It is cloned and given the estimator's
+        ``kernel`` and ``kernel_params``; ``fit`` then takes its input (feature
+        vectors, or with ``kernel="precomputed"`` the kernel columns against the
+        landmarks) and solves CH-DU in the embedding of its features ``Psi``
+        (module docstring); ``decision_function`` is ``psi(x) w + b``.  No
+        ``n x n`` array is formed.
     probability : bool, default=False
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
@@ -126,11 +159,22 @@ class ConvexHullClassifier(KernelClassifierBase):
     solutions_ : list of krein.solvers.Solution
     classes_, n_iter_ :
         See the base class.
+    approximation_ : transformer
+        With an approximation: the fitted clone.
+    coef_ : ndarray of shape (n_pairs, r)
+        With an approximation: the weights on its features, ``g(x) = psi(x) coef +
+        intercept`` (``2 s * (Psi' u)`` for two classes; a pair of more classes
+        solves on the eigenfeatures of its own sub-kernel, whose map to ``psi(x)``
+        is folded in); ``dual_coef_`` and ``support_`` are not set.
+    eigenvalues_ : ndarray of shape (r,)
+        With an approximation: the nonzero eigenvalues of ``K_approx``.
 
     References
     ----------
     B. Haasdonk (2005), "Feature space interpretation of SVMs with indefinite
-    kernels", IEEE TPAMI 27(4): §4 (CH-DU, eqs. (4)-(7)), Prop. 7, §7.2.
+    kernels", IEEE TPAMI 27(4): §4 (CH-DU, eqs. (4)-(7)), Prop. 1 (the embedding),
+    Prop. 7, §7.2.  Oglic & Gärtner (2019), "Scalable learning in reproducing kernel
+    Krein spaces", ICML, §3 (the signed Nyström features).
     """
 
     _parameter_constraints: dict = {
@@ -144,6 +188,7 @@ class ConvexHullClassifier(KernelClassifierBase):
         "libsvm_tol": [POSITIVE],
         "psd_tol": [NONNEGATIVE, None],
         "random_state": ["random_state"],
+        "approximation": _APPROXIMATION,
     }
     # no box bound C per sample: mu bounds the hull coefficients (docstring)
     _parameter_constraints.pop("C")
@@ -151,7 +196,7 @@ class ConvexHullClassifier(KernelClassifierBase):
 
     def __init__(self, *, mu=1.0, kernel="gaussian", kernel_params=None, solver="auto",
                  solver_options=None, n_starts=10, tol=1e-6, max_iter=10000, libsvm_tol=1e-3,
-                 psd_tol=None, random_state=None, probability=False):
+                 psd_tol=None, random_state=None, approximation=None, probability=False):
         self.mu = mu
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -163,6 +208,7 @@ class ConvexHullClassifier(KernelClassifierBase):
         self.libsvm_tol = libsvm_tol
         self.psd_tol = psd_tol
         self.random_state = random_state
+        self.approximation = approximation
         self.probability = probability
 
     def _check_params(self):
@@ -171,6 +217,11 @@ class ConvexHullClassifier(KernelClassifierBase):
         self._path = name if name in HULL_SOLVERS else "cvxpy"
         self._cvxpy_solver = _AUTO_CVXPY if name in HULL_SOLVERS else name
         self._rng = check_random_state(self.random_state)
+        self._check_approximation()
+        if self._approximate() and self._path not in ("auto", "multistart"):
+            raise ValueError(f"solver={self.solver!r} needs the n x n kernel; with an "
+                             "approximation CH-DU is solved by projected gradient on the "
+                             "features: solver='auto' or 'multistart'")
 
     def _fit_binary(self, K, y, idx, C):
         # the pair's kernel and labels are checked once here; the calls below skip the checks
@@ -203,6 +254,35 @@ class ConvexHullClassifier(KernelClassifierBase):
         info = {"n_iter": sol.iterations or 0, "solution": sol, "table": table, "path": path,
                 "convexity": conv, "alpha_bar": a}
         return BinaryModel(idx, coef, b, info)
+
+    def _fit_features(self, rep, y, C):
+        """CH-DU of one pair in the embedding of its signed eigenfeatures (module docstring):
+        the eigendecomposition of the pair's kernel given by any representation ``rep``."""
+        y = check_signed_labels(y)
+        mu = check_hull_mu(self.mu, y)
+        eig = rep.eigenfeatures()
+        F, signs = eig.features, eig.signs
+        K = SignedGram(F, signs, eig.eigenvalues)
+        conv, n_starts = None, check_int(self.n_starts, "n_starts", low=1)
+        if self._path == "auto":
+            conv = hull_convexity_features(K, y, self.psd_tol)
+            if conv.is_convex:
+                n_starts = 1
+        sol, table = hull_multistart(
+            K, y, mu, n_starts=n_starts, tol=check_positive(self.tol, "tol"),
+            max_iter=check_int(self.max_iter, "max_iter", low=1), random_state=self._rng,
+            check_input=False, as_frame=False)
+        a = sol.primal["alpha_bar"]
+        u = y * a
+        t = F.T @ u
+        coef = eig.to_rows(2.0 * signs * t)
+        b = -float(a @ (F @ (signs * t)))
+        info = {"n_iter": sol.iterations or 0, "solution": sol, "table": table,
+                "path": "multistart", "convexity": conv, "alpha_bar": a}
+        return coef, b, info
+
+    def _after_fit_approximate(self):
+        self._after_fit(None)
 
     def _after_fit(self, K):
         ms = self.binary_models_

@@ -92,6 +92,8 @@ from ..spectrum import spectral_factor
 from .base import Formulation, certified_psd_wrap, check_signed_labels
 
 __all__ = [
+    "SignedGram",
+    "hull_convexity_features",
     "ConvexHullDual",
     "HullConvexity",
     "hull_convexity",
@@ -110,6 +112,240 @@ __all__ = [
     "hull_to_svm",
     "svm_dual_stationarity",
 ]
+
+
+# ---------------------------------------------------------------------------- low rank
+def _signed_root_eigenvalues(G, s):
+    """Eigenvalues of ``G^(1/2) diag(s) G^(1/2)`` for a PSD Gram ``G = B'B`` (r x r):
+    the nonzero eigenvalues of ``B diag(s) B'`` (ascending; ``r - rank`` of them zero)."""
+    d, E = np.linalg.eigh(0.5 * (G + G.T))
+    R = E * np.sqrt(np.maximum(d, 0.0))
+    M = (R.T * s) @ R
+    return np.linalg.eigvalsh(0.5 * (M + M.T))
+
+
+class _SignedColumns:
+    """The columns ``K[:, idx]`` of a :class:`SignedGram`, as a product only."""
+
+    def __init__(self, gram, idx):
+        self.gram, self.idx = gram, idx
+
+    def __matmul__(self, v):
+        g = self.gram
+        t = g.Z[self.idx].T @ v
+        return g.Z @ ((g.signs if t.ndim == 1 else g.signs[:, None]) * t)
+
+
+class SignedGram:
+    """A kernel ``K = Z diag(s) Z'`` given by signed features, as the CH-DU solvers use it.
+
+    The local solvers (:func:`krein.solvers.hull.hull_multistart`) and the
+    certificates of this module (:func:`hull_stationarity`,
+    :func:`hull_local_minimality`, :func:`hull_plane`) ask their kernel only for
+    products ``K V``, columns ``K[:, idx] v``, small blocks ``K[np.ix_(idx, idx)]``,
+    a Lipschitz bound and a gradient scale; this class answers them from the
+    features in ``O(n r)`` per product (``K V = Z (s * (Z' V))``), so the same code
+    runs on the pseudo-Euclidean embedding of a low-rank approximation
+    (Haasdonk 2005, Prop. 1: the embedding of ``K`` is the features with the
+    signature ``s``; the Nyström features of Oglic & Gärtner 2019, §3) without an
+    ``n x n`` array.  Differences from a dense ``K``, all exact for the features:
+
+    * :func:`hull_lipschitz` is ``2 ||K||_2`` (from the ``r x r`` problem
+      ``G^(1/2) diag(s) G^(1/2)``, ``G = Z'Z``), not the row-sum bound;
+    * :func:`hull_gradient_scale` is ``2 max_i ||z_i||^2`` (``>= 2 max |K_ij|``);
+    * the reduced Hessian of :func:`hull_local_minimality` on a free set larger
+      than ``r`` plus the number of classes is reduced to ``r x r``
+      (:meth:`face_curvature`).
+
+    Parameters
+    ----------
+    Z : ndarray of shape (n, r)
+        Features.
+    signs : ndarray of shape (r,)
+        Signs in {-1, +1}.
+    eigenvalues : ndarray of shape (r,), optional
+        The nonzero eigenvalues of ``K`` when the columns of ``Z`` are its
+        eigendecomposition (``Z'Z = diag(|eigenvalues|)``), which gives
+        ``||K||_2`` without an ``r x r`` problem.
+
+    Attributes
+    ----------
+    Z, signs : ndarray
+        As given (float).
+    shape : tuple
+        ``(n, n)``.
+    rank : int
+        ``r``.
+
+    References
+    ----------
+    B. Haasdonk (2005), "Feature space interpretation of SVMs with indefinite
+    kernels", IEEE TPAMI 27(4), Prop. 1, §4.  Oglic & Gärtner (2019), "Scalable
+    learning in reproducing kernel Krein spaces", ICML, §3.
+    """
+
+    ndim = 2
+
+    def __init__(self, Z, signs, eigenvalues=None):
+        self.Z = np.asarray(Z, dtype=float)
+        self.signs = np.asarray(signs, dtype=float)
+        self.eigenvalues = None if eigenvalues is None else np.asarray(eigenvalues, dtype=float)
+        self.shape = (self.Z.shape[0], self.Z.shape[0])
+        self.rank = self.Z.shape[1]
+        self._gram = None
+
+    def gram(self):
+        """``Z'Z`` (r x r), computed once (``diag(|eigenvalues|)`` when they are given).
+
+        Returns
+        -------
+        ndarray of shape (r, r)
+            The Gram matrix of the features (stored; do not modify).
+        """
+        if self._gram is None:
+            self._gram = np.diag(np.abs(self.eigenvalues)) if self.eigenvalues is not None \
+                else self.Z.T @ self.Z
+        return self._gram
+
+    def __matmul__(self, V):
+        V = np.asarray(V, dtype=float)
+        t = self.Z.T @ V
+        return self.Z @ ((self.signs if t.ndim == 1 else self.signs[:, None]) * t)
+
+    def __getitem__(self, key):
+        if isinstance(key, tuple) and len(key) == 2:
+            rows, cols = key
+            if isinstance(rows, slice) and rows == slice(None):
+                return _SignedColumns(self, np.asarray(cols))
+            if isinstance(rows, np.ndarray) and isinstance(cols, np.ndarray):
+                return (self.Z[rows.ravel()] * self.signs) @ self.Z[cols.ravel()].T
+        raise TypeError("a SignedGram gives K[:, idx] (a product) and K[np.ix_(rows, cols)]")
+
+    def lipschitz(self):
+        """``2 ||K||_2``, the Lipschitz constant of the CH-DU gradient.
+
+        Returns
+        -------
+        float > 0
+            1 if ``K = 0``.
+        """
+        if self.rank == 0:
+            return 1.0
+        if self.eigenvalues is not None:
+            lam = self.eigenvalues
+        else:
+            lam = _signed_root_eigenvalues(self.gram(), self.signs)
+        L = 2.0 * float(np.max(np.abs(lam)))
+        return L if L > 0 else 1.0
+
+    def gradient_scale(self):
+        """``2 max_i ||z_i||^2``, a bound on ``2 max_ij |K_ij|`` (Cauchy-Schwarz).
+
+        Returns
+        -------
+        float > 0
+            1 if ``K = 0``.
+        """
+        s = 2.0 * float(np.max(np.einsum("ij,ij->i", self.Z, self.Z), initial=0.0))
+        return s if s > 0 else 1.0
+
+    def face_curvature(self, idx, y):
+        """Least eigenvalue of the reduced Hessian ``Zb' 2 Y K_FF Y Zb`` on a face.
+
+        ``Zb`` is :func:`hull_face_basis` of ``y[idx]`` (``k x (k - c)``, ``c`` the
+        classes present), formed only when ``k - c <= r``.
+
+        Parameters
+        ----------
+        idx : ndarray of int of shape (k,)
+            The free coefficients.
+        y : ndarray of shape (n,)
+            Labels in {-1, +1}.
+
+        Returns
+        -------
+        float
+            The least eigenvalue (``inf`` when the face is a vertex, ``k = c``): from
+            the ``(k - c) x (k - c)`` matrix when ``k - c <= r``, else from
+            ``r x r`` (the nonzero eigenvalues of ``B diag(s) B'``,
+            ``B = Zb' Y_F Z_F``, and a zero, which the ``k - c > r`` directions
+            always contain); no ``k x k`` array in that case.
+        """
+        X = y[idx, None] * self.Z[idx]
+        c = int(np.any(y[idx] > 0)) + int(np.any(y[idx] < 0))
+        if idx.size - c <= 0:
+            return np.inf
+        if idx.size - c <= self.rank:
+            B = hull_face_basis(y[idx]).T @ X
+            M = 2.0 * ((B * self.signs) @ B.T)
+            return float(np.linalg.eigvalsh(0.5 * (M + M.T))[0])
+        # B'B = X' (I - class projector) X: the class-centred Gram of the free rows
+        G = X.T @ X
+        for cls in (1.0, -1.0):
+            rows = y[idx] == cls
+            if rows.any():
+                m = X[rows].sum(axis=0)
+                G -= np.outer(m, m) / rows.sum()
+        lam = _signed_root_eigenvalues(G, self.signs)
+        return float(min(2.0 * lam[0], 0.0))
+
+
+def hull_convexity_features(K, y, tol=None):
+    """:func:`hull_convexity` for a :class:`SignedGram`, from ``r x r`` problems.
+
+    ``P K P = B diag(s) B'`` with ``B = P Z`` (``P`` the projector of the module
+    docstring, which centres the rows of each class); its eigenvalues on the
+    feasible directions are the nonzero eigenvalues of ``G^(1/2) diag(s) G^(1/2)``,
+    ``G = B'B = Z'Z - n+ m+ m+' - n- m- m-'`` (``m`` the class means of the rows of
+    ``Z``), and zeros.  No factor is formed (the convex QP of :class:`ConvexHullDual`
+    is not solved on features; the local solvers are, and the verdict says whether
+    their Frank-Wolfe gap bounds the suboptimality).
+
+    Parameters
+    ----------
+    K : SignedGram
+        The kernel.
+    y : ndarray of shape (n,) in {-1, +1}
+        Labels (checked by the caller).
+    tol : float, optional
+        Eigenvalues ``>= -tol`` count as zero; default ``100 n eps ||K||_2``.
+
+    Returns
+    -------
+    HullConvexity
+        ``factor`` None; ``linear`` and ``constant`` as :func:`hull_convexity`'s.
+
+    Raises
+    ------
+    ValueError
+        For a negative or non-finite ``tol``.
+    """
+    n = y.size
+    pos, neg = y > 0, y < 0
+    G = K.gram().copy()
+    for rows in (pos, neg):
+        m = K.Z[rows].sum(axis=0)
+        G -= np.outer(m, m) / rows.sum()
+    lam = _signed_root_eigenvalues(G, K.signs) if K.rank else np.zeros(0)
+    # r - (n - 2) of them are zero by construction when r > n - 2 (not eigenvalues of K on
+    # the n - 2 feasible directions): drop the ones of least magnitude
+    extra = lam.size - (n - 2)
+    if extra > 0:
+        lam = np.sort(lam[np.argsort(np.abs(lam))[extra:]])
+    if tol is None:
+        tol = 100 * n * np.finfo(float).eps * 0.5 * K.lipschitz()
+    elif not isinstance(tol, numbers.Real) or not np.isfinite(tol) or tol < 0:
+        raise ValueError(f"tol must be a finite number >= 0; got {tol!r}")
+    min_eig = float(lam[0]) if lam.size else 0.0
+    if lam.size < n - 2:                # the feasible directions off the range of B
+        min_eig = min(min_eig, 0.0)
+    c0 = pos / pos.sum() - neg / neg.sum()
+    Kc0 = K @ c0
+    lin = Kc0.copy()
+    lin[pos] -= lin[pos].mean()
+    lin[neg] -= lin[neg].mean()
+    return HullConvexity(bool(min_eig >= -tol), min_eig, float(tol), None, 2.0 * lin,
+                         float(c0 @ Kc0))
 
 
 # ---------------------------------------------------------------------------- checks
@@ -238,8 +474,11 @@ def hull_lipschitz(K):
     Returns
     -------
     float > 0
-        The bound (1 if ``K = 0``).
+        The bound (1 if ``K = 0``).  For a :class:`SignedGram` ``2 ||K||_2`` itself
+        (the least Lipschitz constant, from an ``r x r`` problem).
     """
+    if isinstance(K, SignedGram):
+        return K.lipschitz()
     K = np.asarray(K, dtype=float)
     L = 2.0 * float(np.max(np.sum(np.abs(K), axis=1)))
     return L if L > 0 else 1.0
@@ -260,8 +499,12 @@ def hull_gradient_scale(K):
     Returns
     -------
     float > 0
-        The bound (1 if ``K = 0``).
+        The bound (1 if ``K = 0``).  For a :class:`SignedGram` ``K = Z diag(s) Z'``:
+        ``2 max_i ||z_i||^2`` (``>= 2 max_ij |K_ij|`` by Cauchy-Schwarz, so the bound
+        on the gradient holds; equal to it for a PSD kernel).
     """
+    if isinstance(K, SignedGram):
+        return K.gradient_scale()
     s = 2.0 * float(np.max(np.abs(np.asarray(K, dtype=float))))
     return s if s > 0 else 1.0
 
@@ -595,8 +838,9 @@ def _local_minimality(a, K, y, mu, bound_tol=1e-7, sc_tol=None, curv_tol=None):
         min_curv = np.inf
     else:
         # orthonormal basis of the directions with zero sum per class on the free set
-        Z = hull_face_basis(y[idx])
-        if Z.shape[1] == 0:
+        if isinstance(K, SignedGram):
+            min_curv = K.face_curvature(idx, y)
+        elif (Z := hull_face_basis(y[idx])).shape[1] == 0:
             min_curv = np.inf
         else:
             H = 2.0 * (y[idx, None] * K[np.ix_(idx, idx)] * y[None, idx])

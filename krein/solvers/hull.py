@@ -62,11 +62,15 @@ def _new_trace():
     return {key: [] for key in _TRACE}
 
 
-def _max_free(n):
+def _max_free(n, rank=None):
     """The face steps (an eigendecomposition of the free block each) are tried on free sets
     of at most ``max(64, 2 n^(2/3))`` coefficients, so that one costs about as much as a
-    few gradient iterations (``n^2`` each)."""
-    return max(64, int(2 * n ** (2.0 / 3.0)))
+    few gradient iterations (``n^2`` each); on a kernel of rank ``r`` given by features
+    (:class:`~krein.formulations.hull.SignedGram`, ``n r`` per iteration) at most
+    ``max(64, 2 (n r)^(1/3))``, the same number at ``r = n``."""
+    if rank is None:
+        return max(64, int(2 * n ** (2.0 / 3.0)))
+    return max(64, int(2 * (n * rank) ** (1.0 / 3.0)))
 
 
 # ---------------------------------------------------------------------------- the loop
@@ -193,7 +197,7 @@ def _face_descent(K, y, mu, a, ku, free, max_steps=20):
     a, ku = a.copy(), ku.copy()
     steps = 0
     idx = np.flatnonzero(free)
-    kmax = _max_free(y.size)
+    kmax = _max_free(y.size, getattr(K, "rank", None))
     for _ in range(max_steps):
         if idx.size < 2 or idx.size > kmax:
             break
