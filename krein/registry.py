@@ -670,6 +670,7 @@ def _register_proxy_kernel():
                     "(Luss & d'Aspremont 2009, eq. 7)",
                     compare=True, probability=True, certificate="relative_gap",
                     grid={"C": list(C_GRID), "rho": list(RHO_GRID)}, scale={"C": -1, "rho": -3},
+                    approximate={},
                     checks=({}, {"kernel": "sigmoid", "kernel_params": _SIGMOID, "solver": "apg"},
                             _PRECOMPUTED, {"class_weight": "balanced", "solver": "apg"}),
                     readme=("`IndefiniteSVC()`", "SVM with a learned PSD proxy kernel "

@@ -98,6 +98,7 @@ import pandas as pd
 from ..core import Solution
 from ..libsvm import libsvm_dual_point
 from ...projections import box_hyperplane_lp, check_feasible_set
+from .lowrank import LowRankProxyOracle, linear_svm_bound
 from .oracle import ProxyKernelOracle
 from .svm_qp import box_qp_interior_point
 
@@ -171,10 +172,16 @@ def out_of_sample_coef(oracle, u, out_of_sample):
     out_of_sample : {"spectral", "transductive", "clip", "raw"}
         The out-of-sample map (see above).
 
+    With the low-rank oracle (:class:`~krein.solvers.indefinite.lowrank.LowRankProxyOracle`)
+    the same maps act on the Nyström rows ``k(x, X) = psi(x) diag(s) Z'`` and the
+    coefficients are folded into weights on the eigenfeatures ``psi(x)``
+    (:meth:`~krein.solvers.indefinite.lowrank.LowRankProxyOracle.out_of_sample_coef`).
+
     Returns
     -------
-    coef : ndarray of shape (n,)
-        Coefficients of the raw kernel rows ``k(x, X)`` of new points.
+    coef : ndarray of shape (n,), or (r,) with the low-rank oracle
+        Coefficients of the raw kernel rows ``k(x, X)`` of new points (weights on
+        their ``r`` eigenfeatures with the low-rank oracle).
 
     Raises
     ------
@@ -183,6 +190,9 @@ def out_of_sample_coef(oracle, u, out_of_sample):
     """
     if out_of_sample not in OUT_OF_SAMPLE_MAPS:
         raise ValueError(f"out_of_sample must be one of {OUT_OF_SAMPLE_MAPS}; got {out_of_sample!r}")
+    if getattr(oracle, "low_rank", False):
+        # weights on the eigenfeatures of new points (krein.solvers.indefinite.lowrank)
+        return oracle.out_of_sample_coef(u, out_of_sample)
     if out_of_sample in ("raw", "transductive"):
         return u
     Q = oracle.eigenvectors
@@ -330,8 +340,13 @@ class Certifier:
         # the feasible set, validated once: frank_wolfe's LP skips the check per iteration
         check_feasible_set(problem.a, problem.b0, problem.upper)
         self.out_of_sample = out_of_sample
-        self.oracle = oracle if oracle is not None else ProxyKernelOracle(
-            problem.K0, problem.rho, weights=problem.weights, check=False)
+        if oracle is not None:
+            self.oracle = oracle
+        elif getattr(problem, "low_rank", False):
+            self.oracle = LowRankProxyOracle.from_representation(problem.K0, problem.rho)
+        else:
+            self.oracle = ProxyKernelOracle(problem.K0, problem.rho, weights=problem.weights,
+                                            check=False)
         self.libsvm_tol = libsvm_tol
         self.lower = -np.inf
         self.upper = np.inf
@@ -472,6 +487,8 @@ class Certifier:
             The least bound of this check: the SVM primal value at libsvm's point
             plus the penalty term ``rho ||K_i - K0||_F^2``.
         """
+        if getattr(self.oracle, "low_rank", False):
+            return self._linear_bound(beta, ev)
         t0 = time.perf_counter()
         P = self.problem
         K = self.oracle.proxy_kernel(P.u_of(beta))
@@ -534,6 +551,32 @@ class Certifier:
             self.libsvm_tol_reached = tol
         self.libsvm_seconds += time.perf_counter() - t0
         return best
+
+    def _linear_bound(self, beta, ev):
+        """The check of :meth:`libsvm_bound` on a low-rank oracle; recorded.
+
+        ``K_i = Phi Phi'`` (:meth:`LowRankProxyOracle.proxy_features
+        <krein.solvers.indefinite.lowrank.LowRankProxyOracle.proxy_features>`, O(n r p))
+        and the SVM on it is a linear SVM on ``Phi``: the bound is its primal value at
+        liblinear's weight with the exact optimal intercept, plus ``rho ||K_i - K0||_F^2``
+        (:func:`~krein.solvers.indefinite.lowrank.linear_svm_bound`), certified whatever
+        liblinear's accuracy.  liblinear returns no dual point, so nothing is refined.
+        The one-class model has no linear solver: its checks keep the Frank-Wolfe bound
+        (returns ``inf``, records nothing).
+        """
+        P = self.problem
+        if P.model == "one-class":
+            return np.inf
+        t0 = time.perf_counter()
+        Phi = self.oracle.proxy_features(P.u_of(beta))
+        ub, n_iter = linear_svm_bound(P, Phi, tol=self.libsvm_tol)
+        del Phi
+        self.n_libsvm += 1
+        self.libsvm_max_smo = max(self.libsvm_max_smo, n_iter)
+        bound = ub + P.rho * ev.dist2
+        self.offer_upper(bound, "liblinear")
+        self.libsvm_seconds += time.perf_counter() - t0
+        return bound
 
     def _exact_bound(self, K, penalty):
         """The check of :meth:`libsvm_bound` with the SVC dual on ``K`` solved by
