@@ -24,7 +24,8 @@ rank-one update, so the proxy kernel must be extended somehow.
 * ``"raw"``: the original kernel rows, ``f(x) = k(x, X) u + b`` (what PerturbSVM
   uses, luss §4.3: "only the support vectors are perturbed").
 
-Large data (``approximation=``, :class:`IndefiniteSVC`).  With a low-rank front end
+Large data (``approximation=``: :class:`IndefiniteSVC`, :class:`IndefiniteSVR`,
+:class:`IndefiniteOneClassSVM`).  With a low-rank front end
 (:class:`krein.approximation.IndefiniteNystroem`) the training kernel is its
 approximation ``K0 = Z diag(s) Z'`` of rank ``r`` (signed Nyström features ``Z``,
 Oglic & Gärtner 2019, §3), and the same algorithm ("pg" or "apg", the same step
@@ -35,7 +36,8 @@ iteration is one ``(r + 1)``-dimensional diagonal-plus-rank-one problem after a
 Gram-Schmidt step of ``u`` against ``Z`` (the rank-one update of luss Theorem 1 on
 a factored kernel: O(n r + N r) per iteration, never ``n x n``).  The certificate is
 the same duality gap, its SVM on ``K* = Phi Phi'`` a linear SVM on ``Phi``
-(liblinear; Frank-Wolfe bounds every iteration).  New points: their approximated
+(liblinear's SVC or SVR; the one-class model, without a linear solver, keeps the
+Frank-Wolfe bounds of every iteration).  New points: their approximated
 kernel rows are the Nyström extension ``k(x, X) = psi(x) diag(s) Z'`` (``psi(x)``
 the front end's ``transform``), and the out-of-sample maps above apply to these rows
 unchanged ("spectral": ``k(x, X) P_+`` with ``P_+`` the projector on the positive
@@ -63,7 +65,7 @@ from ..solvers import (INDEFINITE_ALGORITHMS, SolverName, indefinite_options, re
 from ..solvers.indefinite import OUT_OF_SAMPLE_MAPS, ProxyKernelOracle, perturb_svm_cvxpy
 from ..representation import SignedFeatures
 from ..solvers.indefinite.lowrank import LOW_RANK_SOLVERS
-from .approximate import ApproximationMixin
+from .approximate import ApproximationMixin, FrontEndMixin
 from .base import KERNEL_CONSTRAINTS, N_JOBS, BinaryModel, KernelClassifierBase, KernelMixin
 from .svm import _APPROXIMATION
 
@@ -92,6 +94,16 @@ class _ProxyMixin:
     def _check_params(self):
         self._solver = resolve_solver(self.solver, INDEFINITE_ALGORITHMS, cvxpy=False)
         _check_solver_options(self._solver, self.solver_options)
+        if getattr(self, "approximation", None) is not None:
+            self._check_approximation()
+            if self._solver not in LOW_RANK_SOLVERS:
+                raise ValueError(f"with an approximation, solver must be one of "
+                                 f"{LOW_RANK_SOLVERS} (the algorithms on the low-rank oracle); "
+                                 f"got {self.solver!r}")
+            if self.out_of_sample == "transductive":
+                raise ValueError("out_of_sample='transductive' needs the test-test block of the "
+                                 "exact kernel; with an approximation use 'spectral', 'clip' or "
+                                 "'raw'")
 
     def _solve_proxy(self, P):
         """Solve ``P``; the Solution carries ``u`` (``primal["u"]``), the intercept and the
@@ -281,19 +293,6 @@ class IndefiniteSVC(ApproximationMixin, _ProxyMixin, KernelClassifierBase):
         self.n_jobs = n_jobs
         self.approximation = approximation
 
-    def _check_params(self):
-        super()._check_params()
-        self._check_approximation()
-        if self._approximate():
-            if self._solver not in LOW_RANK_SOLVERS:
-                raise ValueError(f"with an approximation, solver must be one of "
-                                 f"{LOW_RANK_SOLVERS} (the algorithms on the low-rank oracle); "
-                                 f"got {self.solver!r}")
-            if self.out_of_sample == "transductive":
-                raise ValueError("out_of_sample='transductive' needs the test-test block of the "
-                                 "exact kernel; with an approximation use 'spectral', 'clip' or "
-                                 "'raw'")
-
     def _fit_binary(self, K, y, idx, C):
         P = ProxyKernelProblem(K, y, model="svc", C=C, rho=self.rho, check=False)
         sol = self._solve_proxy(P)
@@ -385,12 +384,13 @@ def _transductive_rows(est, X, default_rows):
 
 
 # ---------------------------------------------------------------------------- single-problem base
-class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
+class _SingleProxyEstimator(FrontEndMixin, _ProxyMixin, KernelMixin, BaseEstimator):
     """Fit/predict machinery of the SVR and one-class estimators (one problem, no classes)."""
 
     _model = None
 
-    _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_PROXY_CONSTRAINTS}
+    _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_PROXY_CONSTRAINTS,
+                                    "approximation": _APPROXIMATION}
 
     @fit_wrapper
     def fit(self, X, y=None):
@@ -423,6 +423,8 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
         else:
             X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        if self._approximate():
+            return self._fit_low_rank(X, y)
         if self._precomputed():
             K = check_square_kernel(X, "X (precomputed kernel)")
             X_fit = None
@@ -456,11 +458,39 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
             self.X_fit_ = X_fit
             self.support_vectors_ = X_fit[support]
 
+    def _fit_low_rank(self, X, y):
+        """The approximate path: the problem on the front end's eigenfeatures (module
+        docstring, "Large data"); ``coef_`` weighs the features of new points."""
+        approx, rep = self._fit_front_end(X)
+        ef = rep.eigenfeatures()
+        K0 = SignedFeatures(ef.features, ef.signs, eigenvalues=ef.eigenvalues, check_input=False)
+        P = self._problem(K0, y)
+        sol = self._solve_proxy(P)
+        n = rep.n
+        self.approximation_ = approx
+        self.eigenvalues_ = ef.eigenvalues
+        self.alpha_ = P.alpha_of(sol.primal["beta"])
+        self.proxy_dual_coef_ = sol.primal["u"]
+        self.objective_ = float(sol.objective)
+        self.duality_gap_ = float(sol.gap)
+        self.n_iter_ = int(sol.iterations)
+        self.trace_ = sol.trace
+        self.solution_ = sol
+        self.coef_ = self._coef_scale(n) * ef.to_rows(sol.coef)
+        self._set_offset(sol.intercept, n)
+        return self
+
+    def _set_offset(self, nu, n):
+        """Hook: the intercept (SVR) or offset (one-class) from the LP multiplier ``nu``."""
+
     def _coef_scale(self, n):
         return 1.0
 
     def _raw_decision(self, X):
         """Kernel expansion without intercept/offset, shape (m,)."""
+        if self._approximate():
+            check_is_fitted(self, "coef_")
+            return self._front_end_rows(X) @ self.coef_
         check_is_fitted(self, "dual_coef_")
         if self.out_of_sample == "transductive":
             rows, K_tt = _transductive_rows(self, X, self._rows)
@@ -533,9 +563,22 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
         ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
         is a ``ValueError`` at fit time.
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`; None:
+        the exact kernel), as in :class:`IndefiniteSVC`: ``fit`` and the prediction
+        methods take the front end's input, "pg" or "apg" run on the O(n r) oracle of
+        :mod:`krein.solvers.indefinite.lowrank` (module docstring, "Large data";
+        the gap checks of the one-class model keep the Frank-Wolfe bound: no linear
+        one-class solver).
 
     Attributes
     ----------
+    coef_ : ndarray of shape (r,)
+        With an approximation: the weights on the front end's features of new points
+        (the out-of-sample map and the coefficient scale folded in; without it the
+        expansion is ``dual_coef_`` on ``support_``).
+    approximation_ : transformer
+        With an approximation: the fitted clone.
     dual_coef_ : ndarray of shape (1, n_SV)
         Coefficients applied to the raw test rows (map folded in).
     support_ : ndarray of shape (n_SV,)
@@ -563,7 +606,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
 
     def __init__(self, *, C=1.0, epsilon=0.1, rho=1.0, solver="pg", kernel="gaussian",
                  kernel_params=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
-                 gap_every=10, solver_options=None):
+                 gap_every=10, solver_options=None, approximation=None):
         self.C = C
         self.epsilon = epsilon
         self.rho = rho
@@ -576,6 +619,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         self.max_iter = max_iter
         self.gap_every = gap_every
         self.solver_options = solver_options
+        self.approximation = approximation
 
     def _problem(self, K, y):
         return ProxyKernelProblem(K, y, model="svr", C=self.C, rho=self.rho, epsilon=self.epsilon,
@@ -583,6 +627,9 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
 
     def _set_fitted(self, K, X_fit, P, sol, u, nu, coef):
         super()._set_fitted(K, X_fit, P, sol, u, nu, coef)
+        self.intercept_ = np.array([nu])
+
+    def _set_offset(self, nu, n):
         self.intercept_ = np.array([nu])
 
     def predict(self, X):
@@ -658,9 +705,22 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
         ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
         is a ``ValueError`` at fit time.
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`; None:
+        the exact kernel), as in :class:`IndefiniteSVC`: ``fit`` and the prediction
+        methods take the front end's input, "pg" or "apg" run on the O(n r) oracle of
+        :mod:`krein.solvers.indefinite.lowrank` (module docstring, "Large data";
+        the gap checks of the one-class model keep the Frank-Wolfe bound: no linear
+        one-class solver).
 
     Attributes
     ----------
+    coef_ : ndarray of shape (r,)
+        With an approximation: the weights on the front end's features of new points
+        (the out-of-sample map and the coefficient scale folded in; without it the
+        expansion is ``dual_coef_`` on ``support_``).
+    approximation_ : transformer
+        With an approximation: the fitted clone.
     dual_coef_ : ndarray of shape (1, n_SV)
     support_ : ndarray of shape (n_SV,)
     offset_ : float
@@ -682,7 +742,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
 
     def __init__(self, *, nu=0.5, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
                  out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
-                 solver_options=None):
+                 solver_options=None, approximation=None):
         self.nu = nu
         self.rho = rho
         self.solver = solver
@@ -694,6 +754,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         self.max_iter = max_iter
         self.gap_every = gap_every
         self.solver_options = solver_options
+        self.approximation = approximation
 
     def _problem(self, K, y):
         return ProxyKernelProblem(K, None, model="one-class", nu=self.nu, rho=self.rho, check=False)
@@ -705,6 +766,9 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         super()._set_fitted(K, X_fit, P, sol, u, nu, coef)
         # LP multiplier of 1'alpha = 1 is minus the offset of K* alpha
         self.offset_ = float(-nu) * self._coef_scale(K.shape[0])
+
+    def _set_offset(self, nu, n):
+        self.offset_ = float(-nu) * self._coef_scale(n)
 
     def score_samples(self, X):
         """Kernel expansion ``nu n k*(x, X) alpha`` (no offset).
