@@ -133,7 +133,7 @@ _LIBSVM_ITER_PER_POINT = 1000
 _LINEAR_SPACING = 4
 #: A gap check on a low-rank oracle is made only once the certified gap is within this
 #: factor of the tolerance (:meth:`Certifier._linear_bound`).
-_LINEAR_REACH = 10.0
+_LINEAR_REACH = 4.0
 #: Up to this many training points, a classification (``"svc"``) gap check that would
 #: refine libsvm's solve (a 10x smaller tolerance, up to ``1e-6``) solves the SVM dual
 #: on ``K_i`` once by the dense interior-point method of
@@ -575,8 +575,8 @@ class Certifier:
         O(log k) checks and stops at most ~25% of its iterations after the first check
         that could stop it; and no check is made while the certified gap exceeds
         ``_LINEAR_REACH`` times the tolerance of the last :meth:`converged` (the bound
-        of a check was 1.7-4x below the Frank-Wolfe bound at n = 5000, so it could not
-        stop the loop there).  The check after the loop (``final``) is always made.  The
+        of a check was 1.7-4x below the Frank-Wolfe bound at n = 5000, 2.2x at
+        n = 20000, so it could not stop the loop there).  The check after the loop (``final``) is always made.  The
         one-class model has no linear solver: its checks keep the Frank-Wolfe bound
         (returns ``inf``, records nothing); a skipped check also returns ``inf``.
         """
