@@ -60,11 +60,11 @@ from .._fitting import fit_wrapper
 from .._validation import NONNEGATIVE, POSITIVE, check_square_kernel
 from ..formulations.indefinite import ProxyKernelProblem
 from ..kernels import kernel_scale
+from ..representation import SignedFeatures
 from ..solvers import (INDEFINITE_ALGORITHMS, SolverName, indefinite_options, resolve_solver,
                        solve_indefinite)
-from ..solvers.indefinite import OUT_OF_SAMPLE_MAPS, ProxyKernelOracle, perturb_svm_cvxpy
-from ..representation import SignedFeatures
-from ..solvers.indefinite.lowrank import LOW_RANK_SOLVERS
+from ..solvers.indefinite import (LOW_RANK_SOLVERS, OUT_OF_SAMPLE_MAPS, ProxyKernelOracle,
+                                  perturb_svm_cvxpy)
 from .approximate import ApproximationMixin, FrontEndMixin
 from .base import KERNEL_CONSTRAINTS, N_JOBS, BinaryModel, KernelClassifierBase, KernelMixin
 from .svm import _APPROXIMATION
