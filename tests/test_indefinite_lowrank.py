@@ -22,7 +22,6 @@ from krein.representation import SignedFeatures
 from krein.solvers import solve, solve_indefinite
 from krein.solvers.indefinite import Certifier, ProxyKernelOracle, out_of_sample_coef
 from krein.solvers.indefinite.lowrank import LowRankProxyOracle, linear_svm_bound
-from krein.solvers.indefinite.svm_qp import box_qp_interior_point
 
 SIGMOID = {"a": 0.5, "r": -0.5}
 
@@ -163,23 +162,29 @@ def test_gap_is_a_true_bound_against_the_joint_sdp():
     assert upper - lower <= 1e-4 * sol.certificate["scale"]
 
 
-def test_linear_svm_bound_is_above_the_exact_svm_value():
-    """The liblinear bound of a gap check is never below omega(K*), the SVM dual optimum on
-    the proxy kernel solved to ~1e-12 by the dense interior-point method, and is below the
-    bound at v = u that every iteration gets for free."""
+@pytest.mark.parametrize("model", ["svc", "svr"])
+def test_linear_svm_bound_is_above_the_exact_svm_value(model):
+    """The liblinear bound of a gap check is never below omega(K*), the SVM (SVR) dual
+    optimum on the proxy kernel solved by CVXPY (CLARABEL) on the factor ``Phi``, and is
+    below the bound at v = u that every iteration gets for free."""
+    import cvxpy as cp
+
     F, lam, K0, y = low_rank_kernel(80, 10, 7)
-    P = ProxyKernelProblem(SignedFeatures(F, np.sign(lam), eigenvalues=lam), y, C=2.0, rho=0.5)
-    u = y * np.random.default_rng(8).uniform(0, 2.0, 80)
+    t = y if model == "svc" else y + np.random.default_rng(9).normal(size=80)
+    P = ProxyKernelProblem(SignedFeatures(F, np.sign(lam), eigenvalues=lam), t, model=model,
+                           C=2.0, rho=0.5)
+    u = P.u_of(P.initial_point()) + 0.3 * np.random.default_rng(8).standard_normal(80)
     Phi = LowRankProxyOracle(F, lam, 0.5).proxy_features(u)
     Ks = Phi @ Phi.T
-    x, _, _, ok = box_qp_interior_point(np.outer(y, y) * Ks, P.c, P.a, P.b0, P.upper)
-    assert ok
-    v = y * np.clip(x, 0, P.upper)
-    omega = float(np.sum(np.clip(x, 0, P.upper)) - 0.5 * v @ Ks @ v)
-    ub, _ = linear_svm_bound(P, Phi, tol=1e-4)
-    assert ub >= omega - 1e-9 * abs(omega)
-    # and the check is worth making: below the free bound at v = u (the Frank-Wolfe one)
-    assert ub < P.omega_upper(Ks @ u, float(u @ Ks @ u))[0]
+    beta = cp.Variable(P.m)
+    ub_u = P.u_of(np.eye(P.m)) if model == "svr" else np.diag(P.y)     # u = M beta
+    obj = P.c @ beta - 0.5 * cp.sum_squares(Phi.T @ (ub_u @ beta))
+    prob = cp.Problem(cp.Maximize(obj), [P.a @ beta == P.b0, beta >= 0, beta <= P.upper])
+    prob.solve(solver="CLARABEL")
+    omega = prob.value
+    bound, _ = linear_svm_bound(P, Phi, tol=1e-4)
+    assert bound >= omega - 1e-6 * abs(omega)
+    assert bound < P.omega_upper(Ks @ u, float(u @ Ks @ u))[0]
 
 
 def test_dense_only_algorithms_refuse_a_low_rank_problem():
