@@ -23,6 +23,28 @@ rank-one update, so the proxy kernel must be extended somehow.
   positive eigenvectors of ``K0``.
 * ``"raw"``: the original kernel rows, ``f(x) = k(x, X) u + b`` (what PerturbSVM
   uses, luss §4.3: "only the support vectors are perturbed").
+
+Large data (``approximation=``: :class:`IndefiniteSVC`, :class:`IndefiniteSVR`,
+:class:`IndefiniteOneClassSVM`).  With a low-rank front end
+(:class:`krein.approximation.IndefiniteNystroem`) the training kernel is its
+approximation ``K0 = Z diag(s) Z'`` of rank ``r`` (signed Nyström features ``Z``,
+Oglic & Gärtner 2019, §3), and the same algorithm ("pg" or "apg", the same step
+rules and stopping test) runs on the O(n r) oracle of
+:mod:`krein.solvers.indefinite.lowrank`: ``X(u) = K0 + u u'/(4 rho)`` lies in the
+span of ``[Z, u]``, so the proxy kernel ``K*`` has rank at most ``r + 1`` and every
+iteration is one ``(r + 1)``-dimensional diagonal-plus-rank-one problem after a
+Gram-Schmidt step of ``u`` against ``Z`` (the rank-one update of luss Theorem 1 on
+a factored kernel: O(n r + N r) per iteration, never ``n x n``).  The certificate is
+the same duality gap, its SVM on ``K* = Phi Phi'`` a linear SVM on ``Phi``
+(liblinear's SVC or SVR; the one-class model, without a linear solver, keeps the
+Frank-Wolfe bounds of every iteration).  New points: their approximated
+kernel rows are the Nyström extension ``k(x, X) = psi(x) diag(s) Z'`` (``psi(x)``
+the front end's ``transform``), and the out-of-sample maps above apply to these rows
+unchanged ("spectral": ``k(x, X) P_+`` with ``P_+`` the projector on the positive
+eigenspace of ``X(u)``, which lies in the span of ``[Z, u]``), folded into weights on
+``psi(x)``; "transductive" needs the exact test-test block and is refused.  With
+every training point a landmark the approximation is exact and so is the path
+(tests/test_indefinite_lowrank.py).
 """
 
 from __future__ import annotations
@@ -38,10 +60,14 @@ from .._fitting import fit_wrapper
 from .._validation import NONNEGATIVE, POSITIVE, check_square_kernel
 from ..formulations.indefinite import ProxyKernelProblem
 from ..kernels import kernel_scale
+from ..representation import SignedFeatures
 from ..solvers import (INDEFINITE_ALGORITHMS, SolverName, indefinite_options, resolve_solver,
                        solve_indefinite)
-from ..solvers.indefinite import OUT_OF_SAMPLE_MAPS, ProxyKernelOracle, perturb_svm_cvxpy
+from ..solvers.indefinite import (LOW_RANK_SOLVERS, OUT_OF_SAMPLE_MAPS, ProxyKernelOracle,
+                                  perturb_svm_cvxpy)
+from .approximate import ApproximationMixin, FrontEndMixin
 from .base import KERNEL_CONSTRAINTS, N_JOBS, BinaryModel, KernelClassifierBase, KernelMixin
+from .svm import _APPROXIMATION
 
 __all__ = ["IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC",
            "OUT_OF_SAMPLE_MAPS"]
@@ -68,6 +94,16 @@ class _ProxyMixin:
     def _check_params(self):
         self._solver = resolve_solver(self.solver, INDEFINITE_ALGORITHMS, cvxpy=False)
         _check_solver_options(self._solver, self.solver_options)
+        if getattr(self, "approximation", None) is not None:
+            self._check_approximation()
+            if self._solver not in LOW_RANK_SOLVERS:
+                raise ValueError(f"with an approximation, solver must be one of "
+                                 f"{LOW_RANK_SOLVERS} (the algorithms on the low-rank oracle); "
+                                 f"got {self.solver!r}")
+            if self.out_of_sample == "transductive":
+                raise ValueError("out_of_sample='transductive' needs the test-test block of the "
+                                 "exact kernel; with an approximation use 'spectral', 'clip' or "
+                                 "'raw'")
 
     def _solve_proxy(self, P):
         """Solve ``P``; the Solution carries ``u`` (``primal["u"]``), the intercept and the
@@ -105,7 +141,7 @@ def _check_solver_options(solver, options):
 
 
 # ---------------------------------------------------------------------------- SVC
-class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
+class IndefiniteSVC(ApproximationMixin, _ProxyMixin, KernelClassifierBase):
     """SVM classification with an indefinite kernel through a learned proxy kernel.
 
     Solves luss eq. (4)/(7): ``max_{alpha} min_{K >= 0} 1'alpha - 1/2 u'K u +
@@ -175,6 +211,15 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         GIL) over the one-vs-one pairs; None: joblib's ``parallel_config`` (one
         outside it, and inside ``krein compare``'s workers); -1: all cores.
         Changes the time, never the result (:func:`krein.estimators.base.fit_pairs`).
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`; None:
+        the exact kernel).  With it ``fit`` takes the front end's input (feature
+        vectors, or with ``kernel="precomputed"`` the columns ``K(objects,
+        landmarks)``, the front end holding the landmark block), the prediction
+        methods the same kind of rows for new points, and the algorithm ("pg" or
+        "apg") runs on the O(n r) oracle of :mod:`krein.solvers.indefinite.lowrank`,
+        one-vs-one on each pair's sub-kernel, never forming an ``n x n`` array
+        (module docstring, "Large data").
 
     Attributes
     ----------
@@ -190,9 +235,17 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         Per-iteration records of all binary problems (column ``pair``):
         objective, bounds, gap, step, seconds.
     alpha_ : ndarray of shape (n_pairs, n_train)
-        Dual variables (zero off each pair).
+        Dual variables (zero off each pair; exact path only, the approximate path
+        keeps each pair's in ``solutions_[k].primal["alpha"]``).
     proxy_dual_coef_ : ndarray of shape (n_pairs, n_train)
-        ``u = y * alpha``: the coefficients on the proxy kernel ``K*``.
+        ``u = y * alpha``: the coefficients on the proxy kernel ``K*`` (exact path only).
+    approximation_ : transformer
+        With an approximation: the fitted clone.
+    coef_ : ndarray of shape (n_pairs, r)
+        With an approximation: the weights on the front end's features of new
+        points, ``f(x) = psi(x) coef + b`` (the out-of-sample map folded in).
+    eigenvalues_ : ndarray of shape (r,)
+        With an approximation: the nonzero eigenvalues of ``K_approx``.
     kernel_scale_ : float
         ``kernel_scale(K)`` of the training kernel (:func:`krein.kernels.kernel_scale`),
         the unit of the model: under ``K -> c K`` with ``C -> C/c`` and
@@ -208,17 +261,22 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
 
     References
     ----------
-    Luss & d'Aspremont (2009), eqs. (4), (5), (7), §2.3, Algorithms 1-3.
+    Luss & d'Aspremont (2009), eqs. (4), (5), (7), §2.3, Algorithms 1-3.  The
+    approximate path: Oglic & Gärtner (2019), "Scalable learning in reproducing
+    kernel Krein spaces", ICML, §3 (the Nyström eigenfeatures), with luss Theorem 1's
+    rank-one update on the factored kernel (module docstring, "Large data").
     """
 
     _parameter_constraints: dict = {**KernelClassifierBase._parameter_constraints,
-                                    **_PROXY_CONSTRAINTS, "n_jobs": N_JOBS}
+                                    **_PROXY_CONSTRAINTS, "n_jobs": N_JOBS,
+                                    "approximation": _APPROXIMATION}
 
     _parallel_pairs = True
 
     def __init__(self, *, C=1.0, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
                  class_weight=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
-                 gap_every=10, solver_options=None, probability=False, n_jobs=None):
+                 gap_every=10, solver_options=None, probability=False, n_jobs=None,
+                 approximation=None):
         self.C = C
         self.rho = rho
         self.solver = solver
@@ -233,6 +291,7 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
         self.solver_options = solver_options
         self.probability = probability
         self.n_jobs = n_jobs
+        self.approximation = approximation
 
     def _fit_binary(self, K, y, idx, C):
         P = ProxyKernelProblem(K, y, model="svc", C=C, rho=self.rho, check=False)
@@ -241,8 +300,28 @@ class IndefiniteSVC(_ProxyMixin, KernelClassifierBase):
                 "alpha": sol.primal["alpha"]}
         return BinaryModel(idx, sol.coef, sol.intercept, info)
 
+    def _fit_features(self, rep, y, C):
+        """One binary model on a low-rank representation (the approximate path).
+
+        The pair's eigenfeatures ``F`` (``rep.eigenfeatures()``: the approximation's
+        features, or a pair's refactored sub-kernel) are the problem's ``K0 = F diag(s) F'``;
+        the solver's weights on the eigenfeatures of new points are mapped to the
+        front end's features (``f(x) = psi(x) coef + b``)."""
+        ef = rep.eigenfeatures()
+        K0 = SignedFeatures(ef.features, ef.signs, eigenvalues=ef.eigenvalues, check_input=False)
+        P = ProxyKernelProblem(K0, y, model="svc", C=C, rho=self.rho)
+        sol = self._solve_proxy(P)
+        info = {"n_iter": sol.iterations, "solution": sol, "u": sol.primal["u"],
+                "alpha": sol.primal["alpha"]}
+        return ef.to_rows(sol.coef), sol.intercept, info
+
     def _after_fit(self, K):
         _proxy_after_fit(self, K)
+
+    def _after_fit_approximate(self):
+        models = self.binary_models_
+        self.objective_ = np.array([m.info["solution"].objective for m in models])
+        self.duality_gap_ = np.array([m.info["solution"].gap for m in models])
 
     def _test_rows(self, X):
         if self.out_of_sample != "transductive":
@@ -305,12 +384,13 @@ def _transductive_rows(est, X, default_rows):
 
 
 # ---------------------------------------------------------------------------- single-problem base
-class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
+class _SingleProxyEstimator(FrontEndMixin, _ProxyMixin, KernelMixin, BaseEstimator):
     """Fit/predict machinery of the SVR and one-class estimators (one problem, no classes)."""
 
     _model = None
 
-    _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_PROXY_CONSTRAINTS}
+    _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_PROXY_CONSTRAINTS,
+                                    "approximation": _APPROXIMATION}
 
     @fit_wrapper
     def fit(self, X, y=None):
@@ -343,6 +423,8 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
         else:
             X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        if self._approximate():
+            return self._fit_low_rank(X, y)
         if self._precomputed():
             K = check_square_kernel(X, "X (precomputed kernel)")
             X_fit = None
@@ -376,11 +458,39 @@ class _SingleProxyEstimator(_ProxyMixin, KernelMixin, BaseEstimator):
             self.X_fit_ = X_fit
             self.support_vectors_ = X_fit[support]
 
+    def _fit_low_rank(self, X, y):
+        """The approximate path: the problem on the front end's eigenfeatures (module
+        docstring, "Large data"); ``coef_`` weighs the features of new points."""
+        approx, rep = self._fit_front_end(X)
+        ef = rep.eigenfeatures()
+        K0 = SignedFeatures(ef.features, ef.signs, eigenvalues=ef.eigenvalues, check_input=False)
+        P = self._problem(K0, y)
+        sol = self._solve_proxy(P)
+        n = rep.n
+        self.approximation_ = approx
+        self.eigenvalues_ = ef.eigenvalues
+        self.alpha_ = P.alpha_of(sol.primal["beta"])
+        self.proxy_dual_coef_ = sol.primal["u"]
+        self.objective_ = float(sol.objective)
+        self.duality_gap_ = float(sol.gap)
+        self.n_iter_ = int(sol.iterations)
+        self.trace_ = sol.trace
+        self.solution_ = sol
+        self.coef_ = self._coef_scale(n) * ef.to_rows(sol.coef)
+        self._set_offset(sol.intercept, n)
+        return self
+
+    def _set_offset(self, nu, n):
+        """Hook: the intercept (SVR) or offset (one-class) from the LP multiplier ``nu``."""
+
     def _coef_scale(self, n):
         return 1.0
 
     def _raw_decision(self, X):
         """Kernel expansion without intercept/offset, shape (m,)."""
+        if self._approximate():
+            check_is_fitted(self, "coef_")
+            return self._front_end_rows(X) @ self.coef_
         check_is_fitted(self, "dual_coef_")
         if self.out_of_sample == "transductive":
             rows, K_tt = _transductive_rows(self, X, self._rows)
@@ -453,9 +563,22 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
         ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
         is a ``ValueError`` at fit time.
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`; None:
+        the exact kernel), as in :class:`IndefiniteSVC`: ``fit`` and the prediction
+        methods take the front end's input, "pg" or "apg" run on the O(n r) oracle of
+        :mod:`krein.solvers.indefinite.lowrank` (module docstring, "Large data";
+        the gap checks of the one-class model keep the Frank-Wolfe bound: no linear
+        one-class solver).
 
     Attributes
     ----------
+    coef_ : ndarray of shape (r,)
+        With an approximation: the weights on the front end's features of new points
+        (the out-of-sample map and the coefficient scale folded in; without it the
+        expansion is ``dual_coef_`` on ``support_``).
+    approximation_ : transformer
+        With an approximation: the fitted clone.
     dual_coef_ : ndarray of shape (1, n_SV)
         Coefficients applied to the raw test rows (map folded in).
     support_ : ndarray of shape (n_SV,)
@@ -483,7 +606,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
 
     def __init__(self, *, C=1.0, epsilon=0.1, rho=1.0, solver="pg", kernel="gaussian",
                  kernel_params=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
-                 gap_every=10, solver_options=None):
+                 gap_every=10, solver_options=None, approximation=None):
         self.C = C
         self.epsilon = epsilon
         self.rho = rho
@@ -496,6 +619,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         self.max_iter = max_iter
         self.gap_every = gap_every
         self.solver_options = solver_options
+        self.approximation = approximation
 
     def _problem(self, K, y):
         return ProxyKernelProblem(K, y, model="svr", C=self.C, rho=self.rho, epsilon=self.epsilon,
@@ -503,6 +627,9 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
 
     def _set_fitted(self, K, X_fit, P, sol, u, nu, coef):
         super()._set_fitted(K, X_fit, P, sol, u, nu, coef)
+        self.intercept_ = np.array([nu])
+
+    def _set_offset(self, nu, n):
         self.intercept_ = np.array([nu])
 
     def predict(self, X):
@@ -578,9 +705,22 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
         ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
         is a ``ValueError`` at fit time.
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`; None:
+        the exact kernel), as in :class:`IndefiniteSVC`: ``fit`` and the prediction
+        methods take the front end's input, "pg" or "apg" run on the O(n r) oracle of
+        :mod:`krein.solvers.indefinite.lowrank` (module docstring, "Large data";
+        the gap checks of the one-class model keep the Frank-Wolfe bound: no linear
+        one-class solver).
 
     Attributes
     ----------
+    coef_ : ndarray of shape (r,)
+        With an approximation: the weights on the front end's features of new points
+        (the out-of-sample map and the coefficient scale folded in; without it the
+        expansion is ``dual_coef_`` on ``support_``).
+    approximation_ : transformer
+        With an approximation: the fitted clone.
     dual_coef_ : ndarray of shape (1, n_SV)
     support_ : ndarray of shape (n_SV,)
     offset_ : float
@@ -602,7 +742,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
 
     def __init__(self, *, nu=0.5, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
                  out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
-                 solver_options=None):
+                 solver_options=None, approximation=None):
         self.nu = nu
         self.rho = rho
         self.solver = solver
@@ -614,6 +754,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         self.max_iter = max_iter
         self.gap_every = gap_every
         self.solver_options = solver_options
+        self.approximation = approximation
 
     def _problem(self, K, y):
         return ProxyKernelProblem(K, None, model="one-class", nu=self.nu, rho=self.rho, check=False)
@@ -625,6 +766,9 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         super()._set_fitted(K, X_fit, P, sol, u, nu, coef)
         # LP multiplier of 1'alpha = 1 is minus the offset of K* alpha
         self.offset_ = float(-nu) * self._coef_scale(K.shape[0])
+
+    def _set_offset(self, nu, n):
+        self.offset_ = float(-nu) * self._coef_scale(n)
 
     def score_samples(self, X):
         """Kernel expansion ``nu n k*(x, X) alpha`` (no offset).

@@ -44,6 +44,7 @@ import numpy as np
 from .._cache import shared_eigh
 from .._validation import check_positive, check_square_kernel
 from ..projections import box_hyperplane_lp, project_box_hyperplane
+from ..representation import KernelRepresentation
 from ..spectrum import spectral_factor
 from .base import Formulation
 
@@ -130,8 +131,11 @@ class ProxyKernelProblem:
 
     Parameters
     ----------
-    K0 : array of shape (n, n)
-        Symmetric (possibly indefinite) training kernel.
+    K0 : array of shape (n, n), or KernelRepresentation
+        Symmetric (possibly indefinite) training kernel, or a low-rank representation
+        of it (:class:`~krein.representation.SignedFeatures` of a Nyström
+        approximation): the solvers then use the O(n r) oracle of
+        :mod:`krein.solvers.indefinite.lowrank` and never form an ``n x n`` array.
     y : array of shape (n,)
         Labels in {-1, +1} (svc) or real targets (svr); ignored for one-class.
     model : {"svc", "svr", "one-class"}
@@ -164,6 +168,8 @@ class ProxyKernelProblem:
         Right-hand side of ``a'beta = b0``.
     model : str
         One of :data:`MODELS`.
+    low_rank : bool
+        Whether ``K0`` is a low-rank representation (no ``n x n`` matrix).
     per_sample : bool
         Whether ``C`` was given per sample (svc, svr); ``C_per_sample`` holds the
         bounds either way.
@@ -182,8 +188,15 @@ class ProxyKernelProblem:
                  weights=None, check=True):
         if model not in MODELS:
             raise ValueError(f"model must be one of {MODELS}; got {model!r}")
-        K0 = check_square_kernel(K0, "K0") if check else np.asarray(K0, dtype=float)
-        n = K0.shape[0]
+        self.low_rank = isinstance(K0, KernelRepresentation)
+        if self.low_rank:
+            if weights is not None:
+                raise ValueError("componentwise weights (luss Theorem 3) need the dense K0; "
+                                 "a low-rank K0 takes weights=None")
+            n = K0.n
+        else:
+            K0 = check_square_kernel(K0, "K0") if check else np.asarray(K0, dtype=float)
+            n = K0.shape[0]
         self.K0 = K0
         self.n = n
         self.model = model

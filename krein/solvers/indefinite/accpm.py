@@ -236,7 +236,9 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
     ----------
     Luss & d'Aspremont (2009), §3.3, Algorithm 2 and eq. (12).
     """
-    check_options(problem, tol, atol, max_iter, gap_every)
+    check_options(problem, tol, atol, max_iter, gap_every,
+                  dense_only=("accpm needs the dense K0 (its analytic centers factor an "
+                              "n x n Hessian once the cuts outnumber the points)"))
     P = problem
     m = P.m
     center_solver, max_cuts = _check_accpm(center, center_solver, max_cuts, center_options, m)

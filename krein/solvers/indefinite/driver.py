@@ -71,7 +71,7 @@ class Step:
     describe: Callable | None = None
 
 
-def check_options(problem, tol, atol, max_iter, gap_every):
+def check_options(problem, tol, atol, max_iter, gap_every, dense_only=None):
     """Validate the options every IndefiniteSVM loop takes.
 
     Parameters
@@ -84,16 +84,22 @@ def check_options(problem, tol, atol, max_iter, gap_every):
         Iteration limit (>= 1).
     gap_every : int
         Iterations between libsvm gap checks (>= 0).
+    dense_only : str, optional
+        ``"name: why"`` of an algorithm that needs the dense ``K0``: a low-rank
+        problem (:attr:`ProxyKernelProblem.low_rank`) is refused with it.
 
     Raises
     ------
     TypeError
         When ``problem`` is not a :class:`ProxyKernelProblem`.
     ValueError
-        For a bad option (the message names it).
+        For a bad option (the message names it), or a low-rank problem given to an
+        algorithm that needs the dense ``K0``.
     """
     if not isinstance(problem, ProxyKernelProblem):
         raise TypeError("problem must be a krein.formulations.indefinite.ProxyKernelProblem")
+    if dense_only is not None and problem.low_rank:
+        raise ValueError(f"{dense_only}; a low-rank K0 runs with 'pg' or 'apg'")
     for name, v in (("tol", tol), ("atol", atol)):
         if not (isinstance(v, (int, float, np.floating)) and np.isfinite(v) and v >= 0):
             raise ValueError(f"{name} must be a finite number >= 0; got {v!r}")

@@ -442,7 +442,9 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
     C. Lemarechal, A. Nemirovskii, Y. Nesterov (1995), "New variants of bundle
     methods", Math. Programming 69.
     """
-    check_options(problem, tol, atol, max_iter, gap_every)
+    check_options(problem, tol, atol, max_iter, gap_every,
+                  dense_only=("exchange needs the dense K0 (its cuts are dense proxy "
+                              "kernels, its master problem a QCLP in them)"))
     solver_name, options = _check_exchange(solver, prune, prune_tol, solver_options, libsvm_tol,
                                            rank_tol, oracle, problem, stabilization, level)
     t0 = time.perf_counter()

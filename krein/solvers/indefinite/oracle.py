@@ -204,15 +204,68 @@ class ProxyKernelOracle:
         self._g0 = None
         self._rule = _SignRule(lam)
 
+    @classmethod
+    def from_spectrum(cls, eigenvalues, rho, secular="rational"):
+        """The oracle of ``diag(eigenvalues)``: ``u`` given in the eigen coordinates of ``K0``.
+
+        For a kernel whose eigendecomposition is known without an ``eigh`` (the reduced
+        ``(r + 1) x (r + 1)`` problem of the low-rank oracle,
+        :class:`~krein.solvers.indefinite.lowrank.LowRankProxyOracle`): the
+        eigenvectors are the identity, so :meth:`evaluate` takes and returns vectors
+        in those coordinates and costs O(N m) for ``m`` eigenvalues (``N`` ~ 480 nodes
+        of the sign rule) and no product with an eigenvector matrix.
+
+        Parameters
+        ----------
+        eigenvalues : array of shape (m,)
+            The diagonal, ascending (the secular solver's order).
+        rho : float > 0
+            Penalty on ``||K - K0||_F^2`` (luss eq. 3).
+        secular : {"rational", "vectorized", "lapack"}
+            As in the constructor.
+
+        Returns
+        -------
+        ProxyKernelOracle
+            With ``eigenvectors = None`` (the identity) and ``K0 = None``.
+
+        Raises
+        ------
+        ValueError
+            Eigenvalues not finite or not ascending, ``rho <= 0``, an unknown ``secular``.
+        """
+        if secular not in SECULAR_METHODS:
+            raise ValueError(f"secular must be one of {SECULAR_METHODS}; got {secular!r}")
+        lam = np.asarray(eigenvalues, dtype=float).ravel()
+        if not np.all(np.isfinite(lam)) or np.any(np.diff(lam) < 0):
+            raise ValueError("eigenvalues must be finite and ascending")
+        self = cls.__new__(cls)
+        self.secular = secular
+        self.rho = check_positive(rho, "rho")
+        self.n = lam.size
+        self._sqrt_h = None
+        self.K0 = None
+        self.eigenvalues = lam
+        self.eigenvectors = None
+        self.sigma = 1.0 / (4.0 * self.rho)
+        self.n_evals = 0
+        self._g0 = None
+        self._rule = _SignRule(lam)
+        return self
+
     # ------------------------------------------------------------------ helpers
     def _to_z(self, u):
         u = np.asarray(u, dtype=float)
         if u.shape != (self.n,):
             raise ValueError(f"u must have shape ({self.n},); got {u.shape}")
         ut = u if self._sqrt_h is None else u / self._sqrt_h
+        if self.eigenvectors is None:          # from_spectrum: already eigen coordinates
+            return ut.copy()
         return self.eigenvectors.T @ ut
 
     def _from_z(self, v):
+        if self.eigenvectors is None:
+            return v
         out = self.eigenvectors @ v
         return out if self._sqrt_h is None else out / self._sqrt_h
 
