@@ -446,8 +446,18 @@ def landmark_dc_stationarity(C, W, y, Cv, beta, b):
 
     Parameters
     ----------
-    C, W, y, Cv, beta, b :
-        As :func:`landmark_dc_objective`.
+    C : ndarray of shape (n, m)
+        Kernel between the training points and the landmarks.
+    W : ndarray of shape (m, m)
+        Kernel among the landmarks.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    Cv : float or ndarray of shape (n,)
+        Slack weight(s).
+    beta : ndarray of shape (m,)
+        Expansion coefficients on the landmarks.
+    b : float
+        Intercept.
 
     Returns
     -------
@@ -563,7 +573,9 @@ def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
     Returns
     -------
     beta : ndarray of shape (m,)
+        The minimizer's coefficients.
     b : float
+        Its intercept.
     info : dict
         ``Cbeta`` (``C @ beta``), ``n_iter``, ``residual`` (relative gradient).
 
