@@ -500,15 +500,16 @@ class _ActiveGram:
         self.G = np.zeros((C.shape[1] + 1, C.shape[1] + 1))
         self.updated = 0
 
-    def _rows(self, idx):
-        Ca = np.empty((idx.size, self.C.shape[1] + 1))
-        Ca[:, :-1] = self.C[idx]
-        Ca[:, -1] = 1.0
-        return Ca
+    #: Rows gathered at a time (memory ``O(block m)`` besides ``C``).
+    block = 4096
 
     def _add(self, idx, sign):
-        Ca = self._rows(idx)
-        self.G += sign * (Ca.T @ (self.Cv[idx, None] * Ca))
+        for a in range(0, idx.size, self.block):
+            rows = idx[a:a + self.block]
+            Ca = np.empty((rows.size, self.C.shape[1] + 1))
+            Ca[:, :-1] = self.C[rows]
+            Ca[:, -1] = 1.0
+            self.G += sign * (Ca.T @ (self.Cv[rows, None] * Ca))
 
     def set(self, active):
         gained = np.flatnonzero(active & ~self.active)
@@ -596,8 +597,8 @@ def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
         G.flat[:m * (m + 2):m + 2] += rho        # rho on the beta block's diagonal
         idx = np.flatnonzero(active)
         rhs = np.empty(m + 1)
-        dy = Cv[idx] * y[idx]
-        rhs[:m] = theta + C[idx].T @ dy
+        dy = np.where(active, Cv * y, 0.0)          # D y on the active rows, 0 elsewhere
+        rhs[:m] = theta + C.T @ dy
         rhs[m] = dy.sum()
         if idx.size == 0:
             z = np.r_[theta / rho, b]
