@@ -731,8 +731,8 @@ def _register_ksvm_ch_modsvm_rvm():
                     "identity regularizer (Lin & Lin 2003; Luss & d'Aspremont 2009 §5.1), CVXPY",
                     compare=True, probability=True, certificate="relative_gap",
                     scale={"C": -2}, checks=({"solver": "libsvm"},),
-                    approximate={"solver": ("liblinear", "solver liblinear on the landmark "
-                                            "columns (the reduced set; intercept regularized)")},
+                    approximate={"solver": ("libsvm", "solver libsvm: the linear SVM on the "
+                                            "landmark columns (the reduced set)")},
                     readme=("`ModSVC()`", "kernel only in the separation constraints, identity "
                             "regularizer (CVXPY, any QP solver)",
                             "Lin & Lin 2003 as in Luss & d'Aspremont 2009 §5.1"))

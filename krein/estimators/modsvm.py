@@ -35,17 +35,18 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
     reduced SVM (RSVM, §2: the rectangular kernel ``K(A, Abar')`` and the identity
     regularizer on the reduced coefficients, with the plain hinge loss of Mod
     SVM instead of RSVM's smoothed squared one).  The landmarks' labels are not used
-    (:mod:`krein.estimators.reduced`).  ``solver="liblinear"`` (the scalable
-    solver, approximation only) solves it by liblinear on the features ``C``,
-    which also regularizes the intercept
-    (:func:`krein.solvers.liblinear.liblinear_solve`); ``"libsvm"`` by
-    ``SVC(kernel="linear")`` on ``C`` (the same problem, ``O(n^2)`` kernel
-    evaluations); a CVXPY solver by :class:`krein.formulations.ModSVM` on ``C``.
-    liblinear's dual coordinate descent converges slowly on kernel columns, which
-    are strongly collinear: measured on one core (sigmoid checkerboard, two
-    classes, ``tol=1e-3``), about 1.8 * 10^5 passes and 5.6 s at n = 5000,
-    m = 250, 10.9 s at n = 10 000, m = 250; the time grows at least as ``n m``, so
-    n = 10^5 with m = 1000 takes minutes, beyond a 60 s budget.
+    (:mod:`krein.estimators.reduced`).  ``solver="libsvm"`` (the approximate
+    path's default in ``krein compare``) solves it by ``SVC(kernel="linear")`` on
+    the features ``C`` (the same problem, ``O(n^2)`` kernel evaluations through
+    libsvm's cache, no ``n x n`` array); ``"liblinear"`` (approximation only) by
+    liblinear on ``C``, which also regularizes the intercept
+    (:func:`krein.solvers.liblinear.liblinear_solve`); a CVXPY solver by
+    :class:`krein.formulations.ModSVM` on ``C``.  Kernel columns are strongly
+    collinear, which slows both dual methods: measured on one core (sigmoid
+    checkerboard, two classes, ``tol=1e-3``), libsvm took 5.3 s at n = 4000,
+    m = 1000 and 64 s at n = 20 000, m = 500; liblinear 55 s at n = 4000, m = 1000
+    (2.6 * 10^5 passes) and more than 100 s at n = 20 000, m = 500.  Neither
+    reaches n = 10^5 with m = 1000 within 60 s.
 
     Parameters
     ----------
