@@ -591,6 +591,11 @@ _NEIGHBOURS_VOTE = "a vote of the nearest training points: no optimization probl
 _NEAREST_MEAN = "the nearest class mean: no optimization problem is solved"
 
 
+#: The LP-SVM's approximate path: the LP on the landmark columns (reduced set), by HiGHS.
+_LP_REDUCED = {"solver": ("HIGHS", "solver HIGHS on the LP of the landmark columns (the "
+                                   "reduced set)")}
+
+
 def _spectral(correction):
     value, note = _SPECTRAL["out_of_sample"]
     return {"out_of_sample": (value, note.format(correction)), **_LINEAR}
@@ -685,6 +690,7 @@ def _register_lp_svm():
     # precomputed route lives in the shared base class, covered by esvm, flip and svm)
     register_method("lp-svm", LPSVC, "1-norm LP-SVM on the raw kernel (Mangasarian 1999), CVXPY",
                     compare=True, probability=True, certificate="relative_gap",
+                    approximate=_LP_REDUCED,
                     checks=({},), readme=("`LPSVC()`", "1-norm linear-programming SVM (CVXPY)",
                                           "Mangasarian 1999"))
 
@@ -762,12 +768,15 @@ def _register_ksvm_ch_modsvm_rvm():
                     "identity regularizer (Lin & Lin 2003; Luss & d'Aspremont 2009 §5.1), CVXPY",
                     compare=True, probability=True, certificate="relative_gap",
                     scale={"C": -2}, checks=({"solver": "libsvm"},),
+                    approximate={"solver": ("libsvm", "solver libsvm: the linear SVM on the "
+                                            "landmark columns (the reduced set)")},
                     readme=("`ModSVC()`", "kernel only in the separation constraints, identity "
                             "regularizer (CVXPY, any QP solver)",
                             "Lin & Lin 2003 as in Luss & d'Aspremont 2009 §5.1"))
     register_method("rvm", RVC, "RVM: relevance vector classifier, Laplace approximation and "
                     "fast marginal-likelihood updates (Tipping 2001; Tipping & Faul 2003)",
                     compare=True, probability=True, certificate="max_abs_gradient",
+                    approximate={},      # the landmarks' kernel columns are the basis functions
                     checks=({"max_iter": 100},),
                     readme=("`RVC()`", "relevance vector classifier: Laplace approximation, fast "
                             "marginal-likelihood updates, `predict_proba`",
@@ -918,6 +927,7 @@ def _register_iksvm_dc():
                     "C = 1/gamma, C tuned over four decades",
                     compare=True, probability=True, certificate="grad_norm",
                     grid={"C": [0.1, 1.0, 10.0, 100.0]}, scale={"C": -1},
+                    approximate={},      # the expansion on the landmarks, (m + 1)-Newton steps
                     # max_iter: DCA on the checks' ill-conditioned PSD kernels (iris' linear
                     # kernel: lambda_max / lambda_2 = 360) moves slowly, and a 10-class check
                     # fits 45 pairs; 300 iterations took a minute per check

@@ -12,16 +12,17 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import HasMethods, Interval
 
 from ..solvers import SolverName, resolve_solver
-from ..solvers.dca import dca
+from ..solvers.dca import dca, dca_landmarks
 from .base import BinaryModel, KernelClassifierBase
+from .reduced import LandmarkExpansionMixin
 
 __all__ = ["DCSVC"]
 
 
-class DCSVC(KernelClassifierBase):
+class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
     """IKSVM-DC: the squared-hinge SVM in the kernel expansion, DCA with an Armijo step.
 
     For each binary problem (labels ``y`` in {-1, +1}) minimizes, over the expansion
@@ -52,6 +53,23 @@ class DCSVC(KernelClassifierBase):
     not a critical point).  On a positive semidefinite kernel ``F`` is convex and the
     result is the squared-hinge SVM.
 
+    With ``approximation`` the expansion points are the ``m`` landmarks:
+    ``f(x) = k(x, L) beta + b`` and
+
+        ``F(beta, b) = 1/2 beta'W beta + C/2 sum_i max(0, 1 - y_i (C_L beta + b)_i)^2``
+
+    with the landmark columns ``C_L = K(X, L)`` (``n x m``) and block ``W = K(L, L)``:
+    the kernel term is the same squared (Krein) norm of the expansion, now on the
+    landmarks, and every training point keeps its loss (the reduced expansion of
+    Lee & Mangasarian 2001, RSVM, on xu's objective).  DCA splits ``W`` as xu (12)
+    splits ``K``; each step is solved exactly by the primal finite Newton method in
+    ``m + 1`` unknowns (:func:`krein.solvers.dca.dca_landmarks`; ``solver="dca"``
+    only).  The landmarks' labels are not used (:mod:`krein.estimators.reduced`).
+    With every training point a landmark the two paths run the same iterations.
+    Measured on one core (sigmoid checkerboard, two classes, front end included):
+    6 s at n = 20 000, m = 500 and 58 s, 1.7 GB (the benchmark's own copy of the
+    columns included) at n = 10^5, m = 1000 (27 DCA iterations).
+
     Parameters
     ----------
     C : float > 0, default=1.0
@@ -78,11 +96,20 @@ class DCSVC(KernelClassifierBase):
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
         ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`)
+        whose landmarks are the expansion points (above); ``fit`` then takes its
+        input (feature vectors, or the landmark columns ``K(X, L)`` of shape
+        ``(n, m)`` with ``kernel="precomputed"``), as do ``predict`` and
+        ``decision_function`` for new points.  None: the exact path.
 
     Attributes
     ----------
     dual_coef_ : ndarray of shape (n_pairs, n_SV)
-        The expansion coefficients ``beta`` on ``support_``.
+        The expansion coefficients ``beta`` on ``support_`` (landmark indices with an
+        approximation).
+    approximation_ : IndefiniteNystroem
+        The fitted front end (with an approximation).
     support_, intercept_, classes_, support_vectors_, class_weight_ :
         As :class:`~krein.estimators.base.KernelClassifierBase`.
     n_iter_ : ndarray of shape (n_pairs,)
@@ -112,7 +139,8 @@ class DCSVC(KernelClassifierBase):
     References
     ----------
     Xu, Xue, Chen & Wang (2017), AAAI, the DC split (12), DCA with a line search;
-    Xue, Xu, Chen & Wang (2020), Front. Comput. Sci. 14:349-363; Tao & An (1997), DCA.
+    Xue, Xu, Chen & Wang (2020), Front. Comput. Sci. 14:349-363; Tao & An (1997), DCA;
+    Lee & Mangasarian (2001), "RSVM: reduced support vector machines", SDM.
     """
 
     _parameter_constraints: dict = {
@@ -122,11 +150,12 @@ class DCSVC(KernelClassifierBase):
         "random_state": ["random_state"],
         "solver": [SolverName(("dca",))],
         "solver_options": [dict, None],
+        "approximation": [HasMethods(["fit_transform", "transform"]), None],
     }
 
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
                  tol=1e-6, max_iter=300, random_state=None, solver="dca", solver_options=None,
-                 probability=False):
+                 probability=False, approximation=None):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -137,9 +166,14 @@ class DCSVC(KernelClassifierBase):
         self.solver = solver
         self.solver_options = solver_options
         self.probability = probability
+        self.approximation = approximation
 
     def _check_params(self):
+        self._check_approximation()
         self._solver = resolve_solver(self.solver, ("dca",))
+        if self._approximate() and self._solver != "dca":
+            raise ValueError("with an approximation IKSVM-DC solves its subproblems by the "
+                             f"finite Newton method: solver='dca', not {self.solver!r}")
         if self.solver_options and self._solver == "dca":
             raise ValueError("solver_options apply to a CVXPY solver; solver='dca' takes none "
                              f"(got {sorted(self.solver_options)})")
@@ -161,6 +195,14 @@ class DCSVC(KernelClassifierBase):
                 "dc_constant": sol.certificate["dc_constant"]}
         return BinaryModel(idx, np.asarray(sol.primal["beta"], dtype=float),
                            float(sol.primal["b"]), info)
+
+    def _fit_landmarks(self, C_rows, W, y, C_box):
+        sol = dca_landmarks(C_rows, W, y, C_box, tol=self.tol, max_iter=self.max_iter,
+                            random_state=self._rng)
+        info = {"n_iter": int(sol.iterations), "solution": sol, "objective": sol.objective,
+                "stationarity": sol.certificate["grad_norm"],
+                "dc_constant": sol.certificate["dc_constant"]}
+        return np.asarray(sol.primal["beta"], dtype=float), float(sol.primal["b"]), info
 
     def _after_fit(self, K):
         models = self.binary_models_

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils._param_validation import HasMethods
 
 from ..formulations.modsvm import ModSVM
 from ..solvers import SolverName, resolve_solver
 from ..solvers.libsvm import libsvm_mod_svm
+from ..solvers.linear import linear_svm
 from .base import BinaryModel, KernelClassifierBase, kernel_unit, warn_gap
 from .lpsvm import solve_margin
+from .reduced import LandmarkExpansionMixin
 
 __all__ = ["ModSVC"]
 
 
-class ModSVC(KernelClassifierBase):
+class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
     """Lin & Lin's convexified SVM: ``min 1/2 ||alpha||^2 + C sum(xi)``, kernel only in the constraints.
 
     Solves :class:`krein.formulations.ModSVM`::
@@ -24,6 +27,26 @@ class ModSVC(KernelClassifierBase):
     and predicts with ``f(x) = sum_j alpha_j k(x, x_j) + b``.  Convex for any
     (indefinite) kernel: it is the linear SVM on the empirical kernel map
     ``x -> k(x, X)``.  Multiclass: one-vs-one (base class).
+
+    With ``approximation`` the expansion points are the ``m`` landmarks,
+    ``f(x) = k(x, L) alpha + b``, and the problem is the same one on the landmark
+    columns ``C = K(X, L)`` (``n x m``): the linear SVM on the empirical kernel map
+    restricted to the landmarks ``x -> k(x, L)``, i.e. Lee & Mangasarian's (2001)
+    reduced SVM (RSVM, §2: the rectangular kernel ``K(A, Abar')`` and the identity
+    regularizer on the reduced coefficients, with the plain hinge loss of Mod
+    SVM instead of RSVM's smoothed squared one).  The landmarks' labels are not used
+    (:mod:`krein.estimators.reduced`).  ``solver="libsvm"`` (the approximate
+    path's default in ``krein compare``) solves it by ``SVC(kernel="linear")`` on
+    the features ``C`` (the same problem, ``O(n^2)`` kernel evaluations through
+    libsvm's cache, no ``n x n`` array); ``"liblinear"`` (approximation only) by
+    liblinear on ``C``, which also regularizes the intercept
+    (:func:`krein.solvers.liblinear.liblinear_solve`); a CVXPY solver by
+    :class:`krein.formulations.ModSVM` on ``C``.  Kernel columns are strongly
+    collinear, which slows both dual methods: measured on one core (sigmoid
+    checkerboard, two classes, ``tol=1e-3``), libsvm took 5.3 s at n = 4000,
+    m = 1000 and 64 s at n = 20 000, m = 500; liblinear 55 s at n = 4000, m = 1000
+    (2.6 * 10^5 passes) and more than 100 s at n = 20 000, m = 500.  Neither
+    reaches n = 10^5 with m = 1000 within 60 s.
 
     Parameters
     ----------
@@ -44,20 +67,34 @@ class ModSVC(KernelClassifierBase):
     solver : str
         An installed CVXPY solver ("CLARABEL" default; "SCS", "ECOS", "OSQP", ...),
         or "libsvm": the equivalent C-SVM dual on the PSD Gram matrix ``K K'`` of the
-        empirical kernel map (``alpha = K (y * beta)``), solved by scikit-learn's SVC.
+        empirical kernel map (``alpha = K (y * beta)``), solved by scikit-learn's SVC
+        (with an approximation: ``SVC(kernel="linear")`` on the landmark columns);
+        or "liblinear" (approximation only): liblinear on the landmark columns,
+        intercept regularized (above).
     solver_options : dict, optional
         Passed to the CVXPY solver; for "libsvm" the keys ``tol`` (default 1e-3),
-        ``max_iter``, ``cache_size`` of :func:`krein.estimators.base.libsvm_binary`.
+        ``max_iter``, ``cache_size`` of :func:`krein.estimators.base.libsvm_binary`
+        (``cache_size`` not with an approximation); for "liblinear" ``tol``
+        (default 1e-3) and ``max_iter``.
     probability : bool, default=False
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
         ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
+    approximation : transformer or None, default=None
+        A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`)
+        whose landmarks are the expansion points (above); ``fit`` then takes its
+        input (feature vectors, or the landmark columns ``K(X, L)`` of shape
+        ``(n, m)`` with ``kernel="precomputed"``), as do ``predict`` and
+        ``decision_function`` for new points.  None: the exact path.
 
     Attributes
     ----------
     dual_coef_ : ndarray of shape (n_pairs, n_SV)
         The expansion coefficients ``alpha`` on ``support_`` (in general every
-        training point: ``alpha = K (y * beta)`` is dense).
+        training point: ``alpha = K (y * beta)`` is dense; with an approximation
+        every landmark).
+    approximation_ : IndefiniteNystroem
+        The fitted front end (with an approximation).
     support_, intercept_, classes_, n_iter_ :
         See the base class.
     solutions_ : list
@@ -75,17 +112,19 @@ class ModSVC(KernelClassifierBase):
     H.-T. Lin & C.-J. Lin (2003), "A study on sigmoid kernels for SVM and the
     training of non-PSD kernels by SMO-type methods"; R. Luss & A. d'Aspremont
     (2009), "Support vector machine classification with indefinite kernels",
-    §5.1 ("Mod SVM").
+    §5.1 ("Mod SVM"); Y.-J. Lee & O. L. Mangasarian (2001), "RSVM: reduced support
+    vector machines", SDM.
     """
 
     _parameter_constraints: dict = {
         **KernelClassifierBase._parameter_constraints,
-        "solver": [SolverName(("libsvm",))],
+        "solver": [SolverName(("libsvm", "liblinear"))],
         "solver_options": [dict, None],
+        "approximation": [HasMethods(["fit_transform", "transform"]), None],
     }
 
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
-                 solver="CLARABEL", solver_options=None, probability=False):
+                 solver="CLARABEL", solver_options=None, probability=False, approximation=None):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -93,14 +132,32 @@ class ModSVC(KernelClassifierBase):
         self.solver = solver
         self.solver_options = solver_options
         self.probability = probability
+        self.approximation = approximation
 
     def _check_params(self):
-        self._solver = resolve_solver(self.solver, ("libsvm",))
-        if self._solver == "libsvm":
-            bad = sorted(set(self.solver_options or {}) - {"tol", "max_iter", "cache_size"})
+        self._check_approximation()
+        self._solver = resolve_solver(self.solver, ("libsvm", "liblinear"),
+                                      approximation=self._approximate())
+        own = {"libsvm": {"tol", "max_iter"} | (set() if self._approximate() else {"cache_size"}),
+               "liblinear": {"tol", "max_iter"}}.get(self._solver)
+        if own is not None:
+            bad = sorted(set(self.solver_options or {}) - own)
             if bad:
-                raise ValueError(f"unknown solver_options {bad} for solver='libsvm'; accepted: "
-                                 "['cache_size', 'max_iter', 'tol']")
+                raise ValueError(f"unknown solver_options {bad} for solver='{self._solver}'; "
+                                 f"accepted: {sorted(own)}")
+
+    def _fit_landmarks(self, C_rows, W, y, C_box):
+        # the same problem on the landmark columns: the linear SVM on the features C_rows
+        if self._solver in ("libsvm", "liblinear"):
+            alpha, b, sol = linear_svm(C_rows, y, C_box, solver=self._solver,
+                                       **(self.solver_options or {}))
+            return alpha, b, {"n_iter": sol.iterations or 0, "solution": sol}
+        unit = kernel_unit(C_rows)
+        sol = solve_margin(ModSVM, C_rows / unit, y, C_box * unit ** 2, self._solver,
+                           self.solver_options or {})
+        warn_gap(sol, "ModSVC")
+        alpha = np.asarray(sol.primal["alpha"], dtype=float) / unit
+        return alpha, float(sol.primal["b"]), {"n_iter": sol.iterations or 0, "solution": sol}
 
     def _fit_binary(self, K, y, idx, C):
         if self._solver == "libsvm":

@@ -78,7 +78,8 @@ from .table import resolve_solver
 
 _potrf, _potrs = scipy.linalg.lapack.dpotrf, scipy.linalg.lapack.dpotrs
 
-__all__ = ["dca", "dc_subproblem", "dc_constant", "ARMIJO", "DC_SALT"]
+__all__ = ["dca", "dc_subproblem", "dc_constant", "ARMIJO", "DC_SALT", "dca_landmarks",
+           "landmark_dc_subproblem", "landmark_dc_objective", "landmark_dc_stationarity"]
 
 #: ``armijoRule.m``'s constants: initial step ``upsilon``, sufficient decrease ``mu``,
 #: reduction ``eta``.
@@ -394,6 +395,382 @@ def dca(K, y, C=1.0, *, tol=1e-6, max_iter=300, random_state=None, solver="dca",
     stat = dc_stationarity(K, y, Cv, beta, b)
     name = "dca" if solver == "dca" else f"dca+{solver}"
     return Solution(solver=name, status=status, objective=F, primal={"beta": beta, "b": b},
+                    dual={}, setup_time=setup, solve_time=wall - setup, iterations=it,
+                    primal_residual=0.0, dual_residual=stat, gap=float("nan"),
+                    certificate={"grad_norm": stat, "dc_constant": rho, "scale": scale,
+                                 "subproblem_residual": worst, "stop": stop},
+                    trace=pd.DataFrame(rows), intercept=b, coef=beta,
+                    certificate_kind="grad_norm")
+
+
+# --------------------------------------------------------------------------- landmarks
+def landmark_dc_objective(C, W, y, Cv, beta, b):
+    """IKSVM-DC's objective on the landmark expansion ``f(x) = k(x, L) beta + b``.
+
+    ``F(beta, b) = 1/2 beta'W beta + sum_i C_i / 2 max(0, 1 - y_i (C beta + b)_i)^2``
+    with the landmark columns ``C = K(X, L)`` and the landmark block ``W = K(L, L)``
+    (:func:`dca_landmarks`); at ``C = W = K`` it is
+    :func:`krein.formulations.dc.dc_objective`.
+
+    Parameters
+    ----------
+    C : ndarray of shape (n, m)
+        Kernel between the training points and the landmarks.
+    W : ndarray of shape (m, m)
+        Kernel among the landmarks (symmetric, any signature).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    Cv : float or ndarray of shape (n,)
+        Slack weight(s).
+    beta : ndarray of shape (m,)
+        Expansion coefficients on the landmarks.
+    b : float
+        Intercept.
+
+    Returns
+    -------
+    float
+        ``F(beta, b)``.
+    """
+    r = 1.0 - y * (C @ beta + b)
+    return float(0.5 * beta @ (W @ beta) + 0.5 * np.sum(Cv * np.maximum(r, 0.0) ** 2))
+
+
+def landmark_dc_stationarity(C, W, y, Cv, beta, b):
+    """Relative stationarity residual of :func:`landmark_dc_objective` at ``(beta, b)``.
+
+    ``grad_beta F = W beta - C'w``, ``grad_b F = -1'w`` with ``w = C_i y max(0, r)``;
+    returned ``max(||W beta - C'w|| / (||W beta|| + ||C'w||), |1'w| / ||w||_1)`` (0
+    where a denominator is 0): :func:`krein.formulations.dc.dc_stationarity` at
+    ``C = W = K``.
+
+    Parameters
+    ----------
+    C : ndarray of shape (n, m)
+        Kernel between the training points and the landmarks.
+    W : ndarray of shape (m, m)
+        Kernel among the landmarks.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    Cv : float or ndarray of shape (n,)
+        Slack weight(s).
+    beta : ndarray of shape (m,)
+        Expansion coefficients on the landmarks.
+    b : float
+        Intercept.
+
+    Returns
+    -------
+    float
+        The relative stationarity residual.
+    """
+    r = 1.0 - y * (C @ beta + b)
+    w = Cv * y * np.maximum(r, 0.0)
+    Wb, Cw = W @ beta, C.T @ w
+    den_beta = np.linalg.norm(Wb) + np.linalg.norm(Cw)
+    den_b = float(np.sum(np.abs(w)))
+    res_beta = np.linalg.norm(Wb - Cw) / den_beta if den_beta > 0 else 0.0
+    res_b = abs(float(np.sum(w))) / den_b if den_b > 0 else 0.0
+    return float(max(res_beta, res_b))
+
+
+def _landmark_subproblem_gradient(C, y, Cv, rho, theta, beta, b, Cbeta):
+    """Relative gradient residual of the landmark subproblem (S_L) (:func:`dca_landmarks`):
+    ``g_beta = rho beta - theta - C'w``, ``g_b = -1'w``, each part relative to the terms
+    it sums (:func:`krein.formulations.dc.dc_subproblem_gradient` at ``C = K``)."""
+    w = Cv * y * np.maximum(1.0 - y * (Cbeta + b), 0.0)
+    Cw = C.T @ w
+    g_beta = rho * beta - theta - Cw
+    den_beta = np.linalg.norm(rho * beta) + np.linalg.norm(theta) + np.linalg.norm(Cw)
+    den_b = float(np.sum(np.abs(w)))
+    res_beta = np.linalg.norm(g_beta) / den_beta if den_beta > 0 else 0.0
+    res_b = abs(float(np.sum(w))) / den_b if den_b > 0 else 0.0
+    return float(max(res_beta, res_b))
+
+
+class _ActiveGram:
+    """``[C_A' D C_A, C_A' D 1; ., 1'D1]`` (``D = diag(C_i)`` on the active set ``A``),
+    kept across active sets by adding and removing the rows that change (``O(|change|
+    m^2)``), recomputed from scratch when that is cheaper or after ``n`` row updates
+    (round-off of the running sums)."""
+
+    def __init__(self, C, Cv):
+        self.C, self.Cv = C, Cv
+        self.active = np.zeros(C.shape[0], dtype=bool)
+        self.G = np.zeros((C.shape[1] + 1, C.shape[1] + 1))
+        self.updated = 0
+
+    #: Rows gathered at a time (memory ``O(block m)`` besides ``C``).
+    block = 4096
+
+    def _add(self, idx, sign):
+        for a in range(0, idx.size, self.block):
+            rows = idx[a:a + self.block]
+            Ca = np.empty((rows.size, self.C.shape[1] + 1))
+            Ca[:, :-1] = self.C[rows]
+            Ca[:, -1] = 1.0
+            self.G += sign * (Ca.T @ (self.Cv[rows, None] * Ca))
+
+    def set(self, active):
+        gained = np.flatnonzero(active & ~self.active)
+        lost = np.flatnonzero(self.active & ~active)
+        change = gained.size + lost.size
+        if change == 0:
+            return self.G
+        n_active = int(np.count_nonzero(active))
+        if change >= n_active or self.updated + change > self.C.shape[0]:
+            self.G[:] = 0.0
+            self._add(np.flatnonzero(active), 1.0)
+            self.updated = 0
+        else:
+            if gained.size:
+                self._add(gained, 1.0)
+            if lost.size:
+                self._add(lost, -1.0)
+            self.updated += change
+        self.active = active.copy()
+        return self.G
+
+
+def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
+                           tol=SUBPROBLEM_TOL, max_iter=100):
+    """Minimize the landmark subproblem (S_L) of :func:`dca_landmarks` by primal finite Newton.
+
+    (S_L) is ``rho/2 ||beta||^2 + sum_i C_i/2 max(0, 1 - y_i (C beta + b)_i)^2 -
+    theta'beta`` over ``(beta, b)`` in ``R^(m+1)``: strongly convex and piecewise
+    quadratic.  On the active set ``A = {i : y_i f_i < 1}`` its minimizer solves the
+    ``(m+1)``-system ``[rho I + C_A'D C_A, C_A'D 1; 1'D C_A, 1'D 1] (beta, b) =
+    (theta + C_A'D y_A, 1'D y_A)`` (``D = diag(C_A)``, positive definite);
+    accepted when ``A`` is its own active set (the exact minimizer), else an exact
+    line search towards it and ``A`` is updated: the primal finite Newton method
+    of Keerthi & DeCoste (2005, "A modified finite Newton method for fast solution
+    of large scale linear SVMs", JMLR 6, §2-3) with the regularizer ``rho I``.  The
+    Gram matrix of the active rows is kept across iterations (``gram``).
+
+    Parameters
+    ----------
+    C : ndarray of shape (n, m)
+        Landmark columns.
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    Cv : ndarray of shape (n,)
+        Slack weights ``C_i > 0``.
+    rho : float > 0
+        The DC constant.
+    theta : ndarray of shape (m,)
+        The linearization ``(rho I - W) beta_t``.
+    beta, b : ndarray of shape (m,), float
+        The starting point (the current DCA iterate).
+    gram : _ActiveGram
+        The active rows' Gram matrix, kept by the caller across subproblems.
+    Cbeta : ndarray of shape (n,), optional
+        ``C @ beta`` if the caller has it.
+    tol : float
+        Relative gradient residual at which the iteration stops when no Newton point
+        has been accepted.
+    max_iter : int
+        Newton iterations at most.
+
+    Returns
+    -------
+    beta : ndarray of shape (m,)
+        The minimizer's coefficients.
+    b : float
+        Its intercept.
+    info : dict
+        ``Cbeta`` (``C @ beta``), ``n_iter``, ``residual`` (relative gradient).
+
+    Raises
+    ------
+    numpy.linalg.LinAlgError
+        If a Newton system is not numerically positive definite (non-finite data).
+    """
+    m = C.shape[1]
+    Cbeta = C @ beta if Cbeta is None else Cbeta
+    beta = np.array(beta, dtype=float)
+    b = float(b)
+    it = 0
+    for it in range(1, max_iter + 1):
+        r = 1.0 - y * (Cbeta + b)
+        active = r > 0
+        G = gram.set(active).copy()
+        G.flat[:m * (m + 2):m + 2] += rho        # rho on the beta block's diagonal
+        idx = np.flatnonzero(active)
+        rhs = np.empty(m + 1)
+        dy = np.where(active, Cv * y, 0.0)          # D y on the active rows, 0 elsewhere
+        rhs[:m] = theta + C.T @ dy
+        rhs[m] = dy.sum()
+        if idx.size == 0:
+            z = np.r_[theta / rho, b]
+        else:
+            L, info = _potrf(G, lower=1, clean=0)
+            if info != 0:
+                raise np.linalg.LinAlgError(f"finite Newton system not positive definite ({info})")
+            z, _ = _potrs(L, rhs, lower=1)
+        beta_n, b_n = z[:m], float(z[m])
+        Cbeta_n = C @ beta_n
+        r_n = 1.0 - y * (Cbeta_n + b_n)
+        if np.array_equal(r_n > 0, active):
+            beta, b, Cbeta = beta_n, b_n, Cbeta_n          # the exact minimizer of (S_L)
+            break
+        d_beta, d_b = beta_n - beta, b_n - b
+        ye = y * (Cbeta_n - Cbeta + d_b)
+        a0 = rho * beta @ d_beta - theta @ d_beta
+        t = _exact_line_search(r, ye, Cv, a0, rho * d_beta @ d_beta)
+        beta, b, Cbeta = beta + t * d_beta, b + t * d_b, Cbeta + t * (Cbeta_n - Cbeta)
+        if _landmark_subproblem_gradient(C, y, Cv, rho, theta, beta, b, Cbeta) <= tol:
+            break
+    res = _landmark_subproblem_gradient(C, y, Cv, rho, theta, beta, b, Cbeta)
+    return beta, b, {"Cbeta": Cbeta, "n_iter": it, "residual": res}
+
+
+def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
+                  line_search=True, verbose=False):
+    """IKSVM-DC on the landmark expansion ``f(x) = k(x, L) beta + b`` (DCA with the Armijo step).
+
+    The reduced-set form of :func:`dca`: the expansion runs over the ``m`` landmarks
+    instead of the ``n`` training points, so the model is
+
+        ``min  F(beta, b) = 1/2 beta'W beta + sum_i C_i / 2 max(0, 1 - y_i (C beta + b)_i)^2``
+
+    over ``beta`` in ``R^m`` (:func:`landmark_dc_objective`; ``C = K(X, L)``,
+    ``W = K(L, L)``): xu's objective with the kernel term ``beta'K beta`` the
+    squared (Krein) norm of the expansion, here ``beta'W beta`` of the expansion on
+    the landmarks, and the loss on every training point (Lee & Mangasarian's 2001
+    reduced expansion, ``K(A, Abar')``).  The DC split is xu's (12) on ``W``:
+    ``rho = lambda_max(W) + DC_SALT * scale`` (``scale = max |W_ij|``); each DCA step
+    minimizes (S_L), ``rho/2 ||beta||^2 + sum_i C_i/2 max(0, 1 - y_i (C beta + b)_i)^2
+    - theta'beta`` with ``theta = (rho I - W) beta_t``, exactly by the primal finite
+    Newton method (:func:`landmark_dc_subproblem`: an ``(m+1)``-system per step,
+    the active rows' Gram matrix updated by the rows that change, ``O(n m)`` per
+    step besides), then xu's Armijo step (the norm ``scale ||d_beta||^2 + d_b^2 /
+    scale``), the step test ``scale^2 ||beta_{t+1} - beta_t||^2 <= tol`` and the
+    guard against ``F < 0``, all as :func:`dca`.  Start ``beta_0`` uniform in
+    ``[-1, 1]^m / scale``, ``b_0 = 1``.  No ``n x n`` array is formed (memory
+    ``O(n m + m^2)``).  With every training point a landmark (``C = W = K``) it is
+    :func:`dca` on ``K`` (the same iterates, the subproblems solved exactly by both).
+
+    Parameters
+    ----------
+    C : array-like of shape (n, m)
+        Kernel between the training points and the landmarks.
+    W : array-like of shape (m, m)
+        Kernel among the landmarks (symmetric, any signature).
+    y : array-like of shape (n,)
+        Labels in {-1, +1}, both present.
+    Cw : float > 0 or array of shape (n,)
+        Slack weight ``1 / gamma``, or one per point.
+    tol : float > 0
+        Step test (above).
+    max_iter : int >= 1
+        DCA iterations at most (``ConvergenceWarning`` when reached).
+    random_state : None, int or RandomState
+        Seed of ``beta_0``.
+    line_search : bool
+        Whether to take the Armijo step after each DCA step.
+    verbose : bool
+        Print one line per iteration.
+
+    Returns
+    -------
+    Solution
+        As :func:`dca` (``solver="dca"``): ``primal`` ``beta`` (m,), ``b``;
+        ``certificate["grad_norm"]`` the relative stationarity residual of ``F``
+        (:func:`landmark_dc_stationarity`), ``dc_constant``, ``scale``,
+        ``subproblem_residual``, ``stop``; ``trace`` one row per iteration.
+
+    Raises
+    ------
+    ValueError
+        Labels not in {-1, +1}, or shapes that do not match.
+    krein.solvers.SolverError
+        Non-finite iterates.
+
+    References
+    ----------
+    Xu, Xue, Chen & Wang (2017), AAAI, (12) and DCA with the Armijo step; Lee &
+    Mangasarian (2001), "RSVM: reduced support vector machines", SDM; Keerthi &
+    DeCoste (2005), JMLR 6.
+    """
+    import pandas as pd
+
+    C = np.asarray(C, dtype=float)
+    W = np.asarray(W, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if not np.all(np.isin(y, (-1.0, 1.0))) or np.unique(y).size < 2:
+        raise ValueError("y must contain both classes and only -1 and +1")
+    n, m = C.shape
+    if y.shape != (n,) or W.shape != (m, m):
+        raise ValueError(f"C must be (n, m) = ({y.size}, m) and W (m, m); got {C.shape}, {W.shape}")
+    Cv = np.array(np.broadcast_to(np.asarray(Cw, dtype=float), (n,)))
+    t0 = time.perf_counter()
+    scale = _scale(W)
+    rho = dc_constant(W, scale)
+    gram = _ActiveGram(C, Cv)
+    setup = time.perf_counter() - t0
+    rng = check_random_state(random_state)
+    beta = rng.uniform(-1.0, 1.0, m) / scale
+    b = 1.0
+    Cbeta = C @ beta
+    F = landmark_dc_objective(C, W, y, Cv, beta, b)
+    rows = [{"iter": 0, "objective": F, "step": np.nan, "armijo": np.nan, "subproblem_iter": 0,
+             "subproblem_residual": np.nan, "time": time.perf_counter() - t0}]
+    stop, worst = "max_iter", 0.0
+
+    def objective(beta, Cbeta, b):
+        r = 1.0 - y * (Cbeta + b)
+        return float(0.5 * beta @ (W @ beta) + 0.5 * np.sum(Cv * np.maximum(r, 0.0) ** 2))
+
+    it = 0
+    for it in range(1, max_iter + 1):
+        theta = rho * beta - W @ beta
+        beta_h, b_h, info = landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram,
+                                                   Cbeta=Cbeta)
+        Cbeta_h, sub_it, sub_res = info["Cbeta"], info["n_iter"], info["residual"]
+        worst = max(worst, sub_res)
+        F_h = objective(beta_h, Cbeta_h, b_h)
+        u = 0.0
+        if line_search:
+            d_beta, d_b = beta_h - beta, b_h - b
+            C_d = Cbeta_h - Cbeta
+            norm2 = scale * float(d_beta @ d_beta) + d_b ** 2 / scale
+            w = Cv * y * np.maximum(1.0 - y * (Cbeta_h + b_h), 0.0)
+            slope = float(beta_h @ (W @ d_beta) - w @ (C_d + d_b))
+            if slope < -ARMIJO["mu"] * norm2:
+                step_u = ARMIJO["upsilon"]
+                for _ in range(ARMIJO_HALVINGS):
+                    F_u = objective(beta_h + step_u * d_beta, Cbeta_h + step_u * C_d,
+                                    b_h + step_u * d_b)
+                    if F_u <= F_h - ARMIJO["mu"] * step_u * norm2:
+                        u, F_h = step_u, F_u
+                        break
+                    step_u *= ARMIJO["eta"]
+            beta_h, b_h, Cbeta_h = beta_h + u * d_beta, b_h + u * d_b, Cbeta_h + u * C_d
+        if not (np.all(np.isfinite(beta_h)) and np.isfinite(b_h)):
+            raise SolverError(f"IKSVM-DC: non-finite iterate at iteration {it} (n={n}, m={m})",
+                              solver="dca", status="diverged", size={"n_variables": m + 1})
+        step = scale ** 2 * float(np.sum((beta_h - beta) ** 2))
+        if verbose:
+            print(f"dca {it:4d}  F={F_h:.10g}  step={step:.3g}  u={u:g}  sub={sub_it}")
+        if step <= tol:
+            stop = "step"
+        elif F_h < 0:
+            stop = "negative_objective"       # IKSVMDC.m: keep the last point with F >= 0
+            break
+        beta, b, Cbeta, F = beta_h, b_h, Cbeta_h, F_h
+        rows.append({"iter": it, "objective": F, "step": step, "armijo": u,
+                     "subproblem_iter": sub_it, "subproblem_residual": sub_res,
+                     "time": time.perf_counter() - t0})
+        if stop == "step":
+            break
+    wall = time.perf_counter() - t0
+    status = "max_iter" if stop == "max_iter" else "converged"
+    if status == "max_iter":
+        warnings.warn(f"IKSVM-DC reached max_iter={max_iter} before the step test "
+                      f"(last scaled step {rows[-1]['step']:.3g} > tol={tol:g})",
+                      ConvergenceWarning, stacklevel=2)
+    stat = landmark_dc_stationarity(C, W, y, Cv, beta, b)
+    return Solution(solver="dca", status=status, objective=F, primal={"beta": beta, "b": b},
                     dual={}, setup_time=setup, solve_time=wall - setup, iterations=it,
                     primal_residual=0.0, dual_residual=stat, gap=float("nan"),
                     certificate={"grad_norm": stat, "dc_constant": rho, "scale": scale,
