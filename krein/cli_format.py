@@ -248,12 +248,13 @@ def _approximation_line(result):
         return None
     block = getattr(result.data, "landmark_block", None)
     if block is not None:
-        return (f"approximation: landmark columns to {block.shape[0]} given landmarks (signed "
-                "Nyström features of the columns; a landmark in a test fold is only a column, "
-                "its label never used; no n x n kernel formed; methods without an approximate "
-                "path skipped)")
-    return (f"approximation: {result.approximation} (signed Nyström features, landmarks drawn "
-            "per fold; no n x n kernel formed; methods without an approximate path skipped)")
+        return (f"approximation: landmark columns to {block.shape[0]} given landmarks (every fit "
+                "on the columns' signed Nyström features or, for the reduced-set forms, the "
+                "columns themselves; a landmark in a test fold is only a column, its label never "
+                "used; no n x n kernel formed; methods without an approximate path skipped)")
+    return (f"approximation: {result.approximation} (signed Nyström features or, for the "
+            "reduced-set forms, the kernel columns to the landmarks, drawn per fold; no n x n "
+            "kernel formed; methods without an approximate path skipped)")
 
 
 def _relative_grid_line(result):

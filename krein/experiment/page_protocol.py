@@ -91,14 +91,16 @@ def protocol_section(c):
     if p.get("approximation") == "landmarks":
         facts.append(fact("Approximation",
                           "landmark columns given with the data: every method fitted on the "
-                          "signed Nyström features of the kernel columns to the landmarks (no "
-                          "n x n kernel formed); every fold keeps every landmark's column, and a "
+                          "signed Nyström features of the kernel columns to the landmarks, or on "
+                          "the columns themselves (the reduced-set forms; no n x n kernel "
+                          "formed); every fold keeps every landmark's column, and a "
                           "landmark in a test fold is only a column: its label is never used for "
                           "training; methods without an approximate path skipped"))
     elif p.get("approximation"):
         facts.append(fact("Approximation",
                           f"{escape(p['approximation'])}: every method fitted on signed Nyström "
-                          "features of the kernel (no n x n kernel formed); methods without an "
+                          "features of the kernel, or on its columns to the landmarks (the "
+                          "reduced-set forms; no n x n kernel formed); methods without an "
                           "approximate path skipped"))
     if isinstance(p.get("kernel_scale"), (int, float)):
         facts.append(fact("Grid scale", f"default grids relative to the training kernel's "
