@@ -799,6 +799,13 @@ def _register_matrix_corrections():
                     requires=("base_kernels",), readme="clc")
 
 
+#: The approximate similarity space's cap on liblinear's passes (its dual coordinate
+#: descent slows where C ||phi||^2 is large, and the similarities to M landmarks have
+#: ||phi||^2 of order M).
+_SIMILARITY_PASSES = (1000, "max_iter=1000 passes of liblinear (ConvergenceWarning when "
+                            "reached)")
+
+
 def _register_baselines():
     """The similarity-based baselines: k-NN, weighted k-NN, the similarity space (Chen et al.
     2009), the pseudo-Euclidean nearest mean (Pekalska & Duin 2005)."""
@@ -835,7 +842,8 @@ def _register_baselines():
                     grid={"C": list(C_GRID)}, scale={"C": -2}, checks=({}, _PRECOMPUTED),
                     approximate={"solver": (APPROXIMATE_SOLVER, "the prototype form: the "
                                             "similarities to the M landmarks as features, "
-                                            "solver liblinear")},
+                                            "solver liblinear"),
+                                 "max_iter": _SIMILARITY_PASSES},
                     readme=("`SimilaritySpaceSVC(feature_kernel=...)`", "linear / RBF SVM on the "
                             "similarity-space features (the rows of K; test rows `k(x, X)`), "
                             "libsvm", "Graepel et al. 1999; Pekalska & Duin 2005; Chen et al. 2009 "
@@ -849,7 +857,8 @@ def _register_baselines():
                     approximate={"solver": (APPROXIMATE_SOLVER, "the prototype form: the "
                                             "similarities to the M landmarks as features, their "
                                             "RBF kernel by Nystroem on the same landmarks, "
-                                            "solver liblinear")},
+                                            "solver liblinear"),
+                                 "max_iter": _SIMILARITY_PASSES},
                     readme="similarity-linear")
     register_method("pe-nearest-mean", PseudoEuclideanNearestMean,
                     "nearest class mean in the pseudo-Euclidean embedding, indefinite squared "

@@ -54,6 +54,18 @@ scaling, and ``gamma_ = gamma / (m Var(Phi))``.  No ``n x n`` array is formed.
   ``phi_rbf(x) phi_rbf(z)' = rbf(phi(x), W) R^+ rbf(W, phi(z))``; the linear C-SVM on
   ``phi_rbf`` (``n x m``) by the same solvers.  Time ``O(n m^2)``.
 
+The weight of a linear SVM lies in the row space of its training features
+(``w = Phi' u``, the representer theorem), so the solvers run on the features
+rotated onto it, ``F = Phi V`` with ``Phi' Phi = V diag(s^2) V'`` restricted to
+``s^2 > 10 m eps max s^2`` (the numerical rank; :func:`row_space_basis`), and the
+weight on the features is ``w = V w_F``: the same problem (a rotation, ``F F' = Phi
+Phi'`` up to the dropped round-off), whose liblinear passes cost ``O(n rank)``
+instead of ``O(n m)`` (similarities to many landmarks are often of low numerical
+rank: 58 of 1000 for the sigmoid kernel on the checkerboard).  liblinear's dual
+coordinate descent can need many passes when ``C ||phi||^2`` is large (the
+similarities to ``m`` landmarks have ``||phi||^2`` of order ``m``): an approximated
+run of ``krein compare`` caps it at ``max_iter`` passes (the registry's entry).
+
 With every training object a landmark (``Phi = K``, ``W = K``), the linear path
 with ``solver="libsvm"`` solves the exact estimator's problem, and so does the RBF
 path (``phi_rbf phi_rbf' = rbf(K, K)`` when ``rbf(K, K)`` has no eigenvalue below the
@@ -76,7 +88,7 @@ from .approximate import FrontEndMixin
 from .base import BinaryModel, KernelClassifierBase, libsvm_solve, pair_indices
 from .neighbors import APPROXIMATION_CONSTRAINT
 
-__all__ = ["SimilaritySpaceSVC", "rbf_nystroem_map"]
+__all__ = ["SimilaritySpaceSVC", "rbf_nystroem_map", "row_space_basis"]
 
 #: ``solver`` of :class:`SimilaritySpaceSVC`: "auto" (libsvm on the exact path,
 #: liblinear with an approximation), "libsvm", "liblinear" (with an approximation).
@@ -136,6 +148,29 @@ def rbf_nystroem_map(W, gamma):
     D, V = np.linalg.eigh(0.5 * (R + R.T))
     keep = D > 10.0 * W.shape[0] * np.finfo(float).eps * max(float(D.max(initial=0.0)), 0.0)
     return V[:, keep] / np.sqrt(D[keep])
+
+
+def row_space_basis(Phi):
+    """An orthonormal basis of the numerical row space of ``Phi``.
+
+    With ``Phi' Phi = V diag(s^2) V'`` the columns of ``V`` with
+    ``s^2 > 10 q eps max s^2`` (below it ``s^2`` is round-off of forming
+    ``Phi' Phi``), largest first.
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, q)
+        Features.
+
+    Returns
+    -------
+    ndarray of shape (q, k)
+        ``V``: ``Phi V`` are the features in the row space (``k`` the numerical rank).
+    """
+    G = Phi.T @ Phi
+    D, V = np.linalg.eigh(0.5 * (G + G.T))
+    keep = D > 10.0 * Phi.shape[1] * np.finfo(float).eps * max(float(D.max(initial=0.0)), 0.0)
+    return V[:, keep][:, ::-1]
 
 
 class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
@@ -304,14 +339,18 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
             self.gamma_ = float("nan")
         Phi = self._approximate_features(columns)
         del columns
+        basis = row_space_basis(Phi)
+        F = Phi @ basis
+        del Phi
         pairs = list(itertools.combinations(range(classes.size), 2))
         coefs, intercepts, models = [], [], []
         for i, j in pairs:
             idx = pair_indices(y_idx, i, j, classes.size)
-            sub = Phi if classes.size == 2 else Phi[idx]
+            sub = F if classes.size == 2 else F[idx]
             y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
-            w, b, sol = linear_svm(sub, y_pm, self._per_sample_C(y_idx[idx]),
-                                   solver=self.solver_, tol=self.tol, max_iter=self.max_iter)
+            w_F, b, sol = linear_svm(sub, y_pm, self._per_sample_C(y_idx[idx]),
+                                     solver=self.solver_, tol=self.tol, max_iter=self.max_iter)
+            w = basis @ w_F
             coefs.append(w)
             intercepts.append(b)
             models.append(BinaryModel(np.arange(0), w, b,
