@@ -206,9 +206,9 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
     class_weight : None, "balanced" or dict, default=None
         As scikit-learn's SVC (box bound ``C * class_weight_[c]``).
     tol : float > 0, default=1e-3
-        libsvm stopping tolerance.
+        Stopping tolerance of libsvm (or liblinear).
     max_iter : int, default=-1
-        libsvm iteration limit, -1 for none.
+        libsvm's iteration limit (liblinear: passes over the data), -1 for none.
     probability : bool, default=False
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
