@@ -528,7 +528,7 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
         self.eigenvalues_ = lam
         self.signs_ = np.sign(lam)
         self.signature_ = (int(np.sum(lam > 0)), int(np.sum(lam < 0)))
-        self.squared_norms_ = np.einsum("ij,ij->i", Z * self.signs_, Z)
+        self.squared_norms_ = np.einsum("ij,ij,j->i", Z, Z, self.signs_)
         self.feature_mean_ = mu
         self.test_map_ = test_map
         self.embedding_ = None

@@ -76,8 +76,8 @@ __all__ = ["KernelKNeighborsClassifier", "AffinityKNeighborsClassifier",
 #: on features (:func:`nearest_in_signature`); less when less memory is available.
 NEIGHBOUR_BLOCK_BYTES = 256 * 1024 ** 2
 
-#: ``(block, n)`` float64 arrays held at once by :func:`nearest_in_signature`: the
-#: inner products, the distances and argpartition's indices.
+#: ``(block, n)`` arrays of 8 bytes held at once by :func:`nearest_in_signature`: the
+#: distances (formed in place), argpartition's indices and one for the comparisons.
 _BLOCK_ARRAYS = 3
 
 #: Constraint of ``approximation`` (a low-rank front end such as IndefiniteNystroem).
@@ -159,15 +159,21 @@ def nearest_in_signature(A, B, signs, k, *, squared_norms=None, block_rows=None)
     n = B.shape[0]
     k = int(k)
     if squared_norms is None:
-        squared_norms = np.einsum("ij,ij->i", B * signs, B)
+        squared_norms = np.einsum("ij,ij,j->i", B, B, signs)
     if block_rows is None:
         block_rows = neighbour_block_rows(n)
     m = A.shape[0]
+    block_rows = max(1, min(int(block_rows), m))
     nearest = np.empty((m, k), dtype=np.intp)
     inner = np.empty((m, k))
-    for a in range(0, m, int(block_rows)):
-        P = (A[a:a + block_rows] * signs) @ B.T            # a S b_j'
-        D = squared_norms[None, :] - 2.0 * P               # d2 - a S a'
+    As = A * signs
+    buffer = np.empty((block_rows, n))                      # reused by every block
+    for a in range(0, m, block_rows):
+        D = buffer[:min(block_rows, m - a)]
+        # d2 - a S a' = b_j S b_j' - 2 a S b_j', formed in place (one array per block)
+        np.matmul(As[a:a + block_rows], B.T, out=D)
+        np.multiply(D, -2.0, out=D)
+        np.add(D, squared_norms, out=D)
         if k < n:
             part = np.argpartition(D, k - 1, axis=1)[:, :k]
         else:
@@ -184,7 +190,7 @@ def nearest_in_signature(A, B, signs, k, *, squared_norms=None, block_rows=None)
         order = np.lexsort((part, vals), axis=-1)            # by value, then by index
         part = np.take_along_axis(part, order, axis=1)
         nearest[a:a + block_rows] = part
-        inner[a:a + block_rows] = np.take_along_axis(P, part, axis=1)
+        inner[a:a + block_rows] = np.einsum("ir,ikr->ik", As[a:a + block_rows], B[part])
     return nearest, inner
 
 
@@ -340,7 +346,7 @@ class KernelKNeighborsClassifier(FrontEndMixin, ProbabilityMixin, KernelMixin, C
         diagonal ``psi_j S psi_j'`` of ``K_approx``."""
         self.features_ = Psi
         self.signs_ = signs
-        self.train_diagonal_ = np.einsum("ij,ij->i", Psi * signs, Psi)
+        self.train_diagonal_ = np.einsum("ij,ij,j->i", Psi, Psi, signs)
 
     def _nearest_approximate(self, X):
         """Indices of the ``n_neighbors`` nearest training points and their kernel values
