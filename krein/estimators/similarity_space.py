@@ -88,7 +88,7 @@ from .approximate import FrontEndMixin
 from .base import BinaryModel, KernelClassifierBase, libsvm_solve, pair_indices
 from .neighbors import APPROXIMATION_CONSTRAINT
 
-__all__ = ["SimilaritySpaceSVC", "rbf_nystroem_map", "row_space_basis"]
+__all__ = ["SimilaritySpaceSVC", "landmark_columns", "rbf_nystroem_map", "row_space_basis"]
 
 #: ``solver`` of :class:`SimilaritySpaceSVC`: "auto" (libsvm on the exact path,
 #: liblinear with an approximation), "libsvm", "liblinear" (with an approximation).
@@ -171,6 +171,37 @@ def row_space_basis(Phi):
     D, V = np.linalg.eigh(0.5 * (G + G.T))
     keep = D > 10.0 * Phi.shape[1] * np.finfo(float).eps * max(float(D.max(initial=0.0)), 0.0)
     return V[:, keep][:, ::-1]
+
+
+#: Rows of the landmark columns computed at a time by :func:`landmark_columns`.
+COLUMN_BLOCK_ROWS = 8192
+
+
+def landmark_columns(approximation, X):
+    """``K(X, landmarks)`` of a fitted front end, written block by block into one array.
+
+    Parameters
+    ----------
+    approximation : IndefiniteNystroem
+        Fitted.
+    X : ndarray of shape (n, d), or (n, m) with kernel="precomputed"
+        Validated input.
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+        The columns (``X`` itself, checked, with precomputed columns), formed without a
+        second ``(n, m)`` array (:meth:`~krein.approximation.IndefiniteNystroem.columns`
+        of each block of :data:`COLUMN_BLOCK_ROWS` rows).
+    """
+    if approximation.get_params()["kernel"] == "precomputed" or X.shape[0] <= COLUMN_BLOCK_ROWS:
+        return approximation.columns(X)
+    first = approximation.columns(X[:COLUMN_BLOCK_ROWS])
+    out = np.empty((X.shape[0], first.shape[1]))
+    out[:COLUMN_BLOCK_ROWS] = first
+    for a in range(COLUMN_BLOCK_ROWS, X.shape[0], COLUMN_BLOCK_ROWS):
+        out[a:a + COLUMN_BLOCK_ROWS] = approximation.columns(X[a:a + COLUMN_BLOCK_ROWS])
+    return out
 
 
 class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
@@ -321,7 +352,12 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
         the columns themselves, or their RBF Nyström features (module docstring)."""
         if self.feature_kernel == "linear":
             return columns
-        return rbf_kernel(columns, self.landmark_features_, gamma=self.gamma_) @ self.rbf_map_
+        out = np.empty((columns.shape[0], self.rbf_map_.shape[1]))
+        for a in range(0, columns.shape[0], COLUMN_BLOCK_ROWS):
+            out[a:a + COLUMN_BLOCK_ROWS] = rbf_kernel(
+                columns[a:a + COLUMN_BLOCK_ROWS], self.landmark_features_,
+                gamma=self.gamma_) @ self.rbf_map_
+        return out
 
     def _fit_approximate(self, X, y):
         """The prototype form: linear models on the landmark columns or their RBF
@@ -330,7 +366,7 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
         check_classification_targets(y)
         classes, y_idx = self._encode_labels(y)
         approx, rep = self._fit_front_end(X)
-        columns = approx.columns(X)
+        columns = landmark_columns(approx, X)
         if self.feature_kernel == "rbf":
             self.gamma_ = similarity_feature_gamma(columns, self.gamma)
             self.landmark_features_ = np.asarray(approx.landmark_block_, dtype=float)
@@ -373,7 +409,7 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
         if self._approximate():
             check_is_fitted(self, "approximation_")
             X = validate_data(self, X, dtype=np.float64, reset=False)
-            return self._approximate_features(self.approximation_.columns(X)), None
+            return self._approximate_features(landmark_columns(self.approximation_, X)), None
         rows, Xv = super()._test_rows(X)
         return self._feature_gram(rows), Xv
 
