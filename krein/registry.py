@@ -845,6 +845,13 @@ def _register_matrix_corrections():
                     requires=("base_kernels",), readme="clc")
 
 
+#: The approximate similarity space's cap on liblinear's passes (its dual coordinate
+#: descent slows where C ||phi||^2 is large, and the similarities to M landmarks have
+#: ||phi||^2 of order M).
+_SIMILARITY_PASSES = (1000, "max_iter=1000 passes of liblinear (ConvergenceWarning when "
+                            "reached)")
+
+
 def _register_baselines():
     """The similarity-based baselines: k-NN, weighted k-NN, the similarity space (Chen et al.
     2009), the pseudo-Euclidean nearest mean (Pekalska & Duin 2005)."""
@@ -857,6 +864,7 @@ def _register_baselines():
                     "(the similarity-based baseline of Chen et al. 2009)",
                     compare=True, probability=True, certificate=Without(_NEIGHBOURS_VOTE),
                     grid={"n_neighbors": list(K_GRID)}, scale={},
+                    approximate={},      # distances in the signature of the Nystroem features
                     checks=({}, (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
                     readme=("`KernelKNeighborsClassifier()`", "k nearest neighbours in the "
                             "kernel-induced (pseudo-Euclidean) distance, `k` tuned in {1, 3, 5, 7}; "
@@ -867,6 +875,7 @@ def _register_baselines():
                     "affinity max(K_ij, 0), k tuned (Chen et al. 2009, section 4)",
                     compare=True, probability=True, certificate=Without(_NEIGHBOURS_VOTE),
                     grid={"n_neighbors": list(K_GRID)}, scale={},
+                    approximate={},      # affinities k_approx(x, x_i) = psi(x) S psi_i'
                     checks=({}, (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
                     readme=("`AffinityKNeighborsClassifier()`", "weighted k-NN: the `k` nearest "
                             "(kernel-induced distance) vote with affinity weights `max(k(x, x_i), "
@@ -877,6 +886,10 @@ def _register_baselines():
                     "rows K(test, train) (Graepel et al. 1999; Pekalska & Duin 2005)",
                     compare=True, probability=True, certificate="residual",
                     grid={"C": list(C_GRID)}, scale={"C": -2}, checks=({}, _PRECOMPUTED),
+                    approximate={"solver": (APPROXIMATE_SOLVER, "the prototype form: the "
+                                            "similarities to the M landmarks as features, "
+                                            "solver liblinear"),
+                                 "max_iter": _SIMILARITY_PASSES},
                     readme=("`SimilaritySpaceSVC(feature_kernel=...)`", "linear / RBF SVM on the "
                             "similarity-space features (the rows of K; test rows `k(x, X)`), "
                             "libsvm", "Graepel et al. 1999; Pekalska & Duin 2005; Chen et al. 2009 "
@@ -887,12 +900,18 @@ def _register_baselines():
                     compare=True, probability=True, certificate="residual",
                     grid={"C": list(C_GRID), "gamma": list(GAMMA_GRID)},
                     scale={"C": 0, "gamma": 0}, checks=({"feature_kernel": "rbf"},),
+                    approximate={"solver": (APPROXIMATE_SOLVER, "the prototype form: the "
+                                            "similarities to the M landmarks as features, their "
+                                            "RBF kernel by Nystroem on the same landmarks, "
+                                            "solver liblinear"),
+                                 "max_iter": _SIMILARITY_PASSES},
                     readme="similarity-linear")
     register_method("pe-nearest-mean", PseudoEuclideanNearestMean,
                     "nearest class mean in the pseudo-Euclidean embedding, indefinite squared "
                     "distances from the test rows (Pekalska & Duin 2005)",
                     compare=True, probability=True, certificate=Without(_NEAREST_MEAN),
                     scale={}, checks=({}, _PRECOMPUTED),
+                    approximate={},      # class means of the Nystroem features
                     readme=("`PseudoEuclideanNearestMean()`", "nearest class mean in the "
                             "pseudo-Euclidean embedding (indefinite squared distances; test rows "
                             "suffice), nothing tuned", "Pekalska & Duin 2005 (baseline)"))
@@ -908,6 +927,7 @@ def _register_embedding():
                     "energy (0.9 or all: then the same neighbours as knn) tuned",
                     compare=True, probability=True, certificate=Without(_NEIGHBOURS_VOTE),
                     grid={"n_neighbors": [1, 3, 5], "energy": [0.9, None]}, scale={},
+                    approximate={},      # the embedding of the Nystroem approximation
                     checks=({"n_components": 3},
                             (_PRECOMPUTED, {"check_decision_proba_consistency": _PAIRWISE_PROBA})),
                     readme=("`PseudoEuclideanKNeighbors()`", "k-NN in the pseudo-Euclidean "

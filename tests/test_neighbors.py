@@ -107,10 +107,11 @@ def test_scale_and_bad_input():
 
 
 def test_registry_entry_of_knn():
-    """The method is one entry: grid, checks, README row, compare, no approximate path."""
+    """The method is one entry: grid, checks, README row, compare, its approximate path
+    (nothing changed by an approximated run; tests/test_approximate_baselines.py)."""
     assert isinstance(krein.make_method("knn"), KernelKNeighborsClassifier)
     assert default_grid("knn") == {"n_neighbors": [1, 3, 5, 7]}
     entry = method_entry("knn")
-    assert entry.compare and entry.task == "classifier" and entry.approximate is None
+    assert entry.compare and entry.task == "classifier" and entry.approximate == ()
     assert entry.readme[0] == "`KernelKNeighborsClassifier()`"
     assert "knn" in krein.list_methods(task="classifier", compare=True)

@@ -23,6 +23,25 @@ that carry that share of ``sum |lam|``; ``n_components`` keeps that many of larg
 rule ranks them, is the rule here); None keeps all significant ones.  Either way the
 sign does not matter for the ranking, so the signature ``(p, q)`` of the kept space
 follows the spectrum.
+
+Large data: the embedding of the Nyström approximation
+-------------------------------------------------------
+With ``approximation=IndefiniteNystroem(...)`` :class:`PseudoEuclideanKNeighbors`
+embeds the approximation ``K_approx = Psi S Psi'`` (signed features ``Psi`` of shape
+``(n, r)``, ``S = diag(signs)``; Oglic & Gärtner 2019, §3) instead of ``K``.  Its
+centered kernel is ``J K_approx J = Psi_c S Psi_c'`` with ``Psi_c = Psi - 1 mu'`` (``mu``
+the mean feature vector), whose exact eigendecomposition comes from ``r x r``
+problems, as the approximation's own (:func:`centered_signed_embedding`): with
+``G = Psi_c' Psi_c = Psi' Psi - n mu mu' = E diag(D) E'``, ``R = diag(D)^(1/2) E'`` and
+``R S R' = U diag(lam) U'``, the coordinates are ``Z = Psi_c T`` with
+``T = E diag(D)^(-1/2) U |lam|^(1/2)`` (``Z diag(sign(lam)) Z' = J K_approx J``).
+The same null-space cutoff (``10 n eps ||K_approx||_F``) and the same component
+selection (:func:`select_components`) as the exact embedding follow; a new point's
+row ``k_approx(x, X) = psi(x) S Psi'``, centered like the training kernel, is
+``(psi(x) - mu) S Psi_c'``, so its Gower map ``z(x) = k~(x) Z diag(1 / lam)`` is
+``(psi(x) - mu) S G T diag(1 / lam)``: an ``r x q`` matrix on the features.  Time
+``O(n r^2)``, memory ``O(n r)``; no ``n x n`` array.  With every training point a
+landmark ``K_approx = K``: the exact embedding.
 """
 
 from __future__ import annotations
@@ -39,9 +58,10 @@ from .._validation import check_kernel_rows, check_square_kernel
 from ..geometry import pseudo_euclidean_embedding
 from ..spectrum import Spectrum
 from .base import KERNEL_CONSTRAINTS, KernelMixin
-from .neighbors import KernelKNeighborsClassifier
+from .neighbors import KernelKNeighborsClassifier, nearest_in_signature
 
-__all__ = ["PseudoEuclideanPCA", "PseudoEuclideanKNeighbors", "select_components"]
+__all__ = ["PseudoEuclideanPCA", "PseudoEuclideanKNeighbors", "select_components",
+           "centered_signed_embedding"]
 
 _SELECTION_CONSTRAINTS = {
     "n_components": [Interval(Integral, 1, None, closed="left"), None],
@@ -92,6 +112,67 @@ def select_components(eigenvalues, n_components=None, energy=None):
     else:
         m = lam.size
     return np.sort(order[:m])
+
+
+def centered_signed_embedding(Psi, signs, n_components=None, energy=None, tol=None):
+    """The centered pseudo-Euclidean embedding of ``K = Psi S Psi'`` from its features.
+
+    The kernel-PCA embedding of :class:`PseudoEuclideanPCA` (``center=True``)
+    computed on signed features instead of the ``n x n`` kernel (module docstring,
+    "Large data"; Haasdonk 2005, Prop. 1; Pekalska & Duin 2005; Oglic & Gärtner
+    2019, §3 for the ``r x r`` eigenproblems).
+
+    Parameters
+    ----------
+    Psi : ndarray of shape (n, r)
+        Signed features, ``K = Psi diag(signs) Psi'``.
+    signs : ndarray of shape (r,)
+        Their signature, entries in {-1, +1}.
+    n_components, energy : optional
+        Components kept, as :func:`select_components`.
+    tol : float >= 0, optional
+        Eigenvalues of the centered kernel with ``|lam| <= tol`` are dropped; default
+        ``10 n eps ||K||_F`` (as :func:`krein.geometry.pseudo_euclidean_embedding`),
+        with ``||K||_F^2 = tr((S Psi' Psi)^2)``.
+
+    Returns
+    -------
+    coordinates : ndarray of shape (n, q)
+        ``Z``: positive block (decreasing ``lam``), then negative block (decreasing
+        ``|lam|``), the kept components only.
+    eigenvalues : ndarray of shape (q,)
+        The kept eigenvalues of the centered kernel, in the column order.
+    mean : ndarray of shape (r,)
+        ``mu``, the mean of the rows of ``Psi``.
+    test_map : ndarray of shape (r, q)
+        ``S G T diag(1 / lam)``: a new point's coordinates are
+        ``(psi(x) - mu) test_map`` (the Gower map of its centered row).
+    """
+    Psi = np.asarray(Psi, dtype=float)
+    signs = np.asarray(signs, dtype=float)
+    n = Psi.shape[0]
+    mu = Psi.mean(axis=0)
+    G0 = Psi.T @ Psi
+    if tol is None:
+        frobenius = np.sqrt(max(float(np.sum(np.outer(signs, signs) * G0 ** 2)), 0.0))
+        tol = 10.0 * n * np.finfo(float).eps * frobenius
+    G = G0 - n * np.outer(mu, mu)
+    G = 0.5 * (G + G.T)
+    D, E = np.linalg.eigh(G)
+    # the relative cutoff of krein.representation.signed_refactor on G's eigenvalues
+    good = D > 1e-12 * max(float(D.max(initial=0.0)), 0.0)
+    D, E = D[good], E[:, good]
+    R = np.sqrt(D)[:, None] * E.T
+    M = (R * signs) @ R.T
+    lam, U = np.linalg.eigh(0.5 * (M + M.T))
+    idx = np.r_[np.flatnonzero(lam > tol)[::-1], np.flatnonzero(lam < -tol)]
+    lam, U = lam[idx], U[:, idx]
+    keep = select_components(lam, n_components, energy)
+    lam, U = lam[keep], U[:, keep]
+    T = (E / np.sqrt(D)) @ (U * np.sqrt(np.abs(lam)))
+    Z = Psi @ T - mu @ T
+    test_map = (signs[:, None] * (G @ T)) / lam
+    return Z, lam, mu, test_map
 
 
 class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, TransformerMixin,
@@ -365,6 +446,16 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
         Whether ``fit`` also fits Platt scaling on internal 5-fold cross-validation
         decision values (:class:`~krein.estimators.base.ProbabilityMixin`); without it
         ``predict_proba`` returns the vote shares.
+    approximation : transformer or None, default=None
+        A low-rank front end, e.g. :class:`krein.approximation.IndefiniteNystroem`
+        (cloned, given the estimator's ``kernel`` and ``kernel_params``); None:
+        the exact kernel.  With it, ``fit`` and ``predict`` take the front end's
+        input (feature vectors with a named kernel, or with
+        ``kernel="precomputed"`` the columns ``K(objects, landmarks)``) and the
+        embedded kernel is ``K_approx = Psi S Psi'``, embedded from its features
+        (module docstring, "Large data"; :func:`centered_signed_embedding`); the
+        neighbours are found block by block of test rows
+        (:func:`krein.estimators.neighbors.nearest_in_signature`).
 
     Attributes
     ----------
@@ -372,8 +463,9 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
         Class labels, sorted.
     class_index_ : ndarray of shape (n,)
         Index in ``classes_`` of each training label.
-    embedding_ : PseudoEuclideanPCA
-        The fitted embedding (``kernel="precomputed"`` on the training kernel).
+    embedding_ : PseudoEuclideanPCA or None
+        The fitted embedding (``kernel="precomputed"`` on the training kernel);
+        None with an approximation.
     coordinates_ : ndarray of shape (n, n_components)
         Training coordinates ``z_j``.
     signature_ : tuple of int
@@ -381,9 +473,21 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
     squared_norms_ : ndarray of shape (n,)
         ``z_j' M z_j`` of the training coordinates.
     X_fit_ : ndarray of shape (n, n_features)
-        Training feature vectors (not with ``kernel="precomputed"``).
+        Training feature vectors (not with ``kernel="precomputed"`` nor with an
+        approximation).
+    approximation_ : transformer
+        With an approximation: the fitted clone.
+    signs_ : ndarray of shape (n_components,)
+        With an approximation: the diagonal of ``M`` (signs of the kept eigenvalues).
+    eigenvalues_ : ndarray of shape (n_components,)
+        With an approximation: the kept eigenvalues of ``J K_approx J``.
+    feature_mean_ : ndarray of shape (r,)
+        With an approximation: the mean training feature vector ``mu``.
+    test_map_ : ndarray of shape (r, n_components)
+        With an approximation: new coordinates are ``(psi(x) - mu) test_map_``.
     n_features_in_ : int
-        Features seen by ``fit`` (``n`` with a precomputed kernel).
+        Features seen by ``fit`` (``n`` with a precomputed kernel, ``m`` with
+        precomputed landmark columns).
 
     Notes
     -----
@@ -396,9 +500,9 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
                                     **_SELECTION_CONSTRAINTS}
 
     def __init__(self, *, n_neighbors=5, n_components=None, energy=None, kernel="gaussian",
-                 kernel_params=None, tol=None, probability=False):
+                 kernel_params=None, tol=None, probability=False, approximation=None):
         super().__init__(n_neighbors=n_neighbors, kernel=kernel, kernel_params=kernel_params,
-                         probability=probability)
+                         probability=probability, approximation=approximation)
         self.n_components = n_components
         self.energy = energy
         self.tol = tol
@@ -413,7 +517,32 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
         self.signature_ = pca.signature_
         self.squared_norms_ = np.sum(self.coordinates_ ** 2 * pca.signs_, axis=1)
 
+    def _fit_features(self, Psi, signs):
+        """Embed ``K_approx = Psi S Psi'`` from its features
+        (:func:`centered_signed_embedding`; module docstring, "Large data")."""
+        if self.n_components is not None and self.energy is not None:
+            select_components(np.zeros(0), self.n_components, self.energy)   # raises
+        Z, lam, mu, test_map = centered_signed_embedding(
+            Psi, signs, n_components=self.n_components, energy=self.energy, tol=self.tol)
+        self.coordinates_ = Z
+        self.eigenvalues_ = lam
+        self.signs_ = np.sign(lam)
+        self.signature_ = (int(np.sum(lam > 0)), int(np.sum(lam < 0)))
+        self.squared_norms_ = np.einsum("ij,ij,j->i", Z, Z, self.signs_)
+        self.feature_mean_ = mu
+        self.test_map_ = test_map
+        self.embedding_ = None
+
+    def _nearest_approximate(self, X):
+        """The nearest training coordinates, block by block of test rows."""
+        _, Zt = self._test_coordinates(X)
+        return nearest_in_signature(Zt, self.coordinates_, self.signs_, self.n_neighbors,
+                                    squared_norms=self.squared_norms_)
+
     def _test_coordinates(self, X):
+        if self._approximate():
+            check_is_fitted(self, "test_map_")
+            return None, (self._front_end_rows(X) - self.feature_mean_) @ self.test_map_
         check_is_fitted(self, "coordinates_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         rows = X if self._precomputed() else self._gram(X, self.X_fit_)
@@ -441,5 +570,9 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
             ``(z(x) - z_j)' M (z(x) - z_j)``; negative entries possible.
         """
         _, Zt = self._test_coordinates(X)
+        if self.embedding_ is None:
+            own = np.sum(Zt ** 2 * self.signs_, axis=1)
+            return own[:, None] + self.squared_norms_[None, :] - 2.0 * (Zt * self.signs_) @ \
+                self.coordinates_.T
         own = np.sum(Zt ** 2 * self.embedding_.signs_, axis=1)
         return own[:, None] + self.squared_norms_[None, :] - 2.0 * self.embedding_.inner(Zt, self.coordinates_)

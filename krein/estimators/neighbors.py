@@ -26,6 +26,31 @@ the nearer).  On a kernel with a constant diagonal (Gaussian, normalized
 similarities) the order is that of the similarity itself, ``k`` nearest = ``k``
 most similar, as Chen et al. apply k-NN to similarities.  Ties in the order go to
 the lower training index (a stable sort).
+
+Large data: signed Nyström features
+-----------------------------------
+With ``approximation=IndefiniteNystroem(...)`` the kernel is its low-rank
+approximation ``K_approx = Psi S Psi'`` (``Psi`` the signed features, shape
+``(n, r)``, ``S = diag(signs)``; Oglic & Gärtner 2019, §3) and a new point's row is
+the Nyström extension ``k_approx(x, X) = psi(x) S Psi'`` (Williams & Seeger 2001).
+The kernel-induced distance of the approximation is the indefinite squared norm in
+the signature ``S``,
+
+    d2(x, x_j) = k_approx(x, x) + k_approx(x_j, x_j) - 2 k_approx(x, x_j)
+               = (psi(x) - psi_j) S (psi(x) - psi_j)',
+
+(Pekalska & Duin 2005, the pseudo-Euclidean distance of an embedding; Haasdonk 2005,
+Prop. 1), and the rule above orders the training points by
+``||psi_j||_S^2 - 2 psi(x) S psi_j'`` (``||v||_S^2 = v S v'``, the training diagonal of
+``K_approx``): one matrix product per block of test rows (the BLAS identity
+``||a||^2 + ||b||^2 - 2 a.b`` in the signature), ``argpartition`` for the ``k``
+smallest, and the same tie rule (lower training index first) applied exactly
+(:func:`nearest_in_signature`).  The test points are taken in blocks of rows whose
+``(block, n)`` arrays fit :data:`NEIGHBOUR_BLOCK_BYTES` (and the memory available,
+:func:`krein._memory.available_memory`): no ``n x n`` or ``n_test x n`` array is
+formed.  Time ``O(n_test n r)``, memory ``O(n r + block n)``.  With every training
+point a landmark ``K_approx = K`` and the predictions are the exact estimator's
+(where no tie in the distances is decided by round-off).
 """
 
 from __future__ import annotations
@@ -34,16 +59,143 @@ from numbers import Integral
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils._param_validation import Interval
+from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._fitting import fit_wrapper
-from .base import KERNEL_CONSTRAINTS, PROBABILITY_CONSTRAINTS, KernelMixin, ProbabilityMixin
+from .._memory import available_memory
+from .approximate import FrontEndMixin
+from .base import (KERNEL_CONSTRAINTS, PROBABILITY_CONSTRAINTS, KernelMixin, ProbabilityMixin,
+                   encode_classes)
 
-__all__ = ["KernelKNeighborsClassifier", "AffinityKNeighborsClassifier"]
+__all__ = ["KernelKNeighborsClassifier", "AffinityKNeighborsClassifier",
+           "nearest_in_signature", "NEIGHBOUR_BLOCK_BYTES"]
+
+#: Bytes of the ``(block, n)`` arrays of one block of test rows in the neighbour search
+#: on features (:func:`nearest_in_signature`); less when less memory is available.
+NEIGHBOUR_BLOCK_BYTES = 256 * 1024 ** 2
+
+#: ``(block, n)`` arrays of 8 bytes held at once by :func:`nearest_in_signature`: the
+#: distances (formed in place), argpartition's indices and one for the comparisons.
+_BLOCK_ARRAYS = 3
+
+#: Constraint of ``approximation`` (a low-rank front end such as IndefiniteNystroem).
+APPROXIMATION_CONSTRAINT = [HasMethods(["fit_transform", "transform"]), None]
 
 
-class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseEstimator):
+def neighbour_block_rows(n_train, block_bytes=None):
+    """Test rows per block of the neighbour search on features: ``(rows, n_train)`` arrays
+    within :data:`NEIGHBOUR_BLOCK_BYTES` and a quarter of the memory available.
+
+    Parameters
+    ----------
+    n_train : int
+        Number of training points (columns of a block).
+    block_bytes : int, optional
+        Budget of one block's arrays; default :data:`NEIGHBOUR_BLOCK_BYTES`, capped by
+        a quarter of :func:`krein._memory.available_memory`.
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    if block_bytes is None:
+        block_bytes = NEIGHBOUR_BLOCK_BYTES
+        available = available_memory()
+        if available is not None:
+            block_bytes = min(block_bytes, available // 4)
+    return max(1, int(block_bytes) // (8 * _BLOCK_ARRAYS * max(int(n_train), 1)))
+
+
+def nearest_in_signature(A, B, signs, k, *, squared_norms=None, block_rows=None):
+    """The ``k`` training points nearest to each test point in an indefinite squared distance.
+
+    For test features ``a`` (rows of ``A``) and training features ``b_j`` (rows of ``B``)
+    in the signature ``S = diag(signs)``, the distance is
+    ``d2(a, b_j) = (a - b_j) S (a - b_j)' = a S a' + b_j S b_j' - 2 a S b_j'`` (may be
+    negative); for one test point ``a S a'`` is a constant, so the order of the
+    training points is that of ``b_j S b_j' - 2 a S b_j'``.  The ``k`` smallest are
+    found by ``argpartition`` and the ties at the ``k``-th value go to the lower
+    training indices, so the result is the first ``k`` of a stable sort of those
+    values (:class:`KernelKNeighborsClassifier`'s rule), in that order.  The test
+    rows are processed in blocks of ``block_rows`` (:func:`neighbour_block_rows`):
+    no ``(len(A), len(B))`` array is formed.
+
+    Parameters
+    ----------
+    A : ndarray of shape (m, r)
+        Test features ``psi(x)``.
+    B : ndarray of shape (n, r)
+        Training features.
+    signs : ndarray of shape (r,)
+        The signature, entries in {-1, +1}.
+    k : int
+        Number of neighbours, ``1 <= k <= n``.
+    squared_norms : ndarray of shape (n,), optional
+        ``b_j S b_j'`` (computed when not given).
+    block_rows : int, optional
+        Test rows per block; default :func:`neighbour_block_rows`.
+
+    Returns
+    -------
+    nearest : ndarray of int, shape (m, k)
+        Indices of the ``k`` nearest training points, nearest first (ties: lower
+        index first).
+    inner : ndarray of shape (m, k)
+        ``a S b_j'`` of those neighbours: the (approximate) kernel values
+        ``k(x, x_j)`` when the features are signed Nyström features.
+
+    References
+    ----------
+    Pekalska & Duin (2005), "The dissimilarity representation for pattern
+    recognition", the pseudo-Euclidean distance; Oglic & Gärtner (2019), §3, the
+    signed features ``K_approx = Psi S Psi'``.
+    """
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    signs = np.asarray(signs, dtype=float)
+    n = B.shape[0]
+    k = int(k)
+    if squared_norms is None:
+        squared_norms = np.einsum("ij,ij,j->i", B, B, signs)
+    if block_rows is None:
+        block_rows = neighbour_block_rows(n)
+    m = A.shape[0]
+    block_rows = max(1, min(int(block_rows), m))
+    nearest = np.empty((m, k), dtype=np.intp)
+    inner = np.empty((m, k))
+    As = A * signs
+    buffer = np.empty((block_rows, n))                      # reused by every block
+    for a in range(0, m, block_rows):
+        D = buffer[:min(block_rows, m - a)]
+        # d2 - a S a' = b_j S b_j' - 2 a S b_j', formed in place (one array per block)
+        np.matmul(As[a:a + block_rows], B.T, out=D)
+        np.multiply(D, -2.0, out=D)
+        np.add(D, squared_norms, out=D)
+        if k < n:
+            part = np.argpartition(D, k - 1, axis=1)[:, :k]
+        else:
+            part = np.broadcast_to(np.arange(n), D.shape).copy()
+        vals = np.take_along_axis(D, part, axis=1)
+        kth = vals.max(axis=1)
+        # rows where more than k values are <= the k-th: the tie at the k-th value goes
+        # to the lower training indices (the stable sort's choice)
+        for i in np.flatnonzero(np.count_nonzero(D <= kth[:, None], axis=1) > k):
+            below = np.flatnonzero(D[i] < kth[i])
+            tied = np.flatnonzero(D[i] == kth[i])[:k - below.size]
+            part[i] = np.r_[below, tied]
+        vals = np.take_along_axis(D, part, axis=1)
+        order = np.lexsort((part, vals), axis=-1)            # by value, then by index
+        part = np.take_along_axis(part, order, axis=1)
+        nearest[a:a + block_rows] = part
+        inner[a:a + block_rows] = np.einsum("ir,ikr->ik", As[a:a + block_rows], B[part])
+    return nearest, inner
+
+
+class KernelKNeighborsClassifier(FrontEndMixin, ProbabilityMixin, KernelMixin, ClassifierMixin,
+                                 BaseEstimator):
     """Nearest-neighbour (k-NN) classifier in the distance a (possibly indefinite) kernel induces.
 
     Predicts the majority label of the ``n_neighbors`` training points nearest
@@ -70,19 +222,37 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
         fits Platt scaling on internal 5-fold cross-validation of the decision
         values, which ``predict_proba`` then returns
         (:class:`krein.estimators.base.ProbabilityMixin`).
+    approximation : transformer or None, default=None
+        A low-rank front end, e.g. :class:`krein.approximation.IndefiniteNystroem`
+        (cloned, given the estimator's ``kernel`` and ``kernel_params``); None:
+        the exact kernel.  With it, ``fit`` and ``predict`` take the front end's
+        input (feature vectors with a named kernel, or with
+        ``kernel="precomputed"`` the kernel columns ``K(objects, landmarks)``, and
+        the landmark block given to the front end), the distances are those of
+        ``K_approx = Psi S Psi'`` in the signature ``S``, and the neighbours are
+        found block by block of test rows (module docstring, "Large data").
 
     Attributes
     ----------
     classes_ : ndarray of shape (n_classes,)
         Class labels, sorted.
     train_diagonal_ : ndarray of shape (n,)
-        ``K_jj`` of the training points.
+        ``K_jj`` of the training points (with an approximation: of ``K_approx``,
+        ``psi_j S psi_j'``).
     class_index_ : ndarray of shape (n,)
         Index in ``classes_`` of each training label.
     X_fit_ : ndarray of shape (n, n_features)
-        Training feature vectors (not with ``kernel="precomputed"``).
+        Training feature vectors (not with ``kernel="precomputed"`` nor with an
+        approximation).
+    approximation_ : transformer
+        With an approximation: the fitted clone.
+    features_ : ndarray of shape (n, r)
+        With an approximation: the training features ``Psi``.
+    signs_ : ndarray of shape (r,)
+        With an approximation: the signature ``S`` of the features.
     n_features_in_ : int
-        Features seen by ``fit`` (``n`` with a precomputed kernel).
+        Features seen by ``fit`` (``n`` with a precomputed kernel, ``m`` with
+        precomputed landmark columns).
 
     Notes
     -----
@@ -96,13 +266,19 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
         **KERNEL_CONSTRAINTS,
         **PROBABILITY_CONSTRAINTS,
         "n_neighbors": [Interval(Integral, 1, None, closed="left")],
+        "approximation": APPROXIMATION_CONSTRAINT,
     }
 
-    def __init__(self, *, n_neighbors=5, kernel="gaussian", kernel_params=None, probability=False):
+    def __init__(self, *, n_neighbors=5, kernel="gaussian", kernel_params=None, probability=False,
+                 approximation=None):
         self.n_neighbors = n_neighbors
         self.kernel = kernel
         self.kernel_params = kernel_params
         self.probability = probability
+        self.approximation = approximation
+
+    def _check_params(self):
+        self._check_approximation()
 
     #: Multiclass strategy (as :attr:`krein.estimators.base.KernelClassifierBase._multiclass`):
     #: the vote counts every class.
@@ -115,7 +291,9 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
         Parameters
         ----------
         X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
-            Training feature vectors, or the square training kernel matrix.
+            Training feature vectors, or the square training kernel matrix (with
+            an approximation and ``kernel="precomputed"``: the ``(n, m)`` columns
+            ``K(objects, landmarks)``).
         y : array of shape (n,)
             Class labels (at least two classes).
 
@@ -130,6 +308,8 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
             Bad parameters, NaN/inf, a non-square or asymmetric precomputed
             kernel, fewer than two classes, or ``n_neighbors`` above ``n``.
         """
+        if self._approximate():
+            return self._fit_approximate(X, y)
         X, K, classes, index = self._training_kernel(X, y)
         if self.n_neighbors > K.shape[0]:
             raise ValueError(f"n_neighbors = {self.n_neighbors} exceeds the {K.shape[0]} "
@@ -145,6 +325,44 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
         """Keep what the neighbour search needs of the training kernel ``K``: its diagonal."""
         self.train_diagonal_ = np.diag(K).copy()
 
+    def _fit_approximate(self, X, y):
+        """Fit through ``approximation``: the training features ``Psi``, their signs and
+        the diagonal of ``K_approx`` (module docstring, "Large data")."""
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        classes, index = encode_classes(y)
+        if self.n_neighbors > X.shape[0]:
+            raise ValueError(f"n_neighbors = {self.n_neighbors} exceeds the {X.shape[0]} "
+                             "training points")
+        approx, rep = self._fit_front_end(X)
+        self._fit_features(np.asarray(rep.Z, dtype=float), np.asarray(rep.signs, dtype=float))
+        self.approximation_ = approx
+        self.classes_ = classes
+        self.class_index_ = index
+        return self
+
+    def _fit_features(self, Psi, signs):
+        """Keep what the neighbour search on features needs: ``Psi``, ``S`` and the
+        diagonal ``psi_j S psi_j'`` of ``K_approx``."""
+        self.features_ = Psi
+        self.signs_ = signs
+        self.train_diagonal_ = np.einsum("ij,ij,j->i", Psi, Psi, signs)
+
+    def _nearest_approximate(self, X):
+        """Indices of the ``n_neighbors`` nearest training points and their kernel values
+        ``k_approx(x, x_j)``, on the features (:func:`nearest_in_signature`)."""
+        return nearest_in_signature(self._front_end_rows(X), self.features_, self.signs_,
+                                    self.n_neighbors, squared_norms=self.train_diagonal_)
+
+    def _nearest(self, X):
+        """``(m, n_neighbors)`` indices of the nearest training points and their kernel
+        values ``k(x, x_j)`` (of ``K_approx`` with an approximation)."""
+        if self._approximate():
+            check_is_fitted(self, "approximation_")
+            return self._nearest_approximate(X)
+        rows, nearest = self._neighbours(X)
+        return nearest, np.take_along_axis(rows, nearest, axis=1)
+
     def _neighbours(self, X):
         """Test rows ``k(x, X)`` and the indices of the ``n_neighbors`` nearest training points."""
         check_is_fitted(self, "train_diagonal_")
@@ -154,16 +372,17 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
         order = np.argsort(self.train_diagonal_[None, :] - 2.0 * rows, axis=1, kind="stable")
         return rows, order[:, :self.n_neighbors]
 
-    def _vote_weights(self, rows, nearest):
-        """``(m, n_neighbors)`` weight of each neighbour's vote: one each (majority vote)."""
-        return np.ones(nearest.shape)
+    def _vote_weights(self, values):
+        """``(m, n_neighbors)`` weight of each neighbour's vote from its kernel values
+        ``k(x, x_j)``: one each (majority vote)."""
+        return np.ones(values.shape)
 
     def _votes(self, X):
         """``(m, n_classes)`` summed vote weights of the ``n_neighbors`` nearest training points."""
-        rows, nearest = self._neighbours(X)
-        weights = self._vote_weights(rows, nearest)
+        nearest, values = self._nearest(X)
+        weights = self._vote_weights(values)
         labels = self.class_index_[nearest]
-        votes = np.zeros((rows.shape[0], self.classes_.size))
+        votes = np.zeros((nearest.shape[0], self.classes_.size))
         for c in range(self.classes_.size):
             votes[:, c] = np.sum(np.where(labels == c, weights, 0.0), axis=1)
         return votes
@@ -174,7 +393,8 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
         Parameters
         ----------
         X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
-            Test feature vectors, or the kernel rows ``K(test, train)``.
+            Test feature vectors, or the kernel rows ``K(test, train)`` (with an
+            approximation: the front end's input, e.g. ``K(test, landmarks)``).
 
         Returns
         -------
@@ -194,7 +414,8 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
         Parameters
         ----------
         X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
-            Test feature vectors, or the kernel rows ``K(test, train)``.
+            Test feature vectors, or the kernel rows ``K(test, train)`` (with an
+            approximation: the front end's input, e.g. ``K(test, landmarks)``).
 
         Returns
         -------
@@ -215,7 +436,8 @@ class KernelKNeighborsClassifier(ProbabilityMixin, KernelMixin, ClassifierMixin,
         Parameters
         ----------
         X : array of shape (m, n_features), or (m, n_train) with ``kernel="precomputed"``
-            Test feature vectors, or the kernel rows ``K(test, train)``.
+            Test feature vectors, or the kernel rows ``K(test, train)`` (with an
+            approximation: the front end's input, e.g. ``K(test, landmarks)``).
 
         Returns
         -------
@@ -272,6 +494,12 @@ class AffinityKNeighborsClassifier(KernelKNeighborsClassifier):
         As :class:`KernelKNeighborsClassifier`: False, ``predict_proba`` is the
         share of the weighted vote; True, Platt scaling on internal 5-fold
         cross-validation of the vote margins.
+    approximation : transformer or None, default=None
+        As :class:`KernelKNeighborsClassifier`: a low-rank front end
+        (:class:`krein.approximation.IndefiniteNystroem`); the neighbours are those
+        of ``K_approx = Psi S Psi'`` and a neighbour's weight is
+        ``max(k_approx(x, x_i), 0)`` with ``k_approx(x, x_i) = psi(x) S psi_i'``
+        (module docstring, "Large data").
 
     Attributes
     ----------
@@ -282,7 +510,10 @@ class AffinityKNeighborsClassifier(KernelKNeighborsClassifier):
     class_index_ : ndarray of shape (n,)
         Index in ``classes_`` of each training label.
     X_fit_ : ndarray of shape (n, n_features)
-        Training feature vectors (not with ``kernel="precomputed"``).
+        Training feature vectors (not with ``kernel="precomputed"`` nor with an
+        approximation).
+    approximation_, features_, signs_ : transformer, ndarray, ndarray
+        With an approximation: as :class:`KernelKNeighborsClassifier`.
     n_features_in_ : int
         Features seen by ``fit`` (``n`` with a precomputed kernel).
 
@@ -296,9 +527,9 @@ class AffinityKNeighborsClassifier(KernelKNeighborsClassifier):
     paper's own text.
     """
 
-    def _vote_weights(self, rows, nearest):
+    def _vote_weights(self, values):
         """``max(k(x, x_i), 0)`` of each neighbour; rows with no positive weight get ones."""
-        weights = np.maximum(np.take_along_axis(rows, nearest, axis=1), 0.0)
+        weights = np.maximum(values, 0.0)
         none = ~np.any(weights > 0, axis=1)
         weights[none] = 1.0
         return weights
