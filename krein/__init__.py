@@ -88,8 +88,10 @@ the accepted values):
 ``approximation``
     None (the exact path on the ``n x n`` kernel) or a low-rank front end such as
     :class:`IndefiniteNystroem`, cloned and given the estimator's ``kernel`` and
-    ``kernel_params``: the model is then a linear one on its signed features
-    (ESVC, SpectrumSVC, KSVC; :mod:`krein.estimators.approximate`).
+    ``kernel_params``: the model is then fitted on its signed features, or on the
+    kernel columns to its landmarks (the reduced-set forms), never on an ``n x n``
+    array (:mod:`krein.estimators.approximate`; ``krein methods --large-data`` lists
+    each method's path).
 ``tol``, ``max_iter``
     Stopping tolerance and iteration limit, as in scikit-learn (``max_iter=-1``:
     no limit for libsvm); a ``ConvergenceWarning`` when ``max_iter`` is hit.

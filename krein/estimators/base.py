@@ -182,8 +182,8 @@ class KernelMixin:
         (:func:`krein._memory.check_dense`: ``MemoryBudgetError`` when it cannot fit)."""
         if Z is None:
             check_dense(X.shape[0], X.shape[0], what="the training kernel",
-                        remedy="use approximation=IndefiniteNystroem(M) (ESVC, SpectrumSVC, "
-                               "KSVC, the Krein least squares) or fewer objects")
+                        remedy="use approximation=IndefiniteNystroem(M) (krein methods "
+                               "--large-data lists the methods that take one) or fewer objects")
         else:
             check_dense(X.shape[0], Z.shape[0], what="the kernel rows of the new points",
                         remedy="pass the new points in smaller blocks", copies=2)
