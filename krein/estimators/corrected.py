@@ -171,29 +171,36 @@ With ``approximation`` (an :class:`~krein.approximation.IndefiniteNystroem`) no
 ``n x n`` array is formed.  The correction is fitted on the LANDMARK BLOCK
 ``W = approximation_.landmark_block_`` (``m x m``) instead of the training
 kernel, ``Wc = correction.fit_transform(W, y_landmarks) = F F'`` (PSD;
-:func:`psd_landmark_factor`), and extended to all points by the Nyström map of
-the front end: with ``C = K(X, landmarks)`` and ``W^+`` the front end's
-pseudo-inverse (its eigenvalue cut), the corrected training kernel is
-``Kc ~ C W^+ Wc W^+ C' = Phi Phi'``, ``Phi = C W^+ F``
-(:func:`landmark_feature_map`), and the SVM is the linear C-SVM on ``Phi``
-(:func:`krein.solvers.linear.linear_svm`, ``solver``), one-vs-one on the rows of
-the ONE corrected kernel as the exact path.  A new point's corrected landmark
-columns ``c*(x) = correction.transform(K(x, landmarks))`` come from the
-correction's own out-of-sample rule (as the exact path's rows), and its features
-are their Nyström extension ``phi(x) = c*(x) Wc^+ F = c*(x) G``: on a point
-whose corrected columns the correction reproduces, ``phi(x) = Phi``'s row.
-This is the Nyström method (Williams & Seeger 2001, eq. 9) applied to the
-corrected kernel, with the landmark block corrected as in munoz §3 (the
-corrections need a symmetric matrix; the landmark block is the only one
-available) and the pseudo-inverse of an indefinite block by its eigenvalue
-magnitudes (Oglic & Gärtner 2019, §3).  Time ``O(n m r + m^3 + correction of
-W)``, memory ``O(n m)``.
+:func:`psd_landmark_factor`; the corrections of munoz §3 need a symmetric
+matrix, and the landmark block is the one available), and the SVM is the
+linear C-SVM (:func:`krein.solvers.linear.linear_svm`, ``solver``) on features
+``Phi`` with ``Phi Phi' ~ Kc``, one-vs-one on the rows of the ONE corrected
+kernel as the exact path.  The Nyström method (Williams & Seeger 2001, eq. 9)
+gives the features in one of two ways:
+
+* a correction of the matrix (bending, nearest PSD, conformal, a spectrum
+  correction): ``Wc`` is extended by the front end's Nyström map of the kernel,
+  ``Kc ~ C W^+ Wc W^+ C' = Phi Phi'``, ``Phi = C W^+ F``
+  (:func:`landmark_feature_map`; ``C = K(X, landmarks)``, ``W^+`` the front end's
+  pseudo-inverse of the indefinite block by eigenvalue magnitude, Oglic & Gärtner
+  2019, §3), and a new point gets the same map, ``phi(x) = k(x, landmarks) W^+
+  F``.  The correction's own out-of-sample rule (munoz eqs. 3, 8, 14) is not
+  used: it would map new points differently from the training rows, which at
+  low rank costs accuracy (checkerboard-like data, sigmoid kernel, n = 1500,
+  m = 40: conformal 0.95 with this map, 0.74 with eq. 14's rows);
+* a corrected kernel FUNCTION (CLC, AKM: ``k* = sum_m beta_m k_m``, with
+  ``base_kernels``): the Nyström features of ``k*`` itself, ``Phi = C* G`` with
+  its columns ``C* = K*(X, landmarks)`` and ``G = Wc^+ F``, for training and new
+  points alike (``Phi Phi' = C* Wc^+ C*'``).
 
 Full rank: with every training point a landmark and no eigenvalue of ``W = K``
-cut, ``Phi Phi' = Wc = Kc`` (the exact path's corrected kernel): the SVM solves
-the exact path's problem (with ``solver="libsvm"`` to its certificate), and
-``phi(x) w = c*(x) Kc^+ Kc u`` is the exact decision ``c*(x) u`` wherever
-``c*(x)`` lies in the range of ``Kc`` (always for a nonsingular ``Kc``).
+cut, ``Phi Phi' = Wc = Kc``, the exact path's corrected kernel, so the SVM solves
+the exact path's problem (with ``solver="libsvm"``, to its certificate) and the
+decision values of the training points are the exact path's; those of new
+points are too where the exact out-of-sample rule is the Nyström extension
+``k(x, X) K^-1 Kc`` (``out_of_sample="spectral"`` of bending and nearest PSD,
+CLC and AKM), and differ by the rule otherwise.  Time ``O(n m r + m^3 +``
+the correction of ``W``), memory ``O(n m)``.
 
 Labels: a correction that reads them (``weights="support-vectors"`` of
 :class:`~krein.estimators.Bending` and :class:`~krein.estimators.NearestPSD`)
@@ -275,8 +282,10 @@ against ``approximation_.landmarks_``.
         Approximate path: the fitted front end.  There ``correction_`` is fitted
         on its landmark block; ``coef_`` (n_pairs, k) and ``intercept_`` are the
         linear models on the features ``phi``; ``feature_map_`` (r, k) is ``M``
-        with ``Phi = Psi M`` and ``landmark_map_`` (m, k) is ``G`` with
-        ``phi(x) = c*(x) G``; ``spectrum_`` is None, ``min_eigenvalue_`` and
+        with ``phi(x) = psi(x) M`` (``psi`` the front end's features) for a
+        matrix correction, ``landmark_map_`` (m, k) is ``G`` with
+        ``phi(x) = K*(x, landmarks) G`` for a kernel function (the other one is
+        None); ``spectrum_`` is None, ``min_eigenvalue_`` and
         ``signature_`` are those of the approximation (its ``n - r`` null
         directions counted as zero), ``corrected_min_eigenvalue_`` is the least
         eigenvalue of the corrected landmark block; ``support_`` and
@@ -485,8 +494,12 @@ against ``approximation_.landmarks_``.
             raise ValueError(f"the correction returned a block of shape {Wc.shape}; expected "
                              f"{W.shape}")
         F, G, lc = psd_landmark_factor(Wc)
-        M = landmark_feature_map(approx, F)
-        Phi = rep.Z @ M
+        if self.base_kernels is None:      # a matrix correction: C W^+ F = Psi M
+            M, G = landmark_feature_map(approx, F), None
+            Phi = rep.Z @ M
+        else:                              # a kernel function: its own columns C* G
+            M = None
+            Phi = self._combined_columns(correction, approx, X) @ G
         pairs = list(itertools.combinations(range(classes.size), 2))
         coefs, intercepts, models = [], [], []
         for i, j in pairs:
@@ -525,19 +538,26 @@ against ``approximation_.landmarks_``.
         self.shape_fit_ = X.shape
         return self
 
-    def _approximate_rows(self, X):
-        """Features ``phi(x) = c*(x) G`` of new points (class docstring, Approximate path)."""
-        check_is_fitted(self, "approximation_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        approx = self.approximation_
+    def _combined_columns(self, correction, approx, X):
+        """``K*(X, landmarks)``: the fitted stacked correction applied to the stacked
+        columns ``[K, K_1, ..., K_M](X, landmarks)``."""
         cols = np.asarray(approx.columns(X), dtype=float)
-        rows_in = cols if self.base_kernels is None else np.concatenate(
-            [cols[:, :, None], self._base_stack(X, approx.landmarks_)], axis=2)
-        out = np.asarray(self.correction_.transform(rows_in), dtype=float)
+        rows_in = np.concatenate([cols[:, :, None], self._base_stack(X, approx.landmarks_)],
+                                 axis=2)
+        out = np.asarray(correction.transform(rows_in), dtype=float)
         if out.shape != cols.shape:
             raise ValueError(f"the correction's transform returned shape {out.shape}; expected "
                              f"{cols.shape}")
-        return out @ self.landmark_map_
+        return out
+
+    def _approximate_rows(self, X):
+        """Features ``phi(x)`` of new points (class docstring, Approximate path)."""
+        if self.landmark_map_ is None:
+            return self._front_end_rows(X) @ self.feature_map_
+        check_is_fitted(self, "approximation_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._combined_columns(self.correction_, self.approximation_, X) @ \
+            self.landmark_map_
 
     def _binary_decisions(self, K_rows, extra=None):
         if not self._approximate():
