@@ -269,7 +269,9 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         None with ``decomposition="ldl"`` (no eigendecomposition is computed;
         ``min_eigenvalue_`` then comes from the partial eigensolver).
     ldl_ : krein.solvers.ldl.LDLFlip or None
-        With ``decomposition="ldl"`` and two classes: the factorization used.
+        With ``decomposition="ldl"`` and two classes: the factorization used;
+        with an approximation, that of the landmark block (any number of
+        classes; None with ``"eigh"``).
     solutions_, solution_ :
         One :class:`krein.solvers.Solution` per binary model, with krein's
         certificate (libsvm: SVM-dual stationarity on the flipped kernel); see
