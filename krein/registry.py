@@ -630,14 +630,16 @@ def _register_esvm_and_svm():
     register_method("esvm-l", lambda: ESVC(energy=0.9),
                     "ESVM-L: ESVM on the eigenpairs carrying 90% of sum|lambda| (Loosli et al. 2013)",
                     compare=True, probability=True, certificate="residual",
-                    approximate="energy=0.9 keeps eigenpairs of the exact kernel; the "
-                                "approximation's M landmarks set the rank instead",
+                    approximate=_LINEAR,
                     checks=(({}, dict.fromkeys(_ENERGY_CHECKS, _ENERGY_AND_N_COMPONENTS)),),
                     readme=("`ESVC(energy=0.9)`", "ESVM on the eigenpairs carrying 90 % of sum "
                             "&#124;λ&#124;", "Loosli et al. 2013 §4"))
     register_method("svm", DirectSVC, "libsvm C-SVM directly on the indefinite kernel "
                     "(stationary point; Lin & Lin 2003)", compare=True, probability=True,
                     certificate="residual",
+                    approximate="libsvm's SMO on the raw indefinite kernel needs the n x n Gram "
+                                "matrix, and on low-rank signed features the indefinite problem "
+                                "is nonconvex, with no linear-SVM equivalent",
                     checks=({}, _PRECOMPUTED, {"class_weight": "balanced"}),
                     readme=("`DirectSVC()`", "libsvm directly on the indefinite kernel "
                             "(stationary point)", "Lin & Lin 2003"))
@@ -793,6 +795,7 @@ def _register_matrix_corrections():
                     "SVM on the bent kernel, weights from the support vectors of an MDS fit, "
                     "test rows by eq. (8) (Munoz & de Diego 2006, Alg. 1)",
                     compare=True, probability=True, certificate="residual",
+                    approximate=_LINEAR,
                     scale={"C": -1, "correction__C": -1},
                     # CorrectedKernelSVC around the plain spectrum correction
                     checks=({"correction": SpectrumCorrection(correction="clip")},),
@@ -809,6 +812,7 @@ def _register_matrix_corrections():
                     "rule (the MDS map in the weighted coordinates; the problem of Munoz & de "
                     "Diego 2006, eqs. 9-12; Higham 2002)",
                     compare=True, probability=True, certificate="residual",
+                    approximate=_LINEAR,
                     checks=Without(_CORRECTED_SVC_CHECKED.format("NearestPSD")),
                     scale={"C": -1, "correction__C": -1, "correction__diagonal": 1},
                     readme=("`CorrectedKernelSVC(NearestPSD(diagonal=1.0, "
@@ -821,6 +825,7 @@ def _register_matrix_corrections():
                     "SVM on the conformal transformation W A W of the flipped kernel closest to K, "
                     "test rows by eq. (14) (Munoz & de Diego 2006, eqs. 13-14)",
                     compare=True, probability=True, certificate="residual",
+                    approximate=_LINEAR,
                     checks=Without(_CORRECTED_SVC_CHECKED.format("ConformalTransformation")),
                     readme=("`CorrectedKernelSVC(ConformalTransformation())`", "SVM on `W A W` "
                             "closest to K (A: the flipped kernel by default), test rows by eq. (14)",
@@ -829,6 +834,7 @@ def _register_matrix_corrections():
                     "SVM on the convex combination of base kernels closest to K (CLC, Munoz & "
                     "de Diego 2006, eqs. 15-16); needs stacked base kernels (pick-out data sets)",
                     compare=True, probability=True, certificate="residual",
+                    approximate=_LINEAR,
                     checks=Without(_STACKED_CHECKED),
                     requires=("base_kernels",),
                     readme=("`CorrectedKernelSVC(ConformalLinearCombination())`", "SVM on the "
@@ -841,6 +847,7 @@ def _register_matrix_corrections():
                     "SVM on the average of the base kernels (AKM baseline of Munoz & de Diego "
                     "2006); needs stacked base kernels (pick-out data sets)",
                     compare=True, probability=True, certificate="residual",
+                    approximate=_LINEAR,
                     checks=Without(_STACKED_CHECKED),
                     requires=("base_kernels",), readme="clc")
 
@@ -1025,8 +1032,7 @@ def _register_trik():
                     "TrIK-SVM: ESVM with the Bunch-Kaufman LDL' factorization in place of the "
                     "eigendecomposition (Loosli 2019, arXiv 1902.10569)",
                     compare=True, probability=True, certificate="residual",
-                    approximate="the LDL' factors the exact kernel (the approximate path of "
-                    "esvm is already a low-rank flip)",
+                    approximate=_LINEAR,
                     checks=(({"decomposition": "ldl"}, _LDL_N_COMPONENTS),
                             ({**_PRECOMPUTED, "decomposition": "ldl"}, _LDL_N_COMPONENTS)),
                     readme=("`ESVC(decomposition=\"ldl\")`", "SVM stabilized in a Krein space "

@@ -214,7 +214,6 @@ def test_nested_parameters_and_clone():
     (SpectrumSVC(correction="clip", out_of_sample="raw", approximation=IndefiniteNystroem(kernel=10)), "out_of_sample='raw'"),
     (SpectrumSVC(correction="shift", out_of_sample="raw", approximation=IndefiniteNystroem(kernel=10)), "out_of_sample='raw'"),
     (SpectrumSVC(correction="flip", out_of_sample="transductive", approximation=IndefiniteNystroem(kernel=10)), "transductive"),
-    (ESVC(energy=0.9, approximation=IndefiniteNystroem(kernel=10)), "n_components/energy"),
     (KSVC(approximation=IndefiniteNystroem(kernel=10), solver="active-set"), "CVXPY solver"),
     (ESVC(approximation="nystroem"), "approximation"),
 ])

@@ -47,7 +47,7 @@ BAD = [
     (["--approximation", "nystroem:10:grid"], "kmeans++"),
     (["--approximation", "nystroem:10", "--dataset", "catcortex"], "dissimilarity matrix"),
     (["--approximation", "nystroem:10", "--kernel", "pick-out-linear"], "pick-out"),
-    (["--approximation", "nystroem:10", "--methods", "nearest-psd"], "no approximate path"),
+    (["--approximation", "nystroem:10", "--methods", "svm"], "no approximate path"),
 ]
 
 
@@ -108,15 +108,15 @@ def test_all_landmarks_give_the_exact_runs_folds():
 # ---------------------------------------------------------------------------- methods
 def test_methods_without_an_approximate_path_are_skipped():
     res = run_comparison(**SMALL, n_samples=150, tune=False, approximation="nystroem:40",
-                         methods=["esvm", "nearest-psd"])
+                         methods=["esvm", "svm"])
     s = res.summary.set_index("method")
     assert list(res.summary.columns) == SUMMARY_COLUMNS
     assert list(res.folds.columns) == FOLD_COLUMNS
     assert s.loc["esvm", "status"] == "ok"
-    for m in ("nearest-psd",):
+    for m in ("svm",):
         assert s.loc[m, "status"] == "skipped"
-        assert s.loc[m, "note"] == NO_APPROXIMATE_PATH
-        assert res.skipped[m] == NO_APPROXIMATE_PATH
+        assert s.loc[m, "note"].startswith(NO_APPROXIMATE_PATH + " (libsvm's SMO")
+        assert res.skipped[m] == s.loc[m, "note"]
     assert res.methods == ["esvm"] and set(res.folds["method"]) == {"esvm"}
     # no solver given: the approximate default, recorded
     assert (res.folds["solver_used"] == "liblinear").all()
@@ -124,22 +124,22 @@ def test_methods_without_an_approximate_path_are_skipped():
 
 
 def test_approximate_defaults_of_the_methods():
-    """No solver given: liblinear for ESVM and the corrections, CLARABEL for KSVM; clip
-    maps test rows spectrally (its raw map needs dual coefficients), flip keeps raw;
-    ESVM-L (eigenpairs of the exact kernel) and the direct SVM are skipped."""
+    """No solver given: liblinear for ESVM, ESVM-L and the corrections, CLARABEL for KSVM;
+    clip maps test rows spectrally (its raw map needs dual coefficients), flip keeps raw;
+    the direct SVM (the raw indefinite kernel) is skipped with its reason."""
     res = run_comparison(**SMALL, n_samples=300, tune=False, approximation="nystroem:50",
                          methods=["esvm", "flip", "clip", "ksvm", "svm", "esvm-l"])
     s = res.summary.set_index("method")
-    assert (s.loc[["esvm", "flip", "clip", "ksvm"], "status"] == "ok").all(), s["note"]
+    ran = ["esvm", "flip", "clip", "ksvm", "esvm-l"]
+    assert (s.loc[ran, "status"] == "ok").all(), s["note"]
     used = res.folds.groupby("method")["solver_used"].agg(set).to_dict()
     assert used == {"esvm": {"liblinear"}, "flip": {"liblinear"}, "clip": {"liblinear"},
-                    "ksvm": {"CLARABEL"}}
+                    "ksvm": {"CLARABEL"}, "esvm-l": {"liblinear"}}
     assert "out_of_sample='spectral'" in s.loc["clip", "note"]
     assert "out_of_sample" not in s.loc["flip", "note"]
     assert "solver CLARABEL" in s.loc["ksvm", "note"]
-    assert s.loc["svm", "note"] == NO_APPROXIMATE_PATH
-    assert s.loc["esvm-l", "status"] == "skipped"
-    assert s.loc["esvm-l", "note"].startswith(NO_APPROXIMATE_PATH + " (energy=0.9")
+    assert s.loc["svm", "status"] == "skipped"
+    assert s.loc["svm", "note"].startswith(NO_APPROXIMATE_PATH + " (libsvm's SMO")
     assert (s.loc[["esvm", "flip", "clip", "ksvm"], "accuracy_mean"] > 0.7).all()
 
 
@@ -159,12 +159,12 @@ def test_no_kernel_matrix_anywhere_with_tuning_and_outputs(monkeypatch, tmp_path
     out = tmp_path / "run"
     rc, text, err = _run(["compare", "--dataset", "checkerboard", "--n-samples", "240",
                           "--kernel", "sigmoid", "--approximation", "nystroem:30",
-                          "--methods", "esvm,nearest-psd", "--cv", "2", "--grid", "C=0.1,10",
+                          "--methods", "esvm,svm", "--cv", "2", "--grid", "C=0.1,10",
                           "--n-jobs", "1", "--no-progress", "--out", str(out)], capsys)
     assert rc == 0, err
     assert "approximation: nystroem:30" in text
     assert "spectrum of the nystroem:30 approximation" in text
-    assert f"skipped nearest-psd: {NO_APPROXIMATE_PATH}" in text
+    assert f"skipped svm: {NO_APPROXIMATE_PATH}" in text
     folds = pd.read_csv(out / "folds.csv", keep_default_na=False)
     assert (folds["error"] == "").all()
     assert folds["best_params"].str.contains("kernel_a").all()  # the kernel grid was tuned

@@ -199,14 +199,8 @@ def test_ldl_refuses_eigenpair_options(indefinite, params, name):
     assert not hasattr(est, "dual_coef_")
 
 
-def test_ldl_refuses_an_approximation(indefinite):
-    from krein import IndefiniteNystroem
-
+def test_unknown_decompositions_are_refused(indefinite):
     X, y, _ = indefinite
-    est = ESVC(kernel="sigmoid", decomposition="ldl",
-               approximation=IndefiniteNystroem(n_components=10))
-    with pytest.raises(ValueError, match="approximation"):
-        est.fit(X, y)
     with pytest.raises(ValueError, match="decomposition"):
         ESVC(decomposition="lu").fit(X, y)
     with pytest.raises(ValueError, match="decomposition"):

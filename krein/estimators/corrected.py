@@ -19,17 +19,103 @@ from sklearn.base import clone
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from sklearn.utils._param_validation import HasMethods
+from sklearn.utils._param_validation import HasMethods, StrOptions
 
 from .._cache import cached, parameters_token, shared_computations_active
 from .._validation import LIBSVM_MAX_ITER, POSITIVE
 from ..combinations import check_stacked_kernel, check_stacked_rows
 from ..kernels import pairwise_kernel
+from ..solvers.linear import linear_svm
 from ..spectrum import Spectrum
+from .approximate import FrontEndMixin
 from .base import (BinaryModel, KernelClassifierBase, check_square_kernel, fit_pairs,
                    libsvm_solve, pair_indices)
 
-__all__ = ["CorrectedKernelSVC"]
+__all__ = ["CorrectedKernelSVC", "landmark_feature_map", "psd_landmark_factor",
+           "CORRECTED_SVC_SOLVERS"]
+
+#: Values of :class:`CorrectedKernelSVC`'s ``solver``: libsvm on the corrected kernel (exact
+#: path), or a linear SVM on the corrected landmark features (``approximation``).
+CORRECTED_SVC_SOLVERS = ("auto", "libsvm", "liblinear")
+
+#: A corrected landmark block whose least eigenvalue is below ``-PSD_RTOL * max|eigenvalue|``
+#: is not PSD: no features realize it (:func:`psd_landmark_factor`).
+PSD_RTOL = 1e-8
+
+
+def psd_landmark_factor(Wc, what="corrected landmark block"):
+    """Thin factors of a PSD landmark block: ``Wc = F F'`` and ``G = Wc^+ F``.
+
+    ``Wc = V diag(l) V'``; the eigenvalues ``l > m eps max l`` are kept (the others
+    are zero up to round-off), ``F = V_+ diag(l_+^(1/2))`` and
+    ``G = V_+ diag(l_+^(-1/2))`` (so ``Wc G = F`` and ``F' G = I``).
+
+    Parameters
+    ----------
+    Wc : ndarray of shape (m, m)
+        Symmetric PSD matrix (the corrected kernel of the landmarks).
+    what : str
+        Its name in the error message.
+
+    Returns
+    -------
+    F : ndarray of shape (m, k)
+        ``V_+ diag(l_+^(1/2))``.
+    G : ndarray of shape (m, k)
+        ``V_+ diag(l_+^(-1/2))``.
+    eigenvalues : ndarray of shape (m,)
+        All eigenvalues ``l`` of ``Wc``, ascending.
+
+    Raises
+    ------
+    ValueError
+        If ``Wc`` has an eigenvalue below ``-PSD_RTOL * max|l|`` (not PSD), or is zero.
+    """
+    Wc = np.asarray(Wc, dtype=float)
+    lam, V = np.linalg.eigh(0.5 * (Wc + Wc.T))
+    top = float(np.max(np.abs(lam), initial=0.0))
+    if top == 0.0:
+        raise ValueError(f"the {what} is zero: no features can be formed")
+    if lam[0] < -PSD_RTOL * top:
+        raise ValueError(f"the {what} is not PSD (least eigenvalue {lam[0]:.4g}, largest "
+                         f"|eigenvalue| {top:.4g}): a linear SVM needs a PSD correction")
+    keep = lam > lam.size * np.finfo(float).eps * top
+    root = np.sqrt(lam[keep])
+    return V[:, keep] * root, V[:, keep] / root, lam
+
+
+def landmark_feature_map(approximation, factor):
+    """``M`` with ``C W^+ F = Psi M``: the Nyström extension of a landmark factor.
+
+    With the fitted front end's ``Psi = C T`` (``T = normalization_``) and signs
+    ``s``, ``T diag(s) T'`` is the pseudo-inverse ``W^+`` of the landmark block with
+    the front end's cut (:mod:`krein.approximation`: ``C T diag(s) T' C'`` is its
+    approximation ``C W^+ C'``), so ``C W^+ F = Psi diag(s) T' F``.  A matrix
+    ``Wc = F F'`` on the landmarks is thereby extended to the PSD kernel
+    ``C W^+ Wc W^+ C' = (Psi M)(Psi M)'`` of all points, which with every
+    training point a landmark (``C = W = K``, nothing cut) is ``Wc`` itself.
+
+    Parameters
+    ----------
+    approximation : IndefiniteNystroem
+        Fitted front end (``normalization_``, ``signs_``).
+    factor : ndarray of shape (m, k)
+        ``F`` on the landmarks.
+
+    Returns
+    -------
+    ndarray of shape (r, k)
+        ``M = diag(s) T' F``.
+    """
+    T = np.asarray(approximation.normalization_, dtype=float)
+    s = np.asarray(approximation.signs_, dtype=float)
+    return s[:, None] * (T.T @ factor)
+
+
+def _needs_labels(correction):
+    """Whether a correction reads the labels (support-vector weights, also in a base)."""
+    params = correction.get_params(deep=True)
+    return any(isinstance(v, str) and v == "support-vectors" for v in params.values())
 
 
 def _base_kernel_spec(spec, i):
@@ -43,7 +129,7 @@ def _base_kernel_spec(spec, i):
                      f"pair; got {spec!r}")
 
 
-class CorrectedKernelSVC(KernelClassifierBase):
+class CorrectedKernelSVC(FrontEndMixin, KernelClassifierBase):
     """C-SVM (libsvm) on a kernel corrected by a transformer, with its out-of-sample map.
 
     ``fit``: the training kernel ``K`` (precomputed, or computed from feature
@@ -79,6 +165,54 @@ class CorrectedKernelSVC(KernelClassifierBase):
     :class:`~krein.spectrum.SpectrumCorrection`, which takes ``(m, n + m)``
     rows, is not supported here (use :class:`~krein.estimators.SpectrumSVC`).
 
+Approximate path
+----------------
+With ``approximation`` (an :class:`~krein.approximation.IndefiniteNystroem`) no
+``n x n`` array is formed.  The correction is fitted on the LANDMARK BLOCK
+``W = approximation_.landmark_block_`` (``m x m``) instead of the training
+kernel, ``Wc = correction.fit_transform(W, y_landmarks) = F F'`` (PSD;
+:func:`psd_landmark_factor`; the corrections of munoz §3 need a symmetric
+matrix, and the landmark block is the one available), and the SVM is the
+linear C-SVM (:func:`krein.solvers.linear.linear_svm`, ``solver``) on features
+``Phi`` with ``Phi Phi' ~ Kc``, one-vs-one on the rows of the ONE corrected
+kernel as the exact path.  The Nyström method (Williams & Seeger 2001, eq. 9)
+gives the features in one of two ways:
+
+* a correction of the matrix (bending, nearest PSD, conformal, a spectrum
+  correction): ``Wc`` is extended by the front end's Nyström map of the kernel,
+  ``Kc ~ C W^+ Wc W^+ C' = Phi Phi'``, ``Phi = C W^+ F``
+  (:func:`landmark_feature_map`; ``C = K(X, landmarks)``, ``W^+`` the front end's
+  pseudo-inverse of the indefinite block by eigenvalue magnitude, Oglic & Gärtner
+  2019, §3), and a new point gets the same map, ``phi(x) = k(x, landmarks) W^+
+  F``.  The correction's own out-of-sample rule (munoz eqs. 3, 8, 14) is not
+  used: it would map new points differently from the training rows, which at
+  low rank costs accuracy (checkerboard-like data, sigmoid kernel, n = 1500,
+  m = 40: conformal 0.95 with this map, 0.74 with eq. 14's rows);
+* a corrected kernel FUNCTION (CLC, AKM: ``k* = sum_m beta_m k_m``, with
+  ``base_kernels``): the Nyström features of ``k*`` itself, ``Phi = C* G`` with
+  its columns ``C* = K*(X, landmarks)`` and ``G = Wc^+ F``, for training and new
+  points alike (``Phi Phi' = C* Wc^+ C*'``).
+
+Full rank: with every training point a landmark and no eigenvalue of ``W = K``
+cut, ``Phi Phi' = Wc = Kc``, the exact path's corrected kernel, so the SVM solves
+the exact path's problem (with ``solver="libsvm"``, to its certificate) and the
+decision values of the training points are the exact path's; those of new
+points are too where the exact out-of-sample rule is the Nyström extension
+``k(x, X) K^-1 Kc`` (``out_of_sample="spectral"`` of bending and nearest PSD,
+CLC and AKM), and differ by the rule otherwise.  Time ``O(n m r + m^3 +``
+the correction of ``W``), memory ``O(n m)``.
+
+Labels: a correction that reads them (``weights="support-vectors"`` of
+:class:`~krein.estimators.Bending` and :class:`~krein.estimators.NearestPSD`)
+gets the labels of the landmarks, which are known when the landmarks are
+training rows (``approximation_.landmark_indices_``: named-kernel input, or
+precomputed columns with an index array ``landmarks``).  With a
+``landmark_block`` given apart from the rows (a landmark may lie outside the
+training set, e.g. in a test fold) their labels are not known and ``fit``
+raises ``ValueError``.  Stacked kernels (CLC, AKM) need feature vectors and
+``base_kernels``: the base kernels' landmark blocks and columns are computed
+against ``approximation_.landmarks_``.
+
     Parameters
     ----------
     correction : transformer or None
@@ -105,6 +239,22 @@ class CorrectedKernelSVC(KernelClassifierBase):
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
         ``SVC(probability=True)``; :class:`krein.estimators.base.ProbabilityMixin`).
+    solver : {"auto", "libsvm", "liblinear"}, default="auto"
+        ``"auto"``: libsvm on the corrected kernel (exact path), liblinear on the
+        corrected landmark features (approximate path).  ``"libsvm"`` with an
+        approximation: scikit-learn's ``SVC(kernel="linear")`` on the features,
+        the exact SVM problem (unregularized intercept) with a duality-gap
+        certificate, ``O(n^2)``; ``"liblinear"`` (approximation only): dual
+        coordinate descent, linear in ``n``, regularized intercept
+        (:mod:`krein.solvers.linear`).
+    approximation : transformer or None, default=None
+        A low-rank front end, e.g. :class:`krein.approximation.IndefiniteNystroem`
+        (cloned and given ``kernel`` and ``kernel_params``); None keeps the exact
+        path.  With it ``fit`` and ``predict`` take the front end's input
+        (feature vectors with a named kernel, or the columns ``K(objects,
+        landmarks)`` of shape ``(n, m)`` with ``kernel="precomputed"``) and the
+        model is the linear SVM on the corrected landmark features ("Approximate
+        path" above).
 
     Attributes
     ----------
@@ -128,6 +278,18 @@ class CorrectedKernelSVC(KernelClassifierBase):
         for a PSD correction).
     stack_depth_ : int or None
         ``1 + M`` for stacked input, None for a plain kernel.
+    approximation_ : IndefiniteNystroem
+        Approximate path: the fitted front end.  There ``correction_`` is fitted
+        on its landmark block; ``coef_`` (n_pairs, k) and ``intercept_`` are the
+        linear models on the features ``phi``; ``feature_map_`` (r, k) is ``M``
+        with ``phi(x) = psi(x) M`` (``psi`` the front end's features) for a
+        matrix correction, ``landmark_map_`` (m, k) is ``G`` with
+        ``phi(x) = K*(x, landmarks) G`` for a kernel function (the other one is
+        None); ``spectrum_`` is None, ``min_eigenvalue_`` and
+        ``signature_`` are those of the approximation (its ``n - r`` null
+        directions counted as zero), ``corrected_min_eigenvalue_`` is the least
+        eigenvalue of the corrected landmark block; ``support_`` and
+        ``dual_coef_`` are not set (liblinear returns no dual point).
 
     Raises
     ------
@@ -148,6 +310,9 @@ class CorrectedKernelSVC(KernelClassifierBase):
     ----------
     A. Munoz, I. Martin de Diego (2006), "From indefinite to positive
     semi-definite matrices" (corrections §2-3, eq. 2 for ``r_mm``/``r_neg``).
+    C. Williams, M. Seeger (2001), "Using the Nyström method to speed up kernel
+    machines", NIPS (eq. 9).  D. Oglic, T. Gärtner (2019), "Scalable learning in
+    reproducing kernel Krein spaces", ICML, §3 (the indefinite landmark block).
     """
 
     _parameter_constraints: dict = {
@@ -156,10 +321,13 @@ class CorrectedKernelSVC(KernelClassifierBase):
         "base_kernels": [list, tuple, None],
         "tol": [POSITIVE],
         "max_iter": LIBSVM_MAX_ITER,
+        "solver": [StrOptions(set(CORRECTED_SVC_SOLVERS))],
+        "approximation": [HasMethods(["fit_transform", "transform"]), None],
     }
 
     def __init__(self, *, correction=None, C=1.0, kernel="gaussian", kernel_params=None,
-                 class_weight=None, base_kernels=None, tol=1e-3, max_iter=-1, probability=False):
+                 class_weight=None, base_kernels=None, tol=1e-3, max_iter=-1, probability=False,
+                 solver="auto", approximation=None):
         self.correction = correction
         self.C = C
         self.kernel = kernel
@@ -169,6 +337,8 @@ class CorrectedKernelSVC(KernelClassifierBase):
         self.tol = tol
         self.max_iter = max_iter
         self.probability = probability
+        self.solver = solver
+        self.approximation = approximation
 
     @property
     def accepts_stacked_kernels(self):
@@ -178,6 +348,17 @@ class CorrectedKernelSVC(KernelClassifierBase):
     # ---------------------------------------------------------------- checks
     def _check_params(self):
         c = self.correction
+        self._check_approximation()     # liblinear needs an approximation
+        if self._approximate():
+            if c is None:
+                raise ValueError("an approximation needs a correction: libsvm on the raw "
+                                 "indefinite kernel has no linear-SVM equivalent on features")
+            if self.solver == "auto":
+                self.solver_ = "liblinear"
+            else:
+                self.solver_ = self.solver
+        else:
+            self.solver_ = "libsvm"
         if self.base_kernels is not None:
             if self._precomputed():
                 raise ValueError("base_kernels is for feature-vector input; with "
@@ -197,6 +378,8 @@ class CorrectedKernelSVC(KernelClassifierBase):
 
     # ---------------------------------------------------------------- fit
     def _fit(self, X, y):
+        if self._approximate():
+            return self._fit_approximate(X, y)
         stacked = (self._precomputed() and isinstance(X, np.ndarray) and X.ndim == 3)
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2,
                              allow_nd=stacked)
@@ -283,9 +466,110 @@ class CorrectedKernelSVC(KernelClassifierBase):
                                 record_warnings=True)
         return copy.deepcopy(correction), Kc
 
+    # ---------------------------------------------------------------- approximate path
+    def _fit_approximate(self, X, y):
+        """The approximate path (class docstring): the correction of the landmark block,
+        its Nyström features, one linear SVM per one-vs-one pair."""
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        classes, y_idx = self._encode_labels(y)
+        approx, rep = self._fit_front_end(X)
+        W = np.asarray(approx.landmark_block_, dtype=float)
+        W_in = W if self.base_kernels is None else np.concatenate(
+            [W[:, :, None], self._base_stack(approx.landmarks_, approx.landmarks_)], axis=2)
+        lm = approx.landmark_indices_
+        y_lm = None if lm is None else y[np.asarray(lm)]
+        if y_lm is None and _needs_labels(self.correction):
+            raise ValueError(
+                "the correction reads the labels of the landmarks (weights='support-vectors'), "
+                "which are unknown when the landmark block is given apart from the training "
+                "rows: give the landmarks as training rows (an index array) or use weights=None")
+        if y_lm is None:
+            correction = clone(self.correction)
+            Wc = check_square_kernel(np.asarray(correction.fit_transform(W_in, None), dtype=float),
+                                     "corrected landmark block")
+        else:
+            correction, Wc = self._fit_correction(W_in, W, y_lm)
+        if Wc.shape != W.shape:
+            raise ValueError(f"the correction returned a block of shape {Wc.shape}; expected "
+                             f"{W.shape}")
+        F, G, lc = psd_landmark_factor(Wc)
+        if self.base_kernels is None:      # a matrix correction: C W^+ F = Psi M
+            M, G = landmark_feature_map(approx, F), None
+            Phi = rep.Z @ M
+        else:                              # a kernel function: its own columns C* G
+            M = None
+            Phi = self._combined_columns(correction, approx, X) @ G
+        pairs = list(itertools.combinations(range(classes.size), 2))
+        coefs, intercepts, models = [], [], []
+        for i, j in pairs:
+            idx = pair_indices(y_idx, i, j, classes.size)
+            sub = Phi if classes.size == 2 else Phi[idx]
+            y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
+            w, b, sol = linear_svm(sub, y_pm, self._per_sample_C(y_idx[idx]), self.solver_,
+                                   self.tol, self.max_iter)
+            coefs.append(w)
+            intercepts.append(b)
+            models.append(BinaryModel(np.arange(0), w, b,
+                                      {"n_iter": sol.iterations or 0, "solution": sol}))
+        lam = np.asarray(approx.eigenvalues_, dtype=float)
+        n = X.shape[0]
+        p, q = int(np.sum(lam > 0)), int(np.sum(lam < 0))
+        # ---- everything computed: set the fitted attributes
+        self.classes_ = classes
+        self.pairs_ = pairs
+        self.approximation_ = approx
+        self.correction_ = correction
+        self.binary_models_ = models
+        self.coef_ = np.vstack(coefs)
+        self.intercept_ = np.array(intercepts, dtype=float)
+        self.n_iter_ = np.array([m.info["n_iter"] for m in models])
+        self.class_weight_ = self._class_weight
+        self.feature_map_ = M
+        self.landmark_map_ = G
+        self.eigenvalues_ = lam
+        self.spectrum_ = None
+        self.min_eigenvalue_ = float(lam.min()) if lam.size == n else \
+            float(min(lam.min(initial=0.0), 0.0))
+        self.signature_ = (p, q, n - p - q)
+        self.r_mm_ = self.r_neg_ = None
+        self.corrected_min_eigenvalue_ = float(lc[0])
+        self.stack_depth_ = None if self.base_kernels is None else 1 + len(self.base_kernels)
+        self.shape_fit_ = X.shape
+        return self
+
+    def _combined_columns(self, correction, approx, X):
+        """``K*(X, landmarks)``: the fitted stacked correction applied to the stacked
+        columns ``[K, K_1, ..., K_M](X, landmarks)``."""
+        cols = np.asarray(approx.columns(X), dtype=float)
+        rows_in = np.concatenate([cols[:, :, None], self._base_stack(X, approx.landmarks_)],
+                                 axis=2)
+        out = np.asarray(correction.transform(rows_in), dtype=float)
+        if out.shape != cols.shape:
+            raise ValueError(f"the correction's transform returned shape {out.shape}; expected "
+                             f"{cols.shape}")
+        return out
+
+    def _approximate_rows(self, X):
+        """Features ``phi(x)`` of new points (class docstring, Approximate path)."""
+        if self.landmark_map_ is None:
+            return self._front_end_rows(X) @ self.feature_map_
+        check_is_fitted(self, "approximation_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._combined_columns(self.correction_, self.approximation_, X) @ \
+            self.landmark_map_
+
+    def _binary_decisions(self, K_rows, extra=None):
+        if not self._approximate():
+            return super()._binary_decisions(K_rows, extra)
+        return K_rows @ self.coef_.T + self.intercept_
+
     # ---------------------------------------------------------------- predict
     def _test_rows(self, X):
-        """Corrected ``(m, n_train)`` rows of new points (the correction's out-of-sample map)."""
+        """Corrected ``(m, n_train)`` rows of new points (the correction's out-of-sample map);
+        with an approximation, their features ``phi(x)``."""
+        if self._approximate():
+            return self._approximate_rows(X), None
         check_is_fitted(self, "binary_models_")
         stacked = self.stack_depth_ is not None
         X = validate_data(self, X, dtype=np.float64, reset=False, allow_nd=stacked)

@@ -21,6 +21,7 @@ from ..solvers.ldl import LDLFlip
 from ..spectrum import (OUT_OF_SAMPLE, TRANSFORMS, Spectrum, check_correction,
                         correct_eigenvalues, row_multipliers, spectral_factor, transductive_rows)
 from .approximate import ApproximationMixin, linear_svm, spectral_features
+from .corrected import landmark_feature_map
 from .base import N_JOBS, BinaryModel, KernelClassifierBase, least_eigenvalue, libsvm_solve
 
 #: ``correction_scope`` of a multiclass fit (krein._vocabulary): the pair's block or the
@@ -142,6 +143,35 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
     Bunch-Kaufman takes no interchange) and why ``L|D|L'`` differs from
     ``V|lam|V'`` on an indefinite kernel.
 
+    Approximate paths
+    -----------------
+    With ``approximation`` (module :mod:`krein.estimators.approximate`) ESVM is the
+    linear SVM on the signed Nyström features ``Psi`` (``|K_approx| = Psi Psi'``;
+    Oglic & Gärtner 2019, §3), one-vs-one on each pair's own eigenfeatures.
+
+    * ESVM-L (``n_components`` / ``energy``): the same selection rule on the
+      eigenvalues of the approximation (of each pair's sub-kernel, as the exact
+      path selects on each pair's block): the ``n_components`` largest ``|lam|``,
+      or the fewest largest ``|lam|`` whose sum is at least ``energy`` times the
+      approximation's ``sum |lam|``; the linear SVM runs on the kept
+      eigenfeatures.  The approximation's eigenvalues approximate the top of the
+      exact spectrum and its ``sum |lam|`` is that of ``K_approx``, not of ``K``
+      (whose ``n - r`` remaining eigenvalues are unknown without the ``n x n``
+      kernel), so the share is of the approximated kernel; at full rank it is the
+      exact rule (loosli §4).
+    * TrIK-SVM (``decomposition="ldl"``): the landmark block is factored,
+      ``W = P L D L' P'`` (Bunch-Kaufman, :class:`krein.solvers.ldl.LDLFlip` as the
+      exact path), its flip ``W~ = P L |D| L' P' = F F'`` (1x1 and 2x2 blocks of
+      ``D``) is extended by the front end's Nyström map to
+      ``K~ ~ C W^+ W~ W^+ C' = Phi Phi'``, ``Phi = C W^+ F``
+      (:func:`krein.estimators.corrected.landmark_feature_map`), and the linear SVM
+      on ``Phi`` gives ``f(x) = phi(x) w + b``.  With every training point a
+      landmark, ``Phi Phi' = K~`` and ``phi(x) w = k(x, X) K^-1 K~ c~ = k(x, X) c``
+      with TrIK's Krein coefficients ``c = K^-1 K~ c~``: the exact two-class
+      TrIK-SVM.  The factorization is of the whole landmark block, shared by the
+      one-vs-one pairs (the exact path factors each pair's block ``K[idx, idx]``,
+      an ``n_pair x n_pair`` factorization the approximation cannot form).
+
     Parameters
     ----------
     C : float > 0
@@ -156,17 +186,19 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         :class:`~krein.estimators.base.KernelClassifierBase`), with libsvm or a
         CVXPY solver (dual or primal formulation).
     n_components : int, optional
-        ESVM-L: number of eigenpairs kept.
+        ESVM-L: number of eigenpairs kept (of the approximation with an
+        ``approximation``: "Approximate paths").
     energy : float in (0, 1], optional
         ESVM-L: share of ``sum |lam|`` kept (see
-        :meth:`krein.spectrum.Spectrum.from_kernel` for the guarantee).
+        :meth:`krein.spectrum.Spectrum.from_kernel` for the guarantee; with an
+        ``approximation``, of the approximation's ``sum |lam|``).
     decomposition : {"eigh", "ldl"}, default="eigh"
         How the kernel is flipped: the eigendecomposition ``K = V diag(lam) V'``
         (ESVM, loosli 2013 Alg. 1) or the Bunch-Kaufman ``K = L D L'`` (TrIK-SVM,
         Loosli 2019; about 10 times fewer flops than ``eigh``).  ``"ldl"``
-        takes neither ``n_components``/``energy`` (they keep eigenpairs), an
-        ``approximation`` (its features are already a low-rank flip) nor
-        ``formulation="primal"``.
+        takes neither ``n_components``/``energy`` (they keep eigenpairs) nor
+        ``formulation="primal"``; with an ``approximation`` it factors the
+        landmark block ("Approximate paths").
     solver : str, default="auto"
         ``"auto"`` (default): ``"libsvm"`` on the exact kernel, ``"liblinear"``
         with an ``approximation`` (:func:`auto_svm_solver`; the fitted
@@ -237,7 +269,9 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         None with ``decomposition="ldl"`` (no eigendecomposition is computed;
         ``min_eigenvalue_`` then comes from the partial eigensolver).
     ldl_ : krein.solvers.ldl.LDLFlip or None
-        With ``decomposition="ldl"`` and two classes: the factorization used.
+        With ``decomposition="ldl"`` and two classes: the factorization used;
+        with an approximation, that of the landmark block (any number of
+        classes; None with ``"eigh"``).
     solutions_, solution_ :
         One :class:`krein.solvers.Solution` per binary model, with krein's
         certificate (libsvm: SVM-dual stationarity on the flipped kernel); see
@@ -311,9 +345,6 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
 
     def _check_params(self):
         self._solver = _check_svm_solver(self)
-        if self._approximate() and (self.n_components is not None or self.energy is not None):
-            raise ValueError("n_components/energy (ESVM-L) keep eigenpairs of the exact kernel; "
-                             "with an approximation set its n_components instead")
         if self.formulation == "primal" and self._solver == "libsvm" and not self._approximate():
             raise ValueError("formulation='primal' needs a CVXPY solver (e.g. solver='CLARABEL'); "
                              "libsvm solves the dual")
@@ -322,8 +353,7 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         if self.decomposition == "ldl":
             for name, value, why in (
                     ("n_components", self.n_components, "keeps eigenpairs (ESVM-L)"),
-                    ("energy", self.energy, "keeps eigenpairs (ESVM-L)"),
-                    ("approximation", self.approximation, "is a low-rank flip of its own")):
+                    ("energy", self.energy, "keeps eigenpairs (ESVM-L)")):
                 if value is not None:
                     raise ValueError(f"decomposition='ldl' factors the exact kernel; {name} {why}: "
                                      f"leave {name}=None or use decomposition='eigh'")
@@ -373,17 +403,39 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         info.update({"ldl": ldl, "flipped_coef": u, "n_components": K.shape[0]})
         return BinaryModel(idx, ldl.krein_coefficients(u), b, info)
 
+    def _fit_approximation(self, X):
+        """The front end (:meth:`FrontEndMixin._fit_front_end`); with ``"ldl"`` also the
+        map ``M`` of the flipped landmark block's features, ``Phi = Psi M``."""
+        approx, rep = self._fit_front_end(X)
+        self._ldl_landmarks = None
+        if self.decomposition == "ldl":
+            ldl = LDLFlip.from_kernel(approx.landmark_block_)
+            self._ldl_landmarks = (ldl, landmark_feature_map(approx, ldl.factor()))
+        return approx, rep
+
     def _fit_features(self, rep, y, C):
         """The approximate path: the linear SVM on the eigenfeatures ``Psi`` of the
-        representation ``rep`` (the flipped approximation ``|K| = Psi Psi'``)."""
+        representation ``rep`` (the flipped approximation ``|K| = Psi Psi'``), on those
+        ESVM-L keeps, or on TrIK's features ``Psi M`` ("Approximate paths")."""
+        if self.decomposition == "ldl":
+            M = self._ldl_landmarks[1]
+            w, b, sol = linear_svm(rep.Z @ M, y, C, self._solver, self.tol, self.max_iter,
+                                   self.solver_options)
+            return M @ w, b, {"n_iter": sol.iterations or 0, "solution": sol,
+                              "n_components": M.shape[1]}
         eig = rep.eigenfeatures()
-        w, b, sol = linear_svm(eig.features, y, C, self._solver, self.tol, self.max_iter,
-                               self.solver_options)
-        return eig.to_rows(w), b, {"n_iter": sol.iterations or 0, "solution": sol,
-                                   "n_components": eig.eigenvalues.size}
+        keep = _kept_eigenpairs(eig.eigenvalues, self.n_components, self.energy)
+        w, b, sol = linear_svm(eig.features[:, keep], y, C, self._solver, self.tol,
+                               self.max_iter, self.solver_options)
+        coef = np.zeros(eig.eigenvalues.size)
+        coef[keep] = w
+        return eig.to_rows(coef), b, {"n_iter": sol.iterations or 0, "solution": sol,
+                                      "n_components": int(keep.size)}
 
     def _after_fit_approximate(self):
         self.n_components_ = np.array([m.info["n_components"] for m in self.binary_models_])
+        ldl = self.__dict__.pop("_ldl_landmarks", None)
+        self.ldl_ = None if ldl is None else ldl[0]
 
     def _after_fit(self, K):
         models = self.binary_models_
@@ -400,6 +452,40 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
             self.min_eigenvalue_ = least_eigenvalue(K)
             return
         _spectrum_diagnostics(self, K, models)
+
+
+def _kept_eigenpairs(lam, n_components=None, energy=None):
+    """Indices of the eigenpairs ESVM-L keeps among ``lam`` (all without a rule).
+
+    The ``n_components`` largest ``|lam|``, or the fewest largest ``|lam|`` whose sum
+    is at least ``energy * sum |lam|`` (the rule of
+    :meth:`krein.spectrum.Spectrum.from_kernel` on a full spectrum; loosli §4).
+
+    Parameters
+    ----------
+    lam : ndarray of shape (q,)
+        Eigenvalues.
+    n_components : int, optional
+        Number kept.
+    energy : float in (0, 1], optional
+        Share of ``sum |lam|`` kept.
+
+    Returns
+    -------
+    ndarray of int
+        Sorted indices into ``lam``.
+    """
+    q = lam.size
+    if n_components is None and energy is None:
+        return np.arange(q)
+    a = np.abs(lam)
+    order = np.argsort(-a, kind="stable")
+    if n_components is not None:
+        k = min(int(n_components), q)
+    else:
+        k = int(np.searchsorted(np.cumsum(a[order]), energy * float(a.sum()) * (1 - 1e-12))) + 1
+        k = min(k, q)
+    return np.sort(order[:k])
 
 
 #: Corrections whose raw out-of-sample map is available with an approximation (``g > 0``
