@@ -569,6 +569,13 @@ _SIGMOID = {"a": 0.5, "r": -1.0}
 _PRECOMPUTED = {"kernel": "precomputed"}
 #: The approximate paths: a linear SVM on the features (ESVM, corrections), KSVM's QP.
 _LINEAR = {"solver": APPROXIMATE_SOLVER}
+#: The matrix corrections weighted by the support vectors of an MDS fit read the landmarks'
+#: labels: an approximated run corrects the landmark block unweighted instead.
+_UNWEIGHTED = {"correction__weights": (None, "the landmark block corrected with weights=None "
+                                             "(the support-vector weights would read the "
+                                             "landmarks' labels, which an approximated run never "
+                                             "uses: a landmark may lie in a test fold)"),
+               **_LINEAR}
 _SPECTRAL = {"out_of_sample": ("spectral", "test rows by out_of_sample='spectral' (the raw test "
                                            "kernel of {} needs the dual coefficients)")}
 
@@ -795,7 +802,7 @@ def _register_matrix_corrections():
                     "SVM on the bent kernel, weights from the support vectors of an MDS fit, "
                     "test rows by eq. (8) (Munoz & de Diego 2006, Alg. 1)",
                     compare=True, probability=True, certificate="residual",
-                    approximate=_LINEAR,
+                    approximate=_UNWEIGHTED,
                     scale={"C": -1, "correction__C": -1},
                     # CorrectedKernelSVC around the plain spectrum correction
                     checks=({"correction": SpectrumCorrection(correction="clip")},),
@@ -812,7 +819,7 @@ def _register_matrix_corrections():
                     "rule (the MDS map in the weighted coordinates; the problem of Munoz & de "
                     "Diego 2006, eqs. 9-12; Higham 2002)",
                     compare=True, probability=True, certificate="residual",
-                    approximate=_LINEAR,
+                    approximate=_UNWEIGHTED,
                     checks=Without(_CORRECTED_SVC_CHECKED.format("NearestPSD")),
                     scale={"C": -1, "correction__C": -1, "correction__diagonal": 1},
                     readme=("`CorrectedKernelSVC(NearestPSD(diagonal=1.0, "
