@@ -21,7 +21,9 @@ own declarations, so that no test keeps a list of method names:
   exactly the methods with ``compare=True``, in registration order (those that need
   base kernels as skipped), and every one of them is a classifier;
 * ``readme``: README.md's method table is :func:`krein.registry.readme_table`;
-* docs/layout.md, "Adding a method": every path it names exists and its example runs.
+* docs/layout.md, "Adding a method": every path it names exists and its example runs;
+* ``approximate``: every method has a path on large data (the parameters an approximated
+  run sets, and an ``approximation`` parameter) or one sentence on why it has none.
 
 Scale covariance under each entry's declared exponents is checked for every
 registered method in ``tests/test_scale_covariance.py``.
@@ -220,6 +222,18 @@ def _readme_method_table():
     m = re.search(r"^\| registry name \|.*?\n(?=\s*\n)", text, flags=re.S | re.M)
     assert m, "README.md has no method table"
     return m.group(0)
+
+
+@pytest.mark.parametrize("name", list_methods())
+def test_every_method_has_a_large_data_path_or_says_why_not(name):
+    """An approximated run (landmark columns, ``--approximation``) runs the method or skips it
+    with its one-sentence reason; nothing is skipped without one."""
+    path = method_entry(name).approximate
+    assert path is not None, f"{name}: declare approximate= (a path) or a reason"
+    if isinstance(path, str):
+        assert len(path) > 20 and "\n" not in path, name
+    else:
+        assert "approximation" in make_method(name).get_params(deep=False), name
 
 
 def test_readme_method_table_is_the_registry():
