@@ -316,6 +316,25 @@ def _registered_methods():
     return list(list_methods(task="classifier"))
 
 
+def compare_cached(args, log, reuse):
+    """:func:`compare_once` in a temporary directory; with ``reuse``, an earlier record of
+    the same options (``log`` with ``.json``, written by every successful run) is read
+    instead of running again."""
+    record = os.path.splitext(log)[0] + ".json"
+    if reuse and os.path.exists(record):
+        with open(record, encoding="utf-8") as f:
+            old = json.load(f)
+        if old["args"] == args:
+            return old
+    with tempfile.TemporaryDirectory() as tmp:
+        r = compare_once(args, tmp, log)
+    r["args"] = args
+    if r["rc"] == 0:
+        with open(record, "w", encoding="utf-8") as f:
+            json.dump(r, f)
+    return r
+
+
 def compare_once(args, workdir, log):
     """One ``krein compare`` in a fresh process: its wall seconds, peak RSS and cells.
 
@@ -394,7 +413,8 @@ def _kernel_args(gamma):
             "--kernel-params", f"gamma={gamma!r}"]
 
 
-def run_small(folder, gamma, methods, extra, seed, logs):
+def run_small(folder, gamma, methods, extra, seed, logs, reuse=False,
+              sides=("exact", "approx")):
     """Exact (``full.npy``) against landmark (``columns.npy``) runs, one method per process."""
     rows = []
     exact_args = ["--kernel-file", os.path.join(folder, "full.npy")]
@@ -408,9 +428,12 @@ def run_small(folder, gamma, methods, extra, seed, logs):
     for method in methods:
         got = {}
         for kind, args in (("exact", exact_args), ("approx", approx_args)):
-            with tempfile.TemporaryDirectory() as tmp:
-                log = os.path.join(logs, f"small-{method}-{kind}.log")
-                r = compare_once([*args, *common, "--methods", method, *extra], tmp, log)
+            if kind not in sides:
+                got[kind] = {"rc": None, "seconds": float("nan"), "peak_mb": float("nan"),
+                             "accuracy": float("nan"), "status": "not run"}
+                continue
+            log = os.path.join(logs, f"small-{method}-{kind}.log")
+            r = compare_cached([*args, *common, "--methods", method, *extra], log, reuse)
             pm = per_method(r["cells"], r["summary"]).get(method, {})
             got[kind] = {"rc": r["rc"], "seconds": r["seconds"], "peak_mb": r["peak_mb"],
                          "accuracy": pm.get("accuracy", float("nan")),
@@ -431,7 +454,7 @@ def run_small(folder, gamma, methods, extra, seed, logs):
     return rows
 
 
-def run_large(folder, gamma, methods, extra, seed, logs, separate):
+def run_large(folder, gamma, methods, extra, seed, logs, separate, reuse=False):
     """The main job on the ``n x m`` columns: all methods in one run, or one per process."""
     args = ["--kernel-file", os.path.join(folder, "columns.npy"),
             "--landmarks", os.path.join(folder, "landmarks.txt"),
@@ -443,10 +466,9 @@ def run_large(folder, gamma, methods, extra, seed, logs, separate):
     print("| method | accuracy | cell seconds | run seconds | run peak MB | status |\n"
           "|---|---|---|---|---|---|", flush=True)
     for group in groups:
-        with tempfile.TemporaryDirectory() as tmp:
-            log = os.path.join(logs, f"large-{group[0] if separate else 'all'}.log")
-            chosen = [] if group is None else ["--methods", ",".join(group)]
-            r = compare_once([*args, *chosen, *extra], tmp, log)
+        log = os.path.join(logs, f"large-{group[0] if separate else 'all'}.log")
+        chosen = [] if group is None else ["--methods", ",".join(group)]
+        r = compare_cached([*args, *chosen, *extra], log, reuse)
         pm = per_method(r["cells"], r["summary"])
         for method in (list(pm) if group is None else group):
             v = pm.get(method, {})
@@ -498,6 +520,10 @@ def main(argv=None):
     r.add_argument("--methods", default=None, help="comma-separated (default: every method)")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--csv", default=None, metavar="FILE", help="write the rows here")
+    r.add_argument("--reuse", action="store_true",
+                   help="read a run's earlier record (logs/*.json) when its options match")
+    r.add_argument("--side", choices=("both", "exact", "approx"), default="both",
+                   help="--small: run only the exact or only the landmark half")
     args = p.parse_args(argv)
 
     if args.step == "prepare":
@@ -518,13 +544,14 @@ def main(argv=None):
     rows = []
     if args.small:
         rows += run_small(os.path.join(args.out, "small"), rec["gamma"],
-                          methods or _registered_methods(), extra,
-                          args.seed, logs)
+                          methods or _registered_methods(), extra, args.seed, logs,
+                          args.reuse, ("exact", "approx") if args.side == "both"
+                          else (args.side,))
     if args.large:
         if args.per_method and methods is None:
             methods = _registered_methods()
         rows += run_large(os.path.join(args.out, "large"), rec["gamma"], methods, extra,
-                          args.seed, logs, args.per_method)
+                          args.seed, logs, args.per_method, args.reuse)
     if args.csv:
         _write_csv(args.csv, rows)
     return 0
