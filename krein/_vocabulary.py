@@ -152,7 +152,10 @@ _TERMS = (
          synonyms=("oos",)),
     Term("approximation",
          "None (the exact path on the n x n kernel) or a low-rank front end (IndefiniteNystroem) "
-         "whose signed features the model is trained on."),
+         "whose signed features the model is trained on.",
+         {"landmarks": "the data are landmark columns (an n x m block of kernel values or "
+                       "dissimilarities to m landmark objects, with the landmarks' rows): the "
+                       "front end is built from their landmark block"}),
     Term("tol", "Stopping tolerance, as in scikit-learn.", synonyms=("tolerance",)),
     Term("max_iter",
          "Iteration limit, as in scikit-learn (ConvergenceWarning when it is reached).",

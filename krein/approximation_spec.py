@@ -8,11 +8,17 @@ option of ``krein compare``, the ``approximation`` argument of the loaders of
 of an ``n x n`` kernel (its ``r`` nonzero eigenvalues, the other ``n - r``
 counted as zero).
 
-Only feature vectors (shipped vector or synthetic sets, a feature file) with a
-row-wise kernel of :data:`krein.kernels.KERNELS` can be approximated: a
-dissimilarity or kernel matrix already is ``n x n``, and the pick-out kernels
-are label-dependent ``n x n`` combinations (:class:`InvalidArgument` naming
-``approximation``).
+Feature vectors (shipped vector or synthetic sets, a feature file) with a
+row-wise kernel of :data:`krein.kernels.KERNELS` are approximated by
+``"nystroem:M"``: the front end draws the landmarks and computes their kernel
+columns.  A matrix file of landmark columns (``n x m`` kernel values or
+dissimilarities of every object to ``m`` landmark objects, with the landmarks'
+row indices; :func:`krein.kernel_data.load_landmark_file`) is approximated by
+``"landmarks"``: the columns are given, and the front end is built from the
+data's landmark block (:func:`make_approximation` with ``landmark_block``).  A
+square dissimilarity or kernel matrix already is ``n x n``, and the pick-out
+kernels are label-dependent ``n x n`` combinations (:class:`InvalidArgument`
+naming ``approximation``).
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ from ._validation import InvalidArgument
 from .kernels import KERNELS
 from .spectrum import Spectrum, null_tolerance
 
-__all__ = ["APPROXIMATIONS", "check_approximation", "make_approximation",
+__all__ = ["APPROXIMATIONS", "LANDMARK_COLUMNS", "check_approximation", "make_approximation",
            "approximation_spectrum", "check_approximable"]
 
 #: Low-rank front ends of ``approximation`` (:func:`check_approximation`) and their
@@ -32,6 +38,9 @@ APPROXIMATIONS = {"nystroem": ("uniform", "kmeans++")}
 
 _APPROXIMATION_FORM = ("None or 'nystroem:M' (M >= 1 landmarks; 'nystroem:M:kmeans++' "
                        "spreads them by k-means++ seeding)")
+
+#: The approximation of landmark columns given with the data (``--landmarks``).
+LANDMARK_COLUMNS = "landmarks"
 
 
 def check_approximation(approximation):
@@ -43,13 +52,15 @@ def check_approximation(approximation):
         None (the exact ``n x n`` kernel), ``"nystroem:M"`` (an
         :class:`krein.approximation.IndefiniteNystroem` with ``M`` uniformly
         drawn landmarks) or ``"nystroem:M:LANDMARKS"`` with ``LANDMARKS`` one
-        of ``"uniform"``, ``"kmeans++"``.
+        of ``"uniform"``, ``"kmeans++"``; or ``"landmarks"``
+        (:data:`LANDMARK_COLUMNS`: the data are landmark columns, whose landmark
+        block makes the front end).
 
     Returns
     -------
     str or None
         ``"nystroem:M"`` or ``"nystroem:M:kmeans++"`` (uniform landmarks are
-        the default and left out), or None.
+        the default and left out), ``"landmarks"``, or None.
 
     Raises
     ------
@@ -61,6 +72,8 @@ def check_approximation(approximation):
     if not isinstance(approximation, str):
         raise InvalidArgument("approximation", f"must be {_APPROXIMATION_FORM}; got "
                                                f"{approximation!r}")
+    if approximation.strip().lower() == LANDMARK_COLUMNS:
+        return LANDMARK_COLUMNS
     parts = [t.strip() for t in approximation.strip().split(":")]
     name = parts[0].lower()
     if name not in APPROXIMATIONS or len(parts) not in (2, 3):
@@ -81,27 +94,42 @@ def check_approximation(approximation):
     return f"{name}:{m}" + ("" if landmarks == "uniform" else f":{landmarks}")
 
 
-def make_approximation(approximation, random_state=None, kernel="sigmoid", kernel_params=None):
+def make_approximation(approximation, random_state=None, kernel="sigmoid", kernel_params=None,
+                       landmark_block=None):
     """The front end of an ``approximation`` text, unfitted.
 
     Parameters
     ----------
     approximation : str
-        ``"nystroem:M[:LANDMARKS]"`` (:func:`check_approximation`).
+        ``"nystroem:M[:LANDMARKS]"`` or ``"landmarks"`` (:func:`check_approximation`).
     random_state : int, optional
         Seed of the landmark choice.
     kernel : str
         Kernel name (an estimator with ``approximation`` sets its own).
     kernel_params : dict, optional
         Kernel parameters (likewise).
+    landmark_block : ndarray of shape (m, m), optional
+        With ``"landmarks"``: the kernel among the landmarks, ``W`` (required).
 
     Returns
     -------
     krein.approximation.IndefiniteNystroem
-        With ``n_components = M`` and the landmark method.
+        With ``n_components = M`` and the landmark method; for ``"landmarks"``
+        ``kernel="precomputed"`` and ``landmark_block=W``.
+
+    Raises
+    ------
+    ValueError
+        ``"landmarks"`` without ``landmark_block``.
     """
     from .approximation import IndefiniteNystroem
 
+    if check_approximation(approximation) == LANDMARK_COLUMNS:
+        if landmark_block is None:
+            raise ValueError("approximation 'landmarks' needs the landmark block W "
+                             "(landmark_block)")
+        return IndefiniteNystroem(kernel="precomputed", landmark_block=landmark_block,
+                                  random_state=random_state)
     parts = check_approximation(approximation).split(":")
     return IndefiniteNystroem(kernel=kernel, kernel_params=dict(kernel_params or {}),
                               n_components=int(parts[1]),
@@ -155,6 +183,10 @@ def check_approximable(approximation, kind, kernel, what):
     """
     if approximation is None:
         return
+    if approximation == LANDMARK_COLUMNS:
+        raise InvalidArgument("approximation", f"'landmarks' is the approximation of landmark "
+                                               f"columns (a matrix file with its landmarks' row "
+                                               f"indices: --landmarks); {what} has none")
     if kind in ("dissimilarity", "kernel"):
         matrix = "a dissimilarity" if kind == "dissimilarity" else "a kernel"
         raise InvalidArgument("approximation", f"{what} is {matrix} matrix, already n x n: "

@@ -182,9 +182,12 @@ def _cmd_solvers(args):
 
 
 def _cmd_methods(args):
-    from .registry import list_methods
+    from .registry import large_data_path, list_methods
 
-    _print_lines(names_lines(list_methods()))
+    table = list_methods()
+    if getattr(args, "large_data", False):
+        table = {name: large_data_path(name) for name in table}
+    _print_lines(names_lines(table))
     return 0
 
 

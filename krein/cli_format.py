@@ -41,7 +41,9 @@ def data_lines(data):
     """
     labels, counts = data.classes
     cls = ", ".join(f"{lab}: {c}" for lab, c in zip(labels.tolist(), counts.tolist()))
-    if data.X is not None:
+    if getattr(data, "landmark_block", None) is not None:
+        shape = f"{data.n_samples} objects x {data.landmark_block.shape[0]} landmark columns"
+    elif data.X is not None:
         shape = f"{data.n_samples} x {data.n_features} features"
     elif data.kind == "kernel":
         shape = f"{data.n_samples} x {data.n_samples} kernel matrix"
@@ -68,7 +70,9 @@ def _spectrum_line(spec, note="", approximation=None):
     s = spec.summary()
     what = f"the full kernel ({s['n']} x {s['n']}{note})"
     if approximation is not None:
-        what = (f"the {approximation} approximation of the kernel (rank {s['p'] + s['q']} of "
+        name = ("Nyström approximation from the landmark columns" if approximation == "landmarks"
+                else f"{approximation} approximation")
+        what = (f"the {name} of the kernel (rank {s['p'] + s['q']} of "
                 f"{s['n']} x {s['n']}, no n x n array formed)")
     return (f"spectrum of {what}: signature p/q/z = "
             f"{s['p']}/{s['q']}/{s['z']} (|lambda| <= {s['tol']:.2g} counts as zero), "
@@ -240,6 +244,12 @@ def _protocol_line(result):
 def _approximation_line(result):
     if result.approximation is None:
         return None
+    block = getattr(result.data, "landmark_block", None)
+    if block is not None:
+        return (f"approximation: landmark columns to {block.shape[0]} given landmarks (signed "
+                "Nyström features of the columns; a landmark in a test fold is only a column, "
+                "its label never used; no n x n kernel formed; methods without an approximate "
+                "path skipped)")
     return (f"approximation: {result.approximation} (signed Nyström features, landmarks drawn "
             "per fold; no n x n kernel formed; methods without an approximate path skipped)")
 

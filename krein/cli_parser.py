@@ -40,6 +40,7 @@ FLAGS = {
     "data": "--data",
     "label_column": "--label-column",
     "test_kernel_file": "--test-kernel-file",
+    "landmarks": "--landmarks",
     "test_labels": "--test-labels",
     "test_data_file": "--test-data",
     "grid": "--grid",
@@ -410,12 +411,12 @@ def data_kwargs(args):
         ``symmetrize``, ``data_file`` and ``label_column`` (an index when it
         reads as an integer, else a header name); for ``krein compare`` also
         the predefined test part: ``test_kernel_file``, ``test_labels`` and
-        ``test_data_file`` (given only).
+        ``test_data_file`` and the landmark rows ``landmarks`` (given only).
     """
     out = {"dataset": args.dataset, "kernel_file": args.kernel_file, "labels": args.labels,
            "dissimilarity": args.dissimilarity, "symmetrize": args.symmetrize,
            "data_file": args.data, "label_column": _label_column(args.label_column)}
-    for name in ("test_kernel_file", "test_labels", "test_data_file"):
+    for name in ("test_kernel_file", "test_labels", "test_data_file", "landmarks"):
         if getattr(args, name, None) is not None:
             out[name] = getattr(args, name)
     return out
@@ -430,6 +431,15 @@ def _add_test_args(p):
                         "are tuned by CV on --kernel-file and scored once on these rows")
     p.add_argument("--test-labels", dest="test_labels", default=None, metavar="PATH",
                    help="labels of --test-kernel-file, one per line")
+    p.add_argument("--landmarks", default=None, metavar="PATH",
+                   help="data too large for the n x n matrix: --kernel-file holds the n x m "
+                        "kernel values (with --dissimilarity: distances) of every object to m "
+                        "landmark objects, and PATH their m row indices (one per line, from 0, in "
+                        "the columns' order), so that the m x m landmark block is those rows; "
+                        "every fit gets the signed Nystroem features of the columns, no n x n "
+                        "array is formed (--test-kernel-file: the test objects' n_test x m "
+                        "columns). A landmark in a test fold is only a column: its label is "
+                        "never used")
     p.add_argument("--test-data", dest="test_data_file", default=None, metavar="PATH",
                    help="a predefined test part of --data: a feature file with the same columns "
                         "(scaled with the training rows' statistics)")
@@ -593,6 +603,9 @@ def build_parser(commands):
     p = sub.add_parser("solvers", help="installed CVXPY solvers and the problem classes they take")
     p.set_defaults(func=commands["solvers"])
     p = sub.add_parser("methods", help="list the method registry")
+    p.add_argument("--large-data", action="store_true",
+                   help="for each method, its path on large data (landmark columns, "
+                        "--approximation nystroem:M) or why it has none")
     p.set_defaults(func=commands["methods"])
     p = sub.add_parser("datasets", help="list the data sets")
     p.set_defaults(func=commands["datasets"])

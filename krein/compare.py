@@ -101,6 +101,7 @@ from .experiment.comparison_result import (FOLD_COLUMNS, SUMMARY_COLUMNS, Compar
                                            fold_table, kernel_record, run_info, summarize,
                                            write_outputs)
 from .experiment.store import DirectoryInUse
+from .approximation_spec import LANDMARK_COLUMNS
 from .kernel_data import (check_approximation, check_data_arguments, default_kernel_grid,
                           has_test_part)
 from .registry import (REQUIREMENTS, default_grid, list_methods, method_requirements,
@@ -246,6 +247,14 @@ class Comparison(metaclass=_DeclaredOnce):
     approximation : str, optional
         ``"nystroem:M"`` (or ``"nystroem:M:kmeans++"``): run on data too large
         for the ``n x n`` kernel (module docstring); feature data only.
+    landmarks : str or path-like, optional
+        Landmark columns: ``kernel_file`` holds the ``n x m`` kernel values (with
+        ``dissimilarity`` dissimilarities) of every object to ``m`` landmark
+        objects, and this file their ``m`` row indices, from 0, in the columns'
+        order (:func:`krein.kernel_data.load_landmark_file`); the run is
+        approximated by the landmark columns (``approximation`` becomes
+        ``"landmarks"``; module docstring).  ``test_kernel_file`` then holds the
+        test objects' ``n_test x m`` columns.
 
     Attributes
     ----------
@@ -287,6 +296,7 @@ class Comparison(metaclass=_DeclaredOnce):
     grid: dict | None = None
     inner_folds: int = 3
     approximation: str | None = None
+    landmarks: object = None
     data_entry: dict = field(repr=False, compare=False, metadata=_DERIVED)
     outer_split: str = field(repr=False, compare=False, metadata=_DERIVED)
 
@@ -334,7 +344,9 @@ def _comparison_values(arguments):
     entry = data_set_entry(a["dataset"], a["n_samples"], a["binary"], a["kernel_file"],
                            a["labels"], a["dissimilarity"], a["symmetrize"], a["data_file"],
                            a["label_column"], approximation, a["test_kernel_file"],
-                           a["test_labels"], a["test_data_file"])
+                           a["test_labels"], a["test_data_file"], a["landmarks"])
+    if a["landmarks"] is not None:
+        approximation = LANDMARK_COLUMNS
     methods = check_methods(a["methods"])
     solver = check_solver(a["solver"], approximation)
     outer_folds = check_count("outer_folds", a["outer_folds"], 2, " (number of folds)")
@@ -444,12 +456,18 @@ def _training_scale(data):
     :func:`krein.kernels.kernel_scale_measure` of ``data.K`` (with a predefined
     split, the training part); in an approximated run (no ``n x n`` kernel) the
     mean of ``k(x_i, x_i)`` over at most 1000 evenly spaced training rows,
-    computed from the features; 1 with the reason when that is not positive.
+    computed from the features (landmark columns: the mean ``|k(l, l)|`` of
+    the landmark block); 1 with the reason when that is not positive.
     """
     from .kernels import kernel_scale_measure, pairwise_kernel
 
     if data.K is not None:
         return kernel_scale_measure(data.K)
+    if data.landmark_block is not None:       # landmark columns: the landmarks' own k(l, l)
+        s = float(np.mean(np.abs(np.diag(data.landmark_block))))
+        if not np.isfinite(s) or s <= 0:
+            return 1.0, "1 (k(l, l) = 0 on the landmarks)"
+        return s, f"mean |k(l, l)| over the {data.landmark_block.shape[0]} landmarks"
     rows = np.unique(np.linspace(0, data.n_samples - 1, min(data.n_samples, 1000)).astype(int))
     try:
         diag = [float(pairwise_kernel(data.kernel, data.X[i:i + 1],
@@ -656,7 +674,8 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
             result = ComparisonResult(comparison=spec, summary=summary, folds=folds, data=data,
                                       experiment=experiment, directory=out,
                                       n_reused=report.n_skipped, **plan)
-            if out is not None and data.X is not None and data.X.shape[1] == 2:
+            if out is not None and data.X is not None and data.X.shape[1] == 2 \
+                    and data.landmark_block is None:
                 t_boundaries = time.perf_counter()
                 _boundaries(result, os.path.join(cells_dir, "boundaries"), runner)
                 result.boundary_seconds = time.perf_counter() - t_boundaries

@@ -272,7 +272,7 @@ def check_kernel_grid(data, kernel_over):
 
 def data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, symmetrize,
                    data_file, label_column, approximation=None, test_kernel_file=None,
-                   test_labels=None, test_data_file=None):
+                   test_labels=None, test_data_file=None, landmarks=None):
     """The data-set entry of a comparison's cells: a catalogue name or a user's file.
 
     Parameters
@@ -291,6 +291,9 @@ def data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarit
         The checked approximation (feature vectors only).
     test_kernel_file, test_labels, test_data_file : str or path-like, optional
         The predefined test part of the user's file.
+    landmarks : str or path-like, optional
+        The landmarks' row indices of landmark columns in ``kernel_file``
+        (:func:`krein.kernel_data.load_landmark_file`).
 
     Returns
     -------
@@ -299,7 +302,8 @@ def data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarit
         ``{"dataset": run_name(...), "data_file": {...}}`` for a file
         (:func:`krein.experiment.classification.check_data_file`: ``kind``,
         absolute ``path``, ``labels`` or ``label_column``, ``symmetrize``, and
-        ``test_path``/``test_labels`` of a test part).
+        ``test_path``/``test_labels`` of a test part, ``landmarks`` of landmark
+        columns).
 
     Raises
     ------
@@ -312,11 +316,20 @@ def data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarit
     if kernel_file is not None and data_file is not None:
         raise InvalidArgument("kernel_file", "give a kernel/dissimilarity matrix (kernel_file) or "
                                              "a feature file (data_file), not both")
+    if landmarks is not None:
+        if kernel_file is None:
+            raise InvalidArgument("landmarks", "are the landmark rows of landmark columns in a "
+                                               "matrix file (kernel_file)")
+        if approximation is not None:
+            raise InvalidArgument("approximation", "landmark columns (landmarks) are their own "
+                                                   "approximation: leave out approximation")
     if kernel_file is not None and approximation is not None:
         what = "a dissimilarity" if dissimilarity else "a kernel"
         raise InvalidArgument("approximation", f"the file holds {what} matrix, already n x n: "
                                                "only feature vectors (a vector or synthetic data "
-                                               "set, a feature file) are approximated")
+                                               "set, a feature file) are approximated; for a "
+                                               "matrix too large, give its n x m columns to m "
+                                               "landmark objects with landmarks (--landmarks)")
     if kernel_file is None and data_file is None:
         for name, v in (("labels", labels), ("label_column", label_column)):
             if v is not None:
@@ -337,6 +350,8 @@ def data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarit
         spec = {"kind": "dissimilarity" if dissimilarity else "kernel",
                 "path": os.path.abspath(os.fspath(kernel_file)),
                 "labels": os.path.abspath(os.fspath(labels)), "symmetrize": bool(symmetrize)}
+        if landmarks is not None:
+            spec["landmarks"] = os.path.abspath(os.fspath(landmarks))
     else:
         if labels is not None:
             raise InvalidArgument("labels", "a feature file holds its labels (use label_column)")

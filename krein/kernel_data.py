@@ -109,13 +109,14 @@ from ._memory import MemoryBudgetError, check_dense
 from ._validation import InvalidArgument
 # The catalogue, the user-file checks and the approximation spec: names used here, and names
 # re-exported for the modules that import them from the door (e.g. SIGMOID_A_TIMES_D, cli.py).
-from .approximation_spec import (APPROXIMATIONS, approximation_spectrum, check_approximable,
-                                 check_approximation, make_approximation)
+from .approximation_spec import (APPROXIMATIONS, LANDMARK_COLUMNS, approximation_spectrum,
+                                 check_approximable, check_approximation, make_approximation)
 from .combinations import pick_out, pick_out_rows
 from .datasets import FEATURE_SCALES, available_datasets, dataset_kind, load_dataset
 from .datasets._user_files import (FILE_DIAGONAL_RTOL, FILE_SYMMETRY_RTOL, check_feature_scale,
                                    check_flag, check_name, path_text, prefixed,
-                                   read_feature_file, read_kernel_file, read_test_matrix)
+                                   read_feature_file, read_kernel_file, read_landmark_file,
+                                   read_test_matrix)
 from .kernel_catalogue import (DISSIMILARITY_KERNELS, KERNEL_GRID_FACTORS, PICK_OUT_KERNELS,
                                PICK_OUT_TEST_RULE, SIGMOID_A_TIMES_D, SIGMOID_R, available_kernels,
                                base_kernel_stack, check_kernel, check_kernel_params,
@@ -137,6 +138,7 @@ __all__ = [
     "PICK_OUT_KERNELS",
     "FEATURE_SCALES",
     "load_kernel_file",
+    "load_landmark_file",
     "load_feature_file",
     "has_test_part",
     "PREDEFINED_SPLITS",
@@ -245,6 +247,14 @@ class KernelData:
         part's scaling.
     D_test : ndarray of shape (n_test, n) or None
         Dissimilarities of the test objects (rows) to the training objects.
+    landmarks : ndarray of int of shape (m,) or None
+        Landmark columns (:func:`load_landmark_file`): the rows of the data that
+        are the landmarks; ``X`` then holds the kernel columns ``K(objects,
+        landmarks)`` of shape (n, m) and ``X_test`` the test objects' columns,
+        and ``approximation`` is ``"landmarks"``.  None otherwise.
+    landmark_block : ndarray of shape (m, m) or None
+        ``W = K(landmarks, landmarks)`` of landmark columns (the front end of
+        every fit; a landmark in a test fold is still a column); None otherwise.
     """
 
     dataset: str
@@ -266,6 +276,8 @@ class KernelData:
     K_test: np.ndarray | None = field(default=None, repr=False)
     X_test: np.ndarray | None = field(default=None, repr=False)
     D_test: np.ndarray | None = field(default=None, repr=False)
+    landmarks: np.ndarray | None = field(default=None, repr=False)
+    landmark_block: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.y_test is None:
@@ -342,7 +354,8 @@ class KernelData:
         if self._spectrum is None:
             if self.K is None and self.approximation is not None:
                 ny = make_approximation(self.approximation, self.approximation_seed,
-                                        self.kernel, self.kernel_params)
+                                        self.kernel, self.kernel_params,
+                                        landmark_block=self.landmark_block)
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # M > n is reduced to n
                     ny.fit(self.X)
@@ -739,8 +752,11 @@ def _check_kernel_memory(kind, n_rows, n_cols, what, hint, copies=None):
     feature vectors the remedy is the Nyström approximation, which forms none.
     """
     remedy = hint
-    if kind != "dissimilarity":             # feature vectors: the Nyström path forms no n x n
+    if kind in ("vector", "synthetic"):     # feature vectors: the Nyström path forms no n x n
         remedy = f"use --approximation nystroem:M (approximation=\"nystroem:M\"), or {hint}"
+    elif kind in ("kernel", "dissimilarity"):  # a matrix: its columns to m landmarks suffice
+        remedy = (f"give the n x m columns to m landmark objects instead (--kernel-file C "
+                  f"--landmarks IDX, load_landmark_file), or {hint}")
     try:
         check_dense(n_rows, n_cols, what=what, remedy=remedy,
                     **({} if copies is None else {"copies": copies}))
@@ -899,6 +915,174 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
     return KernelData(name or file.stem, kind, kernel, full, y, K, None, D, file.description,
                       source=source, notes=file.notes,
                       y_test=None if test is None else test.y, **parts)
+
+
+def landmark_kernel_columns(kernel, params, D, D_block):
+    """The kernel columns of dissimilarities to landmarks (landmark MDS for the linear kernel).
+
+    ``dissimilarity-linear`` is classical scaling centred on the landmarks: the
+    landmark MDS of de Silva & Tenenbaum (2004, "Sparse multidimensional scaling
+    using landmark points"), ``K(x, l_j) = -1/2 (D(x, l_j)^2 - mean_k D(x, l_k)^2 -
+    mean_i D(l_i, l_j)^2 + mean_ik D(l_i, l_k)^2)``, whose Nyström approximation is
+    their embedding of every object (the landmark block ``-1/2 J D_mm^2 J`` and the
+    out-of-sample rule of classical scaling,
+    :func:`krein.kernels.dissimilarity_kernel` with ``D_train`` the landmark block);
+    with every object a landmark it is the exact ``-1/2 J D^2 J``.  The other
+    dissimilarity kernels are entrywise (``exp(-gamma D^2)``, ``D / unit``).
+
+    Parameters
+    ----------
+    kernel : str
+        One of :data:`DISSIMILARITY_KERNELS`.
+    params : dict
+        Its full parameters.
+    D : ndarray of shape (n, m)
+        Dissimilarities of objects (rows) to the landmarks (columns).
+    D_block : ndarray of shape (m, m)
+        Dissimilarities among the landmarks (zero diagonal, symmetric).
+
+    Returns
+    -------
+    ndarray of shape (n, m)
+        The kernel columns ``K(objects, landmarks)``.
+    """
+    if kernel == "dissimilarity-linear":
+        return dissimilarity_kernel(D, kind="linear", D_train=D_block)
+    if kernel == "dissimilarity-raw":
+        unit = params["unit"]
+        if not unit > 0:
+            raise ValueError(f"unit must be > 0; got {unit!r}")
+        return np.asarray(D, dtype=float) / float(unit)
+    return dissimilarity_kernel(D, kind="gaussian", gamma=params["gamma"])
+
+
+def load_landmark_file(path, landmarks, labels, *, dissimilarity=False, kernel=None,
+                       kernel_params=None, symmetrize=False, name=None, test_path=None,
+                       test_labels=None):
+    """Load a researcher's landmark columns: an ``n x m`` block, its landmarks and labels.
+
+    The large-data form of :func:`load_kernel_file`: instead of the ``n x n``
+    matrix, the kernel values (or dissimilarities) of every object to ``m``
+    landmark objects, ``C = K(objects, landmarks)``, with the landmarks' row
+    indices, so that ``C[landmarks]`` is the ``m x m`` landmark block ``W``
+    (Williams & Seeger 2001; the indefinite Nyström approximation ``C W^+ C'`` of
+    Oglic & Gärtner 2019, :class:`krein.approximation.IndefiniteNystroem`).  No
+    ``n x n`` array is formed: ``KernelData.K`` is None, ``X`` holds the kernel
+    columns and the estimators take them through the front end
+    ``IndefiniteNystroem(kernel="precomputed", landmark_block=W)``
+    (``approximation="landmarks"``).  Every fold keeps every landmark's column: a
+    landmark in a test fold is still only a column, and its label is never used
+    for training.
+
+    With ``dissimilarity=True`` the columns are dissimilarities and the kernel
+    columns follow the kernel: ``dissimilarity-linear`` (the default) is landmark
+    MDS, classical scaling centred on the landmarks
+    (:func:`landmark_kernel_columns`, de Silva & Tenenbaum 2004), the others are
+    entrywise; a default ``gamma`` of ``dissimilarity-gaussian`` is computed from
+    the landmark block.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The matrix file of shape ``(n, m)`` (:func:`krein.datasets.read_matrix`:
+        ``.npy``, ``.npz[:key]``, ``.csv``, whitespace text, ``.mat[:key]``).
+    landmarks : str, os.PathLike or array-like of int of shape (m,)
+        The rows that are the landmarks, in the order of the columns, counted
+        from 0 (a file of one integer per line, or the indices).
+    labels : str, os.PathLike or array-like of shape (n,)
+        One label per row (:func:`krein.datasets.read_labels`, or the labels).
+    dissimilarity : bool, default=False
+        The file holds dissimilarities.
+    kernel : str, optional
+        Without ``dissimilarity``: None or ``"precomputed"``; with it one of
+        :data:`DISSIMILARITY_KERNELS` (default ``"dissimilarity-linear"``).
+    kernel_params : dict, optional
+        Parameters of a dissimilarity kernel.
+    symmetrize : bool, default=False
+        Accept a landmark block that is not symmetric to round-off (its
+        symmetrization recorded in ``notes``).
+    name : str, optional
+        The data's name; default the file's stem.
+    test_path : str or os.PathLike, optional
+        A predefined test part: a matrix of shape ``(n_test, m)``, the test
+        objects' kernel values (or dissimilarities) to the same landmarks.
+    test_labels : str, os.PathLike or array-like of shape (n_test,), optional
+        Their labels (required with ``test_path``).
+
+    Returns
+    -------
+    KernelData
+        ``K`` None, ``X`` the kernel columns (n, m), ``landmarks``,
+        ``landmark_block`` ``W`` (m, m), ``approximation="landmarks"``; with a
+        test part ``X_test`` (n_test, m) and ``y_test``.
+
+    Raises
+    ------
+    InvalidArgument
+        One line starting with the file, naming ``kernel_file``, ``landmarks``,
+        ``labels`` (:func:`krein.datasets._user_files.read_landmark_file`),
+        ``kernel`` / ``kernel_params``, ``test_kernel_file`` / ``test_labels``,
+        or ``memory`` (the columns do not fit in the memory available).
+    """
+    dissimilarity = check_flag(dissimilarity, "dissimilarity")
+    symmetrize = check_flag(symmetrize, "symmetrize")
+    name = check_name(name)
+    shown = path_text(path)
+    kind = "dissimilarity" if dissimilarity else "kernel"
+    if dissimilarity:
+        try:
+            kernel = check_kernel(default_kernel(kind) if kernel is None else kernel, kind)
+            params = check_kernel_params(kernel, kernel_params)
+        except InvalidArgument as exc:
+            raise prefixed(exc, shown) from None
+    else:
+        if kernel is not None and kernel != "precomputed":
+            raise InvalidArgument("kernel", f"{shown}: landmark kernel columns take the kernel "
+                                            f"'precomputed'; got {kernel!r} (dissimilarities "
+                                            "take dissimilarity=True and one of "
+                                            f"{', '.join(DISSIMILARITY_KERNELS)})")
+        if kernel_params is not None and (not isinstance(kernel_params, dict) or kernel_params):
+            raise InvalidArgument("kernel_params", f"{shown}: the kernel 'precomputed' takes no "
+                                                   f"parameters; got {kernel_params!r}")
+        kernel, params = "precomputed", {}
+    if (test_path is None) != (test_labels is None):
+        given, needed = (("test_kernel_file", "test_labels") if test_path is not None
+                         else ("test_labels", "test_kernel_file"))
+        raise InvalidArgument(needed, f"{shown}: {given} needs {needed} (a test part is a "
+                                      "matrix of test rows and their labels)")
+    file = read_landmark_file(path, landmarks, labels, dissimilarity=dissimilarity,
+                              symmetrize=symmetrize)
+    y, idx = file.y, file.landmarks
+    n, m = file.values.shape
+    test = None if test_path is None else read_test_matrix(
+        test_path, test_labels, train_y=y, dissimilarity=dissimilarity, n_landmarks=m)
+    _check_kernel_memory("landmarks", n, m, "the landmark kernel columns",
+                         "use fewer objects or landmarks", copies=3)
+    full = {}
+    C, C_test = file.values, None if test is None else test.values
+    if dissimilarity:
+        D_block = file.values[idx]
+        full = default_kernel_params(kernel, D=D_block)
+        full.update(params)
+        try:
+            C = landmark_kernel_columns(kernel, full, file.values, D_block)
+            if test is not None:
+                C_test = landmark_kernel_columns(kernel, full, test.values, D_block)
+        except (ValueError, TypeError) as exc:
+            raise InvalidArgument("kernel_params", f"{shown}: {exc} (kernel {kernel!r} with "
+                                                   f"{full})") from None
+    W = 0.5 * (C[idx] + C[idx].T)
+    if not np.any(W):
+        raise InvalidArgument("kernel_file", f"{shown}: the kernel of the landmarks is zero; no "
+                                             "features can be formed")
+    how = " (landmark MDS: classical scaling centred on the landmarks)" \
+        if kernel == "dissimilarity-linear" else ""
+    source = file.source if test is None else f"{file.source}; {test.source}"
+    return KernelData(name or file.stem, kind, kernel, full, y, None, C, None,
+                      file.description + how, source=source, notes=file.notes,
+                      approximation=LANDMARK_COLUMNS,
+                      y_test=None if test is None else test.y,
+                      X_test=C_test, landmarks=idx, landmark_block=W)
 
 
 def load_feature_file(path, *, label_column=None, kernel=None, kernel_params=None,

@@ -28,6 +28,7 @@ from .registry_entry import (ENTRY_CONSTRAINTS, REQUIREMENTS, TASKS, MethodEntry
 
 __all__ = ["make_method", "list_methods", "register_method", "temporary_method",
            "default_grid", "method_requirements", "method_entry", "approximation_defaults",
+           "large_data_path",
            "estimator_check_instances", "readme_table", "scale_exponents", "scaled_defaults",
            "MethodEntry", "Without",
            "TASKS", "C_GRID", "RHO_GRID", "MU_GRID", "K_GRID", "REQUIREMENTS",
@@ -444,6 +445,34 @@ def approximation_defaults(name, solver=None):
         notes.append(note or (f"solver {value} (the approximate path's default)"
                               if key == "solver" else f"{key}={value!r}"))
     return params, notes
+
+
+def large_data_path(name):
+    """One sentence on a method's path on large data, or why it has none.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`list_methods`.
+
+    Returns
+    -------
+    str
+        ``"approximate path: ..."`` with what an approximated run changes
+        (:func:`approximation_defaults`), or ``"no approximate path: ..."`` with
+        the entry's reason.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
+    try:
+        _, notes = approximation_defaults(name)
+    except ValueError as exc:
+        return str(exc)
+    return "approximate path (landmark columns or nystroem:M)" + (
+        f": {'; '.join(notes)}" if notes else "")
 
 
 def estimator_check_instances():

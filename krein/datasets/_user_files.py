@@ -33,7 +33,8 @@ from ._file_basics import resolve_path
 from ._files import read_labels, read_matrix
 from ._loaders import scale_features
 
-__all__ = ["UserFile", "TestPart", "read_kernel_file", "read_test_matrix", "read_feature_file", "check_feature_scale",
+__all__ = ["UserFile", "TestPart", "LandmarkFile", "read_kernel_file", "read_landmark_file",
+           "read_test_matrix", "read_feature_file", "check_feature_scale",
            "check_flag", "check_name", "path_text", "prefixed", "FILE_SYMMETRY_RTOL",
            "FILE_DIAGONAL_RTOL"]
 
@@ -357,6 +358,166 @@ def read_kernel_file(path, labels, *, dissimilarity, symmetrize):
 
 
 @dataclass(frozen=True)
+class LandmarkFile:
+    """A researcher's landmark columns, read and checked (:func:`read_landmark_file`).
+
+    Parameters
+    ----------
+    values : ndarray of shape (n, m)
+        Kernel values or dissimilarities of every object (rows) to the ``m``
+        landmark objects (columns); the landmarks' own rows ``values[landmarks]``
+        are the symmetrized landmark block (dissimilarities: with an exact zero
+        diagonal).
+    landmarks : ndarray of int of shape (m,)
+        The rows that are the landmarks, in the order of the columns.
+    y : ndarray of shape (n,)
+        One label per row.
+    source : str
+        One line on where the data came from (absolute paths).
+    stem : str
+        The matrix file's name without its extension.
+    description : str
+        One line on what was read.
+    notes : tuple of str
+        What was done to the values (a symmetrization of the landmark block).
+    """
+
+    values: np.ndarray
+    landmarks: np.ndarray
+    y: np.ndarray
+    source: str
+    stem: str
+    description: str
+    notes: tuple
+
+
+def _landmark_indices(landmarks, n, m):
+    """The landmark row indices from a file or an array, checked (errors name ``landmarks``)."""
+    if isinstance(landmarks, (str, os.PathLike)):
+        shown = os.fspath(landmarks)
+        idx = read_labels(landmarks, argument="landmarks")
+    else:
+        shown = "landmarks array"
+        idx = np.asarray(landmarks)
+    if idx.ndim == 2 and 1 in idx.shape:
+        idx = idx.ravel()
+    if idx.dtype.kind == "f" and idx.size and np.all(np.isfinite(idx)) \
+            and np.all(idx == np.round(idx)):
+        idx = idx.astype(np.int64)
+    if idx.ndim != 1 or idx.dtype.kind not in "iu":
+        raise InvalidArgument("landmarks", f"{shown}: must hold the landmarks' row indices, one "
+                                           f"integer per line; got {idx.size} values of type "
+                                           f"{idx.dtype}")
+    if idx.size != m:
+        raise InvalidArgument("landmarks", f"{shown}: {idx.size} row indices for a matrix of {m} "
+                                           "landmark columns; give one index per column, in the "
+                                           "columns' order")
+    if idx.size and (idx.min() < 0 or idx.max() >= n):
+        bad = idx[(idx < 0) | (idx >= n)]
+        hint = ("; row indices count from 0 (indices from R or MATLAB count from 1: subtract 1)"
+                if idx.max() == n and idx.min() >= 1 else "")
+        raise InvalidArgument("landmarks", f"{shown}: row index {int(bad[0])} is out of range for "
+                                           f"{n} rows (0 to {n - 1}){hint}")
+    uniq, counts = np.unique(idx, return_counts=True)
+    if uniq.size != idx.size:
+        raise InvalidArgument("landmarks", f"{shown}: row index {int(uniq[counts > 1][0])} is "
+                                           "given twice; each landmark is one distinct object")
+    return idx.astype(np.intp)
+
+
+def read_landmark_file(path, landmarks, labels, *, dissimilarity, symmetrize=False):
+    """Read and check landmark columns: an ``n x m`` matrix, its landmarks' rows and labels.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The matrix file (:func:`krein.datasets.read_matrix`) of shape ``(n, m)``:
+        kernel values (or dissimilarities) of every object to the ``m`` landmark
+        objects.
+    landmarks : str, os.PathLike or array-like of int of shape (m,)
+        The rows of the matrix that are the landmarks, in the order of its
+        columns (a file of one integer per line, :func:`krein.datasets.read_labels`,
+        or the indices); they count from 0, so that ``values[landmarks]`` is the
+        ``m x m`` landmark block.
+    labels : str, os.PathLike or array-like of shape (n,)
+        One label per row (:func:`krein.datasets.read_labels`, or the labels).
+    dissimilarity : bool
+        The values are dissimilarities (``>= 0``; the landmark block has a zero
+        diagonal).
+    symmetrize : bool, default=False
+        Use the symmetrized landmark block even when it is asymmetric beyond
+        :data:`FILE_SYMMETRY_RTOL` (recorded in ``notes``).
+
+    Returns
+    -------
+    LandmarkFile
+        The checked columns (the landmark rows replaced by the symmetrized block),
+        the landmark indices, the labels and where they came from.
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``kernel_file`` (any error of :func:`krein.datasets.read_matrix`,
+        fewer than two rows, NaN or inf, negative dissimilarities, a landmark
+        block that is not symmetric to round-off or whose diagonal is not zero),
+        ``landmarks`` (not integers, not one per column, out of range,
+        repeated) or ``labels`` (as :func:`read_kernel_file`), the message
+        starting with the file.
+    """
+    shown = path_text(path)
+    what = "matrix of landmark dissimilarities" if dissimilarity else "matrix of landmark columns"
+    M = read_matrix(path, argument="kernel_file")
+    n, m = M.shape
+    if n < 2:
+        raise InvalidArgument("kernel_file", f"{shown}: a {n} x {m} matrix; a {what} needs a row "
+                                             "per object and at least two objects")
+    bad = ~np.isfinite(M)
+    if bad.any():
+        i, j = np.argwhere(bad)[0]
+        raise InvalidArgument("kernel_file", f"{shown}: {int(bad.sum())} NaN or inf entries (the "
+                                             f"first, {M[i, j]}, at row {i + 1}, column {j + 1}); "
+                                             f"a {what} must be finite")
+    idx = _landmark_indices(landmarks, n, m)
+    y, labels_shown, labels_source = _file_labels(labels)
+    if y.shape[0] != n:
+        raise InvalidArgument("labels", f"{labels_shown}: {y.shape[0]} labels for a {n} x {m} "
+                                        f"{what} ({shown}); give one label per row (object)")
+    _check_file_labels(y, labels_shown, "labels")
+    letter = "D" if dissimilarity else "K"
+    notes = []
+    try:
+        W = _symmetrized(M[idx], shown, f"{letter}[landmarks]", symmetrize, notes)
+    except InvalidArgument as exc:
+        raise InvalidArgument("kernel_file", str(exc).split(": ", 1)[-1].replace(
+            "not symmetric", "the landmark block (the landmarks' rows) is not symmetric",
+            1)) from None
+    if dissimilarity:
+        if (M < 0).any():
+            i, j = np.unravel_index(np.argmin(M), M.shape)
+            raise InvalidArgument("kernel_file", f"{shown}: {int((M < 0).sum())} negative entries "
+                                                 f"(the most negative {M[i, j]:.6g} at row "
+                                                 f"{i + 1}, column {j + 1}); dissimilarities are "
+                                                 ">= 0 (is it a kernel, i.e. similarity, matrix? "
+                                                 "then leave out dissimilarity=True)")
+        try:
+            W = _check_dissimilarities(W, shown)
+        except InvalidArgument as exc:
+            raise InvalidArgument("kernel_file", str(exc).split(": ", 1)[-1].replace(
+                "the diagonal is not zero", "the landmark block's diagonal (each landmark's "
+                                            "column in its own row) is not zero", 1)) from None
+    if not M.flags.writeable:
+        M = M.copy()
+    M[idx] = W
+    source, stem = _file_source(path)
+    idx_source = (f"landmarks {_file_source(landmarks)[0]}"
+                  if isinstance(landmarks, (str, os.PathLike)) else "landmarks given as an array")
+    desc = f"{what} read from a file, {n} objects x {m} landmarks"
+    return LandmarkFile(M, idx, y, f"{'dissimilarity' if dissimilarity else 'kernel'} "
+                                   f"columns file {source}, {idx_source}, {labels_source}",
+                        stem, desc, tuple(notes))
+
+
+@dataclass(frozen=True)
 class TestPart:
     """The checked test part of a researcher's files (:func:`read_test_matrix`).
 
@@ -377,7 +538,7 @@ class TestPart:
     source: str
 
 
-def read_test_matrix(path, labels, *, train_y, dissimilarity):
+def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None):
     """Read and check the test rows of a matrix file: one row per test object.
 
     Parameters
@@ -392,6 +553,9 @@ def read_test_matrix(path, labels, *, train_y, dissimilarity):
         The training labels: the column count and the classes.
     dissimilarity : bool
         The rows are dissimilarities (``>= 0``).
+    n_landmarks : int, optional
+        Landmark columns (:func:`read_landmark_file`): the test rows hold one column
+        per landmark (``n_landmarks`` of them), not one per training object.
 
     Returns
     -------
@@ -412,7 +576,12 @@ def read_test_matrix(path, labels, *, train_y, dissimilarity):
     M = read_matrix(path, argument="test_kernel_file")
     r, c = M.shape
     n = train_y.shape[0]
-    if c != n:
+    if n_landmarks is not None and c != n_landmarks:
+        raise InvalidArgument("test_kernel_file", f"{shown}: a {r} x {c} matrix; the {what} need "
+                                                  f"one row per test object and one column per "
+                                                  f"landmark ({n_landmarks}, in the order of the "
+                                                  "training file's columns)")
+    if n_landmarks is None and c != n:
         raise InvalidArgument("test_kernel_file", f"{shown}: a {r} x {c} matrix; the {what} need "
                                                   f"one row per test object and one column per "
                                                   f"training object ({n}, in the training "

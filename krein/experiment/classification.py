@@ -85,11 +85,12 @@ _FILE_KINDS = {"kernel": "kernel", "dissimilarity": "dissimilarity", "features":
 #: their defaults: ``kind`` "kernel" (a precomputed kernel matrix), "dissimilarity" (a
 #: dissimilarity matrix) or "features" (feature vectors with their labels).
 DATA_FILE_DEFAULTS = {"kind": "kernel", "path": None, "labels": None, "label_column": None,
-                      "symmetrize": False, "test_path": None, "test_labels": None}
+                      "symmetrize": False, "test_path": None, "test_labels": None,
+                      "landmarks": None}
 
 #: Keys of a ``data_file`` entry left out of it when None (the cells of files without a test
 #: part, their keys and seeds, stay what they were before these keys existed).
-_OPTIONAL_FILE_KEYS = ("test_path", "test_labels")
+_OPTIONAL_FILE_KEYS = ("test_path", "test_labels", "landmarks")
 
 
 def _as_grid(grid, name):
@@ -139,6 +140,12 @@ def _load_kernel_data(dataset, kernel, params_json, n_samples, binary_json, rand
         return load_feature_file(spec["path"], label_column=spec["label_column"], kernel=kernel,
                                  kernel_params=params, name=dataset, approximation=approximation,
                                  test_path=spec["test_path"])
+    if spec["landmarks"] is not None:
+        return kernel_data.load_landmark_file(
+            spec["path"], spec["landmarks"], spec["labels"],
+            dissimilarity=spec["kind"] == "dissimilarity", kernel=kernel, kernel_params=params,
+            symmetrize=bool(spec["symmetrize"]), name=dataset, test_path=spec["test_path"],
+            test_labels=spec["test_labels"])
     if approximation is not None:
         check_approximable(approximation, spec["kind"], kernel, f"the file {spec['path']}")
     return load_kernel_file(spec["path"], spec["labels"],
@@ -158,7 +165,9 @@ def check_data_file(spec):
         labels file of a matrix), ``label_column`` (of a feature file),
         ``symmetrize``; a predefined test part: ``test_path`` (test rows of a
         matrix, shape (n_test, n_train), or a test feature file) and
-        ``test_labels`` (the labels file of test rows of a matrix).
+        ``test_labels`` (the labels file of test rows of a matrix); landmark
+        columns: ``landmarks`` (the file of the landmarks' row indices; ``path``
+        then holds the ``n x m`` columns, :func:`krein.kernel_data.load_landmark_file`).
 
     Returns
     -------
@@ -171,7 +180,8 @@ def check_data_file(spec):
     ValueError
         Unknown keys or kind, a missing ``path``, a matrix without
         ``labels``, test rows of a matrix without ``test_labels`` (or the
-        reverse), ``test_labels`` for a feature file.
+        reverse), ``test_labels`` for a feature file, ``landmarks`` for a
+        feature file.
     """
     if spec is None:
         return None
@@ -191,6 +201,9 @@ def check_data_file(spec):
     if spec["kind"] == "features" and spec["test_labels"] is not None:
         raise ValueError("data_file: 'test_labels' is for the test rows of a matrix; a test "
                          "feature file holds its labels")
+    if spec["kind"] == "features" and spec["landmarks"] is not None:
+        raise ValueError("data_file: 'landmarks' are the landmark rows of a matrix of landmark "
+                         "columns, not of a feature file")
     if spec["kind"] != "features" and (spec["test_path"] is None) != (spec["test_labels"] is None):
         raise ValueError("data_file: the test rows of a matrix need both 'test_path' and "
                          "'test_labels'")
@@ -322,7 +335,8 @@ def cell_kernel_data(params):
     binary_json = json.dumps(p["binary"])
     spec = check_data_file(p["data_file"])
     file_json = json.dumps(spec, sort_keys=True)
-    stamp = file_stamp(*[(spec or {}).get(k) for k in ("path", "labels", "test_path", "test_labels")])
+    stamp = file_stamp(*[(spec or {}).get(k) for k in ("path", "labels", "test_path", "test_labels",
+                                                       "landmarks")])
     approximation = _check_approximation(p["approximation"])
     return [_kernel_data(p["dataset"], p["kernel"],
                          json.dumps({**p["kernel_params"], **kc}, sort_keys=True),
@@ -671,7 +685,12 @@ class _OuterFold:
         if self.approximation is None:
             return build_estimator(self.method, method_params, self.solver,
                                    self.seeds["estimator"])
-        front = make_approximation(self.approximation, self.seeds["approximation"])
+        front = make_approximation(self.approximation, self.seeds["approximation"],
+                                   landmark_block=data.landmark_block)
+        if data.landmark_block is not None:     # X holds the kernel columns themselves
+            return build_estimator(self.method, method_params, self.solver,
+                                   self.seeds["estimator"], approximation=front,
+                                   kernel="precomputed", kernel_params={})
         return build_estimator(self.method, method_params, self.solver, self.seeds["estimator"],
                                approximation=front, kernel=data.kernel,
                                kernel_params=data.kernel_params)

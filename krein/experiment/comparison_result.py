@@ -440,11 +440,21 @@ def run_info(result, command=None):
     approximation = None
     if result.approximation is not None:
         spectrum.update(approximation=result.approximation, rank=int(s["p"] + s["q"]))
-        front = make_approximation(result.approximation)
-        approximation = {"name": result.approximation, "method": "nystroem",
-                         "n_components": front.n_components, "landmarks": front.landmarks,
-                         "seed": "outer split seed (run seed + repeat), per fold",
-                         "notes": dict(result.notes)}
+        if data.landmark_block is not None:   # landmark columns given with the data
+            approximation = {"name": result.approximation, "method": "landmark columns",
+                             "n_components": int(data.landmark_block.shape[0]),
+                             "landmarks": "given: rows " + ", ".join(
+                                 str(int(i)) for i in data.landmarks[:10])
+                             + (", ..." if data.landmarks.size > 10 else ""),
+                             "landmarks_in_test_folds": "columns only: a landmark's label is "
+                                                        "never used for training",
+                             "notes": dict(result.notes)}
+        else:
+            front = make_approximation(result.approximation)
+            approximation = {"name": result.approximation, "method": "nystroem",
+                             "n_components": front.n_components, "landmarks": front.landmarks,
+                             "seed": "outer split seed (run seed + repeat), per fold",
+                             "notes": dict(result.notes)}
     return json.loads(json.dumps({
         "krein_version": __version__,
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),

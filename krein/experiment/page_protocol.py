@@ -79,7 +79,14 @@ def protocol_section(c):
                       else missing()))
     facts.append(fact("Solver", escape(p["solver"]) if p.get("solver")
                       else "each method's default"))
-    if p.get("approximation"):
+    if p.get("approximation") == "landmarks":
+        facts.append(fact("Approximation",
+                          "landmark columns given with the data: every method fitted on the "
+                          "signed Nyström features of the kernel columns to the landmarks (no "
+                          "n x n kernel formed); every fold keeps every landmark's column, and a "
+                          "landmark in a test fold is only a column: its label is never used for "
+                          "training; methods without an approximate path skipped"))
+    elif p.get("approximation"):
         facts.append(fact("Approximation",
                           f"{escape(p['approximation'])}: every method fitted on signed Nyström "
                           "features of the kernel (no n x n kernel formed); methods without an "
