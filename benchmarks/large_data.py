@@ -306,6 +306,8 @@ def _dist_version(name):
 
 
 # ---------------------------------------------------------------------------- runs
+#: How krein compare says that the only method asked for cannot run (its reason follows).
+SKIPPED = "no method can run on these data: "
 _CLI = "import sys; from krein.cli import main; sys.exit(main(sys.argv[1:]))"
 
 
@@ -405,7 +407,11 @@ def _failure(rc, log):
     """``rc N: <the log's last line>`` for a run that wrote no row of a method."""
     with open(log, encoding="utf-8", errors="replace") as f:
         lines = [line.strip() for line in f if line.strip()]
-    return f"rc {rc}: {lines[-1] if len(lines) > 1 else 'no output'}"
+    last = lines[-1] if len(lines) > 1 else "no output"
+    cut = last.find(SKIPPED)
+    if rc == 2 and cut >= 0:
+        return "skipped: " + last[cut + len(SKIPPED):]
+    return f"rc {rc}: {last}"
 
 
 def _kernel_args(gamma):
