@@ -1,13 +1,13 @@
 """The large-data main job: 10^5 words under a non-metric edit distance, m = 1000 landmarks.
 
-The data (built here, not shipped; ``pip install krein[benchmarks]`` brings the two
+The data (built here, not shipped; ``pip install -e .[benchmarks]`` brings the two
 packages): the word lists of ``wordfreq`` (Speer, wordfreq 3.1, code Apache-2.0, word
 lists CC BY-SA 4.0), labelled by language, and the NORMALIZED Levenshtein distance
 ``d(a, b) = lev(a, b) / max(|a|, |b|)`` of ``rapidfuzz``
 (``rapidfuzz.distance.Levenshtein.normalized_distance``, ``rapidfuzz.process.cdist``,
 multithreaded C++).  The normalization breaks the triangle inequality
-(``d("inyecciones", "intéressant") = 0.818 > d(., "intéressants") + d("intéressants", .)
-= 0.667 + 0.083``), and the Gaussian kernel ``exp(-gamma d^2)`` of these distances
+(``d(compras, prenait) = 1.0 > d(compras, comprenais) + d(comprenais, prenait) =
+0.3 + 0.4``), and the Gaussian kernel ``exp(-gamma d^2)`` of these distances
 is strongly indefinite; ``prepare`` counts both on a sample (``stats`` in
 ``prepare.json``).
 
@@ -51,22 +51,28 @@ Runs (``krein compare``, each in a fresh process; peak resident memory from
 
 * ``run --large``: the main job, ``krein compare --kernel-file large/columns.npy
   --landmarks large/landmarks.txt --labels large/labels.txt --dissimilarity`` with
-  every registered method (run or skipped with its reason), the wall time and the
-  seconds, status and accuracy per method from ``cells/results.csv``;
-  ``--per-method`` runs each method in its own process for its own peak memory;
+  ``krein compare``'s default methods (each run, or skipped with its reason), the wall
+  time and the seconds, status and accuracy per method from ``cells/results.csv`` and
+  ``summary.csv``; ``--per-method`` runs each registered classifier (or ``--methods``)
+  in its own process for its own peak memory;
 * ``run --small``: the exact-versus-approximate check on the same 4000 objects and the
   same folds (``--seed``): ``krein compare --kernel-file small/full.npy`` against
   ``--kernel-file small/columns.npy --landmarks small/landmarks.txt``, per method in
   its own process (exact and landmark run): exact accuracy, approximate accuracy,
   difference in points, seconds and peak memory of each.
 
-Extra ``krein compare`` options go after ``--``, e.g. ``-- --no-tune --cv 3``.
+Extra ``krein compare`` options go after ``--``, e.g. ``-- --no-tune --cv 3``.  Every
+successful run leaves a record (``logs/*.json`` beside its log); ``--reuse`` reads it
+back instead of running again when the options are the same, and ``--side exact`` (or
+``approx``) runs one half of ``--small``.
 
 Usage::
 
     python benchmarks/large_data.py prepare [--out DIR] [--n 100000] [--m 1000]
     python benchmarks/large_data.py run --small [--methods esvm,flip] [-- --no-tune]
     python benchmarks/large_data.py run --large [--per-method] [--csv FILE]
+    python benchmarks/large_data.py run --small --methods esvm,flip,clip-mds,clip,shift,\
+        square,krein-ls,ksvm -- --no-tune --cv 3          # the README's table
 """
 
 from __future__ import annotations
