@@ -81,7 +81,9 @@ import argparse
 import csv
 import json
 import os
+import signal
 import subprocess
+import threading
 import sys
 import tempfile
 import time
@@ -343,6 +345,20 @@ def compare_cached(args, log, reuse):
     return r
 
 
+#: Wall-clock limit of one ``krein compare`` process (``run --time-limit``; 0: none).
+TIME_LIMIT = [0.0]
+
+
+def _kill_group(pid, log):
+    """Stop a run that exceeded :data:`TIME_LIMIT`, with a last line saying so."""
+    log.write(f"\nover the time limit of {TIME_LIMIT[0]:g} s: stopped\n")
+    log.flush()
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
 def compare_once(args, workdir, log):
     """One ``krein compare`` in a fresh process: its wall seconds, peak RSS and cells.
 
@@ -369,8 +385,15 @@ def compare_once(args, workdir, log):
         f.write(" ".join(cmd) + "\n")
         f.flush()
         t = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT, env=env)
+        proc = subprocess.Popen(cmd, stdout=f, stderr=subprocess.STDOUT, cwd=ROOT, env=env,
+                                start_new_session=True)
+        timer = None
+        if TIME_LIMIT[0]:          # the whole process group: krein and its workers
+            timer = threading.Timer(TIME_LIMIT[0], _kill_group, (proc.pid, f))
+            timer.start()
         _, status, usage = os.wait4(proc.pid, 0)
+        if timer is not None:
+            timer.cancel()
         seconds = time.perf_counter() - t
         proc.returncode = os.waitstatus_to_exitcode(status)
     res = {"rc": proc.returncode, "seconds": seconds, "peak_mb": usage.ru_maxrss / 1024,
@@ -532,11 +555,15 @@ def main(argv=None):
     r.add_argument("--methods", default=None, help="comma-separated (default: every method)")
     r.add_argument("--seed", type=int, default=0)
     r.add_argument("--csv", default=None, metavar="FILE", help="write the rows here")
+    r.add_argument("--time-limit", type=float, default=0.0, metavar="SECONDS",
+                   help="stop a krein compare process after SECONDS of wall time (its "
+                        "methods are reported over the limit; default: no limit)")
     r.add_argument("--reuse", action="store_true",
                    help="read a run's earlier record (logs/*.json) when its options match")
     r.add_argument("--side", choices=("both", "exact", "approx"), default="both",
                    help="--small: run only the exact or only the landmark half")
     args = p.parse_args(argv)
+    TIME_LIMIT[0] = float(getattr(args, "time_limit", 0.0) or 0.0)
 
     if args.step == "prepare":
         t = time.perf_counter()

@@ -275,6 +275,41 @@ def _armijo(K_beta_hat, K_d, beta_hat, b_hat, d_beta, d_b, y, Cv, scale, F_hat):
     return 0.0, F_hat
 
 
+def _outer_step(it, beta_h, b_h, beta, F_h, scale, tol, u, sub_it, verbose, size, n_variables):
+    """The DCA outer step's test: ``(step, stop)`` with ``stop`` ``"step"`` (the scaled step
+    is within ``tol``), ``"negative_objective"`` (IKSVMDC.m keeps the last point with
+    ``F >= 0``) or ``"max_iter"`` (go on: the loop ends by its iteration limit unless a later
+    step stops it); ``SolverError`` for a non-finite iterate."""
+    if not (np.all(np.isfinite(beta_h)) and np.isfinite(b_h)):
+        raise SolverError(f"IKSVM-DC: non-finite iterate at iteration {it} ({size})",
+                          solver="dca", status="diverged", size={"n_variables": n_variables})
+    step = scale ** 2 * float(np.sum((beta_h - beta) ** 2))
+    if verbose:
+        print(f"dca {it:4d}  F={F_h:.10g}  step={step:.3g}  u={u:g}  sub={sub_it}")
+    if step <= tol:
+        return step, "step"
+    if F_h < 0:
+        return step, "negative_objective"
+    return step, "max_iter"
+
+
+def _outer_row(it, F, step, u, sub_it, sub_res, t0):
+    """One row of the DCA trace."""
+    return {"iter": it, "objective": F, "step": step, "armijo": u,
+            "subproblem_iter": sub_it, "subproblem_residual": sub_res,
+            "time": time.perf_counter() - t0}
+
+
+def _final_status(stop, max_iter, rows, tol):
+    """``"max_iter"`` (with a ``ConvergenceWarning``) or ``"converged"``."""
+    if stop != "max_iter":
+        return "converged"
+    warnings.warn(f"IKSVM-DC reached max_iter={max_iter} before the step test "
+                  f"(last scaled step {rows[-1]['step']:.3g} > tol={tol:g})",
+                  ConvergenceWarning, stacklevel=3)
+    return "max_iter"
+
+
 def dca(K, y, C=1.0, *, tol=1e-6, max_iter=300, random_state=None, solver="dca",
         line_search=True, solver_options=None, verbose=False):
     """IKSVM-DC: DCA with the Armijo step (xu; module docstring) on one binary problem.
@@ -369,29 +404,16 @@ def dca(K, y, C=1.0, *, tol=1e-6, max_iter=300, random_state=None, solver="dca",
             u, F_h = _armijo(Kbeta_h, Kbeta_h - Kbeta, beta_h, b_h, d_beta, d_b, y, Cv,
                              scale, F_h)
             beta_h, b_h, Kbeta_h = beta_h + u * d_beta, b_h + u * d_b, Kbeta_h + u * (Kbeta_h - Kbeta)
-        if not (np.all(np.isfinite(beta_h)) and np.isfinite(b_h)):
-            raise SolverError(f"IKSVM-DC: non-finite iterate at iteration {it} (n={n})",
-                              solver="dca", status="diverged", size={"n_variables": n + 1})
-        step = scale ** 2 * float(np.sum((beta_h - beta) ** 2))
-        if verbose:
-            print(f"dca {it:4d}  F={F_h:.10g}  step={step:.3g}  u={u:g}  sub={sub_it}")
-        if step <= tol:
-            stop = "step"
-        elif F_h < 0:
-            stop = "negative_objective"       # IKSVMDC.m: keep the last point with F >= 0
+        step, stop = _outer_step(it, beta_h, b_h, beta, F_h, scale, tol, u, sub_it, verbose,
+                                 f"n={n}", n + 1)
+        if stop == "negative_objective":      # IKSVMDC.m: keep the last point with F >= 0
             break
         beta, b, Kbeta, F = beta_h, b_h, Kbeta_h, F_h
-        rows.append({"iter": it, "objective": F, "step": step, "armijo": u,
-                     "subproblem_iter": sub_it, "subproblem_residual": sub_res,
-                     "time": time.perf_counter() - t0})
+        rows.append(_outer_row(it, F, step, u, sub_it, sub_res, t0))
         if stop == "step":
             break
     wall = time.perf_counter() - t0
-    status = "max_iter" if stop == "max_iter" else "converged"
-    if status == "max_iter":
-        warnings.warn(f"IKSVM-DC reached max_iter={max_iter} before the step test "
-                      f"(last scaled step {rows[-1]['step']:.3g} > tol={tol:g})",
-                      ConvergenceWarning, stacklevel=2)
+    status = _final_status(stop, max_iter, rows, tol)
     stat = dc_stationarity(K, y, Cv, beta, b)
     name = "dca" if solver == "dca" else f"dca+{solver}"
     return Solution(solver=name, status=status, objective=F, primal={"beta": beta, "b": b},
@@ -746,29 +768,16 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
                         break
                     step_u *= ARMIJO["eta"]
             beta_h, b_h, Cbeta_h = beta_h + u * d_beta, b_h + u * d_b, Cbeta_h + u * C_d
-        if not (np.all(np.isfinite(beta_h)) and np.isfinite(b_h)):
-            raise SolverError(f"IKSVM-DC: non-finite iterate at iteration {it} (n={n}, m={m})",
-                              solver="dca", status="diverged", size={"n_variables": m + 1})
-        step = scale ** 2 * float(np.sum((beta_h - beta) ** 2))
-        if verbose:
-            print(f"dca {it:4d}  F={F_h:.10g}  step={step:.3g}  u={u:g}  sub={sub_it}")
-        if step <= tol:
-            stop = "step"
-        elif F_h < 0:
-            stop = "negative_objective"       # IKSVMDC.m: keep the last point with F >= 0
+        step, stop = _outer_step(it, beta_h, b_h, beta, F_h, scale, tol, u, sub_it, verbose,
+                                 f"n={n}, m={m}", m + 1)
+        if stop == "negative_objective":      # IKSVMDC.m: keep the last point with F >= 0
             break
         beta, b, Cbeta, F = beta_h, b_h, Cbeta_h, F_h
-        rows.append({"iter": it, "objective": F, "step": step, "armijo": u,
-                     "subproblem_iter": sub_it, "subproblem_residual": sub_res,
-                     "time": time.perf_counter() - t0})
+        rows.append(_outer_row(it, F, step, u, sub_it, sub_res, t0))
         if stop == "step":
             break
     wall = time.perf_counter() - t0
-    status = "max_iter" if stop == "max_iter" else "converged"
-    if status == "max_iter":
-        warnings.warn(f"IKSVM-DC reached max_iter={max_iter} before the step test "
-                      f"(last scaled step {rows[-1]['step']:.3g} > tol={tol:g})",
-                      ConvergenceWarning, stacklevel=2)
+    status = _final_status(stop, max_iter, rows, tol)
     stat = landmark_dc_stationarity(C, W, y, Cv, beta, b)
     return Solution(solver="dca", status=status, objective=F, primal={"beta": beta, "b": b},
                     dual={}, setup_time=setup, solve_time=wall - setup, iterations=it,
