@@ -148,6 +148,9 @@ NOT_RUN = {
     "nystroem:1000 --methods esvm,flip,clip,svm --cv 3 --no-tune":
         "minutes on 10^5 points; checked: argparse (tests/test_compare_approximation.py runs "
         "the approximated comparison at n = 600 and 20 000)",
+    "krein compare --kernel-file C.npy --landmarks idx.txt --labels y.txt --dissimilarity":
+        "the user's own landmark columns; checked: argparse (tests/test_landmark_columns.py "
+        "runs compare on landmark columns, with and without a test part)",
 }
 
 HEART = ("krein compare --dataset heart --kernel sigmoid --kernel-params a=0.02,r=-1 "
