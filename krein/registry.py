@@ -767,7 +767,9 @@ def _register_ksvm_ch_modsvm_rvm():
                     compare=True, probability=True, certificate="fw_gap",
                     grid={"mu": list(MU_GRID)}, checks=({"n_starts": 2},),
                     # projected gradient in the embedding of the Nystroem features (K v in n r)
-                    approximate={},
+                    approximate={"n_starts": (3, "3 random starts of the projected gradient "
+                                                 "(10 on the exact kernel): each iteration costs "
+                                                 "O(n r) on the features")},
                     readme=("`ConvexHullClassifier()`", "closest points of the reduced class hulls "
                             "in pseudo-Euclidean space (CH-DU); CVXPY when the kernel makes it "
                             "convex, else libsvm's ν-SVM or multi-start projected gradient, each "
