@@ -317,8 +317,9 @@ def test_esvr_liblinear_needs_an_approximation(reg):
 
 # ---------------------------------------------------------------------------- declarations
 def test_registry_declarations():
-    for name in ("ch", "flip-ridge", "esvr", "krein-ls-regressor"):
+    for name in ("flip-ridge", "esvr", "krein-ls-regressor"):
         assert approximation_defaults(name) == ({}, []), name
+    assert approximation_defaults("ch")[0] == {"n_starts": 3}
     assert approximation_defaults("ksvm")[0] == {"solver": "CLARABEL"}
 
 
