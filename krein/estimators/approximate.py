@@ -104,6 +104,7 @@ import warnings
 
 import numpy as np
 from sklearn.base import clone
+from sklearn.utils._param_validation import HasMethods
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -114,8 +115,13 @@ from ..representation import SignedFeatures, signed_refactor
 # the linear C-SVM on features lives with the solvers; re-exported for its importers
 from ..solvers.linear import linear_svm, linear_svm_certificate
 
-__all__ = ["ApproximationMixin", "FrontEndMixin", "fit_front_end", "linear_svm", "linear_svm_certificate", "signed_refactor",
+__all__ = ["ApproximationMixin", "APPROXIMATION_CONSTRAINT", "FrontEndMixin", "fit_front_end", "linear_svm", "linear_svm_certificate", "signed_refactor",
            "spectral_features", "APPROXIMATE_SOLVERS"]
+
+#: The constraint of an estimator's ``approximation`` parameter (scikit-learn's
+#: ``_parameter_constraints``): a low-rank front end with ``fit_transform`` and ``transform``,
+#: or None for the exact path.
+APPROXIMATION_CONSTRAINT = [HasMethods(["fit_transform", "transform"]), None]
 
 #: Own solver names of the approximate path (besides the installed CVXPY solvers).
 APPROXIMATE_SOLVERS = ("libsvm", "liblinear")

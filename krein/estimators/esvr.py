@@ -45,7 +45,8 @@ from ..solvers.linear_svr import linear_svr
 from ..spectrum import Spectrum
 from .approximate import FrontEndMixin
 from .base import KERNEL_CONSTRAINTS, KernelMixin, least_eigenvalue
-from .svm import _APPROXIMATION, DECOMPOSITIONS
+from .approximate import APPROXIMATION_CONSTRAINT as _APPROXIMATION
+from .svm import DECOMPOSITIONS
 
 __all__ = ["ESVR", "krein_flip"]
 

@@ -45,7 +45,7 @@ from sklearn.utils.validation import validate_data
 from ..spectrum import Spectrum
 from .approximate import FrontEndMixin
 from .base import BinaryModel, KernelClassifierBase
-from .svm import _APPROXIMATION
+from .approximate import APPROXIMATION_CONSTRAINT as _APPROXIMATION
 
 __all__ = ["FlippedKernelRidgeClassifier"]
 

@@ -44,7 +44,7 @@ from ..solvers import SolverName, resolve_solver
 from ..solvers.hull import hull_convex, hull_multistart, hull_nu_svm, optimum_row
 from .approximate import ApproximationMixin
 from .base import BinaryModel, KernelClassifierBase
-from .svm import _APPROXIMATION
+from .approximate import APPROXIMATION_CONSTRAINT as _APPROXIMATION
 
 __all__ = ["ConvexHullClassifier", "hull_multistart", "hull_nu_svm", "HULL_SOLVERS"]
 

@@ -67,7 +67,7 @@ from ..solvers.indefinite import (LOW_RANK_SOLVERS, OUT_OF_SAMPLE_MAPS, ProxyKer
                                   perturb_svm_cvxpy)
 from .approximate import ApproximationMixin, FrontEndMixin
 from .base import KERNEL_CONSTRAINTS, N_JOBS, BinaryModel, KernelClassifierBase, KernelMixin
-from .svm import _APPROXIMATION
+from .approximate import APPROXIMATION_CONSTRAINT as _APPROXIMATION
 
 __all__ = ["IndefiniteSVC", "IndefiniteSVR", "IndefiniteOneClassSVM", "PerturbSVC",
            "OUT_OF_SAMPLE_MAPS"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from .._validation import LIBSVM_MAX_ITER, NONNEGATIVE, POSITIVE
@@ -20,7 +20,8 @@ from ..solvers import SolverName, resolve_solver, solve
 from ..solvers.ldl import LDLFlip
 from ..spectrum import (OUT_OF_SAMPLE, TRANSFORMS, Spectrum, check_correction,
                         correct_eigenvalues, row_multipliers, spectral_factor, transductive_rows)
-from .approximate import ApproximationMixin, linear_svm, spectral_features
+from .approximate import (APPROXIMATION_CONSTRAINT, ApproximationMixin, linear_svm,
+                          spectral_features)
 from .corrected import landmark_feature_map
 from .base import N_JOBS, BinaryModel, KernelClassifierBase, least_eigenvalue, libsvm_solve
 
@@ -36,7 +37,7 @@ __all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
 _LIBSVM_OR_CVXPY = [SolverName(("auto", "libsvm", "liblinear"))]
 
 #: Constraint of ``approximation`` (a low-rank front end such as IndefiniteNystroem).
-_APPROXIMATION = [HasMethods(["fit_transform", "transform"]), None]
+_APPROXIMATION = APPROXIMATION_CONSTRAINT
 
 #: ``decomposition`` of the Krein-space flip: ESVM's ``eigh`` or TrIK's ``ldl``.
 DECOMPOSITIONS = declared("decomposition", "eigh", "ldl")
