@@ -141,7 +141,9 @@ def _data_section(c):
     facts.append(fact("Kind", escape(d["kind"]) if d.get("kind") else missing()))
     n, p = d.get("n_samples"), d.get("n_features")
     if n is not None:
-        size = f"{escape(number(n))} objects" + (f" × {escape(number(p))} features"
+        columns = ("landmark columns" if (c.run.get("protocol") or {}).get("approximation")
+                   == "landmarks" else "features")
+        size = f"{escape(number(n))} objects" + (f" × {escape(number(p))} {columns}"
                                                  if p is not None else "")
     else:
         size = missing()
