@@ -788,6 +788,36 @@ def _test_rows(kind, kernel, full, X, X_test, D_test):
         raise InvalidArgument("kernel_params", f"{exc} (kernel {kernel!r} with {full})") from None
 
 
+def _matrix_kernel(dissimilarity, kernel, kernel_params, shown, takes):
+    """``(kind, kernel, params)`` of a matrix file: a dissimilarity kernel with its checked
+    parameters, or ``"precomputed"`` without any (errors prefixed with the file)."""
+    if dissimilarity:
+        kind = "dissimilarity"
+        try:
+            kernel = check_kernel(default_kernel(kind) if kernel is None else kernel, kind)
+            return kind, kernel, check_kernel_params(kernel, kernel_params)
+        except InvalidArgument as exc:
+            raise prefixed(exc, shown) from None
+    if kernel is not None and kernel != "precomputed":
+        raise InvalidArgument("kernel", f"{shown}: {takes} the kernel 'precomputed'; got "
+                                        f"{kernel!r} (a matrix of dissimilarities takes "
+                                        "dissimilarity=True and one of "
+                                        f"{', '.join(DISSIMILARITY_KERNELS)})")
+    if kernel_params is not None and (not isinstance(kernel_params, dict) or kernel_params):
+        raise InvalidArgument("kernel_params", f"{shown}: the kernel 'precomputed' takes no "
+                                               f"parameters; got {kernel_params!r}")
+    return "kernel", "precomputed", {}
+
+
+def _check_test_pair(test_path, test_labels, shown):
+    """A test part is its matrix and its labels: both or neither."""
+    if (test_path is None) != (test_labels is None):
+        given, needed = (("test_kernel_file", "test_labels") if test_path is not None
+                         else ("test_labels", "test_kernel_file"))
+        raise InvalidArgument(needed, f"{shown}: {given} needs {needed} (a test part is a "
+                                      "matrix of test rows and their labels)")
+
+
 def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_params=None,
                      symmetrize=False, name=None, test_path=None, test_labels=None):
     """Load a researcher's kernel or dissimilarity matrix file with its labels.
@@ -868,29 +898,9 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
     symmetrize = check_flag(symmetrize, "symmetrize")
     name = check_name(name)
     shown = path_text(path)
-    if dissimilarity:
-        kind = "dissimilarity"
-        try:
-            kernel = check_kernel(default_kernel(kind) if kernel is None else kernel, kind)
-            params = check_kernel_params(kernel, kernel_params)
-        except InvalidArgument as exc:
-            raise prefixed(exc, shown) from None
-    else:
-        kind = "kernel"
-        if kernel is not None and kernel != "precomputed":
-            raise InvalidArgument("kernel", f"{shown}: a kernel matrix file takes the kernel "
-                                            f"'precomputed'; got {kernel!r} (a matrix of "
-                                            "dissimilarities takes dissimilarity=True and one of "
-                                            f"{', '.join(DISSIMILARITY_KERNELS)})")
-        if kernel_params is not None and (not isinstance(kernel_params, dict) or kernel_params):
-            raise InvalidArgument("kernel_params", f"{shown}: the kernel 'precomputed' takes no "
-                                                   f"parameters; got {kernel_params!r}")
-        kernel, params = "precomputed", {}
-    if (test_path is None) != (test_labels is None):
-        given, needed = (("test_kernel_file", "test_labels") if test_path is not None
-                         else ("test_labels", "test_kernel_file"))
-        raise InvalidArgument(needed, f"{shown}: {given} needs {needed} (a test part is a "
-                                      "matrix of test rows and their labels)")
+    kind, kernel, params = _matrix_kernel(dissimilarity, kernel, kernel_params, shown,
+                                          "a kernel matrix file takes")
+    _check_test_pair(test_path, test_labels, shown)
     file = read_kernel_file(path, labels, dissimilarity=dissimilarity, symmetrize=symmetrize)
     y = file.y
     test = None if test_path is None else read_test_matrix(
@@ -1028,28 +1038,9 @@ def load_landmark_file(path, landmarks, labels, *, dissimilarity=False, kernel=N
     symmetrize = check_flag(symmetrize, "symmetrize")
     name = check_name(name)
     shown = path_text(path)
-    kind = "dissimilarity" if dissimilarity else "kernel"
-    if dissimilarity:
-        try:
-            kernel = check_kernel(default_kernel(kind) if kernel is None else kernel, kind)
-            params = check_kernel_params(kernel, kernel_params)
-        except InvalidArgument as exc:
-            raise prefixed(exc, shown) from None
-    else:
-        if kernel is not None and kernel != "precomputed":
-            raise InvalidArgument("kernel", f"{shown}: landmark kernel columns take the kernel "
-                                            f"'precomputed'; got {kernel!r} (dissimilarities "
-                                            "take dissimilarity=True and one of "
-                                            f"{', '.join(DISSIMILARITY_KERNELS)})")
-        if kernel_params is not None and (not isinstance(kernel_params, dict) or kernel_params):
-            raise InvalidArgument("kernel_params", f"{shown}: the kernel 'precomputed' takes no "
-                                                   f"parameters; got {kernel_params!r}")
-        kernel, params = "precomputed", {}
-    if (test_path is None) != (test_labels is None):
-        given, needed = (("test_kernel_file", "test_labels") if test_path is not None
-                         else ("test_labels", "test_kernel_file"))
-        raise InvalidArgument(needed, f"{shown}: {given} needs {needed} (a test part is a "
-                                      "matrix of test rows and their labels)")
+    kind, kernel, params = _matrix_kernel(dissimilarity, kernel, kernel_params, shown,
+                                          "landmark kernel columns take")
+    _check_test_pair(test_path, test_labels, shown)
     file = read_landmark_file(path, landmarks, labels, dissimilarity=dissimilarity,
                               symmetrize=symmetrize)
     y, idx = file.y, file.landmarks
