@@ -62,7 +62,9 @@ Runs (``krein compare``, each in a fresh process; peak resident memory from
   difference in points, seconds and peak memory of each.
 
 Extra ``krein compare`` options go after ``--``, e.g. ``-- --no-tune --cv 3``.  Every
-successful run leaves a record (``logs/*.json`` beside its log); ``--reuse`` reads it
+run leaves a record (``logs/*.json`` beside its log; a run stopped at ``--time-limit``
+its finished cells, reported as such, and an exact-against-landmark row of a stopped
+run compares the folds both runs finished); ``--reuse`` reads a successful record
 back instead of running again when the options are the same, and ``--side exact`` (or
 ``approx``) runs one half of ``--small``.
 
@@ -327,21 +329,23 @@ def _registered_methods():
 
 
 def compare_cached(args, log, reuse):
-    """:func:`compare_once` in a temporary directory; with ``reuse``, an earlier record of
-    the same options (``log`` with ``.json``, written by every successful run) is read
-    instead of running again."""
+    """:func:`compare_once` in a temporary directory, its record kept beside ``log``.
+
+    Every run leaves its record (``log`` with ``.json``: a stopped run its finished
+    cells and its exit status); with ``reuse``, an earlier successful record of the
+    same options is read instead of running again.
+    """
     record = os.path.splitext(log)[0] + ".json"
     if reuse and os.path.exists(record):
         with open(record, encoding="utf-8") as f:
             old = json.load(f)
-        if old["args"] == args:
+        if old["args"] == args and old["rc"] == 0:
             return old
     with tempfile.TemporaryDirectory() as tmp:
         r = compare_once(args, tmp, log)
     r["args"] = args
-    if r["rc"] == 0:
-        with open(record, "w", encoding="utf-8") as f:
-            json.dump(r, f)
+    with open(record, "w", encoding="utf-8") as f:
+        json.dump(r, f)
     return r
 
 
@@ -411,19 +415,22 @@ def per_method(cells, summary=()):
     """``{method: {"accuracy", "cell_seconds", "status"}}`` from the cells' rows.
 
     A method of ``summary`` (rows of ``summary.csv``) takes its status and note from
-    there: a skipped method has no cells, only its reason.
+    there: a skipped method has no cells, only its reason.  ``folds`` maps each
+    finished cell's ``(repeat, fold)`` to its accuracy (a run stopped at the time
+    limit has only some).
     """
     out = {}
     for row in cells:
-        m = out.setdefault(row["method"], {"acc": [], "sec": 0.0, "status": set()})
+        m = out.setdefault(row["method"], {"acc": {}, "sec": 0.0, "status": set()})
         try:
-            m["acc"].append(float(row["accuracy"]))
+            m["acc"][(row.get("repeat", ""), row.get("fold", ""))] = float(row["accuracy"])
         except (KeyError, ValueError):
             pass
         m["sec"] += float(row.get("cell_seconds") or 0.0)
         m["status"].add(row.get("status", ""))
-    res = {k: {"accuracy": float(np.mean(v["acc"])) if v["acc"] else float("nan"),
-               "cell_seconds": v["sec"], "status": ",".join(sorted(v["status"]))}
+    res = {k: {"accuracy": float(np.mean(list(v["acc"].values()))) if v["acc"] else float("nan"),
+               "folds": v["acc"], "cell_seconds": v["sec"],
+               "status": ",".join(sorted(v["status"]))}
            for k, v in out.items()}
     for row in summary:
         m = res.setdefault(row["method"], {"accuracy": float("nan"), "cell_seconds": 0.0})
@@ -465,15 +472,24 @@ def run_small(folder, gamma, methods, extra, seed, logs, reuse=False,
         for kind, args in (("exact", exact_args), ("approx", approx_args)):
             if kind not in sides:
                 got[kind] = {"rc": None, "seconds": float("nan"), "peak_mb": float("nan"),
-                             "accuracy": float("nan"), "status": "not run"}
+                             "accuracy": float("nan"), "folds": {}, "status": "not run"}
                 continue
             log = os.path.join(logs, f"small-{method}-{kind}.log")
             r = compare_cached([*args, *common, "--methods", method, *extra], log, reuse)
             pm = per_method(r["cells"], r["summary"]).get(method, {})
+            status = pm.get("status") or _failure(r["rc"], log)
+            if r["rc"] not in (0, None) and pm.get("folds"):
+                status = f"{_failure(r['rc'], log)} after {len(pm['folds'])} cells"
             got[kind] = {"rc": r["rc"], "seconds": r["seconds"], "peak_mb": r["peak_mb"],
                          "accuracy": pm.get("accuracy", float("nan")),
-                         "status": pm.get("status") or _failure(r["rc"], log)}
+                         "folds": pm.get("folds", {}), "status": status}
         e, a = got["exact"], got["approx"]
+        # the difference on the folds both runs finished (a stopped run has fewer)
+        common = sorted(set(e["folds"]) & set(a["folds"]))
+        if common and len(common) < max(len(e["folds"]), len(a["folds"])):
+            e["accuracy"] = float(np.mean([e["folds"][f] for f in common]))
+            a["accuracy"] = float(np.mean([a["folds"][f] for f in common]))
+            e["status"] += f" (accuracies on the {len(common)} folds both finished)"
         diff = 100 * (a["accuracy"] - e["accuracy"])
         row = {"method": method, "exact_accuracy": e["accuracy"],
                "approx_accuracy": a["accuracy"], "diff_points": diff,
@@ -507,10 +523,13 @@ def run_large(folder, gamma, methods, extra, seed, logs, separate, reuse=False):
         pm = per_method(r["cells"], r["summary"])
         for method in (list(pm) if group is None else group):
             v = pm.get(method, {})
+            status = v.get("status") or _failure(r["rc"], log)
+            if r["rc"] != 0 and v.get("folds"):
+                status = f"{_failure(r['rc'], log)} after {len(v['folds'])} cells"
             row = {"method": method, "accuracy": v.get("accuracy", float("nan")),
                    "cell_seconds": v.get("cell_seconds", float("nan")),
                    "run_seconds": r["seconds"], "run_peak_mb": r["peak_mb"],
-                   "status": v.get("status") or _failure(r["rc"], log)}
+                   "status": status}
             rows.append(row)
             print(f"| {method} | {row['accuracy']:.3f} | {row['cell_seconds']:.1f} | "
                   f"{row['run_seconds']:.1f} | {row['run_peak_mb']:.0f} | {row['status']} |",
