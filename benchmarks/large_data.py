@@ -485,11 +485,11 @@ def run_small(folder, gamma, methods, extra, seed, logs, reuse=False,
                          "folds": pm.get("folds", {}), "status": status}
         e, a = got["exact"], got["approx"]
         # the difference on the folds both runs finished (a stopped run has fewer)
-        common = sorted(set(e["folds"]) & set(a["folds"]))
-        if common and len(common) < max(len(e["folds"]), len(a["folds"])):
-            e["accuracy"] = float(np.mean([e["folds"][f] for f in common]))
-            a["accuracy"] = float(np.mean([a["folds"][f] for f in common]))
-            e["status"] += f" (accuracies on the {len(common)} folds both finished)"
+        both = sorted(set(e["folds"]) & set(a["folds"]))
+        if both and len(both) < max(len(e["folds"]), len(a["folds"])):
+            e["accuracy"] = float(np.mean([e["folds"][f] for f in both]))
+            a["accuracy"] = float(np.mean([a["folds"][f] for f in both]))
+            e["status"] += f" (accuracies on the {len(both)} folds both finished)"
         diff = 100 * (a["accuracy"] - e["accuracy"])
         row = {"method": method, "exact_accuracy": e["accuracy"],
                "approx_accuracy": a["accuracy"], "diff_points": diff,
