@@ -10,15 +10,22 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from ..formulations.base import reusable_formulation
 from ..formulations.lpsvm import LPSVM
 from ..solvers import SolverName, resolve_solver, solve
+from ..solvers.lp_chunking import CHUNK_INITIAL_ROWS, solve_lp_machine_chunked
 from .base import BinaryModel, KernelClassifierBase, kernel_unit, warn_gap
 from .reduced import LandmarkExpansionMixin
 
-__all__ = ["LPSVC", "solve_margin", "REUSE_MAX_N"]
+__all__ = ["LPSVC", "solve_margin", "REUSE_MAX_N", "CHUNKING_MIN_ENTRIES"]
 
 #: Largest block side ``max(n, m)`` solved through a compiled problem kept per shape
 #: (:func:`solve_margin`); larger blocks build their own (measured crossover:
 #: benchmarks/many_classes.py ``--reuse``).
 REUSE_MAX_N = 150
+
+#: Smallest landmark-columns LP (``n m`` entries of the block) solved by row chunking
+#: (:func:`krein.solvers.lp_chunking.solve_lp_machine_chunked`) instead of one solve of
+#: the whole LP by the ``solver``: at n = 2000, m = 1000 HiGHS takes ~10 s of CPU on the
+#: large-data benchmark's block, row chunking ~5 s, both to the same vertex.
+CHUNKING_MIN_ENTRIES = 2_000_000
 
 
 def solve_margin(formulation, K, y, C, solver, options):
@@ -81,12 +88,17 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
     expansion of Lee & Mangasarian (2001, RSVM, the rectangular kernel
     ``K(A, Abar')``).  The landmarks' labels are not used (every binary model
     expands on all of them; :mod:`krein.estimators.reduced`).  The LP has ``n``
-    rows and ``m + n + 1`` variables with ``n m`` dense coefficients, which CVXPY
-    compiles and a general LP solver solves whole: measured on one core (sigmoid
-    checkerboard, two classes), HiGHS took 10 s and 0.55 GB at n = 5000, m = 250
-    (CLARABEL 27 s) and had not finished after 90 s of CPU (2.6 GB) at
-    n = 20 000, m = 500; the path is for ``n m`` up to a few million, not for
-    n = 10^5 with m = 1000 within 60 s.
+    rows and ``m + n + 1`` variables with ``n m`` dense coefficients.  A block with
+    fewer than :data:`CHUNKING_MIN_ENTRIES` entries is solved whole by ``solver``;
+    a larger one by row chunking
+    (:func:`krein.solvers.lp_chunking.solve_lp_machine_chunked`: the LP restricted
+    to a working set of rows, grown by the rows with ``y_i f(x_i) < 1`` until none
+    is left, Bradley & Mangasarian 2000), whose restricted LPs an interior-point
+    method with a crossover to the vertex solves (``solver`` and
+    ``solver_options`` are not used there); its certificate is computed on all
+    ``n`` rows and ``m`` columns.  Solved whole, HiGHS took 10 s of CPU at
+    n = 2000, m = 1000 and 56 s at n = 5000 (the dense basis of ``m + 1`` rows
+    costs ~7 ms a pivot).
 
     Parameters
     ----------
@@ -147,7 +159,9 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
     Loosli, Ong & Canu (2013) §6.1.2 ("LP SVM");
     T. Graepel, R. Herbrich, B. Schölkopf, A. Smola & K. Obermayer (1999),
     "Classification on proximity data with LP-machines", ICANN;
-    Y.-J. Lee & O. L. Mangasarian (2001), "RSVM: reduced support vector machines", SDM.
+    Y.-J. Lee & O. L. Mangasarian (2001), "RSVM: reduced support vector machines", SDM;
+    P. S. Bradley & O. L. Mangasarian (2000), "Massive data discrimination via linear
+    support vector machines", Optimization Methods and Software 13.
     """
 
     _parameter_constraints: dict = {
@@ -180,16 +194,22 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
         return BinaryModel(idx, c, b, info)
 
     def _fit_landmarks(self, C_rows, W, y, C_box):
-        # the same LP on the rectangular block of landmark columns
-        return self._solve_lp(C_rows, y, C_box)
+        # the same LP on the rectangular block of landmark columns; a large block by
+        # row chunking (the same LP, certified on all rows and columns)
+        return self._solve_lp(C_rows, y, C_box, chunked=C_rows.size >= CHUNKING_MIN_ENTRIES)
 
-    def _solve_lp(self, K, y, C):
+    def _solve_lp(self, K, y, C, chunked=False):
         """The LP on a kernel block ``K`` (n, m): coefficients (m,), intercept, info."""
         # solved in the unit of K (exact power of two): the LP on (K / unit, C * unit)
         # has the minimizers (unit * c, b), so the solver's absolute tolerances meet a
         # problem of unit scale whatever the scale of K
         unit = kernel_unit(K)
-        sol = solve_margin(LPSVM, K / unit, y, C * unit, self._solver, self.solver_options or {})
+        if chunked:
+            sol = solve_lp_machine_chunked(K / unit, y, C * unit,
+                                           initial_rows=CHUNK_INITIAL_ROWS)
+        else:
+            sol = solve_margin(LPSVM, K / unit, y, C * unit, self._solver,
+                               self.solver_options or {})
         warn_gap(sol, "LPSVC")
         c = np.asarray(sol.primal["c"], dtype=float).copy()
         # sv_tol in the unit of K (an absolute max(1, .) on c itself zeroed every
