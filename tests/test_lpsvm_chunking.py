@@ -50,6 +50,20 @@ def test_chunked_lp_is_the_one_shot_highs_lp(indefinite, weighted):
     np.testing.assert_allclose(sol.primal["xi"], np.maximum(0.0, 1.0 - y * f), atol=1e-12)
 
 
+def test_one_round_drops_settled_rows_from_the_normal_matrix():
+    """With all rows in one round (the default) the rows whose multipliers settle on a
+    bound leave the interior-point normal matrix: at the end it holds about the
+    interior multipliers (at most m + 1 at a vertex), not all n rows."""
+    K, y = _block(600, 30, seed=4)
+    ref = solve_margin(LPSVM, K, y, 1.0, "HIGHS", {})
+    sol = solve_lp_machine_chunked(K, y, 1.0)
+    cert = sol.certificate
+    assert cert["n_rounds"] == 1 and cert["working_set_sizes"] == [600]
+    kept = cert["normal_rows"][0]
+    assert kept[0] == 600 and kept[-1] <= 100
+    np.testing.assert_allclose(sol.objective, ref.objective, rtol=1e-8)
+
+
 def test_stopped_chunking_is_not_certified():
     """One round on 40 of 400 rows leaves rows with y f < 1 outside the working set: the
     status says so and the full certificate shows the gap."""
@@ -83,7 +97,7 @@ def test_lpsvc_takes_the_chunked_path_on_large_blocks(monkeypatch):
     monkeypatch.setattr(lpsvm_module, "CHUNK_INITIAL_ROWS", 30)
     chunked = LPSVC(kernel="precomputed", solver="HIGHS", approximation=ny).fit(Cm, y)
     sols = chunked.solutions_
-    assert len(sols) == 3 and {s.solver for s in sols} == {"ipm-row-chunking"}
+    assert len(sols) == 3 and {s.solver for s in sols} == {"ipm-lp-machine"}
     for s in sols:
         assert s.status == "optimal" and s.certificate["n_rounds"] >= 2
         assert s.certificate["working_set_sizes"][0] <= 30

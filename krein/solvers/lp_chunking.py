@@ -53,10 +53,18 @@ from .core import Solution
 
 __all__ = ["solve_lp_machine_chunked", "lp_machine_certificate", "CHUNK_INITIAL_ROWS"]
 
-#: Default size of the first working set of rows (a stratified sample).
-CHUNK_INITIAL_ROWS = 4000
+#: Default size of the first working set of rows (None: all rows, one round).  Each
+#: round starts the interior-point method afresh; on the large-data benchmark's
+#: one-vs-one pairs (n = 20 000, m = 1000) four rounds from 4000 rows took 32 s of
+#: CPU, one round on all rows 8 s (the rows whose multipliers settle on a bound leave
+#: its normal matrix within the round: ``normal_rows``).
+CHUNK_INITIAL_ROWS = None
 
-FREE, AT_C, OUT = 0, 1, 2
+#: Relative weight below which a row leaves the normal matrix of an interior-point step.
+DROP = 1e-8
+
+#: Relative gap above which the normal matrix is formed in single precision.
+SINGLE_PRECISION_GAP = 1e-3
 
 
 def lp_machine_certificate(K, y, C, c, b, alpha):
@@ -99,14 +107,13 @@ def lp_machine_certificate(K, y, C, c, b, alpha):
             "relative_gap": rel, "primal_objective": P, "dual_objective": D}
 
 
-def _ipm(M, y, C, g, gy, cL, tol, max_iter):
+def _ipm(M, y, C, tol, max_iter):
     """Mehrotra's predictor-corrector on the dual LP of rows ``M = diag(y) K_R``.
 
-    Variables ``x = (alpha, r)`` with ``M'alpha - r = -g``, ``y'alpha = -gy``,
-    ``0 <= alpha <= C``, ``-1 <= r <= 1``; minimizes ``-1'alpha``.  ``g = M_L' C_L``
-    and ``gy = y_L' C_L`` are the rows whose multipliers are fixed at ``C`` (their
-    hinge taken linear), ``cL = sum C_L``.  The multipliers of the equality rows are
-    ``(-c, -b)``.
+    Variables ``x = (alpha, r)`` with ``M'alpha - r = 0``, ``y'alpha = 0``,
+    ``0 <= alpha <= C``, ``-1 <= r <= 1``; minimizes ``-1'alpha``.  The multipliers of
+    the equality rows are ``(-c, -b)`` (Wright 1997, ch. 10-11, with bounds on every
+    variable).
 
     Returns
     -------
@@ -114,6 +121,12 @@ def _ipm(M, y, C, g, gy, cL, tol, max_iter):
     c : ndarray of shape (m,)
     b : float
     iterations : int
+    score : float
+        ``max(relative gap, dual residual)`` of the restricted LP at the point.
+    kept : list of int
+        Rows in the normal matrix at each iteration (a row whose weight
+        ``theta_i`` has fallen below ``DROP`` times the largest is left out: its
+        multiplier has settled on a bound).
     """
     n, m = M.shape
     N = n + m
@@ -125,8 +138,6 @@ def _ipm(M, y, C, g, gy, cL, tol, max_iter):
     zu = np.ones(N)
     lam = np.zeros(m + 1)
 
-    rhs = np.r_[-g, -gy]
-
     def A(v):
         return np.r_[M.T @ v[:n] - v[n:], y @ v[:n]]
 
@@ -135,19 +146,24 @@ def _ipm(M, y, C, g, gy, cL, tol, max_iter):
 
     best = None
     it = 0
+    kept = []
+    M32 = None
     for it in range(1, max_iter + 1):
         wl = x - lo
         wu = up - x
-        rp = rhs - A(x)
-        rd = cost - AT(lam) - zl + zu
+        Ax = A(x)
+        ATl = AT(lam)
+        rp = -Ax
+        rd = cost - ATl - zl + zu
         mu = (wl @ zl + wu @ zu) / (2 * N)
         c, b = -lam[:m], -lam[m]
-        a = np.clip(x[:n], 0.0, C)
-        P = (np.abs(c).sum() + C @ np.maximum(0.0, 1.0 - (M @ c + y * b))
-             + cL - g @ c - gy * b)
-        D = a.sum() + cL
+        # x stays inside its bounds: alpha = x[:n] is in the box, and the margins
+        # M c + y b are -ATl[:n]
+        a = x[:n]
+        P = np.abs(c).sum() + C @ np.maximum(0.0, 1.0 + ATl[:n])
+        D = a.sum()
         rel = abs(P - D) / max(abs(P), abs(D), np.finfo(float).tiny)
-        dres = max(np.abs(M.T @ a + g).max() - 1.0, abs(y @ a + gy), 0.0)
+        dres = max(np.abs(Ax[:m] + x[n:]).max() - 1.0, abs(Ax[m]), 0.0)
         score = max(rel, dres)
         if best is None or score < best[0]:
             best = (score, x[:n].copy(), c.copy(), float(b))
@@ -156,9 +172,17 @@ def _ipm(M, y, C, g, gy, cL, tol, max_iter):
         theta = 1.0 / (zl / wl + zu / wu)
         ta, tr = theta[:n], theta[n:]
         # rows whose multiplier has settled on a bound weigh ~0 in the normal matrix
-        keep = np.flatnonzero(ta > 1e-13 * ta.max())
-        Mk = M[keep] * np.sqrt(ta[keep])[:, None]
+        keep = np.flatnonzero(ta > DROP * ta.max())
+        kept.append(int(keep.size))
         G = np.empty((m + 1, m + 1))
+        if rel > SINGLE_PRECISION_GAP:
+            # far from the optimum the step needs no more than single precision: the
+            # normal matrix in float32 (the residuals stay float64)
+            if M32 is None:
+                M32 = M.astype(np.float32)
+            Mk = M32[keep] * np.sqrt(ta[keep]).astype(np.float32)[:, None]
+        else:
+            Mk = M[keep] * np.sqrt(ta[keep])[:, None]
         G[:m, :m] = Mk.T @ Mk
         G[np.arange(m), np.arange(m)] += tr
         G[:m, m] = G[m, :m] = M[keep].T @ (ta[keep] * y[keep])
@@ -194,23 +218,30 @@ def _ipm(M, y, C, g, gy, cL, tol, max_iter):
         lam = lam + ad * dlam
         zl = zl + ad * dzl
         zu = zu + ad * dzu
-    _, alpha, c, b = best
-    return alpha, c, b, it
+    score, alpha, c, b = best
+    return alpha, c, b, it, score, kept
 
 
-def _vertex(M, y, C, g, gy, alpha, c, b):
+def _vertex(M, y, C, alpha, c, b):
     """The vertex of the basis identified by an interior point (crossover).
 
     Interior multipliers ``I`` (``0 < alpha_i < C_i``), multipliers on the upper
     bound ``U`` and nonzero coefficients ``S``: the vertex solves
     ``M_{I,S} c_S + y_I b = 1`` and ``M_{I,S}' alpha_I = sign(c_S) - M_{U,S}' C_U``,
-    ``y_I' alpha_I = -y_U' C_U`` (plus the fixed rows ``g``, ``gy``).  None when the identified system is not square.
+    ``y_I' alpha_I = -y_U' C_U``.  None when the identified system is not square.
     """
     scale = max(float(np.abs(c).max(initial=0.0)), 1e-300)
     S = np.flatnonzero(np.abs(c) > 1e-6 * scale)
     frac = alpha / C
     Iset = np.flatnonzero((frac > 1e-6) & (frac < 1 - 1e-6))
     U = np.flatnonzero(frac >= 1 - 1e-6)
+    if Iset.size < S.size + 1:
+        # degenerate: complete with the bound rows nearest the margin (y f = 1)
+        slack = np.abs(M @ c + y * b - 1.0)
+        slack[Iset] = np.inf
+        extra = np.argsort(slack, kind="stable")[:S.size + 1 - Iset.size]
+        Iset = np.sort(np.r_[Iset, extra])
+        U = np.setdiff1d(U, extra)
     if Iset.size != S.size + 1:
         return None
     B = np.column_stack([M[np.ix_(Iset, S)], y[Iset]])
@@ -219,7 +250,7 @@ def _vertex(M, y, C, g, gy, alpha, c, b):
     except (np.linalg.LinAlgError, ValueError):
         return None
     cb = sla.lu_solve(lu, np.ones(Iset.size), check_finite=False)
-    rhs = np.r_[np.sign(c[S]) - M[np.ix_(U, S)].T @ C[U] - g[S], -(y[U] @ C[U]) - gy]
+    rhs = np.r_[np.sign(c[S]) - M[np.ix_(U, S)].T @ C[U], -(y[U] @ C[U])]
     aI = sla.lu_solve(lu, rhs, trans=1, check_finite=False)
     if not (np.all(np.isfinite(cb)) and np.all(np.isfinite(aI))):
         return None
@@ -245,14 +276,17 @@ def _stratified_rows(y, size, rng):
 
 
 def solve_lp_machine_chunked(K, y, C, *, initial_rows=CHUNK_INITIAL_ROWS, batch=None,
-                             tol=1e-10, viol_tol=1e-9, max_rounds=50, shrink_rounds=10, buffer=0.2,
-                             max_iter=200, random_state=0):
+                             tol=1e-10, viol_tol=1e-9, max_rounds=50, shrink_rounds=10,
+                             buffer=0.2, max_iter=200, random_state=0):
     """Solve the 1-norm LP machine by row chunking, certified on the full problem.
 
     Rounds (module docstring): solve the LP on a working set of rows (first a
-    stratified sample of ``initial_rows``), add the rows outside it with
-    ``y_i f(x_i) < 1`` (the most violated first, at most ``batch`` per round), stop
-    when there is none.  The returned point is optimal for the full LP: the
+    stratified sample of ``initial_rows``, by default all rows), add the rows
+    outside it with ``y_i f(x_i) < 1 + buffer`` (the most violated first, at most
+    ``batch`` per round), stop when none outside has ``y_i f(x_i) < 1``.  In the
+    first ``shrink_rounds`` rounds the rows of the set with multiplier 0 and
+    ``y_i f(x_i) > 1 + buffer`` leave it (each restricted LP stays a relaxation of
+    the full one); afterwards the set only grows, so the rounds end.  The returned point is optimal for the full LP: the
     certificate (:func:`lp_machine_certificate`) is computed on all ``n`` rows and
     all ``m`` columns.
 
@@ -265,15 +299,22 @@ def solve_lp_machine_chunked(K, y, C, *, initial_rows=CHUNK_INITIAL_ROWS, batch=
         Labels in {-1, +1}.
     C : float > 0 or ndarray of shape (n,)
         Slack weight(s).
-    initial_rows : int, default=CHUNK_INITIAL_ROWS
-        Size of the first working set.
+    initial_rows : int or None, default=CHUNK_INITIAL_ROWS
+        Size of the first working set (None: all ``n`` rows, one round).
     batch : int or None, default=None
         Most rows added per round (None: every violated row).
     tol : float, default=1e-10
         Relative gap and dual residual at which the interior-point method stops.
+    viol_tol : float, default=1e-9
+        A row outside the working set is violated when ``y_i f(x_i) < 1 - viol_tol``.
     max_rounds : int, default=50
         Most rounds; the last point is returned with status ``"max_iter"`` when
         violated rows remain.
+    shrink_rounds : int, default=10
+        Rounds in which rows may leave the working set.
+    buffer : float, default=0.2
+        Width of the band around the margin ``y f = 1`` that decides which rows
+        join and leave the working set.
     max_iter : int, default=200
         Most interior-point iterations per round.
     random_state : int, default=0
@@ -282,10 +323,12 @@ def solve_lp_machine_chunked(K, y, C, *, initial_rows=CHUNK_INITIAL_ROWS, batch=
     Returns
     -------
     krein.solvers.Solution
-        ``solver="ipm-row-chunking"``; ``primal`` ``{"c" (m,), "b", "xi" (n,)}``,
+        ``solver="ipm-lp-machine"``; ``primal`` ``{"c" (m,), "b", "xi" (n,)}``,
         ``dual`` ``{"margin": alpha (n,)}`` (zero outside the working set), the full
         certificate (``certificate_kind="relative_gap"``) with ``n_rounds``,
         ``working_set_sizes`` (rows per round), ``ipm_iterations`` (per round),
+        ``normal_rows`` (per round, the rows in the normal matrix at each
+        interior-point iteration),
         ``vertex`` (whether the polished vertex was taken) and ``violated_rows``
         (rows outside the working set with ``y_i f_i < 1`` at the end, 0 when
         optimal); ``iterations``: interior-point iterations of all rounds.
@@ -315,65 +358,52 @@ def solve_lp_machine_chunked(K, y, C, *, initial_rows=CHUNK_INITIAL_ROWS, batch=
     if Cv.shape != (n,) or not np.all(np.isfinite(Cv) & (Cv > 0)):
         raise ValueError(f"C must be a positive finite number or shape ({n},) array")
     rng = np.random.default_rng(random_state)
-    # row states: FREE (in the working set), AT_C (multiplier fixed at C_i, hinge
-    # linear), OUT (multiplier 0, row dropped)
-    state = np.full(n, OUT, dtype=np.int8)
-    state[_stratified_rows(y, int(initial_rows), rng)] = FREE
-    sizes, fixed, iters = [], [], []
+    in_set = np.zeros(n, dtype=bool)
+    in_set[_stratified_rows(y, n if initial_rows is None else int(initial_rows), rng)] = True
+    sizes, iters, normal_rows = [], [], []
     vertex_taken = False
     violated = np.empty(0, dtype=int)
     for rnd in range(max_rounds):
-        R = np.flatnonzero(state == FREE)
-        L = np.flatnonzero(state == AT_C)
+        R = np.flatnonzero(in_set)
         M = K[R] * y[R, None]
-        g = K[L].T @ (y[L] * Cv[L])
-        gy = float(y[L] @ Cv[L])
-        cL = float(Cv[L].sum())
-        aR, c, b, it = _ipm(M, y[R], Cv[R], g, gy, cL, tol, max_iter)
+        aR, c, b, it, _, kept = _ipm(M, y[R], Cv[R], tol, max_iter)
         sizes.append(int(R.size))
-        fixed.append(int(L.size))
         iters.append(int(it))
+        normal_rows.append(kept)
         alpha = np.zeros(n)
-        alpha[L] = Cv[L]
         alpha[R] = aR
         cert = lp_machine_certificate(K, y, Cv, c, b, alpha)
         vertex_taken = False
-        vert = _vertex(M, y[R], Cv[R], g, gy, aR, c, b)
+        vert = _vertex(M, y[R], Cv[R], aR, c, b)
         if vert is not None:
-            alpha_v = alpha.copy()
+            alpha_v = np.zeros(n)
             alpha_v[R] = vert[0]
             cert_v = lp_machine_certificate(K, y, Cv, vert[1], vert[2], alpha_v)
             if max(cert_v["relative_gap"], cert_v["dual_residual"]) <= \
                     max(cert["relative_gap"], cert["dual_residual"]):
                 alpha, c, b, cert, vertex_taken = alpha_v, vert[1], vert[2], cert_v, True
         yf = y * (K @ c + b)
-        # the restricted LP is a relaxation (a dropped hinge >= 0, a fixed row's hinge
-        # >= its linear part); its solution is optimal when no dropped row has
-        # y f < 1 and no fixed row has y f > 1
-        violated = np.flatnonzero(((state == OUT) & (yf < 1.0 - viol_tol))
-                                  | ((state == AT_C) & (yf > 1.0 + viol_tol)))
+        # the restricted LP is a relaxation (a dropped row's hinge is >= 0): its
+        # solution is optimal when no dropped row has y f < 1
+        violated = np.flatnonzero(~in_set & (yf < 1.0 - viol_tol))
         if violated.size == 0:
             break
-        # with the violated rows, the dropped rows within the buffer of the margin
-        near = np.flatnonzero((state == OUT) & (yf < 1.0 + buffer))
-        add = np.union1d(violated, near)
-        add = add[np.argsort(-np.abs(yf[add] - 1.0), kind="stable")]
+        # the violated rows, then the dropped rows within ``buffer`` of the margin
+        near = np.flatnonzero(~in_set & (yf < 1.0 + buffer))
+        add = near[np.argsort(yf[near], kind="stable")]
         if batch is not None:
             add = add[:int(batch)]
-        if vertex_taken and rnd < shrink_rounds:
-            # shrink the working set at a vertex: a row on its upper bound with y f < 1
-            # is fixed at C, a row with multiplier 0 and y f > 1 is dropped (the
-            # vertex's multipliers stay feasible for the next restricted dual)
-            frac = alpha[R] / Cv[R]
-            state[R[(frac == 1.0) & (yf[R] < 1.0 - buffer)]] = AT_C
-            state[R[(frac == 0.0) & (yf[R] > 1.0 + buffer)]] = OUT
-        state[add] = FREE
+        if rnd < shrink_rounds:
+            # rows with multiplier 0 beyond the buffer leave the working set (the
+            # first rounds only: afterwards the set only grows, so the rounds end)
+            in_set[R[(aR <= 1e-9 * Cv[R]) & (yf[R] > 1.0 + buffer)]] = False
+        in_set[add] = True
     xi = np.maximum(0.0, 1.0 - yf)
-    cert.update(n_rounds=len(sizes), working_set_sizes=sizes, fixed_rows=fixed,
-                ipm_iterations=iters,
+    cert.update(n_rounds=len(sizes), working_set_sizes=sizes, ipm_iterations=iters,
+                normal_rows=normal_rows,
                 vertex=vertex_taken, violated_rows=int(violated.size))
     wall = time.perf_counter() - t0
-    return Solution(solver="ipm-row-chunking",
+    return Solution(solver="ipm-lp-machine",
                     status="optimal" if violated.size == 0 else "max_iter",
                     objective=cert["primal_objective"], primal={"c": c, "b": b, "xi": xi},
                     dual={"margin": alpha}, setup_time=0.0, solve_time=wall,
