@@ -90,14 +90,15 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
     expands on all of them; :mod:`krein.estimators.reduced`).  The LP has ``n``
     rows and ``m + n + 1`` variables with ``n m`` dense coefficients.  A block with
     fewer than :data:`CHUNKING_MIN_ENTRIES` entries is solved whole by ``solver``;
-    a larger one by row chunking
-    (:func:`krein.solvers.lp_chunking.solve_lp_machine_chunked`: the LP restricted
-    to a working set of rows, grown by the rows with ``y_i f(x_i) < 1`` until none
-    is left, Bradley & Mangasarian 2000), whose restricted LPs an interior-point
-    method with a crossover to the vertex solves (``solver`` and
-    ``solver_options`` are not used there); its certificate is computed on all
-    ``n`` rows and ``m`` columns.  Solved whole, HiGHS took 10 s of CPU at
-    n = 2000, m = 1000 and 56 s at n = 5000 (the dense basis of ``m + 1`` rows
+    a larger one by :func:`krein.solvers.lp_chunking.solve_lp_machine_chunked`
+    (``solver`` and ``solver_options`` are not used there): a primal-dual
+    interior-point method on the LP's dual whose normal matrix keeps only the rows
+    whose multipliers have not settled on a bound, a crossover to the vertex where
+    the identified basis is square, and the row chunking of Bradley & Mangasarian
+    (2000) when the first working set is a sample of the rows
+    (:data:`krein.solvers.lp_chunking.CHUNK_INITIAL_ROWS`); its certificate is
+    computed on all ``n`` rows and ``m`` columns.  Solved whole, HiGHS took 10 s of
+    CPU at n = 2000, m = 1000 and 56 s at n = 5000 (the dense basis of ``m + 1`` rows
     costs ~7 ms a pivot).
 
     Parameters
@@ -195,7 +196,8 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
 
     def _fit_landmarks(self, C_rows, W, y, C_box):
         # the same LP on the rectangular block of landmark columns; a large block by
-        # row chunking (the same LP, certified on all rows and columns)
+        # the interior-point method of lp_chunking (the same LP, certified on all rows
+        # and columns)
         return self._solve_lp(C_rows, y, C_box, chunked=C_rows.size >= CHUNKING_MIN_ENTRIES)
 
     def _solve_lp(self, K, y, C, chunked=False):
