@@ -121,7 +121,7 @@ def lp_machine_certificate(K, y, C, c, b, alpha):
             "relative_gap": rel, "primal_objective": P, "dual_objective": D}
 
 
-def _ipm(M, y, C, tol, max_iter):
+def _ipm(M, y, C, tol, feas_tol, max_iter):
     """Mehrotra's predictor-corrector on the dual LP of rows ``M = diag(y) K_R``.
 
     Variables ``x = (alpha, r)`` with ``M'alpha - r = 0``, ``y'alpha = 0``,
@@ -148,6 +148,10 @@ def _ipm(M, y, C, tol, max_iter):
     up = np.r_[C, np.ones(m)]
     cost = np.r_[-np.ones(n), np.zeros(m)]
     x = (lo + up) / 2.0
+    # the distances to the bounds are kept as variables of their own (recomputed as
+    # x - lo they round to 0 next to a bound)
+    wl = x - lo
+    wu = up - x
     zl = np.ones(N)
     zu = np.ones(N)
     lam = np.zeros(m + 1)
@@ -163,8 +167,6 @@ def _ipm(M, y, C, tol, max_iter):
     kept = []
     M32 = None
     for it in range(1, max_iter + 1):
-        wl = x - lo
-        wu = up - x
         Ax = A(x)
         ATl = AT(lam)
         rp = -Ax
@@ -181,7 +183,7 @@ def _ipm(M, y, C, tol, max_iter):
         score = max(rel, dres)
         if best is None or score < best[0]:
             best = (score, x[:n].copy(), c.copy(), float(b))
-        if (rel < tol and dres < tol) or mu < 1e-15:
+        if (rel < tol and dres < feas_tol) or mu < 1e-15:
             break
         theta = 1.0 / (zl / wl + zu / wu)
         ta, tr = theta[:n], theta[n:]
@@ -189,18 +191,21 @@ def _ipm(M, y, C, tol, max_iter):
         keep = np.flatnonzero(ta > DROP * ta.max())
         kept.append(int(keep.size))
         G = np.empty((m + 1, m + 1))
-        if rel > SINGLE_PRECISION_GAP:
-            # far from the optimum the step needs no more than single precision: the
-            # normal matrix in float32 (the residuals stay float64)
-            if M32 is None:
-                M32 = M.astype(np.float32)
-            Mk = M32[keep] * np.sqrt(ta[keep]).astype(np.float32)[:, None]
-        else:
-            Mk = M[keep] * np.sqrt(ta[keep])[:, None]
+        single = rel > SINGLE_PRECISION_GAP
+        if single and M32 is None:
+            M32 = M.astype(np.float32)
+        Ms = M32 if single else M
+        # far from the optimum the step needs no more than single precision: the
+        # normal matrix in float32 (the residuals stay float64)
+        root = np.sqrt(ta[keep]).astype(Ms.dtype)[:, None]
+        Mk = Ms * root if keep.size == n else Ms[keep] * root
         G[:m, :m] = Mk.T @ Mk
+        del Mk
         G[np.arange(m), np.arange(m)] += tr
-        G[:m, m] = G[m, :m] = M[keep].T @ (ta[keep] * y[keep])
-        G[m, m] = ta[keep] @ (y[keep] * y[keep])
+        tk = np.zeros(n)
+        tk[keep] = ta[keep]
+        G[:m, m] = G[m, :m] = M.T @ (tk * y)
+        G[m, m] = tk @ (y * y)
         G[np.diag_indices(m + 1)] += 1e-14 * np.trace(G) / (m + 1)
         try:
             factor = sla.cho_factor(G, check_finite=False)
@@ -208,9 +213,13 @@ def _ipm(M, y, C, tol, max_iter):
             break
 
         def direction(rl, ru):
+            # the step's products with M in the normal matrix's precision
             h = rd - rl / wl + ru / wu
-            dlam = sla.cho_solve(factor, rp + A(theta * h), check_finite=False)
-            dx = theta * (AT(dlam) - h)
+            v = theta * h
+            Av = np.r_[Ms.T @ v[:n].astype(Ms.dtype) - v[n:], y @ v[:n]]
+            dlam = sla.cho_solve(factor, rp + Av, check_finite=False)
+            ATd = np.r_[Ms @ dlam[:m].astype(Ms.dtype) + y * dlam[m], -dlam[:m]]
+            dx = theta * (ATd - h)
             return dx, dlam, (rl - zl * dx) / wl, (ru + zu * dx) / wu
 
         def step(v, dv):
@@ -229,6 +238,8 @@ def _ipm(M, y, C, tol, max_iter):
         if not (np.all(np.isfinite(dx)) and np.all(np.isfinite(dlam))):
             break
         x = x + ap * dx
+        wl = wl + ap * dx
+        wu = wu - ap * dx
         lam = lam + ad * dlam
         zl = zl + ad * dzl
         zu = zu + ad * dzu
@@ -290,7 +301,7 @@ def _stratified_rows(y, size, rng):
 
 
 def solve_lp_machine_chunked(K, y, C, *, initial_rows=CHUNK_INITIAL_ROWS, batch=None,
-                             tol=1e-10, viol_tol=1e-9, max_rounds=50, shrink_rounds=10,
+                             tol=1e-10, feas_tol=1e-8, viol_tol=1e-9, max_rounds=50, shrink_rounds=10,
                              buffer=0.2, max_iter=200, random_state=0):
     """Solve the 1-norm LP machine by row chunking, certified on the full problem.
 
@@ -318,7 +329,10 @@ def solve_lp_machine_chunked(K, y, C, *, initial_rows=CHUNK_INITIAL_ROWS, batch=
     batch : int or None, default=None
         Most rows added per round (None: every violated row).
     tol : float, default=1e-10
-        Relative gap and dual residual at which the interior-point method stops.
+        Relative gap at which the interior-point method stops ...
+    feas_tol : float, default=1e-8
+        ... when the dual residual is below this as well (HiGHS's default primal
+        and dual feasibility tolerances are 1e-7).
     viol_tol : float, default=1e-9
         A row outside the working set is violated when ``y_i f(x_i) < 1 - viol_tol``.
     max_rounds : int, default=50
@@ -380,7 +394,7 @@ def solve_lp_machine_chunked(K, y, C, *, initial_rows=CHUNK_INITIAL_ROWS, batch=
     for rnd in range(max_rounds):
         R = np.flatnonzero(in_set)
         M = K[R] * y[R, None]
-        aR, c, b, it, _, kept = _ipm(M, y[R], Cv[R], tol, max_iter)
+        aR, c, b, it, _, kept = _ipm(M, y[R], Cv[R], tol, feas_tol, max_iter)
         sizes.append(int(R.size))
         iters.append(int(it))
         normal_rows.append(kept)
