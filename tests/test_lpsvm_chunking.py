@@ -107,3 +107,23 @@ def test_lpsvc_takes_the_chunked_path_on_large_blocks(monkeypatch):
     d_whole = whole.decision_function(Cm)
     np.testing.assert_allclose(chunked.decision_function(Cm), d_whole,
                                atol=1e-6 * np.abs(d_whole).max())
+
+
+def test_lpsvc_block_at_the_threshold_uses_the_interior_point_working_set():
+    """A two-class block of exactly CHUNKING_MIN_ENTRIES entries (4000 x 500) goes to the
+    interior-point path, whose normal matrix ends with a small part of the rows and whose
+    full certificate holds."""
+    n, m = 4000, 500
+    assert n * m == lpsvm_module.CHUNKING_MIN_ENTRIES
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(n, 2))
+    y = np.where(np.sin(2 * X[:, 0]) + X[:, 1] + 0.5 * rng.normal(size=n) > 0, 1, 0)
+    L = X[rng.choice(n, m, replace=False)]
+    sq = lambda A, B: ((A[:, None, :] - B[None]) ** 2).sum(-1)   # noqa: E731
+    ny = IndefiniteNystroem(kernel="precomputed", landmark_block=np.exp(-sq(L, L)))
+    est = LPSVC(kernel="precomputed", solver="HIGHS", approximation=ny).fit(np.exp(-sq(X, L)), y)
+    (sol,) = est.solutions_
+    assert sol.solver == "ipm-lp-machine" and sol.status == "optimal"
+    kept = sol.certificate["normal_rows"][0]
+    assert kept[0] == n and kept[-1] < n // 4
+    assert sol.certificate["relative_gap"] < 1e-9 and sol.certificate["dual_residual"] < 1e-8

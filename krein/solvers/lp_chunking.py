@@ -34,7 +34,9 @@ settled on ``0`` or ``C_i``) leaves the normal matrix, so that the late iteratio
 factor a matrix built from the ~``m`` undecided rows only (the working set within
 the method; the residuals are always those of all rows), and while the relative gap
 exceeds :data:`SINGLE_PRECISION_GAP` the normal matrix is formed in single precision
-(an inexact Newton step far from the optimum; the residuals stay in double).
+with the rows above :data:`DROP_SINGLE` (an inexact Newton step far from the optimum;
+the residuals stay in double; a single-precision matrix that is not numerically
+positive definite ends that phase).
 The point is then polished to a vertex: the interior multipliers
 (``0 < alpha_i < C_i``) and the nonzero coefficients identify the optimal basis,
 whose two square linear systems give the vertex (the crossover step of
@@ -65,20 +67,23 @@ import scipy.linalg as sla
 from .core import Solution
 
 __all__ = ["solve_lp_machine_chunked", "lp_machine_certificate", "CHUNK_INITIAL_ROWS", "DROP",
-           "SINGLE_PRECISION_GAP"]
+           "SINGLE_PRECISION_GAP", "DROP_SINGLE"]
 
 #: Default size of the first working set of rows (None: all rows, one round).  Each
-#: round starts the interior-point method afresh; on the large-data benchmark's
-#: one-vs-one pairs (n = 20 000, m = 1000) four rounds from 4000 rows took 32 s of
-#: CPU, one round on all rows 8 s (the rows whose multipliers settle on a bound leave
-#: its normal matrix within the round: ``normal_rows``).
+#: round starts the interior-point method afresh; on a one-vs-one pair of the large-data
+#: benchmark (n = 20 000, m = 1000) four rounds from 4000 rows (the set grew to 12 526
+#: rows) took about three times the CPU of one round on all rows, in which the rows
+#: whose multipliers settle on a bound leave the normal matrix (``normal_rows``).
 CHUNK_INITIAL_ROWS = None
 
 #: Relative weight below which a row leaves the normal matrix of an interior-point step.
 DROP = 1e-8
 
 #: Relative gap above which the normal matrix is formed in single precision.
-SINGLE_PRECISION_GAP = 1e-3
+SINGLE_PRECISION_GAP = 1e-4
+
+#: :data:`DROP` while the normal matrix is in single precision.
+DROP_SINGLE = 1e-3
 
 
 def lp_machine_certificate(K, y, C, c, b, alpha):
@@ -166,6 +171,7 @@ def _ipm(M, y, C, tol, feas_tol, max_iter):
     it = 0
     kept = []
     M32 = None
+    double_only = False
     for it in range(1, max_iter + 1):
         Ax = A(x)
         ATl = AT(lam)
@@ -187,30 +193,37 @@ def _ipm(M, y, C, tol, feas_tol, max_iter):
             break
         theta = 1.0 / (zl / wl + zu / wu)
         ta, tr = theta[:n], theta[n:]
-        # rows whose multiplier has settled on a bound weigh ~0 in the normal matrix
-        keep = np.flatnonzero(ta > DROP * ta.max())
-        kept.append(int(keep.size))
-        G = np.empty((m + 1, m + 1))
-        single = rel > SINGLE_PRECISION_GAP
-        if single and M32 is None:
-            M32 = M.astype(np.float32)
-        Ms = M32 if single else M
         # far from the optimum the step needs no more than single precision: the
-        # normal matrix in float32 (the residuals stay float64)
-        root = np.sqrt(ta[keep]).astype(Ms.dtype)[:, None]
-        Mk = Ms * root if keep.size == n else Ms[keep] * root
-        G[:m, :m] = Mk.T @ Mk
-        del Mk
-        G[np.arange(m), np.arange(m)] += tr
-        tk = np.zeros(n)
-        tk[keep] = ta[keep]
-        G[:m, m] = G[m, :m] = M.T @ (tk * y)
-        G[m, m] = tk @ (y * y)
-        G[np.diag_indices(m + 1)] += 1e-14 * np.trace(G) / (m + 1)
-        try:
-            factor = sla.cho_factor(G, check_finite=False)
-        except np.linalg.LinAlgError:
+        # normal matrix in float32 (the residuals stay float64); a float32 matrix
+        # that is not numerically positive definite ends the single-precision phase
+        single = rel > SINGLE_PRECISION_GAP and not double_only
+        factor = None
+        while factor is None:
+            # rows whose multiplier has settled on a bound weigh ~0 in the normal matrix
+            keep = np.flatnonzero(ta > (DROP_SINGLE if single else DROP) * ta.max())
+            if single and M32 is None:
+                M32 = M.astype(np.float32)
+            Ms = M32 if single else M
+            root = np.sqrt(ta[keep]).astype(Ms.dtype)[:, None]
+            Mk = Ms * root if keep.size == n else Ms[keep] * root
+            G = np.empty((m + 1, m + 1))
+            G[:m, :m] = Mk.T @ Mk
+            del Mk
+            G[np.arange(m), np.arange(m)] += tr
+            tk = np.zeros(n)
+            tk[keep] = ta[keep]
+            G[:m, m] = G[m, :m] = M.T @ (tk * y)
+            G[m, m] = tk @ (y * y)
+            G[np.diag_indices(m + 1)] += 1e-14 * np.trace(G) / (m + 1)
+            try:
+                factor = sla.cho_factor(G, check_finite=False)
+            except np.linalg.LinAlgError:
+                if not single:
+                    break
+                single, double_only = False, True
+        if factor is None:
             break
+        kept.append(int(keep.size))
 
         def direction(rl, ru):
             # the step's products with M in the normal matrix's precision
