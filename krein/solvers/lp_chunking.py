@@ -266,7 +266,10 @@ def _vertex(M, y, C, alpha, c, b):
     Interior multipliers ``I`` (``0 < alpha_i < C_i``), multipliers on the upper
     bound ``U`` and nonzero coefficients ``S``: the vertex solves
     ``M_{I,S} c_S + y_I b = 1`` and ``M_{I,S}' alpha_I = sign(c_S) - M_{U,S}' C_U``,
-    ``y_I' alpha_I = -y_U' C_U``.  None when the identified system is not square.
+    ``y_I' alpha_I = -y_U' C_U``.  With fewer interior multipliers than ``|S| + 1``
+    (a degenerate vertex) the bound rows nearest the margin complete ``I``.  None
+    when the identified system is not square or not solvable; the caller keeps the
+    vertex only when its certificate is at least as good as the interior point's.
     """
     scale = max(float(np.abs(c).max(initial=0.0)), 1e-300)
     S = np.flatnonzero(np.abs(c) > 1e-6 * scale)
