@@ -600,7 +600,8 @@ _NEAREST_MEAN = "the nearest class mean: no optimization problem is solved"
 
 #: The LP-SVM's approximate path: the LP on the landmark columns (reduced set), by HiGHS.
 _LP_REDUCED = {"solver": ("HIGHS", "solver HIGHS on the LP of the landmark columns (the "
-                                   "reduced set)")}
+                                   "reduced set); a block of 2e6 entries or more by an "
+                                   "interior-point method with crossover (lp_chunking)")}
 
 
 def _spectral(correction):

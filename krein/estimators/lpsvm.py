@@ -10,15 +10,23 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from ..formulations.base import reusable_formulation
 from ..formulations.lpsvm import LPSVM
 from ..solvers import SolverName, resolve_solver, solve
+from ..solvers.lp_chunking import CHUNK_INITIAL_ROWS, solve_lp_machine_chunked
 from .base import BinaryModel, KernelClassifierBase, kernel_unit, warn_gap
 from .reduced import LandmarkExpansionMixin
 
-__all__ = ["LPSVC", "solve_margin", "REUSE_MAX_N"]
+__all__ = ["LPSVC", "solve_margin", "REUSE_MAX_N", "CHUNKING_MIN_ENTRIES"]
 
 #: Largest block side ``max(n, m)`` solved through a compiled problem kept per shape
 #: (:func:`solve_margin`); larger blocks build their own (measured crossover:
 #: benchmarks/many_classes.py ``--reuse``).
 REUSE_MAX_N = 150
+
+#: Smallest landmark-columns LP (``n m`` entries of the block) solved by row chunking
+#: (:func:`krein.solvers.lp_chunking.solve_lp_machine_chunked`) instead of one solve of
+#: the whole LP by the ``solver``: on a block of the large-data benchmark at n = 2000,
+#: m = 1000 HiGHS takes 9.7 s of CPU, the interior-point method and its crossover 0.8 s,
+#: both to the same vertex (decision values within 1e-12).
+CHUNKING_MIN_ENTRIES = 2_000_000
 
 
 def solve_margin(formulation, K, y, C, solver, options):
@@ -81,12 +89,18 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
     expansion of Lee & Mangasarian (2001, RSVM, the rectangular kernel
     ``K(A, Abar')``).  The landmarks' labels are not used (every binary model
     expands on all of them; :mod:`krein.estimators.reduced`).  The LP has ``n``
-    rows and ``m + n + 1`` variables with ``n m`` dense coefficients, which CVXPY
-    compiles and a general LP solver solves whole: measured on one core (sigmoid
-    checkerboard, two classes), HiGHS took 10 s and 0.55 GB at n = 5000, m = 250
-    (CLARABEL 27 s) and had not finished after 90 s of CPU (2.6 GB) at
-    n = 20 000, m = 500; the path is for ``n m`` up to a few million, not for
-    n = 10^5 with m = 1000 within 60 s.
+    rows and ``m + n + 1`` variables with ``n m`` dense coefficients.  A block with
+    fewer than :data:`CHUNKING_MIN_ENTRIES` entries is solved whole by ``solver``;
+    a larger one by :func:`krein.solvers.lp_chunking.solve_lp_machine_chunked`
+    (``solver`` and ``solver_options`` are not used there): a primal-dual
+    interior-point method on the LP's dual whose normal matrix keeps only the rows
+    whose multipliers have not settled on a bound, a crossover to the vertex where
+    the identified basis is square, and the row chunking of Bradley & Mangasarian
+    (2000) when the first working set is a sample of the rows
+    (:data:`krein.solvers.lp_chunking.CHUNK_INITIAL_ROWS`); its certificate is
+    computed on all ``n`` rows and ``m`` columns.  Solved whole, HiGHS took 10 s of
+    CPU at n = 2000, m = 1000 and 56 s at n = 5000 (the dense basis of ``m + 1`` rows
+    costs ~7 ms a pivot).
 
     Parameters
     ----------
@@ -147,7 +161,9 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
     Loosli, Ong & Canu (2013) §6.1.2 ("LP SVM");
     T. Graepel, R. Herbrich, B. Schölkopf, A. Smola & K. Obermayer (1999),
     "Classification on proximity data with LP-machines", ICANN;
-    Y.-J. Lee & O. L. Mangasarian (2001), "RSVM: reduced support vector machines", SDM.
+    Y.-J. Lee & O. L. Mangasarian (2001), "RSVM: reduced support vector machines", SDM;
+    P. S. Bradley & O. L. Mangasarian (2000), "Massive data discrimination via linear
+    support vector machines", Optimization Methods and Software 13.
     """
 
     _parameter_constraints: dict = {
@@ -180,16 +196,23 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
         return BinaryModel(idx, c, b, info)
 
     def _fit_landmarks(self, C_rows, W, y, C_box):
-        # the same LP on the rectangular block of landmark columns
-        return self._solve_lp(C_rows, y, C_box)
+        # the same LP on the rectangular block of landmark columns; a large block by
+        # the interior-point method of lp_chunking (the same LP, certified on all rows
+        # and columns)
+        return self._solve_lp(C_rows, y, C_box, chunked=C_rows.size >= CHUNKING_MIN_ENTRIES)
 
-    def _solve_lp(self, K, y, C):
+    def _solve_lp(self, K, y, C, chunked=False):
         """The LP on a kernel block ``K`` (n, m): coefficients (m,), intercept, info."""
         # solved in the unit of K (exact power of two): the LP on (K / unit, C * unit)
         # has the minimizers (unit * c, b), so the solver's absolute tolerances meet a
         # problem of unit scale whatever the scale of K
         unit = kernel_unit(K)
-        sol = solve_margin(LPSVM, K / unit, y, C * unit, self._solver, self.solver_options or {})
+        if chunked:
+            sol = solve_lp_machine_chunked(K / unit, y, C * unit,
+                                           initial_rows=CHUNK_INITIAL_ROWS)
+        else:
+            sol = solve_margin(LPSVM, K / unit, y, C * unit, self._solver,
+                               self.solver_options or {})
         warn_gap(sol, "LPSVC")
         c = np.asarray(sol.primal["c"], dtype=float).copy()
         # sv_tol in the unit of K (an absolute max(1, .) on c itself zeroed every
