@@ -175,3 +175,51 @@ def test_no_n_by_n_array():
         tracemalloc.stop()
     assert est.solutions_[0].solver == "ksvm-interior-point"
     assert peak < 0.05 * 8 * n * n
+
+
+# ---------------------------------------------------------------------------- IndefiniteSVM
+def _isvm_problem(n=2000, rank=30, seed=3):
+    from krein.formulations.indefinite import ProxyKernelProblem
+    from krein.representation import SignedFeatures
+
+    Psi, S, y = _features(n, rank, seed=seed)
+    lam = S * np.sum(Psi * Psi, axis=0)          # Psi'Psi = diag(|lam|) for the eigenfeatures
+    rep = SignedFeatures(Psi, S, eigenvalues=lam, check_input=False)
+    return ProxyKernelProblem(rep, y, C=1.0, rho=1.0)
+
+
+@pytest.mark.parametrize("solver", ["pg", "apg"])
+def test_low_rank_gap_checks_within_reach_keep_the_certificate(monkeypatch, solver):
+    """Gap checks (liblinear on the proxy kernel's features) only within twice the
+    tolerance: the loop meets the same certified relative gap as with checks within
+    4x, at the same or a later iterate, with no more checks; the iterates do not depend
+    on the checks, so a loop that stops at the same iteration returns the same point."""
+    import krein.solvers.indefinite.certifier as certifier
+    from krein.solvers import solve_indefinite
+
+    assert certifier._LINEAR_REACH == 2.0
+    P = _isvm_problem()
+    tol = 1e-3
+    fast = solve_indefinite(P, solver, tol=tol, gap_every=10)
+    monkeypatch.setattr(certifier, "_LINEAR_REACH", 4.0)
+    wide = solve_indefinite(P, solver, tol=tol, gap_every=10)
+    for sol in (fast, wide):
+        assert sol.status == "optimal"
+        assert sol.certificate["upper"] - sol.certificate["lower"] <= \
+            tol * sol.certificate["scale"]
+    assert fast.iterations >= wide.iterations
+    assert fast.certificate["n_libsvm"] <= wide.certificate["n_libsvm"]
+    if fast.iterations == wide.iterations:
+        np.testing.assert_array_equal(fast.primal["u"], wide.primal["u"])
+
+
+def test_no_low_rank_gap_check_out_of_reach():
+    """A loop stopped far from the tolerance makes no liblinear check in the loop (the
+    Frank-Wolfe gap is beyond twice the tolerance), only the one at the returned point."""
+    from krein.solvers import solve_indefinite
+
+    P = _isvm_problem()
+    with pytest.warns(Warning):
+        sol = solve_indefinite(P, "pg", tol=1e-9, atol=0.0, max_iter=20, gap_every=1)
+    assert sol.status == "max_iter"
+    assert sol.certificate["n_libsvm"] <= 1
