@@ -379,6 +379,7 @@ class Certifier:
         self._kernel_term = (None, 0.0)   # (beta it was computed at, 1/2 u'|K0| u)
         self._linear_calls = 0             # gap checks asked of a low-rank oracle so far
         self._linear_next = 1              # ... and the call of the next one made
+        self._linear_reach = _LINEAR_REACH  # checks only within this factor of the target
         lam = self.oracle.eigenvalues
         self._abs_lam = np.abs(lam)
         self._abs_lam_max = float(self._abs_lam.max()) if lam.size else 0.0
@@ -582,14 +583,17 @@ class Certifier:
         of a check was 1.7-4x below the Frank-Wolfe bound at n = 5000, 2.2x at
         n = 20000; a check costs ~150 iterations, so checking only within twice the
         tolerance makes the loop stop at the same or a later iterate, certified to
-        the same tolerance, with fewer checks).  The check after the loop (``final``) is always made.  The
+        the same tolerance, with fewer checks).  After a check the factor is what that
+        check took off the gap (its gap before over its gap after, between 1 and
+        ``_LINEAR_REACH``): the next check is made only where a check that does as well
+        could stop the loop.  The check after the loop (``final``) is always made.  The
         one-class model has no linear solver: its checks keep the Frank-Wolfe bound
         (returns ``inf``, records nothing); a skipped check also returns ``inf``.
         """
         P = self.problem
         if P.model == "one-class":
             return np.inf
-        if not final and self._stop is not None and self.gap > _LINEAR_REACH * max(
+        if not final and self._stop is not None and self.gap > self._linear_reach * max(
                 self._floor(self._stop[1]), self._stop[0] * self.scale):
             return np.inf                  # no check could stop the loop yet
         self._linear_calls += 1
@@ -603,7 +607,13 @@ class Certifier:
         self.n_libsvm += 1
         self.libsvm_max_smo = max(self.libsvm_max_smo, n_iter)
         bound = ub + P.rho * ev.dist2
+        before = self.gap
         self.offer_upper(bound, "liblinear")
+        after = self.gap
+        if not final and np.isfinite(before) and after > 0.0:
+            # what this check took off the gap predicts the next one's: check again only
+            # where a check that does as well could stop the loop
+            self._linear_reach = min(_LINEAR_REACH, max(1.0, before / after))
         self.libsvm_seconds += time.perf_counter() - t0
         return bound
 
