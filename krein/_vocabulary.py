@@ -86,6 +86,8 @@ _TERMS = (
           "accpm": "analytic center cutting plane method (luss Algorithm 2)",
           "exchange": "the exchange (SIQCLP) method (luss Algorithm 3; Chen & Ye)",
           "active-set": "KSVM's active-set method on problem (26) (loosli Algorithm 2)",
+          "interior-point": "KSVM's primal-dual interior point on the low-rank factor of an "
+                            "approximation (Sherman-Morrison-Woodbury steps)",
           "nu-svm": "the convex-hull dual through libsvm's nu-SVM (haasdonk Prop. 7)",
           "multistart": "a local solver of the convex-hull dual from several starts (haasdonk)",
           "newton": "the semismooth Newton method of Qi & Sun (2006) for the nearest PSD kernel",

@@ -559,7 +559,7 @@ def build_parser(commands):
                         "landmarks), no n x n array is formed; feature data only (a vector or "
                         "synthetic data set, --data); methods without an approximate path "
                         "(all but esvm, esvm-l, the spectrum corrections, ksvm) are skipped; "
-                        "default solvers liblinear (ksvm: CLARABEL)")
+                        "default solvers liblinear (ksvm: its low-rank interior point)")
     p.add_argument("--memory", default=None, metavar="SIZE",
                    help="refuse an exact kernel whose fit would hold more than SIZE (bytes, or "
                         "512M, 4G, ...; default: the memory available, or "

@@ -758,7 +758,10 @@ def _register_ksvm_ch_modsvm_rvm():
     register_method("ksvm", KSVC, "KSVM: Krein-space SVM, active set on the least-squares "
                     "stabilization problem (Loosli et al. 2013, Alg. 2, eq. 26)",
                     compare=True, probability=True, certificate="kkt_residual",
-                    approximate={"solver": "CLARABEL"}, checks=({},),
+                    approximate={"solver": ("interior-point", "primal-dual interior point on "
+                                            "the features' low-rank factor, O(n r^2) per "
+                                            "iteration: CLARABEL's problem and tolerances")},
+                    checks=({},),
                     readme=("`KSVC()`", "Krein-space SVM: active set (incremental QR) on the "
                             "least-squares stabilization problem (26), exact KKT",
                             "Loosli et al. 2013, Alg. 2"))

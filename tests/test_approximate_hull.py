@@ -320,7 +320,7 @@ def test_registry_declarations():
     for name in ("flip-ridge", "esvr", "krein-ls-regressor"):
         assert approximation_defaults(name) == ({}, []), name
     assert approximation_defaults("ch")[0] == {"n_starts": 3}
-    assert approximation_defaults("ksvm")[0] == {"solver": "CLARABEL"}
+    assert approximation_defaults("ksvm")[0] == {"solver": "interior-point"}
 
 
 def test_ksvm_runs_on_precomputed_landmark_columns(data):

@@ -1,9 +1,9 @@
 """solver="auto": the approximate path is fast by default.
 
 ESVC, SpectrumSVC and KSVC default to ``solver="auto"``: libsvm (KSVC: the active set)
-on the exact kernel, liblinear (KSVC: CLARABEL) with an ``approximation``; the fitted
-``solver_`` and each binary model's ``solution_.solver`` record which ran.  The check
-is the solver record, never a timing.
+on the exact kernel, liblinear (KSVC: its low-rank interior point) with an
+``approximation``; the fitted ``solver_`` and each binary model's ``solution_.solver``
+record which ran.  The check is the solver record, never a timing.
 """
 
 import numpy as np
@@ -64,7 +64,8 @@ def test_ksvc_auto(data):
     X, y = data
     approx = KSVC(kernel="sigmoid", kernel_params=KP, approximation=_nystroem(15)).fit(
         X[:80], y[:80])
-    assert approx.solver_ == "CLARABEL" and approx.solution_.solver == "CLARABEL"
+    assert approx.solver_ == "interior-point"
+    assert approx.solution_.solver == "ksvm-interior-point"
     exact = KSVC(kernel="sigmoid", kernel_params=KP).fit(X[:80], y[:80])
     assert exact.solver_ == "active-set"
     # an explicit active set is still refused with an approximation

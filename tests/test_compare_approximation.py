@@ -124,7 +124,7 @@ def test_methods_without_an_approximate_path_are_skipped():
 
 
 def test_approximate_defaults_of_the_methods():
-    """No solver given: liblinear for ESVM, ESVM-L and the corrections, CLARABEL for KSVM;
+    """No solver given: liblinear for ESVM, ESVM-L and the corrections, the interior point for KSVM;
     clip maps test rows spectrally (its raw map needs dual coefficients), flip keeps raw;
     the direct SVM (the raw indefinite kernel) is skipped with its reason."""
     res = run_comparison(**SMALL, n_samples=300, tune=False, approximation="nystroem:50",
@@ -134,10 +134,10 @@ def test_approximate_defaults_of_the_methods():
     assert (s.loc[ran, "status"] == "ok").all(), s["note"]
     used = res.folds.groupby("method")["solver_used"].agg(set).to_dict()
     assert used == {"esvm": {"liblinear"}, "flip": {"liblinear"}, "clip": {"liblinear"},
-                    "ksvm": {"CLARABEL"}, "esvm-l": {"liblinear"}}
+                    "ksvm": {"interior-point"}, "esvm-l": {"liblinear"}}
     assert "out_of_sample='spectral'" in s.loc["clip", "note"]
     assert "out_of_sample" not in s.loc["flip", "note"]
-    assert "solver CLARABEL" in s.loc["ksvm", "note"]
+    assert "interior point" in s.loc["ksvm", "note"]
     assert s.loc["svm", "status"] == "skipped"
     assert s.loc["svm", "note"].startswith(NO_APPROXIMATE_PATH + " (libsvm's SMO")
     assert (s.loc[["esvm", "flip", "clip", "ksvm"], "accuracy_mean"] > 0.7).all()

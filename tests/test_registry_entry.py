@@ -162,7 +162,7 @@ def test_approximate_paths_live_in_the_entries():
     assert notes[0] == ("test rows by out_of_sample='spectral' (the raw test kernel of clip "
                         "needs the dual coefficients)")
     assert approximation_defaults("flip", "libsvm") == ({}, [])   # a given solver is kept
-    assert approximation_defaults("ksvm")[0] == {"solver": "CLARABEL"}
+    assert approximation_defaults("ksvm")[0] == {"solver": "interior-point"}
     with pytest.raises(ValueError, match=re.escape(NO_APPROXIMATE_PATH + " (libsvm's SMO")):
         approximation_defaults("svm")
     for name in list_methods():

@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 from krein.formulations import (CLCProblem, DCProblem, HullProblem, KernelCorrectionProblem,
-                                KSVMProblem, LinearSVMProblem, NearestPSDProblem,
-                                ProxyKernelProblem, SparseBayesProblem, SVMDualProblem,
-                                SVRDualProblem)
+                                KSVMFactorProblem, KSVMProblem, LinearSVMProblem,
+                                NearestPSDProblem, ProxyKernelProblem, SparseBayesProblem,
+                                SVMDualProblem, SVRDualProblem)
 from krein.formulations.lpsvm import LPSVM
 from krein.formulations.svm import SVMDual
 from krein.solvers import (SOLVERS, STATUSES, Solution, accelerated_gradient, accpm,
@@ -34,6 +34,7 @@ from krein.solvers import (SOLVERS, STATUSES, Solution, accelerated_gradient, ac
                            solve_problem, sparse_bayes)
 from krein.solvers.conformal import conformal_fit, conformal_lbfgs, conformal_search
 from krein.solvers.dca import dca
+from krein.solvers.ksvm_ipm import ksvm_interior_point
 from krein.solvers.liblinear import liblinear_solve
 from krein.solvers.libsvm import libsvm_dual, libsvm_svr
 from krein.solvers.table import SolverEntry, installed_solvers
@@ -59,6 +60,7 @@ PROBLEMS = {
     "linear-svm": (LinearSVMProblem(X, Y, 1.0), {}),
     "proxy-kernel": (ProxyKernelProblem(K, Y), {"max_iter": 30}),
     "ksvm-ls": (KSVMProblem(K, Y, 1.0), {}),
+    "ksvm-ls-factor": (KSVMFactorProblem(X, np.array([1.0, -1.0, 1.0]), Y, 1.0), {}),
     "hull": (HullProblem(K, Y, 0.5), {}),
     "sparse-bayes": (SparseBayesProblem(np.c_[K, np.ones(Y.size)], (Y > 0).astype(float)), {}),
     "kernel-correction": (KernelCorrectionProblem(K, A=KP), {}),
@@ -76,6 +78,7 @@ DIRECT = {
     ("accpm", "proxy-kernel"): lambda p: accpm(p, max_iter=30),
     ("exchange", "proxy-kernel"): lambda p: exchange(p, max_iter=30),
     ("active-set", "ksvm-ls"): lambda p: ksvm_active_set(p.K, p.y, p.C),
+    ("interior-point", "ksvm-ls-factor"): lambda p: ksvm_interior_point(p.Psi, p.signs, p.y, p.C),
     ("nu-svm", "hull"): lambda p: hull_nu_svm(p.K, p.y, p.mu),
     ("multistart", "hull"): lambda p: hull_multistart(p.K, p.y, p.mu, random_state=0)[0],
     ("sparse-bayes", "sparse-bayes"): lambda p: sparse_bayes(p.Phi, p.t),

@@ -11,6 +11,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from ..formulations.ksvm import KSVMLeastSquares, KSVMLeastSquaresFactor, ksvm_kkt_residual
 from ..solvers import SolverName, resolve_solver, solve
 from ..solvers.ksvm import ksvm_active_set, ksvm_intercept, ksvm_intercept_from_scores
+from ..solvers.ksvm_ipm import ksvm_interior_point
 from .approximate import ApproximationMixin
 from .base import BinaryModel, KernelClassifierBase
 
@@ -20,12 +21,19 @@ __all__ = ["KSVC"]
 #: support) and ``alpha_i >= (1 - rtol) * C_i`` counts as at the bound for the intercept.
 _CVXPY_BOUND_RTOL = 1e-6
 
-#: The CVXPY solver ``solver="auto"`` runs with an approximation (the factored problem
-#: :class:`~krein.formulations.ksvm.KSVMLeastSquaresFactor`; the registry's approximate path).
-APPROXIMATE_KSVM_SOLVER = "CLARABEL"
+#: The solver ``solver="auto"`` runs with an approximation: the low-rank interior point
+#: (:func:`krein.solvers.ksvm_ipm.ksvm_interior_point`) on the problem of
+#: :class:`~krein.formulations.ksvm.KSVMLeastSquaresFactor` (the registry's approximate path).
+APPROXIMATE_KSVM_SOLVER = "interior-point"
+
+#: The estimator's own solver names.
+_OWN_SOLVERS = ("auto", "active-set", "interior-point")
 
 #: Options of :func:`ksvm_active_set` the estimator sets itself.
 _RESERVED = ("K", "y", "C", "tol", "max_iter", "check_input")
+
+#: Options of :func:`ksvm_interior_point` the estimator sets itself.
+_RESERVED_IPM = ("Psi", "signs", "y", "C")
 
 
 class KSVC(ApproximationMixin, KernelClassifierBase):
@@ -78,23 +86,29 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
     max_iter : int >= 1, optional
         Active-set iteration limit (default ``10 n + 100``); a
         ``ConvergenceWarning`` is issued when it is reached.
-    solver : "auto", "active-set" or str, default="auto"
-        ``"auto"``: ``"active-set"`` on the exact kernel, ``"CLARABEL"`` with an
+    solver : "auto", "active-set", "interior-point" or str, default="auto"
+        ``"auto"``: ``"active-set"`` on the exact kernel, ``"interior-point"`` with an
         ``approximation`` (the active set needs the n x n kernel); the fitted
-        ``solver_`` says which ran.  ``"active-set"``: Algorithm 2; or the name
-        of an installed CVXPY solver ("CLARABEL", "OSQP", "SCS", "ECOS"...;
-        case-insensitive) for problem (26).
+        ``solver_`` says which ran.  ``"active-set"``: Algorithm 2 (exact kernel
+        only); ``"interior-point"``: the primal-dual interior point on the
+        features' low-rank factor, ``O(n r^2)`` per iteration
+        (:func:`krein.solvers.ksvm_ipm.ksvm_interior_point`; with an
+        approximation only); or the name of an installed CVXPY solver
+        ("CLARABEL", "OSQP", "SCS", "ECOS"...; case-insensitive) for problem (26).
     solver_options : dict, optional
         Extra keywords: for "active-set" those of
         :func:`~krein.solvers.ksvm.ksvm_active_set` (``rcond``, ``block``,
-        ``verify``, ``verbose``), otherwise passed to the CVXPY solver.
+        ``verify``, ``verbose``), for "interior-point" those of
+        :func:`~krein.solvers.ksvm_ipm.ksvm_interior_point` (``max_iter``,
+        ``tol``), otherwise passed to the CVXPY solver.
     approximation : transformer or None, default=None
         A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`),
         cloned and given the estimator's ``kernel`` and ``kernel_params``; None
         keeps the exact path.  With features ``Psi`` and signs ``S``
         (``K_approx = Psi S Psi'``), ``v = Psi' (y alpha)`` turns (26) into the
         problem of :class:`~krein.formulations.ksvm.KSVMLeastSquaresFactor`
-        (``r`` residuals, ``n r`` nonzeros; needs a CVXPY ``solver``), and the
+        (``r`` residuals, ``n r`` nonzeros; the interior point or a CVXPY
+        ``solver``), and the
         decision is ``f(x) = k_approx(x, X) (y alpha) + b = psi(x) S v + b``.
         The intercept comes from the training scores ``Psi S v`` as in the
         exact path.  With every training point a landmark this is the exact
@@ -144,7 +158,7 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
         **KernelClassifierBase._parameter_constraints,
         "tol": [Interval(Real, 0, 1, closed="neither")],
         "max_iter": [Interval(Integral, 1, None, closed="left"), None],
-        "solver": [SolverName(("auto", "active-set"))],
+        "solver": [SolverName(_OWN_SOLVERS)],
         "solver_options": [dict, None],
         "approximation": [HasMethods(["fit_transform", "transform"]), None],
     }
@@ -166,22 +180,28 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
     # ---------------------------------------------------------------- checks
     def _check_params(self):
         self._check_approximation()
-        self._solver = resolve_solver(self.solver, ("auto", "active-set"))
+        self._solver = resolve_solver(self.solver, _OWN_SOLVERS)
         if self._solver == "auto":
             self._solver = APPROXIMATE_KSVM_SOLVER if self._approximate() else "active-set"
         self.solver_ = self._solver
         if self._approximate() and self._solver == "active-set":
             raise ValueError("solver='active-set' works on the n x n kernel; with an "
-                             "approximation give a CVXPY solver (e.g. solver='CLARABEL')")
+                             "approximation use 'interior-point' (the default) or a CVXPY "
+                             "solver (e.g. solver='CLARABEL')")
+        if not self._approximate() and self._solver == "interior-point":
+            raise ValueError("solver='interior-point' works on the low-rank factor of an "
+                             "approximation; on the exact kernel use 'active-set' or a CVXPY "
+                             "solver")
         opts = self.solver_options
-        if opts and self._solver == "active-set":
-            accepted = [k for k in inspect.signature(ksvm_active_set).parameters
-                        if k not in _RESERVED]
+        own = {"active-set": ksvm_active_set, "interior-point": ksvm_interior_point}
+        if opts and self._solver in own:
+            reserved = _RESERVED if self._solver == "active-set" else _RESERVED_IPM
+            accepted = [k for k in inspect.signature(own[self._solver]).parameters
+                        if k not in reserved]
             bad = sorted(set(opts) - set(accepted))
             if bad:
                 raise ValueError(f"solver_options has unknown key(s) {bad} for "
-                                 f"solver='active-set'; accepted: {accepted} (tol and "
-                                 f"max_iter are estimator parameters)")
+                                 f"solver={self._solver!r}; accepted: {accepted}")
 
     # ---------------------------------------------------------------- fit
     def _fit_binary(self, K, y, idx, C):
@@ -208,13 +228,20 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
 
     def _fit_features(self, rep, y, C):
         """The approximate path: (26) on ``K = Psi S Psi'`` by its factored form, with
-        ``(Psi, S)`` the signed eigenfeatures of the representation ``rep``."""
+        ``(Psi, S)`` the signed eigenfeatures of the representation ``rep``: the low-rank
+        interior point (``solver="interior-point"``) or a CVXPY solver on
+        :class:`~krein.formulations.ksvm.KSVMLeastSquaresFactor`."""
         eig = rep.eigenfeatures()
         Psi, S = eig.features, eig.signs
-        f = KSVMLeastSquaresFactor(Psi, S, y, C=C)
-        sol = solve(f, self._solver, certificate_kind="kkt_residual",
-                    **dict(self.solver_options or {}))
-        alpha = np.clip(np.asarray(f.variables["alpha"].value, dtype=float), 0.0, C)
+        opts = dict(self.solver_options or {})
+        if self._solver == "interior-point":
+            sol = ksvm_interior_point(Psi, S, y, C, **opts)
+            alpha = sol.primal["alpha"]
+        else:
+            f = KSVMLeastSquaresFactor(Psi, S, y, C=C)
+            sol = solve(f, self._solver, certificate_kind="kkt_residual", **opts)
+            alpha = f.variables["alpha"].value
+        alpha = np.clip(np.asarray(alpha, dtype=float), 0.0, C)
         alpha[alpha <= _CVXPY_BOUND_RTOL * C] = 0.0
         v = Psi.T @ (y * alpha)
         f0 = Psi @ (S * v)

@@ -16,8 +16,8 @@ from .ksvm import KSVMLeastSquares, KSVMLeastSquaresFactor
 from .lpsvm import LPSVM
 from .modsvm import ModSVM
 from .nearest_psd import NearestPSDSDP, nearest_psd_certificate
-from .problems import (CLCProblem, DCProblem, HullProblem, KernelCorrectionProblem, KSVMProblem,
-                       LinearSVMProblem, NearestPSDProblem, SparseBayesProblem, SVMDualProblem,
+from .problems import (CLCProblem, DCProblem, HullProblem, KernelCorrectionProblem,
+                       KSVMFactorProblem, KSVMProblem, LinearSVMProblem, NearestPSDProblem, SparseBayesProblem, SVMDualProblem,
                        SVRDualProblem)
 from .svm import SVMDual, SVMPrimal, optimal_intercept, preferred_form, psd_factor
 
@@ -29,5 +29,5 @@ __all__ = ["Formulation", "SVMDual", "SVMPrimal", "LPSVM", "optimal_intercept",
            "hull_to_svm", "ModSVM",
            "ConformalLinearCombinationQP", "clc_closed_form", "NearestPSDSDP",
            "nearest_psd_certificate", "SVMDualProblem", "SVRDualProblem", "LinearSVMProblem",
-           "KSVMProblem", "HullProblem", "SparseBayesProblem", "KernelCorrectionProblem",
-           "NearestPSDProblem", "CLCProblem", "DCProblem"]
+           "KSVMProblem", "KSVMFactorProblem", "HullProblem", "SparseBayesProblem",
+           "KernelCorrectionProblem", "NearestPSDProblem", "CLCProblem", "DCProblem"]

@@ -15,7 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-__all__ = ["SVMDualProblem", "SVRDualProblem", "LinearSVMProblem", "KSVMProblem", "HullProblem",
+__all__ = ["SVMDualProblem", "SVRDualProblem", "LinearSVMProblem", "KSVMProblem",
+           "KSVMFactorProblem", "HullProblem",
            "SparseBayesProblem", "KernelCorrectionProblem", "NearestPSDProblem", "CLCProblem",
            "DCProblem"]
 
@@ -101,6 +102,31 @@ class KSVMProblem:
 
     problem_class: ClassVar[str] = "ksvm-ls"
     K: Any
+    y: Any
+    C: Any = 1.0
+
+
+@dataclass(frozen=True)
+class KSVMFactorProblem:
+    """KSVM's least squares (loosli eq. 26) on a kernel given by signed features.
+
+    ``K = Psi diag(signs) Psi'`` (the eigenfeatures of an approximation), never formed.
+
+    Parameters
+    ----------
+    Psi : ndarray of shape (n, r)
+        Features.
+    signs : ndarray of shape (r,)
+        Their signs (+-1).
+    y : ndarray of shape (n,)
+        Labels in {-1, +1}.
+    C : float or ndarray of shape (n,), default=1.0
+        Box bound(s).
+    """
+
+    problem_class: ClassVar[str] = "ksvm-ls-factor"
+    Psi: Any
+    signs: Any
     y: Any
     C: Any = 1.0
 

@@ -26,6 +26,7 @@ from .core import Solution
 from .dca import dca as _dca
 from .hull import hull_multistart, hull_nu_svm
 from .ksvm import ksvm_active_set
+from .ksvm_ipm import ksvm_interior_point
 from .liblinear import liblinear_solve
 from .libsvm import libsvm_dual, libsvm_svr
 from .psd_newton import nearest_psd_newton
@@ -91,6 +92,25 @@ def active_set(problem, **options):
         As the function returns it.
     """
     return ksvm_active_set(problem.K, problem.y, problem.C, **options)
+
+
+def interior_point(problem, **options):
+    """KSVM's low-rank interior point on a :class:`KSVMFactorProblem`
+    (:func:`~krein.solvers.ksvm_ipm.ksvm_interior_point`).
+
+    Parameters
+    ----------
+    problem : KSVMFactorProblem
+        Features, signs, labels and ``C``.
+    **options
+        ``max_iter``, ``tol``.
+
+    Returns
+    -------
+    Solution
+        As the function returns it.
+    """
+    return ksvm_interior_point(problem.Psi, problem.signs, problem.y, problem.C, **options)
 
 
 def nu_svm(problem, **options):

@@ -11,7 +11,7 @@ what it is.  Its entries are
   :meth:`SolverEntry.installed` says, :data:`INSTALL_HINT` how to add it);
 * every custom loop of :mod:`krein.solvers` (lower case): the IndefiniteSVM
   algorithms ``"pg"``, ``"apg"``, ``"accpm"``, ``"exchange"``, KSVM's
-  ``"active-set"``, the hull's ``"nu-svm"`` and ``"multistart"``, the RVM's
+  ``"active-set"`` and ``"interior-point"``, the hull's ``"nu-svm"`` and ``"multistart"``, the RVM's
   ``"sparse-bayes"``, ``"bending"``, the conformal fits ``"optimize"``, ``"search"``,
   ``"lbfgs"``, the nearest-PSD loops ``"dykstra"``, ``"plain"``, ``"anderson"``,
   ``"newton"``, CLC's ``"closed-form"`` and IKSVM-DC's ``"dca"`` (the names the
@@ -80,6 +80,7 @@ PROBLEM_CLASSES = {
     "linear-svm": "C-SVM on explicit features (approximate path)",
     "proxy-kernel": "IndefiniteSVM, the proxy-kernel saddle problem (luss eq. 7)",
     "ksvm-ls": "KSVM's box-constrained least squares (loosli eq. 26)",
+    "ksvm-ls-factor": "KSVM's least squares (loosli eq. 26) on signed features (approximate path)",
     "hull": "Haasdonk's CH-DU, convex-hull separation (non-convex in general)",
     "sparse-bayes": "RVM marginal likelihood (sparse Bayesian learning)",
     "kernel-correction": "a PSD kernel near an indefinite one (bending, conformal maps)",
@@ -228,6 +229,9 @@ _OWN = [
          "SIQCLP exchange method (luss Algorithm 3, Chen & Ye)"),
     _own("active-set", "krein.solvers.ksvm:ksvm_active_set", ("ksvm-ls",),
          "KSVM active set with incremental QR (loosli Algorithm 2)", adapter="active_set"),
+    _own("interior-point", "krein.solvers.ksvm_ipm:ksvm_interior_point", ("ksvm-ls-factor",),
+         "KSVM primal-dual interior point, Woodbury steps on the features (Ferris & Munson 2002)",
+         adapter="interior_point"),
     _own("nu-svm", "krein.solvers.hull:hull_nu_svm", ("hull",),
          "libsvm's nu-SVM then projected-gradient polish (haasdonk §7.2)", adapter="nu_svm"),
     _own("multistart", "krein.solvers.hull:hull_multistart", ("hull",),
