@@ -124,7 +124,7 @@ __all__ = ["ApproximationMixin", "APPROXIMATION_CONSTRAINT", "FrontEndMixin", "f
 APPROXIMATION_CONSTRAINT = [HasMethods(["fit_transform", "transform"]), None]
 
 #: Own solver names of the approximate path (besides the installed CVXPY solvers).
-APPROXIMATE_SOLVERS = ("libsvm", "liblinear")
+APPROXIMATE_SOLVERS = ("libsvm", "liblinear", "ipm")
 
 class FrontEndMixin:
     """The ``approximation=`` front end of any estimator: fitted, cached, and its rows.
@@ -166,11 +166,11 @@ class FrontEndMixin:
     def _check_approximation(self):
         """Checks shared by every estimator with an ``approximation`` (parameter names)."""
         if not self._approximate():
-            if getattr(self, "solver", None) is not None and str(self.solver).lower() == \
-                    "liblinear":
-                raise ValueError("solver='liblinear' trains a linear model on features: it "
-                                 "needs approximation=IndefiniteNystroem(...); without one use "
-                                 "'libsvm' or a CVXPY solver")
+            name = str(getattr(self, "solver", None)).lower()
+            if name in ("liblinear", "ipm"):
+                raise ValueError(f"solver='{name}' trains a linear model on features: it "
+                                 f"needs approximation=IndefiniteNystroem(...); without one use "
+                                 f"'libsvm' or a CVXPY solver")
             return
         if "kernel" not in self.approximation.get_params(deep=False):
             raise ValueError(f"approximation must take the estimator's kernel and "

@@ -34,7 +34,7 @@ __all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
 
 #: ``solver`` of the SVMs solved by libsvm or CVXPY (liblinear: with an approximation);
 #: ``"auto"`` (the default) resolves by :func:`auto_svm_solver`.
-_LIBSVM_OR_CVXPY = [SolverName(("auto", "libsvm", "liblinear"))]
+_LIBSVM_OR_CVXPY = [SolverName(("auto", "libsvm", "liblinear", "ipm"))]
 
 #: Constraint of ``approximation`` (a low-rank front end such as IndefiniteNystroem).
 _APPROXIMATION = APPROXIMATION_CONSTRAINT
@@ -66,7 +66,8 @@ def _check_svm_solver(est):
     """``est._solver`` (also recorded as ``est.solver_``): "libsvm", "liblinear" (with an
     approximation only) or a CVXPY name; ``"auto"`` resolved by :func:`auto_svm_solver`."""
     est._check_approximation()          # liblinear: raises without an approximation
-    solver = resolve_solver(est.solver, ("auto", "libsvm", "liblinear"), approximation=True)
+    solver = resolve_solver(est.solver, ("auto", "libsvm", "liblinear", "ipm"),
+                            approximation=True)
     if solver == "auto":
         solver = auto_svm_solver(est._approximate())
     est.solver_ = solver
@@ -209,7 +210,9 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         ``"liblinear"`` (the one that scales to millions of points; it
         regularizes the intercept, see :mod:`krein.estimators.approximate`),
         while ``"libsvm"`` then trains ``SVC(kernel="linear")`` on the features
-        (exact, ``O(n^2)``: 60 times slower at 10^5 points).
+        (exact, ``O(n^2)``: 60 times slower at 10^5 points) and ``"ipm"`` the
+        interior-point method of :func:`krein.solvers.linear_ipm.linear_svm_ipm`
+        (exact, ``O(n d^2)`` per iteration on ``d`` features; certified duality gap).
     formulation : {"dual", "primal"}
         With a CVXPY solver: the dual QP (:class:`~krein.formulations.SVMDual`) or
         the primal in the feature map ``L = V |lam|^(1/2)``
@@ -553,7 +556,7 @@ default="flip"
         "auto" ("libsvm" on the exact kernel, "liblinear" with an
         ``approximation``: :func:`auto_svm_solver`), "libsvm" or an installed
         CVXPY solver (case-insensitive); with an ``approximation`` also
-        "liblinear" (as in :class:`ESVC`).
+        "liblinear" and "ipm" (as in :class:`ESVC`).
     tol : float > 0, default=1e-3
         libsvm (liblinear) stopping tolerance.
     max_iter : int >= 1 or -1, default=-1
