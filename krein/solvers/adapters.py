@@ -92,7 +92,7 @@ def ipm(problem, **options):
     Solution
         ``primal["w"]``, ``primal["alpha"]``, the intercept; certified by the duality gap.
     """
-    return linear_svm(problem.Phi, problem.y, problem.C, solver="ipm", **options)[2]
+    return linear_svm(problem.Phi, problem.y, problem.C, **{"solver": "ipm", **options})[2]
 
 
 def active_set(problem, **options):

@@ -122,8 +122,8 @@ def linear_svm(Phi, y, C, solver="liblinear", tol=1e-3, max_iter=-1, solver_opti
         Complete: with :func:`linear_svm_certificate` (liblinear: the primal
         objective only), the intercept, and ``certificate_kind`` ``"gap"`` (the
         relative duality gap of the linear SVM; ``""`` for liblinear, which returns
-        no dual point).  ``"ipm"`` records ``status`` ``"converged"`` (gap reached)
-        or ``"max_iter"`` and its iterations.
+        no dual point).  ``"ipm"`` records ``status`` ``"converged"`` (gap reached),
+        ``"max_iter"`` or ``"stalled"`` (round-off) and its iterations.
     """
     y = np.asarray(y, dtype=float)
     n, r = Phi.shape

@@ -60,6 +60,11 @@ IPM_MAX_ITER = 200
 #: Fraction of the step to the boundary (Mehrotra 1992 uses 0.95-0.995).
 _STEP_FRACTION = 0.995
 
+#: Iterations without halving the best gap, once below _STALL_GAP, after which the
+#: method stops ("stalled": the gap is then at the level of the round-off).
+_STALL_ITERATIONS = 5
+_STALL_GAP = 1e-6
+
 #: Fewest features for which the normal equations are preconditioned (below, the direct
 #: float64 factorization is cheap).
 _PRECONDITION_MIN_D = 256
@@ -72,6 +77,18 @@ _DROPPED_MASS = 0.5
 #: direct factorization is used instead, and their relative residual.
 _CG_MAX_ITER = 40
 _CG_TOL = 1e-11
+
+
+def _regularized_cholesky(G):
+    """Cholesky factor of ``G + delta I``, ``delta`` the least of ``0`` and ``10^k eps
+    max diag(G)`` (k = 0, 2, 4, ...) for which the factorization succeeds."""
+    scale = float(np.max(np.abs(np.diag(G)))) * np.finfo(float).eps
+    delta = 0.0
+    while True:
+        try:
+            return cho_factor(G + delta * np.eye(G.shape[0]), lower=False, check_finite=False)
+        except np.linalg.LinAlgError:
+            delta = scale if delta == 0.0 else 100.0 * delta
 
 
 class _NormalEquations:
@@ -87,7 +104,9 @@ class _NormalEquations:
     2013, §11.5: the preconditioned matrix is the identity plus a perturbation of the
     size of the rounding and of the left-out rows).  When the preconditioner cannot be
     factored or CG does not reach the tolerance in :data:`_CG_MAX_ITER` iterations,
-    ``G`` is formed in float64 and factored directly (``direct``).
+    ``G`` is formed in float64 and factored directly (``direct``; where round-off makes
+    it numerically indefinite, ``G + delta I`` with the least ``delta`` that factors,
+    as the preconditioner of CG on the exact ``G``).
     """
 
     def __init__(self, Phi, theta_inv, Phi32, row_norms):
@@ -109,11 +128,8 @@ class _NormalEquations:
             return
         except np.linalg.LinAlgError:
             pass
-        try:        # single precision too coarse for this theta: the kept rows in float64
-            self.factor = cho_factor(self._normal(Phi[keep], theta_inv[keep]),
-                                     lower=False, check_finite=False)
-        except np.linalg.LinAlgError:
-            self._direct()
+        # single precision too coarse for this theta: the kept rows in float64
+        self.factor = _regularized_cholesky(self._normal(Phi[keep], theta_inv[keep]))
 
     def _normal(self, F, theta):
         d = self.d
@@ -127,10 +143,16 @@ class _NormalEquations:
         return G
 
     def _direct(self):
-        self.exact = True
         self.direct = 1
-        self.factor = cho_factor(self._normal(self.Phi, self.theta_inv), lower=False,
-                                 check_finite=False)
+        G = self._normal(self.Phi, self.theta_inv)
+        try:
+            self.factor = cho_factor(G, lower=False, check_finite=False)
+            self.exact = True
+        except np.linalg.LinAlgError:
+            # round-off (theta_inv spans many decades near the solution): a shifted
+            # factor, used as the preconditioner of CG on the exact G
+            self.factor = _regularized_cholesky(G)
+            self.exact = False
 
     def _apply(self, x):
         d = self.d
@@ -159,10 +181,10 @@ class _NormalEquations:
             zr = cho_solve(self.factor, res, check_finite=False)
             rz, rz_old = float(res @ zr), rz
             p = zr + (rz / rz_old) * p
-        if float(np.linalg.norm(res)) <= _CG_TOL * norm_r:
+        if float(np.linalg.norm(res)) <= _CG_TOL * norm_r or self.direct:
             return x
         self._direct()
-        return cho_solve(self.factor, r, check_finite=False)
+        return self.solve(r)
 
 
 def optimal_intercept(f, y, C):
@@ -252,7 +274,8 @@ def linear_svm_ipm(Phi, y, C, tol=1e-6, max_iter=-1):
     b : float
         The intercept minimizing the primal for ``w``.
     info : dict
-        ``iterations``, ``status`` ("converged" or "max_iter"), ``gap`` (relative),
+        ``iterations``, ``status`` ("converged"; "max_iter"; "stalled": the best gap,
+        below 1e-6, not halved in 5 iterations: round-off bounds it above ``tol``), ``gap`` (relative),
         ``primal_objective``, ``dual_objective``.
 
     Raises
@@ -279,6 +302,7 @@ def linear_svm_ipm(Phi, y, C, tol=1e-6, max_iter=-1):
     z = np.ones(n)
     s = np.ones(n)
     best = None
+    since_best = 0
     status, it = "max_iter", 0
     for it in range(1, limit + 1):
         t = C - alpha
@@ -291,10 +315,18 @@ def linear_svm_ipm(Phi, y, C, tol=1e-6, max_iter=-1):
         # the certificate at the current point (made exactly feasible)
         feasible = _restore_equality(alpha, y, C)
         gap, w_c, b_c, P, Dobj = _gap(Phi, y, C, feasible)
+        if best is None or gap < 0.5 * best[0] or best[0] > _STALL_GAP:
+            since_best = 0
+        else:
+            since_best += 1
         if best is None or gap < best[0]:
             best = (gap, feasible, w_c, b_c, P, Dobj)
         if gap <= tol and abs(float(y @ feasible)) <= tol * float(C.max()):
             status = "converged"
+            break
+        if since_best >= _STALL_ITERATIONS or not (np.all(alpha > 0) and np.all(t > 0)
+                                                  and np.isfinite(mu)):
+            status = "stalled"          # round-off bounds the gap above tol
             break
 
         theta_inv = 1.0 / (z / alpha + s / t)
