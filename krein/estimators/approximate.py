@@ -87,8 +87,11 @@ from a fixed seed (``random_state=0``), so a fit is reproducible.  ``solver="lib
 learn's ``SVC(kernel="linear")`` on ``Phi``, the same problem as the exact path
 (unregularized intercept), ``O(n^2)`` kernel evaluations: small ``n``.  A CVXPY
 solver name: the primal :class:`~krein.formulations.SVMPrimal` in the feature map
-``Phi`` (exact).  libsvm and CVXPY are certified by the duality gap of the linear
-SVM (:func:`linear_svm_certificate`).
+``Phi`` (exact).  ``solver="ipm"``: the exact problem by the primal-dual
+interior-point method of :func:`krein.solvers.linear_ipm.linear_svm_ipm` (Ferris &
+Munson 2002; ``O(n r^2)`` per iteration, for ``n >> r`` and collinear features).
+libsvm, the interior-point method and CVXPY are certified by the duality gap of the
+linear SVM (:func:`linear_svm_certificate`).
 
 References
 ----------

@@ -35,8 +35,8 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
     reduced SVM (RSVM, §2: the rectangular kernel ``K(A, Abar')`` and the identity
     regularizer on the reduced coefficients, with the plain hinge loss of Mod
     SVM instead of RSVM's smoothed squared one).  The landmarks' labels are not used
-    (:mod:`krein.estimators.reduced`).  ``solver="libsvm"`` (the approximate
-    path's default in ``krein compare``) solves it by ``SVC(kernel="linear")`` on
+    (:mod:`krein.estimators.reduced`).  ``solver="libsvm"`` solves it by
+    ``SVC(kernel="linear")`` on
     the features ``C`` (the same problem, ``O(n^2)`` kernel evaluations through
     libsvm's cache, no ``n x n`` array); ``"liblinear"`` (approximation only) by
     liblinear on ``C``, which also regularizes the intercept
@@ -46,7 +46,8 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
     checkerboard, two classes, ``tol=1e-3``), libsvm took 5.3 s at n = 4000,
     m = 1000 and 64 s at n = 20 000, m = 500; liblinear 55 s at n = 4000, m = 1000
     (2.6 * 10^5 passes) and more than 100 s at n = 20 000, m = 500.  Neither
-    reaches n = 10^5 with m = 1000 within 60 s.  ``"ipm"`` solves the problem of
+    reaches n = 10^5 with m = 1000 within 60 s.  ``"ipm"`` (the approximate path's
+    default in ``krein compare``) solves the problem of
     ``"libsvm"`` by a primal-dual interior-point method (Ferris & Munson 2002;
     :func:`krein.solvers.linear_ipm.linear_svm_ipm`): ``O(n m^2)`` per iteration
     and a number of iterations that hardly depends on ``n`` or the collinearity,
