@@ -80,6 +80,8 @@ _TERMS = (
          "or the method's own algorithm.",
          {"libsvm": "scikit-learn's SVC (libsvm's SMO) on the kernel the method trains on",
           "liblinear": "scikit-learn's liblinear on the features of an approximation",
+          "ipm": "a primal-dual interior-point method for the linear SVM on the features of "
+                 "an approximation (Ferris & Munson 2002)",
           "auto": "the estimator picks one of its algorithms by the rule its docstring states",
           "pg": "projected gradient on the IndefiniteSVM dual (luss Algorithm 1)",
           "apg": "accelerated projected gradient (FISTA) on the IndefiniteSVM dual",

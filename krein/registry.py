@@ -578,6 +578,12 @@ _UNWEIGHTED = {"correction__weights": (None, "the landmark block corrected with 
                **_LINEAR}
 _SPECTRAL = {"out_of_sample": ("spectral", "test rows by out_of_sample='spectral' (the raw test "
                                            "kernel of {} needs the dual coefficients)")}
+#: The approximate paths whose linear SVM has many more points than features and slow
+#: dual coordinate descent (large C ||phi||^2, collinear features): the exact linear SVM
+#: (free intercept) by the interior-point method of krein.solvers.linear_ipm.
+_IPM = "ipm"
+_IPM_TEXT = ("solver ipm: the linear SVM on {} with the free intercept, by the primal-dual "
+             "interior-point method (Ferris & Munson 2002), duality gap <= 1e-6")
 
 #: Why scikit-learn's checks run no instance of a method (``checks=Without(...)``).
 _SPECTRUM_SVC_CHECKED = (
@@ -689,7 +695,9 @@ def _register_spectrum_corrections():
                     "similarity-linear, which krein compare runs by default in its place",
                     compare=False, probability=True, certificate="residual",
                     checks=Without(_SPECTRUM_SVC_CHECKED.format("square")),
-                    approximate=_LINEAR, readme="clip-mds", scale={"C": -2})
+                    approximate={"solver": (_IPM, _IPM_TEXT.format("the squared-spectrum "
+                                                                   "features"))},
+                    readme="clip-mds", scale={"C": -2})
 
 
 def _register_lp_svm():
@@ -783,8 +791,8 @@ def _register_ksvm_ch_modsvm_rvm():
                     "identity regularizer (Lin & Lin 2003; Luss & d'Aspremont 2009 §5.1), CVXPY",
                     compare=True, probability=True, certificate="relative_gap",
                     scale={"C": -2}, checks=({"solver": "libsvm"},),
-                    approximate={"solver": ("libsvm", "solver libsvm: the linear SVM on the "
-                                            "landmark columns (the reduced set)")},
+                    approximate={"solver": (_IPM, _IPM_TEXT.format("the landmark columns (the "
+                                                                   "reduced set)"))},
                     readme=("`ModSVC()`", "kernel only in the separation constraints, identity "
                             "regularizer (CVXPY, any QP solver)",
                             "Lin & Lin 2003 as in Luss & d'Aspremont 2009 §5.1"))
@@ -906,10 +914,9 @@ def _register_baselines():
                     "rows K(test, train) (Graepel et al. 1999; Pekalska & Duin 2005)",
                     compare=True, probability=True, certificate="residual",
                     grid={"C": list(C_GRID)}, scale={"C": -2}, checks=({}, _PRECOMPUTED),
-                    approximate={"solver": (APPROXIMATE_SOLVER, "the prototype form: the "
-                                            "similarities to the M landmarks as features, "
-                                            "solver liblinear"),
-                                 "max_iter": _SIMILARITY_PASSES},
+                    approximate={"solver": (_IPM, "the prototype form: the similarities to the "
+                                            "M landmarks as features; " + _IPM_TEXT.format(
+                                                "them"))},
                     readme=("`SimilaritySpaceSVC(feature_kernel=...)`", "linear / RBF SVM on the "
                             "similarity-space features (the rows of K; test rows `k(x, X)`), "
                             "libsvm", "Graepel et al. 1999; Pekalska & Duin 2005; Chen et al. 2009 "
@@ -1045,7 +1052,8 @@ def _register_trik():
                     "TrIK-SVM: ESVM with the Bunch-Kaufman LDL' factorization in place of the "
                     "eigendecomposition (Loosli 2019, arXiv 1902.10569)",
                     compare=True, probability=True, certificate="residual",
-                    approximate=_LINEAR,
+                    approximate={"solver": (_IPM, _IPM_TEXT.format("the features of the LDL' "
+                                                                   "of the landmark block"))},
                     checks=(({"decomposition": "ldl"}, _LDL_N_COMPONENTS),
                             ({**_PRECOMPUTED, "decomposition": "ldl"}, _LDL_N_COMPONENTS)),
                     readme=("`ESVC(decomposition=\"ldl\")`", "SVM stabilized in a Krein space "

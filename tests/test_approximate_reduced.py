@@ -378,7 +378,8 @@ def test_no_n_by_n_array(name, n, extra):
 # ---------------------------------------------------------------------------- compare
 def test_krein_compare_runs_the_reduced_paths(tmp_path, capsys):
     """``krein compare --approximation nystroem:M`` runs the four methods with their
-    approximate defaults (HiGHS for the LP, libsvm for Mod SVM) and records them."""
+    approximate defaults (HiGHS for the LP, the interior-point linear SVM for Mod SVM) and
+    records them."""
     from krein.cli import main
     from krein.compare import run_comparison
 
@@ -389,7 +390,7 @@ def test_krein_compare_runs_the_reduced_paths(tmp_path, capsys):
     s = res.summary.set_index("method")
     assert (s["status"] == "ok").all(), s["note"]
     used = res.folds.groupby("method")["solver_used"].agg(set).to_dict()
-    assert used["lp-svm"] == {"HIGHS"} and used["mod-svm"] == {"libsvm"}
+    assert used["lp-svm"] == {"HIGHS"} and used["mod-svm"] == {"ipm"}
     assert "solver HIGHS" in s.loc["lp-svm", "note"]
     # better than chance on the balanced checkerboard (30 landmarks, 100 training points)
     assert (s["accuracy_mean"] > 0.5).all(), s["accuracy_mean"]

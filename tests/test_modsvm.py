@@ -119,7 +119,7 @@ def test_multiclass(three_class_problem):
 
 @pytest.mark.parametrize("params, match", [
     ({"C": 0.0}, "'C' parameter"), ({"C": -1.0}, "'C' parameter"),
-    ({"solver": "NOPE"}, r"'libsvm', 'liblinear' or an installed CVXPY solver name \(installed here"),
+    ({"solver": "NOPE"}, r"'libsvm', 'liblinear', 'ipm' or an installed CVXPY solver name \(installed here"),
     ({"solver": 3}, "'solver' parameter"), ({"solver_options": [1]}, "solver_options"),
     ({"solver": "libsvm", "solver_options": {"eps": 1}}, "unknown solver_options"),
     ({"kernel": "nope"}, "'kernel' parameter"),

@@ -36,6 +36,7 @@ from krein.solvers.conformal import conformal_fit, conformal_lbfgs, conformal_se
 from krein.solvers.dca import dca
 from krein.solvers.ksvm_ipm import ksvm_interior_point
 from krein.solvers.liblinear import liblinear_solve
+from krein.solvers.linear import linear_svm
 from krein.solvers.libsvm import libsvm_dual, libsvm_svr
 from krein.solvers.table import SolverEntry, installed_solvers
 
@@ -73,6 +74,7 @@ DIRECT = {
     ("libsvm", "svm-dual"): lambda p: libsvm_dual(p.K, p.y, p.C),
     ("libsvm", "svr-dual"): lambda p: libsvm_svr(p.K, p.y, p.C, p.epsilon)[2],
     ("liblinear", "linear-svm"): lambda p: liblinear_solve(p.Phi, p.y, p.C)[2],
+    ("ipm", "linear-svm"): lambda p: linear_svm(p.Phi, p.y, p.C, solver="ipm")[2],
     ("pg", "proxy-kernel"): lambda p: projected_gradient(p, max_iter=30),
     ("apg", "proxy-kernel"): lambda p: accelerated_gradient(p, max_iter=30),
     ("accpm", "proxy-kernel"): lambda p: accpm(p, max_iter=30),

@@ -87,8 +87,11 @@ from a fixed seed (``random_state=0``), so a fit is reproducible.  ``solver="lib
 learn's ``SVC(kernel="linear")`` on ``Phi``, the same problem as the exact path
 (unregularized intercept), ``O(n^2)`` kernel evaluations: small ``n``.  A CVXPY
 solver name: the primal :class:`~krein.formulations.SVMPrimal` in the feature map
-``Phi`` (exact).  libsvm and CVXPY are certified by the duality gap of the linear
-SVM (:func:`linear_svm_certificate`).
+``Phi`` (exact).  ``solver="ipm"``: the exact problem by the primal-dual
+interior-point method of :func:`krein.solvers.linear_ipm.linear_svm_ipm` (Ferris &
+Munson 2002; ``O(n r^2)`` per iteration, for ``n >> r`` and collinear features).
+libsvm, the interior-point method and CVXPY are certified by the duality gap of the
+linear SVM (:func:`linear_svm_certificate`).
 
 References
 ----------
@@ -124,7 +127,7 @@ __all__ = ["ApproximationMixin", "APPROXIMATION_CONSTRAINT", "FrontEndMixin", "f
 APPROXIMATION_CONSTRAINT = [HasMethods(["fit_transform", "transform"]), None]
 
 #: Own solver names of the approximate path (besides the installed CVXPY solvers).
-APPROXIMATE_SOLVERS = ("libsvm", "liblinear")
+APPROXIMATE_SOLVERS = ("libsvm", "liblinear", "ipm")
 
 class FrontEndMixin:
     """The ``approximation=`` front end of any estimator: fitted, cached, and its rows.
@@ -166,11 +169,11 @@ class FrontEndMixin:
     def _check_approximation(self):
         """Checks shared by every estimator with an ``approximation`` (parameter names)."""
         if not self._approximate():
-            if getattr(self, "solver", None) is not None and str(self.solver).lower() == \
-                    "liblinear":
-                raise ValueError("solver='liblinear' trains a linear model on features: it "
-                                 "needs approximation=IndefiniteNystroem(...); without one use "
-                                 "'libsvm' or a CVXPY solver")
+            name = str(getattr(self, "solver", None)).lower()
+            if name in ("liblinear", "ipm"):
+                raise ValueError(f"solver='{name}' trains a linear model on features: it "
+                                 f"needs approximation=IndefiniteNystroem(...); without one use "
+                                 f"'libsvm' or a CVXPY solver")
             return
         if "kernel" not in self.approximation.get_params(deep=False):
             raise ValueError(f"approximation must take the estimator's kernel and "

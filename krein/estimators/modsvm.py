@@ -35,8 +35,8 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
     reduced SVM (RSVM, §2: the rectangular kernel ``K(A, Abar')`` and the identity
     regularizer on the reduced coefficients, with the plain hinge loss of Mod
     SVM instead of RSVM's smoothed squared one).  The landmarks' labels are not used
-    (:mod:`krein.estimators.reduced`).  ``solver="libsvm"`` (the approximate
-    path's default in ``krein compare``) solves it by ``SVC(kernel="linear")`` on
+    (:mod:`krein.estimators.reduced`).  ``solver="libsvm"`` solves it by
+    ``SVC(kernel="linear")`` on
     the features ``C`` (the same problem, ``O(n^2)`` kernel evaluations through
     libsvm's cache, no ``n x n`` array); ``"liblinear"`` (approximation only) by
     liblinear on ``C``, which also regularizes the intercept
@@ -46,7 +46,12 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
     checkerboard, two classes, ``tol=1e-3``), libsvm took 5.3 s at n = 4000,
     m = 1000 and 64 s at n = 20 000, m = 500; liblinear 55 s at n = 4000, m = 1000
     (2.6 * 10^5 passes) and more than 100 s at n = 20 000, m = 500.  Neither
-    reaches n = 10^5 with m = 1000 within 60 s.
+    reaches n = 10^5 with m = 1000 within 60 s.  ``"ipm"`` (the approximate path's
+    default in ``krein compare``) solves the problem of
+    ``"libsvm"`` by a primal-dual interior-point method (Ferris & Munson 2002;
+    :func:`krein.solvers.linear_ipm.linear_svm_ipm`): ``O(n m^2)`` per iteration
+    and a number of iterations that hardly depends on ``n`` or the collinearity,
+    certified by the duality gap of the linear SVM.
 
     Parameters
     ----------
@@ -70,12 +75,15 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
         empirical kernel map (``alpha = K (y * beta)``), solved by scikit-learn's SVC
         (with an approximation: ``SVC(kernel="linear")`` on the landmark columns);
         or "liblinear" (approximation only): liblinear on the landmark columns,
-        intercept regularized (above).
+        intercept regularized (above); or "ipm" (approximation only): the same
+        problem as "libsvm" by the interior-point method of
+        :func:`krein.solvers.linear_ipm.linear_svm_ipm` (above).
     solver_options : dict, optional
         Passed to the CVXPY solver; for "libsvm" the keys ``tol`` (default 1e-3),
         ``max_iter``, ``cache_size`` of :func:`krein.estimators.base.libsvm_binary`
         (``cache_size`` not with an approximation); for "liblinear" ``tol``
-        (default 1e-3) and ``max_iter``.
+        (default 1e-3) and ``max_iter``; for "ipm" ``tol`` (the relative duality
+        gap is at most ``min(tol, 1e-6)``) and ``max_iter``.
     probability : bool, default=False
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
@@ -118,7 +126,7 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
 
     _parameter_constraints: dict = {
         **KernelClassifierBase._parameter_constraints,
-        "solver": [SolverName(("libsvm", "liblinear"))],
+        "solver": [SolverName(("libsvm", "liblinear", "ipm"))],
         "solver_options": [dict, None],
         "approximation": [HasMethods(["fit_transform", "transform"]), None],
     }
@@ -136,10 +144,10 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
 
     def _check_params(self):
         self._check_approximation()
-        self._solver = resolve_solver(self.solver, ("libsvm", "liblinear"),
+        self._solver = resolve_solver(self.solver, ("libsvm", "liblinear", "ipm"),
                                       approximation=self._approximate())
         own = {"libsvm": {"tol", "max_iter"} | (set() if self._approximate() else {"cache_size"}),
-               "liblinear": {"tol", "max_iter"}}.get(self._solver)
+               "liblinear": {"tol", "max_iter"}, "ipm": {"tol", "max_iter"}}.get(self._solver)
         if own is not None:
             bad = sorted(set(self.solver_options or {}) - own)
             if bad:
@@ -148,7 +156,7 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
 
     def _fit_landmarks(self, C_rows, W, y, C_box):
         # the same problem on the landmark columns: the linear SVM on the features C_rows
-        if self._solver in ("libsvm", "liblinear"):
+        if self._solver in ("libsvm", "liblinear", "ipm"):
             alpha, b, sol = linear_svm(C_rows, y, C_box, solver=self._solver,
                                        **(self.solver_options or {}))
             return alpha, b, {"n_iter": sol.iterations or 0, "solution": sol}

@@ -34,7 +34,7 @@ __all__ = ["ESVC", "SpectrumSVC", "DirectSVC"]
 
 #: ``solver`` of the SVMs solved by libsvm or CVXPY (liblinear: with an approximation);
 #: ``"auto"`` (the default) resolves by :func:`auto_svm_solver`.
-_LIBSVM_OR_CVXPY = [SolverName(("auto", "libsvm", "liblinear"))]
+_LIBSVM_OR_CVXPY = [SolverName(("auto", "libsvm", "liblinear", "ipm"))]
 
 #: Constraint of ``approximation`` (a low-rank front end such as IndefiniteNystroem).
 _APPROXIMATION = APPROXIMATION_CONSTRAINT
@@ -62,11 +62,39 @@ def auto_svm_solver(approximation):
     return "liblinear" if approximation else "libsvm"
 
 
+def _row_space_map(M):
+    """``(M V, k)``: TrIK's landmark map ``M`` (r, k) on an orthonormal basis ``V`` of its row space.
+
+    The features ``Psi M`` have rank at most ``r`` (the columns of ``Psi``), often far
+    below ``k``; with the thin SVD ``M = U diag(S) V'`` (singular values up to
+    ``max(r, k) eps max S`` dropped: round-off) the features ``Psi M V = Psi U diag(S)``
+    are ``Psi M`` in an orthonormal basis of their row space, so the linear SVM on them
+    is the same problem (``||V w|| = ||w||``, the same scores; the weight on ``Psi M``
+    is ``V w``), with ``rank(M)`` features instead of ``k``.
+
+    Parameters
+    ----------
+    M : ndarray of shape (r, k)
+        The map of :func:`~krein.estimators.corrected.landmark_feature_map`.
+
+    Returns
+    -------
+    MV : ndarray of shape (r, rank)
+        ``M V``; a binary model's coefficients on ``Psi`` are ``MV w``.
+    k : int
+        The number of columns of ``M`` (TrIK's components).
+    """
+    U, S, _ = np.linalg.svd(M, full_matrices=False)
+    keep = S > max(M.shape) * np.finfo(float).eps * float(S.max(initial=0.0))
+    return U[:, keep] * S[keep], M.shape[1]
+
+
 def _check_svm_solver(est):
     """``est._solver`` (also recorded as ``est.solver_``): "libsvm", "liblinear" (with an
     approximation only) or a CVXPY name; ``"auto"`` resolved by :func:`auto_svm_solver`."""
     est._check_approximation()          # liblinear: raises without an approximation
-    solver = resolve_solver(est.solver, ("auto", "libsvm", "liblinear"), approximation=True)
+    solver = resolve_solver(est.solver, ("auto", "libsvm", "liblinear", "ipm"),
+                            approximation=True)
     if solver == "auto":
         solver = auto_svm_solver(est._approximate())
     est.solver_ = solver
@@ -166,7 +194,8 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
       ``D``) is extended by the front end's Nyström map to
       ``K~ ~ C W^+ W~ W^+ C' = Phi Phi'``, ``Phi = C W^+ F``
       (:func:`krein.estimators.corrected.landmark_feature_map`), and the linear SVM
-      on ``Phi`` gives ``f(x) = phi(x) w + b``.  With every training point a
+      on ``Phi`` gives ``f(x) = phi(x) w + b`` (solved on ``Phi`` in an orthonormal
+      basis of its row space, ``rank(M) <= r`` features: ``_row_space_map``).  With every training point a
       landmark, ``Phi Phi' = K~`` and ``phi(x) w = k(x, X) K^-1 K~ c~ = k(x, X) c``
       with TrIK's Krein coefficients ``c = K^-1 K~ c~``: the exact two-class
       TrIK-SVM.  The factorization is of the whole landmark block, shared by the
@@ -209,7 +238,9 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         ``"liblinear"`` (the one that scales to millions of points; it
         regularizes the intercept, see :mod:`krein.estimators.approximate`),
         while ``"libsvm"`` then trains ``SVC(kernel="linear")`` on the features
-        (exact, ``O(n^2)``: 60 times slower at 10^5 points).
+        (exact, ``O(n^2)``: 60 times slower at 10^5 points) and ``"ipm"`` the
+        interior-point method of :func:`krein.solvers.linear_ipm.linear_svm_ipm`
+        (exact, ``O(n d^2)`` per iteration on ``d`` features; certified duality gap).
     formulation : {"dual", "primal"}
         With a CVXPY solver: the dual QP (:class:`~krein.formulations.SVMDual`) or
         the primal in the feature map ``L = V |lam|^(1/2)``
@@ -406,12 +437,14 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
 
     def _fit_approximation(self, X):
         """The front end (:meth:`FrontEndMixin._fit_front_end`); with ``"ldl"`` also the
-        map ``M`` of the flipped landmark block's features, ``Phi = Psi M``."""
+        map ``M`` of the flipped landmark block's features, ``Phi = Psi M``, on the basis
+        of its row space (:func:`_row_space_map`)."""
         approx, rep = self._fit_front_end(X)
         self._ldl_landmarks = None
         if self.decomposition == "ldl":
             ldl = LDLFlip.from_kernel(approx.landmark_block_)
-            self._ldl_landmarks = (ldl, landmark_feature_map(approx, ldl.factor()))
+            self._ldl_landmarks = (ldl, _row_space_map(landmark_feature_map(approx,
+                                                                            ldl.factor())))
         return approx, rep
 
     def _fit_features(self, rep, y, C):
@@ -419,11 +452,11 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         representation ``rep`` (the flipped approximation ``|K| = Psi Psi'``), on those
         ESVM-L keeps, or on TrIK's features ``Psi M`` ("Approximate paths")."""
         if self.decomposition == "ldl":
-            M = self._ldl_landmarks[1]
-            w, b, sol = linear_svm(rep.Z @ M, y, C, self._solver, self.tol, self.max_iter,
+            MV, m = self._ldl_landmarks[1]
+            w, b, sol = linear_svm(rep.Z @ MV, y, C, self._solver, self.tol, self.max_iter,
                                    self.solver_options)
-            return M @ w, b, {"n_iter": sol.iterations or 0, "solution": sol,
-                              "n_components": M.shape[1]}
+            return MV @ w, b, {"n_iter": sol.iterations or 0, "solution": sol,
+                               "n_components": m}
         eig = rep.eigenfeatures()
         keep = _kept_eigenpairs(eig.eigenvalues, self.n_components, self.energy)
         w, b, sol = linear_svm(eig.features[:, keep], y, C, self._solver, self.tol,
@@ -553,7 +586,7 @@ default="flip"
         "auto" ("libsvm" on the exact kernel, "liblinear" with an
         ``approximation``: :func:`auto_svm_solver`), "libsvm" or an installed
         CVXPY solver (case-insensitive); with an ``approximation`` also
-        "liblinear" (as in :class:`ESVC`).
+        "liblinear" and "ipm" (as in :class:`ESVC`).
     tol : float > 0, default=1e-3
         libsvm (liblinear) stopping tolerance.
     max_iter : int >= 1 or -1, default=-1

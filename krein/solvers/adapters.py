@@ -29,10 +29,11 @@ from .ksvm import ksvm_active_set
 from .ksvm_ipm import ksvm_interior_point
 from .liblinear import liblinear_solve
 from .libsvm import libsvm_dual, libsvm_svr
+from .linear import linear_svm
 from .psd_newton import nearest_psd_newton
 from .rvm import sparse_bayes as _sparse_bayes
 
-__all__ = ["libsvm", "liblinear", "active_set", "nu_svm", "multistart", "sparse_bayes",
+__all__ = ["libsvm", "liblinear", "ipm", "active_set", "nu_svm", "multistart", "sparse_bayes",
            "bending", "conformal_optimize", "conformal_search_fit", "conformal_lbfgs_fit",
            "nearest_psd_alternating", "nearest_psd_newton_fit", "closed_form", "dca"]
 
@@ -74,6 +75,25 @@ def liblinear(problem, **options):
         ``primal["w"]`` the weight; the intercept is the function's second value.
     """
     return liblinear_solve(problem.Phi, problem.y, problem.C, **options)[2]
+
+
+def ipm(problem, **options):
+    """The interior-point method on a :class:`LinearSVMProblem`
+    (:func:`~krein.solvers.linear.linear_svm` with ``solver="ipm"``).
+
+    Parameters
+    ----------
+    problem : LinearSVMProblem
+        Features, labels and ``C``.
+    **options
+        ``tol``, ``max_iter``.
+
+    Returns
+    -------
+    Solution
+        ``primal["w"]``, ``primal["alpha"]``, the intercept; certified by the duality gap.
+    """
+    return linear_svm(problem.Phi, problem.y, problem.C, **{"solver": "ipm", **options})[2]
 
 
 def active_set(problem, **options):

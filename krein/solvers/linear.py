@@ -10,7 +10,10 @@ and what it measures), which the estimators only store.
 (liblinear's dual coordinate descent), which REGULARIZES THE INTERCEPT (intercept
 scaling ``max_i ||phi_i||``) and returns no dual point; ``"libsvm"``:
 ``SVC(kernel="linear")`` through :func:`krein.solvers.libsvm.libsvm_linear`, the
-exact problem; a CVXPY solver name: the primal
+exact problem (``O(n^2)`` kernel evaluations); ``"ipm"``: the same exact problem by
+the primal-dual interior-point method of :func:`krein.solvers.linear_ipm.linear_svm_ipm`
+(Ferris & Munson 2002; ``O(n d^2)`` per iteration, for ``n >> d``), to a relative
+duality gap of at most ``min(tol, 1e-6)``; a CVXPY solver name: the primal
 :class:`~krein.formulations.SVMPrimal` (exact).
 """
 
@@ -25,8 +28,12 @@ from ..formulations.svm import SVMPrimal
 from .core import Solution, solve
 from .liblinear import liblinear_solve
 from .libsvm import libsvm_linear
+from .linear_ipm import linear_svm_ipm
 
-__all__ = ["linear_svm", "linear_svm_certificate"]
+__all__ = ["linear_svm", "linear_svm_certificate", "IPM_GAP_TOL"]
+
+#: The largest relative duality gap ``solver="ipm"`` stops at (``tol`` may ask for less).
+IPM_GAP_TOL = 1e-6
 
 
 def _kind(cert):
@@ -93,12 +100,15 @@ def linear_svm(Phi, y, C, solver="liblinear", tol=1e-3, max_iter=-1, solver_opti
         Box bound, or per-sample bounds ``C_i`` (``class_weight``).
     solver : str
         ``"liblinear"`` (intercept regularized, module docstring), ``"libsvm"``
-        (``SVC(kernel="linear")``, exact) or an installed CVXPY solver name
-        (upper case; :class:`~krein.formulations.SVMPrimal`, exact).
+        (``SVC(kernel="linear")``, exact), ``"ipm"`` (the interior-point method of
+        :func:`~krein.solvers.linear_ipm.linear_svm_ipm`, exact) or an installed
+        CVXPY solver name (upper case; :class:`~krein.formulations.SVMPrimal`, exact).
     tol : float > 0
-        Stopping tolerance of liblinear / libsvm.
+        Stopping tolerance of liblinear / libsvm; for ``"ipm"`` the relative
+        duality gap it stops at is ``min(tol, IPM_GAP_TOL)``.
     max_iter : int
-        Iteration limit of liblinear / libsvm (-1: none).
+        Iteration limit of liblinear / libsvm / the interior-point method (-1: none;
+        :data:`~krein.solvers.linear_ipm.IPM_MAX_ITER` for ``"ipm"``).
     solver_options : dict, optional
         Passed to the CVXPY solver.
 
@@ -112,7 +122,8 @@ def linear_svm(Phi, y, C, solver="liblinear", tol=1e-3, max_iter=-1, solver_opti
         Complete: with :func:`linear_svm_certificate` (liblinear: the primal
         objective only), the intercept, and ``certificate_kind`` ``"gap"`` (the
         relative duality gap of the linear SVM; ``""`` for liblinear, which returns
-        no dual point).
+        no dual point).  ``"ipm"`` records ``status`` ``"converged"`` (gap reached),
+        ``"max_iter"`` or ``"stalled"`` (round-off) and its iterations.
     """
     y = np.asarray(y, dtype=float)
     n, r = Phi.shape
@@ -126,6 +137,10 @@ def linear_svm(Phi, y, C, solver="liblinear", tol=1e-3, max_iter=-1, solver_opti
         alpha = y * u
         w = Phi.T @ u
         status = "max_iter" if max_iter > 0 and n_iter >= max_iter else "converged"
+    elif solver == "ipm":
+        alpha, w, b, info = linear_svm_ipm(Phi, y, C, tol=min(float(tol), IPM_GAP_TOL),
+                                           max_iter=max_iter)
+        n_iter, status = info["iterations"], info["status"]
     else:
         f = SVMPrimal(y, Phi, C=C)
         sol = solve(f, solver, **(solver_options or {}))

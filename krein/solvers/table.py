@@ -219,6 +219,9 @@ _OWN = [
     _own("liblinear", "krein.solvers.liblinear:liblinear_solve", ("linear-svm",),
          "scikit-learn's LinearSVC (dual coordinate descent) on features", "liblinear",
          returns="(w, b, Solution)", adapter="liblinear"),
+    _own("ipm", "krein.solvers.linear:linear_svm", ("linear-svm",),
+         "primal-dual interior-point method on features, n >> d (Ferris & Munson 2002)",
+         returns="(w, b, Solution)", options={"solver": "ipm"}, adapter="ipm"),
     _own("pg", "krein.solvers:projected_gradient", ("proxy-kernel",),
          "projected gradient (luss Algorithm 1)"),
     _own("apg", "krein.solvers:accelerated_gradient", ("proxy-kernel",),
@@ -386,9 +389,9 @@ def resolve_solver(solver, accepted=(), *, cvxpy=True, problem_class=None, appro
                          f"{_accepted_text(accepted, cvxpy)}; got {solver!r}")
     low = solver.lower()
     if low in accepted:
-        if low == "liblinear" and not approximation:
-            raise ValueError("liblinear trains a linear model on features: it needs an "
-                             "approximation (e.g. nystroem:1000)")
+        if low in ("liblinear", "ipm") and not approximation:
+            raise ValueError(f"{low} trains a linear model on features: it needs an "
+                             f"approximation (e.g. nystroem:1000)")
         return low
     up = solver.upper()
     entry = SOLVERS.get(up)
