@@ -136,3 +136,24 @@ def test_accelerated_dca_descends_and_reaches_the_step_test():
     assert acc.objective < plain.objective
     stat = landmark_dc_stationarity(C, W, y, 1.0, acc.primal["beta"], acc.primal["b"])
     assert acc.certificate["grad_norm"] == stat < plain.certificate["grad_norm"]
+
+
+def test_dcsvc_accelerate_reaches_the_landmark_path_only():
+    """``DCSVC(accelerate=True)`` runs the accelerated landmark DCA (its extrapolations
+    are in the solution) and is refused on the exact path."""
+    from krein.approximation import IndefiniteNystroem
+    from krein.estimators import DCSVC
+
+    C, W, y = _problem(seed=0, gamma=5.0)
+    ny = IndefiniteNystroem(kernel="precomputed", landmark_block=W)
+    est = DCSVC(kernel="precomputed", approximation=ny, accelerate=True, random_state=0,
+                max_iter=1000).fit(C, y)
+    sol = est.solutions_[0]
+    assert sol.certificate["extrapolations"] > 0
+    ref = dca_landmarks(C, W, y, 1.0, max_iter=1000, random_state=np.random.RandomState(0),
+                        accelerate=True)
+    np.testing.assert_array_equal(sol.primal["beta"], ref.primal["beta"])
+    K = pairwise_kernel("gaussian", *(2 * [np.random.default_rng(0).uniform(-1, 1, (20, 2))]),
+                        {"gamma": 1.0})
+    with pytest.raises(ValueError, match="accelerate"):
+        DCSVC(kernel="precomputed", accelerate=True).fit(K, np.r_[np.zeros(10), np.ones(10)])

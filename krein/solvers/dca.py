@@ -697,7 +697,9 @@ def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
     line search towards it and ``A`` is updated: the primal finite Newton method
     of Keerthi & DeCoste (2005, "A modified finite Newton method for fast solution
     of large scale linear SVMs", JMLR 6, §2-3) with the regularizer ``rho I``.  The
-    Gram matrix of the active rows is kept across iterations (``gram``).
+    Gram matrix of the active rows and its Cholesky factor are kept across iterations
+    and subproblems (``gram``): a system whose active set differs from the factored one
+    in a few rows is solved by the Woodbury formula (:meth:`_ActiveGram.solve`).
 
     Parameters
     ----------
@@ -784,7 +786,8 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
     minimizes (S_L), ``rho/2 ||beta||^2 + sum_i C_i/2 max(0, 1 - y_i (C beta + b)_i)^2
     - theta'beta`` with ``theta = (rho I - W) beta_t``, exactly by the primal finite
     Newton method (:func:`landmark_dc_subproblem`: an ``(m+1)``-system per step,
-    the active rows' Gram matrix updated by the rows that change, ``O(n m)`` per
+    solved from a kept Cholesky factor by the Woodbury formula while the active set
+    moves by few rows, ``O(n m)`` per
     step besides), then xu's Armijo step (the norm ``scale ||d_beta||^2 + d_b^2 /
     scale``), the step test ``scale^2 ||beta_{t+1} - beta_t||^2 <= tol`` and the
     guard against ``F < 0``, all as :func:`dca`.  Start ``beta_0`` uniform in
@@ -810,6 +813,14 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
         Seed of ``beta_0``.
     line_search : bool
         Whether to take the Armijo step after each DCA step.
+    accelerate : bool
+        The accelerated DCA of Phan, Le & Le Thi (2018, IJCAI, ADCA with ``q = 0``):
+        step ``t`` linearizes ``W``'s concave part at ``z = x_t + (s_{t-1} - 1) / s_t
+        (x_t - x_{t-1})`` (``s_0 = 1``, ``s_t = (1 + sqrt(1 + 4 s_{t-1}^2)) / 2``)
+        when ``F(z) <= F(x_t)``, else at ``x_t``; the DCA point and the Armijo step
+        (along ``d`` from the linearization point) then decrease ``F`` below ``F(z)``,
+        so the objective still never increases.  The step test (on ``x_{t+1} - x_t``),
+        the guard and the certificate are unchanged.  False: xu's iterates.
     verbose : bool
         Print one line per iteration.
 
