@@ -645,6 +645,8 @@ class _ActiveGram:
             U[:, m] = 1.0
             s = sgn * self.Cv[rows]
             rhs += U.T @ (s * y[rows])
+            if len(self.Z) > 4 * self.max_rank:    # rows that left A xor R: memory bound
+                self.Z = {r: self.Z[r] for r in rows if r in self.Z}
             new = [i for i, r in enumerate(rows) if r not in self.Z]
             if new:
                 Zn = scipy.linalg.solve_triangular(L, U[new].T, lower=True, check_finite=False)
