@@ -102,6 +102,15 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
         input (feature vectors, or the landmark columns ``K(X, L)`` of shape
         ``(n, m)`` with ``kernel="precomputed"``), as do ``predict`` and
         ``decision_function`` for new points.  None: the exact path.
+    accelerate : bool, default=False
+        With ``approximation`` only: the accelerated DCA of Phan, Le & Le Thi (2018,
+        "Accelerated difference of convex functions algorithm and its application to
+        sparse binary logistic regression", IJCAI), each DCA step linearized at the
+        extrapolation ``x_t + (s_{t-1} - 1) / s_t (x_t - x_{t-1})`` (Nesterov's ``s_t``)
+        when it does not increase ``F``, else at ``x_t``; the objective still never
+        increases, the step test and the stationarity certificate are the same
+        (:func:`krein.solvers.dca.dca_landmarks`).  Default False: xu's iterates (the
+        full-rank landmark path equals the exact one).
 
     Attributes
     ----------
@@ -151,11 +160,12 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
         "solver": [SolverName(("dca",))],
         "solver_options": [dict, None],
         "approximation": [HasMethods(["fit_transform", "transform"]), None],
+        "accelerate": ["boolean"],
     }
 
     def __init__(self, *, C=1.0, kernel="gaussian", kernel_params=None, class_weight=None,
                  tol=1e-6, max_iter=300, random_state=None, solver="dca", solver_options=None,
-                 probability=False, approximation=None):
+                 probability=False, approximation=None, accelerate=False):
         self.C = C
         self.kernel = kernel
         self.kernel_params = kernel_params
@@ -167,6 +177,7 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
         self.solver_options = solver_options
         self.probability = probability
         self.approximation = approximation
+        self.accelerate = accelerate
 
     def _check_params(self):
         self._check_approximation()
@@ -174,6 +185,9 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
         if self._approximate() and self._solver != "dca":
             raise ValueError("with an approximation IKSVM-DC solves its subproblems by the "
                              f"finite Newton method: solver='dca', not {self.solver!r}")
+        if self.accelerate and not self._approximate():
+            raise ValueError("accelerate=True applies to the landmark path (approximation=...); "
+                             "the exact path runs xu's DCA")
         if self.solver_options and self._solver == "dca":
             raise ValueError("solver_options apply to a CVXPY solver; solver='dca' takes none "
                              f"(got {sorted(self.solver_options)})")
@@ -198,7 +212,7 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
 
     def _fit_landmarks(self, C_rows, W, y, C_box):
         sol = dca_landmarks(C_rows, W, y, C_box, tol=self.tol, max_iter=self.max_iter,
-                            random_state=self._rng)
+                            random_state=self._rng, accelerate=self.accelerate)
         info = {"n_iter": int(sol.iterations), "solution": sol, "objective": sol.objective,
                 "stationarity": sol.certificate["grad_norm"],
                 "dc_constant": sol.certificate["dc_constant"]}

@@ -511,19 +511,48 @@ def _landmark_subproblem_gradient(C, y, Cv, rho, theta, beta, b, Cbeta):
 
 
 class _ActiveGram:
-    """``[C_A' D C_A, C_A' D 1; ., 1'D1]`` (``D = diag(C_i)`` on the active set ``A``),
-    kept across active sets by adding and removing the rows that change (``O(|change|
-    m^2)``), recomputed from scratch when that is cheaper or after ``n`` row updates
-    (round-off of the running sums)."""
+    """The Newton systems of (S_L): ``(G_A + rho E) z = rhs`` with the Gram matrix
+    ``G_A = [C_A' D C_A, C_A' D 1; ., 1'D 1]`` of the active rows (``D = diag(C_i)``),
+    ``E = diag(1, ..., 1, 0)`` and ``rhs = (theta + C_A' D y_A, 1'D y_A)``.
 
-    def __init__(self, C, Cv):
-        self.C, self.Cv = C, Cv
-        self.active = np.zeros(C.shape[0], dtype=bool)
-        self.G = np.zeros((C.shape[1] + 1, C.shape[1] + 1))
-        self.updated = 0
+    ``G`` is kept for a reference active set ``R`` (:meth:`set`: the rows that change are
+    added and removed, ``O(|change| m^2)``, or all rows summed again when that is cheaper
+    or after ``n`` row updates), with the Cholesky factor ``L`` of ``G_R + rho E``
+    (LAPACK ``potrf``).  For an active set ``A`` near ``R`` (the finite Newton steps of
+    one subproblem and the subproblems of consecutive DCA steps move a few rows across
+    the margin), ``G_A + rho E = (G_R + rho E) + U' S U`` with the rows ``U = [c_i, 1]``
+    of the ``k`` points in ``A`` xor ``R`` and ``S = diag(+C_i`` gained, ``-C_i`` lost),
+    and the system is solved by the Sherman-Morrison-Woodbury formula from ``L``
+    (Golub & Van Loan, "Matrix Computations", 4th ed., §2.1.4; the capacitance matrix
+    ``S^-1 + Z'Z``, ``Z = L^-1 U'``, ``k x k``) in ``O(k m^2)`` for the new rows of
+    ``Z`` (kept per row) and ``O(k^2 m + m^2)`` besides, instead of an ``O(m^3)``
+    factorization.  The solution is checked by its residual against
+    ``G_A + rho E`` (iterative refinement, at most :attr:`refinements` steps) and the
+    reference is refactored at ``A`` when the residual stays above the backward-error
+    bound ``refine_tol (max_i G_ii ||z||_1 + ||rhs||_inf)``, when ``k`` exceeds
+    :attr:`max_rank`, or when ``rho`` changes: every solve is a backward-stable solve of
+    the current system, as a fresh Cholesky solve is.
+    """
 
     #: Rows gathered at a time (memory ``O(block m)`` besides ``C``).
     block = 4096
+    #: Relative backward error a low-rank solve must reach (else refinement, refactor).
+    refine_tol = 1e-12
+    #: Refinement steps of a low-rank solve before the reference is refactored.
+    refinements = 2
+
+    def __init__(self, C, Cv, max_rank=None):
+        self.C, self.Cv = C, Cv
+        m = C.shape[1]
+        self.active = np.zeros(C.shape[0], dtype=bool)
+        self.G = np.zeros((m + 1, m + 1))
+        self.updated = 0
+        #: Largest ``|A xor R|`` solved from the reference factor.
+        self.max_rank = max(8, m // 4) if max_rank is None else int(max_rank)
+        self.factor = None        # (rho, L, G_R + rho E, C_R' D y_R and 1'D y_R)
+        self.Z = {}               # row -> column of L^-1 U' (reference rows' updates)
+        self.factorizations = 0   # Cholesky factorizations (references)
+        self.low_rank_solves = 0  # systems solved from the reference factor
 
     def _add(self, idx, sign):
         for a in range(0, idx.size, self.block):
@@ -534,6 +563,7 @@ class _ActiveGram:
             self.G += sign * (Ca.T @ (self.Cv[rows, None] * Ca))
 
     def set(self, active):
+        """Make ``active`` the reference set; returns ``G_R`` (not to be modified)."""
         gained = np.flatnonzero(active & ~self.active)
         lost = np.flatnonzero(self.active & ~active)
         change = gained.size + lost.size
@@ -553,6 +583,108 @@ class _ActiveGram:
         self.active = active.copy()
         return self.G
 
+    def _refactor(self, active, y, rho):
+        m = self.C.shape[1]
+        G = self.set(active).copy()
+        G.flat[:m * (m + 2):m + 2] += rho        # rho on the beta block's diagonal
+        L, info = _potrf(G, lower=1, clean=1)
+        if info != 0:
+            raise np.linalg.LinAlgError(f"finite Newton system not positive definite ({info})")
+        dy = np.where(active, self.Cv * y, 0.0)   # D y on the active rows, 0 elsewhere
+        rhs_loss = np.empty(m + 1)
+        rhs_loss[:m] = self.C.T @ dy
+        rhs_loss[m] = dy.sum()
+        self.factor = (rho, L, G, rhs_loss)
+        self.Z = {}
+        self.factorizations += 1
+
+    def solve(self, active, theta, rho, y):
+        """The Newton point ``z = (beta, b)`` of (S_L) on the active rows ``active``.
+
+        Parameters
+        ----------
+        active : ndarray of bool, shape (n,)
+            The active set ``A`` (at least one row).
+        theta : ndarray of shape (m,)
+            The DCA linearization.
+        rho : float
+            The DC constant.
+        y : ndarray of shape (n,)
+            Labels in {-1, +1}.
+
+        Returns
+        -------
+        ndarray of shape (m + 1,)
+            The solution of ``(G_A + rho E) z = (theta + C_A' D y_A, 1'D y_A)``.
+
+        Raises
+        ------
+        numpy.linalg.LinAlgError
+            If a Newton matrix is not numerically positive definite.
+        """
+        m = self.C.shape[1]
+        if self.factor is None or self.factor[0] != rho:
+            self._refactor(active, y, rho)
+        for attempt in range(2):
+            _, L, Gr, rhs_loss = self.factor
+            gained = np.flatnonzero(active & ~self.active)
+            lost = np.flatnonzero(self.active & ~active)
+            k = gained.size + lost.size
+            if k > self.max_rank:
+                self._refactor(active, y, rho)
+                continue
+            rows = np.r_[gained, lost]
+            sgn = np.r_[np.ones(gained.size), -np.ones(lost.size)]
+            rhs = rhs_loss.copy()
+            rhs[:m] += theta
+            if k == 0:
+                z, _ = _potrs(L, rhs, lower=1)
+                return z
+            U = np.empty((k, m + 1))
+            U[:, :m] = self.C[rows]
+            U[:, m] = 1.0
+            s = sgn * self.Cv[rows]
+            rhs += U.T @ (s * y[rows])
+            if len(self.Z) > 4 * self.max_rank:    # rows that left A xor R: memory bound
+                self.Z = {r: self.Z[r] for r in rows if r in self.Z}
+            new = [i for i, r in enumerate(rows) if r not in self.Z]
+            if new:
+                Zn = scipy.linalg.solve_triangular(L, U[new].T, lower=True, check_finite=False)
+                for j, i in enumerate(new):
+                    self.Z[rows[i]] = Zn[:, j]
+            Z = np.column_stack([self.Z[r] for r in rows])
+            cap = Z.T @ Z
+            cap.flat[::k + 1] += 1.0 / s
+            try:
+                cap_lu = scipy.linalg.lu_factor(cap, check_finite=False)
+            except (ValueError, np.linalg.LinAlgError):
+                self._refactor(active, y, rho)
+                continue
+
+            def apply_inverse(v):
+                w = scipy.linalg.solve_triangular(L, v, lower=True, check_finite=False)
+                w -= Z @ scipy.linalg.lu_solve(cap_lu, Z.T @ w, check_finite=False)
+                return scipy.linalg.solve_triangular(L, w, lower=True, trans=1,
+                                                     check_finite=False)
+
+            def residual(z):
+                return rhs - Gr @ z - U.T @ (s * (U @ z))
+
+            gmax = float(np.max(np.diag(Gr))) + float(np.max(np.abs(s), initial=0.0)) * \
+                float(np.max(np.sum(U * U, axis=1)))
+            z = apply_inverse(rhs)
+            for _ in range(self.refinements + 1):
+                res = residual(z)
+                bound = self.refine_tol * (gmax * float(np.sum(np.abs(z)))
+                                           + float(np.max(np.abs(rhs))))
+                if np.all(np.isfinite(res)) and float(np.max(np.abs(res))) <= bound:
+                    self.low_rank_solves += 1
+                    return z
+                z = z + apply_inverse(res)
+            self._refactor(active, y, rho)
+        z, _ = _potrs(self.factor[1], self.factor[3] + np.r_[theta, 0.0], lower=1)
+        return z
+
 
 def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
                            tol=SUBPROBLEM_TOL, max_iter=100):
@@ -567,7 +699,9 @@ def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
     line search towards it and ``A`` is updated: the primal finite Newton method
     of Keerthi & DeCoste (2005, "A modified finite Newton method for fast solution
     of large scale linear SVMs", JMLR 6, §2-3) with the regularizer ``rho I``.  The
-    Gram matrix of the active rows is kept across iterations (``gram``).
+    Gram matrix of the active rows and its Cholesky factor are kept across iterations
+    and subproblems (``gram``): a system whose active set differs from the factored one
+    in a few rows is solved by the Woodbury formula (:meth:`_ActiveGram.solve`).
 
     Parameters
     ----------
@@ -615,20 +749,10 @@ def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
     for it in range(1, max_iter + 1):
         r = 1.0 - y * (Cbeta + b)
         active = r > 0
-        G = gram.set(active).copy()
-        G.flat[:m * (m + 2):m + 2] += rho        # rho on the beta block's diagonal
-        idx = np.flatnonzero(active)
-        rhs = np.empty(m + 1)
-        dy = np.where(active, Cv * y, 0.0)          # D y on the active rows, 0 elsewhere
-        rhs[:m] = theta + C.T @ dy
-        rhs[m] = dy.sum()
-        if idx.size == 0:
+        if not active.any():
             z = np.r_[theta / rho, b]
         else:
-            L, info = _potrf(G, lower=1, clean=0)
-            if info != 0:
-                raise np.linalg.LinAlgError(f"finite Newton system not positive definite ({info})")
-            z, _ = _potrs(L, rhs, lower=1)
+            z = gram.solve(active, theta, rho, y)
         beta_n, b_n = z[:m], float(z[m])
         Cbeta_n = C @ beta_n
         r_n = 1.0 - y * (Cbeta_n + b_n)
@@ -647,7 +771,7 @@ def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
 
 
 def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
-                  line_search=True, verbose=False):
+                  line_search=True, accelerate=False, verbose=False):
     """IKSVM-DC on the landmark expansion ``f(x) = k(x, L) beta + b`` (DCA with the Armijo step).
 
     The reduced-set form of :func:`dca`: the expansion runs over the ``m`` landmarks
@@ -664,7 +788,8 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
     minimizes (S_L), ``rho/2 ||beta||^2 + sum_i C_i/2 max(0, 1 - y_i (C beta + b)_i)^2
     - theta'beta`` with ``theta = (rho I - W) beta_t``, exactly by the primal finite
     Newton method (:func:`landmark_dc_subproblem`: an ``(m+1)``-system per step,
-    the active rows' Gram matrix updated by the rows that change, ``O(n m)`` per
+    solved from a kept Cholesky factor by the Woodbury formula while the active set
+    moves by few rows, ``O(n m)`` per
     step besides), then xu's Armijo step (the norm ``scale ||d_beta||^2 + d_b^2 /
     scale``), the step test ``scale^2 ||beta_{t+1} - beta_t||^2 <= tol`` and the
     guard against ``F < 0``, all as :func:`dca`.  Start ``beta_0`` uniform in
@@ -690,6 +815,14 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
         Seed of ``beta_0``.
     line_search : bool
         Whether to take the Armijo step after each DCA step.
+    accelerate : bool
+        The accelerated DCA of Phan, Le & Le Thi (2018, IJCAI, ADCA with ``q = 0``):
+        step ``t`` linearizes ``W``'s concave part at ``z = x_t + (s_{t-1} - 1) / s_t
+        (x_t - x_{t-1})`` (``s_0 = 1``, ``s_t = (1 + sqrt(1 + 4 s_{t-1}^2)) / 2``)
+        when ``F(z) <= F(x_t)``, else at ``x_t``; the DCA point and the Armijo step
+        (along ``d`` from the linearization point) then decrease ``F`` below ``F(z)``,
+        so the objective still never increases.  The step test (on ``x_{t+1} - x_t``),
+        the guard and the certificate are unchanged.  False: xu's iterates.
     verbose : bool
         Print one line per iteration.
 
@@ -699,7 +832,10 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
         As :func:`dca` (``solver="dca"``): ``primal`` ``beta`` (m,), ``b``;
         ``certificate["grad_norm"]`` the relative stationarity residual of ``F``
         (:func:`landmark_dc_stationarity`), ``dc_constant``, ``scale``,
-        ``subproblem_residual``, ``stop``; ``trace`` one row per iteration.
+        ``subproblem_residual``, ``stop``, ``factorizations`` (Cholesky factorizations of
+        a Newton matrix), ``low_rank_solves`` (Newton systems solved from a kept factor by
+        the Woodbury formula, :class:`_ActiveGram`) and ``extrapolations`` (accepted
+        extrapolated points, ``accelerate=True``); ``trace`` one row per iteration.
 
     Raises
     ------
@@ -744,17 +880,34 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
         return float(0.5 * beta @ (W @ beta) + 0.5 * np.sum(Cv * np.maximum(r, 0.0) ** 2))
 
     it = 0
+    t_mom, n_extrapolated = 1.0, 0
+    beta_prev, b_prev, Cbeta_prev = beta, b, Cbeta
     for it in range(1, max_iter + 1):
-        theta = rho * beta - W @ beta
-        beta_h, b_h, info = landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram,
-                                                   Cbeta=Cbeta)
+        # the linearization point v: the iterate, or (accelerate) its extrapolation when
+        # that does not increase F (Phan, Le & Le Thi 2018, ADCA with q = 0)
+        v_beta, v_b, v_Cbeta, F_v = beta, b, Cbeta, F
+        if accelerate:
+            t_next = 0.5 * (1.0 + np.sqrt(1.0 + 4.0 * t_mom * t_mom))
+            gamma = (t_mom - 1.0) / t_next
+            t_mom = t_next
+            if gamma > 0.0:
+                z_beta = beta + gamma * (beta - beta_prev)
+                z_b = b + gamma * (b - b_prev)
+                z_Cbeta = Cbeta + gamma * (Cbeta - Cbeta_prev)
+                F_z = objective(z_beta, z_Cbeta, z_b)
+                if F_z <= F:
+                    v_beta, v_b, v_Cbeta, F_v = z_beta, z_b, z_Cbeta, F_z
+                    n_extrapolated += 1
+        theta = rho * v_beta - W @ v_beta
+        beta_h, b_h, info = landmark_dc_subproblem(C, y, Cv, rho, theta, v_beta, v_b, gram,
+                                                   Cbeta=v_Cbeta)
         Cbeta_h, sub_it, sub_res = info["Cbeta"], info["n_iter"], info["residual"]
         worst = max(worst, sub_res)
         F_h = objective(beta_h, Cbeta_h, b_h)
         u = 0.0
         if line_search:
-            d_beta, d_b = beta_h - beta, b_h - b
-            C_d = Cbeta_h - Cbeta
+            d_beta, d_b = beta_h - v_beta, b_h - v_b
+            C_d = Cbeta_h - v_Cbeta
             norm2 = scale * float(d_beta @ d_beta) + d_b ** 2 / scale
             w = Cv * y * np.maximum(1.0 - y * (Cbeta_h + b_h), 0.0)
             slope = float(beta_h @ (W @ d_beta) - w @ (C_d + d_b))
@@ -772,6 +925,7 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
                                  f"n={n}, m={m}", m + 1)
         if stop == "negative_objective":      # IKSVMDC.m: keep the last point with F >= 0
             break
+        beta_prev, b_prev, Cbeta_prev = beta, b, Cbeta
         beta, b, Cbeta, F = beta_h, b_h, Cbeta_h, F_h
         rows.append(_outer_row(it, F, step, u, sub_it, sub_res, t0))
         if stop == "step":
@@ -783,6 +937,9 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
                     dual={}, setup_time=setup, solve_time=wall - setup, iterations=it,
                     primal_residual=0.0, dual_residual=stat, gap=float("nan"),
                     certificate={"grad_norm": stat, "dc_constant": rho, "scale": scale,
-                                 "subproblem_residual": worst, "stop": stop},
+                                 "subproblem_residual": worst, "stop": stop,
+                                 "factorizations": gram.factorizations,
+                                 "low_rank_solves": gram.low_rank_solves,
+                                 "extrapolations": n_extrapolated},
                     trace=pd.DataFrame(rows), intercept=b, coef=beta,
                     certificate_kind="grad_norm")
