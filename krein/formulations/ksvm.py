@@ -70,6 +70,40 @@ def check_box(C, n):
     return C
 
 
+def check_signed_features(Psi, signs, n):
+    """Checked signed features ``K = Psi diag(signs) Psi'`` of ``n`` points.
+
+    Parameters
+    ----------
+    Psi : array-like of shape (n, r)
+        Features.
+    signs : array-like of shape (r,)
+        Their signs (+-1).
+    n : int
+        Number of points.
+
+    Returns
+    -------
+    Psi : ndarray of shape (n, r)
+        As float.
+    signs : ndarray of shape (r,)
+        As float.
+
+    Raises
+    ------
+    ValueError
+        ``Psi`` not a finite ``(n, r)`` array, or ``signs`` of the wrong shape or not +-1.
+    """
+    Psi = np.asarray(Psi, dtype=float)
+    signs = np.asarray(signs, dtype=float)
+    if Psi.ndim != 2 or Psi.shape[0] != n or not np.all(np.isfinite(Psi)):
+        raise ValueError(f"Psi must be a finite (n, r) = ({n}, r) array; got shape "
+                         f"{np.shape(Psi)}")
+    if signs.shape != (Psi.shape[1],) or not np.all(np.abs(signs) == 1.0):
+        raise ValueError(f"signs must have shape ({Psi.shape[1]},) with entries +-1")
+    return Psi, signs
+
+
 def ksvm_gram(K, y):
     """``G = Y K Y`` (``G_ij = y_i y_j K_ij``), shape (n, n).
 
@@ -485,13 +519,7 @@ class KSVMLeastSquaresFactor(Formulation):
         y = check_signed_labels(y)
         n = y.size
         C = check_box(C, n)
-        Psi = np.asarray(Psi, dtype=float)
-        signs = np.asarray(signs, dtype=float)
-        if Psi.ndim != 2 or Psi.shape[0] != n or not np.all(np.isfinite(Psi)):
-            raise ValueError(f"Psi must be a finite (n, r) = ({n}, r) array; got shape "
-                             f"{np.shape(Psi)}")
-        if signs.shape != (Psi.shape[1],) or not np.all(np.abs(signs) == 1.0):
-            raise ValueError(f"signs must have shape ({Psi.shape[1]},) with entries +-1")
+        Psi, signs = check_signed_features(Psi, signs, n)
         self.Psi, self.signs, self.y = Psi, signs, y
         G = Psi.T @ Psi
         D, E = np.linalg.eigh(0.5 * (G + G.T))

@@ -96,7 +96,7 @@ import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 
 from ..formulations.base import check_signed_labels
-from ..formulations.ksvm import check_box, ksvm_kkt_residual_factor
+from ..formulations.ksvm import check_box, check_signed_features, ksvm_kkt_residual_factor
 from .core import Solution
 
 __all__ = ["ksvm_interior_point", "ksvm_factor_data"]
@@ -204,13 +204,7 @@ def ksvm_interior_point(Psi, signs, y, C=1.0, *, max_iter=100, tol=_TOL):
     y = check_signed_labels(y)
     n = y.size
     C = check_box(C, n)
-    Psi = np.asarray(Psi, dtype=float)
-    signs = np.asarray(signs, dtype=float)
-    if Psi.ndim != 2 or Psi.shape[0] != n or not np.all(np.isfinite(Psi)):
-        raise ValueError(f"Psi must be a finite (n, r) = ({n}, r) array; got shape "
-                         f"{np.shape(Psi)}")
-    if signs.shape != (Psi.shape[1],) or not np.all(np.abs(signs) == 1.0):
-        raise ValueError(f"signs must have shape ({Psi.shape[1]},) with entries +-1")
+    Psi, signs = check_signed_features(Psi, signs, n)
     if not (0 < tol < 1) or int(max_iter) < 1:
         raise ValueError(f"tol must be in (0, 1) and max_iter >= 1; got {tol!r}, {max_iter!r}")
     F, g, const = ksvm_factor_data(Psi, signs, y)
