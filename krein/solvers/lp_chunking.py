@@ -64,6 +64,7 @@ import time
 import numpy as np
 import scipy.linalg as sla
 
+from ..formulations.base import relative_gap
 from .core import Solution
 
 __all__ = ["solve_lp_machine_chunked", "lp_machine_certificate", "CHUNK_INITIAL_ROWS", "DROP",
@@ -120,10 +121,8 @@ def lp_machine_certificate(K, y, C, c, b, alpha):
     a = np.clip(alpha, 0.0, Cv)
     D = float(a.sum())
     dual_res = max(float(np.max(np.abs(K.T @ (y * a)), initial=0.0)) - 1.0, abs(float(y @ a)), 0.0)
-    den = max(abs(P), abs(D))
-    rel = 0.0 if den == 0.0 else abs(P - D) / den
     return {"primal_residual": 0.0, "dual_residual": dual_res, "gap": P - D,
-            "relative_gap": rel, "primal_objective": P, "dual_objective": D}
+            "relative_gap": relative_gap(P, D), "primal_objective": P, "dual_objective": D}
 
 
 def _ipm(M, y, C, tol, feas_tol, max_iter):
