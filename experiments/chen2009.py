@@ -299,12 +299,26 @@ def accuracy_table(results):
     -------
     table : pandas.DataFrame
         Rows data sets, columns methods, values the mean accuracy (higher is
-        better) over the splits.
+        better) over the splits, as exact fractions
+        (:func:`krein.experiment.statistics.exact_mean` of each split's
+        ``correct / n_test``): two methods with the same mean tie exactly in
+        the ranks, however their correct predictions are spread over the
+        splits.
     dropped : list of str
         Methods left out because they miss a data set.
     """
+    import pandas as pd
+
+    from krein.experiment.statistics import exact_accuracy, exact_mean
+
     mean, _, _ = error_summary(results)
-    acc = (1.0 - mean / 100.0).T
+    ok = results[results["status"] == "ok"]
+    n_test = ok["n_test"] if "n_test" in ok else pd.Series(float("nan"), index=ok.index)
+    split = [exact_accuracy(a, n) for a, n in zip(ok["accuracy"].astype(float), n_test)]
+    exact = pd.Series(split, index=ok.index, dtype=object).groupby(
+        [ok["method"], ok["dataset"]], sort=False).agg(exact_mean)
+    acc = pd.DataFrame({m: {d: exact.get((m, d)) for d in mean.columns} for m in mean.index},
+                       index=mean.columns, columns=mean.index, dtype=object)
     dropped = [m for m in acc.columns if acc[m].isna().any()]
     return acc.drop(columns=dropped), dropped
 
@@ -400,7 +414,9 @@ def format_table(mean, sd, count, ranks=None, summary_line=None, paper=None, sta
         Of :func:`error_summary`.
     ranks : pandas.Series, optional
         Average rank of each method (index method names); adds the column
-        ``avg rank`` and sorts the rows by it (methods without a rank last).
+        ``avg rank`` and sorts the rows by it (equal ranks in the registry's
+        order, :func:`krein.experiment.statistics.tie_break_key`; methods
+        without a rank last).
     summary_line : str, optional
         Appended as a last row (the Friedman / Nemenyi line), in the
         ``method`` column.
@@ -420,11 +436,14 @@ def format_table(mean, sd, count, ranks=None, summary_line=None, paper=None, sta
     """
     import pandas as pd
 
+    from krein.experiment.statistics import tie_break_key
+
     paper = PAPER_ERRORS if paper is None else paper
     methods = list(mean.index)
     if ranks is not None:
         ranks = pd.Series(ranks)
-        methods.sort(key=lambda m: (m not in ranks.index, ranks.get(m, math.inf)))
+        methods.sort(key=lambda m: (m not in ranks.index, ranks.get(m, math.inf),
+                                    tie_break_key(m)))
     rows = []
     heads = {d: f"{d} ({int(count[d].max()) if count[d].notna().any() else 0})"
              for d in mean.columns}

@@ -893,16 +893,19 @@ def _inner_search(fold, datas, method_combos, y, classes, splits, scoring):
         return _InnerSearch(seconds=time.perf_counter() - t_sel)
     splits = splits(fold.train, y)
     scores = np.full((len(datas), len(method_combos)), -np.inf)
+    exact = np.full(scores.shape, None, dtype=object)
+    n_test = [len(b) for _, b in splits] if scoring == "accuracy" else None
     n_fail = n_warn = 0
     first_error = None
     for i, data in enumerate(datas):
         fold_scores, fails, warns, error = _kernel_fold_scores(fold, data, method_combos, splits,
                                                                y, classes, scoring)
         scores[i] = _mean_scores(fold_scores)
+        exact[i] = _exact_mean_scores(fold_scores, n_test)
         n_fail += fails
         n_warn += warns
         first_error = first_error or error
-    best_k, best_m = _best_combination(scores, first_error)
+    best_k, best_m = _best_combination(scores, first_error, exact)
     return _InnerSearch(best_k, best_m, float(scores[best_k, best_m]), n_fail, n_warn,
                         first_error, time.perf_counter() - t_sel)
 
@@ -970,13 +973,39 @@ def _mean_scores(fold_scores):
     return [float(np.mean(row)) if np.all(np.isfinite(row)) else -np.inf for row in fold_scores]
 
 
-def _best_combination(scores, first_error):
+def _exact_mean_scores(fold_scores, n_test):
+    """Mean inner accuracies as exact fractions (None for a failed combination).
+
+    ``n_test`` holds the sizes of the inner held-out parts when the score is
+    the accuracy (a ratio of counts, :func:`krein.experiment.statistics.exact_accuracy`);
+    without it the row's scores are compared as floats: their correctly
+    rounded mean.
+    """
+    from .statistics import exact_accuracy, exact_mean
+
+    out = []
+    for row in fold_scores:
+        if not np.all(np.isfinite(row)):
+            out.append(None)
+        elif n_test is None:
+            out.append(exact_mean(float(v) for v in row))
+        else:
+            out.append(exact_mean(exact_accuracy(v, n) for v, n in zip(row, n_test)))
+    return out
+
+
+def _best_combination(scores, first_error, exact=None):
     """The chosen (kernel, method) combination of a table of mean inner scores.
 
     The first maximum in row-major order: on a tie the first combination
     wins, kernel combinations varying slowest, each in ``ParameterGrid``
     order -- the choice of :class:`sklearn.model_selection.GridSearchCV`
-    (``argmax`` of ``mean_test_score``) over the combined grid.
+    (``argmax`` of ``mean_test_score``) over the combined grid.  Ties are
+    decided by ``exact``: mean accuracies as exact fractions, so that two
+    combinations with the same mean tie whatever the round-off of their
+    float means; other scores tie within
+    :data:`krein.experiment.statistics.TIE_RTOL`
+    (:func:`krein.experiment.statistics.tie_codes`).
 
     Parameters
     ----------
@@ -984,6 +1013,9 @@ def _best_combination(scores, first_error):
         Mean inner scores; ``-inf`` for a failed combination.
     first_error : Exception or None
         The first failed inner fit's exception, named when every one failed.
+    exact : ndarray of object of shape (n_kernel_combos, n_method_combos), optional
+        The same means as :func:`_exact_mean_scores` (None: failed); default
+        ``scores`` compared within the tolerance.
 
     Returns
     -------
@@ -998,7 +1030,13 @@ def _best_combination(scores, first_error):
     if not np.isfinite(scores).any():
         raise RuntimeError(f"every parameter combination failed in the inner CV; first "
                            f"error: {type(first_error).__name__}: {first_error}")
-    return divmod(int(np.argmax(scores)), scores.shape[1])
+    from .statistics import tie_codes
+
+    flat = scores.ravel()
+    idx = np.flatnonzero(np.isfinite(flat))
+    values = flat if exact is None else exact.ravel()
+    codes = tie_codes([values[i] for i in idx])
+    return divmod(int(idx[np.flatnonzero(codes == codes.max())[0]]), scores.shape[1])
 
 
 @dataclass(frozen=True)

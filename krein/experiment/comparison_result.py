@@ -322,7 +322,7 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
         rows.append({
             "method": m,
             "status": status,
-            "accuracy_mean": ok["accuracy"].mean() if len(ok) else np.nan,
+            "accuracy_mean": _exact_accuracy_mean(ok),
             "accuracy_std": ok["accuracy"].std() if len(ok) > 1 else (0.0 if len(ok) else np.nan),
             **_auc_summary(ok),
             "best_params": json.dumps(_chosen_params(ok["best_params"].tolist())),
@@ -350,6 +350,18 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
     summary["edge"] = [edges.get(m, "") for m in summary["method"]]
     summary.attrs["test"] = test
     return summary
+
+
+def _exact_accuracy_mean(ok):
+    """The mean accuracy of the successful folds: the float of the exact mean of
+    ``correct / n_test`` (:func:`krein.experiment.statistics.exact_mean`), so that
+    equal means are equal floats whatever the order of the folds."""
+    from .statistics import exact_accuracy, exact_mean
+
+    if not len(ok):
+        return np.nan
+    return float(exact_mean(exact_accuracy(a, n) for a, n in zip(
+        ok["accuracy"].to_numpy(dtype=float), ok["n_test"].to_numpy(dtype=float))))
 
 
 def _auc_summary(ok):

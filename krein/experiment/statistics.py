@@ -38,9 +38,25 @@ steps are milder).
 Across data sets (Demšar, JMLR 7:1-30, 2006): :func:`average_ranks`,
 :func:`friedman_nemenyi` (Friedman's chi-square, the Iman-Davenport F and the
 Nemenyi critical difference) and :func:`cd_diagram`.
+
+Ties are decided by the data, not by round-off.  An accuracy is a ratio of
+counts (correct predictions over test objects), so every comparison of
+accuracies here is exact: a split's accuracy is read as the fraction
+``correct / n_test`` (:func:`exact_accuracy`), a mean over splits is the
+exact mean of those fractions (:func:`exact_mean`), and ranks and "the best
+method" compare these fractions, so two methods with the same mean tie
+whatever the order of the splits or of the summation.  A score that is not
+a ratio of counts over a known denominator (a ROC AUC, a mean of such
+scores) is compared as a float, and two such scores tie when they differ
+by at most :data:`TIE_RTOL` times the larger magnitude (:func:`tie_codes`).
+The t-statistics sum with :func:`math.fsum` (correctly rounded, hence the
+same for any order of the splits).
 """
 
 from __future__ import annotations
+
+import math
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -48,7 +64,12 @@ from scipy import stats
 
 __all__ = ["corrected_resampled_ttest", "mcnemar_test", "holm", "significance_groups",
            "detectable_difference", "edge_of_grid", "average_ranks", "friedman_nemenyi",
-           "nemenyi_q", "cd_diagram", "GROUPS"]
+           "nemenyi_q", "cd_diagram", "exact_accuracy", "exact_mean", "tie_codes",
+           "tie_break_key", "GROUPS", "TIE_RTOL"]
+
+#: Relative tolerance under which two float scores that are not ratios of counts
+#: (ROC AUCs, scores without a known denominator) count as tied (:func:`tie_codes`).
+TIE_RTOL = 1e-9
 
 #: Values of the ``group`` column: the best method, the methods not significantly
 #: worse than it, the methods significantly worse ("" for a method not tested).
@@ -115,8 +136,10 @@ def corrected_resampled_ttest(a, b, n_train, n_test, alternative="two-sided"):
         raise ValueError("n_train must be positive and n_test non-negative")
     d = a - b
     J = d.size
-    mean, var = d.mean(), d.var(ddof=1)
-    se = np.sqrt((1.0 / J + float(np.mean(n_test / n_train))) * var)
+    # correctly rounded sums: the statistic does not depend on the order of the splits
+    mean = math.fsum(d) / J
+    var = math.fsum((d - mean) ** 2) / (J - 1)
+    se = np.sqrt((1.0 / J + math.fsum(n_test / n_train) / J) * var)
     tiny = 1e-12 * max(1.0, float(np.abs(a).max()), float(np.abs(b).max()))
     if np.sqrt(var) <= tiny:  # equal differences up to round-off
         if abs(mean) <= tiny:
@@ -179,6 +202,148 @@ def _as_correct(v):
     return arr.astype(bool)
 
 
+def exact_accuracy(accuracy, n_test):
+    """A split's accuracy as the exact fraction ``correct / n_test``.
+
+    Parameters
+    ----------
+    accuracy : float
+        The accuracy as stored (a float; a results file may round it, e.g. to
+        six digits).
+    n_test : int or float
+        The number of test objects of the split.
+
+    Returns
+    -------
+    fractions.Fraction or float
+        ``Fraction(round(accuracy * n_test), n_test)`` when ``accuracy *
+        n_test`` lies within ``1e-6 n_test`` (the rounding of a stored
+        accuracy) of an integer between 0 and ``n_test``; else ``accuracy``
+        itself (not a ratio of counts over ``n_test``, e.g. a weighted score),
+        and also when ``n_test`` is missing or not a positive integer.
+    """
+    a = float(accuracy)
+    try:
+        n = float(n_test)
+    except (TypeError, ValueError):
+        return a
+    if not (math.isfinite(a) and math.isfinite(n)) or n <= 0 or n != round(n):
+        return a
+    n = int(n)
+    c = round(a * n)
+    if 0 <= c <= n and abs(a * n - c) <= 1e-6 * n:
+        return Fraction(c, n)
+    return a
+
+
+def exact_mean(values):
+    """The mean of scores, exact when every score is a :class:`~fractions.Fraction`.
+
+    Parameters
+    ----------
+    values : iterable of Fraction or float
+        Per-split scores (:func:`exact_accuracy`).
+
+    Returns
+    -------
+    fractions.Fraction or float
+        The exact mean when every value is a Fraction; else the correctly
+        rounded mean (:func:`math.fsum`) of their float values; NaN for none.
+    """
+    values = list(values)
+    if not values:
+        return float("nan")
+    if all(isinstance(v, Fraction) for v in values):
+        return sum(values, Fraction(0)) / len(values)
+    return math.fsum(float(v) for v in values) / len(values)
+
+
+def tie_codes(values, rtol=None):
+    """Integer codes of scores that preserve their order, with exact ties.
+
+    Equal :class:`~fractions.Fraction` values share a code; floats (and a
+    mix) share a code when, sorted, consecutive values differ by at most
+    ``rtol`` times the larger magnitude (chained: a run of such steps is one
+    tie).  Ranks computed from the codes (:func:`scipy.stats.rankdata`) are
+    the ranks of the scores with their ties, independent of any summation
+    order that produced them.
+
+    Parameters
+    ----------
+    values : array-like of shape (k,)
+        Scores of Fractions or floats, all finite.
+    rtol : float, optional
+        The float tolerance; default :data:`TIE_RTOL`.  Between two
+        Fractions the comparison is exact.
+
+    Returns
+    -------
+    ndarray of int of shape (k,)
+        0 for the smallest score, increasing by one from one tie class to the
+        next.
+    """
+    rtol = TIE_RTOL if rtol is None else rtol
+    vals = list(values)
+    order = sorted(range(len(vals)), key=lambda i: vals[i])
+    codes = np.zeros(len(vals), dtype=int)
+    code = 0
+    for prev, cur in zip(order, order[1:]):
+        a, b = vals[prev], vals[cur]
+        if isinstance(a, Fraction) and isinstance(b, Fraction):
+            tied = a == b
+        else:
+            fa, fb = float(a), float(b)
+            tied = abs(fb - fa) <= rtol * max(abs(fa), abs(fb))
+        if not tied:
+            code += 1
+        codes[cur] = code
+    return codes
+
+
+def tie_break_key(method):
+    """The documented order among methods whose scores tie exactly.
+
+    Registered methods come in the registry's order (``krein methods``,
+    :func:`krein.registry.list_methods`), any other name after them,
+    alphabetically.  The key depends on the name only, so a tie is broken
+    the same way whatever the order of the methods in a table.
+
+    Parameters
+    ----------
+    method : str
+        A method name.
+
+    Returns
+    -------
+    tuple
+        A sort key: smaller comes first.
+    """
+    from ..registry import list_methods
+
+    names = list(list_methods())
+    return (names.index(method), "") if method in names else (len(names), str(method))
+
+
+def _score_table(table):
+    """The rows of a table of scores (Fractions or floats) as lists, checked finite."""
+    values = np.asarray(table, dtype=object)
+    ok = values.ndim == 2
+    if ok:
+        try:
+            ok = bool(np.isfinite(values.astype(float)).all())
+        except (TypeError, ValueError):
+            ok = False
+    if not ok:
+        raise ValueError("table must be a 2-D table of finite scores (rows data sets, columns "
+                         "methods); drop the data sets where a method has no result")
+    return values
+
+
+def _row_codes(values):
+    """Per row, :func:`tie_codes` of the scores (rank-preserving integers with exact ties)."""
+    return np.vstack([tie_codes(row) for row in values])
+
+
 def holm(p):
     """Holm's step-down adjusted p-values (Holm, Scand. J. Statist. 6:65-70, 1979).
 
@@ -236,8 +401,11 @@ def _test_name(predefined, n_splits, alpha, m):
 def significance_groups(fold_table, alpha=0.05, *, outer_split=None):
     """The best method of a comparison and the group not significantly worse than it.
 
-    The best method has the highest mean accuracy over its splits (the first
-    in table order among equal means).  Every other method is tested against
+    The best method has the highest mean accuracy over its splits, compared
+    exactly as a mean of fractions ``correct / n_test`` (:func:`exact_accuracy`,
+    :func:`exact_mean`); among equal means the first by :func:`tie_break_key`
+    (the registry's order), so that neither the order of the splits nor that
+    of the methods can change it.  Every other method is tested against
     it, paired on the same (repeat, fold) splits, one-sided (H1: worse than
     the best), with :func:`corrected_resampled_ttest` over the J splits, or,
     for a single predefined split, :func:`mcnemar_test` on the per-object
@@ -262,7 +430,7 @@ def significance_groups(fold_table, alpha=0.05, *, outer_split=None):
     -------
     pandas.DataFrame
         One row per method in the table's order, columns ``method``,
-        ``accuracy_mean``, ``p_raw`` (one-sided, unadjusted), ``p_value``
+        ``accuracy_mean`` (the float of the exact mean), ``p_raw`` (one-sided, unadjusted), ``p_value``
         (Holm-adjusted; NaN for the best and untested methods), ``group``
         (one of :data:`GROUPS`, ``""`` when not tested) and ``reason`` (why
         a method was not tested: a failed split, or the test impossible).
@@ -287,7 +455,7 @@ def significance_groups(fold_table, alpha=0.05, *, outer_split=None):
     if not methods:
         return out
     has_correct = "test_correct" in folds.columns
-    table, correct, sizes = {}, {}, {}
+    table, correct, sizes, exact = {}, {}, {}, {}
     for i, m in enumerate(methods):
         f = folds[folds["method"] == m]
         failed = (f["error"].fillna("").astype(str) != "") | ~np.isfinite(
@@ -298,7 +466,9 @@ def significance_groups(fold_table, alpha=0.05, *, outer_split=None):
             continue
         keys = list(zip(f["repeat"].astype(int), f["fold"].astype(int)))
         table[m] = pd.Series(f["accuracy"].to_numpy(dtype=float), index=keys).sort_index()
-        out.loc[i, "accuracy_mean"] = table[m].mean()
+        exact[m] = exact_mean(exact_accuracy(a, n) for a, n in zip(
+            f["accuracy"].to_numpy(dtype=float), f["n_test"].to_numpy(dtype=float)))
+        out.loc[i, "accuracy_mean"] = float(exact[m])
         sizes[m] = (f["n_train"].to_numpy(dtype=float), f["n_test"].to_numpy(dtype=float))
         if has_correct:
             correct[m] = dict(zip(keys, f["test_correct"].fillna("").astype(str)))
@@ -308,7 +478,10 @@ def significance_groups(fold_table, alpha=0.05, *, outer_split=None):
     predefined = (outer_split == "predefined" if outer_split is not None else
                   n_splits == 1 and bool(correct) and all(
                       all(v for v in c.values()) for c in correct.values()))
-    best = max(table, key=lambda m: (table[m].mean(), -methods.index(m)))
+    # the highest exact mean (tie_codes); among equal means the first by tie_break_key
+    ran = list(table)
+    codes = tie_codes([exact[m] for m in ran])
+    best = min((m for m, c in zip(ran, codes) if c == codes.max()), key=tie_break_key)
     out.attrs["best"] = best
     tested = []
     for i, m in enumerate(methods):
@@ -415,6 +588,9 @@ def average_ranks(table):
     pandas.Series
         The mean over rows of the per-row ranks (ties share the average rank,
         :func:`scipy.stats.rankdata`), indexed by method, in column order.
+        Scores that are :class:`~fractions.Fraction` (exact mean accuracies,
+        :func:`exact_mean`) tie when equal; floats tie within
+        :data:`TIE_RTOL` (:func:`tie_codes`).
 
     Raises
     ------
@@ -422,12 +598,11 @@ def average_ranks(table):
         A missing or non-finite value (a data set where a method did not run
         is left out by the caller, with a note).
     """
-    values = np.asarray(table, dtype=float)
-    if values.ndim != 2 or not np.isfinite(values).all():
-        raise ValueError("table must be a 2-D table of finite scores (rows data sets, columns "
-                         "methods); drop the data sets where a method has no result")
-    ranks = stats.rankdata(-values, axis=1)
-    return pd.Series(ranks.mean(axis=0), index=list(table.columns), name="average rank")
+    codes = _row_codes(_score_table(table))
+    ranks = stats.rankdata(-codes, axis=1)
+    # the exact mean of ranks that are multiples of 1/2: order-independent
+    mean = [math.fsum(col) / codes.shape[0] for col in ranks.T]
+    return pd.Series(mean, index=list(table.columns), name="average rank")
 
 
 def nemenyi_q(k, alpha=0.05):
@@ -454,7 +629,8 @@ def friedman_nemenyi(table, alpha=0.05):
     Parameters
     ----------
     table : pandas.DataFrame of shape (N, k)
-        Rows data sets, columns methods, higher-is-better scores.
+        Rows data sets, columns methods, higher-is-better scores (Fractions
+        or floats, tied as in :func:`average_ranks`).
     alpha : float, default 0.05
         Significance level of the Nemenyi critical difference.
 
@@ -474,13 +650,14 @@ def friedman_nemenyi(table, alpha=0.05):
         As :func:`average_ranks`; fewer than two methods or data sets.
     """
     ranks = average_ranks(table)
-    values = np.asarray(table, dtype=float)
-    n, k = values.shape
+    codes = _row_codes(_score_table(table))
+    n, k = codes.shape
     if n < 2 or k < 2:
         raise ValueError(f"need at least 2 data sets and 2 methods; got {n} x {k}")
     chi2 = p = F = p_F = float("nan")
     if k >= 3:
-        res = stats.friedmanchisquare(*values.T)
+        # the test ranks within rows: the integer codes carry the exact ties
+        res = stats.friedmanchisquare(*codes.T.astype(float))
         chi2, p = float(res.statistic), float(res.pvalue)
         denom = n * (k - 1) - chi2
         if denom > 0:
@@ -509,8 +686,8 @@ def _cliques(r, cd):
 def cd_diagram(ranks, cd, ax=None):
     """The critical-difference diagram of Demšar (2006, Fig. 1-2).
 
-    Methods sit on an axis of average rank (1, the best, on the left), half
-    labelled on each side; a bar of length ``cd`` is drawn above the axis
+    Methods sit on an axis of average rank (1, the best, on the left; equal
+    ranks in the order of :func:`tie_break_key`), half labelled on each side; a bar of length ``cd`` is drawn above the axis
     and thick lines join the groups of methods whose average ranks differ by
     less than ``cd`` (not significantly different by the Nemenyi test).
 
@@ -529,8 +706,10 @@ def cd_diagram(ranks, cd, ax=None):
         The axes drawn on; ``ax.krein_groups`` lists the joined groups
         (tuples of method names).
     """
-    ranks = pd.Series(ranks, dtype=float).sort_values(kind="stable")
-    names, r = list(ranks.index), ranks.to_numpy()
+    ranks = pd.Series(ranks, dtype=float)
+    names = sorted(ranks.index, key=lambda m: (ranks[m], tie_break_key(m)))
+    ranks = ranks[names]
+    r = ranks.to_numpy()
     k = len(r)
     if ax is None:
         from .._io import new_figure
