@@ -96,9 +96,11 @@ def test_boundary_fits_are_cells_of_the_runner(two_d_run, monkeypatch):
 
 def test_the_files_are_defined_once(two_d_run):
     _, result, out, _ = two_d_run
-    assert tuple(FOLD_COLUMNS) == page.COMPARISON_COLUMNS["folds.csv"]
+    # the in-memory fold table adds the per-object records that predictions.csv holds
+    assert tuple(FOLD_COLUMNS) == page.COMPARISON_COLUMNS["folds.csv"] + ("test_correct",
+                                                                           "test_predictions")
     assert tuple(SUMMARY_COLUMNS) == page.COMPARISON_COLUMNS["summary.csv"]
-    for name in ("summary.csv", "folds.csv", "points.csv", "boundaries.csv"):
+    for name in ("summary.csv", "folds.csv", "predictions.csv", "points.csv", "boundaries.csv"):
         written = pd.read_csv(out / name, nrows=0).columns
         assert tuple(written) == page.COMPARISON_COLUMNS[name], name
     folds = pd.read_csv(out / "folds.csv", dtype=str, keep_default_na=False)

@@ -35,7 +35,8 @@ from ..approximation_spec import check_approximable
 # the approximate path of a method lives in its registry entry (re-exported for compare.py)
 from ..registry import NO_APPROXIMATE_PATH, approximation_defaults  # noqa: F401
 from ..solvers.core import CERTIFICATE_KINDS as _SOLUTION_CERTIFICATE_KINDS
-from .metrics import classification_metrics, fold_auc, solver_version  # noqa: F401 (re-export)
+from .metrics import (classification_metrics, decision_values, fold_auc,  # noqa: F401
+                      fold_predictions, solver_version)
 from .seeds import cell_seed, location_free
 from .splits import LOO, OUTER_SPLITS, check_outer_split, fold_correctness, split_indices
 
@@ -556,7 +557,9 @@ def classification_cell(params):
         ``n_inner_failures``, ``n_inner_warnings``, ``inner_error`` (the first
         failed inner fit's exception on one line, ``""`` if none); ``test_correct``
         (:func:`krein.experiment.splits.fold_correctness`: ``"1"``/``"0"`` per
-        test object in test-index order); and ``trace`` (``trace_``) when
+        test object in test-index order); ``test_predictions``
+        (:func:`krein.experiment.metrics.fold_predictions`: the predicted class,
+        decision value and probability per test object, JSON); and ``trace`` (``trace_``) when
         ``save_trace``.
 
     Raises
@@ -1097,8 +1100,11 @@ def _fold_record(refit, fold, search, y, y_te, classes, kernel_combo, method_com
     est, tr = refit.estimator, fold.train
     out = {"n_train": int(tr.size), "n_test": int(fold.test.size)}
     out.update(classification_metrics(y_te, refit.pred, classes))
-    out["auc"] = fold_auc(est, refit.X_test, y_te, classes)  # binary problems only (else NaN)
+    decision = decision_values(est, refit.X_test, classes)  # binary problems only
+    out["auc"] = fold_auc(est, refit.X_test, y_te, classes, score=decision)
     out["test_correct"] = fold_correctness(y_te, refit.pred)
+    out["test_predictions"] = fold_predictions(est, refit.X_test, refit.pred, classes,
+                                               decision=decision)
     # training accuracy with the kernel the method was given (Loosli Figs. 6-7, bottom)
     out["train_accuracy"] = float(np.mean(est.predict(refit.X_train) == y[tr]))
     out["inner_score"] = search.score

@@ -36,10 +36,17 @@ The directory
   fold succeeded (``accuracy`` NaN when it failed), ``auc`` the ROC AUC of
   the method's decision values on the fold's test part (binary problems;
   empty for multiclass, a test part with one class, or a failed fold:
-  :func:`krein.experiment.metrics.fold_auc`), ``test_correct`` the
-  fold's test objects as ``"1"`` (right) / ``"0"`` (wrong), in test-index
-  order (:func:`krein.experiment.splits.fold_correctness`; empty for a failed
-  fold and in directories written before the column existed).
+  :func:`krein.experiment.metrics.fold_auc`).
+* ``predictions.csv``: one row per (method, repeat, fold, test object) of
+  every fold that succeeded: ``object`` the object's 0-based row in the file
+  that holds it (the matrix file; with a predefined test part, the test
+  file's row), ``name`` its name where the data have names, ``y_true`` and
+  ``y_pred`` the labels as text, ``correct`` 1 or 0, ``decision`` the
+  decision value of the second class (binary problems), ``probability`` the
+  estimated probability of the predicted class (methods fitted with
+  ``probability=True``).  The reader rebuilds each fold's per-object
+  ``test_correct`` (for McNemar's test) from it; a directory without the file
+  reads the column from ``folds.csv``, where older versions wrote it.
 * ``spectrum.csv``: the column ``eigenvalue``, the eigenvalues of the kernel
   on all objects.
 * Only for 2-D feature data, both or neither: ``points.csv`` (``x0, x1,
@@ -68,16 +75,17 @@ from .._io import atomic_write_bytes, csv_bytes
 from .validate import ResultFileError, read_json_object, scan_csv
 
 __all__ = ["ComparisonFile", "COMPARISON_FILES", "SavedComparison", "read_comparison",
-           "write_table", "COMPARISON_COLUMNS", "REQUIRED_COLUMNS", "STATUSES", "RUN_FILE",
-           "ARGS_FILE", "SUMMARY_FILE", "FOLDS_FILE", "SPECTRUM_FILE", "POINTS_FILE",
-           "BOUNDARIES_FILE", "REPORT_FILE", "FIGURE_FILES", "SOLVER_OUTPUT_FILE", "CELLS_DIR",
-           "OUTPUT_FILES", "SPECTRUM_KEYS", "status_text"]
+           "read_predictions", "write_table", "COMPARISON_COLUMNS", "REQUIRED_COLUMNS",
+           "STATUSES", "RUN_FILE", "ARGS_FILE", "SUMMARY_FILE", "FOLDS_FILE", "PREDICTIONS_FILE",
+           "SPECTRUM_FILE", "POINTS_FILE", "BOUNDARIES_FILE", "REPORT_FILE", "FIGURE_FILES",
+           "SOLVER_OUTPUT_FILE", "CELLS_DIR", "OUTPUT_FILES", "SPECTRUM_KEYS", "status_text"]
 
 #: File names of a comparison directory.
 RUN_FILE = "run.json"
 ARGS_FILE = "args.json"
 SUMMARY_FILE = "summary.csv"
 FOLDS_FILE = "folds.csv"
+PREDICTIONS_FILE = "predictions.csv"
 SPECTRUM_FILE = "spectrum.csv"
 POINTS_FILE = "points.csv"
 BOUNDARIES_FILE = "boundaries.csv"
@@ -93,7 +101,8 @@ SOLVER_OUTPUT_FILE = "solver_output.txt"
 CELLS_DIR = "cells"
 
 #: Files (and the runner's directory) a comparison writes into its directory.
-OUTPUT_FILES = (ARGS_FILE, RUN_FILE, SUMMARY_FILE, FOLDS_FILE, SPECTRUM_FILE, POINTS_FILE,
+OUTPUT_FILES = (ARGS_FILE, RUN_FILE, SUMMARY_FILE, FOLDS_FILE, PREDICTIONS_FILE, SPECTRUM_FILE,
+                POINTS_FILE,
                 BOUNDARIES_FILE, REPORT_FILE, FIGURE_FILES["accuracy"], FIGURE_FILES["spectrum"],
                 FIGURE_FILES["boundaries"], SOLVER_OUTPUT_FILE, CELLS_DIR)
 
@@ -206,12 +215,20 @@ COMPARISON_FILES = {f.name: f for f in (
         columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "auc", "best_params",
                  "inner_score", "fit_seconds", "select_seconds", "n_support", "min_eigenvalue",
                  "r_mm", "r_neg", "solver_status", "gap", "certificate", "certificate_value",
-                 "error", "warnings", "solver_used", *_INNER, "inner_error", "test_correct"),
+                 "error", "warnings", "solver_used", *_INNER, "inner_error"),
         required=("method", "accuracy", "error"),
         numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "auc", "inner_score",
                  "fit_seconds", "select_seconds", "n_support", "min_eigenvalue", "r_mm",
                  "r_neg", "gap", "certificate_value", *_INNER),
         integer=("repeat", "fold", "n_train", "n_test"), key=("method", "repeat", "fold")),
+    ComparisonFile(
+        PREDICTIONS_FILE,
+        columns=("method", "repeat", "fold", "object", "name", "y_true", "y_pred", "correct",
+                 "decision", "probability"),
+        required=("method", "repeat", "fold", "object", "y_true", "y_pred"),
+        numeric=("repeat", "fold", "object", "correct", "decision", "probability"),
+        integer=("repeat", "fold", "object", "correct"),
+        key=("method", "repeat", "fold", "object")),
     ComparisonFile(SPECTRUM_FILE, columns=("eigenvalue",), required=("eigenvalue",),
                    numeric=("eigenvalue",)),
     ComparisonFile(POINTS_FILE, columns=("x0", "x1", "label"), required=("x0", "x1", "label"),
@@ -277,7 +294,8 @@ class SavedComparison:
         ``summary.csv``: one row per method, in the table's order; numeric
         columns as floats (counts as integers), text columns as strings.
     folds : pandas.DataFrame
-        ``folds.csv``: one row per (method, repeat, fold).
+        ``folds.csv``: one row per (method, repeat, fold); for a single split
+        per method with ``test_correct`` rebuilt from ``predictions.csv``.
     eigenvalues : numpy.ndarray of shape (n,)
         ``spectrum.csv``: the eigenvalues of the kernel on all objects, ascending.
     points : pandas.DataFrame or None
@@ -286,6 +304,7 @@ class SavedComparison:
     boundaries : pandas.DataFrame or None
         ``boundaries.csv`` (predictions on a grid, per method) for 2-D feature
         data, else None.
+    Per-object predictions: :func:`read_predictions`.
     """
 
     directory: str
@@ -530,6 +549,48 @@ def _check_counts(directory, run, summary, folds, eigenvalues, scans):
                                   last_line(SPECTRUM_FILE))
 
 
+def _test_correct(folds, predictions):
+    """Each fold's ``"1"``/``"0"`` string of per-object correctness, from ``predictions.csv``.
+
+    The objects of a fold come in the file's order (the writer's test-index
+    order); a fold without rows (a failed fold) gets ``""``.
+    """
+    text = {}
+    correct = predictions["correct"].to_numpy(dtype=float)
+    keys = zip(predictions["method"], predictions["repeat"].astype(int),
+               predictions["fold"].astype(int))
+    for (m, r, f), c in zip(keys, correct):
+        text.setdefault((m, r, f), []).append("1" if c == 1 else "0")
+    return ["".join(text.get((m, int(r), int(f)), ())) for m, r, f in
+            zip(folds["method"], folds["repeat"], folds["fold"])]
+
+
+def read_predictions(directory):
+    """``predictions.csv`` of a comparison directory: one row per test object and method.
+
+    Parameters
+    ----------
+    directory : str or path-like
+        The directory ``krein compare`` wrote.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of :data:`COMPARISON_COLUMNS` ``["predictions.csv"]``;
+        ``repeat``, ``fold``, ``object`` and ``correct`` as integers,
+        ``decision`` and ``probability`` as floats (NaN where not given),
+        labels and names as text.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the directory has no ``predictions.csv``.
+    ValueError
+        When the file is damaged (the message names the file and the line).
+    """
+    return _read_csv(os.fspath(directory), PREDICTIONS_FILE)
+
+
 def read_comparison(directory):
     """Read the files of a comparison directory (the module docstring gives the contract).
 
@@ -579,6 +640,12 @@ def read_comparison(directory):
                               f"unknown status {', '.join(map(repr, unknown))} (expected one "
                               f"of {', '.join(STATUSES)})", scans[SUMMARY_FILE].rows[i].line)
     folds = _read_csv(directory, FOLDS_FILE, scans)
+    if "test_correct" not in folds.columns:
+        # McNemar's test of a single split pairs the objects: read them back (a long
+        # file is read only where it is needed)
+        single = bool(len(folds)) and int(folds.groupby("method").size().max()) == 1
+        if single and os.path.isfile(os.path.join(directory, PREDICTIONS_FILE)):
+            folds["test_correct"] = _test_correct(folds, read_predictions(directory))
     spectrum = _read_csv(directory, SPECTRUM_FILE, scans)
     eigenvalues = spectrum["eigenvalue"].to_numpy(dtype=float)
     if eigenvalues.size == 0 or not np.isfinite(eigenvalues).all():

@@ -22,18 +22,19 @@ from .._io import atomic_write_text
 from .classification import outer_splits
 from .statistics import edge_of_grid, significance_groups
 from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES, FOLDS_FILE,
-                               POINTS_FILE, RUN_FILE, SPECTRUM_FILE, SPECTRUM_KEYS, SUMMARY_FILE,
-                               write_table)
+                               POINTS_FILE, PREDICTIONS_FILE, RUN_FILE, SPECTRUM_FILE,
+                               SPECTRUM_KEYS, SUMMARY_FILE, write_table)
 
-__all__ = ["ComparisonResult", "fold_table", "summarize", "run_info", "write_outputs",
-           "kernel_record", "inner_protocol_text",
+__all__ = ["ComparisonResult", "fold_table", "prediction_table", "summarize", "run_info",
+           "write_outputs", "kernel_record", "inner_protocol_text",
            "SUMMARY_COLUMNS", "FOLD_COLUMNS"]
 
 #: Columns of the summary table (``summary.csv``).
 SUMMARY_COLUMNS = list(COMPARISON_COLUMNS[SUMMARY_FILE])
 
-#: Columns of the per-cell table (``folds.csv``).
-FOLD_COLUMNS = list(COMPARISON_COLUMNS[FOLDS_FILE])
+#: Columns of the per-cell table: those of ``folds.csv`` and, in memory only, the
+#: per-object ``test_correct`` and ``test_predictions`` (written as ``predictions.csv``).
+FOLD_COLUMNS = list(COMPARISON_COLUMNS[FOLDS_FILE]) + ["test_correct", "test_predictions"]
 
 
 @dataclass(kw_only=True)
@@ -116,6 +117,17 @@ class ComparisonResult:
     kernel_scale_measure: str = "1"
     diagnosis: dict | None = field(default=None, repr=False)
     _lock: object = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def predictions(self):
+        """Per-object predictions of every successful fold (``predictions.csv``).
+
+        Returns
+        -------
+        pandas.DataFrame
+            :func:`prediction_table` of this comparison.
+        """
+        return prediction_table(self)
 
     @property
     def outer_folds(self):
@@ -389,10 +401,62 @@ def fold_table(rows):
         if col not in df.columns:
             df[col] = np.nan
     for col in ("error", "warnings", "certificate", "solver_status", "best_params",
-                "inner_error", "test_correct"):
+                "inner_error", "test_correct", "test_predictions"):
         df[col] = [("" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v))
                    for v in df[col].astype(object)]
     return df[FOLD_COLUMNS].reset_index(drop=True)
+
+
+def prediction_table(result):
+    """One row per (method, repeat, fold, test object): the tidy per-object results.
+
+    Parameters
+    ----------
+    result : ComparisonResult
+        A finished comparison (its fold table carries each cell's
+        ``test_predictions``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        The columns of ``predictions.csv``
+        (:data:`krein.experiment.comparison_files.COMPARISON_COLUMNS`):
+        ``method``, ``repeat``, ``fold``; ``object`` the 0-based row of the
+        object in its file (with a predefined test part: in the test file),
+        ``name`` its name (``""`` for data without names); ``y_true`` and
+        ``y_pred`` as text; ``correct`` 1/0; ``decision`` and ``probability``
+        (NaN where the cell recorded none).  Failed folds have no rows; the
+        objects of a fold come in test-index order.
+    """
+    data = result.data
+    columns = list(COMPARISON_COLUMNS[PREDICTIONS_FILE])
+    splits = {r: result.splits(r) for r in range(result.repeats)} if len(result.folds) else {}
+    parts = []
+    for row in result.folds.itertuples(index=False):
+        text = getattr(row, "test_predictions", "")
+        if row.error or not text:
+            continue
+        rec = json.loads(text)
+        test = np.asarray(splits[int(row.repeat)][int(row.fold)][1])
+        predefined = getattr(data, "n_test", 0) and len(splits[int(row.repeat)]) == 1 \
+            and getattr(data, "y_test", None) is not None
+        y_true = np.asarray(data.y_test if predefined else data.y)[test]
+        classes = np.unique(np.concatenate([np.asarray(data.y), y_true]))
+        y_pred = classes[np.asarray(rec["pred"], dtype=int)]
+        names = getattr(data, "test_names" if predefined else "names", None)
+        n = test.size
+        parts.append(pd.DataFrame({
+            "method": row.method, "repeat": int(row.repeat), "fold": int(row.fold),
+            "object": test, "name": (np.asarray(names, dtype=object)[test] if names is not None
+                                     else np.full(n, "", dtype=object)),
+            "y_true": y_true.astype(str), "y_pred": y_pred.astype(str),
+            "correct": (y_true == y_pred).astype(int),
+            "decision": np.asarray(rec.get("decision", np.full(n, np.nan)), dtype=float),
+            "probability": np.asarray(rec.get("probability", np.full(n, np.nan)), dtype=float),
+        }, columns=columns))
+    if not parts:
+        return pd.DataFrame({c: pd.Series([], dtype=object) for c in columns})
+    return pd.concat(parts, ignore_index=True)
 
 
 # --------------------------------------------------------------------------- files
@@ -568,6 +632,7 @@ def write_outputs(result, out, command=None, t_start=None):
     info = run_info(result, command)
     files = [write_table(out, SUMMARY_FILE, result.summary),
              write_table(out, FOLDS_FILE, result.folds),
+             write_table(out, PREDICTIONS_FILE, result.predictions),
              write_table(out, SPECTRUM_FILE,
                          pd.DataFrame({"eigenvalue": result.data.spectrum().eigenvalues}))]
     if result.points is not None and result.boundaries is not None:

@@ -64,7 +64,7 @@ def classification_metrics(y_true, y_pred, classes=None):
             "sensitivity": sens, "specificity": spec}
 
 
-def fold_auc(estimator, X_test, y_test, classes):
+def fold_auc(estimator, X_test, y_test, classes, score=None):
     """ROC AUC of a fitted binary classifier's scores on a test split (NaN when undefined).
 
     The score of a test point is the decision value (``decision_function``), or
@@ -83,6 +83,8 @@ def fold_auc(estimator, X_test, y_test, classes):
         True labels of the test points.
     classes : array of shape (n_classes,)
         All class labels of the problem (sorted).
+    score : array of shape (m,), optional
+        The decision values, when already computed (:func:`decision_values`).
 
     Returns
     -------
@@ -97,13 +99,82 @@ def fold_auc(estimator, X_test, y_test, classes):
     y_test = np.asarray(y_test)
     if classes.size != 2 or np.unique(y_test).size != 2:
         return float("nan")
-    if hasattr(estimator, "decision_function"):
+    if score is not None:
+        score = np.asarray(score, dtype=float)
+    elif hasattr(estimator, "decision_function"):
         score = np.asarray(estimator.decision_function(X_test), dtype=float)
     elif hasattr(estimator, "predict_proba"):
         score = np.asarray(estimator.predict_proba(X_test), dtype=float)[:, 1]
     else:
         return float("nan")
     return float(roc_auc_score(y_test == classes[1], score))
+
+
+def decision_values(estimator, X_test, classes):
+    """The decision values of a binary classifier on its test rows, else None.
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+    X_test : array of shape (m, ...)
+    classes : array of shape (n_classes,)
+
+    Returns
+    -------
+    ndarray of shape (m,) or None
+        ``decision_function(X_test)`` (positive for ``classes[1]``) for two
+        classes and a model with a decision function; None otherwise.
+    """
+    if np.asarray(classes).size != 2 or not hasattr(estimator, "decision_function"):
+        return None
+    dec = np.asarray(estimator.decision_function(X_test), dtype=float)
+    return dec.ravel() if dec.ndim == 1 or dec.shape[1:] == (1,) else None
+
+
+def fold_predictions(estimator, X_test, pred, classes, decision=None):
+    """Per-object predictions of a fold as compact JSON text (the cell's ``test_predictions``).
+
+    Parameters
+    ----------
+    estimator : fitted classifier
+        The refitted model.
+    X_test : array of shape (m, ...)
+        Its test input.
+    pred : array of shape (m,)
+        Its predicted labels, in test-index order.
+    classes : array of shape (n_classes,)
+        All class labels of the problem (sorted).
+    decision : array of shape (m,), optional
+        The decision values (:func:`decision_values`), when already computed.
+
+    Returns
+    -------
+    str
+        A JSON object: ``pred`` (the index into ``classes`` of each
+        prediction), ``decision`` (binary problems: the decision value of
+        ``classes[1]``; else absent) and ``probability`` (the estimated
+        probability of the predicted class, for a model fitted with
+        ``probability=True``; else absent: a second pass over the test rows
+        is not spent on it); values to 8 significant digits.
+    """
+    import json
+
+    classes = np.asarray(classes)
+    index = np.searchsorted(classes, np.asarray(pred))
+    out = {"pred": index.tolist()}
+    if decision is None:
+        decision = decision_values(estimator, X_test, classes)
+    if decision is not None and np.shape(decision) == index.shape:
+        out["decision"] = [float(f"{v:.8g}") for v in decision]
+    params = estimator.get_params(deep=False) if hasattr(estimator, "get_params") else {}
+    if params.get("probability") is True and hasattr(estimator, "predict_proba"):
+        try:
+            proba = np.asarray(estimator.predict_proba(X_test), dtype=float)
+        except (AttributeError, ValueError, NotImplementedError):
+            proba = None
+        if proba is not None and proba.shape == (index.size, classes.size):
+            out["probability"] = [float(f"{v:.8g}") for v in proba[np.arange(index.size), index]]
+    return json.dumps(out, separators=(",", ":"))
 
 
 #: Distribution that provides each CVXPY solver (for :func:`solver_version`).

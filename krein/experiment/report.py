@@ -53,10 +53,11 @@ PERCENT_METRICS = ("accuracy", "recall", "average", "sensitivity", "specificity"
 REPLICATION_COLUMNS = ("fold", "repeat", "seed")
 
 #: Text columns the classification task returns as results (not settings).
-TEXT_RESULT_COLUMNS = ("solver_used", "solver_version", "solver_status", "test_correct")
+TEXT_RESULT_COLUMNS = ("solver_used", "solver_version", "solver_status", "test_correct",
+                      "test_predictions")
 
 _TEXT_COLUMNS = ("key", "experiment", "task", "status", "error", "warnings", "trace_file",
-                 "config", "host", "timestamp", "test_correct")
+                 "config", "host", "timestamp", "test_correct", "test_predictions")
 
 
 def results_frame(results):

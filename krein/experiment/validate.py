@@ -61,7 +61,7 @@ _CLASSIFICATION_FILLED = ("accuracy", "n_train", "n_test")
 _INFER_MIN = 5
 _TEXT_RESULT_COLUMNS = ("key", "experiment", "task", "status", "error", "warnings",
                         "trace_file", "config", "host", "timestamp", "test_correct",
-                        "inner_error")
+                        "test_predictions", "inner_error")
 
 
 class ResultFileError(ValueError):
