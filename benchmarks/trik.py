@@ -5,11 +5,11 @@ Issue 27, item 2.  Three parts, all in this process:
 1. **Agreement with the peer**: Loosli's reference code (``gloosli/SimpleSVM``,
    ``solvers/activeSetSVM.py``; pass its folder with ``--peer``, it is not part of
    krein) is run on Sonar (140 training / 68 test points, a fixed split) with two
-   sigmoid kernels: ``a = 0.003`` (one negative eigenvalue; Bunch-Kaufman takes
-   only 1x1 pivots and no interchange, so krein's ``L D L'`` IS the peer's
-   unpivoted one) and ``a = 0.0333`` (the main job's kernel: Bunch-Kaufman
-   interchanges rows and takes 2x2 blocks, so ``L|D|L'`` is another PSD kernel than
-   the peer's).  For the eigh route (``preKSVM``/``postKSVM`` + her active-set
+   sigmoid kernels: ``a = 0.003`` (one negative eigenvalue; Bunch-Kaufman would
+   take only 1x1 pivots and no interchange) and ``a = 0.0333`` (the main job's
+   kernel: Bunch-Kaufman would interchange rows and take 2x2 blocks, so only the
+   unpivoted ``L|D|L'`` that krein computes is the peer's; the columns ``2x2`` and
+   ``swaps`` count what Bunch-Kaufman would do).  For the eigh route (``preKSVM``/``postKSVM`` + her active-set
    ``solve``, seeded) against ``ESVC()``, the LDL route (``preKSVM2``/``postKSVM2``
    + ``solve``) against ``ESVC(decomposition="ldl")``, and her ``solveSVR`` on the
    flipped kernels against ``ESVR`` (targets: the labels +-1): the max relative
@@ -21,7 +21,7 @@ Issue 27, item 2.  Three parts, all in this process:
    ``ESVC().fit`` time on the checkerboard with the sigmoid kernel of
    ``benchmarks/esvm.py`` at n = 1000, 2000, 4000 (``--sizes``), under one BLAS
    thread (threadpoolctl) and the default threads; at n = 8000 (``--factor-sizes``)
-   the flip alone (``scipy.linalg.ldl`` + ``L|D|L'`` against ``eigh`` +
+   the flip alone (``LDLFlip.from_kernel`` + ``L|D|L'`` against ``eigh`` +
    ``V|lam|V'``), since a full fit there takes minutes on a 2-core machine.
    Her unpivoted LU (a Python loop, ``O(n^3)`` in Python) is timed at n <= 400 only.
 3. **Against ESVC at n = 2000**: trik-svm's and ESVR's fit times / ``ESVC().fit``
@@ -88,8 +88,8 @@ def peer_agreement(peer, C=1.0, epsilon=0.1):
     for a in (0.003, 0.0333):
         K = sigmoid_kernel(X[tr], X[tr], a=a, r=-1.0)
         Kte = sigmoid_kernel(X[te], X[tr], a=a, r=-1.0)
-        ldl = LDLFlip.from_kernel(K)
-        swaps = int(np.count_nonzero(ldl.perm != np.arange(tr.size)))
+        bk = LDLFlip.from_kernel(K, pivoting="bunch-kaufman")
+        swaps = int(np.count_nonzero(bk.perm != np.arange(tr.size)))
         for route in ("eigh", "ldl"):
             if route == "eigh":
                 D, U, Kt = _quiet(peer.preKSVM, K)
@@ -98,7 +98,7 @@ def peer_agreement(peer, C=1.0, epsilon=0.1):
             else:
                 L, D, Kt = _quiet(peer.preKSVM2, K)
                 post = lambda al, yy: peer.postKSVM2(al, yy, L, D)           # noqa: E731
-                Kt_krein = ldl.flipped_kernel(K)
+                Kt_krein = LDLFlip.from_kernel(K).flipped_kernel(K)
             np.random.seed(0)                                   # her random active set
             x, b = _quiet(peer.solve, Kt, y[tr], C)
             f_peer = peer.predict(post(x, y[tr]), b, y[tr], Kte.T).ravel()
@@ -109,16 +109,16 @@ def peer_agreement(peer, C=1.0, epsilon=0.1):
             g_peer = peer.predictSVR(post(u, np.ones(tr.size)), bs, Kte.T).ravel()
             g_krein = ESVR(kernel="precomputed", C=C, epsilon=epsilon, tol=1e-8,
                            decomposition=route).fit(K, y[tr]).predict(Kte)
-            print(f"{'sigmoid a=' + str(a):>16} {route:>5} {ldl.n_blocks_2x2:>4} {swaps:>5} "
+            print(f"{'sigmoid a=' + str(a):>16} {route:>5} {bk.n_blocks_2x2:>4} {swaps:>5} "
                   f"{_rel(Kt, Kt_krein):>10.1e} {_rel(f_peer, f_krein):>9.1e} "
                   f"{np.mean(np.sign(f_peer) == y[te]):>8.3f} "
                   f"{np.mean(np.sign(f_krein) == y[te]):>9.3f} "
                   f"{np.mean((g_peer - y[te]) ** 2):>8.3f} {np.mean((g_krein - y[te]) ** 2):>9.3f} "
                   f"{_rel(g_peer, g_krein):>12.1e}")
-    print("(2x2, swaps: Bunch-Kaufman's 2x2 blocks and interchanged rows; the LDL route agrees "
-          "with the peer exactly when both are 0)")
-    print("\nthe peer's unpivoted LU (Python loop) against scipy.linalg.ldl (LAPACK sytrf), "
-          "one BLAS thread, best of 3:")
+    print("(2x2, swaps: the 2x2 blocks and interchanged rows Bunch-Kaufman would take, "
+          "decomposition='ldl-pivoted'; krein's 'ldl' is unpivoted, as the peer's)")
+    print("\nthe peer's unpivoted LU (Python loop) against krein's blocked unpivoted LDL' "
+          "(BLAS-3 panels), one BLAS thread, best of 3:")
     print(f"{'n':>5} {'preKSVM2 s':>10} {'LDLFlip s':>9} {'ratio':>7}")
     for n in (100, 200, 400):
         Xc, _ = make_checkerboard(n, overlap=0.1, random_state=0)

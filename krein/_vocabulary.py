@@ -214,8 +214,10 @@ _TERMS = (
          "back (c = T sign(D) T^{-1} c~ with K = T D T').",
          {"eigh": "the eigendecomposition K = V diag(lam) V', flipped to V |lam| V' (ESVM, "
                   "loosli 2013 Alg. 1)",
-          "ldl": "the Bunch-Kaufman factorization K = L D L' (1x1 and 2x2 blocks), flipped to "
-                 "L |D| L' (TrIK-SVM, Loosli 2019, arXiv 1902.10569)"}),
+          "ldl": "the factorization K = L D L' by Gaussian elimination without pivoting, "
+                 "flipped to L |D| L' (TrIK-SVM, Loosli 2019, arXiv 1902.10569)",
+          "ldl-pivoted": "the Bunch-Kaufman factorization K = P' L D L' P (1x1 and 2x2 "
+                         "blocks), flipped to P' L |D| L' P"}),
     Term("model",
          "Which IndefiniteSVM problem (luss): the model, not the estimator kind.",
          {"svc": "classification (luss eq. 7)", "svr": "epsilon-regression",

@@ -1049,7 +1049,7 @@ def _register_trik():
     from .estimators import ESVC, ESVR
 
     register_method("trik-svm", lambda: ESVC(decomposition="ldl"),
-                    "TrIK-SVM: ESVM with the Bunch-Kaufman LDL' factorization in place of the "
+                    "TrIK-SVM: ESVM with the unpivoted LDL' factorization in place of the "
                     "eigendecomposition (Loosli 2019, arXiv 1902.10569)",
                     compare=True, probability=True, certificate="residual",
                     approximate={"solver": (_IPM, _IPM_TEXT.format("the features of the LDL' "
@@ -1057,7 +1057,7 @@ def _register_trik():
                     checks=(({"decomposition": "ldl"}, _LDL_N_COMPONENTS),
                             ({**_PRECOMPUTED, "decomposition": "ldl"}, _LDL_N_COMPONENTS)),
                     readme=("`ESVC(decomposition=\"ldl\")`", "SVM stabilized in a Krein space "
-                            "through K = LDL' (Bunch-Kaufman): SVM on L&#124;D&#124;L', "
+                            "through K = LDL' (no pivoting): SVM on L&#124;D&#124;L', "
                             "c = L^-T sign(D) L' c~", "Loosli 2019 (TrIK-SVM, arXiv 1902.10569)"))
     register_method("esvr", ESVR, "Krein SVR: epsilon-SVR on the flipped kernel (eigh or LDL'), "
                     "coefficients mapped back to the Krein space (Loosli et al. 2013; Loosli 2019)",

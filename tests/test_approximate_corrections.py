@@ -172,14 +172,31 @@ def _ldl_flip(W):
     return lu @ (V * np.abs(e)) @ V.T @ lu.T
 
 
-def test_trik_multiclass_at_full_rank_is_the_svm_on_blocks_of_the_flipped_kernel(data):
+def _unpivoted_flip(W):
+    """``L |D| L'`` of Gaussian elimination without pivoting, column by column (numpy)."""
+    A = np.array(W, dtype=float)
+    n = A.shape[0]
+    L, d = np.eye(n), np.zeros(n)
+    for k in range(n):
+        d[k] = A[k, k]
+        L[k + 1:, k] = A[k + 1:, k] / d[k]
+        A[k + 1:, k + 1:] -= np.outer(L[k + 1:, k], A[k, k + 1:])
+    return L @ np.diag(np.abs(d)) @ L.T
+
+
+FLIPS = [("ldl", _unpivoted_flip), ("ldl-pivoted", _ldl_flip)]
+
+
+@pytest.mark.parametrize("decomposition, flip", FLIPS)
+def test_trik_multiclass_at_full_rank_is_the_svm_on_blocks_of_the_flipped_kernel(
+        data, decomposition, flip):
     """Multiclass: the pairs share the factorization of the whole landmark block; at
     full rank each pair is libsvm on its block of K~ = P L |D| L' P', decisions
     k(x, X) K^-1 K~[:, idx] u (scikit-learn's SVC, scipy's ldl)."""
     X, y, y3, Xt, K, Kt = data
-    approx = ESVC(kernel="precomputed", C=1.0, tol=1e-10, decomposition="ldl", solver="libsvm",
-                  approximation=IndefiniteNystroem(**FULL)).fit(K, y3)
-    Kf = _ldl_flip(K)
+    approx = ESVC(kernel="precomputed", C=1.0, tol=1e-10, decomposition=decomposition,
+                  solver="libsvm", approximation=IndefiniteNystroem(**FULL)).fit(K, y3)
+    Kf = flip(K)
     rows = Kt @ np.linalg.solve(K, Kf)
     features = approx._test_rows(Kt)[0]
     got = approx._binary_decisions(features)
@@ -241,15 +258,16 @@ def test_esvm_l_at_low_rank_is_svc_on_the_kept_eigenpairs(data):
     assert_close(approx.decision_function(Ct), Ka_t @ c + svc.intercept_[0])
 
 
-def test_trik_at_low_rank_is_svc_on_the_extended_flip(data):
-    """TrIK on the landmark block: SVC on ``C W^+ W~ W^+ C'`` with ``W~`` scipy's LDL'
-    flip of ``W`` (numpy, scipy, scikit-learn)."""
+@pytest.mark.parametrize("decomposition, flip", FLIPS)
+def test_trik_at_low_rank_is_svc_on_the_extended_flip(data, decomposition, flip):
+    """TrIK on the landmark block: SVC on ``C W^+ W~ W^+ C'`` with ``W~`` the LDL' flip
+    of ``W``, unpivoted by numpy or Bunch-Kaufman by scipy (scikit-learn's SVC)."""
     X, y, _, Xt, K, Kt = data
     C, Ct, W, lm = _landmark_data(data)
-    approx = ESVC(kernel="precomputed", decomposition="ldl", solver="libsvm", tol=1e-10,
-                  approximation=_low_rank(lm)).fit(C, y)
+    approx = ESVC(kernel="precomputed", decomposition=decomposition, solver="libsvm",
+                  tol=1e-10, approximation=_low_rank(lm)).fit(C, y)
     P = pseudo_inverse(W, 1e-8)
-    Wf = _ldl_flip(W)
+    Wf = flip(W)
     svc = SVC(kernel="precomputed", C=1.0, tol=1e-10).fit(C @ P @ Wf @ P @ C.T, y)
     assert_close(approx.decision_function(Ct), svc.decision_function(Ct @ P @ Wf @ P @ C.T))
 

@@ -46,7 +46,7 @@ from ..spectrum import Spectrum
 from .approximate import FrontEndMixin
 from .base import KERNEL_CONSTRAINTS, KernelMixin, least_eigenvalue
 from .approximate import APPROXIMATION_CONSTRAINT as _APPROXIMATION
-from .svm import DECOMPOSITIONS
+from .svm import DECOMPOSITIONS, LDL_PIVOTING
 
 __all__ = ["ESVR", "krein_flip"]
 
@@ -58,9 +58,12 @@ def krein_flip(K, decomposition):
     ----------
     K : ndarray of shape (n, n)
         Symmetric (possibly indefinite) kernel.
-    decomposition : {"eigh", "ldl"}
+    decomposition : {"eigh", "ldl", "ldl-pivoted"}
         ``"eigh"``: ``K~ = V |lam| V'``, ``c = V sign(lam) V' c~`` (loosli Alg. 1);
-        ``"ldl"``: ``K~ = L |D| L'``, ``c = L^{-T} sign(D) L' c~`` (Loosli 2019).
+        ``"ldl"``: ``K~ = L |D| L'``, ``c = L^{-T} sign(D) L' c~`` (Loosli 2019),
+        the unpivoted factorization (Bunch-Kaufman with a warning where it does
+        not exist); ``"ldl-pivoted"``: the Bunch-Kaufman one
+        (:mod:`krein.solvers.ldl`).
 
     Returns
     -------
@@ -76,8 +79,8 @@ def krein_flip(K, decomposition):
     ValueError
         If ``decomposition`` is not one of :data:`krein.estimators.svm.DECOMPOSITIONS`.
     """
-    if decomposition == "ldl":
-        ldl = LDLFlip.from_kernel(K)
+    if decomposition in LDL_PIVOTING:
+        ldl = LDLFlip.from_kernel(K, pivoting=LDL_PIVOTING[decomposition])
         return ldl.flipped_kernel(K), ldl.krein_coefficients, ldl
     if decomposition != "eigh":
         raise ValueError(f"decomposition must be one of {list(DECOMPOSITIONS)}; "
@@ -108,9 +111,9 @@ class ESVR(FrontEndMixin, KernelMixin, RegressorMixin, BaseEstimator):
         :data:`krein.kernels.KERNELS` or a callable ``kernel(X, Z, **kernel_params)``.
     kernel_params : dict, optional
         Parameters of a named or callable kernel.
-    decomposition : {"eigh", "ldl"}, default="eigh"
-        The flip: eigendecomposition (ESVM's) or Bunch-Kaufman ``L D L'``
-        (TrIK's; :mod:`krein.solvers.ldl`).
+    decomposition : {"eigh", "ldl", "ldl-pivoted"}, default="eigh"
+        The flip: eigendecomposition (ESVM's), TrIK's unpivoted ``L D L'``, or
+        the Bunch-Kaufman ``L D L'`` (:mod:`krein.solvers.ldl`).
     tol : float > 0, default=1e-6
         libsvm stopping tolerance (in the units of ``y``).  Tighter than libsvm's
         1e-3: the SVR's dual doubles every point (``alpha+_i``, ``alpha-_i``), whose
@@ -257,7 +260,7 @@ class ESVR(FrontEndMixin, KernelMixin, RegressorMixin, BaseEstimator):
         self.solution_ = sol
         self.n_iter_ = sol.iterations
         self.signature_ = fac.signature
-        if self.decomposition == "ldl":
+        if self.decomposition in LDL_PIVOTING:
             self.spectrum_, self.ldl_ = None, fac
             self.min_eigenvalue_ = least_eigenvalue(K)
         else:

@@ -39,8 +39,12 @@ _LIBSVM_OR_CVXPY = [SolverName(("auto", "libsvm", "liblinear", "ipm"))]
 #: Constraint of ``approximation`` (a low-rank front end such as IndefiniteNystroem).
 _APPROXIMATION = APPROXIMATION_CONSTRAINT
 
-#: ``decomposition`` of the Krein-space flip: ESVM's ``eigh`` or TrIK's ``ldl``.
-DECOMPOSITIONS = declared("decomposition", "eigh", "ldl")
+#: ``decomposition`` of the Krein-space flip: ESVM's ``eigh``, TrIK's unpivoted ``ldl``
+#: or the Bunch-Kaufman ``ldl-pivoted``.
+DECOMPOSITIONS = declared("decomposition", "eigh", "ldl", "ldl-pivoted")
+
+#: The ``decomposition`` values that factor ``K = L D L'``, and their pivoting.
+LDL_PIVOTING = {"ldl": "none", "ldl-pivoted": "bunch-kaufman"}
 
 
 def auto_svm_solver(approximation):
@@ -166,11 +170,12 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
     TrIK-SVM (``decomposition="ldl"``; Loosli 2019, arXiv 1902.10569) replaces the
     eigendecomposition by the factorization ``K = L D L'``: the SVM is trained on
     ``L |D| L'`` and ``c = L^{-T} sign(D) L' c~``, so that again ``K c = L|D|L' c~``
-    on the training set.  krein factors by Bunch-Kaufman (LAPACK ``sytrf`` through
-    :func:`scipy.linalg.ldl`, 1x1 and 2x2 blocks); :mod:`krein.solvers.ldl` says
-    which ``L|D|L'`` that is (the reference code's unpivoted one whenever
-    Bunch-Kaufman takes no interchange) and why ``L|D|L'`` differs from
-    ``V|lam|V'`` on an indefinite kernel.
+    on the training set.  The factorization is Loosli's, Gaussian elimination
+    without pivoting (:func:`krein.solvers.ldl.ldl_unpivoted`); where it does not
+    exist or is unstable, Bunch-Kaufman replaces it with a warning.
+    ``decomposition="ldl-pivoted"`` always uses Bunch-Kaufman (LAPACK ``sytrf``
+    through :func:`scipy.linalg.ldl`, 1x1 and 2x2 blocks): another PSD kernel
+    ``L|D|L'`` wherever it interchanges rows (:mod:`krein.solvers.ldl`).
 
     Approximate paths
     -----------------
@@ -188,9 +193,9 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
       (whose ``n - r`` remaining eigenvalues are unknown without the ``n x n``
       kernel), so the share is of the approximated kernel; at full rank it is the
       exact rule (loosli §4).
-    * TrIK-SVM (``decomposition="ldl"``): the landmark block is factored,
-      ``W = P L D L' P'`` (Bunch-Kaufman, :class:`krein.solvers.ldl.LDLFlip` as the
-      exact path), its flip ``W~ = P L |D| L' P' = F F'`` (1x1 and 2x2 blocks of
+    * TrIK-SVM (``decomposition="ldl"`` or ``"ldl-pivoted"``): the landmark block is
+      factored, ``W = P L D L' P'`` (:class:`krein.solvers.ldl.LDLFlip` as the
+      exact path; ``P`` the identity without pivoting), its flip ``W~ = P L |D| L' P' = F F'`` (1x1 and 2x2 blocks of
       ``D``) is extended by the front end's Nyström map to
       ``K~ ~ C W^+ W~ W^+ C' = Phi Phi'``, ``Phi = C W^+ F``
       (:func:`krein.estimators.corrected.landmark_feature_map`), and the linear SVM
@@ -222,10 +227,12 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         ESVM-L: share of ``sum |lam|`` kept (see
         :meth:`krein.spectrum.Spectrum.from_kernel` for the guarantee; with an
         ``approximation``, of the approximation's ``sum |lam|``).
-    decomposition : {"eigh", "ldl"}, default="eigh"
+    decomposition : {"eigh", "ldl", "ldl-pivoted"}, default="eigh"
         How the kernel is flipped: the eigendecomposition ``K = V diag(lam) V'``
-        (ESVM, loosli 2013 Alg. 1) or the Bunch-Kaufman ``K = L D L'`` (TrIK-SVM,
-        Loosli 2019; about 10 times fewer flops than ``eigh``).  ``"ldl"``
+        (ESVM, loosli 2013 Alg. 1), the unpivoted ``K = L D L'`` (TrIK-SVM,
+        Loosli 2019; about 10 times fewer flops than ``eigh``; Bunch-Kaufman with
+        a :class:`krein.solvers.ldl.LDLPivotingWarning` where it does not exist)
+        or the Bunch-Kaufman ``K = P' L D L' P`` (``"ldl-pivoted"``).  An ``L D L'``
         takes neither ``n_components``/``energy`` (they keep eigenpairs) nor
         ``formulation="primal"``; with an ``approximation`` it factors the
         landmark block ("Approximate paths").
@@ -382,7 +389,7 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
                              "libsvm solves the dual")
         if self.n_components is not None and self.energy is not None:
             raise ValueError("give at most one of n_components and energy")
-        if self.decomposition == "ldl":
+        if self.decomposition in LDL_PIVOTING:
             for name, value, why in (
                     ("n_components", self.n_components, "keeps eigenpairs (ESVM-L)"),
                     ("energy", self.energy, "keeps eigenpairs (ESVM-L)")):
@@ -394,7 +401,7 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
                                  "the primal feature map is the eigendecomposition's")
 
     def _fit_binary(self, K, y, idx, C):
-        if self.decomposition == "ldl":
+        if self.decomposition in LDL_PIVOTING:
             return self._fit_binary_ldl(K, y, idx, C)
         n_comp = self.n_components
         if n_comp is not None and isinstance(n_comp, (int, np.integer)) and n_comp > K.shape[0]:
@@ -428,7 +435,7 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
 
     def _fit_binary_ldl(self, K, y, idx, C):
         """TrIK-SVM: the SVM on ``L|D|L'``, ``c = L^{-T} sign(D) L' c~`` (Loosli 2019)."""
-        ldl = LDLFlip.from_kernel(K)
+        ldl = LDLFlip.from_kernel(K, pivoting=LDL_PIVOTING[self.decomposition])
         factor = ldl.factor() if self._solver != "libsvm" else None
         u, b, info = _solve_psd_svm(ldl.flipped_kernel(K), y, C, self._solver, self.tol,
                                     self.max_iter, self.solver_options, factor=factor)
@@ -441,8 +448,9 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         of its row space (:func:`_row_space_map`)."""
         approx, rep = self._fit_front_end(X)
         self._ldl_landmarks = None
-        if self.decomposition == "ldl":
-            ldl = LDLFlip.from_kernel(approx.landmark_block_)
+        if self.decomposition in LDL_PIVOTING:
+            ldl = LDLFlip.from_kernel(approx.landmark_block_,
+                                      pivoting=LDL_PIVOTING[self.decomposition])
             self._ldl_landmarks = (ldl, _row_space_map(landmark_feature_map(approx,
                                                                             ldl.factor())))
         return approx, rep
@@ -451,7 +459,7 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         """The approximate path: the linear SVM on the eigenfeatures ``Psi`` of the
         representation ``rep`` (the flipped approximation ``|K| = Psi Psi'``), on those
         ESVM-L keeps, or on TrIK's features ``Psi M`` ("Approximate paths")."""
-        if self.decomposition == "ldl":
+        if self.decomposition in LDL_PIVOTING:
             MV, m = self._ldl_landmarks[1]
             w, b, sol = linear_svm(rep.Z @ MV, y, C, self._solver, self.tol, self.max_iter,
                                    self.solver_options)
@@ -478,8 +486,9 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
         for r, m in enumerate(models):
             self.flipped_dual_coef_[r, m.idx] = m.info["flipped_coef"]
         self.n_components_ = np.array([m.info["n_components"] for m in models])
-        if self.decomposition == "ldl":
-            ldl = models[0].info["ldl"] if len(models) == 1 else LDLFlip.from_kernel(K)
+        if self.decomposition in LDL_PIVOTING:
+            ldl = models[0].info["ldl"] if len(models) == 1 else LDLFlip.from_kernel(
+                K, pivoting=LDL_PIVOTING[self.decomposition])
             self.ldl_ = ldl if len(models) == 1 else None
             self.spectrum_ = None
             self.signature_ = ldl.signature
