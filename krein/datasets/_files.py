@@ -51,6 +51,7 @@ count from 1.
 from __future__ import annotations
 
 import csv
+import os
 import warnings
 
 import numpy as np
@@ -244,6 +245,17 @@ def read_matrix(path, *, argument="kernel_file"):
         them with their shapes), an unknown key, a MATLAB v7.3 file, an array
         that is not numeric, is complex, or is not 2-D.
     """
+    A = _read_array(path, argument)
+    shown = os.fspath(path)
+    if A.ndim != 2:
+        got = (f"a 1-D array of length {A.shape[0]}" if A.ndim == 1 else
+               "a single number" if A.ndim == 0 else f"a {A.ndim}-D array of shape {A.shape}")
+        raise file_error(argument, shown, f"holds {got}; expected a 2-D matrix")
+    return A
+
+
+def _read_array(path, argument):
+    """The numeric array of a matrix file, of any number of dimensions, as float64."""
     file, key, shown = resolve_path(path, argument)
     suffix = file.suffix.lower()
     if suffix == ".npy":
@@ -270,10 +282,6 @@ def read_matrix(path, *, argument="kernel_file"):
     if A.dtype.kind not in _NUMERIC_KINDS:
         raise file_error(argument, shown, f"holds {A.dtype} values, not numbers; expected a "
                                           "numeric matrix")
-    if A.ndim != 2:
-        got = (f"a 1-D array of length {A.shape[0]}" if A.ndim == 1 else
-               "a single number" if A.ndim == 0 else f"a {A.ndim}-D array of shape {A.shape}")
-        raise file_error(argument, shown, f"holds {got}; expected a 2-D matrix")
     return A.astype(float)
 
 
