@@ -80,6 +80,7 @@ import re
 import numpy as np
 
 from ._file_basics import TEXT_SUFFIXES, file_error, is_number, resolve_path, typed_labels
+from ._files import read_array, read_labels, read_text_matrix
 
 __all__ = ["NAMES_LAYOUTS", "HEADER_WORDS", "NAME_WORDS", "NamedMatrix", "read_named_matrix",
            "read_label_table", "read_edge_list", "looks_like_edge_list", "condensed_size",
@@ -239,8 +240,6 @@ def read_named_matrix(path, *, names="auto", argument="kernel_file"):
         is not a number (line and column); a header with another number of
         names than columns.
     """
-    from ._files import _read_array, _read_text_matrix
-
     file, key, shown = resolve_path(path, argument)
     suffix = file.suffix.lower()
     if suffix not in TEXT_SUFFIXES:
@@ -248,7 +247,7 @@ def read_named_matrix(path, *, names="auto", argument="kernel_file"):
             raise file_error(argument, shown, f"a {suffix or 'binary'} file holds no object "
                                               f"names; names={names!r} (--names) applies to "
                                               "text tables (.csv, .tsv, .txt, .dat)")
-        return NamedMatrix(_read_array(path, argument))
+        return NamedMatrix(read_array(path, argument))
     text = _read_text(file, shown, argument)
     lines = _data_lines(text)
     if not lines:
@@ -259,7 +258,7 @@ def read_named_matrix(path, *, names="auto", argument="kernel_file"):
     else:
         header, index = names in ("header", "both"), names in ("index", "both")
     if not (header or index):
-        A = _read_text_matrix(file, shown, argument)
+        A = read_text_matrix(file, shown, argument)
         if A.shape[0] == 1 or A.shape[1] == 1:
             A = A.ravel()
         return NamedMatrix(A)
@@ -344,8 +343,6 @@ def read_label_table(path, *, n=None, argument="labels"):
         a table of another shape than one or two columns; rows of different
         lengths.
     """
-    from ._files import read_labels
-
     file, _, shown = resolve_path(path, argument)
     suffix = file.suffix.lower()
     if suffix in (".npy", ".npz", ".mat"):

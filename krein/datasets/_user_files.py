@@ -139,8 +139,8 @@ def check_symmetrize(value):
         return "mean" if value else None
     if isinstance(value, str) and value in SYMMETRIZE_RULES:
         return value
-    raise InvalidArgument("symmetrize", f"must be True or False, or a rule 'mean', 'max' or 'min'; got "
-                                        f"{value!r}")
+    raise InvalidArgument("symmetrize", f"must be True or False, or a rule 'mean', 'max' or "
+                                        f"'min'; got {value!r}")
 
 
 def check_names_layout(value):
@@ -501,7 +501,7 @@ def match_labels(y, label_names, names, labels_shown, matrix_shown, notes):
     """
     if label_names is None or names is None:
         if label_names is not None:
-            notes.append(f"the label file's names were not used: the matrix has none (labels "
+            notes.append("the label file's names were not used: the matrix has none (labels "
                          "taken in the file's order)")
         return y
     index, twice = {}, []
