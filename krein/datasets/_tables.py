@@ -110,6 +110,23 @@ def _read_text(file, shown, argument):
         raise file_error(argument, shown, f"cannot be read ({exc.strerror or exc})") from None
 
 
+def _head_lines(file, k=2):
+    """The first ``k`` data lines of a text file, ``(0, line)``, read lazily (None: unreadable);
+    a ``#`` at the start of a line or after whitespace starts a comment."""
+    head = []
+    try:
+        with open(file, encoding="utf-8-sig", newline="") as f:
+            for line in f:
+                s = re.split(r"(?:^|\s)#", line, maxsplit=1)[0].strip()
+                if s and not s.startswith("#"):
+                    head.append((0, s))
+                if len(head) == k:
+                    break
+    except (OSError, UnicodeDecodeError):
+        return None
+    return head
+
+
 def _data_lines(text):
     """``(number, line)`` of the lines that hold data: blank lines and ``#`` lines dropped."""
     out = []
@@ -248,20 +265,20 @@ def read_named_matrix(path, *, names="auto", argument="kernel_file"):
                                               f"names; names={names!r} (--names) applies to "
                                               "text tables (.csv, .tsv, .txt, .dat)")
         return NamedMatrix(read_array(path, argument))
-    text = _read_text(file, shown, argument)
-    lines = _data_lines(text)
-    if not lines:
-        raise file_error(argument, shown, "holds no numbers (an empty file)")
-    sep = _separator(lines[0][1])
+    head = _head_lines(file)
+    if not head:  # unreadable or empty: the numeric reader says which
+        return NamedMatrix(read_text_matrix(file, shown, argument))
+    sep = _separator(head[0][1])
     if names == "auto":
-        header, index = _detect_layout(lines, sep)
+        header, index = _detect_layout(head, sep)
     else:
         header, index = names in ("header", "both"), names in ("index", "both")
-    if not (header or index):
+    if not (header or index):  # numbers only: numpy's reader, the file read once
         A = read_text_matrix(file, shown, argument)
         if A.shape[0] == 1 or A.shape[1] == 1:
             A = A.ravel()
         return NamedMatrix(A)
+    lines = _data_lines(_read_text(file, shown, argument))
     rows = _fields(lines, sep)
     numbers = [n for n, _ in lines]
     column_names = None
@@ -495,23 +512,13 @@ def looks_like_edge_list(path):
         first two fields are not numbers, and the second line's third field is.
     """
     try:
-        file, _, shown = resolve_path(path, "kernel_file")
-    except Exception:
+        file, _, _ = resolve_path(path, "kernel_file")
+    except ValueError:
         return False
     if file.suffix.lower() in (".npy", ".npz", ".mat"):
         return False
-    try:
-        with open(file, encoding="utf-8-sig", newline="") as f:
-            head = []
-            for line in f:
-                s = line.strip()
-                if s and not s.startswith("#"):
-                    head.append((0, s))
-                if len(head) == 2:
-                    break
-    except (OSError, UnicodeDecodeError):
-        return False
-    if len(head) < 2:
+    head = _head_lines(file)
+    if not head or len(head) < 2:
         return False
     rows = _fields(head, _separator(head[0][1]))
     return all(len(r) >= 3 and not is_number(r[0]) and not is_number(r[1]) for r in rows) \

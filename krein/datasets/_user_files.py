@@ -739,7 +739,9 @@ def read_kernel_file(path, labels, *, dissimilarity, symmetrize, names="auto", e
                                                  f"{n} x {n} matrix")
         if object_names is not None:
             notes.append(f"object names read from the {_LAYOUT_TEXT[nm.layout]}")
-    y, labels_shown, labels_source, label_names = _file_labels_named(labels, n)
+    y, labels_shown, labels_source, label_names, header = _file_labels_named(labels, n)
+    if header is not None:
+        notes.append(f"the first line of the labels, {header!r}, read as a header")
     if edge_list and label_names is None:
         raise InvalidArgument("labels", f"{labels_shown}: the objects of an edge list are named "
                                         f"by it ({shown}): give the labels as a name,label "
@@ -770,11 +772,12 @@ _LAYOUT_TEXT = {"header": "header row", "index": "index column",
 
 
 def _file_labels_named(labels, n):
-    """``(y, shown, source, names)``: :func:`_file_labels` with a label table's names."""
+    """``(y, shown, source, names, header)``: :func:`_file_labels` with a label table's names
+    and the header line skipped."""
     if isinstance(labels, (str, os.PathLike)):
-        y, label_names, _ = read_label_table(labels, n=n, argument="labels")
-        return (y, os.fspath(labels), f"labels {_file_source(labels)[0]}", label_names)
-    return (*_file_labels(labels), None)
+        y, label_names, header = read_label_table(labels, n=n, argument="labels")
+        return (y, os.fspath(labels), f"labels {_file_source(labels)[0]}", label_names, header)
+    return (*_file_labels(labels), None, None)
 
 
 @dataclass(frozen=True)
