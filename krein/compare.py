@@ -85,7 +85,8 @@ Output directory
 With ``out``, the run writes the files of
 :mod:`krein.experiment.comparison_files` (``run.json``, ``summary.csv``,
 ``folds.csv``, ``spectrum.csv``, on 2-D feature data ``points.csv`` and
-``boundaries.csv``, the figures and ``report.html``), the runner's per-cell
+``boundaries.csv``, for a matrix with object names ``objects.csv``, the figures
+and ``report.html``), the runner's per-cell
 files in ``cells/`` (the boundary cells in ``cells/boundaries/``; written as
 each cell finishes, so an interrupted run loses nothing it finished) and
 ``args.json`` (which comparison the directory holds).  The directory is

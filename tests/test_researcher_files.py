@@ -405,3 +405,21 @@ def test_the_same_distances_with_dissimilarity_are_not_suspect(cat, tmp_path, ca
     summary = pd.read_csv(out / "summary.csv")
     assert set(summary["status"]) == {"ok"}
     assert not (out / "objects.csv").exists()  # no names: no objects file
+
+
+def test_symmetrize_rules_of_a_dense_matrix(sonar_pairs, tmp_path):
+    from krein.compare import Comparison
+
+    S, y, _ = sonar_pairs
+    A = S.copy()
+    A[np.triu_indices(A.shape[0], 1)] += 0.25
+    np.save(tmp_path / "A.npy", A)
+    for rule, expected in (("mean", 0.5 * (A + A.T)), ("max", np.maximum(A, A.T)),
+                           ("min", np.minimum(A, A.T)), (True, 0.5 * (A + A.T))):
+        data = load_kernel_file(str(tmp_path / "A.npy"), y, symmetrize=rule)
+        np.testing.assert_array_equal(data.K, expected)
+    entry = Comparison(kernel_file=str(tmp_path / "A.npy"), labels=str(tmp_path / "A.npy"),
+                       symmetrize="max").data_entry["data_file"]
+    assert entry["symmetrize"] == "max" and "names" not in entry and "edge_list" not in entry
+    with pytest.raises(InvalidArgument, match="'mean', 'max' or 'min'"):
+        load_kernel_file(str(tmp_path / "A.npy"), y, symmetrize="median")

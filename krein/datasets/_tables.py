@@ -53,7 +53,8 @@ A text file of labels is one of:
 Quoted fields are unquoted (``"setosa"`` is ``setosa``).  The first line is
 a **header** (skipped) when its label does not occur again in the file
 (a header is not a class) and either it is one of :data:`HEADER_WORDS`
-(``label``, ``class``, ``y``, ``target``, ...; any case), or it is a word
+(``label``, ``class``, ``y``, ``target``, ..., R's default ``x`` and
+``V1``; any case), or it is a word
 above numeric labels, or the caller knows the number of objects ``n`` and
 the file holds ``n + 1`` labels.  In a table, a first line whose name field
 is one of :data:`NAME_WORDS` (``name``, ``id``, ...) or whose first field is
@@ -91,7 +92,7 @@ NAMES_LAYOUTS = ("auto", "header", "index", "both", "none")
 #: First lines of a label column that are a header, not a label (compared in lower case).
 HEADER_WORDS = ("label", "labels", "class", "classes", "y", "target", "targets", "category",
                 "group", "groups", "species", "type", "outcome", "response", "cluster",
-                "truth", "class_label", "classlabel")
+                "truth", "class_label", "classlabel", "x", "v1")
 #: First fields of a ``name,label`` table that are a header (compared in lower case).
 NAME_WORDS = ("name", "names", "id", "ids", "object", "objects", "sample", "samples", "item",
               "items", "node", "protein", "sequence", "gene", "key", "index", "row",
