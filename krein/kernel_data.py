@@ -258,6 +258,9 @@ class KernelData:
     names : ndarray of str of shape (n,) or None
         The objects' names of a named matrix file or an edge list
         (:func:`load_kernel_file`), in the order of ``y``; None otherwise.
+    test_names : ndarray of str of shape (n_test,) or None
+        The names of the predefined test part's objects (the index column of a
+        named test matrix), in the order of ``y_test``; None otherwise.
     """
 
     dataset: str
@@ -282,6 +285,7 @@ class KernelData:
     landmarks: np.ndarray | None = field(default=None, repr=False)
     landmark_block: np.ndarray | None = field(default=None, repr=False)
     names: np.ndarray | None = field(default=None, repr=False)
+    test_names: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.y_test is None:
@@ -938,7 +942,7 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
                             missing=missing)
     y = file.y
     test = None if test_path is None else read_test_matrix(
-        test_path, test_labels, train_y=y, dissimilarity=dissimilarity)
+        test_path, test_labels, train_y=y, dissimilarity=dissimilarity, train_names=file.names)
     parts = {}
     if dissimilarity:
         D = file.values
@@ -956,9 +960,11 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
         if test is not None:
             parts = {"K_test": test.values}
     source = file.source if test is None else f"{file.source}; {test.source}"
+    notes = file.notes if test is None else file.notes + test.notes
     return KernelData(name or file.stem, kind, kernel, full, y, K, None, D, file.description,
-                      source=source, notes=file.notes,
-                      y_test=None if test is None else test.y, names=file.names, **parts)
+                      source=source, notes=notes, y_test=None if test is None else test.y,
+                      names=file.names, test_names=None if test is None else test.names,
+                      **parts)
 
 
 def landmark_kernel_columns(kernel, params, D, D_block):

@@ -337,7 +337,8 @@ def test_edge_list_through_compare_writes_named_objects(sonar_pairs, tmp_path, c
     text = capsys.readouterr().out
     assert "read as an edge list" in text and "set to 0.05 (missing)" in text
     objects = pd.read_csv(out / "objects.csv", dtype=str)
-    assert list(objects.columns) == ["index", "name", "label"]
+    assert list(objects.columns) == ["part", "index", "name", "label"]
+    assert set(objects["part"]) == {"train"}
     assert list(objects["name"]) == names
     assert list(objects["label"]) == [str(v) for v in y]
     from krein.experiment.comparison_files import read_comparison
@@ -423,3 +424,36 @@ def test_symmetrize_rules_of_a_dense_matrix(sonar_pairs, tmp_path):
     assert entry["symmetrize"] == "max" and "names" not in entry and "edge_list" not in entry
     with pytest.raises(InvalidArgument, match="'mean', 'max' or 'min'"):
         load_kernel_file(str(tmp_path / "A.npy"), y, symmetrize="median")
+
+
+def test_named_test_part_matched_by_name(sonar_pairs, tmp_path, capsys):
+    S, y, names = sonar_pairs
+    train, test = np.r_[0:30, 50:80], np.r_[30:50, 80:100]
+    tn, sn = [names[i] for i in train], [names[i] for i in test]
+    pd.DataFrame(S[np.ix_(train, train)], index=tn, columns=tn).to_csv(tmp_path / "K.csv")
+    cols = np.random.default_rng(3).permutation(len(tn))  # the test columns in another order
+    pd.DataFrame(S[np.ix_(test, train)][:, cols], index=sn,
+                 columns=[tn[j] for j in cols]).to_csv(tmp_path / "K_test.csv")
+    labels = _label_table(tmp_path / "y.csv", names, y, train[::-1])
+    test_labels = _label_table(tmp_path / "y_test.csv", names, y, test[::-1])
+    data = load_kernel_file(str(tmp_path / "K.csv"), labels, test_path=str(tmp_path / "K_test.csv"),
+                            test_labels=test_labels)
+    np.testing.assert_array_equal(data.K_test, S[np.ix_(test, train)])
+    np.testing.assert_array_equal(data.y_test, y[test])
+    assert list(data.test_names) == sn
+    out = tmp_path / "run"
+    assert main(["compare", "--kernel-file", str(tmp_path / "K.csv"), "--labels", labels,
+                 "--test-kernel-file", str(tmp_path / "K_test.csv"), "--test-labels",
+                 test_labels, "--methods", "svm", "--grid", "C=1", "--no-progress",
+                 "--n-jobs", "1", "--out", str(out)]) == 0
+    capsys.readouterr()
+    objects = pd.read_csv(out / "objects.csv", dtype=str)
+    assert list(objects.loc[objects["part"] == "test", "name"]) == sn
+    assert list(objects.loc[objects["part"] == "train", "name"]) == tn
+    bad = pd.read_csv(tmp_path / "K_test.csv", index_col=0).drop(columns=[tn[5]])
+    bad.to_csv(tmp_path / "bad.csv")
+    _fails(["compare", "--kernel-file", str(tmp_path / "K.csv"), "--labels", labels,
+            "--test-kernel-file", str(tmp_path / "bad.csv"), "--test-labels", test_labels,
+            "--out", str(tmp_path / "out"), "--methods", "svm", "--no-progress"], capsys,
+           "--test-kernel-file", "1 training objects have no column", repr(tn[5]), "by name",
+           out=tmp_path / "out")

@@ -954,14 +954,42 @@ class TestPart:
         Their labels, each a class of the training labels.
     source : str
         One line on where they came from (absolute paths).
+    names : ndarray of str of shape (n_test,) or None
+        The test objects' names (the index column of a named test matrix).
+    notes : tuple of str
+        What was done on reading (columns or labels matched by name).
     """
 
     values: np.ndarray
     y: np.ndarray
     source: str
+    names: object = None
+    notes: tuple = ()
 
 
-def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None):
+def _test_columns(M, column_names, train_names, shown):
+    """The test rows' columns in the training objects' order, matched by name."""
+    if column_names is None or train_names is None:
+        return M, []
+    train = [str(v) for v in train_names]
+    if list(column_names) == train:
+        return M, []
+    pos = {v: j for j, v in enumerate(column_names)}
+    missing = [v for v in train if v not in pos]
+    if missing or len(pos) != len(column_names):
+        first = ", ".join(map(repr, missing[:3])) + (", ..." if len(missing) > 3 else "")
+        what = (f"{len(missing)} training objects have no column ({first})" if missing
+                else "a column name is given twice")
+        raise InvalidArgument("test_kernel_file", f"{shown}: {what}; the columns of the test rows "
+                                                  "are the training objects, matched by name")
+    extra = len(column_names) - len(train)
+    note = ["test columns matched to the training objects by name"
+            + (f" ({extra} columns of other objects ignored)" if extra else "")]
+    return M[:, [pos[v] for v in train]], note
+
+
+def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None,
+                     train_names=None):
     """Read and check the test rows of a matrix file: one row per test object.
 
     Parameters
@@ -979,11 +1007,17 @@ def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None):
     n_landmarks : int, optional
         Landmark columns (:func:`read_landmark_file`): the test rows hold one column
         per landmark (``n_landmarks`` of them), not one per training object.
+    train_names : array-like of str, optional
+        The training objects' names (a named training matrix): a header row of
+        the test rows is then matched to them by name (columns reordered), and
+        test labels given as a ``name,label`` table are matched to the test
+        rows' names.
 
     Returns
     -------
     TestPart
-        The rows, the labels and their source.
+        The rows, the labels, their source, the test objects' ``names`` (an
+        index column; else None) and ``notes``.
 
     Raises
     ------
@@ -996,7 +1030,17 @@ def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None):
     """
     shown = path_text(path)
     what = "test dissimilarities" if dissimilarity else "test kernel rows"
-    M = read_matrix(path, argument="test_kernel_file")
+    notes = []
+    if n_landmarks is None:
+        nm = read_named_matrix(path, argument="test_kernel_file")
+        M, row_names = nm.values, nm.row_names
+        if M.ndim == 1:  # no condensed test part: the matrix as stored, or its error
+            M = read_matrix(path, argument="test_kernel_file")
+        M, notes = _test_columns(M, nm.column_names, train_names, shown)
+        if row_names is not None:
+            _check_names(row_names, shown, "test rows")
+    else:
+        M, row_names = read_matrix(path, argument="test_kernel_file"), None
     r, c = M.shape
     n = train_y.shape[0]
     if n_landmarks is not None and c != n_landmarks:
@@ -1021,14 +1065,25 @@ def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None):
                                                   f"entries (the most negative {M[i, j]:.6g} at "
                                                   f"row {i + 1}, column {j + 1}); "
                                                   "dissimilarities are >= 0")
-    y, labels_shown, labels_source = _file_labels(labels, "test_labels")
+    if isinstance(labels, (str, os.PathLike)) and n_landmarks is None:
+        y, label_names, _ = read_label_table(labels, n=r, argument="test_labels")
+        labels_shown = os.fspath(labels)
+        labels_source = f"test labels {_file_source(labels)[0]}"
+        if label_names is not None and row_names is not None:
+            try:
+                y = match_labels(y, label_names, row_names, labels_shown, shown, notes)
+            except InvalidArgument as exc:
+                raise InvalidArgument("test_labels", exc.message) from None
+    else:
+        y, labels_shown, labels_source = _file_labels(labels, "test_labels")
     if y.shape[0] != r:
         raise InvalidArgument("test_labels", f"{labels_shown}: {y.shape[0]} labels for the {r} "
                                              f"test rows of {shown}; give one label per test "
                                              "object")
     _check_test_classes(y, train_y, labels_shown, "test_labels")
     return TestPart(M, y, f"test {'dissimilarity' if dissimilarity else 'kernel'} file "
-                          f"{_file_source(path)[0]}, {labels_source}")
+                          f"{_file_source(path)[0]}, {labels_source}",
+                    None if row_names is None else np.array(row_names, dtype=str), tuple(notes))
 
 
 def _scale_like(X_test, X_train, feature_scale):

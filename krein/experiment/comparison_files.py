@@ -48,10 +48,13 @@ The directory
   trained on all the data; a failed method has one row with empty
   coordinates and its error).
 * Only for a matrix whose objects have names (a named matrix file, an edge
-  list): ``objects.csv`` (``index, name, label``), one row per object in the
-  matrix's order; ``index`` (from 0) is the object's position, the index
-  the folds' test parts are drawn from, so that ``test_correct`` of
-  ``folds.csv`` and any fold's objects can be named.
+  list): ``objects.csv`` (``part, index, name, label``), one row per object
+  in the matrix's order (``part`` ``train``), then, for a named predefined
+  test part, one per test object (``part`` ``test``, in the order of the
+  test rows); ``index`` (from 0) is the object's position in its part: the
+  index the folds' test parts are drawn from, and the order of
+  ``test_correct`` in ``folds.csv`` on a predefined test part, so that every
+  fold's objects can be named.
 
 The columns of :data:`REQUIRED_COLUMNS` must be present (a
 :class:`ValueError` names the file and the missing ones); the other columns
@@ -235,9 +238,9 @@ COMPARISON_FILES = {f.name: f for f in (
                    numeric=("eigenvalue",)),
     ComparisonFile(POINTS_FILE, columns=("x0", "x1", "label"), required=("x0", "x1", "label"),
                    numeric=("x0", "x1")),
-    ComparisonFile(OBJECTS_FILE, columns=("index", "name", "label"),
-                   required=("index", "name", "label"), numeric=("index",), integer=("index",),
-                   key="index"),
+    ComparisonFile(OBJECTS_FILE, columns=("part", "index", "name", "label"),
+                   required=("part", "index", "name", "label"), numeric=("index",),
+                   integer=("index",), key=("part", "index")),
     ComparisonFile(BOUNDARIES_FILE,
                    columns=("method", "x0", "x1", "prediction", "train_accuracy", "error"),
                    required=("method", "x0", "x1", "prediction"),
@@ -309,8 +312,8 @@ class SavedComparison:
         ``boundaries.csv`` (predictions on a grid, per method) for 2-D feature
         data, else None.
     objects : pandas.DataFrame or None
-        ``objects.csv`` (``index, name, label``) for a matrix with object
-        names, else None.
+        ``objects.csv`` (``part, index, name, label``) for a matrix with
+        object names, else None.
     """
 
     directory: str

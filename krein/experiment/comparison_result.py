@@ -603,11 +603,14 @@ def write_outputs(result, out, command=None, t_start=None):
     if result.points is not None and result.boundaries is not None:
         files += [write_table(out, POINTS_FILE, result.points),
                   write_table(out, BOUNDARIES_FILE, result.boundaries)]
-    names = getattr(result.data, "names", None)
-    if names is not None:
-        files.append(write_table(out, OBJECTS_FILE, pd.DataFrame(
-            {"index": np.arange(len(names)), "name": names,
-             "label": [str(v) for v in result.data.y]})))
+    parts = [(part, names, y) for part, names, y in (
+        ("train", getattr(result.data, "names", None), result.data.y),
+        ("test", getattr(result.data, "test_names", None), result.data.y_test))
+        if names is not None]
+    if parts:
+        files.append(write_table(out, OBJECTS_FILE, pd.concat([pd.DataFrame(
+            {"part": part, "index": np.arange(len(names)), "name": names,
+             "label": [str(v) for v in y]}) for part, names, y in parts], ignore_index=True)))
     files.append(atomic_write_text(os.path.join(out, RUN_FILE),
                                    json.dumps(info, indent=1) + "\n"))
     report = write_report(out)
