@@ -509,8 +509,9 @@ def looks_like_edge_list(path):
     Returns
     -------
     bool
-        True when the first two data lines hold at least 3 fields each, their
-        first two fields are not numbers, and the second line's third field is.
+        True when the first two data lines hold as many fields, at least 3,
+        their first two fields are not numbers (the first not empty: a named
+        matrix's corner), and the second line's third field is a number.
     """
     try:
         file, _, _ = resolve_path(path, "kernel_file")
@@ -522,5 +523,7 @@ def looks_like_edge_list(path):
     if not head or len(head) < 2:
         return False
     rows = _fields(head, _separator(head[0][1]))
+    if rows[0] and rows[0][0] == "":  # the empty corner of a named matrix
+        return False
     return all(len(r) >= 3 and not is_number(r[0]) and not is_number(r[1]) for r in rows) \
         and is_number(rows[1][2]) and len(rows[0]) == len(rows[1])

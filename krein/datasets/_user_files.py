@@ -694,7 +694,8 @@ def read_kernel_file(path, labels, *, dissimilarity, symmetrize, names="auto", e
         Where the matrix's object names are.
     edge_list : bool or None, default=None
         The file is an edge list (None: detected,
-        :func:`krein.datasets._tables.looks_like_edge_list`).
+        :func:`krein.datasets._tables.looks_like_edge_list`, unless ``names``
+        is given: then a matrix).
     edge_columns : tuple of 3 int, optional
         The columns (from 1) of an edge list's names and score (``(1, 2, 3)``).
     missing : float, optional
@@ -719,8 +720,8 @@ def read_kernel_file(path, labels, *, dissimilarity, symmetrize, names="auto", e
     names = check_names_layout(names)
     letter, what = ("D", "dissimilarity matrix") if dissimilarity else ("K", "kernel matrix")
     notes = []
-    if edge_list is None:
-        edge_list = looks_like_edge_list(path)
+    if edge_list is None:  # a layout of names given: a matrix
+        edge_list = names == "auto" and looks_like_edge_list(path)
     if edge_list:
         M, object_names, notes = edge_list_matrix(path, columns=check_edge_columns(edge_columns),
                                                   dissimilarity=dissimilarity, symmetrize=rule,
