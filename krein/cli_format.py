@@ -335,6 +335,10 @@ def comparison_lines(result):
     lines += _grid_lines(result)
     lines += ["", _display_table(result.summary, result.tuned, _edges(result))]
     lines += _significance_lines(result) + [""]
+    suspect = result.summary[result.summary["status"] == "suspect"]
+    if len(suspect):
+        lines.append(f"suspect: {', '.join(suspect['method'])}: "
+                     f"{suspect['note'].iloc[0].split(';')[0]}")
     lines += [f"skipped {name}: {why}" for name, why in result.skipped.items()]
     lines += [f"note on {name}: {why}" for name, why in result.notes.items()]
     failed = result.folds[result.folds["error"] != ""]

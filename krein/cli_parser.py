@@ -36,6 +36,10 @@ FLAGS = {
     "labels": "--labels",
     "dissimilarity": "--dissimilarity",
     "symmetrize": "--symmetrize",
+    "names": "--names",
+    "edge_list": "--edge-list",
+    "edge_columns": "--edge-columns",
+    "missing": "--missing",
     "data_file": "--data",
     "data": "--data",
     "label_column": "--label-column",
@@ -356,12 +360,30 @@ def _add_data_args(p):
                         ".npz (FILE.npz:KEY names an array), .csv, whitespace .txt, MATLAB .mat "
                         "(FILE.mat:KEY); needs --labels")
     p.add_argument("--labels", default=None, metavar="PATH",
-                   help="labels of --kernel-file, one per line (any values: strings are kept)")
+                   help="labels of --kernel-file, one per line (any values: strings are kept; "
+                        "a header line such as 'label' or 'class' is skipped), or a table "
+                        "name,label matched to the matrix's object names")
     p.add_argument("--dissimilarity", action="store_true",
                    help="--kernel-file holds dissimilarities (zero diagonal, non-negative); the "
                         "kernel is built by --kernel (default dissimilarity-linear)")
-    p.add_argument("--symmetrize", action="store_true",
-                   help="accept an asymmetric --kernel-file and use (K + K')/2 (recorded)")
+    p.add_argument("--symmetrize", nargs="?", const="mean", default=False,
+                   choices=("mean", "max", "min"),
+                   help="accept an asymmetric --kernel-file and use (K + K')/2 (mean, the "
+                        "default), max(K, K') or min(K, K') (recorded); for an edge list how "
+                        "the two scores of a pair are combined (default mean)")
+    p.add_argument("--names", default=None, choices=("auto", "header", "index", "both", "none"),
+                   help="where a text --kernel-file holds its object names: a header row, an "
+                        "index column, both, none (default auto: detected); row and column "
+                        "names must agree, and labels given as name,label are matched by name")
+    p.add_argument("--edge-list", dest="edge_list", action="store_true", default=None,
+                   help="--kernel-file is an edge list, one scored pair 'name_a name_b score' "
+                        "per line (detected when its first two columns are not numbers)")
+    p.add_argument("--edge-columns", dest="edge_columns", default=None, metavar="A,B,S",
+                   help="columns (from 1) of an edge list's two names and score (default 1,2,3; "
+                        "1,2,12 for the bitscore of BLAST/DIAMOND -outfmt 6)")
+    p.add_argument("--missing", type=float, default=None, metavar="VALUE",
+                   help="value of a pair an edge list does not hold (default 0 for similarities; "
+                        "required for dissimilarities with missing pairs)")
     p.add_argument("--data", default=None, metavar="PATH",
                    help="your own feature vectors: CSV or whitespace text with the label in a "
                         "column, or LIBSVM/svmlight format; standardized, kernel from --kernel")
@@ -413,12 +435,15 @@ def data_kwargs(args):
         ``symmetrize``, ``data_file`` and ``label_column`` (an index when it
         reads as an integer, else a header name); for ``krein compare`` also
         the predefined test part: ``test_kernel_file``, ``test_labels`` and
-        ``test_data_file`` and the landmark rows ``landmarks`` (given only).
+        ``test_data_file`` and the landmark rows ``landmarks``; the matrix's
+        format ``names``, ``edge_list``, ``edge_columns``, ``missing`` (given
+        only).
     """
     out = {"dataset": args.dataset, "kernel_file": args.kernel_file, "labels": args.labels,
            "dissimilarity": args.dissimilarity, "symmetrize": args.symmetrize,
            "data_file": args.data, "label_column": _label_column(args.label_column)}
-    for name in ("test_kernel_file", "test_labels", "test_data_file", "landmarks"):
+    for name in ("test_kernel_file", "test_labels", "test_data_file", "landmarks", "names",
+                 "edge_list", "edge_columns", "missing"):
         if getattr(args, name, None) is not None:
             out[name] = getattr(args, name)
     return out

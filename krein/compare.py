@@ -85,7 +85,8 @@ Output directory
 With ``out``, the run writes the files of
 :mod:`krein.experiment.comparison_files` (``run.json``, ``summary.csv``,
 ``folds.csv``, ``spectrum.csv``, on 2-D feature data ``points.csv`` and
-``boundaries.csv``, the figures and ``report.html``), the runner's per-cell
+``boundaries.csv``, for a matrix with object names ``objects.csv``, the figures
+and ``report.html``), the runner's per-cell
 files in ``cells/`` (the boundary cells in ``cells/boundaries/``; written as
 each cell finishes, so an interrupted run loses nothing it finished) and
 ``args.json`` (which comparison the directory holds).  The directory is
@@ -117,8 +118,8 @@ from .experiment.classification import approximation_defaults
 from .experiment.comparison_dir import check_out, claim_out, new_run_directory
 from .experiment.comparison_files import CELLS_DIR, OUTPUT_FILES
 from .experiment.comparison_result import (FOLD_COLUMNS, SUMMARY_COLUMNS, ComparisonResult,
-                                           fold_table, kernel_record, run_info, summarize,
-                                           write_outputs)
+                                           flag_suspect, fold_table, kernel_record, run_info,
+                                           summarize, write_outputs)
 from .experiment.store import DirectoryInUse
 from .approximation_spec import LANDMARK_COLUMNS
 from .kernel_data import (check_approximation, check_data_arguments, default_kernel_grid,
@@ -128,6 +129,7 @@ from .registry import (REQUIREMENTS, default_grid, list_methods, method_requirem
 from .comparison_arguments import (VALIDATION_FRACTION, check_C, check_count, check_grid,
                                    check_kernel_grid, check_methods, check_solver,
                                    check_validation_fraction, data_set_entry, is_int,
+                                   MATRIX_FORMAT_DEFAULTS,
                                    resolve_inner_folds, run_name, safe_name)
 
 __all__ = [
@@ -238,11 +240,14 @@ class Comparison(metaclass=_DeclaredOnce):
         The user's kernel (or, with ``dissimilarity``, dissimilarity) matrix
         (:func:`krein.kernel_data.load_kernel_file`).
     labels : str or path-like, optional
-        Labels of ``kernel_file``: one per line, any values (strings kept).
+        Labels of ``kernel_file``: one per line, any values (strings kept), or
+        a ``name,label`` table (matched to the matrix's names).
     dissimilarity : bool, default False
         ``kernel_file`` holds dissimilarities.
-    symmetrize : bool, default False
-        Accept an asymmetric ``kernel_file`` and use ``(K + K') / 2``.
+    symmetrize : bool or {"mean", "max", "min"}, default False
+        Accept an asymmetric ``kernel_file`` and use ``(K + K') / 2`` (True,
+        ``"mean"``), ``max(K, K')`` or ``min(K, K')``; for an edge list the
+        rule of a pair's two scores (default mean).
     data_file : str or path-like, optional
         The user's feature vectors (:func:`krein.kernel_data.load_feature_file`).
     label_column : str or int, optional
@@ -284,6 +289,15 @@ class Comparison(metaclass=_DeclaredOnce):
         approximated by the landmark columns (``approximation`` becomes
         ``"landmarks"``; module docstring).  ``test_kernel_file`` then holds the
         test objects' ``n_test x m`` columns.
+    names : {"auto", "header", "index", "both", "none"}, optional
+        Where a text ``kernel_file`` holds its objects' names (None: detected;
+        :func:`krein.kernel_data.load_kernel_file`).
+    edge_list : bool, optional
+        ``kernel_file`` is an edge list ``name_a name_b score`` (None: detected).
+    edge_columns : str or tuple of 3 int, optional
+        The columns (from 1) of an edge list's names and score, e.g. ``"1,2,12"``.
+    missing : float, optional
+        The value of a pair an edge list does not hold.
 
     Attributes
     ----------
@@ -327,6 +341,10 @@ class Comparison(metaclass=_DeclaredOnce):
     validation_fraction: float = VALIDATION_FRACTION
     approximation: str | None = None
     landmarks: object = None
+    names: str | None = None
+    edge_list: bool | None = None
+    edge_columns: object = None
+    missing: float | None = None
     data_entry: dict = field(repr=False, compare=False, metadata=_DERIVED)
     outer_split: str = field(repr=False, compare=False, metadata=_DERIVED)
 
@@ -375,7 +393,8 @@ def _comparison_values(arguments):
     entry = data_set_entry(a["dataset"], a["n_samples"], a["binary"], a["kernel_file"],
                            a["labels"], a["dissimilarity"], a["symmetrize"], a["data_file"],
                            a["label_column"], approximation, a["test_kernel_file"],
-                           a["test_labels"], a["test_data_file"], a["landmarks"])
+                           a["test_labels"], a["test_data_file"], a["landmarks"],
+                           matrix_format={k: a[k] for k in MATRIX_FORMAT_DEFAULTS})
     if a["landmarks"] is not None:
         approximation = LANDMARK_COLUMNS
     methods = check_methods(a["methods"])
@@ -571,7 +590,8 @@ def _load(entry, kernel, kernel_params, random_state, approximation=None):
 def load_comparison_data(dataset="sonar", kernel=None, kernel_params=None, n_samples=None,
                          binary=None, random_state=0, *, kernel_file=None, labels=None,
                          dissimilarity=False, symmetrize=False, data_file=None,
-                         label_column=None):
+                         label_column=None, names=None, edge_list=None, edge_columns=None,
+                         missing=None):
     """The data and kernel a comparison with these arguments uses (``krein diagnose``).
 
     Parameters
@@ -580,6 +600,8 @@ def load_comparison_data(dataset="sonar", kernel=None, kernel_params=None, n_sam
         As the fields of :class:`Comparison`.
     kernel_file, labels, dissimilarity, symmetrize, data_file, label_column : optional
         The user's file, as the fields of :class:`Comparison`.
+    names, edge_list, edge_columns, missing : optional
+        The matrix file's format, as the fields of :class:`Comparison`.
 
     Returns
     -------
@@ -592,7 +614,9 @@ def load_comparison_data(dataset="sonar", kernel=None, kernel_params=None, n_sam
         (a ``ValueError``) naming the bad argument or file.
     """
     entry = data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity,
-                           symmetrize, data_file, label_column)
+                           symmetrize, data_file, label_column,
+                           matrix_format={"names": names, "edge_list": edge_list,
+                                          "edge_columns": edge_columns, "missing": missing})
     return _load(entry, kernel, kernel_params, random_state)
 
 
@@ -724,6 +748,8 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
             folds = fold_table(rows[rows["key"].isin({c.key for c in experiment.cells})])
             summary = summarize(folds, plan["skipped"], spec.methods, plan["notes"],
                                 grids=plan["grids"], kernel_grid=plan["kernel_grid"])
+            flag_suspect(summary, plan["diagnosis"],
+                         data.y if data.y_test is None else data.y_test)
             result = ComparisonResult(comparison=spec, summary=summary, folds=folds, data=data,
                                       experiment=experiment, directory=out,
                                       n_reused=report.n_skipped, **plan)

@@ -339,9 +339,49 @@ def check_kernel_grid(data, kernel_over):
                                               f"{data.kernel!r}: {msg}") from None
 
 
+#: The options of a matrix file as researchers write it (:func:`data_set_entry`): their
+#: defaults, left out of a cell's ``data_file`` entry (the keys of other files stay as
+#: they were).
+MATRIX_FORMAT_DEFAULTS = {"names": None, "edge_list": None, "edge_columns": None,
+                          "missing": None}
+
+
+def _matrix_format(options, kernel_file, landmarks):
+    """The ``data_file`` keys of a matrix's format options (names, edge list), checked."""
+    from .datasets._user_files import check_edge_columns, check_missing, check_names_layout
+
+    given = {k: v for k, v in (options or {}).items() if v is not None}
+    unknown = sorted(set(given) - set(MATRIX_FORMAT_DEFAULTS))
+    if unknown:
+        raise TypeError(f"unknown matrix format option(s) {unknown}")
+    if not given:
+        return {}
+    first = next(iter(given))
+    if kernel_file is None:
+        raise InvalidArgument(first, "is for a user's matrix file (kernel_file)")
+    if landmarks is not None:
+        raise InvalidArgument(first, "is for an n x n matrix file, not landmark columns")
+    out = {}
+    if "names" in given:
+        out["names"] = check_names_layout(given["names"])
+    if "edge_list" in given:
+        from .datasets._user_files import check_flag
+
+        out["edge_list"] = check_flag(given["edge_list"], "edge_list")
+    if "edge_columns" in given:
+        out["edge_columns"] = list(check_edge_columns(given["edge_columns"]))
+    if "missing" in given:
+        out["missing"] = check_missing(given["missing"])
+    if out.get("edge_list") and out.get("names") not in (None, "auto"):
+        raise InvalidArgument("names", "an edge list names its objects in its name columns; "
+                                       "names applies to matrices")
+    return out
+
+
 def data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarity, symmetrize,
                    data_file, label_column, approximation=None, test_kernel_file=None,
-                   test_labels=None, test_data_file=None, landmarks=None):
+                   test_labels=None, test_data_file=None, landmarks=None, *,
+                   matrix_format=None):
     """The data-set entry of a comparison's cells: a catalogue name or a user's file.
 
     Parameters
@@ -363,6 +403,9 @@ def data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarit
     landmarks : str or path-like, optional
         The landmarks' row indices of landmark columns in ``kernel_file``
         (:func:`krein.kernel_data.load_landmark_file`).
+    matrix_format : dict, optional
+        ``names``, ``edge_list``, ``edge_columns``, ``missing`` of
+        :func:`krein.kernel_data.load_kernel_file` (None values left out).
 
     Returns
     -------
@@ -382,6 +425,7 @@ def data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarit
         test part without its file...).
     """
     test = _test_files(kernel_file, data_file, test_kernel_file, test_labels, test_data_file)
+    fmt = _matrix_format(matrix_format, kernel_file, landmarks)
     if kernel_file is not None and data_file is not None:
         raise InvalidArgument("kernel_file", "give a kernel/dissimilarity matrix (kernel_file) or "
                                              "a feature file (data_file), not both")
@@ -416,9 +460,13 @@ def data_set_entry(dataset, n_samples, binary, kernel_file, labels, dissimilarit
                                             "(a file with one label per line)")
         if label_column is not None:
             raise InvalidArgument("label_column", "is for a feature file (data_file)")
+        from .datasets._user_files import check_symmetrize
+
+        rule = check_symmetrize(symmetrize)
         spec = {"kind": "dissimilarity" if dissimilarity else "kernel",
                 "path": os.path.abspath(os.fspath(kernel_file)),
-                "labels": os.path.abspath(os.fspath(labels)), "symmetrize": bool(symmetrize)}
+                "labels": os.path.abspath(os.fspath(labels)),
+                "symmetrize": rule if rule in ("max", "min") else rule is not None, **fmt}
         if landmarks is not None:
             spec["landmarks"] = os.path.abspath(os.fspath(landmarks))
     else:

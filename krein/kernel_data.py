@@ -114,7 +114,7 @@ from .approximation_spec import (APPROXIMATIONS, LANDMARK_COLUMNS, approximation
 from .combinations import pick_out, pick_out_rows
 from .datasets import FEATURE_SCALES, available_datasets, dataset_kind, load_dataset
 from .datasets._user_files import (FILE_DIAGONAL_RTOL, FILE_SYMMETRY_RTOL, check_feature_scale,
-                                   check_flag, check_name, path_text, prefixed,
+                                   check_flag, check_name, check_symmetrize, path_text, prefixed,
                                    read_feature_file, read_kernel_file, read_landmark_file,
                                    read_test_matrix)
 from .kernel_catalogue import (DISSIMILARITY_KERNELS, KERNEL_GRID_FACTORS, PICK_OUT_KERNELS,
@@ -255,6 +255,12 @@ class KernelData:
     landmark_block : ndarray of shape (m, m) or None
         ``W = K(landmarks, landmarks)`` of landmark columns (the front end of
         every fit; a landmark in a test fold is still a column); None otherwise.
+    names : ndarray of str of shape (n,) or None
+        The objects' names of a named matrix file or an edge list
+        (:func:`load_kernel_file`), in the order of ``y``; None otherwise.
+    test_names : ndarray of str of shape (n_test,) or None
+        The names of the predefined test part's objects (the index column of a
+        named test matrix), in the order of ``y_test``; None otherwise.
     """
 
     dataset: str
@@ -278,6 +284,8 @@ class KernelData:
     D_test: np.ndarray | None = field(default=None, repr=False)
     landmarks: np.ndarray | None = field(default=None, repr=False)
     landmark_block: np.ndarray | None = field(default=None, repr=False)
+    names: np.ndarray | None = field(default=None, repr=False)
+    test_names: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self):
         if self.y_test is None:
@@ -819,7 +827,8 @@ def _check_test_pair(test_path, test_labels, shown):
 
 
 def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_params=None,
-                     symmetrize=False, name=None, test_path=None, test_labels=None):
+                     symmetrize=False, name=None, test_path=None, test_labels=None,
+                     names="auto", edge_list=None, edge_columns=None, missing=None):
     """Load a researcher's kernel or dissimilarity matrix file with its labels.
 
     The matrix is read by :func:`krein.datasets.read_matrix` (``.npy``,
@@ -832,8 +841,19 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
 
     A matrix whose relative asymmetry ``max |K - K'| / max |K|`` is at most
     :data:`FILE_SYMMETRY_RTOL` is replaced by ``(K + K')/2``; a larger
-    asymmetry is an error unless ``symmetrize=True``, which uses ``(K + K')/2``
-    and records how asymmetric it was in ``notes``.
+    asymmetry is an error unless ``symmetrize=True`` (or ``"mean"``), which uses
+    ``(K + K')/2`` (``"max"``, ``"min"``: the larger, smaller of ``K_ij`` and
+    ``K_ji``) and records how asymmetric it was in ``notes``.
+
+    Files as researchers write them (:mod:`krein.datasets._tables`): a text
+    table with the objects' names in a header row and/or an index column (R's
+    ``write.csv(as.matrix(dist(x)))``, pandas' ``to_csv()``; ``names``), a
+    condensed distance vector of length ``n(n-1)/2`` (SciPy's ``pdist``, R's
+    ``dist``; with ``dissimilarity`` only), an edge list ``name_a name_b
+    score`` (BLAST/DIAMOND tabular output, graph tools;
+    :func:`krein.datasets._user_files.edge_list_matrix`), and labels as a
+    ``name,label`` table, with a header or quoted.  When the matrix and the
+    labels both name their objects, the labels are matched by name.
 
     Parameters
     ----------
@@ -867,6 +887,18 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
     test_labels : str, os.PathLike or array-like of shape (n_test,), optional
         The test objects' labels (required with ``test_path``), each a class
         of ``labels``.
+    names : {"auto", "header", "index", "both", "none"}, default="auto"
+        Where a text matrix holds its objects' names (detected by default);
+        row and column names must agree.
+    edge_list : bool or None, default=None
+        The file is an edge list of scored pairs (None: detected from a text
+        file whose first two columns are not numbers).
+    edge_columns : str or tuple of 3 int, optional
+        The columns (from 1) of an edge list's two names and score, e.g.
+        ``"1,2,12"`` for BLAST ``-outfmt 6`` bitscores; default ``1,2,3``.
+    missing : float, optional
+        The value of a pair an edge list does not hold (default: 0 for
+        similarities; required for dissimilarities with missing pairs).
 
     Returns
     -------
@@ -885,26 +917,32 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
         path, naming ``kernel_file`` (any error of
         :func:`krein.datasets.read_matrix`, a matrix that is not square or
         smaller than 2 x 2, NaN or inf entries, an asymmetric matrix without
-        ``symmetrize``, negative dissimilarities or a nonzero diagonal),
+        ``symmetrize``, negative dissimilarities or a nonzero diagonal, row
+        and column names that differ, a name given twice, a condensed vector
+        of a length that is not ``n(n-1)/2`` or without ``dissimilarity``),
         ``labels`` (any error of :func:`krein.datasets.read_labels`, a count
         that does not match the matrix, a single class, every label
-        different), ``kernel`` or ``kernel_params`` (a kernel or parameter
+        different, objects without a label or names given twice when matched
+        by name), ``missing`` (an edge list of dissimilarities with missing
+        pairs), ``names``, ``edge_columns``, ``kernel`` or ``kernel_params`` (a kernel or parameter
         that does not fit the matrix), ``dissimilarity``, ``symmetrize`` or
         ``name`` (wrong type), ``test_kernel_file`` / ``test_labels`` (the
         test part: :func:`krein.datasets._user_files.read_test_matrix`; test
         labels without a test matrix or the reverse).
     """
     dissimilarity = check_flag(dissimilarity, "dissimilarity")
-    symmetrize = check_flag(symmetrize, "symmetrize")
+    symmetrize = check_symmetrize(symmetrize) or False
     name = check_name(name)
     shown = path_text(path)
     kind, kernel, params = _matrix_kernel(dissimilarity, kernel, kernel_params, shown,
                                           "a kernel matrix file takes")
     _check_test_pair(test_path, test_labels, shown)
-    file = read_kernel_file(path, labels, dissimilarity=dissimilarity, symmetrize=symmetrize)
+    file = read_kernel_file(path, labels, dissimilarity=dissimilarity, symmetrize=symmetrize,
+                            names=names, edge_list=edge_list, edge_columns=edge_columns,
+                            missing=missing)
     y = file.y
     test = None if test_path is None else read_test_matrix(
-        test_path, test_labels, train_y=y, dissimilarity=dissimilarity)
+        test_path, test_labels, train_y=y, dissimilarity=dissimilarity, train_names=file.names)
     parts = {}
     if dissimilarity:
         D = file.values
@@ -922,9 +960,11 @@ def load_kernel_file(path, labels, *, dissimilarity=False, kernel=None, kernel_p
         if test is not None:
             parts = {"K_test": test.values}
     source = file.source if test is None else f"{file.source}; {test.source}"
+    notes = file.notes if test is None else file.notes + test.notes
     return KernelData(name or file.stem, kind, kernel, full, y, K, None, D, file.description,
-                      source=source, notes=file.notes,
-                      y_test=None if test is None else test.y, **parts)
+                      source=source, notes=notes, y_test=None if test is None else test.y,
+                      names=file.names, test_names=None if test is None else test.names,
+                      **parts)
 
 
 def landmark_kernel_columns(kernel, params, D, D_block):

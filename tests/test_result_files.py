@@ -140,15 +140,36 @@ def test_the_data_dictionary_covers_every_column():
 def test_fold_predictions_record_the_probability_of_the_predicted_label():
     import json
 
-    from sklearn.svm import SVC
+    from sklearn.base import BaseEstimator, ClassifierMixin
+    from sklearn.linear_model import LogisticRegression
 
     from krein.experiment.metrics import fold_predictions
+
+    class Calibrated(ClassifierMixin, BaseEstimator):
+        """A classifier with krein's ``probability`` switch (logistic regression inside)."""
+
+        def __init__(self, probability=False):
+            self.probability = probability
+
+        def fit(self, X, y):
+            self.model_ = LogisticRegression().fit(X, y)
+            self.classes_ = self.model_.classes_
+            return self
+
+        def predict(self, X):
+            return self.model_.predict(X)
+
+        def decision_function(self, X):
+            return self.model_.decision_function(X)
+
+        def predict_proba(self, X):
+            return self.model_.predict_proba(X)
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(60, 3))
     y = np.where(X[:, 0] + 0.5 * rng.normal(size=60) > 0, "p", "n")
     classes = np.unique(y)
-    est = SVC(probability=True, random_state=0).fit(X[:40], y[:40])
+    est = Calibrated(probability=True).fit(X[:40], y[:40])
     pred = est.predict(X[40:])
     rec = json.loads(fold_predictions(est, X[40:], pred, classes))
     idx = np.searchsorted(classes, pred)
@@ -157,5 +178,5 @@ def test_fold_predictions_record_the_probability_of_the_predicted_label():
     np.testing.assert_allclose(rec["probability"], proba, rtol=1e-7)
     np.testing.assert_allclose(rec["decision"], est.decision_function(X[40:]), rtol=1e-7)
     # without probability=True nothing is spent on it
-    rec = json.loads(fold_predictions(SVC().fit(X[:40], y[:40]), X[40:], pred, classes))
+    rec = json.loads(fold_predictions(Calibrated().fit(X[:40], y[:40]), X[40:], pred, classes))
     assert "probability" not in rec

@@ -51,6 +51,7 @@ count from 1.
 from __future__ import annotations
 
 import csv
+import os
 import warnings
 
 import numpy as np
@@ -58,7 +59,7 @@ import numpy as np
 from ._file_basics import (TEXT_SUFFIXES, data_lines, field_separator, file_error,
                            first_data_line, is_number, resolve_path, typed_labels)
 
-__all__ = ["read_matrix", "read_labels", "MATRIX_FORMATS", "LABEL_FORMATS"]
+__all__ = ["read_matrix", "read_array", "read_text_matrix", "read_labels", "MATRIX_FORMATS", "LABEL_FORMATS"]
 
 #: Accepted matrix formats, as error messages list them.
 MATRIX_FORMATS = (".npy, .npz (one array or file.npz:key), .csv (comma-separated), "
@@ -189,7 +190,29 @@ def _diagnose_numeric(lines, sep):
     return None
 
 
-def _read_text_matrix(file, shown, argument):
+def read_text_matrix(file, shown, argument):
+    """Read a text file of numbers (``numpy.loadtxt``; the separator of its first line).
+
+    Parameters
+    ----------
+    file : pathlib.Path
+        The existing file.
+    shown : str
+        The path as given (for the messages).
+    argument : str
+        Argument name the errors carry.
+
+    Returns
+    -------
+    ndarray of shape (r, c)
+        The numbers (a one-line file is one row).
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``argument``: rows of different lengths, a field that is not a
+        number (with its line and column), an empty file.
+    """
     sep = field_separator(first_data_line(file, shown, argument))
     try:
         with warnings.catch_warnings():
@@ -244,6 +267,38 @@ def read_matrix(path, *, argument="kernel_file"):
         them with their shapes), an unknown key, a MATLAB v7.3 file, an array
         that is not numeric, is complex, or is not 2-D.
     """
+    A = read_array(path, argument)
+    shown = os.fspath(path)
+    if A.ndim != 2:
+        got = (f"a 1-D array of length {A.shape[0]}" if A.ndim == 1 else
+               "a single number" if A.ndim == 0 else f"a {A.ndim}-D array of shape {A.shape}")
+        raise file_error(argument, shown, f"holds {got}; expected a 2-D matrix")
+    return A
+
+
+def read_array(path, argument):
+    """Read the numeric array of a matrix file, of any number of dimensions, as float64.
+
+    :func:`read_matrix` without its 2-D check: a 1-D array (a condensed
+    distance vector) is returned as it is stored.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file (:func:`read_matrix`'s formats and ``:key`` rule).
+    argument : str
+        Argument name the errors carry.
+
+    Returns
+    -------
+    ndarray
+        The array as float64 (a text file is 2-D).
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``argument``: every error of :func:`read_matrix` but the shape.
+    """
     file, key, shown = resolve_path(path, argument)
     suffix = file.suffix.lower()
     if suffix == ".npy":
@@ -259,7 +314,7 @@ def read_matrix(path, *, argument="kernel_file"):
         A = _pick(variables, key, shown, argument, matrices, "numeric matrix",
                   "numeric matrices")
     elif suffix in TEXT_SUFFIXES:
-        A = _read_text_matrix(file, shown, argument)
+        A = read_text_matrix(file, shown, argument)
     else:
         raise file_error(argument, shown, f"unknown matrix format {suffix or '(no extension)'!r}; "
                                           f"accepted: {MATRIX_FORMATS}")
@@ -270,10 +325,6 @@ def read_matrix(path, *, argument="kernel_file"):
     if A.dtype.kind not in _NUMERIC_KINDS:
         raise file_error(argument, shown, f"holds {A.dtype} values, not numbers; expected a "
                                           "numeric matrix")
-    if A.ndim != 2:
-        got = (f"a 1-D array of length {A.shape[0]}" if A.ndim == 1 else
-               "a single number" if A.ndim == 0 else f"a {A.ndim}-D array of shape {A.shape}")
-        raise file_error(argument, shown, f"holds {got}; expected a 2-D matrix")
     return A.astype(float)
 
 

@@ -31,18 +31,25 @@ from .._validation import InvalidArgument
 from ._features import read_features_with_info
 from ._file_basics import resolve_path
 from ._files import read_labels, read_matrix
+from ._tables import (NAMES_LAYOUTS, condensed_hint, condensed_size, looks_like_edge_list,
+                      read_edge_list, read_label_table, read_named_matrix)
 from ._loaders import scale_features
 
 __all__ = ["UserFile", "TestPart", "LandmarkFile", "read_kernel_file", "read_landmark_file",
            "read_test_matrix", "read_feature_file", "check_feature_scale",
-           "check_flag", "check_name", "path_text", "prefixed", "FILE_SYMMETRY_RTOL",
-           "FILE_DIAGONAL_RTOL"]
+           "check_flag", "check_name", "check_symmetrize", "check_names_layout",
+           "check_edge_columns", "check_missing", "edge_list_matrix", "match_labels",
+           "path_text", "prefixed", "FILE_SYMMETRY_RTOL", "FILE_DIAGONAL_RTOL",
+           "SYMMETRIZE_RULES"]
 
 #: Relative asymmetry ``max |K - K'| / max |K|`` of a matrix file up to which ``(K + K')/2`` is
 #: used without a word; above it only with ``symmetrize=True`` (recorded in ``KernelData.notes``).
 FILE_SYMMETRY_RTOL = 1e-10
 #: Largest ``|D_ii|``, relative to ``max |D|``, of a dissimilarity file read as a zero diagonal.
 FILE_DIAGONAL_RTOL = 1e-12
+#: How two scores of one pair (``M[i, j]`` and ``M[j, i]``) become one (``symmetrize``).
+SYMMETRIZE_RULES = {"mean": lambda a, b: 0.5 * (a + b), "max": np.maximum, "min": np.minimum}
+_RULE_TEXT = {"mean": "({0} + {0}')/2", "max": "max({0}, {0}')", "min": "min({0}, {0}')"}
 
 
 def _py(value):
@@ -106,6 +113,118 @@ def check_flag(value, argument):
     if not isinstance(value, (bool, np.bool_)):
         raise InvalidArgument(argument, f"must be True or False; got {value!r}")
     return bool(value)
+
+
+def check_symmetrize(value):
+    """Check ``symmetrize``: False, True (``"mean"``), or a rule of :data:`SYMMETRIZE_RULES`.
+
+    Parameters
+    ----------
+    value : bool or {"mean", "max", "min"}
+        False: an asymmetric matrix is an error (an edge list's pairs are then
+        combined by their mean); True or ``"mean"``: ``(M + M')/2``;
+        ``"max"`` / ``"min"``: the larger / smaller of ``M[i, j]`` and ``M[j, i]``.
+
+    Returns
+    -------
+    str or None
+        None for False, else the rule's name.
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``symmetrize``, for any other value.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return "mean" if value else None
+    if isinstance(value, str) and value in SYMMETRIZE_RULES:
+        return value
+    raise InvalidArgument("symmetrize", f"must be True or False, or a rule 'mean', 'max' or "
+                                        f"'min'; got {value!r}")
+
+
+def check_names_layout(value):
+    """Check ``names``: where a matrix file's object names are.
+
+    Parameters
+    ----------
+    value : {"auto", "header", "index", "both", "none"} or None
+        None is ``"auto"`` (:mod:`krein.datasets._tables`, "Named matrices").
+
+    Returns
+    -------
+    str
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``names``, for any other value.
+    """
+    if value is None:
+        return "auto"
+    if not isinstance(value, str) or value not in NAMES_LAYOUTS:
+        raise InvalidArgument("names", f"must be one of {', '.join(NAMES_LAYOUTS)}; got "
+                                       f"{value!r}")
+    return value
+
+
+def check_edge_columns(value):
+    """Check ``edge_columns``: the columns (from 1) of an edge list's two names and score.
+
+    Parameters
+    ----------
+    value : str, sequence of 3 int, or None
+        ``"1,2,12"``, ``(1, 2, 12)``, or None (``(1, 2, 3)``).
+
+    Returns
+    -------
+    tuple of 3 int
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``edge_columns``: not three distinct integers >= 1.
+    """
+    if value is None:
+        return (1, 2, 3)
+    try:
+        parts = value.split(",") if isinstance(value, str) else list(value)
+        cols = tuple(int(str(p).strip()) for p in parts)
+    except (TypeError, ValueError):
+        cols = ()
+    if len(cols) != 3 or min(cols) < 1 or len(set(cols)) != 3:
+        raise InvalidArgument("edge_columns", f"must be three different column numbers from 1, "
+                                              f"NAME_A,NAME_B,SCORE (e.g. 1,2,12 for BLAST "
+                                              f"-outfmt 6 bitscores); got {value!r}")
+    return cols
+
+
+def check_missing(value):
+    """Check ``missing``: the value of a pair an edge list does not hold.
+
+    Parameters
+    ----------
+    value : float or None
+        A finite number, or None (similarities: 0; dissimilarities: refused).
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``missing``: not a finite number.
+    """
+    if value is None:
+        return None
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = float("nan")
+    if not np.isfinite(v) or isinstance(value, bool):
+        raise InvalidArgument("missing", f"must be a finite number; got {value!r}")
+    return v
 
 
 def check_name(name):
@@ -201,7 +320,9 @@ def _check_file_labels(y, shown, argument, hint=""):
 
 
 def _symmetrized(M, shown, letter, symmetrize, notes):
-    """``(M + M')/2``; an error above :data:`FILE_SYMMETRY_RTOL` unless ``symmetrize``."""
+    """``(M + M')/2`` (or the rule ``symmetrize``); an error above :data:`FILE_SYMMETRY_RTOL`
+    unless ``symmetrize``."""
+    rule = symmetrize if isinstance(symmetrize, str) else "mean"
     A = np.abs(M - M.T)
     i, j = np.unravel_index(np.argmax(A), A.shape)
     asym = float(A[i, j])
@@ -216,7 +337,8 @@ def _symmetrized(M, shown, letter, symmetrize, notes):
                                                  f"{M[j, i]:.6g}); symmetrize=True (--symmetrize "
                                                  f"on the command line) uses ({letter} + "
                                                  f"{letter}')/2")
-        notes.append(f"symmetrized: {how} before ({letter} + {letter}')/2")
+        notes.append(f"symmetrized: {how} before {_RULE_TEXT[rule].format(letter)}")
+        return SYMMETRIZE_RULES[rule](M, M.T)
     return 0.5 * (M + M.T)
 
 
@@ -270,6 +392,8 @@ class UserFile:
         What was done to the data on reading (``KernelData.notes``).
     test : TestPart or None
         The predefined test part of a feature file (``test_path``), else None.
+    names : ndarray of str of shape (n,) or None
+        The objects' names of a named matrix or an edge list, else None.
     """
 
     values: np.ndarray
@@ -279,6 +403,7 @@ class UserFile:
     description: str
     notes: tuple = ()
     test: object = None
+    names: object = None
 
 
 def check_feature_scale(scale, shown):
@@ -309,52 +434,351 @@ def check_feature_scale(scale, shown):
     return scale
 
 
-def read_kernel_file(path, labels, *, dissimilarity, symmetrize):
+def _shown_names(names, k=3):
+    return ", ".join(repr(str(v)) for v in names[:k]) + (", ..." if len(names) > k else "")
+
+
+def _check_names(names, shown, what="matrix"):
+    """Names of a matrix's objects: none blank, none repeated."""
+    blank = [i for i, v in enumerate(names) if not str(v).strip()]
+    if blank:
+        raise InvalidArgument("kernel_file", f"{shown}: object {blank[0] + 1} of the {what} has "
+                                             "an empty name")
+    seen = {}
+    for i, v in enumerate(names):
+        if v in seen:
+            raise InvalidArgument("kernel_file", f"{shown}: the name {v!r} is given twice (objects "
+                                                 f"{seen[v] + 1} and {i + 1}); each object's "
+                                                 "name is its own")
+        seen[v] = i
+
+
+def _matrix_names(nm, shown):
+    """The objects' names of a :class:`~krein.datasets._tables.NamedMatrix` (rows = columns)."""
+    rows, cols = nm.row_names, nm.column_names
+    if rows is not None and cols is not None:
+        if len(rows) != len(cols):
+            return rows  # the shape check names the problem
+        for i, (r, c) in enumerate(zip(rows, cols)):
+            if r != c:
+                raise InvalidArgument("kernel_file", f"{shown}: row and column names differ: row "
+                                                     f"{i + 1} is {r!r} but column {i + 1} is "
+                                                     f"{c!r}; a kernel or dissimilarity matrix "
+                                                     "lists the same objects in the same order "
+                                                     "in its header row and index column")
+    names = rows if rows is not None else cols
+    if names is not None:
+        _check_names(names, shown)
+    return names
+
+
+def match_labels(y, label_names, names, labels_shown, matrix_shown, notes):
+    """The labels in the matrix's order: matched by name when both have names.
+
+    Parameters
+    ----------
+    y : ndarray of shape (m,)
+        The labels as read.
+    label_names : list of str or None
+        The names of a ``name,label`` table, else None.
+    names : list of str or None
+        The matrix's object names, else None.
+    labels_shown, matrix_shown : str
+        The two files' paths (for the messages).
+    notes : list of str
+        Appended to: extra labels ignored, names ignored.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        One label per object of the matrix (in its order).
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``labels``: a name given twice, objects of the matrix without a
+        label (the count and the first names), all in one line.
+    """
+    if label_names is None or names is None:
+        if label_names is not None:
+            notes.append("the label file's names were not used: the matrix has none (labels "
+                         "taken in the file's order)")
+        return y
+    index, twice = {}, []
+    for i, v in enumerate(label_names):
+        if v in index and v not in twice:
+            twice.append(v)
+        index[v] = i
+    missing = [v for v in names if v not in index]
+    problems = []
+    if twice:
+        problems.append(f"{len(twice)} names given twice ({_shown_names(twice)})")
+    if missing:
+        problems.append(f"{len(missing)} objects of {matrix_shown} have no label "
+                        f"({_shown_names(missing)})")
+    if problems:
+        raise InvalidArgument("labels", f"{labels_shown}: {'; '.join(problems)}; labels are "
+                                        "matched to the matrix's objects by name")
+    extra = len(label_names) - len(names)
+    if extra:
+        notes.append(f"{extra} labels of objects not in the matrix ignored")
+    order = [index[v] for v in names]
+    if order != list(range(len(order))) or extra:
+        notes.append(f"labels matched to the matrix's objects by name ({labels_shown})")
+    return np.asarray(y)[order]
+
+
+def edge_list_matrix(path, *, columns, dissimilarity, symmetrize, missing):
+    """The square matrix of an edge list ``name_a name_b score`` (one pair per line).
+
+    The rules:
+
+    * objects: every name of the two name columns, in the order of first
+      appearance;
+    * a pair listed more than once in the same direction (BLAST's several
+      HSPs of one query and subject): its best score, the largest similarity
+      or the smallest dissimilarity;
+    * a pair listed in both directions with two scores: combined by
+      ``symmetrize`` (``"mean"`` by default, ``"max"``, ``"min"``); listed
+      in one direction only: that score for both;
+    * a pair listed in neither direction: ``missing``; for similarities 0 by
+      default, for dissimilarities no default (an error naming ``--missing``:
+      a missing distance is not 0 and not known);
+    * self-scores ``a a s``: from the file where present; otherwise, for
+      similarities the largest score of the object's row (an object is at
+      least as similar to itself as to any other), for dissimilarities 0.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The edge list (:func:`krein.datasets._tables.read_edge_list`).
+    columns : tuple of 3 int
+        The columns (from 1) of the two names and the score.
+    dissimilarity : bool
+        The scores are dissimilarities.
+    symmetrize : {"mean", "max", "min"} or None
+        How two directions are combined (None: ``"mean"``).
+    missing : float or None
+        The value of a pair listed in neither direction.
+
+    Returns
+    -------
+    M : ndarray of shape (n, n)
+        The symmetric matrix.
+    names : list of str
+        The objects, in the matrix's order.
+    notes : list of str
+        What the rules did (pairs combined, missing, self-scores).
+
+    Raises
+    ------
+    InvalidArgument
+        Naming ``kernel_file``: any error of the reader, fewer than two
+        objects, a negative dissimilarity; ``missing``: dissimilarities with
+        pairs missing and no ``missing``.
+    """
+    shown = path_text(path)
+    a, b, scores, header = read_edge_list(path, columns=columns)
+    names = list(dict.fromkeys(a + b))
+    n = len(names)
+    if n < 2:
+        raise InvalidArgument("kernel_file", f"{shown}: the edge list names {n} object; a "
+                                             "kernel needs at least two")
+    pos = {v: i for i, v in enumerate(names)}
+    I = np.array([pos[v] for v in a])
+    J = np.array([pos[v] for v in b])
+    notes = [f"read as an edge list: {scores.size} pairs of {n} objects (columns "
+             f"{','.join(str(c) for c in columns)}" + (f", header {header!r} skipped" if header
+                                                       else "") + ")"]
+    if dissimilarity and (scores < 0).any():
+        k = int(np.argmin(scores))
+        raise InvalidArgument("kernel_file", f"{shown}: the score {scores[k]:.6g} of {a[k]!r} - "
+                                             f"{b[k]!r} is negative; dissimilarities are >= 0")
+    M = np.full((n, n), np.nan)
+    (np.fmin if dissimilarity else np.fmax).at(M, (I, J), scores)
+    repeated = scores.size - np.count_nonzero(~np.isnan(M))
+    if repeated:
+        notes.append(f"{repeated} repeated pairs: the {'smallest' if dissimilarity else 'largest'}"
+                     " score kept")
+    diag = np.diag(M).copy()
+    np.fill_diagonal(M, np.nan)
+    T = M.T
+    rule = symmetrize or "mean"
+    both = ~np.isnan(M) & ~np.isnan(T)
+    with np.errstate(invalid="ignore"):
+        C = np.where(np.isnan(M), T, np.where(np.isnan(T), M, SYMMETRIZE_RULES[rule](M, T)))
+    differ = int(np.count_nonzero(both & (M != T)) // 2)
+    one_way = int(np.count_nonzero(np.isnan(M) ^ np.isnan(T)) // 2)
+    if differ:
+        notes.append(f"{differ} pairs with two different scores combined by "
+                     f"{_RULE_TEXT[rule].format('S')}")
+    if one_way:
+        notes.append(f"{one_way} pairs listed in one direction: that score used for both")
+    off = ~np.eye(n, dtype=bool)
+    gaps = np.isnan(C) & off
+    n_gaps = int(np.count_nonzero(gaps) // 2)
+    if n_gaps:
+        if missing is None and dissimilarity:
+            i, j = np.argwhere(np.triu(gaps))[0]
+            raise InvalidArgument("missing", f"{shown}: {n_gaps} of the {n * (n - 1) // 2} pairs "
+                                             f"are not in the edge list (the first: {names[i]!r} "
+                                             f"- {names[j]!r}); a missing dissimilarity has no "
+                                             "default: give its value with --missing VALUE "
+                                             "(missing=VALUE), e.g. the largest distance")
+        value = 0.0 if missing is None else missing
+        C[gaps] = value
+        notes.append(f"{n_gaps} of the {n * (n - 1) // 2} pairs not in the file set to "
+                     f"{value:g}" + (" (the default for similarities)" if missing is None
+                                     else " (missing)"))
+    absent = np.isnan(diag)
+    if absent.any():
+        if dissimilarity:
+            diag[absent] = 0.0
+            how = "0"
+        else:
+            diag[absent] = np.max(np.where(off, C, -np.inf), axis=1)[absent]
+            how = "the largest score of its row"
+        notes.append(f"{int(absent.sum())} objects without a self-score: set to {how}")
+    C[~off] = diag
+    return C, names, notes
+
+
+def _condensed_matrix(v, shown, dissimilarity, notes):
+    """The square matrix of a condensed vector (:func:`scipy.spatial.distance.squareform`)."""
+    import scipy.spatial.distance
+
+    L = v.shape[0]
+    n = condensed_size(L)
+    if n is None:
+        raise InvalidArgument("kernel_file", f"{shown}: holds a 1-D array of length {L}, which is "
+                                             "not n(n-1)/2 for any n, so neither a matrix nor a "
+                                             "condensed distance vector (scipy pdist, R dist; "
+                                             "scipy.spatial.distance.squareform): "
+                                             f"{condensed_hint(L)}")
+    if not dissimilarity:
+        raise InvalidArgument("kernel_file", f"{shown}: a 1-D array of length {L} = n(n-1)/2 for "
+                                             f"n = {n}: a condensed vector (scipy pdist, R dist) "
+                                             "holds no diagonal, so it is read only as "
+                                             "dissimilarities (--dissimilarity, zero diagonal); "
+                                             "for similarities write the square matrix "
+                                             "(scipy.spatial.distance.squareform and the "
+                                             "diagonal)")
+    if not np.all(np.isfinite(v)):
+        k = int(np.flatnonzero(~np.isfinite(v))[0])
+        raise InvalidArgument("kernel_file", f"{shown}: entry {k + 1} of the condensed vector is "
+                                             f"{v[k]}; dissimilarities must be finite")
+    notes.append(f"read as a condensed distance vector of length {L}: "
+                 f"scipy.spatial.distance.squareform, {n} x {n}, zero diagonal")
+    return scipy.spatial.distance.squareform(v, checks=False)
+
+
+def read_kernel_file(path, labels, *, dissimilarity, symmetrize, names="auto", edge_list=None,
+                     edge_columns=None, missing=None):
     """Read and check a kernel or dissimilarity matrix file and its labels.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The matrix file (:func:`krein.datasets.read_matrix`).
+        The matrix file (:func:`krein.datasets._tables.read_named_matrix`: a
+        matrix, a named matrix, a condensed vector), or an edge list.
     labels : str, os.PathLike or array-like of shape (n,)
-        A labels file (:func:`krein.datasets.read_labels`) or the labels.
+        A labels file (:func:`krein.datasets._tables.read_label_table`: one
+        label per line or a ``name,label`` table) or the labels.
     dissimilarity : bool
         The file holds dissimilarities (``>= 0``, zero diagonal).
-    symmetrize : bool
-        Use ``(M + M')/2`` even above :data:`FILE_SYMMETRY_RTOL` (recorded in
-        ``notes``).
+    symmetrize : bool or {"mean", "max", "min"}
+        Accept an asymmetric matrix and combine ``M[i, j]`` and ``M[j, i]``
+        by the rule (True: ``"mean"``; recorded in ``notes``); for an edge
+        list the rule of two scores of a pair (default ``"mean"``).
+    names : {"auto", "header", "index", "both", "none"}, default="auto"
+        Where the matrix's object names are.
+    edge_list : bool or None, default=None
+        The file is an edge list (None: detected,
+        :func:`krein.datasets._tables.looks_like_edge_list`, unless ``names``
+        is given: then a matrix).
+    edge_columns : tuple of 3 int, optional
+        The columns (from 1) of an edge list's names and score (``(1, 2, 3)``).
+    missing : float, optional
+        The value of a pair an edge list does not hold (:func:`edge_list_matrix`).
 
     Returns
     -------
     UserFile
         ``values`` the symmetrized matrix (dissimilarities with an exact zero
-        diagonal), the labels, ``source``, ``stem``, ``description``, ``notes``.
+        diagonal), the labels (matched by name where both files have names),
+        the objects' ``names`` (or None), ``source``, ``stem``,
+        ``description``, ``notes``.
 
     Raises
     ------
     InvalidArgument
-        Naming ``kernel_file`` or ``labels``, the message starting with the
-        path (:func:`krein.kernel_data.load_kernel_file`, "Raises").
+        Naming ``kernel_file``, ``labels`` or ``missing``, the message starting
+        with the path (:func:`krein.kernel_data.load_kernel_file`, "Raises").
     """
     shown = path_text(path)
+    rule = check_symmetrize(symmetrize)
+    names = check_names_layout(names)
     letter, what = ("D", "dissimilarity matrix") if dissimilarity else ("K", "kernel matrix")
-    M = read_matrix(path, argument="kernel_file")
-    n = _check_file_matrix(M, shown, what)
-    y, labels_shown, labels_source = _file_labels(labels)
-    if y.shape[0] != n:
-        raise InvalidArgument("labels", f"{labels_shown}: {y.shape[0]} labels for a {n} x {n} "
-                                        f"matrix ({shown}); give one label per object")
-    _check_file_labels(y, labels_shown, "labels")
     notes = []
-    M = _symmetrized(M, shown, letter, symmetrize, notes)
+    if edge_list is None:  # a layout of names given: a matrix
+        edge_list = names == "auto" and looks_like_edge_list(path)
+    if edge_list:
+        M, object_names, notes = edge_list_matrix(path, columns=check_edge_columns(edge_columns),
+                                                  dissimilarity=dissimilarity, symmetrize=rule,
+                                                  missing=check_missing(missing))
+        n = M.shape[0]
+        _check_names(object_names, shown)
+    else:
+        nm = read_named_matrix(path, names=names, argument="kernel_file")
+        M = nm.values
+        if M.ndim == 1:
+            M = _condensed_matrix(M, shown, dissimilarity, notes)
+        n = _check_file_matrix(M, shown, what)
+        object_names = _matrix_names(nm, shown)
+        if object_names is not None and len(object_names) != n:
+            raise InvalidArgument("kernel_file", f"{shown}: {len(object_names)} names for a "
+                                                 f"{n} x {n} matrix")
+        if object_names is not None:
+            notes.append(f"object names read from the {_LAYOUT_TEXT[nm.layout]}")
+    y, labels_shown, labels_source, label_names, header = _file_labels_named(labels, n)
+    if header is not None:
+        notes.append(f"the first line of the labels, {header!r}, read as a header")
+    if edge_list and label_names is None:
+        raise InvalidArgument("labels", f"{labels_shown}: the objects of an edge list are named "
+                                        f"by it ({shown}): give the labels as a name,label "
+                                        "table, one object per line")
+    if label_names is not None and object_names is not None:
+        y = match_labels(y, label_names, object_names, labels_shown, shown, notes)
+    else:
+        match_labels(y, label_names, object_names, labels_shown, shown, notes)
+        if y.shape[0] != n:
+            raise InvalidArgument("labels", f"{labels_shown}: {y.shape[0]} labels for a {n} x {n} "
+                                            f"matrix ({shown}); give one label per object")
+    _check_file_labels(y, labels_shown, "labels")
+    if not edge_list:
+        M = _symmetrized(M, shown, letter, rule or False, notes)
     source, stem = _file_source(path)
-    desc = f"{what} read from a file, {n} objects"
-    if notes:
-        desc += f", symmetrized ({letter} + {letter}')/2"
+    desc = f"{what} read from {'an edge list' if edge_list else 'a file'}, {n} objects"
+    if rule is not None and not edge_list and any(t.startswith("symmetrized") for t in notes):
+        desc += f", symmetrized {_RULE_TEXT[rule].format(letter)}"
     if dissimilarity:
         M = _check_dissimilarities(M, shown)
     return UserFile(M, y, f"{'dissimilarity' if dissimilarity else 'kernel'} file {source}, "
-                          f"{labels_source}", stem, desc, tuple(notes))
+                          f"{labels_source}", stem, desc, tuple(notes),
+                    names=None if object_names is None else np.array(object_names, dtype=str))
+
+
+_LAYOUT_TEXT = {"header": "header row", "index": "index column",
+                "both": "header row and index column"}
+
+
+def _file_labels_named(labels, n):
+    """``(y, shown, source, names, header)``: :func:`_file_labels` with a label table's names
+    and the header line skipped."""
+    if isinstance(labels, (str, os.PathLike)):
+        y, label_names, header = read_label_table(labels, n=n, argument="labels")
+        return (y, os.fspath(labels), f"labels {_file_source(labels)[0]}", label_names, header)
+    return (*_file_labels(labels), None, None)
 
 
 @dataclass(frozen=True)
@@ -531,14 +955,42 @@ class TestPart:
         Their labels, each a class of the training labels.
     source : str
         One line on where they came from (absolute paths).
+    names : ndarray of str of shape (n_test,) or None
+        The test objects' names (the index column of a named test matrix).
+    notes : tuple of str
+        What was done on reading (columns or labels matched by name).
     """
 
     values: np.ndarray
     y: np.ndarray
     source: str
+    names: object = None
+    notes: tuple = ()
 
 
-def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None):
+def _test_columns(M, column_names, train_names, shown):
+    """The test rows' columns in the training objects' order, matched by name."""
+    if column_names is None or train_names is None:
+        return M, []
+    train = [str(v) for v in train_names]
+    if list(column_names) == train:
+        return M, []
+    pos = {v: j for j, v in enumerate(column_names)}
+    missing = [v for v in train if v not in pos]
+    if missing or len(pos) != len(column_names):
+        first = ", ".join(map(repr, missing[:3])) + (", ..." if len(missing) > 3 else "")
+        what = (f"{len(missing)} training objects have no column ({first})" if missing
+                else "a column name is given twice")
+        raise InvalidArgument("test_kernel_file", f"{shown}: {what}; the columns of the test rows "
+                                                  "are the training objects, matched by name")
+    extra = len(column_names) - len(train)
+    note = ["test columns matched to the training objects by name"
+            + (f" ({extra} columns of other objects ignored)" if extra else "")]
+    return M[:, [pos[v] for v in train]], note
+
+
+def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None,
+                     train_names=None):
     """Read and check the test rows of a matrix file: one row per test object.
 
     Parameters
@@ -556,11 +1008,17 @@ def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None):
     n_landmarks : int, optional
         Landmark columns (:func:`read_landmark_file`): the test rows hold one column
         per landmark (``n_landmarks`` of them), not one per training object.
+    train_names : array-like of str, optional
+        The training objects' names (a named training matrix): a header row of
+        the test rows is then matched to them by name (columns reordered), and
+        test labels given as a ``name,label`` table are matched to the test
+        rows' names.
 
     Returns
     -------
     TestPart
-        The rows, the labels and their source.
+        The rows, the labels, their source, the test objects' ``names`` (an
+        index column; else None) and ``notes``.
 
     Raises
     ------
@@ -573,7 +1031,17 @@ def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None):
     """
     shown = path_text(path)
     what = "test dissimilarities" if dissimilarity else "test kernel rows"
-    M = read_matrix(path, argument="test_kernel_file")
+    notes = []
+    if n_landmarks is None:
+        nm = read_named_matrix(path, argument="test_kernel_file")
+        M, row_names = nm.values, nm.row_names
+        if M.ndim == 1:  # no condensed test part: the matrix as stored, or its error
+            M = read_matrix(path, argument="test_kernel_file")
+        M, notes = _test_columns(M, nm.column_names, train_names, shown)
+        if row_names is not None:
+            _check_names(row_names, shown, "test rows")
+    else:
+        M, row_names = read_matrix(path, argument="test_kernel_file"), None
     r, c = M.shape
     n = train_y.shape[0]
     if n_landmarks is not None and c != n_landmarks:
@@ -598,14 +1066,25 @@ def read_test_matrix(path, labels, *, train_y, dissimilarity, n_landmarks=None):
                                                   f"entries (the most negative {M[i, j]:.6g} at "
                                                   f"row {i + 1}, column {j + 1}); "
                                                   "dissimilarities are >= 0")
-    y, labels_shown, labels_source = _file_labels(labels, "test_labels")
+    if isinstance(labels, (str, os.PathLike)) and n_landmarks is None:
+        y, label_names, _ = read_label_table(labels, n=r, argument="test_labels")
+        labels_shown = os.fspath(labels)
+        labels_source = f"test labels {_file_source(labels)[0]}"
+        if label_names is not None and row_names is not None:
+            try:
+                y = match_labels(y, label_names, row_names, labels_shown, shown, notes)
+            except InvalidArgument as exc:
+                raise InvalidArgument("test_labels", exc.message) from None
+    else:
+        y, labels_shown, labels_source = _file_labels(labels, "test_labels")
     if y.shape[0] != r:
         raise InvalidArgument("test_labels", f"{labels_shown}: {y.shape[0]} labels for the {r} "
                                              f"test rows of {shown}; give one label per test "
                                              "object")
     _check_test_classes(y, train_y, labels_shown, "test_labels")
     return TestPart(M, y, f"test {'dissimilarity' if dissimilarity else 'kernel'} file "
-                          f"{_file_source(path)[0]}, {labels_source}")
+                          f"{_file_source(path)[0]}, {labels_source}",
+                    None if row_names is None else np.array(row_names, dtype=str), tuple(notes))
 
 
 def _scale_like(X_test, X_train, feature_scale):

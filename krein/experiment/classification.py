@@ -88,11 +88,14 @@ _FILE_KINDS = {"kernel": "kernel", "dissimilarity": "dissimilarity", "features":
 #: dissimilarity matrix) or "features" (feature vectors with their labels).
 DATA_FILE_DEFAULTS = {"kind": "kernel", "path": None, "labels": None, "label_column": None,
                       "symmetrize": False, "test_path": None, "test_labels": None,
-                      "landmarks": None}
+                      "landmarks": None, "names": None, "edge_list": None,
+                      "edge_columns": None, "missing": None}
 
 #: Keys of a ``data_file`` entry left out of it when None (the cells of files without a test
-#: part, their keys and seeds, stay what they were before these keys existed).
-_OPTIONAL_FILE_KEYS = ("test_path", "test_labels", "landmarks")
+#: part or a format option, their keys and seeds, stay what they were before these keys
+#: existed).
+_OPTIONAL_FILE_KEYS = ("test_path", "test_labels", "landmarks", "names", "edge_list",
+                       "edge_columns", "missing")
 
 
 def _as_grid(grid, name):
@@ -150,10 +153,15 @@ def _load_kernel_data(dataset, kernel, params_json, n_samples, binary_json, rand
             test_labels=spec["test_labels"])
     if approximation is not None:
         check_approximable(approximation, spec["kind"], kernel, f"the file {spec['path']}")
+    symmetrize = spec["symmetrize"]
     return load_kernel_file(spec["path"], spec["labels"],
                             dissimilarity=spec["kind"] == "dissimilarity", kernel=kernel,
-                            kernel_params=params, symmetrize=bool(spec["symmetrize"]), name=dataset,
-                            test_path=spec["test_path"], test_labels=spec["test_labels"])
+                            kernel_params=params,
+                            symmetrize=symmetrize if isinstance(symmetrize, str)
+                            else bool(symmetrize), name=dataset,
+                            test_path=spec["test_path"], test_labels=spec["test_labels"],
+                            names=spec["names"] or "auto", edge_list=spec["edge_list"],
+                            edge_columns=spec["edge_columns"], missing=spec["missing"])
 
 
 def check_data_file(spec):
@@ -169,7 +177,9 @@ def check_data_file(spec):
         matrix, shape (n_test, n_train), or a test feature file) and
         ``test_labels`` (the labels file of test rows of a matrix); landmark
         columns: ``landmarks`` (the file of the landmarks' row indices; ``path``
-        then holds the ``n x m`` columns, :func:`krein.kernel_data.load_landmark_file`).
+        then holds the ``n x m`` columns, :func:`krein.kernel_data.load_landmark_file`);
+        a matrix's format: ``names``, ``edge_list``, ``edge_columns``, ``missing``
+        (:func:`krein.kernel_data.load_kernel_file`).
 
     Returns
     -------

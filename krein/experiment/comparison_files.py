@@ -54,6 +54,14 @@ The directory
   train_accuracy, error``: each method's predicted label on a regular grid,
   trained on all the data; a failed method has one row with empty
   coordinates and its error).
+* Only for a matrix whose objects have names (a named matrix file, an edge
+  list): ``objects.csv`` (``part, index, name, label``), one row per object
+  in the matrix's order (``part`` ``train``), then, for a named predefined
+  test part, one per test object (``part`` ``test``, in the order of the
+  test rows); ``index`` (from 0) is the object's position in its part: the
+  index the folds' test parts are drawn from, and the order of
+  ``test_correct`` in ``folds.csv`` on a predefined test part, so that every
+  fold's objects can be named.
 
 The columns of :data:`REQUIRED_COLUMNS` must be present (a
 :class:`ValueError` names the file and the missing ones); the other columns
@@ -78,7 +86,8 @@ __all__ = ["ComparisonFile", "COMPARISON_FILES", "SavedComparison", "read_compar
            "read_predictions", "write_table", "COMPARISON_COLUMNS", "REQUIRED_COLUMNS",
            "STATUSES", "RUN_FILE", "ARGS_FILE", "SUMMARY_FILE", "FOLDS_FILE", "PREDICTIONS_FILE",
            "SPECTRUM_FILE", "POINTS_FILE", "BOUNDARIES_FILE", "REPORT_FILE", "FIGURE_FILES",
-           "SOLVER_OUTPUT_FILE", "CELLS_DIR", "OUTPUT_FILES", "SPECTRUM_KEYS", "status_text"]
+           "SOLVER_OUTPUT_FILE", "CELLS_DIR", "OUTPUT_FILES", "SPECTRUM_KEYS", "status_text",
+           "SUSPECT_REASON", "OBJECTS_FILE"]
 
 #: File names of a comparison directory.
 RUN_FILE = "run.json"
@@ -88,6 +97,7 @@ FOLDS_FILE = "folds.csv"
 PREDICTIONS_FILE = "predictions.csv"
 SPECTRUM_FILE = "spectrum.csv"
 POINTS_FILE = "points.csv"
+OBJECTS_FILE = "objects.csv"
 BOUNDARIES_FILE = "boundaries.csv"
 #: The page :func:`krein.experiment.page.write_report` writes.
 REPORT_FILE = "report.html"
@@ -102,7 +112,7 @@ CELLS_DIR = "cells"
 
 #: Files (and the runner's directory) a comparison writes into its directory.
 OUTPUT_FILES = (ARGS_FILE, RUN_FILE, SUMMARY_FILE, FOLDS_FILE, PREDICTIONS_FILE, SPECTRUM_FILE,
-                POINTS_FILE,
+                POINTS_FILE, OBJECTS_FILE,
                 BOUNDARIES_FILE, REPORT_FILE, FIGURE_FILES["accuracy"], FIGURE_FILES["spectrum"],
                 FIGURE_FILES["boundaries"], SOLVER_OUTPUT_FILE, CELLS_DIR)
 
@@ -111,9 +121,18 @@ SPECTRUM_KEYS = ("n", "p", "q", "z", "min_eigenvalue", "max_eigenvalue", "r_mm",
 
 #: Values of the ``status`` column of ``summary.csv``: ``ok`` only when every fold ran
 #: without an error, a warning (e.g. a ``ConvergenceWarning`` at ``max_iter``) or a failed
-#: inner fit; ``warning`` when every fold ran but one of those happened; ``partial`` when
-#: some folds failed, ``failed`` when all did.
-STATUSES = ("ok", "warning", "partial", "failed", "skipped")
+#: inner fit; ``warning`` when every fold ran but one of those happened; ``suspect`` when
+#: every fold ran but the method scores at or below the majority class on a matrix that looks
+#: like a distance (:data:`SUSPECT_REASON`); ``partial`` when some folds failed, ``failed``
+#: when all did.
+STATUSES = ("ok", "warning", "suspect", "partial", "failed", "skipped")
+
+#: Why a method is ``suspect``: every fold ran, but its mean accuracy is at or below the
+#: majority-class rate on a matrix given as a kernel that looks like a distance matrix
+#: (:func:`krein.diagnosis.kernel_suitability`): the classic sign of distances read as
+#: similarities.
+SUSPECT_REASON = ("at or below the majority-class rate on a matrix that looks like a distance "
+                  "(use --dissimilarity)")
 
 #: Counts of the per-fold inner model selection in ``folds.csv`` (fits that raised, warnings);
 #: beside them ``inner_error``, the first failed inner fit's exception on one line.
@@ -136,7 +155,8 @@ def status_text(row):
     Returns
     -------
     str
-        ``"ok"``, ``"skipped"``, or the status with its counts, e.g.
+        ``"ok"``, ``"skipped"``, ``"suspect (...)"`` (short for
+        :data:`SUSPECT_REASON`), or the status with its counts, e.g.
         ``"warning (5/5 not converged)"``, ``"partial (2/5 failed; 3 inner fits
         failed)"``.
     """
@@ -151,6 +171,8 @@ def status_text(row):
     status, n = str(row["status"]), count("n_folds")
     if status in ("ok", "skipped"):
         return status
+    if status == "suspect":
+        return "suspect (<= majority class; the matrix looks like a distance: --dissimilarity)"
     parts = []
     if count("n_errors"):
         parts.append(f"{count('n_errors')}/{n} failed")
@@ -233,6 +255,9 @@ COMPARISON_FILES = {f.name: f for f in (
                    numeric=("eigenvalue",)),
     ComparisonFile(POINTS_FILE, columns=("x0", "x1", "label"), required=("x0", "x1", "label"),
                    numeric=("x0", "x1")),
+    ComparisonFile(OBJECTS_FILE, columns=("part", "index", "name", "label"),
+                   required=("part", "index", "name", "label"), numeric=("index",),
+                   integer=("index",), key=("part", "index")),
     ComparisonFile(BOUNDARIES_FILE,
                    columns=("method", "x0", "x1", "prediction", "train_accuracy", "error"),
                    required=("method", "x0", "x1", "prediction"),
@@ -304,6 +329,10 @@ class SavedComparison:
     boundaries : pandas.DataFrame or None
         ``boundaries.csv`` (predictions on a grid, per method) for 2-D feature
         data, else None.
+    objects : pandas.DataFrame or None
+        ``objects.csv`` (``part, index, name, label``) for a matrix with
+        object names, else None.
+
     Per-object predictions: :func:`read_predictions`.
     """
 
@@ -314,6 +343,7 @@ class SavedComparison:
     eigenvalues: np.ndarray
     points: pd.DataFrame | None = None
     boundaries: pd.DataFrame | None = None
+    objects: pd.DataFrame | None = None
 
     @property
     def data(self):
@@ -485,7 +515,7 @@ def _check_empty(directory, summary, folds, scans):
                               "empty accuracy in a fold without an error",
                               scans[FOLDS_FILE].rows[i].line)
     bad = (summary["accuracy_mean"].isna().to_numpy()
-           & summary["status"].isin(("ok", "warning", "partial")).to_numpy())
+           & summary["status"].isin(("ok", "warning", "suspect", "partial")).to_numpy())
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ResultFileError(os.path.join(directory, SUMMARY_FILE),
@@ -663,6 +693,8 @@ def read_comparison(directory):
                                     f"data has both {POINTS_FILE} and {BOUNDARIES_FILE})")
         points = _read_csv(directory, POINTS_FILE)
         boundaries = _read_csv(directory, BOUNDARIES_FILE)
+    objects = (_read_csv(directory, OBJECTS_FILE)
+               if os.path.isfile(os.path.join(directory, OBJECTS_FILE)) else None)
     return SavedComparison(directory=directory, run=run, summary=summary, folds=folds,
                            eigenvalues=np.sort(eigenvalues), points=points,
-                           boundaries=boundaries)
+                           boundaries=boundaries, objects=objects)

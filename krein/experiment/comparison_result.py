@@ -22,11 +22,12 @@ from .._io import atomic_write_text
 from .classification import outer_splits
 from .statistics import edge_of_grid, significance_groups
 from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES, FOLDS_FILE,
-                               POINTS_FILE, PREDICTIONS_FILE, RUN_FILE, SPECTRUM_FILE,
-                               SPECTRUM_KEYS, SUMMARY_FILE, write_table)
+                               OBJECTS_FILE, POINTS_FILE, PREDICTIONS_FILE, RUN_FILE,
+                               SPECTRUM_FILE, SPECTRUM_KEYS, SUMMARY_FILE, SUSPECT_REASON,
+                               write_table)
 
-__all__ = ["ComparisonResult", "fold_table", "prediction_table", "summarize", "run_info",
-           "write_outputs", "kernel_record", "inner_protocol_text",
+__all__ = ["ComparisonResult", "fold_table", "prediction_table", "summarize", "flag_suspect",
+           "run_info", "write_outputs", "kernel_record", "inner_protocol_text",
            "SUMMARY_COLUMNS", "FOLD_COLUMNS"]
 
 #: Columns of the summary table (``summary.csv``).
@@ -376,6 +377,47 @@ def _exact_accuracy_mean(ok):
         ok["accuracy"].to_numpy(dtype=float), ok["n_test"].to_numpy(dtype=float))))
 
 
+def flag_suspect(summary, diagnosis, y):
+    """Mark ``suspect`` the methods at or below the majority class on a distance-like "kernel".
+
+    A distance matrix given as a kernel (without ``dissimilarity``) makes
+    nearest neighbours the farthest objects: k-NN, flip, clip and the SVM then
+    score at or below always predicting the largest class, and nothing fails.
+    When :func:`krein.diagnosis.kernel_suitability` calls the matrix
+    distance-like, every method whose folds all ran (status ``ok`` or
+    ``warning``) with a mean accuracy at or below the majority-class rate of
+    the scored objects gets the status ``suspect`` and the note
+    :data:`~krein.experiment.comparison_files.SUSPECT_REASON` (with the rate).
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        The summary table (:func:`summarize`), changed in place.
+    diagnosis : dict or None
+        :func:`krein.diagnosis.kernel_suitability` of the matrix (None: data
+        not given as a kernel matrix; nothing is marked).
+    y : array-like of shape (n,)
+        The labels of the scored objects (the test part when there is one).
+
+    Returns
+    -------
+    list of str
+        The methods marked.
+    """
+    if not diagnosis or not diagnosis.get("distance_like"):
+        return []
+    _, counts = np.unique(np.asarray(y), return_counts=True)
+    majority = counts.max() / counts.sum()
+    acc = pd.to_numeric(summary["accuracy_mean"], errors="coerce")
+    hit = summary["status"].isin(["ok", "warning"]) & (acc <= majority + 1e-12)
+    for i in summary.index[hit]:
+        note = str(summary.at[i, "note"] or "")
+        why = f"{SUSPECT_REASON}: majority class {100 * majority:.1f} %"
+        summary.at[i, "note"] = f"{why}; {note}" if note else why
+        summary.at[i, "status"] = "suspect"
+    return summary.loc[hit, "method"].tolist()
+
+
 def _auc_summary(ok):
     """``auc_mean`` / ``auc_std`` over the successful folds with an AUC (NaN for multiclass)."""
     auc = pd.to_numeric(ok["auc"], errors="coerce").dropna() if "auc" in ok else ok.iloc[:0]
@@ -638,6 +680,14 @@ def write_outputs(result, out, command=None, t_start=None):
     if result.points is not None and result.boundaries is not None:
         files += [write_table(out, POINTS_FILE, result.points),
                   write_table(out, BOUNDARIES_FILE, result.boundaries)]
+    parts = [(part, names, y) for part, names, y in (
+        ("train", getattr(result.data, "names", None), result.data.y),
+        ("test", getattr(result.data, "test_names", None), result.data.y_test))
+        if names is not None]
+    if parts:
+        files.append(write_table(out, OBJECTS_FILE, pd.concat([pd.DataFrame(
+            {"part": part, "index": np.arange(len(names)), "name": names,
+             "label": [str(v) for v in y]}) for part, names, y in parts], ignore_index=True)))
     files.append(atomic_write_text(os.path.join(out, RUN_FILE),
                                    json.dumps(info, indent=1) + "\n"))
     report = write_report(out)

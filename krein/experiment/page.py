@@ -106,7 +106,7 @@ tr.muted td.method { font-weight: 500; }
 .badge { display: inline-block; padding: 1px 9px; border-radius: 999px; font-size: 12px;
          font-weight: 600; font-family: inherit; }
 .badge.ok { background: #dafbe1; color: #116329; }
-.badge.partial, .badge.warning { background: #fff1c2; color: #7a4d00; }
+.badge.partial, .badge.warning, .badge.suspect { background: #fff1c2; color: #7a4d00; }
 .badge.failed { background: #ffe2e0; color: var(--bad); }
 .badge.skipped { background: #eaeef2; color: #57606a; }
 .note { font-size: 12.5px; color: var(--muted); margin-top: 3px; max-width: 290px;
@@ -236,7 +236,7 @@ def _page_html(c, images):
     kernel = d.get("kernel") or "unknown"
     title = f"{name} · {kernel} kernel"
     s = c.summary
-    n_ran = int(s["status"].isin(["ok", "warning", "partial"]).sum())
+    n_ran = int(s["status"].isin(["ok", "warning", "suspect", "partial"]).sum())
     p = c.protocol
     bits = [f"{len(s)} method{'s' if len(s) != 1 else ''}"]
     if p.get("cv") == 1:

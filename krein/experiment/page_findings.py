@@ -48,7 +48,7 @@ def best_rows(summary):
         whose mean accuracy equals the highest one (up to 1e-12); empty when no
         method ran.
     """
-    ran = (summary["status"].isin(["ok", "warning", "partial"])
+    ran = (summary["status"].isin(["ok", "warning", "suspect", "partial"])
            & np.isfinite(summary["accuracy_mean"]))
     if not ran.any():
         return set()

@@ -101,7 +101,7 @@ def results_section(c, png):
             classes.append("group")
         if status in ("skipped", "failed"):
             classes.append("muted")
-        ran = status in ("ok", "warning", "partial") and np.isfinite(r["accuracy_mean"])
+        ran = status in ("ok", "warning", "suspect", "partial") and np.isfinite(r["accuracy_mean"])
         spread = ("" if r["n_folds"] == 1 else  # one test split: no spread to show
                   f' <span class="pm">± {percent(r["accuracy_std"])}</span>')
         acc = f'{percent(r["accuracy_mean"])}{spread}' if ran else "–"
