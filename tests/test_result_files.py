@@ -180,3 +180,20 @@ def test_fold_predictions_record_the_probability_of_the_predicted_label():
     # without probability=True nothing is spent on it
     rec = json.loads(fold_predictions(Calibrated().fit(X[:40], y[:40]), X[40:], pred, classes))
     assert "probability" not in rec
+
+
+def test_predictions_carry_the_object_names(files, tmp_path):
+    K = np.load(files / "K.npy")
+    y = np.loadtxt(files / "y.txt", dtype=str)
+    names = [f"obj{i:02d}" for i in range(K.shape[0])]
+    frame = pd.DataFrame(K, index=names, columns=names)
+    frame.to_csv(tmp_path / "K.csv")                       # pandas: header row and index
+    order = np.random.default_rng(0).permutation(len(names))  # labels in another order
+    pd.DataFrame({"name": np.asarray(names)[order], "label": y[order]}).to_csv(
+        tmp_path / "labels.csv", index=False)
+    out = tmp_path / "run"
+    run_comparison(Comparison(kernel_file=tmp_path / "K.csv", labels=tmp_path / "labels.csv",
+                              methods="knn", tune=False, outer_folds=3), progress=False, out=out)
+    pred = pd.read_csv(out / PREDICTIONS_FILE)
+    assert pred["name"].tolist() == [names[i] for i in pred["object"]]
+    assert pred["y_true"].tolist() == [y[i] for i in pred["object"]]
