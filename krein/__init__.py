@@ -100,8 +100,14 @@ the accepted values):
 ``verbose``
     Bool: print progress (RVC; a progress bar over the kernel's row blocks in
     IndefiniteNystroem).
+
+BLAS threads: every ``fit`` on at most 1000 rows runs with one BLAS thread (threaded
+BLAS only spins on such matrices), a larger one with the libraries' threads;
+``with krein.blas_threads("default"):`` (or ``k`` threads at most, or ``"auto"``)
+sets the policy for a block, ``$KREIN_BLAS_THREADS`` for the process.
 """
 
+from ._threads import blas_policy as blas_threads
 from .approximation import IndefiniteNystroem
 from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombination,
                          ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC, DCSVC,
@@ -152,4 +158,5 @@ __all__ = [
     "register_method",
     "load_kernel_file",
     "load_feature_file",
+    "blas_threads",
 ]

@@ -19,17 +19,23 @@ all of them the same contract:
 5. otherwise the decorated body;
 6. on any exception the fitted attributes are removed again and the exception
    is raised: nothing half-fitted survives a failure, and an earlier fit does not
-   survive a refit with rejected parameters.
+   survive a refit with rejected parameters;
+7. steps 2-5 run under the BLAS-thread policy of :mod:`krein._threads` for the
+   number of rows given (one thread for at most ``SMALL_KERNEL`` rows under the
+   default ``"auto"``; ``krein.blas_threads`` overrides it).
 
-This module imports only the standard library and scikit-learn, so every module
-of krein can use it.
+This module imports only the standard library, scikit-learn and
+:mod:`krein._threads`, so every module of krein can use it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 from sklearn.base import _fit_context
+
+from ._threads import fit_threads
 
 __all__ = ["fit_wrapper", "fitted_attributes", "reset_fitted", "uses_fit_wrapper",
            "FIT_WRAPPER_MARKER"]
@@ -109,13 +115,28 @@ def fit_wrapper(fit=None, *, prefer_skip_nested_validation=True):
     def wrapper(est, *args, **kwargs):
         reset_fitted(est)
         try:
-            return validated(est, *args, **kwargs)
+            # BLAS threads by the problem's size (krein._threads: one thread for at most
+            # SMALL_KERNEL rows under the default policy "auto")
+            n = _n_rows(args[0] if args else kwargs.get("X"))
+            with fit_threads(n) if n else contextlib.nullcontext():
+                return validated(est, *args, **kwargs)
         except BaseException:
             reset_fitted(est)
             raise
 
     setattr(wrapper, FIT_WRAPPER_MARKER, True)
     return wrapper
+
+
+def _n_rows(X):
+    """Rows of a fit's input (0 when it has none: the libraries' threads are kept)."""
+    shape = getattr(X, "shape", None)
+    if shape is not None and len(shape):
+        return int(shape[0])
+    try:
+        return len(X)
+    except TypeError:
+        return 0
 
 
 def uses_fit_wrapper(method):

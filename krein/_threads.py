@@ -21,7 +21,12 @@ Python API (``blas_threads=``) and the environment (``KREIN_BLAS_THREADS``):
 The runner (:func:`krein.experiment.run_experiment`) sets the policy around each
 cell in whatever process runs it (serial, joblib or Dask worker), and a cell
 applies it to its fits with :func:`fit_threads` once it knows the kernel's size.
-Estimators used directly are not limited.
+Every estimator's ``fit`` applies it too (:func:`krein._fitting.fit_wrapper`), on
+the number of rows it is given, so that a small problem fitted from a script, a
+notebook or ``GridSearchCV`` does not pay for spinning threads.  Outside a
+:func:`blas_policy` block the policy is ``$KREIN_BLAS_THREADS``, else ``"auto"``;
+``krein.blas_threads(policy)`` (this module's :func:`blas_policy`) sets it for a
+block of code.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ SMALL_KERNEL = 1000
 #: Environment variable read when no policy is given.
 ENV_VAR = "KREIN_BLAS_THREADS"
 
-_POLICY = "auto"
+_POLICY = None          # None: $KREIN_BLAS_THREADS, else "auto" (resolve_blas_threads)
 _CONTROLLER = None
 
 
@@ -114,14 +119,18 @@ def threads_for(n_samples, policy=None):
     n_samples : int
         Objects of the kernel (rows of the training block).
     policy : {"auto", "default"} or int >= 1, optional
-        Default: the one set by :func:`blas_policy` (``"auto"`` outside it).
+        Default: the one set by :func:`blas_policy`; outside it
+        ``$KREIN_BLAS_THREADS``, else ``"auto"``.
 
     Returns
     -------
     int or None
         A thread limit, or None for the libraries' defaults.
     """
-    policy = _POLICY if policy is None else check_blas_threads(policy)
+    if policy is None:
+        policy = _POLICY if _POLICY is not None else resolve_blas_threads()
+    else:
+        policy = check_blas_threads(policy)
     if policy == "default":
         return None
     if policy == "auto":
@@ -147,13 +156,22 @@ def blas_policy(policy):
     ------
     ValueError
         For a bad policy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from krein import ESVC, blas_threads
+    >>> X = np.random.default_rng(0).normal(size=(40, 3))
+    >>> y = np.where(X[:, 0] > 0, 1, -1)
+    >>> with blas_threads("default"):      # the libraries' threads, whatever the size
+    ...     model = ESVC().fit(X, y)
     """
     global _POLICY
     old = _POLICY
     if policy is not None:
         _POLICY = check_blas_threads(policy)
     try:
-        yield _POLICY
+        yield _POLICY if _POLICY is not None else resolve_blas_threads()
     finally:
         _POLICY = old
 
