@@ -9,7 +9,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._fitting import fit_wrapper
@@ -88,7 +88,7 @@ def check_diagonal_scale(c, K, name="diagonal"):
     return s
 
 
-class NearestPSD(TransformerMixin, BaseEstimator):
+class NearestPSD(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Nearest PSD kernel with a fixed diagonal, munoz §3.3 eqs. (9)-(12).
 
     ``fit_transform(K)`` returns the solution ``X`` of munoz (9),

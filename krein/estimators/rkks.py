@@ -57,7 +57,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._fitting import fit_wrapper
+from .._fitting import fit_wrapper, numpy_output
 from .._validation import check_square_kernel
 from ..representation import SignedFeatures
 from ..solvers.sphere import sphere_minimize, sphere_sensitivity
@@ -290,8 +290,8 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
             if "kernel" not in self.approximation.get_params(deep=False):
                 raise ValueError("approximation must take the estimator's kernel and "
                                  f"kernel_params; got {self.approximation!r}")
-            approx = clone(self.approximation).set_params(kernel=self.kernel,
-                                                          kernel_params=self.kernel_params)
+            approx = numpy_output(clone(self.approximation).set_params(
+                kernel=self.kernel, kernel_params=self.kernel_params))
             Psi = np.asarray(approx.fit_transform(X), dtype=float)
             lam = np.asarray(approx.eigenvalues_, dtype=float)
             coef, b0, info = self._fit_signed(
