@@ -193,9 +193,11 @@ _TERMS = (
          {"support-vectors": "from the support vectors of an SVC fitted with C on the clip/MDS "
                              "kernel: their entries are kept closer to the input (munoz §4)"}),
     Term("diagonal",
-         "The fixed diagonal c of the nearest PSD kernel (munoz eq. 9): None (free), 'keep', a "
-         "number or a vector.",
-         {"keep": "c = diag(K), the input's self-similarities"}),
+         "The fixed diagonal c of the nearest PSD kernel (munoz eq. 9): None (free), 'keep', "
+         "'scale', a number or a vector.",
+         {"keep": "c = diag(K), the input's self-similarities",
+          "scale": "c = kernel_scale(K) (mean |K_ii|) on every entry: the unit diagonal of the "
+                   "kernel divided by its scale"}),
     Term("eps",
          "Float >= 0: the eigenvalue threshold of the corrections 'mds' and 'pseudo' and the "
          "floor of bending (munoz §2-3, Algorithm 1); not the SVR tube (epsilon)."),

@@ -820,11 +820,11 @@ def _register_matrix_corrections():
                     readme=("`CorrectedKernelSVC(Bending(weights=\"support-vectors\"))`",
                             "SVM on the bent kernel (Hadamard-weighted eigenvalue bending), test "
                             "rows by eq. (8)", "Muñoz & de Diego 2006, Alg. 1"))
+    # NearestPSD's defaults but the weights (diagonal="scale", out_of_sample="munoz")
     register_method("nearest-psd",
-                    lambda: CorrectedKernelSVC(correction=NearestPSD(
-                        diagonal=1.0, weights="support-vectors", out_of_sample="munoz")),
-                    "SVM on the nearest PSD matrix with a fixed diagonal (unit, as Munoz & de Diego's AP "
-                    "on Ionosphere, for a kernel of scale 1; krein compare sets it to the kernel's "
+                    lambda: CorrectedKernelSVC(correction=NearestPSD(weights="support-vectors")),
+                    "SVM on the nearest PSD matrix with a fixed diagonal (the kernel's scale: unit, "
+                    "as Munoz & de Diego's AP on Ionosphere, for the kernel divided by its "
                     "scale), weights from the support vectors of an MDS fit, solved by the "
                     "semismooth Newton method of Qi & Sun 2006, test rows by the paper's own "
                     "rule (the MDS map in the weighted coordinates; the problem of Munoz & de "
@@ -833,11 +833,10 @@ def _register_matrix_corrections():
                     approximate=_UNWEIGHTED,
                     checks=Without(_CORRECTED_SVC_CHECKED.format("NearestPSD")),
                     scale={"C": -1, "correction__C": -1, "correction__diagonal": 1},
-                    readme=("`CorrectedKernelSVC(NearestPSD(diagonal=1.0, "
-                            "weights=\"support-vectors\", out_of_sample=\"munoz\"))`",
-                            "SVM on the nearest PSD matrix with a fixed diagonal (1, or the "
-                            "kernel's scale in `krein compare`; weights from the support vectors "
-                            "of an MDS fit), semismooth Newton, test rows by the paper's rule",
+                    readme=("`CorrectedKernelSVC(NearestPSD(weights=\"support-vectors\"))`",
+                            "SVM on the nearest PSD matrix with a fixed diagonal (the kernel's "
+                            "scale; weights from the support vectors of an MDS fit), semismooth "
+                            "Newton, test rows by the paper's rule",
                             "Muñoz & de Diego 2006, eqs. (9)-(12); Qi & Sun 2006"))
     register_method("conformal", lambda: CorrectedKernelSVC(correction=ConformalTransformation()),
                     "SVM on the conformal transformation W A W of the flipped kernel closest to K, "
