@@ -559,6 +559,12 @@ _ENERGY_CHECKS = ("check_dont_overwrite_parameters", "check_methods_sample_order
 _TRANSDUCTIVE = (
     "transductive out-of-sample map: decisions depend on the whole test batch by "
     "definition (joint eigendecomposition), so they are not subset invariant")
+#: libsvm stops at its tolerance (tol=1e-3): a weighted fit and the fit of the repeated
+#: samples end at different approximate points (with tol=1e-10 they agree to 1e-6:
+#: tests/test_sample_weight.py); scikit-learn's SVC lists the same check as failing.
+_LIBSVM_WEIGHTS = {"check_sample_weight_equivalence_on_dense_data": (
+    "libsvm's tol=1e-3 ends the weighted and the repeated problems at different "
+    "approximate points; tests/test_sample_weight.py checks them at tol=1e-10")}
 _PAIRWISE_PROBA = (
     "the check fits feature vectors, not a kernel matrix, even to a pairwise (precomputed) "
     "estimator; the feature-vector instances run it")
@@ -651,7 +657,10 @@ def _register_esvm_and_svm():
                     approximate="libsvm's SMO on the raw indefinite kernel needs the n x n Gram "
                                 "matrix, and on low-rank signed features the indefinite problem "
                                 "is nonconvex, with no linear-SVM equivalent",
-                    checks=({}, _PRECOMPUTED, {"class_weight": "balanced"}),
+                    checks=(({}, _LIBSVM_WEIGHTS),
+                            (_PRECOMPUTED, {"check_classifiers_one_label_sample_weights":
+                                            _PAIRWISE_PROBA}),
+                            ({"class_weight": "balanced"}, _LIBSVM_WEIGHTS)),
                     readme=("`DirectSVC()`", "libsvm directly on the indefinite kernel "
                             "(stationary point)", "Lin & Lin 2003"))
 
