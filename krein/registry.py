@@ -832,9 +832,9 @@ def _register_matrix_corrections():
     # NearestPSD's defaults but the weights (diagonal="scale", out_of_sample="munoz")
     register_method("nearest-psd",
                     lambda: CorrectedKernelSVC(correction=NearestPSD(weights="support-vectors")),
-                    "SVM on the nearest PSD matrix with a fixed diagonal (the kernel's scale: unit, "
-                    "as Munoz & de Diego's AP on Ionosphere, for the kernel divided by its "
-                    "scale), weights from the support vectors of an MDS fit, solved by the "
+                    "SVM on the nearest PSD matrix with a fixed diagonal (the kernel's scale: "
+                    "unit, as Munoz & de Diego's AP on Ionosphere, for the kernel divided by "
+                    "its scale), weights from the support vectors of an MDS fit, solved by the "
                     "semismooth Newton method of Qi & Sun 2006, test rows by the paper's own "
                     "rule (the MDS map in the weighted coordinates; the problem of Munoz & de "
                     "Diego 2006, eqs. 9-12; Higham 2002)",

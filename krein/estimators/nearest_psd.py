@@ -199,9 +199,9 @@ class NearestPSD(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
           scaling of many-class data) new rows are mapped far from the training
           rows, and test accuracy can fall to chance (measured in
           experiments/README.md, Chen et al. benchmark).
-        * ``"munoz"`` (default, as the registry's ``nearest-psd``): munoz §3.3's rule for new points, "calculate
-          ``P_S(K(x, .))`` as in the MDS method in (11), and ... ``P_U``", read
-          as the MDS map (eq. 3) in the weighted coordinates,
+        * ``"munoz"`` (default, as the registry's ``nearest-psd``): munoz §3.3's
+          rule for new points, "calculate ``P_S(K(x, .))`` as in the MDS method
+          in (11), and ... ``P_U``", read as the MDS map (eq. 3) in the weighted coordinates,
           ``k(x, X) W^(1/2) U_+ U_+' W^(-1/2)`` with ``U_+`` the eigenvectors of
           ``W^(1/2) K W^(1/2)`` with positive eigenvalues (a new point's own
           weight cancels for a diagonal ``W``, and ``P_U`` only sets ``k*(x, x)``,
