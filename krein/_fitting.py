@@ -38,7 +38,7 @@ from sklearn.base import _fit_context
 from ._threads import fit_threads
 
 __all__ = ["fit_wrapper", "fitted_attributes", "reset_fitted", "uses_fit_wrapper",
-           "FIT_WRAPPER_MARKER"]
+           "numpy_output", "FIT_WRAPPER_MARKER"]
 
 #: Name of the attribute :func:`fit_wrapper` sets (to True) on the ``fit`` it returns.
 FIT_WRAPPER_MARKER = "__krein_fit_wrapper__"
@@ -152,3 +152,30 @@ def uses_fit_wrapper(method):
     bool
     """
     return getattr(method, FIT_WRAPPER_MARKER, False) is True
+
+
+def numpy_output(transformer):
+    """Make a transformer that an estimator fits internally return NumPy arrays.
+
+    scikit-learn's ``set_config(transform_output="pandas")`` (or
+    ``config_context``) makes every transformer with ``set_output`` return
+    DataFrames.  An estimator that fits a transformer as a step of its own
+    computation (an embedding, a kernel correction, a low-rank front end) reads
+    arrays, so it sets the step's own output to ``"default"``, which takes
+    precedence over the global configuration; the estimator's results do not
+    depend on that configuration.
+
+    Parameters
+    ----------
+    transformer : object
+        A transformer, typically a fresh clone; changed in place.  One without
+        ``set_output`` (a user's own transformer) is left as it is.
+
+    Returns
+    -------
+    transformer : object
+        The same object.
+    """
+    if hasattr(transformer, "set_output"):
+        transformer.set_output(transform="default")
+    return transformer

@@ -74,7 +74,8 @@ _TERMS = (
          {"balanced": "weight = n_samples / (n_classes * bincount(y)) (scikit-learn's rule)"},
          synonyms=("class_weights",)),
     Term("rho",
-         "Float > 0: the penalty rho ||K - K0||_F^2 of a learned proxy kernel (luss eq. 7, 22)."),
+         "Float > 0: the penalty rho ||K - K0||_F^2 of a learned proxy kernel (luss eq. 7, 22); "
+         "None where an estimator sets it from the data (its docstring states the rule)."),
     Term("solver",
          "Who solves the problem: 'libsvm', 'liblinear', the name of an installed CVXPY solver, "
          "or the method's own algorithm.",
@@ -193,18 +194,22 @@ _TERMS = (
          {"support-vectors": "from the support vectors of an SVC fitted with C on the clip/MDS "
                              "kernel: their entries are kept closer to the input (munoz §4)"}),
     Term("diagonal",
-         "The fixed diagonal c of the nearest PSD kernel (munoz eq. 9): None (free), 'keep', a "
-         "number or a vector.",
-         {"keep": "c = diag(K), the input's self-similarities"}),
+         "The fixed diagonal c of the nearest PSD kernel (munoz eq. 9): None (free), 'keep', "
+         "'scale', a number or a vector.",
+         {"keep": "c = diag(K), the input's self-similarities",
+          "scale": "c = kernel_scale(K) (mean |K_ii|) on every entry: the unit diagonal of the "
+                   "kernel divided by its scale"}),
     Term("eps",
          "Float >= 0: the eigenvalue threshold of the corrections 'mds' and 'pseudo' and the "
          "floor of bending (munoz §2-3, Algorithm 1); not the SVR tube (epsilon)."),
     Term("shift", "The constant added to the eigenvalues ('add_diagonal'; bending's 'shift')."),
-    Term("epsilon", "Float >= 0: the width of the insensitive tube of a support vector regression."),
+    Term("epsilon", "Float >= 0: the width of the insensitive tube of a support vector regression; "
+         "None where an estimator sets it from the targets (its docstring states the rule)."),
     Term("radius_squared",
          "Float > 0: r^2, the squared norm ||f||_H^2 = alpha' |K| alpha of the hypothesis in the "
          "Hilbert space associated with the Krein space, fixed by the hypersphere constraint of "
-         "Oglic & Gaertner (2018); follows K -> s K as r^2 / s.",
+         "Oglic & Gaertner (2018); follows K -> s K as r^2 / s.  None where an estimator sets "
+         "it from the data (its docstring states the rule).",
          synonyms=("r2", "radius2")),
     Term("krein_penalty",
          "Float >= 0: lambda, the weight of the Krein inner product <f, f>_K = alpha' K alpha "

@@ -83,7 +83,7 @@ import sys
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils import check_random_state
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -145,7 +145,7 @@ def _take_rows(X, idx):
     return np.asarray(X[rows].compute())[inverse]
 
 
-class IndefiniteNystroem(TransformerMixin, BaseEstimator):
+class IndefiniteNystroem(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Signed low-rank features of an indefinite kernel by the Nyström method.
 
     ``fit(X)`` chooses ``m`` landmarks among the rows of ``X`` and
@@ -166,6 +166,10 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
     * a dask array of feature vectors (or of precomputed columns) chunked by rows:
       the kernel blocks are computed chunk by chunk, and ``fit_transform`` /
       ``transform`` return a lazy dask array chunked like ``X``.
+
+    Its output columns are the ``n_components_`` features (``get_feature_names_out``:
+    ``indefinitenystroem0``, ...), so ``set_output(transform="pandas")`` returns them
+    as DataFrames.
 
     Parameters
     ----------
@@ -590,6 +594,12 @@ class IndefiniteNystroem(TransformerMixin, BaseEstimator):
         keep = np.zeros(L.size, dtype=bool)
         keep[order[:k]] = True
         return keep
+
+    @property
+    def _n_features_out(self):
+        """Number of output features, ``n_components_`` (scikit-learn's feature names
+        ``indefinitenystroem0``, ... of ``get_feature_names_out`` and ``set_output``)."""
+        return self.n_components_
 
     def transform(self, X):
         """Features of new points: ``K(X, landmarks) normalization_``.

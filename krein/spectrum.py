@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
@@ -779,8 +779,12 @@ def validate_fit_kernel(est, K, name="K"):
     K : ndarray of shape (n, n), float64, exactly symmetric
     """
     try:
-        K = check_array(K, dtype=np.float64, ensure_min_samples=1, input_name=name, estimator=est)
-        validate_data(est, K, skip_check_array=True)  # n_features_in_ (and feature names)
+        checked = check_array(K, dtype=np.float64, ensure_min_samples=1, input_name=name,
+                              estimator=est)
+        # n_features_in_, and feature_names_in_ from a DataFrame's columns (the training
+        # objects' names, which get_feature_names_out and set_output give the output columns)
+        validate_data(est, K, skip_check_array=True)
+        K = checked
     except ValueError as exc:
         raise _named(exc, name) from exc
     return check_square_kernel(K, name)
@@ -821,7 +825,7 @@ def _named(exc, name):
     return ValueError(msg if msg.startswith(f"Input {name} ") else f"{name}: {msg}")
 
 
-class SpectrumCorrection(TransformerMixin, BaseEstimator):
+class SpectrumCorrection(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Scikit-learn transformer that corrects a precomputed kernel's spectrum.
 
     ``fit_transform(K_train)`` returns the corrected ``(n, n)`` training kernel;
@@ -829,6 +833,10 @@ class SpectrumCorrection(TransformerMixin, BaseEstimator):
     points.  So ``make_pipeline(SpectrumCorrection("clip"),
     SVC(kernel="precomputed"))`` works inside ``cross_val_score`` on a
     precomputed kernel.
+
+    Its output columns are the training objects (``get_feature_names_out``: the
+    columns' names of a fitted DataFrame kernel, else ``x0``, ``x1``, ...), so
+    ``set_output(transform="pandas")`` returns the kernel rows as DataFrames.
 
     Parameters
     ----------

@@ -63,6 +63,8 @@ HEAVY_TESTS = {
                            "test_summary_csv_and_status_column", "test_page_badge_is_not_ok",
                            "test_distance_matrix_given_as_kernel_warns_once"),
     "test_chen2009_experiment": ("test_full_grid_is_the_protocol",),
+    "test_regressor_defaults": ("test_default_regressor_fits_the_check_data",),
+    "test_nearest_psd": ("test_default_fits_a_kernel_with_negative_self_similarities",),
     "test_predefined_split": (
         "test_kernel_file_split_is_gridsearchcv_on_the_training_kernel",
         "test_dissimilarity_file_split_uses_the_training_centering",

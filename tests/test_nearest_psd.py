@@ -280,11 +280,13 @@ def test_max_iter_warns_and_still_returns_a_feasible_kernel():
 
 # ------------------------------------------------------------------ the transformer
 def test_transformer_training_rows_reproduce_training_block():
+    """The "spectral" map reproduces the training block (the default "munoz" does not:
+    it gives P_S(K), documented under ``out_of_sample``)."""
     X, y, K = sigmoid_data(40, seed=0)
     assert np.linalg.eigvalsh(K).min() < -0.1  # genuinely indefinite
     for params in [{}, {"diagonal": 1.0}, {"weights": "support-vectors"},
                    {"weights": np.linspace(0.5, 2, 40)}, {"diagonal": None, "solver": "plain"}]:
-        tr = NearestPSD(**params)
+        tr = NearestPSD(out_of_sample="spectral", **params)
         Kc = tr.fit_transform(K, y)
         np.testing.assert_allclose(tr.transform(K), Kc, atol=1e-8)
         assert np.linalg.eigvalsh(Kc).min() > -1e-12
@@ -396,8 +398,9 @@ def test_bad_kernels_and_rows():
         NearestPSD().fit(np.where(K > 0.9, np.nan, K))
     Kneg = sigmoid_kernel(np.random.default_rng(0).normal(size=(10, 3)), a=0.1, r=-1.0)
     with pytest.raises(ValueError, match="keep"):
-        NearestPSD().fit(Kneg)  # tanh(a|x|^2 - 1) < 0 on the diagonal
+        NearestPSD(diagonal="keep").fit(Kneg)  # tanh(a|x|^2 - 1) < 0 on the diagonal
     NearestPSD(diagonal=1.0).fit(Kneg)  # a fixed positive diagonal is fine
+    NearestPSD().fit(Kneg)  # so is the default, the kernel's scale
     tr = NearestPSD().fit(K)
     with pytest.raises(ValueError, match="K_rows"):
         tr.transform(K[:, :5])
@@ -452,3 +455,29 @@ def test_registered_method_maps_new_rows_stably():
     E = 1e-6 * rng.normal(size=(3, n))
     moved = T.transform(K[:3] + E) - T.transform(K[:3])
     assert np.linalg.norm(moved) <= bound * np.linalg.norm(E)
+
+
+def test_default_fits_a_kernel_with_negative_self_similarities():
+    """Sonar's kernel of ``krein compare`` (sigmoid, r = -2) has 22 negative diagonal
+    entries, which no PSD matrix can keep: the default diagonal is the kernel's scale,
+    so ``CorrectedKernelSVC(NearestPSD())`` fits it (as the registered nearest-psd does),
+    and the default map of new rows is munoz's rule, as the registry's."""
+    from sklearn.model_selection import StratifiedKFold
+
+    from krein.estimators import CorrectedKernelSVC
+    from krein.kernel_data import load_kernel_data
+    from krein.kernels import kernel_scale
+
+    data = load_kernel_data("sonar")
+    K, y = data.K, data.y
+    assert np.sum(np.diag(K) < 0) > 0
+    with pytest.raises(ValueError, match="negative diagonal"):
+        NearestPSD(diagonal="keep").fit(K)
+    tr, te = next(StratifiedKFold(5, shuffle=True, random_state=0).split(K, y))
+    Ktr = K[np.ix_(tr, tr)]
+    est = CorrectedKernelSVC(kernel="precomputed", correction=NearestPSD()).fit(Ktr, y[tr])
+    fitted = est.correction_
+    np.testing.assert_allclose(np.diag(fitted.kernel_), kernel_scale(Ktr), rtol=1e-6)
+    assert np.linalg.eigvalsh(fitted.kernel_).min() > -1e-9 * kernel_scale(Ktr)
+    assert fitted.out_of_sample == "munoz"
+    assert est.score(K[np.ix_(te, tr)], y[te]) > 0.6

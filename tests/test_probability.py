@@ -206,11 +206,16 @@ _ARGMAX = ("Platt's one-vs-rest sigmoids on 3 classes may move the argmax of a p
            "vote is close (2 of 300 points): libsvm documents the same for "
            "SVC(probability=True) ('slightly different than those obtained by predict')")
 
+_LIBSVM_TOL = ("libsvm's tol=1e-3 ends the weighted and the repeated problems at different "
+               "approximate points; tests/test_sample_weight.py checks them at tol=1e-10")
+
 
 def _expected_failures(est):
     out = {"check_fit2d_1feature": _TOO_SMALL}
     if isinstance(est, KernelKNeighborsClassifier):
         out["check_classifiers_train"] = _ARGMAX
+    else:
+        out["check_sample_weight_equivalence_on_dense_data"] = _LIBSVM_TOL
     return out
 
 

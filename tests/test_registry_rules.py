@@ -195,6 +195,76 @@ def test_estimator_checks_run_the_registered_instances():
     assert "estimator_check_instances()" in source
 
 
+# ----------------------------------------------------------------------------- defaults
+#: Every parameter where a registered method differs from the defaults of its estimator
+#: class (for an estimator-valued parameter such as ``correction``: the class chosen, then
+#: that class's own defaults), with the reason.  A method IS a variant of its class named
+#: by these parameters, or the parameter keeps a deliberate difference; any other
+#: parameter has the estimator's default, so a user who builds the estimator gets the
+#: method ``krein compare`` runs.
+DELIBERATE_DIFFERENCES = {
+    "esvm-l": {"energy": "ESVM-L is ESVC on the eigenpairs carrying 90 % of sum |lambda| "
+                         "(Loosli et al. 2013 §4); ESVC keeps them all (esvm)"},
+    "flip": {"out_of_sample": "the raw test kernel of Loosli Table 2; SpectrumSVC's 'auto' is "
+                              "the correction's own map (clip-mds, square)"},
+    "clip": {"correction": "the correction the method is named after",
+             "out_of_sample": "the raw test kernel of Loosli Table 2 (as flip)"},
+    "shift": {"correction": "the correction the method is named after",
+              "out_of_sample": "the raw test kernel of Loosli Table 2 (as flip)"},
+    "clip-mds": {"correction": "the correction the method is named after",
+                 "out_of_sample": "named: Munoz & de Diego's eq. (3), which 'auto' also gives "
+                                  "for clip"},
+    "square": {"correction": "the correction the method is named after",
+               "out_of_sample": "named: Munoz & de Diego's eq. (7), which 'auto' also gives "
+                                "for square"},
+    "bending": {"correction": "the kernel repair the method is named after",
+                "correction__weights": "the support-vector weights of Munoz & de Diego §4 need "
+                                       "labels; the transformer Bending also fits without them"},
+    "nearest-psd": {"correction": "the kernel repair the method is named after",
+                    "correction__weights": "the support-vector weights of Munoz & de Diego §4 "
+                                           "need labels; the transformer NearestPSD also fits "
+                                           "without them"},
+    "conformal": {"correction": "the kernel repair the method is named after"},
+    "clc": {"correction": "the kernel combination the method is named after"},
+    "akm": {"correction": "the kernel combination the method is named after",
+            "correction__combination": "AKM is the average of the base kernels"},
+    "similarity-rbf": {"feature_kernel": "the RBF SVM of the similarity space (similarity-linear "
+                                         "is the class's default)"},
+    "trik-svm": {"decomposition": "TrIK-SVM is ESVM through the LDL' factorization (Loosli 2019)"},
+}
+
+
+def _same(a, b):
+    if hasattr(a, "get_params") or hasattr(b, "get_params"):
+        return type(a) is type(b)
+    return type(a) is type(b) and (a is b or a == b)
+
+
+def _differences_from_defaults(est):
+    """``{parameter: value}`` where ``est`` differs from its class's defaults (nested
+    parameters of an estimator-valued one against the defaults of that one's class)."""
+    defaults = type(est)().get_params(deep=False)
+    out = {}
+    for key, value in est.get_params(deep=False).items():
+        if not _same(value, defaults[key]):
+            out[key] = value
+        if hasattr(value, "get_params"):
+            inner = type(value)().get_params(deep=False)
+            out.update({f"{key}__{k}": v for k, v in value.get_params(deep=False).items()
+                        if not _same(v, inner[k])})
+    return out
+
+
+@pytest.mark.parametrize("name", METHODS)
+def test_registered_parameters_are_the_estimators_defaults(name):
+    differences = _differences_from_defaults(make_method(name))
+    assert set(differences) == set(DELIBERATE_DIFFERENCES.get(name, {})), (name, differences)
+
+
+def test_deliberate_differences_name_registered_methods():
+    assert set(DELIBERATE_DIFFERENCES) <= set(METHODS)
+
+
 # ----------------------------------------------------------------------------- compare
 def _main_job_sample():
     """Methods of the sample output of ``krein compare`` (docs/getting_started.rst): the

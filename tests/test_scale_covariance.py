@@ -16,6 +16,7 @@ Independent checks:
 
 from __future__ import annotations
 
+import numbers
 import warnings
 
 import numpy as np
@@ -74,7 +75,9 @@ def _fit(name, K, y, s):
         # another local optimum from other starting points, at any scale
         params["random_state"] = 0
     for key, e in scale_exponents(name).items():
-        params[key] = base[key] * s ** e
+        # a default relative to the data (None, "scale") follows the kernel by itself
+        if isinstance(base[key], numbers.Real) and not isinstance(base[key], bool):
+            params[key] = base[key] * s ** e
     est = make_method(name, **params)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ConvergenceWarning)

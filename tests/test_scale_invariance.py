@@ -26,7 +26,7 @@ import pytest
 from krein.estimators import CorrectedKernelSVC, IndefiniteSVC, NearestPSD
 from krein.kernel_data import load_kernel_data
 from krein.kernels import kernel_scale
-from krein.registry import scale_exponents
+from krein.registry import make_method, scale_exponents
 from krein.solvers.psd_newton import nearest_psd_newton
 
 SCALES = (1.0, 1e4, 1e-4)
@@ -122,10 +122,10 @@ def test_unit_diagonal_on_coilyork_refused_and_its_scale_fast():
 
 
 def test_compare_places_untuned_scale_parameters_on_the_kernel_scale(tmp_path):
-    # krein compare tunes C; nearest-psd's fixed diagonal (exponent 1) and its weights'
-    # C (exponent -1) are not in the grid.  They move with s = kernel_scale(K), so K and
-    # 1e4 K give the same folds (a unit diagonal on 1e4 K would be refused: every fold an
-    # error row).
+    # krein compare tunes C; nearest-psd's fixed diagonal and its weights' C (exponent -1)
+    # are not in the grid.  They move with s = kernel_scale(K) (the diagonal's default
+    # "scale" is s, the weights' C is placed at 1 / s), so K and 1e4 K give the same folds
+    # (a unit diagonal on 1e4 K would be refused: every fold an error row).
     from krein.compare import run_comparison
     from krein.registry import scaled_defaults
 
@@ -142,9 +142,11 @@ def test_compare_places_untuned_scale_parameters_on_the_kernel_scale(tmp_path):
     np.testing.assert_array_equal(runs[1.0]["accuracy"], runs[1e4]["accuracy"])
     s = kernel_scale(1e4 * K)
     placed = scaled_defaults("nearest-psd", s, exclude={"C"})
-    assert placed["correction__diagonal"] == pytest.approx(s)
-    assert placed["correction__C"] == pytest.approx(1 / s)
+    # the diagonal's default "scale" is the kernel's scale by definition: nothing to place
+    assert placed == {"correction__C": pytest.approx(1 / s)}
     assert scaled_defaults("nearest-psd", 1.0) == {}
+    fitted = make_method("nearest-psd", kernel="precomputed").fit(1e4 * K, y).correction_
+    np.testing.assert_allclose(fitted.diagonal_, s, rtol=1e-12)
 
 
 def test_rewritten_kernel_file_is_read_again(tmp_path):

@@ -112,6 +112,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._cache import cached, parameters_token, shared_computations_active
+from .._fitting import numpy_output
 # signed_refactor lives with the representations; re-exported for its importers
 from ..representation import SignedFeatures, signed_refactor
 
@@ -242,7 +243,8 @@ def fit_front_end(approximation, kernel, kernel_params, X):
     rep : krein.representation.SignedFeatures
         Its training features with signs and eigenvalues.
     """
-    approx = clone(approximation).set_params(kernel=kernel, kernel_params=kernel_params)
+    approx = numpy_output(clone(approximation).set_params(kernel=kernel,
+                                                          kernel_params=kernel_params))
 
     def fit():
         Psi = np.asarray(approx.fit_transform(X), dtype=float)

@@ -20,7 +20,7 @@ from sklearn.utils._param_validation import StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.class_weight import compute_class_weight
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._fitting import fit_wrapper
 from .._memory import check_dense
@@ -293,7 +293,7 @@ class ProbabilityMixin:
         the sigmoid(s).
     """
 
-    def _fit_platt(self, X, y):
+    def _fit_platt(self, X, y, sample_weight=None):
         """Fit the model and Platt's sigmoid on internal CV; take over the full model's fit.
 
         Parameters
@@ -302,6 +302,9 @@ class ProbabilityMixin:
             Training input of ``fit``.
         y : array of shape (n,)
             Class labels.
+        sample_weight : array of shape (n,), optional
+            Per-sample weights of an estimator whose ``fit`` takes them: passed to the
+            model's fits and to the sigmoid's (scikit-learn's ``CalibratedClassifierCV``).
 
         Returns
         -------
@@ -311,15 +314,21 @@ class ProbabilityMixin:
         from sklearn.base import clone
         from sklearn.calibration import CalibratedClassifierCV
         from sklearn.model_selection import StratifiedKFold
-        from sklearn.utils.validation import column_or_1d
+        from sklearn.utils.validation import column_or_1d, has_fit_parameter
 
+        if sample_weight is not None and not has_fit_parameter(self, "sample_weight"):
+            raise TypeError(f"{type(self).__name__}.fit() got an unexpected keyword argument "
+                            "'sample_weight'")
         y = column_or_1d(y, warn=True)   # a column y warns (DataConversionWarning), as in fit
         params = self.get_params(deep=False)
         seed = params["random_state"] if "random_state" in params else PLATT_SEED
         folds = StratifiedKFold(n_splits=PLATT_FOLDS, shuffle=True, random_state=seed)
         model = clone(self).set_params(probability=False)
-        calibrator = CalibratedClassifierCV(model, method="sigmoid", cv=folds,
-                                            ensemble=False).fit(X, y)
+        calibrator = CalibratedClassifierCV(model, method="sigmoid", cv=folds, ensemble=False)
+        if sample_weight is None:
+            calibrator.fit(X, y)
+        else:
+            calibrator.fit(X, y, sample_weight=sample_weight)
         full = calibrator.calibrated_classifiers_[0].estimator
         for key, value in vars(full).items():
             if key not in params:
@@ -559,12 +568,16 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
                 raise ValueError(f"class_weight values must be finite numbers > 0; got {bad}")
         return compute_class_weight(cw, classes=classes, y=y)
 
-    def _per_sample_C(self, y_idx_sub):
-        """Box bounds of one binary problem: ``C`` (a float) without class weights, else
-        ``C * class_weight_[class of each sample]`` (an array of shape ``(n_sub,)``)."""
+    def _per_sample_C(self, y_idx_sub, idx=None):
+        """Box bounds of one binary problem: ``C`` (a float) without class or sample
+        weights, else ``C * class_weight_[class of each sample] * sample_weight[idx]`` (an
+        array of shape ``(n_sub,)``; ``idx``: the problem's training indices)."""
         if not hasattr(self, "C"):
             return None        # no box bound (the hull classifier's mu, RVC)
         w = self._class_weight
+        sw = getattr(self, "_sample_weight", None)
+        if sw is not None:
+            return float(self.C) * w[y_idx_sub] * sw[idx]
         if np.all(w == 1.0):
             return float(self.C)
         return float(self.C) * w[y_idx_sub]
@@ -595,11 +608,24 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
             If a solver fails; the estimator is then left unfitted.
         """
         # fit_wrapper has run the parameter checks (and Platt's path) before this body
+        return self._fit_and_diagnose(X, y)
+
+    def _fit_and_diagnose(self, X, y, sample_weight=None):
+        """The body of :meth:`fit`: the model, then the uniform diagnostics.
+
+        ``sample_weight`` (validated, non-negative, one per sample) multiplies each
+        sample's box bound (:meth:`_per_sample_C`); only an estimator whose ``fit``
+        takes it passes one.
+        """
+        if sample_weight is not None:
+            self._sample_weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                                       ensure_non_negative=True)
         try:
             self._fit(X, y)
             self._set_diagnostics(getattr(self, "_diag_K", None))
         finally:
             self.__dict__.pop("_diag_K", None)
+            self.__dict__.pop("_sample_weight", None)
         return self
 
     def _set_diagnostics(self, K):
@@ -782,7 +808,7 @@ def _ovo_problems(est, K_fit, classes, y_idx, pairs):
             idx = pair_indices(y_idx, i, j, classes.size)
             K_sub = K_fit if classes.size == 2 else K_fit[np.ix_(idx, idx)]
             y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
-            yield K_sub, y_pm, idx, est._per_sample_C(y_idx[idx])
+            yield K_sub, y_pm, idx, est._per_sample_C(y_idx[idx], idx)
 
     return problems(), len(pairs)
 
@@ -793,7 +819,7 @@ def _ovr_problems(est, K_fit, classes, y_idx):
     two classes; and their number."""
     positives = [1] if classes.size == 2 else list(range(classes.size))
     idx = np.arange(K_fit.shape[0])
-    problems = ((K_fit, np.where(y_idx == k, 1.0, -1.0), idx, est._per_sample_C(y_idx))
+    problems = ((K_fit, np.where(y_idx == k, 1.0, -1.0), idx, est._per_sample_C(y_idx, idx))
                 for k in positives)
     return problems, len(positives)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._fitting import fit_wrapper
@@ -16,7 +16,7 @@ from ..spectrum import Spectrum, validate_fit_kernel, validate_kernel_rows
 __all__ = ["Bending"]
 
 
-class Bending(TransformerMixin, BaseEstimator):
+class Bending(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Bend an indefinite kernel matrix into a PSD one (munoz §3.2, Algorithm 1).
 
     Iterates ``K_{n+1} = K_n - [K_n - U_n g(Lambda_n) U_n'] o W`` until ``K_n`` is
@@ -26,6 +26,10 @@ class Bending(TransformerMixin, BaseEstimator):
     of new points through the same steps by eq. (8).  So
     ``make_pipeline(Bending(), SVC(kernel="precomputed"))`` works in
     ``cross_val_score`` on a precomputed kernel.
+
+    Its output columns are the training objects (``get_feature_names_out``: the
+    columns' names of a fitted DataFrame kernel, else ``x0``, ``x1``, ...), so
+    ``set_output(transform="pandas")`` returns the kernel rows as DataFrames.
 
     Parameters
     ----------

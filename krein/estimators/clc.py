@@ -45,7 +45,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted
 
@@ -67,7 +67,7 @@ CLC_SOLVERS = ("auto", "closed-form")
 CLC_DEFAULT_QP_SOLVER = "CLARABEL"
 
 
-class ConformalLinearCombination(TransformerMixin, BaseEstimator):
+class ConformalLinearCombination(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """The convex combination of PSD kernels closest to an indefinite kernel (munoz eq. 15).
 
     ``fit`` solves::
@@ -78,6 +78,10 @@ class ConformalLinearCombination(TransformerMixin, BaseEstimator):
     :mod:`krein.formulations.clc`), and the corrected kernel is
     ``K* = sum_m beta_m K_m``, PSD because the ``K_m`` are (checked) and
     ``beta >= 0``.
+
+    Its output columns are the training objects (``get_feature_names_out``: ``x0``,
+    ``x1``, ...), so ``set_output(transform="pandas")`` returns the combined kernel's
+    rows as DataFrames.
 
     Parameters
     ----------

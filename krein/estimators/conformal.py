@@ -5,10 +5,10 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 
-from .._fitting import fit_wrapper
+from .._fitting import fit_wrapper, numpy_output
 from .._validation import check_kernel_rows, check_square_kernel
 from ..solvers.conformal import CONFORMAL_METHODS, conformal_fit, conformal_rows, conformal_start
 from ..solvers.table import SolverName
@@ -18,7 +18,7 @@ from ..spectrum import (TRANSFORMS, Spectrum, SpectrumCorrection, input_precisio
 __all__ = ["ConformalTransformation"]
 
 
-class ConformalTransformation(TransformerMixin, BaseEstimator):
+class ConformalTransformation(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Conformal transformation of a PSD base kernel towards ``K`` (munoz §3.4).
 
     Fits ``V`` (shape ``(n, r)``; ``r = 1`` is munoz's diagonal ``W = diag(w)``)
@@ -27,6 +27,10 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
     product theorem).  New points get ``v_x`` by eq. (14) (least squares on their
     kernel row) and rows ``K*(x, X_j) = A(x, X_j) v_x' v_j``
     (:mod:`krein.solvers.conformal`).
+
+    Its output columns are the training objects (``get_feature_names_out``: the
+    columns' names of a fitted DataFrame kernel, else ``x0``, ``x1``, ...), so
+    ``set_output(transform="pandas")`` returns the kernel rows as DataFrames.
 
     Parameters
     ----------
@@ -150,7 +154,7 @@ class ConformalTransformation(TransformerMixin, BaseEstimator):
         if isinstance(base, str):  # one of TRANSFORMS (_parameter_constraints)
             base = SpectrumCorrection(correction=base)
         if hasattr(base, "fit_transform") and hasattr(base, "transform"):
-            tr = clone(base)
+            tr = numpy_output(clone(base))
             A = check_square_kernel(tr.fit_transform(K, y), "base kernel A")
             if A.shape != K.shape:
                 raise ValueError(f"the base transformer returned shape {A.shape}; expected {K.shape}")

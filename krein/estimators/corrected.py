@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from sklearn.utils._param_validation import HasMethods, StrOptions
 
 from .._cache import cached, parameters_token, shared_computations_active
+from .._fitting import numpy_output
 from .._validation import LIBSVM_MAX_ITER, POSITIVE
 from ..combinations import check_stacked_kernel, check_stacked_rows
 from ..kernels import pairwise_kernel
@@ -452,7 +453,7 @@ against ``approximation_.landmarks_``.
         emitted.
         """
         def fit():
-            correction = clone(self.correction)
+            correction = numpy_output(clone(self.correction))
             Kc = np.asarray(correction.fit_transform(K_in, y), dtype=float)
             if Kc.shape != K.shape:
                 raise ValueError(f"the correction returned a kernel of shape {Kc.shape}; "
@@ -485,7 +486,7 @@ against ``approximation_.landmarks_``.
                 "which are unknown when the landmark block is given apart from the training "
                 "rows: give the landmarks as training rows (an index array) or use weights=None")
         if y_lm is None:
-            correction = clone(self.correction)
+            correction = numpy_output(clone(self.correction))
             Wc = check_square_kernel(np.asarray(correction.fit_transform(W_in, None), dtype=float),
                                      "corrected landmark block")
         else:

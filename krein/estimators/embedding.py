@@ -53,7 +53,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._fitting import fit_wrapper
+from .._fitting import fit_wrapper, numpy_output
 from .._validation import check_kernel_rows, check_square_kernel
 from ..geometry import pseudo_euclidean_embedding
 from ..spectrum import Spectrum
@@ -510,8 +510,8 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
     def _fit_neighbours(self, K):
         """Embed the training kernel ``K`` (:class:`PseudoEuclideanPCA`; the neighbour
         search reads the coordinates and their squared norms)."""
-        pca = PseudoEuclideanPCA(n_components=self.n_components, energy=self.energy,
-                                 kernel="precomputed", tol=self.tol)
+        pca = numpy_output(PseudoEuclideanPCA(n_components=self.n_components, energy=self.energy,
+                                              kernel="precomputed", tol=self.tol))
         self.coordinates_ = pca.fit_transform(K)
         self.embedding_ = pca
         self.signature_ = pca.signature_

@@ -9,13 +9,13 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, OneToOneFeatureMixin, TransformerMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 
 from .._fitting import fit_wrapper
 from .._vocabulary import declared
 from ..kernels import kernel_scale_measure
-from ..formulations.nearest_psd import check_weights, resolve_diagonal
+from ..formulations.nearest_psd import DIAGONAL_OPTIONS, check_weights, resolve_diagonal
 from ..solvers.alternating import ALTERNATING_METHODS, alternating_projections
 from ..solvers.libsvm import libsvm_svc
 from ..solvers.psd_newton import nearest_psd_newton
@@ -83,12 +83,12 @@ def check_diagonal_scale(c, K, name="diagonal"):
             f"{name}: a fixed diagonal of mean {float(np.mean(c)):.3g} is below "
             f"{DIAGONAL_SCALE_FLOOR:g} x the scale of K (kernel_scale(K) = {measure} = {s:.3g}): "
             f"the nearest PSD matrix with it is K shrunk towards 0 and takes many more "
-            f"iterations; use {name}='keep', a diagonal on K's scale (e.g. {name}={s:.3g}, "
-            f"i.e. 1.0 times kernel_scale(K)), or divide K by kernel_scale(K) first")
+            f"iterations; use {name}='scale' (c = kernel_scale(K) = {s:.3g}), 'keep', or divide "
+            f"K by kernel_scale(K) first")
     return s
 
 
-class NearestPSD(TransformerMixin, BaseEstimator):
+class NearestPSD(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     """Nearest PSD kernel with a fixed diagonal, munoz §3.3 eqs. (9)-(12).
 
     ``fit_transform(K)`` returns the solution ``X`` of munoz (9),
@@ -103,13 +103,26 @@ class NearestPSD(TransformerMixin, BaseEstimator):
     So ``make_pipeline(NearestPSD(), SVC(kernel="precomputed"))`` works in
     ``cross_val_score`` on a precomputed kernel.
 
+    The defaults are those of the registered method ``nearest-psd`` (what ``krein
+    compare`` runs), except ``weights``: the registered method weights by the
+    support vectors of an MDS fit, which needs labels, and this transformer also
+    fits without them (``tests/test_registry_rules.py`` lists the difference).
+
+    Its output columns are the training objects (``get_feature_names_out``: the
+    columns' names of a fitted DataFrame kernel, else ``x0``, ``x1``, ...), so
+    ``set_output(transform="pandas")`` returns the kernel rows as DataFrames.
+
     Parameters
     ----------
-    diagonal : None, "keep", float or array of shape (n,)
-        The fixed diagonal ``c``.  ``"keep"`` (default): ``c = diag(K)``, the
-        input's self-similarities (for a normalized kernel this is munoz's
-        ionosphere setting, "the diagonal elements of the output matrix were fix
-        to be 1"); a number: ``c = diagonal`` everywhere (``1.0``: the nearest
+    diagonal : None, "scale", "keep", float or array of shape (n,)
+        The fixed diagonal ``c``.  ``"scale"`` (default): ``c = kernel_scale(K)``
+        everywhere (:func:`krein.kernels.kernel_scale`, mean ``|K_ii|``), munoz's
+        ionosphere setting ("the diagonal elements of the output matrix were fix
+        to be 1") for the kernel divided by its scale: positive on any kernel
+        (a sigmoid kernel's own diagonal can be negative) and ``s c`` on ``s K``.
+        ``"keep"``: ``c = diag(K)``, the input's self-similarities (for a
+        normalized kernel the same as ``"scale"``); a number: ``c = diagonal``
+        everywhere (``1.0``: the nearest
         correlation matrix of Higham 2002); an array: the values themselves
         (fits one training set only).  ``None``: no diagonal constraint; the
         result is then the ``W``-weighted clip ``P_S(K)`` of munoz eq. (11) (for
@@ -167,10 +180,10 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         fewer iterations.  The returned matrix is feasible at any ``tol``.
     max_iter : int >= 1
         Maximum number of iterations (``ConvergenceWarning`` when reached).
-    out_of_sample : {"spectral", "munoz"}
+    out_of_sample : {"munoz", "spectral"}
         Map of new kernel rows ``k(x, X)`` (shape ``(m, n)``):
 
-        * ``"spectral"`` (default): ``k(x, X) M`` with ``M = K^+ X`` (the
+        * ``"spectral"``: ``k(x, X) M`` with ``M = K^+ X`` (the
           pseudo-inverse from the eigendecomposition of ``K``, eigenvalues with
           ``|lam| <= cutoff`` dropped, see ``rcond``): the minimum-norm linear map
           of kernel rows that sends the training rows to the fitted kernel.  For
@@ -185,11 +198,10 @@ class NearestPSD(TransformerMixin, BaseEstimator):
           by up to ``1 / |lam|``: on kernels with small eigenvalues (classical
           scaling of many-class data) new rows are mapped far from the training
           rows, and test accuracy can fall to chance (measured in
-          experiments/README.md, Chen et al. benchmark).  The registry's
-          ``nearest-psd`` method uses ``"munoz"``.
-        * ``"munoz"``: munoz §3.3's rule for new points, "calculate
-          ``P_S(K(x, .))`` as in the MDS method in (11), and ... ``P_U``", read
-          as the MDS map (eq. 3) in the weighted coordinates,
+          experiments/README.md, Chen et al. benchmark).
+        * ``"munoz"`` (default, as the registry's ``nearest-psd``): munoz §3.3's
+          rule for new points, "calculate ``P_S(K(x, .))`` as in the MDS method
+          in (11), and ... ``P_U``", read as the MDS map (eq. 3) in the weighted coordinates,
           ``k(x, X) W^(1/2) U_+ U_+' W^(-1/2)`` with ``U_+`` the eigenvectors of
           ``W^(1/2) K W^(1/2)`` with positive eigenvalues (a new point's own
           weight cancels for a diagonal ``W``, and ``P_U`` only sets ``k*(x, x)``,
@@ -279,8 +291,8 @@ class NearestPSD(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: dict = {
-        "diagonal": [None, StrOptions({"keep"}), Interval(numbers.Real, 0, None, closed="left"),
-                     "array-like"],
+        "diagonal": [None, StrOptions(set(DIAGONAL_OPTIONS)),
+                     Interval(numbers.Real, 0, None, closed="left"), "array-like"],
         "weights": [None, StrOptions({"support-vectors"}), "array-like"],
         "solver": [SolverName(NEAREST_PSD_SOLVERS, cvxpy=False)],
         "tol": [Interval(numbers.Real, 0, 1, closed="neither")],
@@ -292,8 +304,8 @@ class NearestPSD(TransformerMixin, BaseEstimator):
         "verbose": ["verbose"],
     }
 
-    def __init__(self, *, diagonal="keep", weights=None, solver="auto", tol=1e-6, max_iter=1000,
-                 out_of_sample="spectral", rcond=None, sv_weight=10.0, C=1.0, verbose=False):
+    def __init__(self, *, diagonal="scale", weights=None, solver="auto", tol=1e-6, max_iter=1000,
+                 out_of_sample="munoz", rcond=None, sv_weight=10.0, C=1.0, verbose=False):
         self.diagonal = diagonal
         self.weights = weights
         self.solver = solver

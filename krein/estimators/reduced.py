@@ -59,6 +59,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._cache import shared_computations_active
+from .._fitting import numpy_output
 from .approximate import FrontEndMixin
 from .base import BinaryModel, fit_pairs, pair_indices
 
@@ -93,8 +94,8 @@ class LandmarkExpansionMixin(FrontEndMixin):
         """
         if shared_computations_active():
             return self._fit_front_end(X)[0]
-        approx = clone(self.approximation).set_params(kernel=self.kernel,
-                                                      kernel_params=self.kernel_params)
+        approx = numpy_output(clone(self.approximation).set_params(
+            kernel=self.kernel, kernel_params=self.kernel_params))
         return approx.fit(X)
 
     def _fit(self, X, y):

@@ -12,6 +12,7 @@ import numpy as np
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from .._fitting import fit_wrapper
 from .._validation import LIBSVM_MAX_ITER, NONNEGATIVE, POSITIVE
 from .._vocabulary import declared
 
@@ -940,7 +941,47 @@ class DirectSVC(KernelClassifierBase):
         self.probability = probability
         self.n_jobs = n_jobs
 
+    @fit_wrapper
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier, with optional per-sample weights.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training feature vectors, or the square training kernel matrix.
+        y : array of shape (n,)
+            Class labels (at least two classes).
+        sample_weight : array of shape (n,), optional
+            Non-negative weights: sample ``i``'s box bound is ``C * class_weight[y_i]
+            * sample_weight[i]``, exactly as scikit-learn's ``SVC`` (a weight of 0
+            drops the sample); an integer weight ``k`` fits the model of the sample
+            repeated ``k`` times (its row and column of the kernel repeated).  With
+            ``probability=True`` the weights also weigh Platt's sigmoid.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`KernelClassifierBase.fit`, and for a negative weight or a
+            ``sample_weight`` of the wrong length.
+        """
+        return self._fit_and_diagnose(X, y, sample_weight)
+
     def _fit_binary(self, K, y, idx, C):
-        u, b, sol = libsvm_solve(K, y, C, tol=self.tol, max_iter=self.max_iter)
+        if np.ndim(C) and np.any(C == 0):   # zero sample weights: the samples are dropped
+            keep = np.flatnonzero(C > 0)
+            if np.unique(y[keep]).size < 2:
+                raise ValueError("sample_weight is zero on every sample of a class: each class "
+                                 "needs a sample of positive weight")
+            u_keep, b, sol = libsvm_solve(K[np.ix_(keep, keep)], y[keep], C[keep], tol=self.tol,
+                                          max_iter=self.max_iter)
+            u = np.zeros(y.shape[0])
+            u[keep] = u_keep
+        else:
+            u, b, sol = libsvm_solve(K, y, C, tol=self.tol, max_iter=self.max_iter)
         return BinaryModel(idx, u, b, {"n_iter": sol.iterations, "solution": sol})
 

@@ -68,13 +68,14 @@ import cvxpy as cp
 import numpy as np
 
 from .._validation import SYMMETRY_RTOL, check_square_kernel
+from ..kernels import kernel_scale
 from .base import Formulation
 
 __all__ = ["WeightedNorm", "check_weights", "resolve_diagonal", "nearest_psd_certificate",
            "NearestPSDSDP", "DIAGONAL_OPTIONS"]
 
 #: String values accepted for ``diagonal`` (besides ``None``, a number or an array).
-DIAGONAL_OPTIONS = ("keep",)
+DIAGONAL_OPTIONS = ("keep", "scale")
 
 
 @dataclass(frozen=True)
@@ -270,9 +271,12 @@ def resolve_diagonal(diagonal, K, name="diagonal"):
 
     Parameters
     ----------
-    diagonal : None, "keep", float or array of shape (n,)
+    diagonal : None, "keep", "scale", float or array of shape (n,)
         ``None``: no diagonal constraint.  ``"keep"``: ``c = diag(K)`` (the
-        input's self-similarities are kept).  A number: ``c = diagonal * 1``
+        input's self-similarities are kept).  ``"scale"``: ``c = s 1`` with ``s =
+        kernel_scale(K)`` (:func:`krein.kernels.kernel_scale`, mean ``|K_ii|``): the
+        unit diagonal of munoz's Ionosphere setting for the kernel divided by its
+        scale, positive whatever the signs of ``diag(K)``.  A number: ``c = diagonal * 1``
         (``1.0`` gives the nearest correlation matrix, Higham 2002).  An array:
         the values themselves.
     K : ndarray of shape (n, n)
@@ -295,14 +299,16 @@ def resolve_diagonal(diagonal, K, name="diagonal"):
     if diagonal is None:
         return None
     if isinstance(diagonal, str):
-        if diagonal != "keep":
-            raise ValueError(f"{name} must be None, 'keep', a number >= 0 or an array of shape "
-                             f"({n},); got {diagonal!r}")
+        if diagonal not in DIAGONAL_OPTIONS:
+            raise ValueError(f"{name} must be None, 'keep', 'scale', a number >= 0 or an array "
+                             f"of shape ({n},); got {diagonal!r}")
+        if diagonal == "scale":
+            return np.full(n, kernel_scale(K))
         c = np.diag(K).astype(float).copy()
         if np.any(c < 0):
             raise ValueError(f"{name}='keep' needs a nonnegative diagonal of K (a PSD matrix has "
                              f"one); K has {int(np.sum(c < 0))} negative diagonal entries (least "
-                             f"{c.min():.3g}); use a number (e.g. 1.0) or None")
+                             f"{c.min():.3g}); use 'scale', a number (e.g. 1.0) or None")
         return c
     if isinstance(diagonal, numbers.Real) and not isinstance(diagonal, bool):
         if not np.isfinite(diagonal) or diagonal < 0:

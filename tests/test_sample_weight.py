@@ -1,0 +1,125 @@
+"""``sample_weight`` in ``fit``: per-sample box bounds ``C * class_weight[y_i] * w_i``.
+
+Checked against something independent of the weighted code path:
+* an integer weight ``k`` is the sample repeated ``k`` times: the fit on the kernel
+  with the sample's row AND column repeated (a weight of 0: the sample removed), on an
+  indefinite kernel, three classes;
+* on a PSD kernel with positive weights, scikit-learn's own ``SVC(sample_weight=...)``;
+* metadata routing: ``set_fit_request(sample_weight=True)`` (scikit-learn's
+  ``BaseEstimator`` gives it to a ``fit`` with a ``sample_weight`` parameter) routes
+  the weights of ``cross_validate`` to each fold's fit;
+* ``probability=True``: the weights reach the model's fits (Platt's full model equals
+  the weighted fit);
+* the table of docs/user_guide/sample_weight.rst lists exactly the registered methods
+  whose estimator takes ``sample_weight``.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.model_selection import KFold, cross_validate
+from sklearn.svm import SVC
+from sklearn.utils.validation import has_fit_parameter
+
+from krein import DirectSVC
+from krein.registry import list_methods, make_method
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "sample_weight.rst"
+
+
+def _data(n=40, seed=0, classes=3):
+    rng = np.random.default_rng(seed)
+    X = rng.standard_normal((n, 3))
+    y = (X[:, 0] + 0.5 * rng.standard_normal(n) > 0).astype(int)
+    if classes == 3:
+        y[:8] = 2
+    return X, y, rng
+
+
+@pytest.mark.parametrize("with_zeros", [False, True], ids=["positive", "with-zeros"])
+def test_integer_weights_are_repeated_samples(with_zeros):
+    X, y, rng = _data()
+    K = np.tanh(0.5 * X @ X.T - 0.2)                        # indefinite
+    w = rng.integers(0 if with_zeros else 1, 4, X.shape[0])
+    assert with_zeros == bool(np.any(w == 0))
+    rep = np.repeat(np.arange(X.shape[0]), w)
+    weighted = DirectSVC(kernel="precomputed", tol=1e-10).fit(K, y, sample_weight=w)
+    repeated = DirectSVC(kernel="precomputed", tol=1e-10).fit(K[np.ix_(rep, rep)], y[rep])
+    K_test = K[:15]
+    np.testing.assert_allclose(weighted.decision_function(K_test),
+                               repeated.decision_function(K_test[:, rep]), atol=1e-6)
+    np.testing.assert_array_equal(weighted.predict(K_test), repeated.predict(K_test[:, rep]))
+
+
+def test_positive_weights_are_scikit_learns_svc():
+    X, y, rng = _data(classes=2)
+    K = np.exp(-0.5 * np.sum((X[:, None] - X[None]) ** 2, axis=2))
+    w = rng.uniform(0.2, 3.0, X.shape[0])
+    ours = DirectSVC(kernel="precomputed", C=2.0, tol=1e-10).fit(K, y, sample_weight=w)
+    ref = SVC(kernel="precomputed", C=2.0, tol=1e-10).fit(K, y, sample_weight=w)
+    np.testing.assert_allclose(ours.decision_function(K), ref.decision_function(K), atol=1e-8)
+
+
+def test_unit_weights_change_nothing():
+    X, y, _ = _data()
+    K = np.tanh(0.5 * X @ X.T - 0.2)
+    plain = DirectSVC(kernel="precomputed").fit(K, y)
+    ones = DirectSVC(kernel="precomputed").fit(K, y, sample_weight=np.ones(y.size))
+    np.testing.assert_array_equal(plain.decision_function(K), ones.decision_function(K))
+
+
+def test_bad_weights_are_refused():
+    X, y, _ = _data()
+    est = DirectSVC()
+    with pytest.raises(ValueError, match="(?i)negative"):
+        est.fit(X, y, sample_weight=np.r_[-1.0, np.ones(y.size - 1)])
+    with pytest.raises(ValueError, match="shape|length|samples"):
+        est.fit(X, y, sample_weight=np.ones(y.size - 1))
+    w = np.ones(y.size)
+    w[y == 2] = 0.0
+    with pytest.raises(ValueError, match="class"):
+        est.fit(X, y, sample_weight=w)
+    assert not hasattr(est, "classes_")          # nothing half-fitted
+
+
+def test_metadata_routing_reaches_each_fold():
+    X, y, rng = _data()
+    w = rng.uniform(0.5, 2.0, y.size)
+    cv = KFold(3, shuffle=True, random_state=0)
+    with sklearn.config_context(enable_metadata_routing=True):
+        est = DirectSVC().set_fit_request(sample_weight=True).set_score_request(
+            sample_weight=False)
+        out = cross_validate(est, X, y, cv=cv, params={"sample_weight": w},
+                             return_estimator=True)
+    for fitted, (tr, _) in zip(out["estimator"], cv.split(X)):
+        direct = DirectSVC().fit(X[tr], y[tr], sample_weight=w[tr])
+        np.testing.assert_array_equal(fitted.decision_function(X), direct.decision_function(X))
+
+
+def test_probability_uses_the_weights():
+    X, y, rng = _data(classes=2)
+    w = rng.integers(1, 4, y.size).astype(float)
+    est = DirectSVC(probability=True).fit(X, y, sample_weight=w)
+    full = est.calibrator_.calibrated_classifiers_[0].estimator
+    weighted = DirectSVC().fit(X, y, sample_weight=w)
+    np.testing.assert_array_equal(full.decision_function(X), weighted.decision_function(X))
+    assert est.predict_proba(X).shape == (y.size, 2)
+
+
+def _documented():
+    """Registry names in the "accepts" rows of the page's table."""
+    text = DOC.read_text(encoding="utf-8")
+    rows = re.findall(r"^\s*\* - ``([\w-]+)``\n\s*- (yes|no)", text, flags=re.M)
+    return {name: answer == "yes" for name, answer in rows}
+
+
+def test_the_sample_weight_table_is_the_estimators():
+    documented = _documented()
+    assert set(documented) == set(list_methods())
+    for name, accepts in documented.items():
+        assert has_fit_parameter(make_method(name), "sample_weight") == accepts, name
