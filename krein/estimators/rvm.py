@@ -207,16 +207,18 @@ class RVC(LandmarkExpansionMixin, KernelClassifierBase):
         return BinaryModel(idx, coef, b, info)
 
     def _fit_landmarks(self, C_rows, W, y, C_box=None):
-        # the landmarks' kernel columns are the basis functions (class docstring)
-        return self._sparse_bayes(C_rows, y)
+        # the landmarks' kernel columns are the basis functions (class docstring); the
+        # solver's incremental bookkeeping (same iterations, up to round-off)
+        return self._sparse_bayes(C_rows, y, incremental=True)
 
-    def _sparse_bayes(self, K, y):
+    def _sparse_bayes(self, K, y, incremental=False):
         """One binary model on the kernel columns ``K`` (n, m): weights (m,), bias, info."""
         n, m = K.shape
         Phi = np.column_stack([K, np.ones(n)]) if self.bias else K
         sol = sparse_bayes(Phi, (y > 0).astype(float), bias_column=m if self.bias else None,
                            tol=self.tol, max_iter=self.max_iter, alpha_max=self.alpha_max,
-                           min_delta_log_alpha=self.min_delta_log_alpha, verbose=self.verbose)
+                           min_delta_log_alpha=self.min_delta_log_alpha,
+                           incremental=incremental, verbose=self.verbose)
         w = sol.primal["weights"]
         coef = w[:m].copy()
         b = float(w[m]) if self.bias else 0.0
