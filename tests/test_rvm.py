@@ -234,6 +234,55 @@ def test_gaussian_likelihood_fast_updates_are_exact():
     assert act.sum() < 15
 
 
+def _gaussian_sinc():
+    rng = np.random.default_rng(0)
+    X = rng.uniform(-3, 3, size=(80, 1))
+    t = np.sinc(X[:, 0]) + 0.1 * rng.normal(size=80)
+    return np.column_stack([gaussian_kernel(X, gamma=1.0), np.ones(80)]), t
+
+
+def _landmark_columns(n=1500, m=200, seed=1):
+    """Sigmoid-kernel columns of n checkerboard points on m of them (a reduced-set design)."""
+    X, y, _, _ = _checker(n, 0, seed)
+    L = X[np.random.default_rng(seed).choice(n, m, replace=False)]
+    return np.column_stack([sigmoid_kernel(X, L, **SIG), np.ones(n)]), (y == y.max()).astype(float)
+
+
+@pytest.mark.parametrize("name", ["moons_rbf", "checker_sigmoid", "fixture_sigmoid", "three_class",
+                                  "landmarks", "gaussian"])
+def test_incremental_loop_takes_the_same_steps(name, sigmoid_problem, three_class_problem):
+    """``incremental=True`` (contiguous active block, statistics over the inactive
+    columns, the first Newton step from the statistics, Hessians by dsyrk) is the same
+    algorithm: the same actions on the same columns, the same acceptance decisions and
+    the same final model, up to round-off."""
+    kw = {}
+    if name == "gaussian":
+        Phi, t = _gaussian_sinc()
+        kw = {"likelihood": "gaussian", "noise_precision": 100.0, "min_delta_log_alpha": 0.0}
+    elif name == "landmarks":
+        Phi, t = _landmark_columns()
+    else:
+        K, y = _problem(name, sigmoid_problem, three_class_problem)
+        Phi, t = np.column_stack([K, np.ones(K.shape[0])]), (y == y.max()).astype(float)
+    plain = sparse_bayes(Phi, t, bias_column=Phi.shape[1] - 1, **kw)
+    fast = sparse_bayes(Phi, t, bias_column=Phi.shape[1] - 1, incremental=True, **kw)
+    assert (plain.certificate["incremental"], fast.certificate["incremental"]) == (False, True)
+    assert fast.status == plain.status == "converged"
+    for key in ["action", "basis", "n_basis", "n_rejected"]:
+        assert fast.trace[key].tolist() == plain.trace[key].tolist(), key
+    np.testing.assert_allclose(fast.trace.predicted_gain, plain.trace.predicted_gain,
+                               rtol=1e-7, atol=1e-9)
+    np.testing.assert_allclose(fast.trace.log_marginal_likelihood,
+                               plain.trace.log_marginal_likelihood, rtol=1e-10)
+    np.testing.assert_array_equal(fast.primal["active"], plain.primal["active"])
+    act = plain.primal["active"]
+    for key in ["weights", "alpha"]:
+        np.testing.assert_allclose(fast.primal[key][act], plain.primal[key][act], rtol=1e-6)
+    np.testing.assert_allclose(fast.primal["sigma"], plain.primal["sigma"], rtol=1e-6,
+                               atol=1e-9 * np.abs(plain.primal["sigma"]).max())
+    assert fast.certificate["max_abs_gradient"] <= 1e-6
+
+
 # --------------------------------------------------------------------------- accuracy
 def test_psd_rbf_accuracy_close_to_svc_with_fewer_vectors():
     X, y, Xt, yt = _moons(200)
