@@ -97,6 +97,24 @@ def test_large_n_takes_the_preconditioned_path():
     assert cert["gap"] == pytest.approx(info["gap"], rel=1e-6, abs=1e-12)
 
 
+def test_bordered_single_precision_normal_matrix():
+    """The preconditioner's matrix from the bordered float32 rows [Phi, 1] (one ssyrk on the
+    kept rows) = E + Phi~' diag(theta) Phi~ formed in float64, to single-precision round-off."""
+    from krein.solvers.linear_ipm import _NormalEquations
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((500, 300))
+    theta = rng.uniform(1e-3, 2.0, 500)
+    keep = np.sort(rng.choice(500, 350, replace=False))
+    Phi32 = np.hstack([X, np.ones((500, 1))]).astype(np.float32)
+    ne = _NormalEquations(X, theta, None, None)          # exact: no preconditioner built
+    G32 = ne._bordered_normal(Phi32, keep, theta[keep])
+    G64 = ne._normal(X[keep], theta[keep])
+    assert G32.dtype == np.float64 and G32.shape == (301, 301)
+    assert np.abs(G32 - G64).max() <= 1e-5 * np.abs(G64).max()
+    assert np.allclose(np.diag(G32)[:300] - np.einsum("ij,i,ij->j", X[keep], theta[keep],
+                                                      X[keep]), 1.0, atol=1e-3)
+
+
 # ------------------------------------------------------------- the estimators at full rank
 @pytest.fixture(scope="module")
 def data():

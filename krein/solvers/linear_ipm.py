@@ -123,13 +123,24 @@ class _NormalEquations:
         n_drop = int(np.searchsorted(np.cumsum(mass[order]), _DROPPED_MASS, side="right"))
         keep = np.sort(order[n_drop:])
         try:
-            self.factor = cho_factor(self._normal(Phi32[keep], theta_inv[keep]),
+            self.factor = cho_factor(self._bordered_normal(Phi32, keep, theta_inv[keep]),
                                      lower=False, check_finite=False)
             return
         except np.linalg.LinAlgError:
             pass
         # single precision too coarse for this theta: the kept rows in float64
         self.factor = _regularized_cholesky(self._normal(Phi[keep], theta_inv[keep]))
+
+    def _bordered_normal(self, Phi32, keep, theta):
+        """``E + sum_{i in keep} theta_i phi~_i phi~_i'`` from the single-precision
+        bordered rows ``Phi32 = [Phi, 1]``: one scaled copy of the kept rows and one
+        symmetric rank-k product (BLAS ``ssyrk``) that yields the intercept's row too."""
+        B = Phi32[keep]
+        B *= np.sqrt(theta).astype(np.float32)[:, None]
+        G = (B.T @ B).astype(float)
+        del B
+        G.flat[: self.d * (self.d + 2): self.d + 2] += 1.0
+        return G
 
     def _normal(self, F, theta):
         d = self.d
@@ -291,8 +302,13 @@ def linear_svm_ipm(Phi, y, C, tol=1e-6, max_iter=-1):
     if not (np.any(y > 0) and np.any(y < 0)):
         raise ValueError("linear_svm_ipm needs both classes in y")
     limit = IPM_MAX_ITER if max_iter == -1 else int(max_iter)
-    # single-precision copy for the preconditioner's product (half the time of float64)
-    Phi32 = Phi.astype(np.float32) if d >= _PRECONDITION_MIN_D else None
+    # single-precision copy of the bordered rows [Phi, 1] for the preconditioner's
+    # product (half the time of float64)
+    Phi32 = None
+    if d >= _PRECONDITION_MIN_D:
+        Phi32 = np.empty((n, d + 1), dtype=np.float32)
+        Phi32[:, :d] = Phi
+        Phi32[:, d] = 1.0
     row_norms = np.einsum("ij,ij->i", Phi, Phi) + 1.0      # ||phi~_i||^2, phi~ = [phi, 1]
     n_direct = 0
 
