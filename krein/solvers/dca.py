@@ -517,8 +517,10 @@ class _ActiveGram:
     ``E = diag(1, ..., 1, 0)`` and ``rhs = (theta + C_A' D y_A, 1'D y_A)``.
 
     ``G`` is kept for a reference active set ``R`` (:meth:`set`: the rows that change are
-    added and removed, ``O(|change| m^2)``, or all rows summed again when that is cheaper
-    or after ``n`` row updates), with the Cholesky factor ``L`` of ``G_R + rho E``
+    added and removed by BLAS ``syrk`` in place, ``O(|change| m^2)``, or all rows summed
+    again when that is cheaper or after ``2 n`` row updates, which bounds the rounding
+    that the updates accumulate), with the loss part ``(C_R'D y_R, 1'D y_R)`` of the
+    right-hand side updated alongside and the Cholesky factor ``L`` of ``G_R + rho E``
     (LAPACK ``potrf``).  For an active set ``A`` near ``R`` (the finite Newton steps of
     one subproblem and the subproblems of consecutive DCA steps move a few rows across
     the margin), ``G_A + rho E = (G_R + rho E) + U' S U`` with the rows ``U = [c_i, 1]``
@@ -556,8 +558,8 @@ class _ActiveGram:
         m = self.C.shape[1]
         self.active = np.zeros(self.C.shape[0], dtype=bool)
         # G_R in blocks: GF = C_R'D C_R (m x m, its lower triangle, Fortran order: BLAS
-        # updates it in place),
-        # g = C_R'D 1, g0 = 1'D 1; h = (C_R'D y_R, 1'D y_R), the loss part of the rhs
+        # updates it in place), g = C_R'D 1, g0 = 1'D 1; h = (C_R'D y_R, 1'D y_R), the
+        # loss part of the rhs
         self.GF = np.zeros((m, m), order="F")
         self.g, self.g0 = np.zeros(m), 0.0
         self.h = np.zeros(m + 1)
@@ -565,6 +567,7 @@ class _ActiveGram:
         self.factor = None        # (rho, L, G_R + rho E, C_R' D y_R and 1'D y_R)
         self.Z, self.Zmat, self.ZZ = {}, np.empty((m + 1, 0)), np.empty((0, 0))
         self.system = None        # the last solved system: (M_R, U, S, rhs), U = S = None if k = 0
+        self._solved = None       # (z, rhs - M z) of the last Woodbury solve
 
     def _add(self, idx, sign):
         """Add (``sign = 1``) or remove (``-1``) the rows ``idx`` from ``G_R`` and ``h``."""
@@ -693,6 +696,7 @@ class _ActiveGram:
             sgn = np.r_[np.ones(gained.size), -np.ones(lost.size)]
             rhs = rhs_loss.copy()
             rhs[:m] += theta
+            self._solved = None
             if k == 0:
                 z, _ = _potrs(L, rhs, lower=1)
                 self.system = (Gr, None, None, rhs)
@@ -731,11 +735,13 @@ class _ActiveGram:
                 if np.all(np.isfinite(res)) and float(np.max(np.abs(res))) <= bound:
                     self.low_rank_solves += 1
                     self.system = (Gr, U, s, rhs)
+                    self._solved = (z, res)          # the system's residual at z
                     return z
                 z = z + apply_inverse(res)
             self._refactor(active, y, rho)
         z, _ = _potrs(self.factor[1], self.factor[3] + np.r_[theta, 0.0], lower=1)
         self.system = (self.factor[2], None, None, self.factor[3] + np.r_[theta, 0.0])
+        self._solved = None
         return z
 
     def gradient_residual(self, z, theta, rho, w):
@@ -767,9 +773,12 @@ class _ActiveGram:
         """
         m = self.C.shape[1]
         M, U, s, rhs = self.system
-        Mz = M @ z
-        if U is not None:
-            Mz += U.T @ (s * (U @ z))
+        if self._solved is not None and z is self._solved[0]:
+            Mz = rhs - self._solved[1]                # the solve's own residual check
+        else:
+            Mz = M @ z
+            if U is not None:
+                Mz += U.T @ (s * (U @ z))
         g_beta = Mz[:m] - rhs[:m]
         Cw = rhs[:m] - theta - (Mz[:m] - rho * z[:m])
         den_beta = np.linalg.norm(rho * z[:m]) + np.linalg.norm(theta) + np.linalg.norm(Cw)
@@ -794,7 +803,11 @@ def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
     of large scale linear SVMs", JMLR 6, §2-3) with the regularizer ``rho I``.  The
     Gram matrix of the active rows and its Cholesky factor are kept across iterations
     and subproblems (``gram``): a system whose active set differs from the factored one
-    in a few rows is solved by the Woodbury formula (:meth:`_ActiveGram.solve`).
+    in a few rows is solved by the Woodbury formula (:meth:`_ActiveGram.solve`).  The
+    relative gradient residual (the test after a line search, and ``residual``) is the
+    residual of the Newton system of the point's own active set
+    (:meth:`_ActiveGram.gradient_residual`): no product ``C'w``, one product ``C beta``
+    per Newton step.
 
     Parameters
     ----------
@@ -935,8 +948,11 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
     - theta'beta`` with ``theta = (rho I - W) beta_t``, exactly by the primal finite
     Newton method (:func:`landmark_dc_subproblem`: an ``(m+1)``-system per step,
     solved from a kept Cholesky factor by the Woodbury formula while the active set
-    moves by few rows, ``O(n m)`` per
-    step besides), then xu's Armijo step (the norm ``scale ||d_beta||^2 + d_b^2 /
+    moves by few rows, one product ``C beta`` per Newton step besides), started at the
+    minimizer predicted from the last two (:func:`_predicted_start`: the first Newton
+    point is then mostly the exact minimizer, one product with ``C`` per DCA step; the
+    start changes the Newton iterations, not the subproblem's minimizer), then xu's
+    Armijo step (the norm ``scale ||d_beta||^2 + d_b^2 /
     scale``), the step test ``scale^2 ||beta_{t+1} - beta_t||^2 <= tol`` and the
     guard against ``F < 0``, all as :func:`dca`.  Start ``beta_0`` uniform in
     ``[-1, 1]^m / scale``, ``b_0 = 1``.  No ``n x n`` array is formed (memory
@@ -980,8 +996,10 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
         (:func:`landmark_dc_stationarity`), ``dc_constant``, ``scale``,
         ``subproblem_residual``, ``stop``, ``factorizations`` (Cholesky factorizations of
         a Newton matrix), ``low_rank_solves`` (Newton systems solved from a kept factor by
-        the Woodbury formula, :class:`_ActiveGram`) and ``extrapolations`` (accepted
-        extrapolated points, ``accelerate=True``); ``trace`` one row per iteration.
+        the Woodbury formula, :class:`_ActiveGram`), ``extrapolations`` (accepted
+        extrapolated points, ``accelerate=True``) and ``predicted_starts`` (subproblems
+        started at the predicted minimizer, :func:`_predicted_start`); ``trace`` one row
+        per iteration.
 
     Raises
     ------
@@ -1030,6 +1048,7 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
     it = 0
     t_mom, n_extrapolated = 1.0, 0
     history = []                # the last two (linearization point, subproblem minimizer)
+    n_predicted = 0
     beta_prev, b_prev, Cbeta_prev = beta, b, Cbeta
     for it in range(1, max_iter + 1):
         # the linearization point v: the iterate, or (accelerate) its extrapolation when
@@ -1049,6 +1068,7 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
                     n_extrapolated += 1
         theta = rho * v_beta - W @ v_beta
         s_beta, s_b, s_Cbeta = _predicted_start(history, v_beta, v_b, v_Cbeta)
+        n_predicted += s_beta is not v_beta
         beta_h, b_h, info = landmark_dc_subproblem(C, y, Cv, rho, theta, s_beta, s_b, gram,
                                                    Cbeta=s_Cbeta)
         Cbeta_h, sub_it, sub_res = info["Cbeta"], info["n_iter"], info["residual"]
@@ -1097,6 +1117,7 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
                                  "subproblem_residual": worst, "stop": stop,
                                  "factorizations": gram.factorizations,
                                  "low_rank_solves": gram.low_rank_solves,
-                                 "extrapolations": n_extrapolated},
+                                 "extrapolations": n_extrapolated,
+                                 "predicted_starts": n_predicted},
                     trace=pd.DataFrame(rows), intercept=b, coef=beta,
                     certificate_kind="grad_norm")
