@@ -565,7 +565,7 @@ class _ActiveGram:
         self.h = np.zeros(m + 1)
         self.updated = 0
         self.factor = None        # (rho, L, G_R + rho E, C_R' D y_R and 1'D y_R)
-        self.Z, self.Zmat, self.ZZ = {}, np.empty((m + 1, 0)), np.empty((0, 0))
+        self.Z, self.Zrows, self.ZZ = {}, None, None
         self.system = None        # the last solved system: (M_R, U, S, rhs), U = S = None if k = 0
         self._solved = None       # (z, rhs - M z) of the last Woodbury solve
 
@@ -624,34 +624,47 @@ class _ActiveGram:
         if info != 0:
             raise np.linalg.LinAlgError(f"finite Newton system not positive definite ({info})")
         self.factor = (rho, L, G, self.h.copy())
-        self.Z, self.Zmat, self.ZZ = {}, np.empty((m + 1, 0)), np.empty((0, 0))
+        self.Z, self.Zrows, self.ZZ = {}, None, None
         self.factorizations += 1
 
     def _columns(self, L, rows, U):
         """``Z = L^-1 U'`` for the Woodbury rows ``rows`` (rows of ``U``) and ``Z'Z``.
 
         The columns and their inner products are kept per reference factor
-        (``self.Z``: row -> position in ``self.Zmat``, ``self.ZZ`` the Gram matrix of the
-        kept columns): only the rows not kept yet cost a triangular solve, ``O(m^2)``
-        each, and a column of inner products, ``O(m k)``.  At most ``4 max_rank`` columns
-        are kept (the rows not in ``rows`` are dropped when more would be).
+        (``self.Z``: row -> position; ``self.Zrows`` holds ``Z'`` row by row and
+        ``self.ZZ`` the inner products, both in buffers of ``4 max_rank`` slots): only the
+        rows not kept yet cost a triangular solve, ``O(m^2)`` each, and a column of inner
+        products, ``O(m k)``.  When the slots run out, the rows not in ``rows`` are
+        dropped.
         """
+        m1 = self.C.shape[1] + 1
+        cap = 4 * self.max_rank
         pos = self.Z
         new = [i for i, r in enumerate(rows) if r not in pos]
-        if new and len(pos) + len(new) > 4 * self.max_rank:     # memory bound
-            keep = [pos[r] for r in rows if r in pos]
-            self.Zmat = self.Zmat[:, keep]
-            self.ZZ = self.ZZ[np.ix_(keep, keep)]
+        if self.Zrows is None:
+            self.Zrows, self.ZZ = np.empty((cap, m1)), np.empty((cap, cap))
+        if new and len(pos) + len(new) > cap:                   # memory bound
+            keep = np.array([pos[r] for r in rows if r in pos], dtype=np.intp)
+            self.Zrows[:keep.size] = self.Zrows[keep]
+            self.ZZ[:keep.size, :keep.size] = self.ZZ[np.ix_(keep, keep)]
             self.Z = pos = {r: j for j, r in enumerate(r for r in rows if r in pos)}
         if new:
+            if len(pos) + len(new) > cap:        # more new rows than slots: grow
+                cap = len(pos) + len(new)
+                Zr, ZZ = np.empty((cap, m1)), np.empty((cap, cap))
+                Zr[:len(pos)], ZZ[:len(pos), :len(pos)] = self.Zrows[:len(pos)], \
+                    self.ZZ[:len(pos), :len(pos)]
+                self.Zrows, self.ZZ = Zr, ZZ
+            k0, k1 = len(pos), len(pos) + len(new)
             Zn = scipy.linalg.solve_triangular(L, U[new].T, lower=True, check_finite=False)
-            cross = self.Zmat.T @ Zn
-            self.ZZ = np.block([[self.ZZ, cross], [cross.T, Zn.T @ Zn]])
-            self.Zmat = np.concatenate([self.Zmat, Zn], axis=1)
+            self.Zrows[k0:k1] = Zn.T
+            cross = self.Zrows[:k1] @ Zn
+            self.ZZ[:k1, k0:k1] = cross
+            self.ZZ[k0:k1, :k1] = cross.T
             for j, i in enumerate(new):
-                pos[rows[i]] = len(pos)
+                pos[rows[i]] = k0 + j
         ix = np.fromiter((pos[r] for r in rows), dtype=np.intp, count=len(rows))
-        return self.Zmat[:, ix], self.ZZ[np.ix_(ix, ix)]
+        return self.Zrows[ix].T, self.ZZ[np.ix_(ix, ix)]
 
     def solve(self, active, theta, rho, y):
         """The Newton point ``z = (beta, b)`` of (S_L) on the active rows ``active``.
