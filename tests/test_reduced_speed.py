@@ -157,3 +157,76 @@ def test_dcsvc_accelerate_reaches_the_landmark_path_only():
                         {"gamma": 1.0})
     with pytest.raises(ValueError, match="accelerate"):
         DCSVC(kernel="precomputed", accelerate=True).fit(K, np.r_[np.zeros(10), np.ones(10)])
+
+
+def test_gram_gradient_residual_is_the_direct_one():
+    """The subproblem's relative gradient residual from the kept Newton system (Woodbury
+    rows, the reference's own set, no active row) equals the one computed with products
+    with ``C``, at points whose active set is the solved system's."""
+    from krein.solvers.dca import _gram_residual, _landmark_subproblem_gradient
+
+    C, W, y = _problem()
+    n, m = C.shape
+    rng = np.random.default_rng(3)
+    Cv = rng.uniform(0.5, 2.0, n)
+    rho = float(np.linalg.eigvalsh(W)[-1]) + 1e-4
+    gram = _ActiveGram(C, Cv, max_rank=40)
+    beta = rng.normal(size=m)
+    kinds = set()
+    for step in range(12):
+        beta = beta + 0.05 * rng.normal(size=m)
+        b = 0.5
+        theta = rng.normal(size=m)
+        Cbeta = C @ beta
+        if step == 11:                 # a point with every margin above 1: no active row
+            Cbeta = 2.0 * y - b
+        r = 1.0 - y * (Cbeta + b)
+        active = r > 0
+        if active.any():
+            before = gram.low_rank_solves
+            gram.solve(active, theta, rho, y)
+            kinds.add("woodbury" if gram.system[1] is not None else
+                      ("kept" if gram.low_rank_solves > before else "fresh"))
+        else:
+            kinds.add("empty")
+        w = Cv * y * np.maximum(r, 0.0)
+        mine = _gram_residual(gram, active, np.r_[beta, b], theta, rho, w)
+        ref = _landmark_subproblem_gradient(C, y, Cv, rho, theta, beta, b, Cbeta)
+        assert ref > 1e-3                                   # far from a minimizer
+        assert mine == pytest.approx(ref, rel=1e-10)
+    assert {"woodbury", "fresh", "empty"} <= kinds
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_predicted_start_gives_the_same_dca(monkeypatch, seed):
+    """Each DCA subproblem started at the predicted minimizer against the same DCA with
+    every subproblem started at the linearization point (the finite Newton method's
+    usual start): the same iterations, stop, objectives and point to the subproblems'
+    tolerance, with fewer Newton iterations, most subproblems solved by their first
+    Newton point; the trace's last objective is F at the returned point."""
+    import krein.solvers.dca as dca_module
+    from krein.solvers.dca import landmark_dc_objective
+
+    C, W, y = _problem(seed=seed)
+    kw = dict(max_iter=300, random_state=0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        fast = dca_landmarks(C, W, y, 1.0, **kw)
+        with monkeypatch.context() as mp:
+            mp.setattr(dca_module, "_predicted_start", lambda history, *v: v)
+            plain = dca_landmarks(C, W, y, 1.0, **kw)
+    assert fast.iterations == plain.iterations
+    assert fast.certificate["stop"] == plain.certificate["stop"]
+    np.testing.assert_allclose(fast.trace["objective"], plain.trace["objective"], rtol=1e-8)
+    np.testing.assert_allclose(fast.primal["beta"], plain.primal["beta"], rtol=0,
+                               atol=1e-7 * np.abs(plain.primal["beta"]).max())
+    assert fast.certificate["grad_norm"] == pytest.approx(plain.certificate["grad_norm"],
+                                                          rel=1e-6)
+    assert fast.trace["objective"].iloc[-1] == pytest.approx(
+        landmark_dc_objective(C, W, y, 1.0, fast.primal["beta"], fast.primal["b"]), rel=1e-12)
+    sub_fast = fast.trace["subproblem_iter"].iloc[1:]
+    sub_plain = plain.trace["subproblem_iter"].iloc[1:]
+    assert sub_fast.sum() < sub_plain.sum()
+    assert np.mean(sub_fast == 1) > 0.5
+    assert fast.certificate["predicted_starts"] >= fast.iterations - 3
+    assert plain.certificate["predicted_starts"] == 0

@@ -77,6 +77,7 @@ from .core import Solution, SolverError, solve
 from .table import resolve_solver
 
 _potrf, _potrs = scipy.linalg.lapack.dpotrf, scipy.linalg.lapack.dpotrs
+_syrk = scipy.linalg.blas.dsyrk
 
 __all__ = ["dca", "dc_subproblem", "dc_constant", "ARMIJO", "DC_SALT", "dca_landmarks",
            "landmark_dc_subproblem", "landmark_dc_objective", "landmark_dc_stationarity"]
@@ -516,8 +517,10 @@ class _ActiveGram:
     ``E = diag(1, ..., 1, 0)`` and ``rhs = (theta + C_A' D y_A, 1'D y_A)``.
 
     ``G`` is kept for a reference active set ``R`` (:meth:`set`: the rows that change are
-    added and removed, ``O(|change| m^2)``, or all rows summed again when that is cheaper
-    or after ``n`` row updates), with the Cholesky factor ``L`` of ``G_R + rho E``
+    added and removed by BLAS ``syrk`` in place, ``O(|change| m^2)``, or all rows summed
+    again when that is cheaper or after ``2 n`` row updates, which bounds the rounding
+    that the updates accumulate), with the loss part ``(C_R'D y_R, 1'D y_R)`` of the
+    right-hand side updated alongside and the Cholesky factor ``L`` of ``G_R + rho E``
     (LAPACK ``potrf``).  For an active set ``A`` near ``R`` (the finite Newton steps of
     one subproblem and the subproblems of consecutive DCA steps move a few rows across
     the margin), ``G_A + rho E = (G_R + rho E) + U' S U`` with the rows ``U = [c_i, 1]``
@@ -543,35 +546,61 @@ class _ActiveGram:
 
     def __init__(self, C, Cv, max_rank=None):
         self.C, self.Cv = C, Cv
-        m = C.shape[1]
-        self.active = np.zeros(C.shape[0], dtype=bool)
-        self.G = np.zeros((m + 1, m + 1))
-        self.updated = 0
         #: Largest ``|A xor R|`` solved from the reference factor.
-        self.max_rank = max(8, m // 4) if max_rank is None else int(max_rank)
-        self.factor = None        # (rho, L, G_R + rho E, C_R' D y_R and 1'D y_R)
-        self.Z = {}               # row -> column of L^-1 U' (reference rows' updates)
+        self.max_rank = max(8, C.shape[1] // 4) if max_rank is None else int(max_rank)
         self.factorizations = 0   # Cholesky factorizations (references)
         self.low_rank_solves = 0  # systems solved from the reference factor
+        self.y = None
+        self._reset()
+
+    def _reset(self):
+        """An empty reference set and no factor."""
+        m = self.C.shape[1]
+        self.active = np.zeros(self.C.shape[0], dtype=bool)
+        # G_R in blocks: GF = C_R'D C_R (m x m, its lower triangle, Fortran order: BLAS
+        # updates it in place), g = C_R'D 1, g0 = 1'D 1; h = (C_R'D y_R, 1'D y_R), the
+        # loss part of the rhs
+        self.GF = np.zeros((m, m), order="F")
+        self.g, self.g0 = np.zeros(m), 0.0
+        self.h = np.zeros(m + 1)
+        self.updated = 0
+        self.factor = None        # (rho, L, G_R + rho E, C_R' D y_R and 1'D y_R)
+        self.Z, self.Zrows, self.ZZ = {}, None, None
+        self.system = None        # the last solved system: (M_R, U, S, rhs), U = S = None if k = 0
+        self._solved = None       # (z, rhs - M z) of the last Woodbury solve
 
     def _add(self, idx, sign):
+        """Add (``sign = 1``) or remove (``-1``) the rows ``idx`` from ``G_R`` and ``h``."""
         for a in range(0, idx.size, self.block):
             rows = idx[a:a + self.block]
-            Ca = np.empty((rows.size, self.C.shape[1] + 1))
-            Ca[:, :-1] = self.C[rows]
-            Ca[:, -1] = 1.0
-            self.G += sign * (Ca.T @ (self.Cv[rows, None] * Ca))
+            Ca = np.take(self.C, rows, axis=0)
+            d = self.Cv[rows]
+            # GF += sign Ca'D Ca on its lower triangle, in place (BLAS syrk on Ca', which is
+            # Fortran-ordered; D = d_0 I by the scalar, else by the rows' sqrt(d))
+            if np.all(d == d[0]):
+                _syrk(sign * float(d[0]), Ca.T, beta=1.0, c=self.GF, lower=1, overwrite_c=1)
+            else:
+                _syrk(sign, (np.sqrt(d)[:, None] * Ca).T, beta=1.0, c=self.GF, lower=1,
+                      overwrite_c=1)
+            dv = np.column_stack([d, d * self.y[rows]])
+            gy = Ca.T @ dv
+            self.g += sign * gy[:, 0]
+            self.g0 += sign * float(d.sum())
+            self.h[:-1] += sign * gy[:, 1]
+            self.h[-1] += sign * float(dv[:, 1].sum())
 
     def set(self, active):
-        """Make ``active`` the reference set; returns ``G_R`` (not to be modified)."""
+        """Make ``active`` the reference set (``G_R``, ``h`` updated by the rows that change,
+        or summed again when that is cheaper or after ``2 n`` row updates)."""
         gained = np.flatnonzero(active & ~self.active)
         lost = np.flatnonzero(self.active & ~active)
         change = gained.size + lost.size
         if change == 0:
-            return self.G
+            return
         n_active = int(np.count_nonzero(active))
-        if change >= n_active or self.updated + change > self.C.shape[0]:
-            self.G[:] = 0.0
+        if change >= n_active or self.updated + change > 2 * self.C.shape[0]:
+            self.GF[:] = 0.0
+            self.g[:], self.g0, self.h[:] = 0.0, 0.0, 0.0
             self._add(np.flatnonzero(active), 1.0)
             self.updated = 0
         else:
@@ -581,22 +610,61 @@ class _ActiveGram:
                 self._add(lost, -1.0)
             self.updated += change
         self.active = active.copy()
-        return self.G
 
     def _refactor(self, active, y, rho):
         m = self.C.shape[1]
-        G = self.set(active).copy()
+        self.set(active)
+        G = np.empty((m + 1, m + 1))
+        G[:m, :m] = np.tril(self.GF)
+        G[:m, :m] += np.tril(self.GF, -1).T
+        G[:m, m] = G[m, :m] = self.g
+        G[m, m] = self.g0
         G.flat[:m * (m + 2):m + 2] += rho        # rho on the beta block's diagonal
         L, info = _potrf(G, lower=1, clean=1)
         if info != 0:
             raise np.linalg.LinAlgError(f"finite Newton system not positive definite ({info})")
-        dy = np.where(active, self.Cv * y, 0.0)   # D y on the active rows, 0 elsewhere
-        rhs_loss = np.empty(m + 1)
-        rhs_loss[:m] = self.C.T @ dy
-        rhs_loss[m] = dy.sum()
-        self.factor = (rho, L, G, rhs_loss)
-        self.Z = {}
+        self.factor = (rho, L, G, self.h.copy())
+        self.Z, self.Zrows, self.ZZ = {}, None, None
         self.factorizations += 1
+
+    def _columns(self, L, rows, U):
+        """``Z = L^-1 U'`` for the Woodbury rows ``rows`` (rows of ``U``) and ``Z'Z``.
+
+        The columns and their inner products are kept per reference factor
+        (``self.Z``: row -> position; ``self.Zrows`` holds ``Z'`` row by row and
+        ``self.ZZ`` the inner products, both in buffers of ``4 max_rank`` slots): only the
+        rows not kept yet cost a triangular solve, ``O(m^2)`` each, and a column of inner
+        products, ``O(m k)``.  When the slots run out, the rows not in ``rows`` are
+        dropped.
+        """
+        m1 = self.C.shape[1] + 1
+        cap = 4 * self.max_rank
+        pos = self.Z
+        new = [i for i, r in enumerate(rows) if r not in pos]
+        if self.Zrows is None:
+            self.Zrows, self.ZZ = np.empty((cap, m1)), np.empty((cap, cap))
+        if new and len(pos) + len(new) > cap:                   # memory bound
+            keep = np.array([pos[r] for r in rows if r in pos], dtype=np.intp)
+            self.Zrows[:keep.size] = self.Zrows[keep]
+            self.ZZ[:keep.size, :keep.size] = self.ZZ[np.ix_(keep, keep)]
+            self.Z = pos = {r: j for j, r in enumerate(r for r in rows if r in pos)}
+        if new:
+            if len(pos) + len(new) > cap:        # more new rows than slots: grow
+                cap = len(pos) + len(new)
+                Zr, ZZ = np.empty((cap, m1)), np.empty((cap, cap))
+                Zr[:len(pos)], ZZ[:len(pos), :len(pos)] = self.Zrows[:len(pos)], \
+                    self.ZZ[:len(pos), :len(pos)]
+                self.Zrows, self.ZZ = Zr, ZZ
+            k0, k1 = len(pos), len(pos) + len(new)
+            Zn = scipy.linalg.solve_triangular(L, U[new].T, lower=True, check_finite=False)
+            self.Zrows[k0:k1] = Zn.T
+            cross = self.Zrows[:k1] @ Zn
+            self.ZZ[:k1, k0:k1] = cross
+            self.ZZ[k0:k1, :k1] = cross.T
+            for j, i in enumerate(new):
+                pos[rows[i]] = k0 + j
+        ix = np.fromiter((pos[r] for r in rows), dtype=np.intp, count=len(rows))
+        return self.Zrows[ix].T, self.ZZ[np.ix_(ix, ix)]
 
     def solve(self, active, theta, rho, y):
         """The Newton point ``z = (beta, b)`` of (S_L) on the active rows ``active``.
@@ -623,6 +691,10 @@ class _ActiveGram:
             If a Newton matrix is not numerically positive definite.
         """
         m = self.C.shape[1]
+        if self.y is None or (y is not self.y and not np.array_equal(y, self.y)):
+            self._reset()                  # h depends on the labels: start afresh
+            self.y = np.asarray(y, dtype=float)
+        fresh = self.factorizations
         if self.factor is None or self.factor[0] != rho:
             self._refactor(active, y, rho)
         for attempt in range(2):
@@ -637,23 +709,19 @@ class _ActiveGram:
             sgn = np.r_[np.ones(gained.size), -np.ones(lost.size)]
             rhs = rhs_loss.copy()
             rhs[:m] += theta
+            self._solved = None
             if k == 0:
                 z, _ = _potrs(L, rhs, lower=1)
+                self.system = (Gr, None, None, rhs)
+                if self.factorizations == fresh:     # the kept factor's own set
+                    self.low_rank_solves += 1
                 return z
             U = np.empty((k, m + 1))
             U[:, :m] = self.C[rows]
             U[:, m] = 1.0
             s = sgn * self.Cv[rows]
             rhs += U.T @ (s * y[rows])
-            if len(self.Z) > 4 * self.max_rank:    # rows that left A xor R: memory bound
-                self.Z = {r: self.Z[r] for r in rows if r in self.Z}
-            new = [i for i, r in enumerate(rows) if r not in self.Z]
-            if new:
-                Zn = scipy.linalg.solve_triangular(L, U[new].T, lower=True, check_finite=False)
-                for j, i in enumerate(new):
-                    self.Z[rows[i]] = Zn[:, j]
-            Z = np.column_stack([self.Z[r] for r in rows])
-            cap = Z.T @ Z
+            Z, cap = self._columns(L, rows, U)
             cap.flat[::k + 1] += 1.0 / s
             try:
                 cap_lu = scipy.linalg.lu_factor(cap, check_finite=False)
@@ -679,11 +747,58 @@ class _ActiveGram:
                                            + float(np.max(np.abs(rhs))))
                 if np.all(np.isfinite(res)) and float(np.max(np.abs(res))) <= bound:
                     self.low_rank_solves += 1
+                    self.system = (Gr, U, s, rhs)
+                    self._solved = (z, res)          # the system's residual at z
                     return z
                 z = z + apply_inverse(res)
             self._refactor(active, y, rho)
         z, _ = _potrs(self.factor[1], self.factor[3] + np.r_[theta, 0.0], lower=1)
+        self.system = (self.factor[2], None, None, self.factor[3] + np.r_[theta, 0.0])
+        self._solved = None
         return z
+
+    def gradient_residual(self, z, theta, rho, w):
+        """Relative gradient residual of (S_L) at ``z = (beta, b)`` from the last solved system.
+
+        With ``A`` the active set of the last :meth:`solve` and ``A`` also the active set
+        of ``z``, the gradient of (S_L) at ``z`` is the residual ``(G_A + rho E) z - rhs``
+        of that Newton system (``g_beta = rho beta - theta - C_A'D (y_A - C_A beta - b)``,
+        ``g_b = -1'w``), and ``C'w = (rhs - (G_A + rho E) z)_beta + theta``: the value of
+        :func:`_landmark_subproblem_gradient` computed in ``O(m^2 + k m)`` from the kept
+        Gram matrix (the ``k`` Woodbury rows) instead of a product with ``C``.
+
+        Parameters
+        ----------
+        z : ndarray of shape (m + 1,)
+            The point, whose active set is the last solved system's.
+        theta : ndarray of shape (m,)
+            The DCA linearization of that system.
+        rho : float
+            The DC constant.
+        w : ndarray of shape (n,)
+            ``C_i y_i max(0, r_i)`` at ``z`` (its ``b`` part is computed from it directly).
+
+        Returns
+        -------
+        float
+            ``max(||g_beta|| / (||rho beta|| + ||theta|| + ||C'w||), |1'w| / ||w||_1)``
+            (0 where a denominator is 0).
+        """
+        m = self.C.shape[1]
+        M, U, s, rhs = self.system
+        if self._solved is not None and z is self._solved[0]:
+            Mz = rhs - self._solved[1]                # the solve's own residual check
+        else:
+            Mz = M @ z
+            if U is not None:
+                Mz += U.T @ (s * (U @ z))
+        g_beta = Mz[:m] - rhs[:m]
+        Cw = rhs[:m] - theta - (Mz[:m] - rho * z[:m])
+        den_beta = np.linalg.norm(rho * z[:m]) + np.linalg.norm(theta) + np.linalg.norm(Cw)
+        den_b = float(np.sum(np.abs(w)))
+        res_beta = np.linalg.norm(g_beta) / den_beta if den_beta > 0 else 0.0
+        res_b = abs(float(np.sum(w))) / den_b if den_b > 0 else 0.0
+        return float(max(res_beta, res_b))
 
 
 def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
@@ -701,7 +816,11 @@ def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
     of large scale linear SVMs", JMLR 6, §2-3) with the regularizer ``rho I``.  The
     Gram matrix of the active rows and its Cholesky factor are kept across iterations
     and subproblems (``gram``): a system whose active set differs from the factored one
-    in a few rows is solved by the Woodbury formula (:meth:`_ActiveGram.solve`).
+    in a few rows is solved by the Woodbury formula (:meth:`_ActiveGram.solve`).  The
+    relative gradient residual (the test after a line search, and ``residual``) is the
+    residual of the Newton system of the point's own active set
+    (:meth:`_ActiveGram.gradient_residual`): no product ``C'w``, one product ``C beta``
+    per Newton step.
 
     Parameters
     ----------
@@ -746,6 +865,7 @@ def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
     beta = np.array(beta, dtype=float)
     b = float(b)
     it = 0
+    res = None
     for it in range(1, max_iter + 1):
         r = 1.0 - y * (Cbeta + b)
         active = r > 0
@@ -753,21 +873,73 @@ def landmark_dc_subproblem(C, y, Cv, rho, theta, beta, b, gram, *, Cbeta=None,
             z = np.r_[theta / rho, b]
         else:
             z = gram.solve(active, theta, rho, y)
+        if it > 1:
+            # after a line search: the gradient at the current point, from the Newton
+            # system of its own active set
+            res = _gram_residual(gram, active, np.r_[beta, b], theta, rho,
+                                 Cv * y * np.maximum(r, 0.0))
+            if res <= tol:
+                it -= 1                   # the line search of the previous iteration ended it
+                break
         beta_n, b_n = z[:m], float(z[m])
         Cbeta_n = C @ beta_n
         r_n = 1.0 - y * (Cbeta_n + b_n)
         if np.array_equal(r_n > 0, active):
             beta, b, Cbeta = beta_n, b_n, Cbeta_n          # the exact minimizer of (S_L)
+            res = _gram_residual(gram, active, z, theta, rho, Cv * y * np.maximum(r_n, 0.0))
             break
         d_beta, d_b = beta_n - beta, b_n - b
         ye = y * (Cbeta_n - Cbeta + d_b)
         a0 = rho * beta @ d_beta - theta @ d_beta
         t = _exact_line_search(r, ye, Cv, a0, rho * d_beta @ d_beta)
         beta, b, Cbeta = beta + t * d_beta, b + t * d_b, Cbeta + t * (Cbeta_n - Cbeta)
-        if _landmark_subproblem_gradient(C, y, Cv, rho, theta, beta, b, Cbeta) <= tol:
-            break
-    res = _landmark_subproblem_gradient(C, y, Cv, rho, theta, beta, b, Cbeta)
+        res = None
+    if res is None:          # Newton iterations exhausted after a line search
+        res = _landmark_subproblem_gradient(C, y, Cv, rho, theta, beta, b, Cbeta)
     return beta, b, {"Cbeta": Cbeta, "n_iter": it, "residual": res}
+
+
+def _gram_residual(gram, active, z, theta, rho, w):
+    """:func:`_landmark_subproblem_gradient` at ``z`` whose active set is ``active``, the
+    set of the last system ``gram`` solved (:meth:`_ActiveGram.gradient_residual`; with no
+    active row ``C'w = 0``)."""
+    if active.any():
+        return gram.gradient_residual(z, theta, rho, w)
+    m = theta.size
+    g = rho * z[:m] - theta
+    den = np.linalg.norm(rho * z[:m]) + np.linalg.norm(theta)
+    return float(np.linalg.norm(g) / den) if den > 0 else 0.0
+
+
+#: Largest step ratio by which :func:`_predicted_start` extrapolates the minimizers.
+PREDICTION_RATIO = 8.0
+
+
+def _predicted_start(history, v_beta, v_b, v_Cbeta):
+    """The starting point of the finite Newton method for the next DCA subproblem.
+
+    The minimizer ``z*(v)`` of (S_L) is piecewise affine in the linearization point ``v``
+    (affine while its active set stays: the Newton system's right-hand side is linear in
+    ``theta = (rho I - W) v``), so with the last two points ``v_0, v_1`` and minimizers
+    ``z_0, z_1`` the extrapolation ``z_1 + a (z_1 - z_0)``, ``a = <v - v_1, v_1 - v_0> /
+    ||v_1 - v_0||^2`` (the new step measured along the previous one), predicts the next
+    minimizer and, above all, its active set: its Newton point is then the exact minimizer
+    at the first iteration.  ``C beta`` of the prediction is the same combination of the
+    minimizers' ``C beta`` (no product with ``C``).  Any point is a valid start of the
+    finite Newton method (Keerthi & DeCoste 2005: finite convergence from any start), and
+    the strongly convex subproblem has one minimizer, so the start changes the Newton
+    iterations, not the DCA point.  Returns ``v`` itself before two minimizers are known or
+    when ``a`` is not in ``(0, PREDICTION_RATIO]``.
+    """
+    if len(history) < 2:
+        return v_beta, v_b, v_Cbeta
+    (v0, beta0, b0, Cbeta0), (v1, beta1, b1, Cbeta1) = history
+    dv = v1 - v0
+    den = float(dv @ dv)
+    a = float((v_beta - v1) @ dv) / den if den > 0 else 0.0
+    if not 0.0 < a <= PREDICTION_RATIO:
+        return v_beta, v_b, v_Cbeta
+    return (beta1 + a * (beta1 - beta0), b1 + a * (b1 - b0), Cbeta1 + a * (Cbeta1 - Cbeta0))
 
 
 def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
@@ -789,8 +961,11 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
     - theta'beta`` with ``theta = (rho I - W) beta_t``, exactly by the primal finite
     Newton method (:func:`landmark_dc_subproblem`: an ``(m+1)``-system per step,
     solved from a kept Cholesky factor by the Woodbury formula while the active set
-    moves by few rows, ``O(n m)`` per
-    step besides), then xu's Armijo step (the norm ``scale ||d_beta||^2 + d_b^2 /
+    moves by few rows, one product ``C beta`` per Newton step besides), started at the
+    minimizer predicted from the last two (:func:`_predicted_start`: the first Newton
+    point is then mostly the exact minimizer, one product with ``C`` per DCA step; the
+    start changes the Newton iterations, not the subproblem's minimizer), then xu's
+    Armijo step (the norm ``scale ||d_beta||^2 + d_b^2 /
     scale``), the step test ``scale^2 ||beta_{t+1} - beta_t||^2 <= tol`` and the
     guard against ``F < 0``, all as :func:`dca`.  Start ``beta_0`` uniform in
     ``[-1, 1]^m / scale``, ``b_0 = 1``.  No ``n x n`` array is formed (memory
@@ -834,8 +1009,10 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
         (:func:`landmark_dc_stationarity`), ``dc_constant``, ``scale``,
         ``subproblem_residual``, ``stop``, ``factorizations`` (Cholesky factorizations of
         a Newton matrix), ``low_rank_solves`` (Newton systems solved from a kept factor by
-        the Woodbury formula, :class:`_ActiveGram`) and ``extrapolations`` (accepted
-        extrapolated points, ``accelerate=True``); ``trace`` one row per iteration.
+        the Woodbury formula, :class:`_ActiveGram`), ``extrapolations`` (accepted
+        extrapolated points, ``accelerate=True``) and ``predicted_starts`` (subproblems
+        started at the predicted minimizer, :func:`_predicted_start`); ``trace`` one row
+        per iteration.
 
     Raises
     ------
@@ -875,12 +1052,16 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
              "subproblem_residual": np.nan, "time": time.perf_counter() - t0}]
     stop, worst = "max_iter", 0.0
 
-    def objective(beta, Cbeta, b):
+    def objective(beta, Cbeta, b, parts=False):
         r = 1.0 - y * (Cbeta + b)
-        return float(0.5 * beta @ (W @ beta) + 0.5 * np.sum(Cv * np.maximum(r, 0.0) ** 2))
+        quad = float(beta @ (W @ beta))
+        F = float(0.5 * quad + 0.5 * np.sum(Cv * np.maximum(r, 0.0) ** 2))
+        return (F, quad) if parts else F
 
     it = 0
     t_mom, n_extrapolated = 1.0, 0
+    history = []                # the last two (linearization point, subproblem minimizer)
+    n_predicted = 0
     beta_prev, b_prev, Cbeta_prev = beta, b, Cbeta
     for it in range(1, max_iter + 1):
         # the linearization point v: the iterate, or (accelerate) its extrapolation when
@@ -899,23 +1080,32 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
                     v_beta, v_b, v_Cbeta, F_v = z_beta, z_b, z_Cbeta, F_z
                     n_extrapolated += 1
         theta = rho * v_beta - W @ v_beta
-        beta_h, b_h, info = landmark_dc_subproblem(C, y, Cv, rho, theta, v_beta, v_b, gram,
-                                                   Cbeta=v_Cbeta)
+        s_beta, s_b, s_Cbeta = _predicted_start(history, v_beta, v_b, v_Cbeta)
+        n_predicted += s_beta is not v_beta
+        beta_h, b_h, info = landmark_dc_subproblem(C, y, Cv, rho, theta, s_beta, s_b, gram,
+                                                   Cbeta=s_Cbeta)
         Cbeta_h, sub_it, sub_res = info["Cbeta"], info["n_iter"], info["residual"]
+        history = [history[-1], (v_beta, beta_h, b_h, Cbeta_h)] if history else \
+            [(v_beta, beta_h, b_h, Cbeta_h)]
         worst = max(worst, sub_res)
-        F_h = objective(beta_h, Cbeta_h, b_h)
+        F_h, q0 = objective(beta_h, Cbeta_h, b_h, parts=True)
         u = 0.0
         if line_search:
             d_beta, d_b = beta_h - v_beta, b_h - v_b
             C_d = Cbeta_h - v_Cbeta
             norm2 = scale * float(d_beta @ d_beta) + d_b ** 2 / scale
             w = Cv * y * np.maximum(1.0 - y * (Cbeta_h + b_h), 0.0)
-            slope = float(beta_h @ (W @ d_beta) - w @ (C_d + d_b))
+            W_d = W @ d_beta
+            q1, q2 = float(beta_h @ W_d), float(d_beta @ W_d)
+            slope = q1 - float(w @ (C_d + d_b))
             if slope < -ARMIJO["mu"] * norm2:
                 step_u = ARMIJO["upsilon"]
                 for _ in range(ARMIJO_HALVINGS):
-                    F_u = objective(beta_h + step_u * d_beta, Cbeta_h + step_u * C_d,
-                                    b_h + step_u * d_b)
+                    # F along beta_h + u d: the quadratic term q0 + 2 u q1 + u^2 q2 from the
+                    # products with W formed once, the loss from C beta_h + u C d
+                    r_u = 1.0 - y * (Cbeta_h + step_u * C_d + (b_h + step_u * d_b))
+                    F_u = float(0.5 * (q0 + step_u * (2.0 * q1 + step_u * q2))
+                                + 0.5 * np.sum(Cv * np.maximum(r_u, 0.0) ** 2))
                     if F_u <= F_h - ARMIJO["mu"] * step_u * norm2:
                         u, F_h = step_u, F_u
                         break
@@ -940,6 +1130,7 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
                                  "subproblem_residual": worst, "stop": stop,
                                  "factorizations": gram.factorizations,
                                  "low_rank_solves": gram.low_rank_solves,
-                                 "extrapolations": n_extrapolated},
+                                 "extrapolations": n_extrapolated,
+                                 "predicted_starts": n_predicted},
                     trace=pd.DataFrame(rows), intercept=b, coef=beta,
                     certificate_kind="grad_norm")
