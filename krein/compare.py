@@ -121,6 +121,7 @@ from .experiment.comparison_result import (FOLD_COLUMNS, SUMMARY_COLUMNS, Compar
                                            write_outputs)
 from .experiment.store import DirectoryInUse
 from .approximation_spec import LANDMARK_COLUMNS
+from .experiment.tuning import GRID_EXTENSION
 from .kernel_data import (check_approximation, check_data_arguments, default_kernel_grid,
                           has_test_part)
 from .registry import (REQUIREMENTS, default_grid, list_methods, method_requirements,
@@ -284,6 +285,17 @@ class Comparison(metaclass=_DeclaredOnce):
         approximated by the landmark columns (``approximation`` becomes
         ``"landmarks"``; module docstring).  ``test_kernel_file`` then holds the
         test objects' ``n_test x m`` columns.
+    grid_extension : int >= 0, optional
+        The adaptive search of the inner CV (:mod:`krein.experiment.tuning`):
+        every grid placed in the range the inner training parts make feasible,
+        and a parameter chosen at an end of its grid extended by one step (its
+        grid's own spacing) and searched again, until an interior value wins,
+        at most this many steps per side or a feasible bound.  None (default):
+        :data:`krein.experiment.tuning.GRID_EXTENSION` (3) steps for the
+        default grids, the parameters given in ``grid`` searched as given;
+        an integer: that many steps for every tuned parameter, those of
+        ``grid`` included; 0: every grid searched as given (the fixed grids,
+        the reference of ``benchmarks/tuning.py``).
 
     Attributes
     ----------
@@ -327,6 +339,7 @@ class Comparison(metaclass=_DeclaredOnce):
     validation_fraction: float = VALIDATION_FRACTION
     approximation: str | None = None
     landmarks: object = None
+    grid_extension: int | None = None
     data_entry: dict = field(repr=False, compare=False, metadata=_DERIVED)
     outer_split: str = field(repr=False, compare=False, metadata=_DERIVED)
 
@@ -391,12 +404,16 @@ def _comparison_values(arguments):
     C = check_C(a["C"])
     grid = check_grid(a["grid"], methods)
     random_state = check_count("random_state", a["random_state"], 0)
+    grid_extension = (None if a["grid_extension"] is None else
+                      check_count("grid_extension", a["grid_extension"], 0,
+                                  " (0: the grids as given)"))
     outer_split, outer_folds, repeats = _outer_split(entry, outer_folds, repeats)
     kernel_params = dict(a["kernel_params"]) if a["kernel_params"] is not None else None
     return {**a, "approximation": approximation, "methods": methods, "solver": solver,
             "outer_folds": outer_folds, "repeats": repeats, "inner_folds": inner_folds, "C": C,
             "validation_fraction": validation_fraction,
             "grid": grid, "random_state": random_state, "kernel_params": kernel_params,
+            "grid_extension": grid_extension,
             "data_entry": entry, "outer_split": outer_split}
 
 
@@ -481,11 +498,25 @@ def _declare(spec, data):
                                 inner_folds=_inner_folds(spec, data), save_trace=False,
                                 validation_fraction=spec.validation_fraction,
                                 random_state=spec.random_state, order="fold",
-                                approximation=spec.approximation, outer_split=spec.outer_split)
+                                approximation=spec.approximation, outer_split=spec.outer_split,
+                                **_extension(spec))
     experiment = Experiment(f"compare-{data.dataset}", cells, random_state=spec.random_state)
     return experiment, {"methods": run, "skipped": skipped, "notes": notes, "grids": grids,
                         "kernel_grid": kernel_grid, "kernel_scale": scale,
                         "kernel_scale_measure": measure}
+
+
+def _extension(spec):
+    """``grid_extension`` and ``grid_fixed`` of the cells: the default extends the default
+    grids by :data:`~krein.experiment.tuning.GRID_EXTENSION` steps per side and searches the
+    parameters of ``grid`` as given; an explicit number extends every tuned parameter."""
+    if not spec.tune:
+        return {"grid_extension": 0}
+    if spec.grid_extension is not None:
+        return {"grid_extension": spec.grid_extension}
+    # a name of ``grid`` is a method or a kernel parameter (``kernel_<p>`` in the search)
+    fixed = {k for k in spec.grid} | {f"kernel_{k}" for k in spec.grid}
+    return {"grid_extension": GRID_EXTENSION, "grid_fixed": sorted(fixed)}
 
 
 def _inner_folds(spec, data):
