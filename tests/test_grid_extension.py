@@ -8,8 +8,8 @@ Checked:
   (a point scored before an extension is not refitted); the choice is the first
   maximum over the final grid in ``ParameterGrid`` order; the limit of ``N`` steps per
   side stops it and is recorded, and the ``[edge]`` flag reports exactly that;
-* two parameters at once (``C`` and the kernel's ``a``): the grid stays a
-  rectangle, each kernel added is loaded once;
+* two parameters at once (``C`` and the kernel's ``a``): the compass steps from the
+  choice, point by point as the rule says; each kernel added is loaded once;
 * feasible by construction, on real data: CH-DU's ``mu = 0.03`` below ``1 / (smallest
   class)`` of the inner training parts fails its inner fits with the grid as given and
   is replaced by the bound with the adaptive search, no inner fit failing;
@@ -99,9 +99,9 @@ def test_the_step_limit_stops_the_extension_and_is_the_only_edge(monkeypatch):
     assert edge_of_grid(interior, {"esvm": {"C": [0.1, 1.0, 10.0]}}) == {}
 
 
-def test_two_parameters_extend_as_a_rectangle_each_kernel_loaded_once(monkeypatch):
+def test_two_parameters_move_by_compass_steps_each_kernel_loaded_once(monkeypatch):
     a0 = 4 / 60
-    # best at C = 100 and a = a0 / 4: both at an end of the starting grids
+    # best at C = 100 and a = a0 / 4: both beyond an end of the starting grids
     def score(kp, mc):
         return _peak(100.0)(kp, mc) + 1.0 / (1.0 + abs(round(math.log2(kp["a"] / (a0 / 4)))))
 
@@ -115,17 +115,20 @@ def test_two_parameters_extend_as_a_rectangle_each_kernel_loaded_once(monkeypatc
                                "param_grid": {"C": [0.1, 1.0, 10.0]}, "grid_extension": 3})
     assert out["best_C"] == pytest.approx(100.0)
     assert out["best_kernel_a"] == pytest.approx(a0 / 4)
-    points = [(round(kp["a"] / a0, 6), mc["C"]) for kp, combos in calls for mc in combos]
-    assert len(set(points)) == len(points)
-    a_values = sorted({a for a, _ in points})
-    c_values = sorted({c for _, c in points})
-    assert len(points) == len(a_values) * len(c_values)        # the full rectangle
-    assert a_values == pytest.approx([1 / 8, 1 / 4, 1 / 2, 1, 2])
-    assert c_values == pytest.approx([0.1, 1.0, 10.0, 100.0, 1000.0])
-    added = [c for c in loaded if c is not None]
-    assert [round(c[0]["a"] / a0, 6) for c in added] == [0.25, 0.125]   # each added a, once
+    points = [(round(kp["a"] / a0, 6), round(mc["C"], 6)) for kp, combos in calls
+              for mc in combos]
+    assert len(set(points)) == len(points)                     # no point fitted twice
+    start = {(f, c) for f in (0.5, 1.0, 2.0) for c in (0.1, 1.0, 10.0)}
+    # the grid; (a/2, 10) wins at two ends: a/4 and 100 added, its new neighbours scored;
+    # (a/4, 10) wins (first of two equal), a/8 added; (a/4, 100) wins, 1000 added; then
+    # every neighbour of (a/4, 100) is scored and it is at no end: the search stops
+    added = [(0.25, 10.0), (0.5, 100.0), (0.125, 10.0), (0.25, 1.0), (0.25, 100.0),
+             (0.125, 100.0), (0.25, 1000.0)]
+    assert set(points) == start | set(added) and len(points) == 9 + 7
+    assert [round(c[0]["a"] / a0, 6) for c in loaded if c is not None] == [0.25, 0.125]
     search = json.loads(out["grid_search"])
     assert search["kernel_a"]["down"] == 2 and search["C"]["up"] == 2
+    assert search["kernel_a"]["limit"] == search["C"]["limit"] == ""
 
 
 def test_ch_grid_is_feasible_by_construction():

@@ -966,12 +966,14 @@ def _adaptive_search(fold, params, p, datas, y, classes, splits, scoring):
     The rule of :mod:`krein.experiment.tuning`: every grid parameter (the kernel
     grid's as ``kernel_<p>``) is placed inside its feasible range for the inner
     fitting parts; the grid is scored as :func:`_inner_search` scores it; then,
-    while a chosen value is at an end of the values searched and that end can
-    move (at most ``p["grid_extension"]`` steps per side, never past a feasible
-    bound; parameters in ``p["grid_fixed"]`` never), each such parameter gains
-    one value beyond that end and only the grid points not yet scored are
-    fitted, on the same inner splits.  The choice is :func:`_best_combination`
-    over every point scored, in search order (the original grid first).
+    each parameter whose chosen value is at an end of the values searched that
+    can move (at most ``p["grid_extension"]`` steps per side, never past a
+    feasible bound; parameters in ``p["grid_fixed"]`` never) gains one value
+    beyond it, and the chosen point's compass neighbours (one parameter one
+    step away, :meth:`krein.experiment.tuning.GridAxis.neighbours`) not yet
+    scored are fitted, on the same inner splits; until none is left.  The
+    choice is :func:`_best_combination` over every point scored, in search
+    order (the starting grid first, then the points in the order added).
 
     Parameters
     ----------
@@ -1030,40 +1032,56 @@ def _adaptive_search(fold, params, p, datas, y, classes, splits, scoring):
     order, scores, exact = [], [], []
     n_fail = n_warn = 0
     first_error = None
+    names = list(axes)
+    # the starting grid, kernel parameters slowest, each in ParameterGrid order
+    pending = [{**{f"kernel_{k}": v for k, v in kc.items()}, **mc}
+               for kc in ParameterGrid({k[len("kernel_"):]: axes[k].values
+                                        for k in kernel_names})
+               for mc in ParameterGrid({k: axes[k].values for k in param_grid})]
+    done = {}
     while True:
-        kcs = list(ParameterGrid({k[len("kernel_"):]: axes[k].values for k in kernel_names}))
-        mcs = list(ParameterGrid({k: axes[k].values for k in param_grid}))
-        seen = set(order)
-        for kc in kcs:
-            new = [mc for mc in mcs if (_combo_key(kc), _combo_key(mc)) not in seen]
-            if not new:
-                continue
-            kk = _combo_key(kc)
+        by_kernel = {}
+        for point in pending:
+            kk, mk = _split_point(point, kernel_names)
+            by_kernel.setdefault(kk, []).append(dict(mk))
+        rows = {}
+        for kk, mcs in by_kernel.items():
             if kk not in loaded:
-                loaded[kk] = cell_kernel_data(params, [kc])[0]
+                loaded[kk] = cell_kernel_data(params, [dict(kk)])[0]
             fold_scores, fails, warns, error = _kernel_fold_scores(
-                fold, loaded[kk], new, splits, y, classes, scoring)
-            order += [(kk, _combo_key(mc)) for mc in new]
-            scores += _mean_scores(fold_scores)
-            exact += _exact_mean_scores(fold_scores, n_test)
+                fold, loaded[kk], mcs, splits, y, classes, scoring)
+            for mc, mean, ex in zip(mcs, _mean_scores(fold_scores),
+                                    _exact_mean_scores(fold_scores, n_test)):
+                rows[(kk, _combo_key(mc))] = (mean, ex)
             n_fail += fails
             n_warn += warns
             first_error = first_error or error
+        for point in pending:               # search order: the order the points were added
+            key = _split_point(point, kernel_names)
+            order.append(key)
+            done[key] = len(order) - 1
+            scores.append(rows[key][0])
+            exact.append(rows[key][1])
         table = np.asarray(scores, dtype=float)[None, :]
         ex = np.empty(table.shape, dtype=object)
         ex[0, :] = exact
         _, best = _best_combination(table, first_error, ex)
         kk, mk = order[best]
         chosen = {**{f"kernel_{k}": v for k, v in kk}, **dict(mk)}
-        limits, grew = {}, False
+        limits = {}
         for name, axis in axes.items():
             where = axis.end(chosen[name])
-            if where is None:
-                continue
-            value, why = axis.extend(where)
-            grew |= value is not None
-            limits[name] = why
-        if not grew:
+            if where is not None:
+                limits[name] = axis.extend(where)[1]
+        # the compass neighbours of the choice: one step along each parameter, both ways
+        pending = []
+        for name in names:
+            for value in axes[name].neighbours(chosen[name]):
+                point = {**chosen, name: value}
+                key = _split_point(point, kernel_names)
+                if key not in done and point not in pending:
+                    pending.append(point)
+        if not pending:
             break
     record = {name: axis.record(chosen[name], limits.get(name, ""))
               for name, axis in axes.items() if axis.numeric or axis.feasible}
@@ -1071,6 +1089,13 @@ def _adaptive_search(fold, params, p, datas, y, classes, splits, scoring):
                         time.perf_counter() - t_sel, kernel_combo=dict(kk),
                         method_combo=dict(mk), data=loaded[kk], grid_search=record,
                         n_fits=len(order))
+
+
+def _split_point(point, kernel_names):
+    """The (kernel, method) keys of a grid point ``{name: value}`` (``kernel_<p>`` names)."""
+    kernel = {k[len("kernel_"):]: v for k, v in point.items() if k in kernel_names}
+    method = {k: v for k, v in point.items() if k not in kernel_names}
+    return _combo_key(kernel), _combo_key(method)
 
 
 def _combo_key(combo):

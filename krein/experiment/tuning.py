@@ -16,15 +16,21 @@ pairing of the comparison, are untouched):
    class has can never elect it).  A value outside is replaced by the bound
    (duplicates dropped): an inner fit that fails is then a real failure.
 2. **Extension.**  After the grid is scored, each parameter whose chosen value
-   is the smallest (largest) of the values searched so far is extended by one
-   step on that side, every other parameter at the values searched so far; only
-   the new grid points are fitted (a point already scored is never refitted),
-   and the choice is made again over all of them.  This repeats until every
-   chosen value is interior or at a limit.  A step is the grid's own spacing
-   at that end: a factor (the ratio of the two end values, e.g. a decade for
-   ``C``, ``rho``, ``gamma``; two for the kernel's scale ``a``; ~3.3 for
-   ``radius_squared``) for a parameter whose values are positive numbers, a
-   difference (2 for ``n_neighbors``) for an integer one.
+   is the smallest (largest) of the values searched so far gains one value, one
+   step beyond that end.  Then the *compass neighbours* of the chosen point are
+   scored: the point with one parameter moved one step, down or up, among the
+   values searched so far (the new value included), the others kept; a point
+   already scored is never refitted.  The choice is made again over every point
+   scored, and this repeats until the chosen point is at no end that can move
+   and all its neighbours are scored: a pattern search (compass search, Kolda,
+   Lewis & Torczon 2003) on the lattice of the grid's values, started from the
+   whole grid.  Moving along a parameter costs its neighbours, not a new row of
+   the whole grid: the extra points of a two-parameter grid are about three per
+   step instead of the size of the other parameter's grid.  A step is the
+   grid's own spacing at that end: a factor (the ratio of the two end values,
+   e.g. a decade for ``C``, ``rho``, ``gamma``; two for the kernel's scale
+   ``a``; ~3.3 for ``radius_squared``) for a parameter whose values are
+   positive numbers, a difference (2 for ``n_neighbors``) for an integer one.
 3. **Limits.**  At most ``N`` steps per side of each parameter (``krein
    compare``: :data:`GRID_EXTENSION` = 3, so ``C`` in ``[1e-4, 1e4] / s``), and
    never beyond a feasible bound.  A parameter chosen at an end that cannot be
@@ -235,6 +241,16 @@ class GridAxis:
         if value == max(self.values):
             return "top"
         return None
+
+    def neighbours(self, value):
+        """The values one step from ``value`` among those searched: the next smaller and
+        the next larger (a numeric axis), or every other value in grid order (a
+        non-numeric one, such as ``energy`` in ``{0.9, None}``)."""
+        if not self.numeric:
+            return [v for v in self.values if v != value]
+        srt = sorted(set(self.values))
+        i = srt.index(value)
+        return [srt[j] for j in (i - 1, i + 1) if 0 <= j < len(srt)]
 
     def extend(self, where):
         """Add one value beyond the ``where`` end; return it, or the reason it cannot be added.
