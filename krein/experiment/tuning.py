@@ -91,7 +91,7 @@ def smallest_class(splits, y):
 class ParameterRule:
     """How one parameter's grid is placed in its feasible range and extended.
 
-    Attributes
+    Parameters
     ----------
     kind : {"log", "step", None}
         ``"log"``: positive values, extended by a factor; ``"step"``: integers,
@@ -204,7 +204,7 @@ def feasible_values(values, rule):
 class GridAxis:
     """One parameter of an adaptive search: its values so far, its rule and its steps.
 
-    Attributes
+    Parameters
     ----------
     name : str
         The parameter (``kernel_<p>`` for a kernel parameter).
@@ -233,7 +233,19 @@ class GridAxis:
         return self.rule.kind is not None
 
     def end(self, value):
-        """``"bottom"``, ``"top"`` or None: where ``value`` lies among the values searched."""
+        """Where a value lies among the values searched.
+
+        Parameters
+        ----------
+        value : object
+            A value of the axis.
+
+        Returns
+        -------
+        str or None
+            ``"bottom"`` (the smallest), ``"top"`` (the largest) or None
+            (interior, or an axis without an edge: non-numeric, one value).
+        """
         if not self.numeric or len(self.values) < 2:
             return None
         if value == min(self.values):
@@ -243,9 +255,20 @@ class GridAxis:
         return None
 
     def neighbours(self, value):
-        """The values one step from ``value`` among those searched: the next smaller and
-        the next larger (a numeric axis), or every other value in grid order (a
-        non-numeric one, such as ``energy`` in ``{0.9, None}``)."""
+        """The values one step from ``value`` among those searched.
+
+        Parameters
+        ----------
+        value : object
+            A value of the axis.
+
+        Returns
+        -------
+        list
+            The next smaller and the next larger value (a numeric axis), or every
+            other value in grid order (a non-numeric one, such as ``energy`` in
+            ``{0.9, None}``).
+        """
         if not self.numeric:
             return [v for v in self.values if v != value]
         srt = sorted(set(self.values))
@@ -254,6 +277,11 @@ class GridAxis:
 
     def extend(self, where):
         """Add one value beyond the ``where`` end; return it, or the reason it cannot be added.
+
+        Parameters
+        ----------
+        where : {"bottom", "top"}
+            The end to move.
 
         Returns
         -------
@@ -292,6 +320,14 @@ class GridAxis:
             The chosen value.
         limit : str
             Why the chosen end could not be extended (``""``: interior or extended).
+
+        Returns
+        -------
+        dict
+            ``range`` ([smallest, largest] value searched), ``down`` and ``up``
+            (extensions made), ``limit`` (``"bottom: why"`` / ``"top: why"`` when
+            the choice is at an end that could not move, else ``""``) and, when
+            values were replaced by a bound, ``feasible``.
         """
         vals = [float(v) for v in self.values]
         out = {"range": [min(vals), max(vals)], "down": self.steps[0], "up": self.steps[1]}
