@@ -1020,7 +1020,8 @@ def _adaptive_search(fold, params, p, datas, y, classes, splits, scoring):
     axes = {}
     for name, values in given.items():
         rule = parameter_rule(name, values, n_min)
-        kept, changed = feasible_values(values, rule)
+        # a grid the user fixed is searched as given: neither extended nor moved
+        kept, changed = (list(values), False) if name in fixed else feasible_values(values, rule)
         axis = GridAxis(name, kept, rule, 0 if name in fixed else int(p["grid_extension"]))
         if changed:
             axis.feasible = (f"{name} in [{rule.lower:g}, {rule.upper:g}] "

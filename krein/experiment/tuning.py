@@ -47,8 +47,8 @@ they were added.  So a tie between an original and an added value goes to the
 original one, and a flat plateau at an end does not pull the search outward.
 Every step is deterministic.
 
-A parameter the user gave (``--grid``) is searched as given unless the user
-also asks for the extension (``krein compare --grid-extension N`` given
+A parameter the user gave (``--grid``) is searched as given (neither moved
+into its feasible range nor extended) unless the user also asks for the extension (``krein compare --grid-extension N`` given
 explicitly); the papers' reproductions (``experiments/``) run their papers'
 grids as published (``grid_extension = 0``, the default of
 :func:`krein.experiment.classification_grid`).
@@ -157,8 +157,8 @@ def parameter_rule(name, values, n_min=None):
             upper = float(n_min)
             hi_why = f"k <= {n_min}: the smallest class of the inner training parts"
     if all(isinstance(v, numbers.Integral) for v in vals):
-        lower = max(lower, 1.0) if name != "n_neighbors" else lower
-        lo_why = lo_why or f"{name} >= 1"
+        # an integer parameter is a count (neighbours, components, starts): at least 1
+        lower, lo_why = max(lower, 1.0), lo_why or f"{name} >= 1"
         return ParameterRule("step", srt[1] - srt[0], srt[-1] - srt[-2], lower, upper,
                              lo_why, hi_why)
     if srt[0] > 0:
