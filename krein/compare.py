@@ -28,9 +28,15 @@ and ``c K`` choose the same models, and, when the kernel is computed from
 feature vectors, the kernel's scale parameter
 (:func:`krein.kernel_data.default_kernel_grid`).  A method's scale parameters
 that are not tuned (``nearest-psd``'s ``correction__diagonal``) move with
-``s`` in the same way (:func:`krein.registry.scaled_defaults`).  ``grid`` overrides entries
+``s`` in the same way (:func:`krein.registry.scaled_defaults`).  These grids are
+where the inner search starts (:mod:`krein.experiment.tuning`): their values are
+placed in the range the inner training parts make feasible, and a parameter chosen
+at an end is extended by one step of its grid, up to ``grid_extension`` (default
+3) steps per side, the choice's neighbours scored at each step; the ``[edge]``
+flag then names a choice at a limit of that search.  ``grid`` overrides entries
 with absolute values (each checked against the estimators'
-``_parameter_constraints``), a fixed ``C`` (absolute) takes ``C`` out of the
+``_parameter_constraints``; searched as given unless ``grid_extension`` is given),
+a fixed ``C`` (absolute) takes ``C`` out of the
 grids, ``tune=False`` fixes everything.  A matrix given as a kernel that
 looks like a distance matrix (:func:`krein.diagnosis.kernel_suitability`)
 gets one :class:`krein.diagnosis.DistanceAsKernelWarning` naming
