@@ -1024,8 +1024,10 @@ def _adaptive_search(fold, params, p, datas, y, classes, splits, scoring):
         kept, changed = (list(values), False) if name in fixed else feasible_values(values, rule)
         axis = GridAxis(name, kept, rule, 0 if name in fixed else int(p["grid_extension"]))
         if changed:
-            axis.feasible = (f"{name} in [{rule.lower:g}, {rule.upper:g}] "
-                             f"({rule.lower_reason or rule.upper_reason})")
+            why = "; ".join(r for r, crossed in (
+                (rule.lower_reason, any(float(v) < rule.lower for v in values)),
+                (rule.upper_reason, any(float(v) > rule.upper for v in values))) if crossed)
+            axis.feasible = f"{name} in [{rule.lower:g}, {rule.upper:g}] ({why})"
         axes[name] = axis
     kernel_names = [f"kernel_{k}" for k in kernel_grid]
     loaded = {_combo_key(kc): d for kc, d in zip(kernel_combos, datas)}
