@@ -63,7 +63,8 @@ import pandas as pd
 from scipy import stats
 
 __all__ = ["corrected_resampled_ttest", "mcnemar_test", "holm", "significance_groups",
-           "detectable_difference", "edge_of_grid", "grid_extensions", "average_ranks", "friedman_nemenyi",
+           "detectable_difference", "edge_of_grid", "grid_extensions", "average_ranks",
+           "friedman_nemenyi",
            "nemenyi_q", "cd_diagram", "exact_accuracy", "exact_mean", "tie_codes",
            "tie_break_key", "GROUPS", "TIE_RTOL"]
 

@@ -48,8 +48,9 @@ original one, and a flat plateau at an end does not pull the search outward.
 Every step is deterministic.
 
 A parameter the user gave (``--grid``) is searched as given (neither moved
-into its feasible range nor extended) unless the user also asks for the extension (``krein compare --grid-extension N`` given
-explicitly); the papers' reproductions (``experiments/``) run their papers'
+into its feasible range nor extended) unless the user also asks for the
+extension (``krein compare --grid-extension N`` given explicitly); the papers'
+reproductions (``experiments/``) run their papers'
 grids as published (``grid_extension = 0``, the default of
 :func:`krein.experiment.classification_grid`).
 """
