@@ -107,7 +107,7 @@ BLAS only spins on such matrices), a larger one with the libraries' threads;
 sets the policy for a block, ``$KREIN_BLAS_THREADS`` for the process.
 """
 
-from ._threads import blas_policy as blas_threads
+from ._threads import blas_threads
 from .approximation import IndefiniteNystroem
 from .estimators import (ESVC, KSVC, LPSVC, RVC, Bending, ConformalLinearCombination,
                          ConformalTransformation, ConvexHullClassifier, CorrectedKernelSVC, DCSVC,

@@ -25,8 +25,7 @@ Every estimator's ``fit`` applies it too (:func:`krein._fitting.fit_wrapper`), o
 the number of rows it is given, so that a small problem fitted from a script, a
 notebook or ``GridSearchCV`` does not pay for spinning threads.  Outside a
 :func:`blas_policy` block the policy is ``$KREIN_BLAS_THREADS``, else ``"auto"``;
-``krein.blas_threads(policy)`` (this module's :func:`blas_policy`) sets it for a
-block of code.
+``krein.blas_threads(policy)`` (:func:`blas_threads`) sets it for a block of code.
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ import os
 from ._validation import InvalidArgument
 
 __all__ = ["SMALL_KERNEL", "ENV_VAR", "check_blas_threads", "resolve_blas_threads",
-           "threads_for", "blas_policy", "fit_threads", "blas_controller"]
+           "threads_for", "blas_threads", "blas_policy", "fit_threads", "blas_controller"]
 
 #: Kernels with at most this many objects are fitted with one BLAS thread under "auto".
 SMALL_KERNEL = 1000
@@ -139,8 +138,13 @@ def threads_for(n_samples, policy=None):
 
 
 @contextlib.contextmanager
-def blas_policy(policy):
-    """Set the policy of :func:`fit_threads` for the duration of the block.
+def blas_threads(policy):
+    """Set the BLAS-thread policy of every fit in the block (``krein.blas_threads``).
+
+    Every estimator's ``fit`` limits the BLAS threads by the number of rows it
+    is given (:func:`fit_threads`): under ``"auto"`` (the default) one thread on
+    at most 1000 rows, where threaded BLAS only spins, and the libraries'
+    threads above.
 
     Parameters
     ----------
@@ -174,6 +178,10 @@ def blas_policy(policy):
         yield _POLICY if _POLICY is not None else resolve_blas_threads()
     finally:
         _POLICY = old
+
+
+#: The name the runner uses (the same context manager).
+blas_policy = blas_threads
 
 
 def blas_controller():

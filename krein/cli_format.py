@@ -171,11 +171,29 @@ def _significance_lines(result):
             f"{m} ({why})" for m, why in zip(untested["method"], untested["method"].map(
                 sig.set_index("method")["reason"]))))
     edges = _edges(result)
-    if edges:
+    adaptive = result.tuned and result.grid_extension["steps"] > 0
+    extended = _extended(result) if adaptive else {}
+    if extended:
+        lines.append(f"grids extended by the inner CV (one step beyond a winning end, at most "
+                     f"{result.grid_extension['steps']} per side; largest extension, folds):")
+        lines += [f"  {m}: {e}" for m, e in extended.items()]
+    if edges and adaptive:
+        lines.append("[edge]: chosen at a limit of its search in most folds (an end the "
+                     "extension could not pass; the limit is named):")
+        lines += [f"  {m}: {e}" for m, e in edges.items()]
+    elif edges:
         lines.append("[edge]: chosen at an end of its grid in most folds (the best value may "
                      "lie outside it; widen it with --grid):")
         lines += [f"  {m}: {e}" for m, e in edges.items()]
     return lines
+
+
+def _extended(result):
+    """Method -> how far the adaptive search extended its grids (summary.csv's ``extended``)."""
+    s = result.summary
+    if "extended" not in s.columns:
+        return {}
+    return {m: e for m, e in zip(s["method"], s["extended"].fillna("").astype(str)) if e}
 
 
 def _edges(result):
@@ -292,9 +310,17 @@ def _grid_lines(result):
         text = ", ".join(f"{k} in {{{', '.join(_fmt_num(v, 3) for v in vals)}}}"
                          for k, vals in g.items()) or "nothing to tune"
         groups.setdefault(text, []).append(m)
+    ext = result.grid_extension
+    start = "grids searched (absolute values)" if not ext["steps"] else (
+        "grids the search starts from (absolute values)")
     lines = [_relative_grid_line(result),
-             "grids searched (absolute values): " + "; ".join(
-                 f"{text} ({', '.join(ms)})" for text, ms in groups.items())]
+             f"{start}: " + "; ".join(f"{text} ({', '.join(ms)})" for text, ms in groups.items())]
+    if ext["steps"]:
+        lines.append(f"adaptive search: values placed in the range the inner training parts "
+                     f"make feasible (mu >= 1 / smallest class, k <= smallest class); a value "
+                     f"chosen at an end extended by one step of its grid, at most "
+                     f"{ext['steps']} per side" + (" (--grid values searched as given)"
+                                                   if ext["fixed"] else ""))
     if result.kernel_grid:
         lines.append("kernel grid: " + ", ".join(
             f"{k} in {{{', '.join(_fmt_num(v, 3) for v in vals)}}}"

@@ -50,6 +50,7 @@ FLAGS = {
     "grid": "--grid",
     "inner_folds": "--inner-folds",
     "validation_fraction": "--validation-fraction",
+    "grid_extension": "--grid-extension",
     "scheduler": "--dask",
     "n_jobs": "--n-jobs",
     "blas_threads": "--blas-threads",
@@ -565,6 +566,12 @@ def build_parser(commands):
                         "parameters such as a or gamma for the kernel); absolute values, where "
                         "the default grids of C, rho are relative to the kernel's scale s "
                         "(mean |K_ii|)")
+    p.add_argument("--grid-extension", type=int, default=None, metavar="N",
+                   help="the inner CV extends a grid whose end value wins by one step (its own "
+                        "spacing, e.g. a decade of C) and searches again, at most N steps per "
+                        "side, inside the feasible range (default 3 for the default grids, "
+                        "--grid values searched as given; N given: every tuned parameter, "
+                        "--grid included; 0: every grid as given)")
     p.add_argument("--no-tune", action="store_true",
                    help="no inner CV: every method at fixed values (--C or C = 1, the kernel "
                         "as given)")

@@ -28,9 +28,15 @@ and ``c K`` choose the same models, and, when the kernel is computed from
 feature vectors, the kernel's scale parameter
 (:func:`krein.kernel_data.default_kernel_grid`).  A method's scale parameters
 that are not tuned (``nearest-psd``'s ``correction__diagonal``) move with
-``s`` in the same way (:func:`krein.registry.scaled_defaults`).  ``grid`` overrides entries
+``s`` in the same way (:func:`krein.registry.scaled_defaults`).  These grids are
+where the inner search starts (:mod:`krein.experiment.tuning`): their values are
+placed in the range the inner training parts make feasible, and a parameter chosen
+at an end is extended by one step of its grid, up to ``grid_extension`` (default
+3) steps per side, the choice's neighbours scored at each step; the ``[edge]``
+flag then names a choice at a limit of that search.  ``grid`` overrides entries
 with absolute values (each checked against the estimators'
-``_parameter_constraints``), a fixed ``C`` (absolute) takes ``C`` out of the
+``_parameter_constraints``; searched as given unless ``grid_extension`` is given),
+a fixed ``C`` (absolute) takes ``C`` out of the
 grids, ``tune=False`` fixes everything.  A matrix given as a kernel that
 looks like a distance matrix (:func:`krein.diagnosis.kernel_suitability`)
 gets one :class:`krein.diagnosis.DistanceAsKernelWarning` naming
@@ -122,6 +128,7 @@ from .experiment.comparison_result import (FOLD_COLUMNS, SUMMARY_COLUMNS, Compar
                                            summarize, write_outputs)
 from .experiment.store import DirectoryInUse
 from .approximation_spec import LANDMARK_COLUMNS
+from .experiment.tuning import GRID_EXTENSION
 from .kernel_data import (check_approximation, check_data_arguments, default_kernel_grid,
                           has_test_part)
 from .registry import (REQUIREMENTS, default_grid, list_methods, method_requirements,
@@ -298,6 +305,17 @@ class Comparison(metaclass=_DeclaredOnce):
         The columns (from 1) of an edge list's names and score, e.g. ``"1,2,12"``.
     missing : float, optional
         The value of a pair an edge list does not hold.
+    grid_extension : int >= 0, optional
+        The adaptive search of the inner CV (:mod:`krein.experiment.tuning`):
+        every grid placed in the range the inner training parts make feasible,
+        and a parameter chosen at an end of its grid extended by one step (its
+        grid's own spacing) and searched again, until an interior value wins,
+        at most this many steps per side or a feasible bound.  None (default):
+        :data:`krein.experiment.tuning.GRID_EXTENSION` (3) steps for the
+        default grids, the parameters given in ``grid`` searched as given;
+        an integer: that many steps for every tuned parameter, those of
+        ``grid`` included; 0: every grid searched as given (the fixed grids,
+        the reference of ``benchmarks/tuning.py``).
 
     Attributes
     ----------
@@ -345,6 +363,7 @@ class Comparison(metaclass=_DeclaredOnce):
     edge_list: bool | None = None
     edge_columns: object = None
     missing: float | None = None
+    grid_extension: int | None = None
     data_entry: dict = field(repr=False, compare=False, metadata=_DERIVED)
     outer_split: str = field(repr=False, compare=False, metadata=_DERIVED)
 
@@ -410,12 +429,16 @@ def _comparison_values(arguments):
     C = check_C(a["C"])
     grid = check_grid(a["grid"], methods)
     random_state = check_count("random_state", a["random_state"], 0)
+    grid_extension = (None if a["grid_extension"] is None else
+                      check_count("grid_extension", a["grid_extension"], 0,
+                                  " (0: the grids as given)"))
     outer_split, outer_folds, repeats = _outer_split(entry, outer_folds, repeats)
     kernel_params = dict(a["kernel_params"]) if a["kernel_params"] is not None else None
     return {**a, "approximation": approximation, "methods": methods, "solver": solver,
             "outer_folds": outer_folds, "repeats": repeats, "inner_folds": inner_folds, "C": C,
             "validation_fraction": validation_fraction,
             "grid": grid, "random_state": random_state, "kernel_params": kernel_params,
+            "grid_extension": grid_extension,
             "data_entry": entry, "outer_split": outer_split}
 
 
@@ -500,11 +523,25 @@ def _declare(spec, data):
                                 inner_folds=_inner_folds(spec, data), save_trace=False,
                                 validation_fraction=spec.validation_fraction,
                                 random_state=spec.random_state, order="fold",
-                                approximation=spec.approximation, outer_split=spec.outer_split)
+                                approximation=spec.approximation, outer_split=spec.outer_split,
+                                **_extension(spec))
     experiment = Experiment(f"compare-{data.dataset}", cells, random_state=spec.random_state)
     return experiment, {"methods": run, "skipped": skipped, "notes": notes, "grids": grids,
                         "kernel_grid": kernel_grid, "kernel_scale": scale,
                         "kernel_scale_measure": measure}
+
+
+def _extension(spec):
+    """``grid_extension`` and ``grid_fixed`` of the cells: the default extends the default
+    grids by :data:`~krein.experiment.tuning.GRID_EXTENSION` steps per side and searches the
+    parameters of ``grid`` as given; an explicit number extends every tuned parameter."""
+    if not spec.tune:
+        return {"grid_extension": 0}
+    if spec.grid_extension is not None:
+        return {"grid_extension": spec.grid_extension}
+    # a name of ``grid`` is a method or a kernel parameter (``kernel_<p>`` in the search)
+    fixed = {k for k in spec.grid} | {f"kernel_{k}" for k in spec.grid}
+    return {"grid_extension": GRID_EXTENSION, "grid_fixed": sorted(fixed)}
 
 
 def _inner_folds(spec, data):

@@ -135,6 +135,7 @@ NOT_RUN = {
     "python benchmarks/rkks.py": "benchmark: minutes (ESVC at n = 2000, Nystroem at 5 10^4)",
     "python benchmarks/embedding.py": "benchmark: minutes (ESVC at n = 2000)",
     "python benchmarks/probability.py": "benchmark: minutes (ESVC with and without Platt scaling)",
+    "python benchmarks/tuning.py": "benchmark: minutes (the main job twice: fixed grids, adaptive)",
     "krein compare --dataset aural-sonar --repeats 3":
         "a minute or more; checked: argparse (tests/test_chen2009_data.py compares on the four "
         "Chen sets, tests/test_significance_marks.py checks the marks of a comparison)",

@@ -83,10 +83,12 @@ def test_summary_csv_and_terminal_table(run):
             + ", ".join(f"{m} (best)" if m == best else m for m in group))
     assert line in text.splitlines()
     assert "vs best: '=' not significantly worse than the best" in text
-    # a two-value grid: every method's choice is at an edge, flagged in the table
+    # a two-value grid given with --grid, searched as given: every method's choice is at
+    # an end of it, flagged in the table as a limit of the search, the given grid
     for m in METHODS:
         assert re.search(rf"^{m}\s.*\[edge\]", text, re.M), m
-        assert re.search(rf"^  {m}: (C|n_neighbors) at (top|bottom) of grid", text, re.M), m
+        assert re.search(rf"^  {m}: (C|n_neighbors) at (top|bottom) limit \(\d of 5 folds: "
+                         r"grid given \(not extended\)\)", text, re.M), m
 
 
 def test_page_states_the_test_and_marks_the_group(run):
@@ -101,7 +103,8 @@ def test_page_states_the_test_and_marks_the_group(run):
         row = re.search(rf'<tr class="([^"]*)" data-method="{m}">(.*?)</tr>', page).group(2)
         mark = {"best": "best", "not worse": "=", "worse": "&lt;"}[g]
         assert f'<td class="mark">{mark}' in row, (m, row)
-        assert "at top of grid" in row or "at bottom of grid" in row  # the edge flag
+        # the edge flag: an end of the grid given with --grid, searched as given
+        assert re.search(r"at (top|bottom) limit \(\d of 5 folds: grid given", row), row
 
 
 def test_reader_refuses_a_garbled_p_value(run, tmp_path):
@@ -156,4 +159,6 @@ def test_page_of_a_directory_without_the_significance_columns(run, tmp_path):
     assert f"<strong>{best}</strong> (best" in page and "Best:" not in page
     for m in METHODS:
         row = re.search(rf'<tr class="[^"]*" data-method="{m}">(.*?)</tr>', page).group(1)
-        assert re.search(r"(C|n_neighbors) at (top|bottom) of grid", row), m
+        # computed again from folds.csv's grid_search: the end of the given grid
+        assert re.search(r"(C|n_neighbors) at (top|bottom) limit \(\d of 5 folds: grid "
+                         r"given \(not extended\)\)", row), m

@@ -78,6 +78,8 @@ CLASSIFICATION_DEFAULTS = {
     "outer_split": "kfold",
     "test_size": 0.2,
     "validation_fraction": 0.2,
+    "grid_extension": 0,
+    "grid_fixed": [],
 }
 
 #: Data kind (:func:`krein.kernel_data.available_kernels`) of each ``data_file`` kind.
@@ -320,13 +322,17 @@ def _seeds(params):
     return seeds
 
 
-def cell_kernel_data(params):
+def cell_kernel_data(params, kernel_combos=None):
     """The data and kernel(s) of a classification cell, one per ``kernel_grid`` combination.
 
     Parameters
     ----------
     params : dict
         A cell of :func:`classification_grid` with ``"seed"``.
+    kernel_combos : list of dict, optional
+        The kernel parameter combinations (on top of ``kernel_params``); default
+        those of the cell's ``kernel_grid`` (an adaptive search asks for the
+        values it adds, :mod:`krein.experiment.tuning`).
 
     Returns
     -------
@@ -353,7 +359,8 @@ def cell_kernel_data(params):
     return [_kernel_data(p["dataset"], p["kernel"],
                          json.dumps({**p["kernel_params"], **kc}, sort_keys=True),
                          p["n_samples"], binary_json, seed, file_json, approximation, stamp)
-            for kc in _as_grid(p["kernel_grid"], "kernel_grid")]
+            for kc in (_as_grid(p["kernel_grid"], "kernel_grid") if kernel_combos is None
+                       else kernel_combos)]
 
 
 def _check_approximation(approximation):
@@ -528,6 +535,13 @@ def classification_cell(params):
           with those ``random_state`` values would split (``krein compare``);
         * ``scoring``: one of :data:`SCORINGS` for the inner CV (luss:
           ``"average"``);
+        * ``grid_extension``: 0 (the grids searched as given) or ``N``: step 3
+          searches adaptively (:mod:`krein.experiment.tuning`: every grid made
+          feasible for the inner training parts, a parameter chosen at an end
+          of its grid extended by one step and the new points scored, up to
+          ``N`` steps per side), except the parameters named in
+          ``grid_fixed`` (``kernel_<p>`` for a kernel parameter), searched as
+          given;
         * ``save_trace``: return the estimator's ``trace_`` (if any);
         * ``approximation``: None, or ``"nystroem:M[:LANDMARKS]"``
           (:func:`krein.kernel_data.check_approximation`): no kernel matrix is
@@ -565,7 +579,12 @@ def classification_cell(params):
         none), ``objective`` and ``gap`` (of a single such solution, else NaN),
         ``certificate`` and ``certificate_value`` (:func:`certificate_measure`),
         ``n_inner_failures``, ``n_inner_warnings``, ``inner_error`` (the first
-        failed inner fit's exception on one line, ``""`` if none); ``test_correct``
+        failed inner fit's exception on one line, ``""`` if none); with
+        ``grid_extension``, ``grid_search`` (JSON: per parameter the range
+        searched, the extensions at each side, ``limit``: the limit its chosen
+        end stopped at, and ``feasible``: the feasible range its values were
+        placed in; :meth:`krein.experiment.tuning.GridAxis.record`) and
+        ``n_grid_points`` (points scored); ``test_correct``
         (:func:`krein.experiment.splits.fold_correctness`: ``"1"``/``"0"`` per
         test object in test-index order); ``test_predictions``
         (:func:`krein.experiment.metrics.fold_predictions`: the predicted class,
@@ -605,6 +624,7 @@ def classification_cell(params):
     if outer != LOO and fold >= outer:
         raise ValueError(f"fold must be < outer_folds = {outer}; got {fold}")
     _check_fraction(p["validation_fraction"])
+    _check_extension(p["grid_extension"], p["grid_fixed"])
     kernel_combos = _as_grid(p["kernel_grid"], "kernel_grid")
     method_combos = _as_grid(p["param_grid"], "param_grid")
     if not isinstance(p["method_params"], dict) or not isinstance(p["kernel_params"], dict):
@@ -638,10 +658,16 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     splits = functools.partial(inner_splits, inner_folds=p["inner_folds"],
                                validation_fraction=p["validation_fraction"],
                                random_state=seeds["inner"])
-    search = _inner_search(fold, datas, method_combos, y, classes, splits, p["scoring"])
-    refit = _refit(fold, datas[search.best_k], method_combos[search.best_m], y)
-    return _fold_record(refit, fold, search, y, y_te, classes, kernel_combos[search.best_k],
-                        method_combos[search.best_m], p["save_trace"])
+    if p["grid_extension"]:
+        search = _adaptive_search(fold, params, p, datas, y, classes, splits, p["scoring"])
+        kernel_combo, method_combo, data = search.kernel_combo, search.method_combo, search.data
+    else:
+        search = _inner_search(fold, datas, method_combos, y, classes, splits, p["scoring"])
+        kernel_combo, method_combo = kernel_combos[search.best_k], method_combos[search.best_m]
+        data = datas[search.best_k]
+    refit = _refit(fold, data, method_combo, y)
+    return _fold_record(refit, fold, search, y, y_te, classes, kernel_combo, method_combo,
+                        p["save_trace"])
 
 
 @dataclass(frozen=True)
@@ -796,6 +822,16 @@ class _InnerSearch:
         The first inner fit's exception, in search order.
     seconds : float
         Wall time of the search.
+    kernel_combo, method_combo : dict or None
+        The choice of an adaptive search (:func:`_adaptive_search`).
+    data : krein.kernel_data.KernelData or None
+        The data of its kernel parameters.
+    grid_search : dict or None
+        Per parameter of an adaptive search: the range searched, the
+        extensions at each side, the limit a chosen end stopped at and the
+        feasible range (:meth:`krein.experiment.tuning.GridAxis.record`).
+    n_fits : int
+        Grid points scored by an adaptive search (each on every inner split).
     """
 
     best_k: int = 0
@@ -805,6 +841,11 @@ class _InnerSearch:
     n_warnings: int = 0
     first_error: Exception | None = None
     seconds: float = 0.0
+    kernel_combo: dict | None = None
+    method_combo: dict | None = None
+    data: object = None
+    grid_search: dict | None = None
+    n_fits: int = 0
 
 
 def inner_splits(train, y, *, inner_folds, validation_fraction=0.2, random_state=None):
@@ -854,6 +895,15 @@ def inner_splits(train, y, *, inner_folds, validation_fraction=0.2, random_state
     else:
         splitter = StratifiedKFold(int(inner_folds), shuffle=True, random_state=random_state)
     return [(train[a], train[b]) for a, b in splitter.split(np.zeros((train.size, 1)), y[train])]
+
+
+def _check_extension(steps, fixed):
+    """``grid_extension`` an integer >= 0 and ``grid_fixed`` a list of names, else ValueError."""
+    if isinstance(steps, bool) or not isinstance(steps, numbers.Integral) or steps < 0:
+        raise ValueError(f"grid_extension must be an integer >= 0; got {steps!r}")
+    if not isinstance(fixed, (list, tuple)) or not all(isinstance(n, str) for n in fixed):
+        raise ValueError(f"grid_fixed must be a list of parameter names; got {fixed!r}")
+    return int(steps)
 
 
 def _check_fraction(fraction):
@@ -921,6 +971,152 @@ def _inner_search(fold, datas, method_combos, y, classes, splits, scoring):
     best_k, best_m = _best_combination(scores, first_error, exact)
     return _InnerSearch(best_k, best_m, float(scores[best_k, best_m]), n_fail, n_warn,
                         first_error, time.perf_counter() - t_sel)
+
+
+def _adaptive_search(fold, params, p, datas, y, classes, splits, scoring):
+    """Inner model selection over grids that are made feasible and extended at a winning end.
+
+    The rule of :mod:`krein.experiment.tuning`: every grid parameter (the kernel
+    grid's as ``kernel_<p>``) is placed inside its feasible range for the inner
+    fitting parts; the grid is scored as :func:`_inner_search` scores it; then,
+    each parameter whose chosen value is at an end of the values searched that
+    can move (at most ``p["grid_extension"]`` steps per side, never past a
+    feasible bound; parameters in ``p["grid_fixed"]`` never) gains one value
+    beyond it, and the chosen point's compass neighbours (one parameter one
+    step away, :meth:`krein.experiment.tuning.GridAxis.neighbours`) not yet
+    scored are fitted, on the same inner splits; until none is left.  The
+    choice is :func:`_best_combination` over every point scored, in search
+    order (the starting grid first, then the points in the order added).
+
+    Parameters
+    ----------
+    fold : _OuterFold
+        The outer fold.
+    params : dict
+        The cell (to load the kernel of an added kernel parameter value,
+        :func:`cell_kernel_data`).
+    p : dict
+        The cell with its defaults.
+    datas : list of krein.kernel_data.KernelData
+        The kernels of the cell's ``kernel_grid`` combinations.
+    y, classes, splits, scoring
+        As :func:`_inner_search`.
+
+    Returns
+    -------
+    _InnerSearch
+        With ``kernel_combo``, ``method_combo``, ``data``, ``grid_search`` and
+        ``n_fits`` set (without a grid: nothing fitted, empty records).
+
+    Raises
+    ------
+    RuntimeError
+        If every combination failed.
+    """
+    from sklearn.model_selection import ParameterGrid
+
+    from .tuning import GridAxis, feasible_values, parameter_rule, smallest_class
+
+    t_sel = time.perf_counter()
+    kernel_grid, param_grid = dict(p["kernel_grid"]), dict(p["param_grid"])
+    given = {f"kernel_{k}": v for k, v in kernel_grid.items()}
+    given.update(param_grid)
+    kernel_combos = _as_grid(kernel_grid, "kernel_grid")
+    if len(kernel_combos) * len(_as_grid(param_grid, "param_grid")) <= 1 and all(
+            len(v) <= 1 for v in given.values()):
+        return _InnerSearch(seconds=time.perf_counter() - t_sel, kernel_combo=kernel_combos[0],
+                            method_combo=_as_grid(param_grid, "param_grid")[0], data=datas[0],
+                            grid_search={})
+    splits = splits(fold.train, y)
+    n_min = smallest_class(splits, y)
+    fixed = set(p["grid_fixed"] or ())
+    axes = {}
+    for name, values in given.items():
+        rule = parameter_rule(name, values, n_min)
+        # a grid the user fixed is searched as given: neither extended nor moved
+        kept, changed = (list(values), False) if name in fixed else feasible_values(values, rule)
+        axis = GridAxis(name, kept, rule, 0 if name in fixed else int(p["grid_extension"]))
+        if changed:
+            why = "; ".join(r for r, crossed in (
+                (rule.lower_reason, any(float(v) < rule.lower for v in values)),
+                (rule.upper_reason, any(float(v) > rule.upper for v in values))) if crossed)
+            axis.feasible = f"{name} in [{rule.lower:g}, {rule.upper:g}] ({why})"
+        axes[name] = axis
+    kernel_names = [f"kernel_{k}" for k in kernel_grid]
+    loaded = {_combo_key(kc): d for kc, d in zip(kernel_combos, datas)}
+    n_test = [len(b) for _, b in splits] if scoring == "accuracy" else None
+    order, scores, exact = [], [], []
+    n_fail = n_warn = 0
+    first_error = None
+    names = list(axes)
+    # the starting grid, kernel parameters slowest, each in ParameterGrid order
+    pending = [{**{f"kernel_{k}": v for k, v in kc.items()}, **mc}
+               for kc in ParameterGrid({k[len("kernel_"):]: axes[k].values
+                                        for k in kernel_names})
+               for mc in ParameterGrid({k: axes[k].values for k in param_grid})]
+    done = {}
+    while True:
+        by_kernel = {}
+        for point in pending:
+            kk, mk = _split_point(point, kernel_names)
+            by_kernel.setdefault(kk, []).append(dict(mk))
+        rows = {}
+        for kk, mcs in by_kernel.items():
+            if kk not in loaded:
+                loaded[kk] = cell_kernel_data(params, [dict(kk)])[0]
+            fold_scores, fails, warns, error = _kernel_fold_scores(
+                fold, loaded[kk], mcs, splits, y, classes, scoring)
+            for mc, mean, ex in zip(mcs, _mean_scores(fold_scores),
+                                    _exact_mean_scores(fold_scores, n_test)):
+                rows[(kk, _combo_key(mc))] = (mean, ex)
+            n_fail += fails
+            n_warn += warns
+            first_error = first_error or error
+        for point in pending:               # search order: the order the points were added
+            key = _split_point(point, kernel_names)
+            order.append(key)
+            done[key] = len(order) - 1
+            scores.append(rows[key][0])
+            exact.append(rows[key][1])
+        table = np.asarray(scores, dtype=float)[None, :]
+        ex = np.empty(table.shape, dtype=object)
+        ex[0, :] = exact
+        _, best = _best_combination(table, first_error, ex)
+        kk, mk = order[best]
+        chosen = {**{f"kernel_{k}": v for k, v in kk}, **dict(mk)}
+        limits = {}
+        for name, axis in axes.items():
+            where = axis.end(chosen[name])
+            if where is not None:
+                limits[name] = axis.extend(where)[1]
+        # the compass neighbours of the choice: one step along each parameter, both ways
+        pending = []
+        for name in names:
+            for value in axes[name].neighbours(chosen[name]):
+                point = {**chosen, name: value}
+                key = _split_point(point, kernel_names)
+                if key not in done and point not in pending:
+                    pending.append(point)
+        if not pending:
+            break
+    record = {name: axis.record(chosen[name], limits.get(name, ""))
+              for name, axis in axes.items() if axis.numeric or axis.feasible}
+    return _InnerSearch(0, 0, float(scores[best]), n_fail, n_warn, first_error,
+                        time.perf_counter() - t_sel, kernel_combo=dict(kk),
+                        method_combo=dict(mk), data=loaded[kk], grid_search=record,
+                        n_fits=len(order))
+
+
+def _split_point(point, kernel_names):
+    """The (kernel, method) keys of a grid point ``{name: value}`` (``kernel_<p>`` names)."""
+    kernel = {k[len("kernel_"):]: v for k, v in point.items() if k in kernel_names}
+    method = {k: v for k, v in point.items() if k not in kernel_names}
+    return _combo_key(kernel), _combo_key(method)
+
+
+def _combo_key(combo):
+    """A hashable key of a parameter combination (its items in sorted key order)."""
+    return tuple(sorted(combo.items()))
 
 
 def _kernel_fold_scores(fold, data, method_combos, splits, y, classes, scoring):
@@ -1134,6 +1330,9 @@ def _fold_record(refit, fold, search, y, y_te, classes, kernel_combo, method_com
     out["inner_error"] = (" ".join(f"{type(error).__name__}: {error}".split())
                           if search.n_failures else "")
     out["n_inner_warnings"] = search.n_warnings
+    if search.grid_search is not None:
+        out["grid_search"] = json.dumps(search.grid_search)
+        out["n_grid_points"] = search.n_fits
     trace = getattr(est, "trace_", None)
     if save_trace and trace is not None and hasattr(trace, "to_csv") and len(trace):
         out["trace"] = trace
@@ -1186,7 +1385,8 @@ def _spec(item, main, what, allowed):
 def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, outer_folds=None,
                         repeats=1, solvers=(None,), inner_folds=3, scoring="accuracy",
                         save_trace=True, random_state=None, order="method", approximation=None,
-                        outer_split="kfold", test_size=0.2, validation_fraction=0.2):
+                        outer_split="kfold", test_size=0.2, validation_fraction=0.2,
+                        grid_extension=0, grid_fixed=()):
     """Cells of :func:`classification_cell`: data sets x kernels x methods x solvers x folds.
 
     Parameters
@@ -1257,6 +1457,14 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     validation_fraction : float in (0, 1), default 0.2
         The validation part's share of the outer training split with
         ``inner_folds = 1`` (stored in those cells only).
+    grid_extension : int >= 0, default 0
+        0: every grid searched as given (the papers' grids, as published);
+        ``N``: the adaptive search of :mod:`krein.experiment.tuning` (feasible
+        grids, an end that wins extended by up to ``N`` steps per side; stored
+        in the cells only when not 0).
+    grid_fixed : sequence of str, default ()
+        With ``grid_extension``, parameters searched as given (``kernel_<p>``
+        for a kernel parameter).
 
     Returns
     -------
@@ -1289,6 +1497,7 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     if scoring not in SCORINGS:
         raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}")
     validation_fraction = _check_fraction(validation_fraction)
+    grid_extension = _check_extension(grid_extension, list(grid_fixed))
     if order not in ("method", "fold"):
         raise ValueError(f"order must be 'method' or 'fold'; got {order!r}")
     if random_state is not None and (isinstance(random_state, bool) or random_state < 0
@@ -1338,7 +1547,9 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
              "approximation": _check_approximation(approximation),
              "outer_split": None if outer_split == "kfold" else outer_split,
              "test_size": float(test_size) if outer_split == "shuffle" else None,
-             "validation_fraction": validation_fraction if inner_folds == 1 else None}
+             "validation_fraction": validation_fraction if inner_folds == 1 else None,
+             "grid_extension": grid_extension or None,
+             "grid_fixed": sorted(grid_fixed) if grid_extension and grid_fixed else None}
     for d in ds_specs:
         kind = (_FILE_KINDS[d["data_file"]["kind"]] if d["data_file"] is not None
                 else dataset_kind(d["dataset"]))

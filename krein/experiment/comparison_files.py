@@ -29,14 +29,21 @@ The directory
   and ``group`` one of ``best``, ``not worse``, ``worse`` (empty: not tested;
   :func:`krein.experiment.statistics.significance_groups`), ``edge`` the
   tuned parameters chosen at an end of their grid in most folds
-  (:func:`krein.experiment.statistics.edge_of_grid`; empty: none),
+  (:func:`krein.experiment.statistics.edge_of_grid`; empty: none; with the
+  adaptive search only those at a limit of it), ``extended`` the grids the
+  adaptive search extended (:func:`krein.experiment.statistics.grid_extensions`),
   ``auc_mean`` / ``auc_std`` the mean and standard deviation of the folds'
   ``auc`` (empty for a multiclass problem).
 * ``folds.csv``: one row per (method, repeat, fold), ``error`` empty when the
   fold succeeded (``accuracy`` NaN when it failed), ``auc`` the ROC AUC of
   the method's decision values on the fold's test part (binary problems;
   empty for multiclass, a test part with one class, or a failed fold:
-  :func:`krein.experiment.metrics.fold_auc`).
+  :func:`krein.experiment.metrics.fold_auc`), ``grid_search``
+  the adaptive search of the inner CV as a JSON object (per tuned parameter:
+  ``range`` searched, extensions ``down`` and ``up``, ``limit`` the limit its
+  chosen end stopped at, ``feasible`` the range its values were placed in;
+  :mod:`krein.experiment.tuning`; empty when the grids were searched as
+  given) and ``n_grid_points`` the grid points it scored.
 * ``predictions.csv``: one row per (method, repeat, fold, test object) of
   every fold that succeeded: ``object`` the object's 0-based row in the file
   that holds it (the matrix file; with a predefined test part, the test
@@ -225,7 +232,7 @@ COMPARISON_FILES = {f.name: f for f in (
                  "fit_seconds_mean", "n_support_mean", "min_eigenvalue_mean", "r_mm_mean",
                  "r_neg_mean", "certificate", "n_folds", "n_errors", "note", *_HONEST,
                  # significance vs the best and the edge-of-grid flag (krein.experiment.statistics)
-                 "p_value", "group", "edge"),
+                 "p_value", "group", "edge", "extended"),
         required=("method", "status", "accuracy_mean", "accuracy_std"),
         numeric=("accuracy_mean", "accuracy_std", "auc_mean", "auc_std", "fit_seconds_mean",
                  "n_support_mean",
@@ -237,11 +244,13 @@ COMPARISON_FILES = {f.name: f for f in (
         columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "auc", "best_params",
                  "inner_score", "fit_seconds", "select_seconds", "n_support", "min_eigenvalue",
                  "r_mm", "r_neg", "solver_status", "gap", "certificate", "certificate_value",
-                 "error", "warnings", "solver_used", *_INNER, "inner_error"),
+                 "error", "warnings", "solver_used", *_INNER, "inner_error",
+                 # the adaptive search of the inner CV (krein.experiment.tuning)
+                 "grid_search", "n_grid_points"),
         required=("method", "accuracy", "error"),
         numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "auc", "inner_score",
                  "fit_seconds", "select_seconds", "n_support", "min_eigenvalue", "r_mm",
-                 "r_neg", "gap", "certificate_value", *_INNER),
+                 "r_neg", "gap", "certificate_value", *_INNER, "n_grid_points"),
         integer=("repeat", "fold", "n_train", "n_test"), key=("method", "repeat", "fold")),
     ComparisonFile(
         PREDICTIONS_FILE,

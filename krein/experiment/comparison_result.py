@@ -20,7 +20,7 @@ import pandas as pd
 
 from .._io import atomic_write_text
 from .classification import outer_splits
-from .statistics import edge_of_grid, significance_groups
+from .statistics import edge_of_grid, grid_extensions, significance_groups
 from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES, FOLDS_FILE,
                                OBJECTS_FILE, POINTS_FILE, PREDICTIONS_FILE, RUN_FILE,
                                SPECTRUM_FILE, SPECTRUM_KEYS, SUMMARY_FILE, SUSPECT_REASON,
@@ -185,6 +185,15 @@ class ComparisonResult:
     def tuned(self):
         """Whether parameters were chosen by inner cross-validation."""
         return self.comparison.tune
+
+    @property
+    def grid_extension(self):
+        """The adaptive search of the inner CV as run: ``{"steps": N, "fixed": [names]}``
+        (``steps`` 0: every grid searched as given; :mod:`krein.experiment.tuning`)."""
+        cells = self.experiment.cells if self.experiment is not None else []
+        p = cells[0].params if cells else {}
+        return {"steps": int(p.get("grid_extension") or 0),
+                "fixed": list(p.get("grid_fixed") or [])}
 
     @property
     def approximation(self):
@@ -361,6 +370,8 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
     summary["group"] = [sig["group"].get(m, "") for m in summary["method"]]
     edges = edge_of_grid(folds, grids or {}, kernel_grid) if grids or kernel_grid else {}
     summary["edge"] = [edges.get(m, "") for m in summary["method"]]
+    extended = grid_extensions(folds)
+    summary["extended"] = [extended.get(m, "") for m in summary["method"]]
     summary.attrs["test"] = test
     return summary
 
@@ -443,7 +454,7 @@ def fold_table(rows):
         if col not in df.columns:
             df[col] = np.nan
     for col in ("error", "warnings", "certificate", "solver_status", "best_params",
-                "inner_error", "test_correct", "test_predictions"):
+                "inner_error", "test_correct", "test_predictions", "grid_search"):
         df[col] = [("" if v is None or (isinstance(v, float) and np.isnan(v)) else str(v))
                    for v in df[col].astype(object)]
     return df[FOLD_COLUMNS].reset_index(drop=True)
@@ -633,6 +644,7 @@ def run_info(result, command=None):
                      "seed": result.random_state,
                      "tuned": result.tuned, "scoring": "accuracy", "solver": result.solver,
                      "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed,
+                     "grid_extension": result.grid_extension,
                      "approximation": result.approximation, "kernel_scale": result.kernel_scale,
                      "kernel_scale_measure": result.kernel_scale_measure,
                      "outer_split": getattr(result.comparison, "outer_split", "kfold"),

@@ -107,6 +107,18 @@ def protocol_section(c):
                           f"scale s = {escape(p.get('kernel_scale_measure') or '?')} = "
                           f"{p['kernel_scale']:.3g} (e.g. C / s, rho / s^3: K and c K choose "
                           "the same models); values given with --grid or --C are absolute"))
+    ext = p.get("grid_extension") if isinstance(p.get("grid_extension"), dict) else {}
+    if tuned and ext.get("steps"):
+        facts.append(fact("Grid search", escape(
+            "adaptive, inside each inner CV: the values placed in the range the inner training "
+            "parts make feasible (CH-DU's mu >= 1 / smallest class, a k-NN's k <= smallest "
+            "class); a parameter chosen at an end of its grid extended by one step of the "
+            "grid's own spacing and the new points scored (points already scored reused), at "
+            f"most {number(ext['steps'])} steps per side"
+            + ("; the values given with --grid searched as given" if ext.get("fixed") else "")
+            + "; a method's row in the table below says how far")))
+    elif tuned and "grid_extension" in p:
+        facts.append(fact("Grid search", "every grid searched as given (no extension)"))
     kernel_grid = p.get("kernel_grid")
     if kernel_grid:
         facts.append(fact("Kernel grid", _grid_text(kernel_grid)))
@@ -117,8 +129,12 @@ def protocol_section(c):
     methods = list(c.summary["method"])
     methods += [m for m in list(grids) + list(fixed) if m not in methods]
     if grids or fixed:
+        extended = (dict(zip(c.summary["method"], c.summary["extended"].fillna("").astype(str)))
+                    if "extended" in c.summary.columns else {})
         out.append('<h3>Parameters per method</h3><table class="grids"><thead><tr>'
-                   "<th>method</th><th>searched grid</th><th>fixed</th></tr></thead><tbody>")
+                   "<th>method</th><th>searched grid</th>"
+                   + ("<th>extended (largest, folds)</th>" if ext.get("steps") else "")
+                   + "<th>fixed</th></tr></thead><tbody>")
         skipped = set(c.summary.loc[c.summary["status"] == "skipped", "method"])
         for m in methods:
             g, f = grids.get(m), fixed.get(m)
@@ -128,8 +144,10 @@ def protocol_section(c):
                             for k, v in f.items())
                   if isinstance(f, dict) and f else '<span class="missing">–</span>')
             cls = ' class="muted"' if m in skipped else ""
+            grown = (f"<td>{escape(extended.get(m, '')) or '–'}</td>"
+                     if ext.get("steps") else "")
             out.append(f'<tr{cls}><td class="method">{escape(m)}</td><td>{_grid_text(g)}</td>'
-                       f"<td>{fx}</td></tr>")
+                       f"{grown}<td>{fx}</td></tr>")
         out.append("</tbody></table>")
     out.append("</section>")
     return "".join(out)

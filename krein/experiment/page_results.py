@@ -135,8 +135,9 @@ def results_section(c, png):
                + ". Parameters: the value chosen most often over the folds. Fit time and "
                "#SV: means over the folds. The best mean accuracy is highlighted, the methods "
                "not significantly worse than it lightly. A parameter chosen at an end of its "
-               "grid in most folds is named in the status column (the best value may lie "
-               "outside the grid)."
+               "grid in most folds is named in the status column (with the adaptive grid "
+               "search only an end it could not extend, with the limit that stopped it; "
+               "without it the best value may lie outside the grid)."
                + (" AUC: the area under the ROC curve of each method's decision values on the "
                   "test folds (mean ± standard deviation over the folds; 0.5 is chance)."
                   if show_auc else ""))

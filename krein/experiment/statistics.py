@@ -63,7 +63,8 @@ import pandas as pd
 from scipy import stats
 
 __all__ = ["corrected_resampled_ttest", "mcnemar_test", "holm", "significance_groups",
-           "detectable_difference", "edge_of_grid", "average_ranks", "friedman_nemenyi",
+           "detectable_difference", "edge_of_grid", "grid_extensions", "average_ranks",
+           "friedman_nemenyi",
            "nemenyi_q", "cd_diagram", "exact_accuracy", "exact_mean", "tie_codes",
            "tie_break_key", "GROUPS", "TIE_RTOL"]
 
@@ -526,7 +527,12 @@ def edge_of_grid(fold_table, grids, kernel_grid=None):
     A parameter is flagged when, in more than half of a method's successful
     folds, the value chosen by the inner CV is the smallest or the largest of
     the method's own grid as recorded (``ComparisonResult.grids`` /
-    ``kernel_grid``, scaled or not); a grid of one value has no edge.
+    ``kernel_grid``, scaled or not); a grid of one value has no edge.  Folds
+    searched adaptively (a ``grid_search`` column with a JSON object,
+    :mod:`krein.experiment.tuning`) flag a parameter only when, in more than
+    half of them, its chosen value is at a *limit* of the search: an end that
+    could not be extended (the extensions allowed per side, a feasible bound,
+    a grid given and searched as given); the text names the limit.
 
     Parameters
     ----------
@@ -549,6 +555,12 @@ def edge_of_grid(fold_table, grids, kernel_grid=None):
     out = {}
     for m, f in fold_table.groupby("method", sort=False):
         ok = f[f["error"].fillna("").astype(str) == ""]
+        searches = _grid_searches(ok)
+        if searches is not None:
+            text = _limit_text(searches)
+            if text:
+                out[m] = text
+            continue
         chosen = [json.loads(b) if isinstance(b, str) and b else {} for b in ok["best_params"]]
         # a kernel parameter is recorded in best_params as ``kernel_<name>``
         grid = {**{f"kernel_{k}": v for k, v in (kernel_grid or {}).items()},
@@ -570,6 +582,71 @@ def edge_of_grid(fold_table, grids, kernel_grid=None):
                     texts.append(f"{name} at {where} of grid ({n} of {len(ok)} folds)")
         if texts:
             out[m] = "; ".join(texts)
+    return out
+
+
+def _grid_searches(ok):
+    """The ``grid_search`` objects of a method's successful folds, or None when its folds
+    were not searched adaptively (no column, or an empty one)."""
+    import json
+
+    if "grid_search" not in ok.columns or not len(ok):
+        return None
+    texts = [v for v in ok["grid_search"].astype(object)
+             if isinstance(v, str) and v.startswith("{")]
+    if len(texts) != len(ok):
+        return None
+    return [json.loads(t) for t in texts]
+
+
+def _limit_text(searches):
+    """The edge text of adaptively searched folds: the parameters at a limit in most."""
+    names = list(dict.fromkeys(k for s in searches for k in s))
+    texts = []
+    for name in names:
+        limits = [s.get(name, {}).get("limit", "") for s in searches]
+        for where in ("bottom", "top"):
+            hit = [t for t in limits if t.startswith(where)]
+            if len(hit) > len(searches) / 2:
+                why = max(set(hit), key=hit.count).split(": ", 1)[-1]
+                texts.append(f"{name} at {where} limit ({len(hit)} of {len(searches)} folds: "
+                             f"{why})")
+    return "; ".join(texts)
+
+
+def grid_extensions(fold_table):
+    """How far the adaptive search extended each method's grids, in words.
+
+    Parameters
+    ----------
+    fold_table : pandas.DataFrame
+        The fold table (``method``, ``error``, ``grid_search``).
+
+    Returns
+    -------
+    dict
+        Method -> text such as ``"C down 2 (3 of 5 folds), up 1 (1 of 5)"``
+        (the largest extension at each side and in how many folds the grid was
+        extended there; ``"; "`` joins parameters); methods whose grids were
+        not extended (or not searched adaptively) are left out.
+    """
+    out = {}
+    for m, f in fold_table.groupby("method", sort=False):
+        searches = _grid_searches(f[f["error"].fillna("").astype(str) == ""])
+        if not searches:
+            continue
+        parts = []
+        for name in dict.fromkeys(k for s in searches for k in s):
+            sides = []
+            for side in ("down", "up"):
+                steps = [int(s.get(name, {}).get(side, 0)) for s in searches]
+                n = sum(v > 0 for v in steps)
+                if n:
+                    sides.append(f"{side} {max(steps)} ({n} of {len(searches)} folds)")
+            if sides:
+                parts.append(f"{name} " + ", ".join(sides))
+        if parts:
+            out[m] = "; ".join(parts)
     return out
 
 
