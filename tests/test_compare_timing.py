@@ -106,9 +106,10 @@ def test_cached_features_give_the_uncached_fold_accuracies(monkeypatch):
         return fit(self, *args, **kwargs)
 
     monkeypatch.setattr(IndefiniteNystroem, "_fit", counting_fit)
-    # fixed kernel parameters: no kernel grid, the grid is C's (3 values)
+    # fixed kernel parameters: no kernel grid, the grid is C's (3 values), searched as
+    # given (grid_extension=0: the counts below are per grid point)
     kw = dict(SMALL, n_samples=200, methods=["esvm", "clip"], approximation="nystroem:30",
-              inner_folds=2, kernel_params={"a": 2.0, "r": -2.0})
+              inner_folds=2, kernel_params={"a": 2.0, "r": -2.0}, grid_extension=0)
     cached = run_comparison(**kw)
     n_cached = len(calls)
     calls.clear()

@@ -342,7 +342,10 @@ class SavedComparison:
         ``objects.csv`` (``part, index, name, label``) for a matrix with
         object names, else None.
 
-    Per-object predictions: :func:`read_predictions`.
+    Notes
+    -----
+    The per-object predictions (``predictions.csv``) are read on demand by
+    :func:`read_predictions`.
     """
 
     directory: str
