@@ -264,46 +264,10 @@ def _cho_solve_lower(L, g):
 
 
 def _mode(Phi_a, t, alpha, w, likelihood, noise_precision, grad_tol, max_newton):
-    """Newton/IRLS with step halving on ``J(w)``; raises LinAlgError if ``H`` is not PD."""
-    f = Phi_a @ w
-    ll, r, b = _likelihood_terms(f, t, likelihood, noise_precision)
-    J = ll - 0.5 * float(alpha @ (w * w))
-    n_newton = 0
-    while True:
-        g = Phi_a.T @ r - alpha * w
-        H = Phi_a.T @ (b[:, None] * Phi_a)
-        H.flat[::H.shape[0] + 1] += alpha
-        L = _cholesky_lower(H)
-        scale = 1.0 + float(np.max(np.abs(alpha * w))) if w.size else 1.0
-        converged = float(np.max(np.abs(g))) <= grad_tol * scale
-        if converged or n_newton >= max_newton:
-            break
-        d = _cho_solve_lower(L, g)
-        # Newton decrement g' H^-1 g: the predicted increase of J is half of it.  Once it
-        # is tiny, J's round-off (eps |J|) can hide a genuine increase, so a full step that
-        # does not decrease J beyond round-off is taken (the quadratic-convergence phase).
-        tiny = float(g @ d) <= 1e-10
-        slack = 1e-12 * (1.0 + abs(J))
-        step = 1.0
-        accepted = False
-        while step >= 2.0 ** -30:
-            w_new = w + step * d
-            f_new = Phi_a @ w_new
-            ll_new, r_new, b_new = _likelihood_terms(f_new, t, likelihood, noise_precision)
-            J_new = ll_new - 0.5 * float(alpha @ (w_new * w_new))
-            if J_new > J or (tiny and step == 1.0 and J_new >= J - slack):
-                accepted = True
-                break
-            step *= 0.5
-        if not accepted:
-            # J cannot be increased along the Newton direction: at the mode up to round-off
-            break
-        w, f, ll, r, b, J = w_new, f_new, ll_new, r_new, b_new, J_new
-        n_newton += 1
-    logdet_H = 2.0 * float(np.sum(np.log(np.diag(L))))
-    lml = ll - 0.5 * float(alpha @ (w * w)) + 0.5 * float(np.sum(np.log(alpha))) - 0.5 * logdet_H
-    return LaplaceMode(w=w, chol=L, log_marginal_likelihood=lml, log_likelihood=ll, f=f, r=r,
-                       b=b, gradient=g, n_newton=n_newton, converged=bool(converged))
+    """Newton/IRLS with step halving on ``J(w)``; raises LinAlgError if ``H`` is not PD
+    (:func:`_mode_from` from ``w``, the Hessians' data term formed at each point)."""
+    return _mode_from(Phi_a, t, alpha, w, Phi_a @ w, None, likelihood, noise_precision,
+                      grad_tol, max_newton)[0]
 
 
 def _weighted_gram(Phi_a, b):
@@ -340,6 +304,9 @@ def _mode_from(Phi_a, t, alpha, w, f, G, likelihood, noise_precision, grad_tol, 
         if converged or n_newton >= max_newton:
             break
         d = _cho_solve_lower(L, g)
+        # Newton decrement g' H^-1 g: the predicted increase of J is half of it.  Once it
+        # is tiny, J's round-off (eps |J|) can hide a genuine increase, so a full step that
+        # does not decrease J beyond round-off is taken (the quadratic-convergence phase).
         tiny = float(g @ d) <= 1e-10
         slack = 1e-12 * (1.0 + abs(J))
         step = 1.0
@@ -354,6 +321,7 @@ def _mode_from(Phi_a, t, alpha, w, f, G, likelihood, noise_precision, grad_tol, 
                 break
             step *= 0.5
         if not accepted:
+            # J cannot be increased along the Newton direction: at the mode up to round-off
             break
         w, f, ll, r, b, J = w_new, f_new, ll_new, r_new, b_new, J_new
         G = _weighted_gram(Phi_a, b)
