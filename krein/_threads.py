@@ -3,10 +3,8 @@
 A comparison or an experiment fits hundreds of estimators on kernels of a few
 hundred objects.  Threaded BLAS gains nothing on such matrices, and on a shared
 machine (other jobs, or joblib workers of the same run) its threads spin against
-each other: on a busy 2-core machine one nearest-PSD fold of ``krein compare``
-took 182.8 s with OpenBLAS's default threads against 1.52 s with one
-(``benchmarks/README.md`` has the measurements of the main job and the
-Loosli Table 2 quick run).  The parallelism of a run is over its cells
+each other (``benchmarks/README.md`` has the measurements of the main job and the
+Loosli Table 2 quick run, one thread against the libraries' default).  The parallelism of a run is over its cells
 (``--n-jobs``); a single large solve keeps the threads.
 
 The policy, one name per idea across the command line (``--blas-threads``), the

@@ -19,8 +19,8 @@ from threadpoolctl import threadpool_limits
 from krein.kernels import gaussian_kernel, sigmoid_kernel
 
 # One BLAS / OpenMP thread per test process.  The tests use small matrices, on which
-# multi-threaded BLAS only spins: on a busy 2-core CI machine the suite took 22-26 minutes
-# with numpy's default threads and about 4 minutes with one.  threadpoolctl limits the
+# multi-threaded BLAS only spins: on two cores the suite takes several times longer with
+# numpy's default threads than with one.  threadpoolctl limits the
 # libraries loaded in this process, now and again after collection (the test modules load
 # more: scikit-learn's OpenMP, solvers' own BLAS, ...).  The environment variables reach
 # child processes (experiment scripts, joblib / dask workers) unless set explicitly; they

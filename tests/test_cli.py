@@ -315,8 +315,8 @@ def test_diagnose_bad_C_exits_2(capsys, value):
 
 
 def test_compare_runs_the_krein_and_pseudo_euclidean_methods():
-    """Issue 4's methods run through the comparison on Sonar and the checkerboard (RVC has
-    no C: the comparison leaves it at its defaults)."""
+    """KSVM, CH-DU, Mod SVM and the RVM run through the comparison on Sonar and the
+    checkerboard (RVC has no C: the comparison leaves it at its defaults)."""
     for dataset, n in (("sonar", 60), ("checkerboard", 60)):
         res = run_comparison(dataset, n_samples=n, methods=["ksvm", "ch", "mod-svm", "rvm"],
                              outer_folds=2, progress=False, tune=False)

@@ -208,7 +208,7 @@ def test_scs_and_ecos():
     paper's plain exchange step (at its default and at a set accuracy), ECOS both steps.
 
     The set accuracy is ``eps 1e-5``: it already matches the reference to about 1e-8
-    relative (far inside ``MATCH``), in 36 QCLPs, about 4 s on a busy 2-core machine.
+    relative (far inside ``MATCH``), in 36 QCLPs, a few seconds on two cores.
     ``eps 1e-7`` took 17 s there for the same assertions, and SCS's time is erratic in
     between (``eps 1e-6``: 105 s, measured with SCS 3.3.1)."""
     P, oracle, ref = _problem_and_reference("sigmoid-30")

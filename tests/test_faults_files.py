@@ -1,4 +1,4 @@
-"""Issue 24, "nothing lost, nothing silently wrong": output files and directories.
+"""Nothing lost, nothing silently wrong: output files and directories.
 
 * One run per directory (``krein/compare.py`` ``_claim_new_directory``/``_claim_out``,
   ``krein/experiment/store.py`` ``lock_directory``): two real ``krein compare``

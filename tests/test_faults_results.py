@@ -1,4 +1,4 @@
-"""Issue 24 items 4-5: result files are read through one validating reader; nothing runs.
+"""Result files are read through one validating reader; nothing runs.
 
 Checked against the writers' own files: one small finished experiment directory
 (``krein experiment run`` of a tiny script) and one small finished comparison

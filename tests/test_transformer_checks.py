@@ -16,7 +16,7 @@ the linear kernel ``X X'`` of its small data sets, which is PSD.  So:
   diagonal, a solution off ``range(K)``) runs once, with ``solver="anderson"``, which
   reaches Dykstra's limit in a fraction of the iterations (asserted in
   ``tests/test_nearest_psd.py``); ``solver="plain"`` on a unit diagonal took about
-  9 minutes on a busy machine, for nothing the API checks need (its convergence is
+  minutes, for nothing the API checks need (its convergence is
   tested in ``tests/test_nearest_psd.py``).  The Newton method also runs once on a
   unit diagonal.
 * ``Bending`` and ``ConformalTransformation`` stop at the start on a PSD kernel (zero
