@@ -5,7 +5,8 @@ all of them the same contract:
 
 1. every fitted attribute (a name ending in ``_``, :func:`fitted_attributes`) is
    removed, so a refit never leaves the previous model looking like the current
-   one;
+   one; an estimator with ``warm_start=True`` first hands its previous solution
+   to the body (:func:`warm_starts`), which may start its solver there;
 2. scikit-learn's declarative parameter validation runs
    (``sklearn.base._fit_context``: ``_parameter_constraints`` is checked, and
    nested estimators skip their own validation where
@@ -38,7 +39,7 @@ from sklearn.base import _fit_context
 from ._threads import fit_threads
 
 __all__ = ["fit_wrapper", "fitted_attributes", "reset_fitted", "uses_fit_wrapper",
-           "numpy_output", "FIT_WRAPPER_MARKER"]
+           "numpy_output", "warm_starts", "FIT_WRAPPER_MARKER"]
 
 #: Name of the attribute :func:`fit_wrapper` sets (to True) on the ``fit`` it returns.
 FIT_WRAPPER_MARKER = "__krein_fit_wrapper__"
@@ -113,7 +114,10 @@ def fit_wrapper(fit=None, *, prefer_skip_nested_validation=True):
 
     @functools.wraps(fit)
     def wrapper(est, *args, **kwargs):
+        starts = _previous_solution(est)
         reset_fitted(est)
+        if starts is not None:
+            est._warm_starts = starts
         try:
             # BLAS threads by the problem's size (krein._threads: one thread for at most
             # SMALL_KERNEL rows under the default policy "auto")
@@ -123,9 +127,44 @@ def fit_wrapper(fit=None, *, prefer_skip_nested_validation=True):
         except BaseException:
             reset_fitted(est)
             raise
+        finally:
+            est.__dict__.pop("_warm_starts", None)
 
     setattr(wrapper, FIT_WRAPPER_MARKER, True)
     return wrapper
+
+
+def _previous_solution(est):
+    """The starting points a ``warm_start=True`` estimator keeps from its last fit, or None.
+
+    An estimator opts in by a ``warm_start`` parameter and a method
+    ``_warm_start_points()`` that returns its fitted solution as a dict (None when it
+    is not fitted)."""
+    if not getattr(est, "warm_start", False) or not hasattr(est, "_warm_start_points"):
+        return None
+    return est._warm_start_points()
+
+
+def warm_starts(est):
+    """The starting points of the fit in progress (``{}`` for a cold start).
+
+    Inside a ``fit`` decorated by :func:`fit_wrapper`, an estimator with
+    ``warm_start=True`` finds here what its ``_warm_start_points()`` returned
+    before the refit removed the fitted attributes (scikit-learn's ``warm_start``:
+    reuse the solution of the previous call to ``fit`` as initialization).
+
+    Parameters
+    ----------
+    est : object
+        The estimator being fitted.
+
+    Returns
+    -------
+    dict
+        The estimator's own keys and starting points; empty without a previous fit
+        or with ``warm_start=False``.
+    """
+    return getattr(est, "_warm_starts", None) or {}
 
 
 def _n_rows(X):

@@ -165,6 +165,11 @@ _TERMS = (
     Term("max_iter",
          "Iteration limit, as in scikit-learn (ConvergenceWarning when it is reached).",
          synonyms=("n_iter", "n_iters", "maxiter", "max_iters", "max_iterations")),
+    Term("warm_start",
+         "Bool: fit starts the solver at the previous fit's solution, as in scikit-learn "
+         "(the same problem's solution up to the solver's certificate; fewer iterations "
+         "along a path of C or rho).",
+         synonyms=("warm", "warmstart")),
     Term("random_state",
          "None, an int or a numpy RandomState / Generator: every random choice (starts, "
          "landmarks, folds, synthetic data, subsamples).",

@@ -56,7 +56,7 @@ from sklearn.base import BaseEstimator, OutlierMixin, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 
-from .._fitting import fit_wrapper
+from .._fitting import fit_wrapper, warm_starts
 from .._validation import NONNEGATIVE, POSITIVE, check_square_kernel
 from ..formulations.indefinite import ProxyKernelProblem
 from ..kernels import kernel_scale
@@ -114,10 +114,13 @@ class _ProxyMixin:
                                  "exact kernel; with an approximation use 'spectral', 'clip' or "
                                  "'raw'")
 
-    def _solve_proxy(self, P):
+    def _solve_proxy(self, P, beta0=None):
         """Solve ``P``; the Solution carries ``u`` (``primal["u"]``), the intercept and the
-        coefficients for test rows (``coef``, the out-of-sample map folded in)."""
+        coefficients for test rows (``coef``, the out-of-sample map folded in).  ``beta0``
+        (a warm start) is the algorithm's starting point where it takes one."""
         opts = dict(self.solver_options or {})
+        if beta0 is not None and "beta0" in indefinite_options(self._solver):
+            opts["beta0"] = beta0
         return solve_indefinite(P, self._solver, tol=self.tol, atol=self.atol,
                                 max_iter=self.max_iter, gap_every=self.gap_every,
                                 out_of_sample=self.out_of_sample, **opts)
@@ -211,6 +214,14 @@ class IndefiniteSVC(ApproximationMixin, _ProxyMixin, KernelClassifierBase):
         problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
         ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
         is a ``ValueError`` at fit time.
+    warm_start : bool, default=False
+        Start each binary problem's algorithm ("pg", "apg", "accpm") at the previous
+        fit's ``alpha`` of the same training points, projected onto the new feasible set
+        (scikit-learn's ``warm_start``): along a path of ``C`` or ``rho`` the algorithm
+        stops after fewer iterations at a point certified to the same ``tol``.  The
+        solution is the same up to that certificate, not bit for bit.  Without a
+        previous exact-path fit on the same points (or with "exchange", or the
+        calibration fits of ``probability=True``) the fit starts cold.
     probability : bool, default=False
         Also fit Platt scaling on internal 5-fold cross-validation, so that
         ``predict_proba`` / ``predict_log_proba`` exist (as scikit-learn's
@@ -278,14 +289,14 @@ class IndefiniteSVC(ApproximationMixin, _ProxyMixin, KernelClassifierBase):
 
     _parameter_constraints: dict = {**KernelClassifierBase._parameter_constraints,
                                     **_PROXY_CONSTRAINTS, "n_jobs": N_JOBS,
-                                    "approximation": _APPROXIMATION}
+                                    "approximation": _APPROXIMATION, "warm_start": ["boolean"]}
 
     _parallel_pairs = True
 
     def __init__(self, *, C=1.0, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
                  class_weight=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
-                 gap_every=10, solver_options=None, probability=False, n_jobs=None,
-                 approximation=None):
+                 gap_every=10, solver_options=None, warm_start=False, probability=False,
+                 n_jobs=None, approximation=None):
         self.C = C
         self.rho = rho
         self.solver = solver
@@ -298,13 +309,22 @@ class IndefiniteSVC(ApproximationMixin, _ProxyMixin, KernelClassifierBase):
         self.max_iter = max_iter
         self.gap_every = gap_every
         self.solver_options = solver_options
+        self.warm_start = warm_start
         self.probability = probability
         self.n_jobs = n_jobs
         self.approximation = approximation
 
+    def _warm_start_points(self):
+        """The previous fit's ``alpha`` of each binary problem, keyed by its training
+        indices (:func:`krein._fitting.warm_starts`); None when not fitted on the exact path."""
+        models = getattr(self, "binary_models_", None)
+        if not models or getattr(self, "approximation_", None) is not None:
+            return None
+        return {np.asarray(m.idx).tobytes(): m.info["alpha"] for m in models}
+
     def _fit_binary(self, K, y, idx, C):
         P = ProxyKernelProblem(K, y, model="svc", C=C, rho=self.rho, check=False)
-        sol = self._solve_proxy(P)
+        sol = self._solve_proxy(P, warm_starts(self).get(np.asarray(idx).tobytes()))
         info = {"n_iter": sol.iterations, "solution": sol, "u": sol.primal["u"],
                 "alpha": sol.primal["alpha"]}
         return BinaryModel(idx, sol.coef, sol.intercept, info)

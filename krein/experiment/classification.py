@@ -1159,13 +1159,17 @@ def _kernel_fold_scores(fold, data, method_combos, splits, y, classes, scoring):
     fold_scores = np.zeros((len(method_combos), len(splits)))
     n_fail = n_warn = 0
     first_error = None
+    order = _path_order(method_combos)
     for s, (a, b) in enumerate(splits):
         K_a, K_b = fold.split_inputs(data, a, b)
-        for j, mc in enumerate(method_combos):
+        previous = None
+        for j in order:
+            mc = method_combos[j]
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
                 try:
-                    est = fold.estimator(mc, data).fit(K_a, y[a])
+                    est = previous = _warm_started(fold.estimator(mc, data), previous)
+                    est.fit(K_a, y[a])
                     fold_scores[j, s] = classification_metrics(y[b], est.predict(K_b),
                                                                classes)[scoring]
                 except Exception as exc:
@@ -1174,6 +1178,55 @@ def _kernel_fold_scores(fold, data, method_combos, splits, y, classes, scoring):
                     first_error = first_error or exc
             n_warn += len(caught)
     return fold_scores, n_fail, n_warn, first_error
+
+
+def _path_order(method_combos):
+    """The order in which an inner split fits the grid points: along ``C`` (ascending)
+    within each setting of the other parameters, so that a ``warm_start`` estimator
+    (:func:`_warm_started`) starts each fit at its neighbour's solution.  The scores
+    keep the grid's order; the order of fitting changes no choice.
+
+    Parameters
+    ----------
+    method_combos : list of dict
+        The grid points' method parameters.
+
+    Returns
+    -------
+    list of int
+        A permutation of ``range(len(method_combos))``.
+    """
+    def key(j):
+        mc = method_combos[j]
+        others = tuple((k, repr(v)) for k, v in sorted(mc.items()) if k != "C")
+        c = mc.get("C")
+        return others, (float(c) if isinstance(c, numbers.Real) else 0.0)
+    return sorted(range(len(method_combos)), key=key)
+
+
+def _warm_started(est, previous):
+    """``est``, or — for an estimator with a ``warm_start`` parameter — ``previous``
+    (the estimator of the split's last grid point, fitted or not) given ``est``'s
+    parameters and ``warm_start=True``: its next fit starts at the last solution
+    (scikit-learn's ``warm_start``; a failed fit leaves nothing, so the next starts cold).
+
+    Parameters
+    ----------
+    est : estimator
+        The grid point's unfitted estimator (:meth:`_OuterFold.estimator`).
+    previous : estimator or None
+        The estimator of the split's previous grid point.
+
+    Returns
+    -------
+    estimator
+    """
+    params = est.get_params(deep=False)
+    if "warm_start" not in params:
+        return est
+    if previous is None or type(previous) is not type(est):
+        return est.set_params(warm_start=True)
+    return previous.set_params(**{**params, "warm_start": True})
 
 
 def _mean_scores(fold_scores):
