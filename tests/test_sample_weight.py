@@ -3,7 +3,14 @@
 Checked against something independent of the weighted code path:
 * an integer weight ``k`` is the sample repeated ``k`` times: the fit on the kernel
   with the sample's row AND column repeated (a weight of 0: the sample removed), on an
-  indefinite kernel, three classes;
+  indefinite kernel, three classes, decision values on the training kernel and on new
+  rows: DirectSVC, LPSVC (its LP's optimal values too; the decision values where a
+  vertex of the weighted LP, by HiGHS, equals CLARABEL's interior point, so that the
+  optimal solution is unique), ModSVC (CLARABEL and libsvm), the linear and RBF
+  similarity spaces; each solver at a tight tolerance;
+* the approximate (landmark) paths of LPSVC, ModSVC and SimilaritySpaceSVC: the
+  weighted rows of precomputed landmark columns against the repeated rows, with the
+  same landmarks;
 * on a PSD kernel with positive weights, scikit-learn's own ``SVC(sample_weight=...)``;
 * metadata routing: ``set_fit_request(sample_weight=True)`` (scikit-learn's
   ``BaseEstimator`` gives it to a ``fit`` with a ``sample_weight`` parameter) routes
@@ -26,7 +33,9 @@ from sklearn.model_selection import KFold, cross_validate
 from sklearn.svm import SVC
 from sklearn.utils.validation import has_fit_parameter
 
-from krein import DirectSVC
+from krein import DirectSVC, LPSVC, ModSVC
+from krein.approximation import IndefiniteNystroem
+from krein.estimators import SimilaritySpaceSVC
 from krein.registry import list_methods, make_method
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "sample_weight.rst"
@@ -56,6 +65,98 @@ def test_integer_weights_are_repeated_samples(with_zeros):
     np.testing.assert_array_equal(weighted.predict(K_test), repeated.predict(K_test[:, rep]))
 
 
+#: CLARABEL's tolerances at which the interior-point certificate is ~1e-13.
+TIGHT = {"tol_gap_abs": 1e-13, "tol_gap_rel": 1e-13, "tol_feas": 1e-13}
+
+#: The exact paths whose weights are checked against repetition, each at a tight tolerance.
+EXACT = {
+    "lp-svm": lambda: LPSVC(kernel="precomputed", solver_options=TIGHT),
+    "mod-svm": lambda: ModSVC(kernel="precomputed", solver_options=TIGHT),
+    "mod-svm-libsvm": lambda: ModSVC(kernel="precomputed", solver="libsvm",
+                                     solver_options={"tol": 1e-10}),
+    "similarity-linear": lambda: SimilaritySpaceSVC(kernel="precomputed", tol=1e-10),
+    "similarity-rbf": lambda: SimilaritySpaceSVC(kernel="precomputed", feature_kernel="rbf",
+                                                 tol=1e-10),
+}
+
+
+def _tanh(A, B):
+    return np.tanh(0.5 * A @ B.T - 0.2)
+
+
+@pytest.mark.parametrize("with_zeros", [False, True], ids=["positive", "with-zeros"])
+@pytest.mark.parametrize("name", list(EXACT))
+def test_weights_are_repeated_samples_in_every_weighted_estimator(name, with_zeros):
+    X, y, rng = _data()
+    K = _tanh(X, X)                                              # indefinite
+    K_new = _tanh(rng.standard_normal((10, 3)), X)
+    w = rng.integers(0 if with_zeros else 1, 4, X.shape[0])
+    assert with_zeros == bool(np.any(w == 0)) and np.any(w > 1)
+    rep = np.repeat(np.arange(X.shape[0]), w)
+    weighted = EXACT[name]().fit(K, y, sample_weight=w)
+    repeated = EXACT[name]().fit(K[np.ix_(rep, rep)], y[rep])
+    for rows in (K, K_new):
+        np.testing.assert_allclose(weighted.decision_function(rows),
+                                   repeated.decision_function(rows[:, rep]), atol=1e-7)
+
+
+@pytest.mark.parametrize("with_zeros", [False, True], ids=["positive", "with-zeros"])
+def test_lp_svm_weights_reach_the_repeated_optimum(with_zeros):
+    """The same optimal value; the decision values above are those of the unique solution."""
+    X, y, rng = _data()
+    K = _tanh(X, X)
+    w = rng.integers(0 if with_zeros else 1, 4, X.shape[0])
+    rep = np.repeat(np.arange(X.shape[0]), w)
+    weighted = EXACT["lp-svm"]().fit(K, y, sample_weight=w)
+    repeated = EXACT["lp-svm"]().fit(K[np.ix_(rep, rep)], y[rep])
+    for a, b in zip(weighted.solutions_, repeated.solutions_):
+        assert a.certificate["relative_gap"] < 1e-10
+        np.testing.assert_allclose(a.certificate["primal_objective"],
+                                   b.certificate["primal_objective"], rtol=1e-9)
+    # a simplex vertex of the weighted LP (HiGHS) is CLARABEL's point, which ends near the
+    # centre of the optimal face: the face is a single point, the decision values unique
+    vertex = LPSVC(kernel="precomputed", solver="HIGHS").fit(K, y, sample_weight=w)
+    np.testing.assert_allclose(vertex.decision_function(K), weighted.decision_function(K),
+                               atol=1e-8)
+
+
+#: The landmark paths with weights, each at a tight tolerance.
+APPROXIMATE = {
+    "lp-svm": lambda: LPSVC(solver_options=TIGHT),
+    "mod-svm": lambda: ModSVC(solver_options=TIGHT),
+    "mod-svm-ipm": lambda: ModSVC(solver="ipm", solver_options={"tol": 1e-10}),
+    "mod-svm-libsvm": lambda: ModSVC(solver="libsvm", solver_options={"tol": 1e-10}),
+    "similarity-linear-ipm": lambda: SimilaritySpaceSVC(solver="ipm", tol=1e-10),
+    "similarity-linear-libsvm": lambda: SimilaritySpaceSVC(solver="libsvm", tol=1e-10),
+    "similarity-rbf-ipm": lambda: SimilaritySpaceSVC(feature_kernel="rbf", solver="ipm",
+                                                     tol=1e-10),
+}
+
+
+@pytest.mark.parametrize("name", list(APPROXIMATE))
+def test_landmark_path_weights_are_repeated_rows(name):
+    """With the same landmarks (precomputed columns K(X, L) and W = K(L, L)), an integer
+    weight is the sample's row of the columns repeated."""
+    X, y, rng = _data()
+    L = rng.standard_normal((12, 3))
+    columns, W = _tanh(X, L), _tanh(L, L)
+    new = _tanh(rng.standard_normal((10, 3)), L)
+    w = rng.integers(0, 4, X.shape[0])
+    assert np.any(w == 0) and np.any(w > 1)
+    rep = np.repeat(np.arange(X.shape[0]), w)
+
+    def make():
+        return APPROXIMATE[name]().set_params(
+            kernel="precomputed",
+            approximation=IndefiniteNystroem(kernel="precomputed", landmark_block=W, rcond=1e-12))
+
+    weighted = make().fit(columns, y, sample_weight=w)
+    repeated = make().fit(columns[rep], y[rep])
+    for rows in (columns, new):
+        np.testing.assert_allclose(weighted.decision_function(rows),
+                                   repeated.decision_function(rows), atol=1e-7)
+
+
 def test_positive_weights_are_scikit_learns_svc():
     X, y, rng = _data(classes=2)
     K = np.exp(-0.5 * np.sum((X[:, None] - X[None]) ** 2, axis=2))
@@ -73,9 +174,25 @@ def test_unit_weights_change_nothing():
     np.testing.assert_array_equal(plain.decision_function(K), ones.decision_function(K))
 
 
-def test_bad_weights_are_refused():
+@pytest.mark.parametrize("name", list(EXACT))
+def test_unit_weights_are_the_unweighted_fit(name):
+    """Weights of one solve the unweighted problem (as per-sample slack weights: the
+    solver's data differ, so to its tolerance)."""
     X, y, _ = _data()
-    est = DirectSVC()
+    K = _tanh(X, X)
+    plain = EXACT[name]().fit(K, y)
+    ones = EXACT[name]().fit(K, y, sample_weight=np.ones(y.size))
+    np.testing.assert_allclose(plain.decision_function(K), ones.decision_function(K), atol=1e-7)
+
+
+#: Every estimator whose fit takes sample_weight, at its defaults.
+WEIGHTED = [DirectSVC, LPSVC, ModSVC, SimilaritySpaceSVC]
+
+
+@pytest.mark.parametrize("cls", WEIGHTED, ids=lambda c: c.__name__)
+def test_bad_weights_are_refused(cls):
+    X, y, _ = _data()
+    est = cls()
     with pytest.raises(ValueError, match="(?i)negative"):
         est.fit(X, y, sample_weight=np.r_[-1.0, np.ones(y.size - 1)])
     with pytest.raises(ValueError, match="shape|length|samples"):
@@ -87,18 +204,24 @@ def test_bad_weights_are_refused():
     assert not hasattr(est, "classes_")          # nothing half-fitted
 
 
-def test_metadata_routing_reaches_each_fold():
+@pytest.mark.parametrize("make", [DirectSVC, LPSVC, lambda: ModSVC(solver="libsvm"),
+                                  SimilaritySpaceSVC,
+                                  lambda: SimilaritySpaceSVC(feature_kernel="rbf")],
+                         ids=["svm", "lp-svm", "mod-svm", "similarity-linear", "similarity-rbf"])
+def test_metadata_routing_reaches_each_fold(make):
     X, y, rng = _data()
     w = rng.uniform(0.5, 2.0, y.size)
     cv = KFold(3, shuffle=True, random_state=0)
     with sklearn.config_context(enable_metadata_routing=True):
-        est = DirectSVC().set_fit_request(sample_weight=True).set_score_request(
+        est = make().set_fit_request(sample_weight=True).set_score_request(
             sample_weight=False)
         out = cross_validate(est, X, y, cv=cv, params={"sample_weight": w},
                              return_estimator=True)
     for fitted, (tr, _) in zip(out["estimator"], cv.split(X)):
-        direct = DirectSVC().fit(X[tr], y[tr], sample_weight=w[tr])
+        direct = make().fit(X[tr], y[tr], sample_weight=w[tr])
         np.testing.assert_array_equal(fitted.decision_function(X), direct.decision_function(X))
+        unweighted = make().fit(X[tr], y[tr])
+        assert not np.allclose(fitted.decision_function(X), unweighted.decision_function(X))
 
 
 def test_probability_uses_the_weights():

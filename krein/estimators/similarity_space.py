@@ -239,6 +239,22 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
     kernel is PSD), one-vs-one for more classes, and krein certifies it
     (:func:`krein.solvers.libsvm.libsvm_solve`).
 
+    Sample weights
+    --------------
+    ``fit(X, y, sample_weight=w)`` fits the model of the samples repeated ``w_i``
+    times.  Repeating training object ``j`` repeats its row (a training point) AND its
+    column (a feature, the similarity to ``x_j``): ``k`` equal features contribute ``k
+    K[x, j] K[z, j]`` to the linear feature kernel and ``k (K[x, j] - K[z, j])^2`` to
+    the squared distance of the RBF one, which is feature ``j`` scaled by ``sqrt(k)``.
+    So the features are ``phi_w(x) = k(x, X) diag(sqrt(w))`` (``feature_scale_``;
+    feature kernels ``K W K'`` and ``exp(-gamma_ ||(phi(x) - phi(z)) sqrt(w)||^2)``),
+    the box bounds ``C * class_weight[y_i] * w_i`` (the C-SVM's weighted hinge loss),
+    and ``gamma_`` is computed on the repeated features (:func:`similarity_feature_gamma`
+    with the weights).  A sample of weight 0 is removed (its row and its feature).
+    With an approximation the features are the similarities to the landmarks, which
+    carry no weight: the weights are box bounds of the rows (and weigh the rows in
+    ``gamma_``).
+
     Parameters
     ----------
     C : float > 0, default=1.0
@@ -290,8 +306,11 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
     Attributes
     ----------
     features_ : ndarray of shape (n, n)
-        The training feature vectors (the training kernel's rows); not with an
-        approximation.
+        The training feature vectors (the training kernel's rows, their columns scaled
+        by ``feature_scale_`` with sample weights); not with an approximation.
+    feature_scale_ : ndarray of shape (n,) or None
+        ``sqrt(sample_weight)``, the scale of each feature (class docstring, "Sample
+        weights"); None without sample weights.  Not with an approximation.
     gamma_ : float
         The absolute RBF width used (``feature_kernel="rbf"``; NaN for linear).
     solver_ : str
