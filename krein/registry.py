@@ -574,6 +574,13 @@ _LP_WEIGHTS = {"check_sample_weight_equivalence_on_dense_data": (
     "LPs reach the same optimal value (to 1e-13) at different optimal points (CLARABEL ends "
     "near the centre of the optimal face, which repetition moves); tests/test_sample_weight.py "
     "checks the optimal values, and the decision values where the solution is unique")}
+#: DCA is a local method stopped after max_iter iterations in the checks: the weighted and
+#: the repeated runs start at different random points and use different DC constants.
+_DCA_WEIGHTS = {"check_sample_weight_equivalence_on_dense_data": (
+    "DCA stopped at max_iter=50 from a random start drawn in R^n (weighted) or R^N "
+    "(repeated), with the DC constant lambda_max of K or of the repeated kernel: the same "
+    "objective, different iterates; tests/test_sample_weight.py checks the weights on a "
+    "positive definite kernel at tol=1e-16 and the objective on an indefinite one")}
 _PAIRWISE_PROBA = (
     "the check fits feature vectors, not a kernel matrix, even to a pairwise (precomputed) "
     "estimator; the feature-vector instances run it")
@@ -996,9 +1003,10 @@ def _register_iksvm_dc():
                     # max_iter: DCA on the checks' ill-conditioned PSD kernels (iris' linear
                     # kernel: lambda_max / lambda_2 = 360) moves slowly, and a 10-class check
                     # fits 45 pairs; 300 iterations took a minute per check
-                    checks=({"random_state": 0, "max_iter": 50},
-                            {**_PRECOMPUTED, "random_state": 0, "class_weight": "balanced",
-                             "max_iter": 20}),
+                    checks=(({"random_state": 0, "max_iter": 50}, _DCA_WEIGHTS),
+                            ({**_PRECOMPUTED, "random_state": 0, "class_weight": "balanced",
+                              "max_iter": 20}, {"check_classifiers_one_label_sample_weights":
+                                                _PAIRWISE_PROBA})),
                     readme=("`DCSVC()`", "primal squared-hinge SVM in the kernel expansion, DC "
                             "split `ρI - (ρI - K)`, DCA with xu's Armijo step; finite-Newton "
                             "subproblems checked against CVXPY",

@@ -7,8 +7,11 @@ Checked against something independent of the weighted code path:
   rows: DirectSVC, LPSVC (its LP's optimal values too; the decision values where a
   vertex of the weighted LP, by HiGHS, equals CLARABEL's interior point, so that the
   optimal solution is unique), ModSVC (CLARABEL and libsvm), the linear and RBF
-  similarity spaces; each solver at a tight tolerance;
-* the approximate (landmark) paths of LPSVC, ModSVC and SimilaritySpaceSVC: the
+  similarity spaces; each solver at a tight tolerance; IKSVM-DC on a positive definite
+  kernel (convex), and on an indefinite one its weighted point against the repeated
+  problem's objective and stationarity (DCA is local: the same objective and critical
+  points, not necessarily the same one);
+* the approximate (landmark) paths of LPSVC, ModSVC, SimilaritySpaceSVC and DCSVC: the
   weighted rows of precomputed landmark columns against the repeated rows, with the
   same landmarks;
 * on a PSD kernel with positive weights, scikit-learn's own ``SVC(sample_weight=...)``;
@@ -35,7 +38,8 @@ from sklearn.utils.validation import has_fit_parameter
 
 from krein import DirectSVC, LPSVC, ModSVC
 from krein.approximation import IndefiniteNystroem
-from krein.estimators import SimilaritySpaceSVC
+from krein.estimators import DCSVC, SimilaritySpaceSVC
+from krein.formulations.dc import dc_objective, dc_stationarity
 from krein.registry import list_methods, make_method
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "user_guide" / "sample_weight.rst"
@@ -120,6 +124,50 @@ def test_lp_svm_weights_reach_the_repeated_optimum(with_zeros):
                                atol=1e-8)
 
 
+def _delta_gaussian(A, B):
+    """A positive definite kernel: the Gaussian plus the delta kernel (1 on equal points)."""
+    d2 = np.sum((A[:, None] - B[None]) ** 2, axis=2)
+    return np.exp(-0.5 * d2) + (d2 == 0)
+
+
+@pytest.mark.parametrize("with_zeros", [False, True], ids=["positive", "with-zeros"])
+def test_iksvm_dc_weights_are_repeated_samples_on_a_psd_kernel(with_zeros):
+    """F_w is convex on a PSD kernel: DCA ends at the repeated model to its tolerance."""
+    X, y, rng = _data(n=30, classes=2)
+    K = _delta_gaussian(X, X)
+    K_new = _delta_gaussian(rng.standard_normal((10, 3)), X)
+    w = rng.integers(0 if with_zeros else 1, 4, X.shape[0])
+    assert with_zeros == bool(np.any(w == 0)) and np.any(w > 1)
+    rep = np.repeat(np.arange(X.shape[0]), w)
+    kw = dict(kernel="precomputed", tol=1e-16, max_iter=10_000, random_state=0)
+    weighted = DCSVC(**kw).fit(K, y, sample_weight=w)
+    repeated = DCSVC(**kw).fit(K[np.ix_(rep, rep)], y[rep])
+    assert weighted.stationarity_.max() < 1e-7 and repeated.stationarity_.max() < 1e-7
+    for rows in (K, K_new):
+        np.testing.assert_allclose(weighted.decision_function(rows),
+                                   repeated.decision_function(rows[:, rep]), atol=1e-6)
+
+
+def test_iksvm_dc_weighted_point_is_the_repeated_problems_point():
+    """On an indefinite kernel: the weighted fit's point, split evenly over the copies, has
+    the repeated problem's objective value and its stationarity within sqrt(max w / min w)."""
+    X, y, rng = _data(classes=2)
+    K = _tanh(X, X)
+    w = rng.integers(1, 4, X.shape[0])
+    rep = np.repeat(np.arange(X.shape[0]), w)
+    est = DCSVC(kernel="precomputed", C=0.5, random_state=0).fit(K, y, sample_weight=w)
+    beta, b = est.binary_models_[0].coef, est.intercept_[0]
+    y_pm = np.where(y == 1, 1.0, -1.0)
+    beta_rep = (beta / w)[rep]
+    K_rep = K[np.ix_(rep, rep)]
+    np.testing.assert_allclose(dc_objective(K_rep, y_pm[rep], 0.5, beta_rep, b),
+                               est.objective_[0], rtol=1e-12)
+    own = dc_stationarity(K, y_pm, 0.5 * w, beta, b)
+    assert own == pytest.approx(est.stationarity_[0], rel=1e-12)
+    assert dc_stationarity(K_rep, y_pm[rep], 0.5, beta_rep, b) <= \
+        np.sqrt(w.max() / w.min()) * own * (1 + 1e-9)
+
+
 #: The landmark paths with weights, each at a tight tolerance.
 APPROXIMATE = {
     "lp-svm": lambda: LPSVC(solver_options=TIGHT),
@@ -130,6 +178,7 @@ APPROXIMATE = {
     "similarity-linear-libsvm": lambda: SimilaritySpaceSVC(solver="libsvm", tol=1e-10),
     "similarity-rbf-ipm": lambda: SimilaritySpaceSVC(feature_kernel="rbf", solver="ipm",
                                                      tol=1e-10),
+    "iksvm-dc": lambda: DCSVC(tol=1e-16, max_iter=10_000, random_state=0),
 }
 
 
@@ -139,8 +188,10 @@ def test_landmark_path_weights_are_repeated_rows(name):
     weight is the sample's row of the columns repeated."""
     X, y, rng = _data()
     L = rng.standard_normal((12, 3))
-    columns, W = _tanh(X, L), _tanh(L, L)
-    new = _tanh(rng.standard_normal((10, 3)), L)
+    # IKSVM-DC's landmark objective is convex (one model) on a PSD kernel
+    kernel = _delta_gaussian if name == "iksvm-dc" else _tanh
+    columns, W = kernel(X, L), kernel(L, L)
+    new = kernel(rng.standard_normal((10, 3)), L)
     w = rng.integers(0, 4, X.shape[0])
     assert np.any(w == 0) and np.any(w > 1)
     rep = np.repeat(np.arange(X.shape[0]), w)
@@ -186,7 +237,7 @@ def test_unit_weights_are_the_unweighted_fit(name):
 
 
 #: Every estimator whose fit takes sample_weight, at its defaults.
-WEIGHTED = [DirectSVC, LPSVC, ModSVC, SimilaritySpaceSVC]
+WEIGHTED = [DirectSVC, LPSVC, ModSVC, SimilaritySpaceSVC, DCSVC]
 
 
 @pytest.mark.parametrize("cls", WEIGHTED, ids=lambda c: c.__name__)
@@ -206,8 +257,10 @@ def test_bad_weights_are_refused(cls):
 
 @pytest.mark.parametrize("make", [DirectSVC, LPSVC, lambda: ModSVC(solver="libsvm"),
                                   SimilaritySpaceSVC,
-                                  lambda: SimilaritySpaceSVC(feature_kernel="rbf")],
-                         ids=["svm", "lp-svm", "mod-svm", "similarity-linear", "similarity-rbf"])
+                                  lambda: SimilaritySpaceSVC(feature_kernel="rbf"),
+                                  lambda: DCSVC(random_state=0)],
+                         ids=["svm", "lp-svm", "mod-svm", "similarity-linear", "similarity-rbf",
+                              "iksvm-dc"])
 def test_metadata_routing_reaches_each_fold(make):
     X, y, rng = _data()
     w = rng.uniform(0.5, 2.0, y.size)
