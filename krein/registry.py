@@ -1034,7 +1034,8 @@ def _register_rkks():
                     approximate={},      # (P) on the Nystroem features: nothing else changes
                     # (the precomputed instance at r^2 = 1: the checks' kernel X X' is rank 2-10,
                     # on which the sphere at r^2 = 10 forces an overfitting norm)
-                    checks=({}, {**_PRECOMPUTED, "radius_squared": 1.0},
+                    checks=({}, ({**_PRECOMPUTED, "radius_squared": 1.0},
+                                 {"check_classifiers_one_label_sample_weights": _PAIRWISE_PROBA}),
                             {"kernel": "sigmoid", "kernel_params": _SIGMOID,
                              "krein_penalty": 0.01}),
                     readme=("`KreinLeastSquaresClassifier()`", "least squares over the "

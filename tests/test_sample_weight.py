@@ -10,7 +10,9 @@ Checked against something independent of the weighted code path:
   similarity spaces; each solver at a tight tolerance; IKSVM-DC on a positive definite
   kernel (convex), and on an indefinite one its weighted point against the repeated
   problem's objective and stationarity (DCA is local: the same objective and critical
-  points, not necessarily the same one);
+  points, not necessarily the same one); the Krein least-squares classifier and regressor
+  (the global optimum: predictions, the data-relative radius, the coefficients'
+  derivatives), whose approximate path refuses weights;
 * the approximate (landmark) paths of LPSVC, ModSVC, SimilaritySpaceSVC and DCSVC: the
   weighted rows of precomputed landmark columns against the repeated rows, with the
   same landmarks;
@@ -38,7 +40,8 @@ from sklearn.utils.validation import has_fit_parameter
 
 from krein import DirectSVC, LPSVC, ModSVC
 from krein.approximation import IndefiniteNystroem
-from krein.estimators import DCSVC, SimilaritySpaceSVC
+from krein.estimators import (DCSVC, KreinLeastSquaresClassifier, KreinLeastSquaresRegressor,
+                              SimilaritySpaceSVC)
 from krein.formulations.dc import dc_objective, dc_stationarity
 from krein.registry import list_methods, make_method
 
@@ -81,6 +84,7 @@ EXACT = {
     "similarity-linear": lambda: SimilaritySpaceSVC(kernel="precomputed", tol=1e-10),
     "similarity-rbf": lambda: SimilaritySpaceSVC(kernel="precomputed", feature_kernel="rbf",
                                                  tol=1e-10),
+    "krein-ls": lambda: KreinLeastSquaresClassifier(kernel="precomputed"),
 }
 
 
@@ -122,6 +126,44 @@ def test_lp_svm_weights_reach_the_repeated_optimum(with_zeros):
     vertex = LPSVC(kernel="precomputed", solver="HIGHS").fit(K, y, sample_weight=w)
     np.testing.assert_allclose(vertex.decision_function(K), weighted.decision_function(K),
                                atol=1e-8)
+
+
+@pytest.mark.parametrize("params", [{}, {"radius_squared": 3.0, "krein_penalty": 0.1}],
+                         ids=["default-radius", "penalty"])
+@pytest.mark.parametrize("with_zeros", [False, True], ids=["positive", "with-zeros"])
+def test_krein_least_squares_weights_are_repeated_samples(with_zeros, params):
+    """The global optimum of (P) on the repeated kernel: predictions, the data-relative
+    radius and the coefficients' derivatives (the copies' summed)."""
+    X, _, rng = _data()
+    t = X[:, 0] + np.sin(X[:, 1]) + 0.1 * rng.standard_normal(X.shape[0])
+    K = _tanh(X, X)
+    K_new = _tanh(rng.standard_normal((10, 3)), X)
+    w = rng.integers(0 if with_zeros else 1, 4, X.shape[0])
+    assert with_zeros == bool(np.any(w == 0)) and np.any(w > 1)
+    rep = np.repeat(np.arange(X.shape[0]), w)
+    weighted = KreinLeastSquaresRegressor(kernel="precomputed", **params).fit(
+        K, t, sample_weight=w)
+    repeated = KreinLeastSquaresRegressor(kernel="precomputed", **params).fit(
+        K[np.ix_(rep, rep)], t[rep])
+    assert weighted.radius_squared_ == pytest.approx(repeated.radius_squared_, rel=1e-12)
+    for rows in (K, K_new):
+        np.testing.assert_allclose(weighted.predict(rows), repeated.predict(rows[:, rep]),
+                                   atol=1e-10)
+    merged = {k: np.bincount(rep, weights=v, minlength=X.shape[0])
+              for k, v in repeated.solution_gradient().items()}
+    for k, v in weighted.solution_gradient().items():
+        np.testing.assert_allclose(v, merged[k], atol=1e-9 * np.abs(v).max())
+
+
+@pytest.mark.parametrize("est", [
+    KreinLeastSquaresRegressor(approximation=IndefiniteNystroem(n_components=10)),
+    KreinLeastSquaresClassifier(approximation=IndefiniteNystroem(n_components=10))],
+    ids=["krein-ls-regressor", "krein-ls"])
+def test_krein_least_squares_approximation_refuses_weights(est):
+    X, y, _ = _data()
+    with pytest.raises(ValueError, match="sample_weight.*approximation"):
+        est.fit(X, y, sample_weight=np.ones(y.size))
+    assert not hasattr(est, "solution_") and not hasattr(est, "classes_")
 
 
 def _delta_gaussian(A, B):
@@ -237,7 +279,7 @@ def test_unit_weights_are_the_unweighted_fit(name):
 
 
 #: Every estimator whose fit takes sample_weight, at its defaults.
-WEIGHTED = [DirectSVC, LPSVC, ModSVC, SimilaritySpaceSVC, DCSVC]
+WEIGHTED = [DirectSVC, LPSVC, ModSVC, SimilaritySpaceSVC, DCSVC, KreinLeastSquaresClassifier]
 
 
 @pytest.mark.parametrize("cls", WEIGHTED, ids=lambda c: c.__name__)
@@ -258,9 +300,9 @@ def test_bad_weights_are_refused(cls):
 @pytest.mark.parametrize("make", [DirectSVC, LPSVC, lambda: ModSVC(solver="libsvm"),
                                   SimilaritySpaceSVC,
                                   lambda: SimilaritySpaceSVC(feature_kernel="rbf"),
-                                  lambda: DCSVC(random_state=0)],
+                                  lambda: DCSVC(random_state=0), KreinLeastSquaresClassifier],
                          ids=["svm", "lp-svm", "mod-svm", "similarity-linear", "similarity-rbf",
-                              "iksvm-dc"])
+                              "iksvm-dc", "krein-ls"])
 def test_metadata_routing_reaches_each_fold(make):
     X, y, rng = _data()
     w = rng.uniform(0.5, 2.0, y.size)
