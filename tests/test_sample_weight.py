@@ -319,12 +319,17 @@ def test_metadata_routing_reaches_each_fold(make):
         assert not np.allclose(fitted.decision_function(X), unweighted.decision_function(X))
 
 
-def test_probability_uses_the_weights():
+@pytest.mark.parametrize("make", [DirectSVC, LPSVC, lambda **kw: ModSVC(solver="libsvm", **kw),
+                                  SimilaritySpaceSVC, lambda **kw: DCSVC(random_state=0, **kw),
+                                  KreinLeastSquaresClassifier],
+                         ids=["svm", "lp-svm", "mod-svm", "similarity-linear", "iksvm-dc",
+                              "krein-ls"])
+def test_probability_uses_the_weights(make):
     X, y, rng = _data(classes=2)
     w = rng.integers(1, 4, y.size).astype(float)
-    est = DirectSVC(probability=True).fit(X, y, sample_weight=w)
+    est = make(probability=True).fit(X, y, sample_weight=w)
     full = est.calibrator_.calibrated_classifiers_[0].estimator
-    weighted = DirectSVC().fit(X, y, sample_weight=w)
+    weighted = make().fit(X, y, sample_weight=w)
     np.testing.assert_array_equal(full.decision_function(X), weighted.decision_function(X))
     assert est.predict_proba(X).shape == (y.size, 2)
 
