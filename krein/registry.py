@@ -565,6 +565,22 @@ _TRANSDUCTIVE = (
 _LIBSVM_WEIGHTS = {"check_sample_weight_equivalence_on_dense_data": (
     "libsvm's tol=1e-3 ends the weighted and the repeated problems at different "
     "approximate points; tests/test_sample_weight.py checks them at tol=1e-10")}
+#: The LP-SVM's optimal set need not be a point: on the check's data (15 points in 30
+#: dimensions, Gaussian kernel) the weighted and the repeated LPs reach the same optimal
+#: value to 1e-13 at different optimal points, because an interior-point method ends near
+#: the centre of the optimal face and repetition moves that centre.
+_LP_WEIGHTS = {"check_sample_weight_equivalence_on_dense_data": (
+    "the LP's optimal set is not a point on the check's data: the weighted and the repeated "
+    "LPs reach the same optimal value (to 1e-13) at different optimal points (CLARABEL ends "
+    "near the centre of the optimal face, which repetition moves); tests/test_sample_weight.py "
+    "checks the optimal values, and the decision values where the solution is unique")}
+#: DCA is a local method stopped after max_iter iterations in the checks: the weighted and
+#: the repeated runs start at different random points and use different DC constants.
+_DCA_WEIGHTS = {"check_sample_weight_equivalence_on_dense_data": (
+    "DCA stopped at max_iter=50 from a random start drawn in R^n (weighted) or R^N "
+    "(repeated), with the DC constant lambda_max of K or of the repeated kernel: the same "
+    "objective, different iterates; tests/test_sample_weight.py checks the weights on a "
+    "positive definite kernel at tol=1e-16 and the objective on an indefinite one")}
 _PAIRWISE_PROBA = (
     "the check fits feature vectors, not a kernel matrix, even to a pairwise (precomputed) "
     "estimator; the feature-vector instances run it")
@@ -715,7 +731,7 @@ def _register_lp_svm():
     register_method("lp-svm", LPSVC, "1-norm LP-SVM on the raw kernel (Mangasarian 1999), CVXPY",
                     compare=True, probability=True, certificate="relative_gap",
                     approximate=_LP_REDUCED,
-                    checks=({},), readme=("`LPSVC()`", "1-norm linear-programming SVM (CVXPY)",
+                    checks=(({}, _LP_WEIGHTS),), readme=("`LPSVC()`", "1-norm linear-programming SVM (CVXPY)",
                                           "Mangasarian 1999"))
 
 
@@ -796,7 +812,7 @@ def _register_ksvm_ch_modsvm_rvm():
     register_method("mod-svm", ModSVC, "Mod SVM: kernel only in the separation constraints, "
                     "identity regularizer (Lin & Lin 2003; Luss & d'Aspremont 2009 §5.1), CVXPY",
                     compare=True, probability=True, certificate="relative_gap",
-                    scale={"C": -2}, checks=({"solver": "libsvm"},),
+                    scale={"C": -2}, checks=(({"solver": "libsvm"}, _LIBSVM_WEIGHTS),),
                     approximate={"solver": (_IPM, _IPM_TEXT.format("the landmark columns (the "
                                                                    "reduced set)"))},
                     readme=("`ModSVC()`", "kernel only in the separation constraints, identity "
@@ -918,7 +934,10 @@ def _register_baselines():
                     "linear SVM in the similarity space: the rows of K as feature vectors, test "
                     "rows K(test, train) (Graepel et al. 1999; Pekalska & Duin 2005)",
                     compare=True, probability=True, certificate="residual",
-                    grid={"C": list(C_GRID)}, scale={"C": -2}, checks=({}, _PRECOMPUTED),
+                    grid={"C": list(C_GRID)}, scale={"C": -2},
+                    checks=(({}, _LIBSVM_WEIGHTS),
+                            (_PRECOMPUTED, {"check_classifiers_one_label_sample_weights":
+                                            _PAIRWISE_PROBA})),
                     approximate={"solver": (_IPM, "the prototype form: the similarities to the "
                                             "M landmarks as features; " + _IPM_TEXT.format(
                                                 "them"))},
@@ -931,7 +950,8 @@ def _register_baselines():
                     "(Graepel et al. 1999; Pekalska & Duin 2005)",
                     compare=True, probability=True, certificate="residual",
                     grid={"C": list(C_GRID), "gamma": list(GAMMA_GRID)},
-                    scale={"C": 0, "gamma": 0}, checks=({"feature_kernel": "rbf"},),
+                    scale={"C": 0, "gamma": 0},
+                    checks=(({"feature_kernel": "rbf"}, _LIBSVM_WEIGHTS),),
                     approximate={"solver": (APPROXIMATE_SOLVER, "the prototype form: the "
                                             "similarities to the M landmarks as features, their "
                                             "RBF kernel by Nystroem on the same landmarks, "
@@ -983,9 +1003,10 @@ def _register_iksvm_dc():
                     # max_iter: DCA on the checks' ill-conditioned PSD kernels (iris' linear
                     # kernel: lambda_max / lambda_2 = 360) moves slowly, and a 10-class check
                     # fits 45 pairs; 300 iterations took a minute per check
-                    checks=({"random_state": 0, "max_iter": 50},
-                            {**_PRECOMPUTED, "random_state": 0, "class_weight": "balanced",
-                             "max_iter": 20}),
+                    checks=(({"random_state": 0, "max_iter": 50}, _DCA_WEIGHTS),
+                            ({**_PRECOMPUTED, "random_state": 0, "class_weight": "balanced",
+                              "max_iter": 20}, {"check_classifiers_one_label_sample_weights":
+                                                _PAIRWISE_PROBA})),
                     readme=("`DCSVC()`", "primal squared-hinge SVM in the kernel expansion, DC "
                             "split `ρI - (ρI - K)`, DCA with xu's Armijo step; finite-Newton "
                             "subproblems checked against CVXPY",
@@ -1013,7 +1034,8 @@ def _register_rkks():
                     approximate={},      # (P) on the Nystroem features: nothing else changes
                     # (the precomputed instance at r^2 = 1: the checks' kernel X X' is rank 2-10,
                     # on which the sphere at r^2 = 10 forces an overfitting norm)
-                    checks=({}, {**_PRECOMPUTED, "radius_squared": 1.0},
+                    checks=({}, ({**_PRECOMPUTED, "radius_squared": 1.0},
+                                 {"check_classifiers_one_label_sample_weights": _PAIRWISE_PROBA}),
                             {"kernel": "sigmoid", "kernel_params": _SIGMOID,
                              "krein_penalty": 0.01}),
                     readme=("`KreinLeastSquaresClassifier()`", "least squares over the "

@@ -30,8 +30,8 @@ from ..kernels import KERNELS, pairwise_kernel
 from ..solvers.libsvm import libsvm_binary, libsvm_solution, libsvm_solve  # noqa: F401 (re-export)
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "ProbabilityMixin", "BinaryModel",
-           "fit_pairs", "pair_indices", "libsvm_binary", "libsvm_solve", "libsvm_solution",
-           "least_eigenvalue"]
+           "fit_pairs", "pair_indices", "positive_weight_rows", "libsvm_binary", "libsvm_solve",
+           "libsvm_solution", "least_eigenvalue"]
 
 
 @dataclass
@@ -577,6 +577,9 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
         w = self._class_weight
         sw = getattr(self, "_sample_weight", None)
         if sw is not None:
+            if idx is None:
+                raise TypeError("_per_sample_C needs the problem's training indices idx "
+                                "when the fit has sample weights")
             return float(self.C) * w[y_idx_sub] * sw[idx]
         if np.all(w == 1.0):
             return float(self.C)
@@ -627,6 +630,12 @@ class KernelClassifierBase(ProbabilityMixin, KernelMixin, ClassifierMixin, BaseE
             self.__dict__.pop("_diag_K", None)
             self.__dict__.pop("_sample_weight", None)
         return self
+
+    def _sample_weight_of(self, idx):
+        """The sample weights of one binary problem's training indices ``idx`` (shape
+        ``(n_sub,)``), or None for a fit without ``sample_weight``."""
+        sw = getattr(self, "_sample_weight", None)
+        return None if sw is None else sw[idx]
 
     def _set_diagnostics(self, K):
         """The uniform fitted diagnostics (class docstring): ``solutions_``, ``solution_``,
@@ -822,6 +831,39 @@ def _ovr_problems(est, K_fit, classes, y_idx):
     problems = ((K_fit, np.where(y_idx == k, 1.0, -1.0), idx, est._per_sample_C(y_idx, idx))
                 for k in positives)
     return problems, len(positives)
+
+
+def positive_weight_rows(C, y):
+    """The samples of a binary problem that a zero sample weight does not remove.
+
+    A sample of weight 0 is a sample repeated 0 times: it is removed from the problem
+    (its kernel row and its column), as :class:`~krein.estimators.DirectSVC` does.
+
+    Parameters
+    ----------
+    C : float or ndarray of shape (n_sub,)
+        The problem's box bounds (:meth:`KernelClassifierBase._per_sample_C`).
+    y : ndarray of shape (n_sub,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    ndarray of shape (n_keep,) or None
+        Sorted indices of the samples with a positive bound; None when every bound is
+        positive (nothing to remove).
+
+    Raises
+    ------
+    ValueError
+        Every sample of one of the two classes has weight 0.
+    """
+    if not np.ndim(C) or np.all(np.asarray(C) > 0):
+        return None
+    keep = np.flatnonzero(np.asarray(C) > 0)
+    if np.unique(y[keep]).size < 2:
+        raise ValueError("sample_weight is zero on every sample of a class: each class "
+                         "needs a sample of positive weight")
+    return keep
 
 
 def pair_indices(y_idx, i, j, n_classes):

@@ -14,9 +14,10 @@ from numbers import Integral, Real
 import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval
 
+from .._fitting import fit_wrapper
 from ..solvers import SolverName, resolve_solver
 from ..solvers.dca import dca, dca_landmarks
-from .base import BinaryModel, KernelClassifierBase
+from .base import BinaryModel, KernelClassifierBase, positive_weight_rows
 from .reduced import LandmarkExpansionMixin
 
 __all__ = ["DCSVC"]
@@ -74,6 +75,23 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
     m = 1000 (27 DCA iterations); words of five languages (``benchmarks/large_data.py``,
     n = 50 000, m = 1000, ten pairs of 20 000 words, 300 DCA iterations each): 70 s of
     CPU, about 7 s per pair, 1.1-1.5 Newton steps per DCA step.
+
+    Sample weights
+    --------------
+    ``fit(X, y, sample_weight=w)`` minimizes ``F_w(beta, b) = 1/2 beta'K beta +
+    sum_i C_i w_i / 2 max(0, 1 - y_i (K beta + b)_i)^2`` (``C_i = C *
+    class_weight[y_i]``; a sample of weight 0 removed, row and column), the objective
+    of the samples repeated: with ``R`` the ``N x n`` repetition matrix the repeated
+    kernel is ``R K R'``, so ``F_rep(beta_rep) = F_w(R' beta_rep)`` for every
+    ``beta_rep`` (the kernel term ``beta_rep' R K R' beta_rep`` depends on the copies
+    only through their sum ``R' beta_rep``), and ``grad F_rep(beta_rep) = R grad
+    F_w(R' beta_rep)``: the two problems have the same values and the same critical
+    points, mapped by ``R'``.  On a positive semidefinite kernel ``F_w`` is convex
+    and the model is the repeated one to the stopping tolerance.  On an indefinite
+    kernel DCA is a local method whose start (random in ``R^n``, not ``R^N``) and DC
+    constant (``lambda_max`` of ``K``, not of ``R K R'``) differ from the repeated
+    fit's, so the two runs may end at different critical points of the same
+    objective.
 
     Parameters
     ----------
@@ -206,14 +224,54 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
         finally:
             self.__dict__.pop("_rng", None)
 
+    @fit_wrapper
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier, with optional per-sample weights.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training feature vectors, or the square training kernel matrix (with an
+            approximation: the front end's input, e.g. the landmark columns).
+        y : array of shape (n,)
+            Class labels (at least two classes).
+        sample_weight : array of shape (n,), optional
+            Non-negative weights: sample ``i``'s squared hinge is weighted by ``C *
+            class_weight[y_i] * sample_weight[i]``; a sample of weight 0 leaves the
+            problem (its row and its expansion column).  The objective is that of
+            the samples repeated (class docstring, "Sample weights"): the same
+            critical points, and on a positive semidefinite kernel the same model.
+            With an approximation the weights weigh the rows only (the landmarks are
+            the expansion points).  With ``probability=True`` they also weigh Platt's
+            sigmoid.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`KernelClassifierBase.fit`, and for a negative weight, a
+            ``sample_weight`` of the wrong length, or a class whose weights are all 0.
+        """
+        return self._fit_and_diagnose(X, y, sample_weight)
+
     def _fit_binary(self, K, y, idx, C):
+        keep = positive_weight_rows(C, y)
+        if keep is not None:      # weight 0: the sample's row and column removed
+            K, y, C = K[np.ix_(keep, keep)], y[keep], C[keep]
         sol = dca(K, y, C, tol=self.tol, max_iter=self.max_iter, random_state=self._rng,
                   solver=self._solver, solver_options=self.solver_options)
         info = {"n_iter": int(sol.iterations), "solution": sol, "objective": sol.objective,
                 "stationarity": sol.certificate["grad_norm"],
                 "dc_constant": sol.certificate["dc_constant"]}
-        return BinaryModel(idx, np.asarray(sol.primal["beta"], dtype=float),
-                           float(sol.primal["b"]), info)
+        beta = np.asarray(sol.primal["beta"], dtype=float)
+        if keep is not None:
+            beta = np.zeros(idx.size)
+            beta[keep] = sol.primal["beta"]
+        return BinaryModel(idx, beta, float(sol.primal["b"]), info)
 
     def _fit_landmarks(self, C_rows, W, y, C_box):
         sol = dca_landmarks(C_rows, W, y, C_box, tol=self.tol, max_iter=self.max_iter,

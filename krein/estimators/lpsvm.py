@@ -7,11 +7,12 @@ from numbers import Real
 import numpy as np
 from sklearn.utils._param_validation import HasMethods, Interval
 
+from .._fitting import fit_wrapper
 from ..formulations.base import reusable_formulation
 from ..formulations.lpsvm import LPSVM
 from ..solvers import SolverName, resolve_solver, solve
 from ..solvers.lp_chunking import CHUNK_INITIAL_ROWS, solve_lp_machine_chunked
-from .base import BinaryModel, KernelClassifierBase, kernel_unit, warn_gap
+from .base import BinaryModel, KernelClassifierBase, kernel_unit, positive_weight_rows, warn_gap
 from .reduced import LandmarkExpansionMixin
 
 __all__ = ["LPSVC", "solve_margin", "REUSE_MAX_N", "CHUNKING_MIN_ENTRIES"]
@@ -102,6 +103,19 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
     CPU at n = 2000, m = 1000 and 56 s at n = 5000 (the dense basis of ``m + 1`` rows
     costs ~7 ms a pivot).
 
+    Sample weights
+    --------------
+    ``fit(X, y, sample_weight=w)`` weighs the slacks: ``min ||c||_1 + sum_i C_i w_i
+    xi_i`` (``C_i = C * class_weight[y_i]``): the LP of
+    :class:`krein.formulations.LPSVM` with per-sample slack weights ``C_i w_i``.  An
+    integer weight ``k`` is the sample repeated ``k`` times: the ``k`` copies of row
+    ``i`` have the same margin, so their slacks cost ``C_i k xi_i``; the ``k`` copies
+    of column ``i`` enter ``f`` only through the sum ``c_i`` of their coefficients,
+    and ``sum_r |c_i^(r)| >= |c_i|`` with equality when they share a sign, so the
+    repeated LP's optimal value and decision function are those of the weighted LP
+    with one column ``i`` at the same 1-norm.  A weight of 0 removes the sample's row
+    and column.
+
     Parameters
     ----------
     C : float > 0
@@ -191,8 +205,49 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
         self._check_approximation()
         self._solver = resolve_solver(self.solver)
 
+    @fit_wrapper
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier, with optional per-sample weights.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training feature vectors, or the square training kernel matrix (with an
+            approximation: the front end's input, e.g. the landmark columns).
+        y : array of shape (n,)
+            Class labels (at least two classes).
+        sample_weight : array of shape (n,), optional
+            Non-negative weights: sample ``i``'s slack weight is ``C * class_weight[y_i]
+            * sample_weight[i]`` (the box bound of its LP-dual multiplier); a sample of
+            weight 0 leaves the problem (its row and its expansion column).  An integer
+            weight ``k`` fits the model of the sample repeated ``k`` times (row and
+            column of the kernel repeated; class docstring, "Sample weights").  With an
+            approximation the weights weigh the rows only (the landmarks are the
+            expansion points).  With ``probability=True`` they also weigh Platt's
+            sigmoid.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`KernelClassifierBase.fit`, and for a negative weight, a
+            ``sample_weight`` of the wrong length, or a class whose weights are all 0.
+        """
+        return self._fit_and_diagnose(X, y, sample_weight)
+
     def _fit_binary(self, K, y, idx, C):
-        c, b, info = self._solve_lp(K, y, C)
+        keep = positive_weight_rows(C, y)
+        if keep is None:
+            c, b, info = self._solve_lp(K, y, C)
+            return BinaryModel(idx, c, b, info)
+        # weight 0: the sample repeated 0 times, its row and its expansion column removed
+        c_keep, b, info = self._solve_lp(K[np.ix_(keep, keep)], y[keep], C[keep])
+        c = np.zeros(y.size)
+        c[keep] = c_keep
         return BinaryModel(idx, c, b, info)
 
     def _fit_landmarks(self, C_rows, W, y, C_box):

@@ -5,11 +5,12 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils._param_validation import HasMethods
 
+from .._fitting import fit_wrapper
 from ..formulations.modsvm import ModSVM
 from ..solvers import SolverName, resolve_solver
 from ..solvers.libsvm import libsvm_mod_svm
 from ..solvers.linear import linear_svm
-from .base import BinaryModel, KernelClassifierBase, kernel_unit, warn_gap
+from .base import BinaryModel, KernelClassifierBase, kernel_unit, positive_weight_rows, warn_gap
 from .lpsvm import solve_margin
 from .reduced import LandmarkExpansionMixin
 
@@ -52,6 +53,25 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
     :func:`krein.solvers.linear_ipm.linear_svm_ipm`): ``O(n m^2)`` per iteration
     and a number of iterations that hardly depends on ``n`` or the collinearity,
     certified by the duality gap of the linear SVM.
+
+    Sample weights
+    --------------
+    ``fit(X, y, sample_weight=w)`` solves the problem of the samples repeated ``w_i``
+    times, merged.  The ``k`` copies of row ``i`` have the same margin, so their
+    slacks cost ``C_i k xi_i``; the ``k`` copies of column ``i`` enter ``f`` only
+    through the sum ``alpha_i`` of their coefficients, and ``sum_r (alpha_i^(r))^2 >=
+    alpha_i^2 / k`` with equality at the even split ``alpha_i / k``.  The repeated
+    problem is therefore::
+
+        minimize    1/2 sum_i alpha_i^2 / w_i + sum_i C_i w_i xi_i
+        subject to  y_i (sum_j alpha_j k(x_i, x_j) + b) >= 1 - xi_i,  xi >= 0
+
+    (``C_i = C * class_weight[y_i]``), and with ``alpha = sqrt(w) * gamma`` it is the
+    problem of :class:`krein.formulations.ModSVM` (the identity regularizer
+    ``1/2 ||gamma||^2``) on the kernel with columns scaled, ``K diag(sqrt(w))``, and
+    slack weights ``C_i w_i``: every solver runs unchanged on it, and
+    ``solutions_`` are those of that problem (in ``gamma``).  A sample of weight 0
+    is removed (its row and its column; ``alpha_i = 0``).
 
     Parameters
     ----------
@@ -167,11 +187,59 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
         alpha = np.asarray(sol.primal["alpha"], dtype=float) / unit
         return alpha, float(sol.primal["b"]), {"n_iter": sol.iterations or 0, "solution": sol}
 
+    @fit_wrapper
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier, with optional per-sample weights.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training feature vectors, or the square training kernel matrix (with an
+            approximation: the front end's input, e.g. the landmark columns).
+        y : array of shape (n,)
+            Class labels (at least two classes).
+        sample_weight : array of shape (n,), optional
+            Non-negative weights ``w``: the problem of the samples repeated ``w_i``
+            times (class docstring, "Sample weights"): slack weights ``C *
+            class_weight[y_i] * w_i`` and the regularizer ``1/2 sum_i alpha_i^2 /
+            w_i``; a sample of weight 0 leaves the problem (its row and its
+            expansion column).  With an approximation the weights weigh the rows only
+            (the landmarks are the expansion points, regularized by ``||alpha||^2``).
+            With ``probability=True`` they also weigh Platt's sigmoid.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`KernelClassifierBase.fit`, and for a negative weight, a
+            ``sample_weight`` of the wrong length, or a class whose weights are all 0.
+        """
+        return self._fit_and_diagnose(X, y, sample_weight)
+
     def _fit_binary(self, K, y, idx, C):
+        sw = self._sample_weight_of(idx)
+        if sw is None:
+            alpha, b, info = self._solve(K, y, C)
+            return BinaryModel(idx, alpha, b, info)
+        # the repeated problem merged (class docstring): weight 0 removes the sample's row
+        # and column; alpha = sqrt(w) * gamma with 1/2 ||gamma||^2 on the columns K sqrt(w)
+        keep = positive_weight_rows(C, y)
+        keep = np.arange(y.size) if keep is None else keep
+        root = np.sqrt(sw[keep])
+        gamma, b, info = self._solve(K[np.ix_(keep, keep)] * root, y[keep], C[keep])
+        alpha = np.zeros(y.size)
+        alpha[keep] = root * gamma
+        return BinaryModel(idx, alpha, b, info)
+
+    def _solve(self, K, y, C):
+        """Mod SVM on one block: coefficients on the columns of ``K``, intercept, info."""
         if self._solver == "libsvm":
             sol = libsvm_mod_svm(K, y, C, **(self.solver_options or {}))
-            return BinaryModel(idx, sol.coef, sol.intercept,
-                               {"n_iter": sol.iterations, "solution": sol})
+            return sol.coef, sol.intercept, {"n_iter": sol.iterations, "solution": sol}
         # solved in the unit of K (exact power of two): the problem on
         # (K / unit, C * unit^2) has the minimizers (unit * alpha, b)
         unit = kernel_unit(K)
@@ -179,6 +247,5 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
                            self.solver_options or {})
         warn_gap(sol, "ModSVC")
         alpha = np.asarray(sol.primal["alpha"], dtype=float) / unit
-        b = float(sol.primal["b"])
-        return BinaryModel(idx, alpha, b, {"n_iter": sol.iterations or 0, "solution": sol})
+        return alpha, float(sol.primal["b"]), {"n_iter": sol.iterations or 0, "solution": sol}
 

@@ -39,6 +39,16 @@ deliberate difference from the exact path, whose pair ``(i, j)`` expands on the
 pair's own training points (``K[idx, idx]``): the reduced pair expands on every
 landmark (``C[idx, :]``).
 
+Sample weights
+--------------
+An estimator whose ``fit`` takes ``sample_weight`` (LP-SVM, Mod SVM) weighs the ROWS:
+sample ``i``'s slack weight is ``C * class_weight[y_i] * sample_weight[i]`` and a
+sample of weight 0 leaves its binary problem.  The landmarks are the expansion points
+and carry no weight, so an integer weight ``k`` is the sample's row repeated ``k``
+times with the same landmarks (precomputed columns ``K(X, L)`` with
+``landmark_block=W``, or landmarks given as points); landmarks that a front end
+samples from ``X`` change when rows are repeated.
+
 Full rank
 ---------
 With every training point a landmark, in order (``C = K``, ``W = K``), the problems
@@ -61,7 +71,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._cache import shared_computations_active
 from .._fitting import numpy_output
 from .approximate import FrontEndMixin
-from .base import BinaryModel, fit_pairs, pair_indices
+from .base import BinaryModel, fit_pairs, pair_indices, positive_weight_rows
 
 __all__ = ["LandmarkExpansionMixin"]
 
@@ -111,7 +121,8 @@ class LandmarkExpansionMixin(FrontEndMixin):
         if self._multiclass == "ovr":
             pairs = None
             positives = [1] if classes.size == 2 else list(range(classes.size))
-            problems = ((Cmat, np.where(y_idx == k, 1.0, -1.0), self._per_sample_C(y_idx))
+            every = np.arange(y_idx.size)
+            problems = ((Cmat, np.where(y_idx == k, 1.0, -1.0), self._per_sample_C(y_idx, every))
                         for k in positives)
             n_problems = len(positives)
         else:
@@ -122,11 +133,15 @@ class LandmarkExpansionMixin(FrontEndMixin):
                     idx = pair_indices(y_idx, i, j, classes.size)
                     rows = Cmat if classes.size == 2 else Cmat[idx]
                     yield rows, np.where(y_idx[idx] == j, 1.0, -1.0), \
-                        self._per_sample_C(y_idx[idx])
+                        self._per_sample_C(y_idx[idx], idx)
 
             problems, n_problems = gen(), len(pairs)
 
         def fit_one(rows, y_pm, C_box):
+            # a sample of weight 0 leaves the problem (its row: the landmarks stay)
+            keep = positive_weight_rows(C_box, y_pm)
+            if keep is not None:
+                rows, y_pm, C_box = rows[keep], y_pm[keep], C_box[keep]
             coef, b, info = self._fit_landmarks(rows, W, y_pm, C_box)
             return BinaryModel(np.arange(m), np.asarray(coef, dtype=float), float(b), info)
 

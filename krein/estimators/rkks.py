@@ -28,6 +28,20 @@ reachable here.  The form above (squared loss, the Kreĭn inner product weighted
 ``lambda`` and the Hilbert norm fixed) is the reading of the abstract; ``lambda``
 (``krein_penalty``) defaults to 0, the squared loss over the sphere alone.
 
+Sample weights
+--------------
+With integer weights ``w`` (``N = sum w``) the samples repeated have the kernel ``R K
+R'`` (``R`` the ``N x n`` repetition matrix, ``R'R = W = diag(w)``).  With ``S = W^(1/2)``
+and ``Q = R S^(-1)`` (orthonormal columns) ``R K R' = Q (S K S) Q'``: the repeated kernel
+has the nonzero eigenpairs ``(lam, Q u)`` of those ``(lam, u)`` of ``S K S``.  So the
+repeated problem (P) (``b0`` the mean of the ``N`` targets, the loss their mean) is (P)
+on ``S K S`` with ``z = |lam|^(1/2) u' S (y - b0)``, ``n = N``, ``b0 = w'y / N`` and
+the default radius from the scale of the repeated kernel
+(:func:`weighted_kernel_scale`); its coefficients on the rows of ``K`` are ``alpha = S
+U |lam|^(-1/2) beta`` (the copies' coefficients summed), the same global optimum.  A
+weight of 0 removes the sample (row and column).  The approximate path takes no
+weights: its problem is diagonal because ``Psi' Psi = |lam|``, which weighted rows break.
+
 Hyperparameters and their gradient
 ----------------------------------
 ``radius_squared`` is ``r^2`` (a squared radius so that ``K -> s K`` maps it to
@@ -55,17 +69,19 @@ from numbers import Real
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from .._fitting import fit_wrapper, numpy_output
 from .._validation import check_square_kernel
-from ..kernels import kernel_scale
+from ..kernels import NEGLIGIBLE_DIAGONAL, kernel_scale
 from ..representation import SignedFeatures
 from ..solvers.sphere import sphere_minimize, sphere_sensitivity
 from .approximate import ApproximationMixin
-from .base import KERNEL_CONSTRAINTS, BinaryModel, KernelClassifierBase, KernelMixin
+from .base import (KERNEL_CONSTRAINTS, BinaryModel, KernelClassifierBase, KernelMixin,
+                   least_eigenvalue, positive_weight_rows)
 
-__all__ = ["KreinLeastSquaresRegressor", "KreinLeastSquaresClassifier", "krein_least_squares"]
+__all__ = ["KreinLeastSquaresRegressor", "KreinLeastSquaresClassifier", "krein_least_squares",
+           "weighted_kernel_scale", "check_weights"]
 
 #: The parameters of problem (P) shared by both estimators.
 _RKKS_CONSTRAINTS = {
@@ -114,6 +130,74 @@ def krein_least_squares(eigenvalues, z, n_samples, radius_squared, krein_penalty
     return sol.primal["beta"], sol, a
 
 
+def weighted_kernel_scale(K, weight):
+    """:func:`krein.kernels.kernel_scale` of the kernel of the samples repeated.
+
+    With integer weights ``w`` the repeated kernel's diagonal holds ``K_ii`` ``w_i``
+    times and its entries ``K_ij`` ``w_i w_j`` times: ``mean |K_ii|`` is ``sum_i w_i
+    |K_ii| / N`` and ``mean |K_ij|`` is ``w'|K|w / N^2`` (``N = sum w``), chosen by the
+    same rule (:data:`krein.kernels.NEGLIGIBLE_DIAGONAL`).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The kernel.
+    weight : ndarray of shape (n,)
+        Non-negative weights, positive sum.
+
+    Returns
+    -------
+    float
+        The scale, ``> 0`` (1 for a kernel of zeros on the weighted samples).
+    """
+    N = float(np.sum(weight))
+    diagonal = float(weight @ np.abs(np.diag(K))) / N
+    overall = float(weight @ np.abs(K) @ weight) / N ** 2
+    if overall == 0.0:
+        return 1.0
+    return overall if diagonal < NEGLIGIBLE_DIAGONAL * overall else diagonal
+
+
+def check_weights(sample_weight, X, approximation):
+    """Validated ``sample_weight`` of a Kreĭn least-squares fit, or None.
+
+    Parameters
+    ----------
+    sample_weight : array-like of shape (n,) or None
+        The weights.
+    X : ndarray of shape (n, ...) or None
+        The validated input (None: only the approximation is checked).
+    approximation : object or None
+        The estimator's ``approximation``.
+
+    Returns
+    -------
+    ndarray of shape (n,) or None
+        The weights as floats.
+
+    Raises
+    ------
+    ValueError
+        ``sample_weight`` with an approximation (the signed features' problem is
+        diagonal only for unweighted rows), a negative weight, a wrong length or a
+        zero sum.
+    """
+    if sample_weight is None:
+        return None
+    if approximation is not None:
+        raise ValueError("sample_weight is not supported with approximation=: the problem "
+                         "on the signed features Psi is diagonal because Psi'Psi = |lam|, "
+                         "which weighted rows break; fit the exact path (approximation=None) "
+                         "or drop sample_weight")
+    if X is None:
+        return None
+    weight = _check_sample_weight(sample_weight, X, dtype=np.float64,
+                                  ensure_non_negative=True)
+    if not np.sum(weight) > 0:
+        raise ValueError("sample_weight sums to zero: no sample to fit")
+    return weight
+
+
 def _nonzero_spectrum(K):
     """Eigenpairs of ``K`` with ``|lam|`` above ``n eps max|lam|`` (the null space dropped)."""
     from ..spectrum import Spectrum
@@ -126,8 +210,12 @@ def _nonzero_spectrum(K):
 class _KreinLeastSquaresMixin:
     """The exact and the feature paths of problem (P), shared by both estimators."""
 
-    def _fit_kernel(self, K, y):
-        """(P) on the square kernel ``K`` and targets ``y``: ``(coef, b0, info)``."""
+    def _fit_kernel(self, K, y, weight=None):
+        """(P) on the square kernel ``K`` and targets ``y``: ``(coef, b0, info)``; with
+        ``weight`` (non-negative, shape (n,)) the problem of the samples repeated
+        (:meth:`_fit_weighted`)."""
+        if weight is not None:
+            return self._fit_weighted(K, y, weight)
         b0 = float(np.mean(y))
         lam, U, spec = _nonzero_spectrum(K)
         z = np.sqrt(np.abs(lam)) * (U.T @ (y - b0))
@@ -137,6 +225,27 @@ class _KreinLeastSquaresMixin:
         info = {"solution": sol, "n_iter": int(sol.iterations or 1), "beta": beta, "a": a,
                 "lam": lam, "vectors": U, "min_eigenvalue": spec.min_eigenvalue,
                 "targets": y - b0, "null_dropped": bool(lam.size < K.shape[0])}
+        return coef, b0, info
+
+    def _fit_weighted(self, K, y, weight):
+        """(P) of the samples repeated ``weight[i]`` times (module docstring, "Sample
+        weights"), solved as (P) on ``S K S`` with ``S = diag(sqrt(w))``: ``(coef, b0, info)``.
+        """
+        keep = np.flatnonzero(weight > 0)
+        root = np.sqrt(weight[keep])
+        N = float(np.sum(weight))
+        b0 = float(weight @ y) / N
+        lam, U, spec = _nonzero_spectrum(K[np.ix_(keep, keep)] * root[:, None] * root)
+        targets = root * (y[keep] - b0)
+        z = np.sqrt(np.abs(lam)) * (U.T @ targets)
+        r2 = self._resolve_radius_squared(lam, z, weighted_kernel_scale(K, weight))
+        beta, sol, a = krein_least_squares(lam, z, N, r2, self.krein_penalty)
+        coef = np.zeros(y.size)
+        coef[keep] = root * (U @ (beta / np.sqrt(np.abs(lam))))
+        info = {"solution": sol, "n_iter": int(sol.iterations or 1), "beta": beta, "a": a,
+                "lam": lam, "vectors": U, "keep": keep, "root": root, "n_train": y.size,
+                "min_eigenvalue": least_eigenvalue(K), "targets": targets,
+                "null_dropped": bool(lam.size < N)}
         return coef, b0, info
 
     def _fit_signed(self, rep, y):
@@ -296,7 +405,7 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
         return tags
 
     @fit_wrapper
-    def fit(self, X, y):
+    def fit(self, X, y, sample_weight=None):
         """Fit problem (P) to its global optimum.
 
         Parameters
@@ -305,6 +414,10 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
             Training feature vectors, or the square training kernel.
         y : array of shape (n,)
             Real targets.
+        sample_weight : array of shape (n,), optional
+            Non-negative weights: problem (P) of the samples repeated (module docstring,
+            "Sample weights"; a sample of weight 0 removed, row and column).  Exact
+            path only.
 
         Returns
         -------
@@ -314,11 +427,14 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
         Raises
         ------
         ValueError
-            Bad parameters, NaN/inf, a non-square or asymmetric precomputed kernel.
+            Bad parameters, NaN/inf, a non-square or asymmetric precomputed kernel; a
+            negative weight, a ``sample_weight`` of the wrong length or of zero sum,
+            or ``sample_weight`` with an ``approximation``.
         """
         X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
                              ensure_min_samples=2)
         y = np.asarray(y, dtype=float)
+        weight = check_weights(sample_weight, X, self.approximation)
         if self.approximation is not None:
             if "kernel" not in self.approximation.get_params(deep=False):
                 raise ValueError("approximation must take the estimator's kernel and "
@@ -336,7 +452,7 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
             K = check_square_kernel(X if self._precomputed() else self._gram(X),
                                     "X (precomputed kernel)" if self._precomputed()
                                     else "kernel matrix")
-            coef, b0, info = self._fit_kernel(K, y)
+            coef, b0, info = self._fit_kernel(K, y, weight)
             self.dual_coef_ = coef
             self.min_eigenvalue_ = float(info["min_eigenvalue"])
             if not self._precomputed():
@@ -394,7 +510,12 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
         if self.approximation is not None:
             return {k: np.sign(info["lam"]) * v for k, v in d.items()}
         scale = np.sqrt(np.abs(info["lam"]))
-        return {k: info["vectors"] @ (v / scale) for k, v in d.items()}
+        out = {k: info["vectors"] @ (v / scale) for k, v in d.items()}
+        if "root" in info:          # sample weights: alpha = sqrt(w) * (coefficients on S K S)
+            for k, v in out.items():
+                out[k] = np.zeros(info["n_train"])
+                out[k][info["keep"]] = info["root"] * v
+        return out
 
     def validation_gradient(self, X, y, *, kernel_derivative=None):
         """Gradient of the held-out mean squared error in the hyperparameters.
@@ -446,6 +567,9 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
             if self.approximation is not None or self._fit_info_["null_dropped"]:
                 raise ValueError("kernel_derivative needs the exact path on a nonsingular "
                                  "training kernel")
+            if "root" in self._fit_info_:
+                raise ValueError("kernel_derivative is not available for a fit with "
+                                 "sample_weight")
             if dK.shape != (n, n) or dK_rows.shape != rows.shape:
                 raise ValueError(f"kernel_derivative must be arrays of shapes ({n}, {n}) and "
                                  f"{rows.shape}; got {dK.shape} and {dK_rows.shape}")
@@ -525,10 +649,45 @@ class KreinLeastSquaresClassifier(_KreinLeastSquaresMixin, ApproximationMixin,
     def _check_params(self):
         self._check_approximation()
 
+    @fit_wrapper
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier, with optional per-sample weights.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training feature vectors, or the square training kernel matrix.
+        y : array of shape (n,)
+            Class labels (at least two classes).
+        sample_weight : array of shape (n,), optional
+            Non-negative weights: each pair's problem (P) of the samples repeated
+            (module docstring, "Sample weights"; a sample of weight 0 removed, row
+            and column).  Exact path only.  With ``probability=True`` they also weigh
+            Platt's sigmoid.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`KernelClassifierBase.fit`; a negative weight, a ``sample_weight``
+            of the wrong length, a class whose weights are all 0, or ``sample_weight``
+            with an ``approximation``.
+        """
+        if sample_weight is not None:
+            check_weights(sample_weight, None, self.approximation)
+        return self._fit_and_diagnose(X, y, sample_weight)
+
     def _fit_binary(self, K, y, idx, C):
-        coef, b0, info = self._fit_kernel(K, y)
-        for key in ("vectors", "targets"):      # (n, n) eigenvectors: not kept in the model
-            info.pop(key)
+        weight = self._sample_weight_of(idx)
+        if weight is not None:
+            positive_weight_rows(weight, y)      # each class needs a positive weight
+        coef, b0, info = self._fit_kernel(K, y, weight)
+        for key in ("vectors", "targets", "keep", "root"):    # not kept in the model
+            info.pop(key, None)
         return BinaryModel(idx, coef, b0, info)
 
     def _fit_features(self, rep, y, C):

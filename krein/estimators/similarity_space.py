@@ -87,9 +87,11 @@ from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitting import fit_wrapper
 from ..solvers.linear import linear_svm
 from .approximate import FrontEndMixin
-from .base import BinaryModel, KernelClassifierBase, libsvm_solve, pair_indices
+from .base import (BinaryModel, KernelClassifierBase, libsvm_solve, pair_indices,
+                   positive_weight_rows)
 from .neighbors import APPROXIMATION_CONSTRAINT
 
 __all__ = ["SimilaritySpaceSVC", "landmark_columns", "rbf_nystroem_map", "row_space_basis"]
@@ -106,8 +108,13 @@ FEATURE_KERNELS = ("linear", "rbf")
 GAMMA_GRID = (0.1, 1.0, 10.0)
 
 
-def similarity_feature_gamma(Phi, gamma):
+def similarity_feature_gamma(Phi, gamma, row_weight=None, column_weight=None):
     """The absolute RBF width on similarity-space features: ``gamma / (n_features * Var(Phi))``.
+
+    With weights, the width of the rows and columns of ``Phi`` repeated as many times
+    as their (integer) weights say: ``n_features = sum(column_weight)`` and ``Var``
+    the variance of the entries with the weights ``row_weight[i] * column_weight[j]``
+    (``sample_weight`` of :class:`SimilaritySpaceSVC`).
 
     Parameters
     ----------
@@ -115,6 +122,10 @@ def similarity_feature_gamma(Phi, gamma):
         Training feature vectors (rows of the training kernel).
     gamma : float > 0
         Relative width (1: scikit-learn's ``gamma="scale"``).
+    row_weight : ndarray of shape (n,) or None, default=None
+        Non-negative weight of each row (None: all ones).
+    column_weight : ndarray of shape (n_features,) or None, default=None
+        Non-negative weight of each column (None: all ones).
 
     Returns
     -------
@@ -122,8 +133,17 @@ def similarity_feature_gamma(Phi, gamma):
         ``gamma / (n_features * Var(Phi))``; ``gamma`` itself when all entries of
         ``Phi`` are equal (variance 0), as scikit-learn does.
     """
-    var = float(np.var(Phi))
-    return float(gamma) / (Phi.shape[1] * var) if var > 0 else float(gamma)
+    if row_weight is None and column_weight is None:
+        var = float(np.var(Phi))
+        n_features = Phi.shape[1]
+    else:
+        rw = np.ones(Phi.shape[0]) if row_weight is None else np.asarray(row_weight, float)
+        cw = np.ones(Phi.shape[1]) if column_weight is None else np.asarray(column_weight, float)
+        total = float(rw.sum()) * float(cw.sum())
+        mean = float(rw @ Phi @ cw) / total
+        var = float(rw @ np.square(Phi - mean) @ cw) / total
+        n_features = float(cw.sum())
+    return float(gamma) / (n_features * var) if var > 0 else float(gamma)
 
 
 def rbf_nystroem_map(W, gamma):
@@ -219,6 +239,22 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
     kernel is PSD), one-vs-one for more classes, and krein certifies it
     (:func:`krein.solvers.libsvm.libsvm_solve`).
 
+    Sample weights
+    --------------
+    ``fit(X, y, sample_weight=w)`` fits the model of the samples repeated ``w_i``
+    times.  Repeating training object ``j`` repeats its row (a training point) AND its
+    column (a feature, the similarity to ``x_j``): ``k`` equal features contribute ``k
+    K[x, j] K[z, j]`` to the linear feature kernel and ``k (K[x, j] - K[z, j])^2`` to
+    the squared distance of the RBF one, which is feature ``j`` scaled by ``sqrt(k)``.
+    So the features are ``phi_w(x) = k(x, X) diag(sqrt(w))`` (``feature_scale_``;
+    feature kernels ``K W K'`` and ``exp(-gamma_ ||(phi(x) - phi(z)) sqrt(w)||^2)``),
+    the box bounds ``C * class_weight[y_i] * w_i`` (the C-SVM's weighted hinge loss),
+    and ``gamma_`` is computed on the repeated features (:func:`similarity_feature_gamma`
+    with the weights).  A sample of weight 0 is removed (its row and its feature).
+    With an approximation the features are the similarities to the landmarks, which
+    carry no weight: the weights are box bounds of the rows (and weigh the rows in
+    ``gamma_``).
+
     Parameters
     ----------
     C : float > 0, default=1.0
@@ -270,8 +306,11 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
     Attributes
     ----------
     features_ : ndarray of shape (n, n)
-        The training feature vectors (the training kernel's rows); not with an
-        approximation.
+        The training feature vectors (the training kernel's rows, their columns scaled
+        by ``feature_scale_`` with sample weights); not with an approximation.
+    feature_scale_ : ndarray of shape (n,) or None
+        ``sqrt(sample_weight)``, the scale of each feature (class docstring, "Sample
+        weights"); None without sample weights.  Not with an approximation.
     gamma_ : float
         The absolute RBF width used (``feature_kernel="rbf"``; NaN for linear).
     solver_ : str
@@ -330,22 +369,70 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
             return "liblinear" if self._approximate() else "libsvm"
         return self.solver
 
+    @fit_wrapper
+    def fit(self, X, y, sample_weight=None):
+        """Fit the classifier, with optional per-sample weights.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training feature vectors, or the square training kernel matrix (with an
+            approximation: the front end's input, e.g. the landmark columns).
+        y : array of shape (n,)
+            Class labels (at least two classes).
+        sample_weight : array of shape (n,), optional
+            Non-negative weights ``w``: the model of the samples repeated ``w_i`` times
+            (class docstring, "Sample weights"): box bounds ``C * class_weight[y_i] *
+            w_i`` and feature ``j`` (the similarity to training object ``j``) scaled
+            by ``sqrt(w_j)``; a sample of weight 0 leaves the problem (its row and its
+            feature).  With an approximation the weights weigh the rows only (the
+            features are the similarities to the landmarks).  With
+            ``probability=True`` they also weigh Platt's sigmoid.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            As :meth:`KernelClassifierBase.fit`, and for a negative weight, a
+            ``sample_weight`` of the wrong length, or a class whose weights are all 0.
+        """
+        return self._fit_and_diagnose(X, y, sample_weight)
+
     def _feature_gram(self, rows):
-        """The SVM kernel between feature vectors ``rows`` (m, n) and the training ones."""
+        """The SVM kernel between feature vectors ``rows`` (m, n) and the training ones
+        (features scaled by ``feature_scale_`` when fitted with sample weights)."""
+        if self.feature_scale_ is not None:
+            rows = rows * self.feature_scale_
         if self.feature_kernel == "linear":
             return rows @ self.features_.T
         return rbf_kernel(rows, self.features_, gamma=self.gamma_)
 
     def _fit_input(self, X, y):
         X_fit, K, classes, y_idx = super()._fit_input(X, y)
-        self.features_ = K.copy()
-        self.gamma_ = (similarity_feature_gamma(K, self.gamma) if self.feature_kernel == "rbf"
-                       else float("nan"))
+        sw = getattr(self, "_sample_weight", None)
+        # a sample repeated w_j times repeats feature j: sqrt(w_j) on column j gives the
+        # same inner products and distances (class docstring, "Sample weights")
+        self.feature_scale_ = None if sw is None else np.sqrt(sw)
+        self.features_ = K.copy() if sw is None else K * self.feature_scale_
+        self.gamma_ = (similarity_feature_gamma(K, self.gamma, sw, sw)
+                       if self.feature_kernel == "rbf" else float("nan"))
         G = self._feature_gram(K)
         return X_fit, 0.5 * (G + G.T), classes, y_idx
 
     def _fit_binary(self, K, y, idx, C):
-        u, b, sol = libsvm_solve(K, y, C, tol=self.tol, max_iter=self.max_iter)
+        keep = positive_weight_rows(C, y)
+        if keep is None:
+            u, b, sol = libsvm_solve(K, y, C, tol=self.tol, max_iter=self.max_iter)
+        else:
+            # weight 0: the sample repeated 0 times, its row of the feature kernel removed
+            u_keep, b, sol = libsvm_solve(K[np.ix_(keep, keep)], y[keep], C[keep], tol=self.tol,
+                                          max_iter=self.max_iter)
+            u = np.zeros(y.size)
+            u[keep] = u_keep
         return BinaryModel(idx, u, b, {"n_iter": sol.iterations, "solution": sol})
 
     def _fit(self, X, y):
@@ -374,8 +461,9 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
         classes, y_idx = self._encode_labels(y)
         approx, rep = self._fit_front_end(X)
         columns = landmark_columns(approx, X)
+        sw = getattr(self, "_sample_weight", None)
         if self.feature_kernel == "rbf":
-            self.gamma_ = similarity_feature_gamma(columns, self.gamma)
+            self.gamma_ = similarity_feature_gamma(columns, self.gamma, sw)
             self.landmark_features_ = np.asarray(approx.landmark_block_, dtype=float)
             self.rbf_map_ = rbf_nystroem_map(self.landmark_features_, self.gamma_)
         else:
@@ -391,7 +479,11 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
             idx = pair_indices(y_idx, i, j, classes.size)
             sub = F if classes.size == 2 else F[idx]
             y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
-            w_F, b, sol = linear_svm(sub, y_pm, self._per_sample_C(y_idx[idx]),
+            C_box = self._per_sample_C(y_idx[idx], idx)
+            keep = positive_weight_rows(C_box, y_pm)
+            if keep is not None:      # weight 0: the sample's row removed
+                sub, y_pm, C_box = sub[keep], y_pm[keep], C_box[keep]
+            w_F, b, sol = linear_svm(sub, y_pm, C_box,
                                      solver=self.solver_, tol=self.tol, max_iter=self.max_iter)
             w = basis @ w_F
             coefs.append(w)
