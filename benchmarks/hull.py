@@ -12,8 +12,8 @@ For n in (500, 1000, 2000) on the checkerboard (10 % overlap) with the sigmoid k
   ``n_starts = 10`` random starts advanced together);
 
 at ``mu = 2 / (nu n)`` with ``nu = 0.2`` (the nu-SVM with at least 20 % support
-vectors; ``--mu prop7`` uses ``mu = 2 C / sum(alpha)`` of the reference C-SVC solution,
-the CH-DU problem Prop. 7.1 pairs with it -- here that is within a factor 2 of the
+vectors; ``--mu prop3`` uses ``mu = 2 C / sum(alpha)`` of the reference C-SVC solution,
+the CH-DU problem Prop. 3, case 1 pairs with it -- here that is within a factor 2 of the
 smallest feasible ``mu``, a degenerate problem), and the objectives
 ``w'Mw`` each path reaches, the number of distinct stationary points multi-start
 found, and the stationarity residuals.  Set ``OPENBLAS_NUM_THREADS=1`` for stable
@@ -24,7 +24,7 @@ Usage::
     OPENBLAS_NUM_THREADS=1 python benchmarks/hull.py           # n = 500, 1000, 2000
     OPENBLAS_NUM_THREADS=1 python benchmarks/hull.py --quick   # n = 300, one repeat
     python benchmarks/hull.py --sizes 1000 --mu 0.05 --n-starts 20
-    python benchmarks/hull.py --mu prop7
+    python benchmarks/hull.py --mu prop3
 
 Times are the best of ``--repeat`` runs (default 3; 1 with ``--quick``).
 """
@@ -60,7 +60,7 @@ def main(argv=None):
     ap.add_argument("--C", type=float, default=1.0, help="C of the reference C-SVC")
     ap.add_argument("--nu", type=float, default=0.2, help="mu = 2 / (nu n) (default 0.2)")
     ap.add_argument("--mu", default=None,
-                    help="CH reduction bound: a number, or 'prop7' for 2C/sum(alpha) of the SVC")
+                    help="CH reduction bound: a number, or 'prop3' for 2C/sum(alpha) of the SVC")
     ap.add_argument("--n-starts", type=int, default=None,
                     help="multi-start starts (default: the estimator's default)")
     ap.add_argument("--quick", action="store_true")
@@ -79,7 +79,7 @@ def main(argv=None):
         alpha = np.abs(svc.dual_coef_[0])
         if args.mu is None:
             mu = 2.0 / (args.nu * n)
-        elif args.mu == "prop7":
+        elif args.mu == "prop3":
             mu = svm_to_hull(alpha, args.C)[1]
         else:
             mu = float(args.mu)

@@ -31,7 +31,7 @@ seeds (``data_seed``), chosen for the geometric situation each figure shows:
 
 Each cell is one panel; it records the coefficients of the decision function,
 the CH point, ``w'Mw`` (SVM and CH scale), support vectors, bounded ones,
-training errors, the stationarity residuals, and the Prop. 7 checks (the CH
+training errors, the stationarity residuals, and the Prop. 3 checks (the CH
 point of an SVM solution is CH-stationary; the SVM and CH planes are parallel,
 ``plane_offset`` their distance in decision units, 0 when none is bounded).
 ``krein experiment plot --script experiments/haasdonk_fig13.py`` draws
@@ -94,7 +94,7 @@ def _hull(K, y, mu, n_starts, seed):
 
 
 def c_for_mu(K, y, mu, lo=1e-6, hi=1e6, iters=60):
-    """The ``C`` whose SVM solution maps to reduction ``mu`` by Prop. 7.1 (bisection on log C).
+    """The ``C`` whose SVM solution maps to reduction ``mu`` by Prop. 3, case 1 (bisection on log C).
 
     ``mu(C) = 2 C / sum(alpha(C))`` is ``2 / n`` while every point is a bounded SVM
     support vector (small ``C``) and grows like ``C`` once the hard-margin solution is
@@ -121,7 +121,7 @@ def c_for_mu(K, y, mu, lo=1e-6, hi=1e6, iters=60):
 
 
 def fig13_cell(params):
-    """One panel: fit the CH classifier or the SVM, record the geometry and the Prop. 7 checks."""
+    """One panel: fit the CH classifier or the SVM, record the geometry and the Prop. 3 checks."""
     import json
 
     import numpy as np
@@ -144,25 +144,25 @@ def fig13_cell(params):
         a, table = _hull(K, y, mu, n_starts, params["seed"])
         coef, b = hull_plane(a, K, y)
         st = hull_stationarity(a, K, y, mu)
-        try:                                  # Prop. 7.2: does this CH point come from an SVM?
+        try:                                  # Prop. 3, case 2: does this CH point come from an SVM?
             alpha, C_eq, _ = hull_to_svm(a, mu, K, y)
-            prop7 = f"SVM point with C = {C_eq:.6g}"
+            prop3 = f"SVM point with C = {C_eq:.6g}"
         except ValueError as exc:
-            prop7 = "none: " + str(exc).split(":")[0]
+            prop3 = "none: " + str(exc).split(":")[0]
         n_opt = len(table)
         out.update(mu_ch=mu, C_used=float("nan"), coef=json.dumps(coef.tolist()), intercept=b,
                    alpha_bar=json.dumps(a.tolist()), wMw_ch=float(st["objective"]),
                    wMw_svm=float("nan"), n_support=int(np.sum(a > 1e-9)),
                    n_bounded=int(np.sum(a >= mu * (1 - 1e-7))) if mu < 1 else 0,
                    hull_residual=float(st["residual"]), svm_residual=float("nan"),
-                   prop7_to_svm=prop7, n_local_optima=n_opt,
+                   prop3_to_svm=prop3, n_local_optima=n_opt,
                    local_optima_wMw=json.dumps(table["objective"].round(6).tolist()),
                    plane_offset=0.0)
         dec = K @ coef + b
         sv = a > 1e-9
     else:
         C = params["C"]
-        if isinstance(C, str):                # "mu:0.1": the C whose Prop. 7.1 mu is 0.1
+        if isinstance(C, str):                # "mu:0.1": the C whose Prop. 3, case 1 mu is 0.1
             C = c_for_mu(K, y, float(C.split(":")[1]))
         C = float(C)
         order = np.arange(y.size)
@@ -172,7 +172,7 @@ def fig13_cell(params):
         u = np.zeros(y.size)
         u[order] = u_p
         alpha = y * u
-        a, mu = svm_to_hull(alpha, C)                     # Prop. 7.1
+        a, mu = svm_to_hull(alpha, C)                     # Prop. 3, case 1
         st = hull_stationarity(a, K, y, min(mu, 1.0))
         coef_ch, b_ch = hull_plane(a, K, y)
         s = 4.0 / alpha.sum()                             # coef_ch = s * u
@@ -187,7 +187,7 @@ def fig13_cell(params):
                    wMw_svm=float(u @ K @ u), n_support=int(np.sum(alpha > 0)),
                    n_bounded=int(np.sum(alpha >= C * (1 - 1e-8))),
                    hull_residual=float(st["residual"]), svm_residual=float(sol.dual_residual),
-                   prop7_to_svm="", n_local_optima=-1, local_optima_wMw="",
+                   prop3_to_svm="", n_local_optima=-1, local_optima_wMw="",
                    plane_offset=float(offset), wMw_by_C=json.dumps(sweep))
         if toy == "local-optima":
             _, table = _hull(K, y, 1.0, n_starts, params["seed"])
@@ -203,11 +203,11 @@ def fig13_cell(params):
 
 
 def fig13_table(results):
-    """One row per panel: w'Mw (CH scale), support vectors, errors, Prop. 7 checks."""
+    """One row per panel: w'Mw (CH scale), support vectors, errors, Prop. 3 checks."""
     ok = results[results["status"] == "ok"]
     cols = ["panel", "toy", "method", "mu_ch", "C_used", "dcm", "wMw_ch", "wMw_svm", "n_support",
             "n_bounded", "n_train_errors", "n_errors_non_sv", "hull_residual", "svm_residual",
-            "plane_offset", "n_local_optima", "prop7_to_svm"]
+            "plane_offset", "n_local_optima", "prop3_to_svm"]
     return ok[[c for c in cols if c in ok.columns]].sort_values("panel").reset_index(drop=True)
 
 
@@ -262,7 +262,7 @@ def _draw_panel(ax, row):
     m = np.max(np.abs(F)) or 1.0
     ax.pcolormesh(g0, g1, F, cmap="RdBu_r", vmin=-m, vmax=m, shading="auto", alpha=0.55)
     ax.contour(g0, g1, F, levels=[0], colors="k", linewidths=1.6)
-    if row["method"] == "svm":                    # the CH plane of the same alpha_bar (Prop. 7.3)
+    if row["method"] == "svm":                    # the CH plane of the same alpha_bar (Prop. 3, case 3)
         cc, bc = hull_plane(a, pseudo_euclidean_kernel(X), y)
         Fc = (pseudo_euclidean_kernel(G, X) @ cc + bc).reshape(g0.shape)
         ax.contour(g0, g1, Fc, levels=[0], colors="0.35", linewidths=1.0, linestyles="--")
@@ -309,7 +309,7 @@ def fig13_figures(results, out_dir):
     outs = []
     notes = {"1": "CH classifier (CH-DU); bold circles: SVs; dotted: reduced hulls; "
                   "triangles: z+, z-; arrows: w = z+ - z- and Mw",
-             "2": "SVM (libsvm) in black, its CH plane (Prop. 7) dashed grey; hulls reduced to "
+             "2": "SVM (libsvm) in black, its CH plane (Prop. 3) dashed grey; hulls reduced to "
                   "mu = 2C / sum(alpha)",
              "3": "two local optima of SVM-DU on one data set (C = 1e10)"}
     for fig_no, shape in (("1", (2, 2)), ("2", (2, 2)), ("3", (1, 2))):

@@ -45,7 +45,7 @@ the best C there.
 ``(p, q)``: positive / negative eigenvalues of ``J K J`` at the round-off
 tolerance of :func:`krein.geometry.pseudo_euclidean_embedding`; DCM:
 :func:`krein.geometry.class_mean_distance`; ``w'Mw``: of the CH solution
-obtained from the SVM by the scaling ``2 / sum(alpha)`` (Prop. 7.1), the
+obtained from the SVM by the scaling ``2 / sum(alpha)`` (Prop. 3, case 1), the
 paper's "w is the CH solution obtained from the SVM by scaling" (the SVM's own
 ``u'Ku`` is kept too); #SVs, #bSVs (``alpha >= C (1 - 1e-8)``).
 

@@ -91,7 +91,7 @@ _TERMS = (
           "active-set": "KSVM's active-set method on problem (26) (loosli Algorithm 2)",
           "interior-point": "KSVM's primal-dual interior point on the low-rank factor of an "
                             "approximation (Sherman-Morrison-Woodbury steps)",
-          "nu-svm": "the convex-hull dual through libsvm's nu-SVM (haasdonk Prop. 7)",
+          "nu-svm": "the convex-hull dual through libsvm's nu-SVM (haasdonk Prop. 3)",
           "multistart": "a local solver of the convex-hull dual from several starts (haasdonk)",
           "newton": "the semismooth Newton method of Qi & Sun (2006) for the nearest PSD kernel",
           "dykstra": "alternating projections with Dykstra's correction (Higham 2002)",

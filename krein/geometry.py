@@ -561,7 +561,7 @@ def suitability_before(K, y=None, *, tol=None):
 
 
 def suitability_after(K, y, dual_coef, support, intercept, C, *, bound_rtol=1e-8):
-    """Haasdonk's suitability criteria of a trained SVM (§7.4, Prop. 2, Prop. 7).
+    """Haasdonk's suitability criteria of a trained SVM (§7.4, Prop. 2, Prop. 3).
 
     The SVM is ``f(x) = sum_i c_i k(x_i, x) + b`` with ``c = y * alpha`` a
     (stationary) point of SVM-DU, as returned by libsvm (scikit-learn's ``SVC``
@@ -572,11 +572,11 @@ def suitability_after(K, y, dual_coef, support, intercept, C, *, bound_rtol=1e-8
     * ``wMw`` -- ``w'Mw`` of the SVM primal normal ``w = sum_i alpha_i y_i
       Phi(x_i)`` (Prop. 2, eq. 9), ``= c'Kc`` (:func:`pe_squared_norm`);
       ``wMw_ch = (2 / sum alpha)^2 wMw`` is the squared norm of the CH normal
-      ``w = z+ - z-`` (§7.4 formula, Prop. 7 scaling; Table 1 lists this one).
+      ``w = z+ - z-`` (§7.4 formula, Prop. 3 scaling; Table 1 lists this one).
       "Sign of w'Mw": a suitable solution needs ``w'Mw > 0``; otherwise the SVM
       acts as a counter-intuitive CH classifier.  ``margin = 2 / sqrt(wMw)``
       when positive (remark after Prop. 2), else NaN.  ``mu = 2C / sum alpha``
-      is the reduction of the equivalent CH problem (Prop. 7).
+      is the reduction of the equivalent CH problem (Prop. 3).
     * ``n_bounded`` -- "Bound on the training error": at a stationary point
       (Prop. 2) every point with ``alpha_i < C`` satisfies ``y_i f(x_i) >= 1``,
       so only bounded support vectors (``alpha_i = C``) can be misclassified and

@@ -44,7 +44,7 @@ C_GRID = (0.1, 1.0, 10.0)
 RHO_GRID = (0.1, 1.0, 10.0)
 
 #: Default inner-CV grid of ``mu`` (reduction bound of the class hulls, Haasdonk 2005
-#: Prop. 7; ``mu >= 1``: the whole hulls).  A value below ``1 / (size of the smaller
+#: Prop. 3; ``mu >= 1``: the whole hulls).  A value below ``1 / (size of the smaller
 #: class)`` of an inner training split cannot be fitted and drops out of the selection.
 MU_GRID = (0.03, 0.1, 0.3, 1.0)
 
@@ -807,7 +807,7 @@ def _register_ksvm_ch_modsvm_rvm():
                     readme=("`ConvexHullClassifier()`", "closest points of the reduced class hulls "
                             "in pseudo-Euclidean space (CH-DU); CVXPY when the kernel makes it "
                             "convex, else libsvm's ν-SVM or multi-start projected gradient, each "
-                            "point certified stationary", "Haasdonk 2005, eq. (7), Prop. 7, §7.2"))
+                            "point certified stationary", "Haasdonk 2005, eq. (7), Prop. 3, §7.2"))
     # (the CVXPY default of mod-svm runs in tests/test_modsvm.py)
     register_method("mod-svm", ModSVC, "Mod SVM: kernel only in the separation constraints, "
                     "identity regularizer (Lin & Lin 2003; Luss & d'Aspremont 2009 §5.1), CVXPY",

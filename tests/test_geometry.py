@@ -542,7 +542,7 @@ def test_wMw_from_dual_coefficients_and_prop2_in_the_embedding(seed):
     alpha = y * c
     w = Phi.T @ c  # w = sum alpha_i y_i Phi(x_i)
     assert res["wMw"] == pytest.approx(w @ M @ w, rel=1e-8, abs=1e-10)
-    # the CH normal z+ - z- with alpha_bar = 2 alpha / sum alpha (Prop. 7, §7.4)
+    # the CH normal z+ - z- with alpha_bar = 2 alpha / sum alpha (Prop. 3, §7.4)
     ab = 2 * alpha / alpha.sum()
     assert ab[y > 0].sum() == pytest.approx(1.0) and ab[y < 0].sum() == pytest.approx(1.0)
     z = Phi[y > 0].T @ ab[y > 0] - Phi[y < 0].T @ ab[y < 0]

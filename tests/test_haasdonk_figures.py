@@ -62,18 +62,18 @@ def test_fig13_only_bounded_svs_are_misclassified_by_the_svm_and_1c_breaks_it(fi
     for panel in ("2a", "2b", "2c", "2d", "3a", "3b", "1a", "1b", "1d"):
         assert df.loc[panel, "n_errors_non_sv"] == 0, panel      # Prop. 2 / Fig. 1 text
     assert df.loc["1c", "n_errors_non_sv"] > 0                    # "cannot be guaranteed"
-    # Fig. 1c's CH solution has no SVM counterpart (Prop. 7.2 fails: rho <= 0)
-    assert df.loc["1c", "prop7_to_svm"].startswith("none: rho")
+    # Fig. 1c's CH solution has no SVM counterpart (Prop. 3, case 2 fails: rho <= 0)
+    assert df.loc["1c", "prop3_to_svm"].startswith("none: rho")
     # Fig. 2a: C matched to mu = 0.1 (Prop. 3 case 1); the plane is parallel to the CH one
-    # but shifted (bounded SVs, Prop. 7.3); Fig. 3 (hard margin, none bounded): identical
+    # but shifted (bounded SVs, Prop. 3, case 3); Fig. 3 (hard margin, none bounded): identical
     assert df.loc["2a", "mu_ch"] == pytest.approx(0.1, rel=1e-6)
     assert df.loc["2a", "n_bounded"] > 0 and abs(df.loc["2a", "plane_offset"]) > 1e-3
     assert df.loc["3a", "n_bounded"] == 0 and abs(df.loc["3a", "plane_offset"]) < 1e-8
-    # 2a / 2c: C chosen by Prop. 7.1's mu, so their CH points are those of 1b / 1d
+    # 2a / 2c: C chosen by Prop. 3, case 1's mu, so their CH points are those of 1b / 1d
     assert df.loc["2a", "wMw_ch"] == pytest.approx(df.loc["1b", "wMw_ch"], rel=1e-6)
     assert df.loc["2c", "mu_ch"] == pytest.approx(0.25, rel=1e-6)
     assert df.loc["2c", "wMw_ch"] == pytest.approx(df.loc["1d", "wMw_ch"], rel=1e-6)
-    for panel, row in df.iterrows():       # every CH point (direct or by Prop. 7.1) is stationary
+    for panel, row in df.iterrows():       # every CH point (direct or by Prop. 3, case 1) is stationary
         assert row["hull_residual"] < 1e-6, panel
 
 
@@ -92,7 +92,7 @@ def test_fig3_two_orders_give_two_strict_local_minima(fig13):
     assert df.loc["3a", "n_local_optima"] >= 2               # the multi-start finds both
 
 
-def test_prop7_svm_at_huge_C_is_the_scaled_hull_solution():
+def test_prop3_svm_at_huge_C_is_the_scaled_hull_solution():
     """Two algorithms (libsvm's SMO on SVM-DU, projected gradient on CH-DU), one answer."""
     from krein.datasets import make_pe_separable, pseudo_euclidean_kernel
     from krein.estimators.base import libsvm_binary
@@ -108,7 +108,7 @@ def test_prop7_svm_at_huge_C_is_the_scaled_hull_solution():
     sol, _ = hull_multistart(K, y, 1.0, n_starts=5, tol=1e-10, random_state=0)
     a_bar = sol.primal["alpha_bar"]
     np.testing.assert_allclose(2.0 * alpha / alpha.sum(), a_bar, atol=1e-6)
-    coef, b_ch = hull_plane(a_bar, K, y)                 # g = (4 / sum alpha) f (Prop. 7.3)
+    coef, b_ch = hull_plane(a_bar, K, y)                 # g = (4 / sum alpha) f (Prop. 3, case 3)
     s = 4.0 / alpha.sum()
     np.testing.assert_allclose(coef, s * u, atol=1e-6 * np.abs(coef).max())
     assert b_ch == pytest.approx(s * b, abs=1e-6 * max(1.0, abs(b_ch)))

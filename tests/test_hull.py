@@ -1,4 +1,4 @@
-"""Haasdonk's convex-hull classifier (CH-DU), its solvers and Prop. 7.
+"""Haasdonk's convex-hull classifier (CH-DU), its solvers and Prop. 3.
 
 Independent references used here:
 
@@ -7,7 +7,7 @@ Independent references used here:
 * ``scipy.linalg.null_space`` of the constraint matrix for the convexity criterion;
 * an explicit pseudo-Euclidean embedding (points in ``R^(1,1)`` with ``k = x'Mx'``)
   for the minimum-distance rule, haasdonk eq. (6), evaluated on coordinates;
-* libsvm's C-SVC (``sklearn.svm.SVC``, ``tol=1e-10``) for Prop. 7 in both directions,
+* libsvm's C-SVC (``sklearn.svm.SVC``, ``tol=1e-10``) for Prop. 3 in both directions,
   and its unique optimum on a positive definite kernel;
 * KKT consequences that the solvers do not use: every training point with an
   unbounded coefficient satisfies ``y_i g(x_i) >= w'Mw`` at a stationary point
@@ -262,10 +262,10 @@ def test_nu_svm_at_smallest_mu_falls_back_to_class_means():
     assert sol.objective == pytest.approx(c @ K @ c, rel=1e-12)      # the class-mean distance
 
 
-# ---------------------------------------------------------------------------- Prop. 7
+# ---------------------------------------------------------------------------- Prop. 3
 @pytest.mark.parametrize("C", [0.1, 1.0, 10.0])
-def test_prop7_svm_to_hull(sigmoid_problem, C):
-    """Prop. 7.1 and 7.3: libsvm's SVM-DU point scales to a CH-DU stationary point with a
+def test_prop3_svm_to_hull(sigmoid_problem, C):
+    """Prop. 3, case 1 and 7.3: libsvm's SVM-DU point scales to a CH-DU stationary point with a
     parallel plane (f_CH = c f_SVM + const, c = 4 / sum(alpha) > 0)."""
     K, y = sigmoid_problem["K"], sigmoid_problem["y"].astype(float)
     svc = SVC(kernel="precomputed", C=C, tol=1e-10).fit(K, y)
@@ -281,15 +281,15 @@ def test_prop7_svm_to_hull(sigmoid_problem, C):
     f_ch, f_svm = K @ coef + b, svc.decision_function(K)
     c = 4.0 / alpha.sum()
     assert np.std(f_ch - c * f_svm) <= 1e-10 * np.abs(f_ch).max()
-    # and back (Prop. 7.2 on the image): the same alpha, C and intercept
+    # and back (Prop. 3, case 2 on the image): the same alpha, C and intercept
     a2, C2, b2 = hull_to_svm(a, mu, K, y)
     np.testing.assert_allclose(a2, alpha, atol=1e-5 * C)
     assert C2 == pytest.approx(C, rel=1e-5)
     assert b2 == pytest.approx(svc.intercept_[0], abs=1e-5)
 
 
-def test_prop7_hull_to_svm_indefinite(sigmoid_problem):
-    """Prop. 7.2: a CH-DU stationary point (our multi-start) maps to an SVM-DU stationary point."""
+def test_prop3_hull_to_svm_indefinite(sigmoid_problem):
+    """Prop. 3, case 2: a CH-DU stationary point (our multi-start) maps to an SVM-DU stationary point."""
     K, y = sigmoid_problem["K"], sigmoid_problem["y"].astype(float)
     mu = 0.1     # (at mu >= 0.2 the optima here have rho < 0: no SVM point, w'Mw < 0)
     sol, table = hull_multistart(K, y, mu, n_starts=6, random_state=0)
@@ -312,7 +312,7 @@ def test_prop7_hull_to_svm_indefinite(sigmoid_problem):
     assert n_mapped >= 1
 
 
-def test_prop7_hull_to_svm_matches_libsvm_on_pd_kernel(gaussian_problem):
+def test_prop3_hull_to_svm_matches_libsvm_on_pd_kernel(gaussian_problem):
     """On a PD kernel SVM-DU has a unique optimum: the mapped CVXPY CH-DU optimum is libsvm's."""
     K, y = gaussian_problem["K"], gaussian_problem["y"].astype(float)
     mu = 0.3
@@ -327,8 +327,8 @@ def test_prop7_hull_to_svm_matches_libsvm_on_pd_kernel(gaussian_problem):
     assert b == pytest.approx(svc.intercept_[0], abs=1e-4)
 
 
-def test_prop7_identical_planes_hard_margin():
-    """Prop. 7.3: with no bounded coefficient (separable, large C) the planes coincide
+def test_prop3_identical_planes_hard_margin():
+    """Prop. 3, case 3: with no bounded coefficient (separable, large C) the planes coincide
     (haasdonk Fig. 1a: the CH classifier IS the hard-margin SVM)."""
     X, y = make_pe_separable(16, random_state=1)
     y = y.astype(float)
@@ -349,7 +349,7 @@ def test_prop7_identical_planes_hard_margin():
     np.testing.assert_allclose(sol.primal["alpha_bar"], a, atol=1e-6)
 
 
-def test_prop7_bad_input(small):
+def test_prop3_bad_input(small):
     K, y = small["K_sig"], small["y"]
     with pytest.raises(ValueError, match="non-negative"):
         svm_to_hull(-np.ones(y.size), 1.0)

@@ -6,7 +6,7 @@ eigendecomposition), squared distances from
 :func:`krein.geometry.squared_distances_from_kernel`, the class-mean distance from
 :func:`krein.geometry.class_mean_distance`, and the CH-DU solutions from the
 multi-start solver, certified by their stationarity residuals and second-order test,
-and mapped to SVM-DU by Prop. 7.2 with its own stationarity certificate.
+and mapped to SVM-DU by Prop. 3, case 2 with its own stationarity certificate.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def test_negative_means_fig1d():
 def test_lemma4_local_optima(q):
     """Lemma 4: multi-start finds more than one (at most 2^q) local optima, each certified
     stationary, each a strict local minimum with w'Mw = offset^2 - q s^2 > 0, each
-    separating the data, each mapped by Prop. 7.2 to an SVM-DU stationary point."""
+    separating the data, each mapped by Prop. 3, case 2 to an SVM-DU stationary point."""
     X, y = make_pe_local_optima(q)
     yf = y.astype(float)
     K = pseudo_euclidean_kernel(X)

@@ -1,6 +1,6 @@
 """Pseudo-Euclidean toy data of Haasdonk (2005), Figs. 1-3 and Lemma 4.
 
-haasdonk §5 (after Prop. 7): "An easy way of obtaining such a feature space is by
+haasdonk §5 (after Prop. 3): "An easy way of obtaining such a feature space is by
 directly assuming X = R^2 with the non-cpd kernel function
 k(x, x') := x1 x1' - x2 x2'.  An isometric embedding then is interpreting x as
 element of R^(1,1)."  :func:`pseudo_euclidean_kernel` is that kernel for any
@@ -277,7 +277,7 @@ def make_pe_local_optima(q=2, *, scale=None, offset=1.0):
     ``q s^2 < offset^2`` each has ``w'Mw = offset^2 - q s^2 > 0`` and its plane
     separates the data: a positive point ``(offset, s tau)`` gets
     ``g = offset^2 - 2 s^2 tau'sigma + q s^2 >= offset^2 - q s^2 > 0`` and the
-    origin ``-(offset^2 - q s^2) < 0``.  By Prop. 7.2 each maps to a local optimum
+    origin ``-(offset^2 - q s^2) < 0``.  By Prop. 3, case 2 each maps to a local optimum
     of SVM-DU (hard margin), which is Lemma 4.  ``q = 1`` gives the two optima of
     Fig. 3.  The centered kernel has signature ``(1, q)`` (Prop. 1).
 

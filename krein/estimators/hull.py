@@ -1,6 +1,6 @@
 """Haasdonk's convex-hull classifier (CH-DU) with a global (convex) and two local solvers.
 
-The problem, the decision rule and the Prop. 7 maps are in
+The problem, the decision rule and the Prop. 3 maps are in
 :mod:`krein.formulations.hull`; the two local solvers for the non-convex case
 (haasdonk §7.2), :func:`~krein.solvers.hull.hull_nu_svm` and
 :func:`~krein.solvers.hull.hull_multistart`, are in :mod:`krein.solvers.hull`
@@ -173,7 +173,7 @@ class ConvexHullClassifier(ApproximationMixin, KernelClassifierBase):
     ----------
     B. Haasdonk (2005), "Feature space interpretation of SVMs with indefinite
     kernels", IEEE TPAMI 27(4): §4 (CH-DU, eqs. (4)-(7)), Prop. 1 (the embedding),
-    Prop. 7, §7.2.  Oglic & Gärtner (2019), "Scalable learning in reproducing kernel
+    Prop. 3, §7.2.  Oglic & Gärtner (2019), "Scalable learning in reproducing kernel
     Krein spaces", ICML, §3 (the signed Nyström features).
     """
 

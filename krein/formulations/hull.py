@@ -1,4 +1,4 @@
-"""Haasdonk's convex-hull classifier (CH-DU) and its link to the SVM dual (Prop. 7).
+"""Haasdonk's convex-hull classifier (CH-DU) and its link to the SVM dual (Prop. 3).
 
 Source: B. Haasdonk (2005), "Feature space interpretation of SVMs with indefinite
 kernels", IEEE TPAMI 27(4) -- cited below as "haasdonk".
@@ -65,15 +65,17 @@ with ``b = 1/2 sum_ij alpha_bar_i alpha_bar_j y_i d2(x_i, x_j)``.
    ``y_i``, which equals ``1/2 (a+' D2 a+ - a-' D2 a-)``; we implement that one
    (and test it against eq. (6) evaluated in an explicit embedding).
 
-Proposition 7 (SVM-DU <-> CH-DU)
+Proposition 3 (SVM-DU <-> CH-DU)
 --------------------------------
+(The paper cites it as Proposition 3, cases 1-3, in §5 and §7.4; its statement is
+headed "Proposition 7" in the text krein was written from.)
 :func:`svm_to_hull`: a stationary point ``alpha`` of the C-SVM dual (SVM-DU)
 gives the CH-DU stationary point ``alpha_bar = 2 alpha / sum(alpha)`` with
-``mu = 2 C / sum(alpha)`` (Prop. 7.1).  :func:`hull_to_svm`: a CH-DU stationary
+``mu = 2 C / sum(alpha)`` (Prop. 3, case 1).  :func:`hull_to_svm`: a CH-DU stationary
 point with an unbounded coefficient in each class gives ``alpha = alpha_bar / rho``,
-``C = mu / rho`` with ``rho = 1/2 alpha_bar' Q (e_k + e_l) > 0`` (Prop. 7.2).
+``C = mu / rho`` with ``rho = 1/2 alpha_bar' Q (e_k + e_l) > 0`` (Prop. 3, case 2).
 The decision functions are then positive multiples of each other up to a constant
-(parallel planes, Prop. 7.3).  :func:`svm_dual_stationarity` and
+(parallel planes, Prop. 3, case 3).  :func:`svm_dual_stationarity` and
 :func:`hull_stationarity` are the certificates used to check both directions.
 """
 
@@ -1126,9 +1128,9 @@ class ConvexHullDual(Formulation):
                 "gap": st["fw_gap"], "objective_direct": st["objective"]}
 
 
-# ---------------------------------------------------------------------------- Prop. 7
+# ---------------------------------------------------------------------------- Prop. 3
 def svm_to_hull(alpha, C):
-    """Prop. 7.1: SVM-DU point -> CH-DU point, ``alpha_bar = 2 alpha / sum(alpha)``,
+    """Prop. 3, case 1: SVM-DU point -> CH-DU point, ``alpha_bar = 2 alpha / sum(alpha)``,
     ``mu = 2 C / sum(alpha)``.
 
     Parameters
@@ -1154,7 +1156,7 @@ def svm_to_hull(alpha, C):
     -----
     The class sums of ``alpha`` are equal (``y'alpha = 0``), so each class sum of
     ``alpha_bar`` is 1.  Stationary points map to stationary points and local optima
-    to local optima (haasdonk Prop. 7.1).
+    to local optima (haasdonk Prop. 3, case 1).
     """
     C = check_positive(C, "C", allow_inf=False)
     alpha = np.asarray(alpha, dtype=float)
@@ -1164,12 +1166,12 @@ def svm_to_hull(alpha, C):
         raise ValueError("alpha must be non-negative (SVM dual variables)")
     s = float(np.sum(np.maximum(alpha, 0.0)))
     if s <= 0:
-        raise ValueError("alpha is zero: Prop. 7.1 needs a nonzero stationary point")
+        raise ValueError("alpha is zero: Prop. 3, case 1 needs a nonzero stationary point")
     return 2.0 * np.maximum(alpha, 0.0) / s, 2.0 * C / s
 
 
 def hull_to_svm(alpha_bar, mu, K, y, *, free_tol=1e-8):
-    """Prop. 7.2: CH-DU stationary point -> SVM-DU point ``alpha = alpha_bar / rho``,
+    """Prop. 3, case 2: CH-DU stationary point -> SVM-DU point ``alpha = alpha_bar / rho``,
     ``C = mu / rho``, with the SVM bias.
 
     ``rho = 1/2 alpha_bar' Q (e_k + e_l)`` for unbounded ``0 < alpha_bar_k, alpha_bar_l < mu``
@@ -1205,7 +1207,7 @@ def hull_to_svm(alpha_bar, mu, K, y, *, free_tol=1e-8):
     Raises
     ------
     ValueError
-        If a class has no unbounded coefficient, or ``rho <= 0`` (Prop. 7.2 then
+        If a class has no unbounded coefficient, or ``rho <= 0`` (Prop. 3, case 2 then
         gives no SVM point; e.g. haasdonk Fig. 1c).
     """
     K, y = check_hull_data(K, y)
@@ -1217,14 +1219,14 @@ def hull_to_svm(alpha_bar, mu, K, y, *, free_tol=1e-8):
     free = (a > free_tol) & ((a < mu - free_tol) | (mu >= 1.0))
     Fp, Fm = free & (y > 0), free & (y < 0)
     if not Fp.any() or not Fm.any():
-        raise ValueError("Prop. 7.2 needs an unbounded coefficient (0 < alpha_bar < mu) in "
+        raise ValueError("Prop. 3, case 2 needs an unbounded coefficient (0 < alpha_bar < mu) in "
                          "each class; this point has none in "
                          + ("the positive class" if not Fp.any() else "the negative class"))
     gp, gm = float(np.mean(g[Fp])), float(np.mean(g[Fm]))
     rho = 0.5 * (gp + gm)
     if not rho > 0:
         raise ValueError(f"rho = 1/2 alpha_bar' Q (e_k + e_l) = {rho:.6g} is not positive: "
-                         "Prop. 7.2 gives no SVM-DU point")
+                         "Prop. 3, case 2 gives no SVM-DU point")
     return a / rho, float(mu / rho), (gm - gp) / (2.0 * rho)
 
 

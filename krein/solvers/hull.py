@@ -1,13 +1,13 @@
 """Local solvers of Haasdonk's convex-hull problem CH-DU for the non-convex case (haasdonk §7.2).
 
-The problem, the decision rule and the Prop. 7 maps are in
+The problem, the decision rule and the Prop. 3 maps are in
 :mod:`krein.formulations.hull`; the estimator is
 :class:`krein.estimators.hull.ConvexHullClassifier`.
 
 * :func:`hull_nu_svm` -- libsvm's nu-SVM (``sklearn.svm.NuSVC(kernel="precomputed")``)
   on the kernel as given.  libsvm's nu-SVC dual (Chang & Lin 2001)
   ``min 1/2 alpha'Q alpha, 0 <= alpha_i <= 1/n, y'alpha = 0, 1'alpha = nu`` is CH-DU
-  after the scaling of Prop. 7.1, ``alpha_bar = 2 alpha / sum(alpha)``, with
+  after the scaling of Prop. 3, case 1, ``alpha_bar = 2 alpha / sum(alpha)``, with
   ``mu = 2 / (nu n)`` (Crisp & Burges 2000); its SMO solver terminates at a stationary
   point on indefinite kernels (Lin & Lin 2003).  The point is then polished by the
   projected-gradient loop below to the requested stationarity ``tol``.
@@ -413,7 +413,7 @@ def hull_nu_svm(K, y, mu=1.0, *, tol=1e-6, libsvm_tol=1e-3, max_iter=10000, poli
     """CH-DU through libsvm's nu-SVM on the kernel as given (haasdonk §7.1-7.2).
 
     ``nu = 2 / (min(mu, 1) n)``; libsvm's dual variables are mapped by
-    ``alpha_bar = 2 alpha / sum(alpha)`` (Prop. 7.1's scaling; for nu-SVM it is an
+    ``alpha_bar = 2 alpha / sum(alpha)`` (Prop. 3, case 1's scaling; for nu-SVM it is an
     exact change of variables) and projected onto the feasible set (round-off).
     With ``polish=True`` the point is refined by the projected-gradient loop of
     :func:`hull_multistart` until the stationarity residual is ``<= tol`` (libsvm
