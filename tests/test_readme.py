@@ -11,7 +11,7 @@ continuations joined, ``&&`` chains split, comments dropped) and is one of:
   0 and produce what the README says (:data:`CHECKS`), and a later command
   sees what the earlier ones wrote;
 * slow (:data:`SLOW`): run the same way only with ``KREIN_README_SLOW=1``
-  (each takes tens of seconds on two busy cores), else reported as skipped
+  (each takes tens of seconds on two cores), else reported as skipped
   with its reason; their ``krein`` arguments are always parsed;
 * not runnable in a test (:data:`NOT_RUN`, with the reason): still checked --
   ``krein`` arguments by the CLI's own argparse, scripts exist, ``pip``
@@ -167,13 +167,13 @@ CHECKERBOARD = ("krein compare --dataset checkerboard --n-samples 300 --kernel s
 
 #: Runnable but slow commands: run only with KREIN_README_SLOW=1.
 SLOW = {
-    "krein compare": "the main job: 25 methods tuned by nested CV on Sonar (85 s on two cores, "
-                     "measured for the README); `krein compare --no-tune` below runs the same "
+    "krein compare": "the main job: 25 methods tuned by nested CV on Sonar (a minute or two on "
+                     "two cores); `krein compare --no-tune` below runs the same "
                      "methods, data and folds untuned in seconds",
-    HEART: "50 tuned cells per method (minutes on two busy cores)",
+    HEART: "50 tuned cells per method (minutes on two cores)",
     KREIN_METHODS: "four methods tuned on Sonar (about a minute on two cores)",
     CHECKERBOARD: "every method on 300 points plus the decision-boundary grid (about 100 s on "
-                  "two busy cores)",
+                  "two cores)",
 }
 RUN_SLOW = os.environ.get("KREIN_README_SLOW", "") not in ("", "0")
 
