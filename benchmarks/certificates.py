@@ -1,4 +1,4 @@
-"""IndefiniteSVM certificates (issue 15): the reported gap against the exact gap.
+"""IndefiniteSVM certificates: the reported gap against the exact gap.
 
 For each problem and loop (default ``tol = 1e-3``, ``gap_every = 10``), C = 10,
 rho = 1, prints the reported certified gap, the exact gap at the returned point

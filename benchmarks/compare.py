@@ -1,6 +1,6 @@
 """``krein compare``'s default run against its 2-minute budget, and what sharing buys.
 
-Issue 14: the default run (every method on Sonar, nested CV with the registry's grids
+The target: the default run (every method on Sonar, nested CV with the registry's grids
 and the sigmoid's scale, 5 outer folds) stays under 2 minutes on a 2-core machine.
 This script prints
 

@@ -1,4 +1,4 @@
-"""Small-size paths of ch and iksvm-dc (issue 28, item 5): where each path is faster.
+"""Small-size paths of ch and iksvm-dc: where each path is faster.
 
 ``--projection``: the CH-DU projection (both classes' capped simplices) by sorting the
 breakpoints (:func:`krein.formulations.hull._project_sorted`, one numpy pass) against

@@ -1,4 +1,4 @@
-"""IndefiniteSVM speed and scale (issues 3, 15, 28): ratios against references measured in the same run.
+"""IndefiniteSVM speed and scale ratios against references measured in the same run.
 
 1. One projected-gradient iteration (gap checks excluded, the default backtracking
    step: about 1.5 oracle calls per iteration, ``ev/it``) divided by one
@@ -7,13 +7,13 @@
    spends an eigen-update plus an n x n product per iteration), and one oracle call
    divided by the two n x n matrix-vector products it cannot avoid (``Q'u`` and
    ``Q v``; moonshot: within 3x).  Eight kernels (``--part1-kernels``, every spectrum
-   shape of issue 28): the USPS Simpson kernel, the sigmoid kernel on 10-D points,
+   shape the oracle meets): the USPS Simpson kernel, the sigmoid kernel on 10-D points,
    the null-cluster sigmoid on 2-D points (hundreds of negative eigenvalues and a
    thousand numerically zero ones) and it scaled by 1e-4 and 1e4, a random symmetric
    matrix with half its eigenvalues negative, the Epanechnikov kernel on 5-D points,
    the classical-scaling kernel of L1 distances.  The oracle's default path
-   (``secular="rational"``, no root of the secular equation) against the path that
-   was the default before issue 28 (``"vectorized"``: the roots on the smaller side
+   (``secular="rational"``, no root of the secular equation) against the secular-root path
+   (``"vectorized"``: the roots on the smaller side
    of the spectrum; "old") in PG runs, and one call of each plus ``"lapack"`` (one
    ``dlasd4`` per root) on the same point, medians, in the same process.  Run with
    one BLAS thread (threadpoolctl) and with the default number of threads
@@ -26,7 +26,7 @@
    iterations, since it crawls at small rho.
 3. Peak memory (tracemalloc, which sees NumPy's allocations) of a PG run at the
    largest n, as a multiple of the n x n kernel.
-4. ``--small`` (issue 28 item 5, the one-vs-one pairs of many classes): the crossover
+4. ``--small`` (the one-vs-one pairs of many classes): the crossover
    of the two ways :meth:`ProxyKernelOracle.eigendecomposition` (the proxy kernel of
    every libsvm gap check and the spectral out-of-sample map) can take at
    n = 50, 100, 200, 300, 400 (one BLAS thread, interleaved, best of 7): the secular
@@ -34,7 +34,7 @@
    one dense ``eigh`` of the reduced matrix (the default up to
    ``DENSE_EIGH_MAX_N``), on the sigmoid and the half-negative kernels; only
    this part runs.
-5. ``--certificate`` (issue 28 item 5): PG to its default tolerance with the gap checks
+5. ``--certificate``: PG to its default tolerance with the gap checks
    of a small svc refined by one interior-point solve (the default up to
    ``EXACT_SVM_MAX_N``) against libsvm's refinement (``EXACT_SVM_MAX_N = 0``), one BLAS
    thread, interleaved, best of 3, on three one-vs-one pairs of gauss14
@@ -85,7 +85,7 @@ import numpy as np
 KERNELS = ("simpson", "sigmoid", "sigmoid-2d", "half-negative", "sigmoid-2d-1e-4", "sigmoid-2d-1e4",
            "epanechnikov", "l1-scaling")
 
-#: Kernels of part 1 by default: every spectrum shape the oracle meets (issue 28, item 1).
+#: Kernels of part 1 by default: every spectrum shape the oracle meets.
 PART1_KERNELS = ("simpson", "sigmoid", "sigmoid-2d", "half-negative", "sigmoid-2d-1e-4",
                  "sigmoid-2d-1e4", "epanechnikov", "l1-scaling")
 
@@ -193,7 +193,7 @@ def per_iteration(sizes, kernels, C, rho, threads=(1, None), n_iter=20, eigh_rep
     print("\n== 1. one PG iteration / one numpy.linalg.eigh (gap checks excluded); one oracle "
           "call / two n x n matrix-vector products (2mv) ==")
     print("new: secular='rational' (the default: the sign function's trapezoidal rule, no "
-          "root); old: 'vectorized' (the secular roots, the default before issue 28); "
+          "root); old: 'vectorized' (the secular roots); "
           "dlasd4: 'lapack'; same process, same point")
     rows = []
     for nthreads in threads:

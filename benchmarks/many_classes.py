@@ -1,4 +1,4 @@
-"""Many classes (issue 28, item 5): ``krein compare`` and one fit per method on 10 and 14 classes.
+"""Many classes: ``krein compare`` and one fit per method on 10 and 14 classes.
 
 No bundled data set has ~14 classes, so the measurement inputs are built from what
 krein has, deterministically (seed 0), and written as a dissimilarity file + labels
@@ -15,7 +15,7 @@ data"):
   GaussM02 of :func:`krein.datasets.make_gauss_minkowski`, with 14 classes).
 
 Both are scaled so that mean ``D^2 = 2`` (the classical-scaling kernel has a mean
-diagonal ~1; the scale-free handling of the kernel is issue 28 item 4, not this one).
+diagonal ~1; the scale-free handling of the kernel is ``benchmarks/scale.py``'s subject).
 
 Parts (each prints a table; the ratios are within one run):
 
@@ -42,7 +42,7 @@ Parts (each prints a table; the ratios are within one run):
    and of sonar (``--data``), with the code in ``DIR`` and with this code, each fit in
    its own process with one BLAS thread, interleaved, best of two; the largest
    difference of the test decision values and whether the test labels agree (the
-   speed-ups of issue 28 item 5, M6, keep the results).
+   per-pair speed-ups keep the results).
 
 5. ``--main-job``: the README's main job on the files, every default method
    (``krein compare --kernel-file D.npy --labels y.txt --dissimilarity``: nested CV, 5

@@ -1,4 +1,4 @@
-"""Large n through the indefinite Nyström front end (issue 16, §4).
+"""Large n through the indefinite Nyström front end.
 
 The 4 x 4 checkerboard with 10 % overlap, standardized on the training points, and
 the sigmoid kernel of Loosli et al. Figs. 3-5 (``a = 1, r = -0.95``; hundreds of
@@ -18,10 +18,10 @@ kernel), ``C = 1``:
   in-memory features of the same points (max difference relative to max |Psi|), and
   both times.
 
-* the default solver (issue 28, item 2): ``ESVC(approximation=IndefiniteNystroem(500))``
+* the default solver: ``ESVC(approximation=IndefiniteNystroem(500))``
   with the default ``solver="auto"`` (liblinear on the features) against the old default
   ``solver="libsvm"`` (``SVC(kernel="linear")`` on the features) on the plain
-  checkerboard of ``--default-n`` points (issue 28: 10^5; sigmoid ``a = 3, r = -1``,
+  checkerboard of ``--default-n`` points (10^5 as the target; sigmoid ``a = 3, r = -1``,
   ``C = 1``), in one fresh process: both fit times, their ratio, both test accuracies.
 
 Targets: ``n = 10^6`` in under 10 minutes with peak memory under 16 GB on the 2-core
@@ -91,7 +91,7 @@ def approximate_run(n, m, C):
             "peak_rss_gb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20}
 
 
-#: The kernel of issue 28's default-solver case (item 2).
+#: The kernel of the default-solver case.
 DEFAULT_CASE_PARAMS = {"a": 3.0, "r": -1.0}
 
 
@@ -216,7 +216,7 @@ def main(argv=None):
         if "error" in d:
             print(f"\ndefault solver: failed: {d['error']}")
         else:
-            print(f"\ndefault solver with an approximation (issue 28; plain checkerboard, "
+            print(f"\ndefault solver with an approximation (plain checkerboard, "
                   f"sigmoid {DEFAULT_CASE_PARAMS}, C = 1, m = 500, n = {d['n']}): default "
                   f"(solver_ = {d['default_solver']}) {d['default_seconds']:.1f} s, accuracy "
                   f"{100 * d['default_accuracy']:.2f} %; old default solver='libsvm' "

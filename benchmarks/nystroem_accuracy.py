@@ -1,6 +1,6 @@
 """Accuracy of the approximate ESVC (signed Nyström features) against the exact ESVC.
 
-Issue 16, §3 "Accuracy": on the bundled sets that fit in memory, the ESVC trained
+The target: on the bundled sets that fit in memory, the ESVC trained
 on :class:`krein.approximation.IndefiniteNystroem` features with ``m`` = 500-1000
 landmarks should be within about one point of test accuracy of the exact ESVC at
 the same kernel and ``C``.  Not a test: it prints a markdown table (and, with

@@ -1,4 +1,4 @@
-"""Cost of ``probability=True`` (issue 27, item 5): Platt scaling on internal 5-fold CV.
+"""Cost of ``probability=True``: Platt scaling on internal 5-fold CV.
 
 For each method, the fit time with ``probability=True`` as a ratio against the
 same estimator's fit with ``probability=False`` and against ESVC's fit

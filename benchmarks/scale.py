@@ -1,4 +1,4 @@
-"""Scale-free iterations (issue 28, item 4): a kernel ``K`` and its copies ``s K``.
+"""Scale-free iterations: a kernel ``K`` and its copies ``s K``.
 
 For CoilYork's classical-scaling kernel (144 objects, ``kernel_scale ~ 2.2e4``,
 eigenvalues up to 9e5; the kernel ``krein compare --dataset coilyork`` builds) and a

@@ -1,12 +1,12 @@
-"""BLAS threads of many small fits (issue 15, part 3): quiet and loaded machine.
+"""BLAS threads of many small fits with and without competing processes.
 
 Runs the README's main job (``krein compare``: Sonar, 17 methods, nested CV) and
 the Loosli Table 2 quick run (``krein experiment run experiments/loosli_table2.py
 --quick``) as a new user would, in fresh processes with no thread variables set,
 under two BLAS-thread policies (:mod:`krein._threads`):
 
-* ``default``: the BLAS libraries' own threads (what krein did before issue 15 in
-  experiments, and before issue 13 in ``krein compare``);
+* ``default``: the BLAS libraries' own threads (what a process gets with no
+  thread variables set);
 * ``auto``: one thread per fit on kernels of at most 1000 objects (the default).
 
 each on a quiet machine and on a loaded one: ``--load N`` (default ``2 x cores``)

@@ -1,6 +1,6 @@
 """TrIK-SVM (``ESVC(decomposition="ldl")``) and the Krein SVR against Loosli's code; LDL' speed.
 
-Issue 27, item 2.  Three parts, all in this process:
+Three parts, all in this process:
 
 1. **Agreement with the peer**: Loosli's reference code (``gloosli/SimpleSVM``,
    ``solvers/activeSetSVM.py``; pass its folder with ``--peer``, it is not part of

@@ -6,7 +6,7 @@ classifiers on 20 random stratified 80/20 training/test partitions of each data
 set, every method's parameters chosen by cross-validation on the training part,
 and report the test error (mean and standard deviation over the 20 partitions).
 Here the same protocol runs every method of the default ``krein compare`` and
-the baselines of issue 26 on:
+the similarity baselines on:
 
 * the four sets of the benchmark bundled with krein (catalogue kind
   ``"similarity"``; :func:`krein.datasets.load_similarity`): ``aural-sonar``
@@ -56,18 +56,15 @@ Choices, each stated:
   so the comparisons are paired.  Cells run split by split (all methods of
   split 0 first), so a stopped run still compares every method on the splits
   it finished.
-* **cost**: measured before the run (CPU seconds per cell, README "Cost"):
-  with every default grid about 6 500 CPU s, 55 min on two cores
-  (``--n-jobs 2``), NewsGroups 35 % of it and IndefiniteSVM the slowest
-  method on every set (29 s per NewsGroups split).  So IndefiniteSVM tunes C
-  at the middle rho of its scaled grid (:data:`GRID_REDUCTIONS`: 3 inner fits
-  per fold instead of 9, half its time), about 47 min in all; every method
-  still runs on every split of every set.  One split of every set through
-  the runner on a scratch merge of issue 26's branches: 198 cells, 442 s
-  serially under load, i.e. about 69 min for the full run on two loaded
-  cores (CH-DU on balls3d, 75 s per split, the costliest cell; 3 starts
-  instead of 10 would save only a fifth of it and change its choice, so it
-  keeps its defaults).
+* **cost** (CPU seconds per cell: experiments/README.md, "Cost"): with every
+  default grid about 6 500 CPU s on two cores (``--n-jobs 2``), NewsGroups a
+  third of it and IndefiniteSVM the slowest method on every set (29 s per
+  NewsGroups split).  So IndefiniteSVM tunes C at the middle rho of its
+  scaled grid (:data:`GRID_REDUCTIONS`: 3 inner fits per fold instead of 9,
+  half its time); every method still runs on every split of every set.
+  CH-DU on balls3d (75 s per split) is the costliest cell; 3 starts instead
+  of 10 would save only a fifth of it and change its choice, so it keeps its
+  defaults.
 * **statistics**: per data set the mean and standard deviation of the test
   error (%) over the splits; across data sets the average rank of each method
   (rank 1 = lowest error; ties share the average rank), the Friedman test and
@@ -115,7 +112,7 @@ TEST_SIZE = 0.2
 INNER_FOLDS = 3
 ALPHA = 0.05
 
-#: The baselines every similarity paper reports (issue 26, §2), run besides the
+#: The baselines every similarity paper reports, run besides the
 #: methods of the default comparison when the registry does not already list them there.
 BASELINES = ["knn", "weighted-knn", "similarity-linear", "similarity-rbf", "pe-nearest-mean"]
 
@@ -123,13 +120,13 @@ BASELINES = ["knn", "weighted-knn", "similarity-linear", "similarity-rbf", "pe-n
 #: grid}); the protocol stays (same splits, inner CV, grids around the kernel's scale).
 #: IndefiniteSVM: rho at the middle of its grid (``1 * s**-3`` with ``s = kernel_scale(K)``),
 #: C tuned over its 3 values: 3 inner fits per fold instead of 9 (the slowest method on
-#: every set: 29 s of CPU per split on NewsGroups with the full grid, measured before the
-#: run; README, "Cost").  loosli_table3.py fixes rho = 1 on its large sets the same way.
+#: every set: 29 s of CPU per split on NewsGroups with the full grid; experiments/README.md,
+#: "Cost").  loosli_table3.py fixes rho = 1 on its large sets the same way.
 GRID_REDUCTIONS = {"indefinite-svm": {"rho": 1}}
 
 #: Test errors (%) printed by Chen et al. (2009), ``{(data set, method): (mean, sd)}``.
-#: EMPTY: the paper's tables could not be read.  Searched (2026-11-26) in the
-#: reference corpora available to this project: the JMLR page
+#: EMPTY: the paper's tables are not available here.  In the reference corpora
+#: searched: the JMLR page
 #: (jmlr.org/papers/v10/chen09a) and the University of Washington report
 #: UWEETR-2008-0005 are reachable as abstracts only, the JmlrOrg/v10 repository
 #: holds the paper's metadata only, and no copy of the tables (k-NN, affinity
@@ -359,7 +356,7 @@ def rank_statistics(results, alpha=ALPHA):
 
 
 def status_summary(results):
-    """What went wrong per method, counted over its cells (issue 26: no silent "ok").
+    """What went wrong per method, counted over its cells (no silent "ok").
 
     Parameters
     ----------

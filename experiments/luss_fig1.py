@@ -63,7 +63,7 @@ SETTINGS = {
 }
 QUICK_SETTINGS = {"n30-C10-rho1": (30, 10.0, 1.0), "n30-C10-rho100": (30, 10.0, 100.0)}
 LIBSVM_TOL = 1e-3
-#: Subsets per setting and algorithm (the paper: not stated; 5 here for time on a loaded machine).
+#: Subsets per setting and algorithm (the paper: not stated; 5 here, for time).
 REPEATS = 5
 
 

@@ -46,7 +46,7 @@ SIZES = (100, 200, 300, 500, 1000, 1200)
 EXTENSION = {"data": "usps-0to4-vs-5to9", "sizes": (2000, 4000),
              "algorithms": ("pg", "pg-bt", "apg"), "rho": 1.0}
 RHOS = (1.0, 10.0)
-#: Subsets (the paper: 10; 3 here for time: the machine was shared, load 1.5-12).
+#: Subsets (the paper: 10; 3 here, for time).
 REPEATS = 3
 MAX_ITER = {"pg": 5000, "pg-bt": 5000, "apg": 5000, "accpm": 5000, "exchange": 150}
 

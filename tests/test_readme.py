@@ -11,7 +11,7 @@ continuations joined, ``&&`` chains split, comments dropped) and is one of:
   0 and produce what the README says (:data:`CHECKS`), and a later command
   sees what the earlier ones wrote;
 * slow (:data:`SLOW`): run the same way only with ``KREIN_README_SLOW=1``
-  (each takes tens of seconds on two busy cores), else reported as skipped
+  (each takes tens of seconds on two cores), else reported as skipped
   with its reason; their ``krein`` arguments are always parsed;
 * not runnable in a test (:data:`NOT_RUN`, with the reason): still checked --
   ``krein`` arguments by the CLI's own argparse, scripts exist, ``pip``
@@ -22,7 +22,7 @@ its expectation here.  A command repeated verbatim is not run twice; the
 repeat is checked against the first run's output.
 
 Nothing is written into the repository.  Default run: about 30 s; the main job
-(``krein compare``, 18 methods tuned on Sonar, about a minute) runs with
+(``krein compare``, every method tuned on Sonar, a minute or two) runs with
 ``KREIN_README_SLOW=1``, its untuned form ``krein compare --no-tune`` always.
 """
 
@@ -167,13 +167,13 @@ CHECKERBOARD = ("krein compare --dataset checkerboard --n-samples 300 --kernel s
 
 #: Runnable but slow commands: run only with KREIN_README_SLOW=1.
 SLOW = {
-    "krein compare": "the main job: 25 methods tuned by nested CV on Sonar (85 s on two cores, "
-                     "measured for the README); `krein compare --no-tune` below runs the same "
+    "krein compare": "the main job: 25 methods tuned by nested CV on Sonar (a minute or two on "
+                     "two cores); `krein compare --no-tune` below runs the same "
                      "methods, data and folds untuned in seconds",
-    HEART: "50 tuned cells per method (minutes on two busy cores)",
+    HEART: "50 tuned cells per method (minutes on two cores)",
     KREIN_METHODS: "four methods tuned on Sonar (about a minute on two cores)",
     CHECKERBOARD: "every method on 300 points plus the decision-boundary grid (about 100 s on "
-                  "two busy cores)",
+                  "two cores)",
 }
 RUN_SLOW = os.environ.get("KREIN_README_SLOW", "") not in ("", "0")
 
@@ -484,3 +484,18 @@ def test_every_source_page_exists_and_the_readme_links_to_it():
     for page in ("docs/getting_started.rst", "docs/cli.rst", "docs/layout.md",
                  "docs/reproductions/index.rst"):
         assert f"]({page}" in readme, page
+
+
+def test_readme_python_example_prints_what_its_comments_say():
+    """The README's Python block runs, and the values its comments state are printed:
+    the kernel's signature and the nested-CV accuracy of ESVC."""
+    blocks = re.findall(r"^```python\n(.*?)^```", README.read_text(encoding="utf-8"),
+                        flags=re.S | re.M)
+    assert len(blocks) == 1
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(blocks[0], "README.md", "exec"), {})
+    printed = out.getvalue().splitlines()
+    assert printed[0] == "(154, 54, 0)" and "# (154, 54, 0)" in blocks[0]
+    stated = re.search(r"nested CV accuracy: (0\.\d+)", blocks[0]).group(1)
+    assert f"{float(printed[1]):.3f}" == stated

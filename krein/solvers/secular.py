@@ -485,7 +485,7 @@ def _one_blas_thread():
 
     The solver makes thousands of small BLAS calls on cache-sized blocks; a threaded
     BLAS spends more on waking its threads than on the work (measured 6x slower with
-    two threads on two busy cores), so they run on the calling thread.
+    two threads on two cores running other work), so they run on the calling thread.
     """
     return blas_controller().limit(limits=1, user_api="blas")
 
