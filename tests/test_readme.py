@@ -499,3 +499,20 @@ def test_readme_python_example_prints_what_its_comments_say():
     assert printed[0] == "(154, 54, 0)" and "# (154, 54, 0)" in blocks[0]
     stated = re.search(r"nested CV accuracy: (0\.\d+)", blocks[0]).group(1)
     assert f"{float(printed[1]):.3f}" == stated
+
+
+def test_your_own_data_lists_every_file_format_in_one_table():
+    """The README's "Your own data" section is one table with a row for each kind of
+    file the data door reads, and every option it names is an option of krein compare."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split("\n## Your own data\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("| ")][1:]
+    kinds = [row.split("|")[1].strip() for row in rows]
+    for kind in ("matrix", "named matrix", "condensed", "edge list", "labels, one per line",
+                 "name,label"):
+        assert sum(kind in k for k in kinds) >= 1, kind
+    compare = next(a for a in _build_parser()._subparsers._group_actions[0].choices.items()
+                   if a[0] == "compare")[1]
+    known = {o for action in compare._actions for o in action.option_strings}
+    for option in set(re.findall(r"`(--[a-z-]+)", section)):
+        assert option in known, option
