@@ -62,7 +62,10 @@ panels = [
     ),
 ]
 
-fig, axes = plt.subplots(1, 3, figsize=(14, 4.6))
+# two panels a row, for the width of the page (the fourth place stays empty)
+fig, axes = plt.subplots(2, 2, figsize=(8.5, 8.8))
+axes = axes.ravel()
+axes[3].axis("off")
 for ax, (title, (X, y), mu) in zip(axes, panels):
     K = pseudo_euclidean_kernel(X)
     model = ConvexHullClassifier(
@@ -124,11 +127,12 @@ for ax, (title, (X, y), mu) in zip(axes, panels):
         zorder=3,
         label="z+, z-",
     )
-    ax.set_title(f"{title}\nw'Mw = {w_mw:+.2f}", fontsize=10)
+    ax.set_title(f"{title}\nw'Mw = {w_mw:+.2f}", fontsize=11)
     ax.set_xlabel("positive direction")
     ax.set_aspect("equal")
-axes[0].set_ylabel("negative direction")
-axes[0].legend(loc="lower left", fontsize=8)
+for ax in axes[[0, 2]]:
+    ax.set_ylabel("negative direction")
+axes[0].legend(loc="lower left", fontsize=9)
 fig.tight_layout()
 plt.show()
 
