@@ -159,8 +159,11 @@ html_theme_options = {
     "collapse_navigation": True,
     "navigation_depth": 2,
     "header_links_before_dropdown": 7,
-    # the reproduction pages carry wide tables and multi-panel figures: no right-hand column
+    # the reproduction pages carry wide tables and multi-panel figures, the gallery's
+    # examples figures laid out for about 850 px: no right-hand column
     "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"],
+                                **{f"auto_examples/{p.parent.name}/{p.stem}": [] for p in
+                                   (ROOT / "examples").glob("*/plot_*.py")},
                                 **{f"reproductions/{p.stem}": [] for p in
                                    (Path(__file__).parent / "reproductions").glob("*.md")}},
 }

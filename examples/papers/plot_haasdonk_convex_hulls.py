@@ -62,10 +62,11 @@ panels = [
     ),
 ]
 
-# two panels a row, for the width of the page (the fourth place stays empty)
-fig, axes = plt.subplots(2, 2, figsize=(8.5, 8.8))
-axes = axes.ravel()
-axes[3].axis("off")
+# for the width of the page: the flat panel (a) on a row of its own, (b) and (c) below
+fig = plt.figure(figsize=(8.5, 7.4))
+grid = fig.add_gridspec(2, 2, height_ratios=[1, 1.7])
+axes = [fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0]),
+        fig.add_subplot(grid[1, 1])]
 for ax, (title, (X, y), mu) in zip(axes, panels):
     K = pseudo_euclidean_kernel(X)
     model = ConvexHullClassifier(
@@ -130,7 +131,7 @@ for ax, (title, (X, y), mu) in zip(axes, panels):
     ax.set_title(f"{title}\nw'Mw = {w_mw:+.2f}", fontsize=11)
     ax.set_xlabel("positive direction")
     ax.set_aspect("equal")
-for ax in axes[[0, 2]]:
+for ax in axes[:2]:
     ax.set_ylabel("negative direction")
 axes[0].legend(loc="lower left", fontsize=9)
 fig.tight_layout()
