@@ -396,9 +396,10 @@ MATHML_CASES = [
     (r"f(x) = \begin{cases} 1 & x > 0 \\ -1 & \text{otherwise} \end{cases}", "<mtable"),
     (r"\begin{pmatrix} 1 & 0 \\ 0 & -1 \end{pmatrix}", "<mtable"),
     (r"\mathbb{R}^{(p,q)}", "\u211d"),
-    (r"\Big(K_0 + \frac{(Y\alpha)(Y\alpha)^\top}{4\rho}\Big)_+", "<mfrac>"),
+    (r"\Big(K_0 + \frac{(Y\alpha)(Y\alpha)^\top}{4\rho}\Big)_+", "<msub><mrow><mo minsize="),
     (r"\lVert m^- - m^+\rVert_{pE}^2", '<mo stretchy="false">\u2016</mo>'),
     (r"r_{mm} = 100\,\frac{|\lambda_{\min}|}{\lambda_{\max}}", "<mfrac>"),
+    (r"(K + K^\top)/2", '<mo lspace="0em" rspace="0em">/</mo>'),
     (r"\sqrt{\left(\frac1J + \frac{n_{test}}{n_{train}}\right) \widehat{\operatorname{var}}(d)}",
      "<msqrt>"),
 ]

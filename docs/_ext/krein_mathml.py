@@ -67,7 +67,7 @@ def tex_to_mathml(tex, display=False):
         If latex2mathml fails on the formula, or leaves a LaTeX command (a backslash) or an
         alignment ``&`` of an environment it does not know in the MathML.
     """
-    from xml.etree.ElementTree import tostring
+    from xml.etree.ElementTree import Element, tostring
     from latex2mathml.converter import convert_to_element
 
     source = tex.strip()
@@ -80,6 +80,10 @@ def tex_to_mathml(tex, display=False):
         for k, child in enumerate(parent):
             if child.tag == "mo" and not child.attrib and child.text in _FIXED:
                 child.set("stretchy", "false")
+            if child.tag == "mo" and not child.attrib and child.text == "&#x0002F;":
+                # TeX sets a slash as an ordinary symbol, without space around it
+                child.set("lspace", "0em")
+                child.set("rspace", "0em")
             if child.tag == "mo" and (child.text or "").isalpha() and len(child.text) > 1:
                 # an operator name (\operatorname{diag}, \max): TeX's thin space before
                 # it, none before an opening parenthesis after it (MathML's default for an
@@ -88,6 +92,14 @@ def tex_to_mathml(tex, display=False):
                 opens = after is not None and after.tag == "mo" and after.text in _OPENING
                 child.set("lspace", "0.1667em" if k else "0em")
                 child.set("rspace", "0em" if opens else "0.1667em")
+            if child.tag in ("msub", "msup", "msubsup") and len(child) \
+                    and child[0].tag == "mo" and "minsize" in child[0].attrib:
+                # a sized delimiter with a script (\Big)_+): Chrome sizes it only as the
+                # base of the script in a row of its own
+                base = Element("mrow")
+                base.append(child[0])
+                child.remove(child[0])
+                child.insert(0, base)
             if display and child.tag in ("msub", "msubsup") and len(child) \
                     and child[0].tag == "mo" and (child[0].text or "") in _LIMITS:
                 child.tag = "munder" if child.tag == "msub" else "munderover"
@@ -128,10 +140,15 @@ def html_visit_displaymath(self, node):
         self.body.append("</span>")
     # a math directive holds one equation per paragraph; a paragraph with line breaks
     # (``\\``) and no environment of its own is a split equation, as with MathJax
-    for part in (p for p in node.astext().split("\n\n") if p.strip()):
+    parts = [p for p in node.astext().split("\n\n") if p.strip()]
+    if len(parts) > 1:  # one under the other (the theme lays div.math out as a row)
+        self.body.append('<div class="math-lines">')
+    for part in parts:
         if "\\\\" in part and "\\begin" not in part:
             part = f"\\begin{{split}}{part}\\end{{split}}"
         self.body.append(_render(self, node, part, display=True))
+    if len(parts) > 1:
+        self.body.append("</div>")
     self.body.append("</div>\n")
     raise nodes.SkipNode
 
