@@ -4,8 +4,11 @@ has a page, the README's links resolve, CITATION.cff is valid.
 The build runs Sphinx in a subprocess (``python -m sphinx -W --keep-going -b html``) into
 a temporary directory with ``KREIN_DOCS_FAST=1``, the gallery examples' small settings
 (``docs/conf.py``): warnings as errors catch a broken reference, a docstring that does not
-parse, a failing example and a duplicated citation key. The build is skipped, with the
-reason, only where Sphinx is not installed (the test extra installs it). The other tests
+parse, a failing example, a duplicated citation key and an equation that does not convert
+to MathML. The build runs offline (every proxy variable points at a closed port); the
+built pages are then read: no raw LaTeX in their text, nothing loaded from another host,
+every internal link and anchor resolves. The build is skipped, with the reason, only where
+Sphinx or latex2mathml is not installed (the test extra installs them). The other tests
 read files and need no build.
 """
 
