@@ -68,6 +68,7 @@ def tex_to_mathml(tex, display=False):
         alignment ``&`` of an environment it does not know in the MathML.
     """
     from xml.etree.ElementTree import Element, tostring
+
     from latex2mathml.converter import convert_to_element
 
     source = tex.strip()
