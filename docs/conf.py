@@ -31,7 +31,6 @@ extensions = [
     "myst_parser",
     "sphinx.ext.autodoc",
     "sphinx.ext.autosummary",
-    "sphinx.ext.mathjax",
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
@@ -39,7 +38,13 @@ extensions = [
     "matplotlib.sphinxext.plot_directive",
     "sphinx_copybutton",
     "krein_docs",
+    "krein_mathml",
 ]
+
+# -- Equations -----------------------------------------------------------------------------
+# LaTeX is written as MathML into the pages (docs/_ext/krein_mathml.py): the browser renders
+# it without a script or a network connection; an unconvertible formula is a build warning.
+html_math_renderer = "mathml"
 
 templates_path = ["_templates"]
 exclude_patterns = ["_build", "Thumbs.db", ".DS_Store"]
@@ -133,6 +138,12 @@ sphinx_gallery_conf = {
     "download_all_examples": False,
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
+    # "Examples using NAME" on each API page (docs/_templates/autosummary/class.rst)
+    "backreferences_dir": "generated/backreferences",
+    "doc_module": ("krein",),
+    "reference_url": {"krein": None},
+    # the computation-times pages load their table script from a CDN: not offline
+    "write_computation_times": False,
 }
 
 # -- HTML ----------------------------------------------------------------------------------
@@ -148,8 +159,11 @@ html_theme_options = {
     "collapse_navigation": True,
     "navigation_depth": 2,
     "header_links_before_dropdown": 7,
-    # the reproduction pages carry wide tables and multi-panel figures: no right-hand column
+    # the reproduction pages carry wide tables and multi-panel figures, the gallery's
+    # examples figures laid out for about 850 px: no right-hand column
     "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"],
+                                **{f"auto_examples/{p.parent.name}/{p.stem}": [] for p in
+                                   (ROOT / "examples").glob("*/plot_*.py")},
                                 **{f"reproductions/{p.stem}": [] for p in
                                    (Path(__file__).parent / "reproductions").glob("*.md")}},
 }

@@ -900,6 +900,23 @@ class SpectrumCorrection(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     semi-definite matrices", §2-3, eqs. (1)-(7).
     G. Loosli, C. S. Ong and S. Canu (2013), "Learning SVM in Krein spaces",
     §6.1.1 and Table 2.
+
+    Examples
+    --------
+    The sigmoid kernel matrix of two Gaussian blobs is indefinite; the corrected one is positive
+    semi-definite:
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import SpectrumCorrection
+    >>> from krein.kernels import sigmoid_kernel
+    >>> X, _ = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> K = sigmoid_kernel(X, X, a=0.05, r=-0.5)
+    >>> bool(np.linalg.eigvalsh(K).min() < 0)
+    True
+    >>> K_psd = SpectrumCorrection(correction="clip").fit_transform(K)
+    >>> bool(np.linalg.eigvalsh(K_psd).min() >= -1e-8 * np.abs(K_psd).max())
+    True
     """
 
     _parameter_constraints: dict = {

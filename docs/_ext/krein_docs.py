@@ -70,6 +70,75 @@ def _on_include_read(app, relative_path, parent_docname, content):
         content[0] = show_named_figures(content[0])
 
 
+def link_images_to_full_size(app, doctree, docname):
+    """Make every image of an HTML page a link to its file at full size.
+
+    The gallery's figures (sphinx-gallery's ``image-sg`` nodes) and the figures of the user
+    guide and the reproductions are shown at the width of the text column; a click opens the
+    PNG itself. Images that are already links (thumbnails, badges) and remote images are left
+    alone. Connected to ``doctree-resolved``.
+    """
+    from sphinx.util.osutil import relative_uri
+
+    if getattr(app.builder, "format", None) != "html":
+        return
+    page = app.builder.get_target_uri(docname)
+    for node in list(doctree.findall(lambda n: isinstance(n, nodes.image)
+                                     or type(n).__name__ == "imgsgnode")):
+        if isinstance(node.parent, nodes.reference) or "://" in node.get("uri", ""):
+            continue
+        if isinstance(node, nodes.image):
+            if node["uri"] not in app.env.images:
+                continue
+            name = app.env.images[node["uri"]][1]
+        else:  # sphinx-gallery copies its images to _images/ under their own names
+            name = Path(node["uri"]).name
+        reference = nodes.reference("", "", internal=True, classes=["image-reference"],
+                                    refuri=relative_uri(page, f"_images/{name}"))
+        # HTML writers accept a link around a block-level image only for docutils' image
+        # node; sphinx-gallery's goes into a paragraph
+        node.replace_self(reference if isinstance(node, nodes.image)
+                          else nodes.paragraph("", "", reference))
+        reference.append(node)
+
+
+def _add_source_module_ids(app, doctree):
+    """Give each Python object's signature the id ``SOURCE_MODULE.NAME`` as well.
+
+    An object re-exported under another module (``krein.default_grid``, defined in
+    ``krein.registry``) has its page and anchor under the name it is documented by. The
+    highlighted source pages of :mod:`sphinx.ext.viewcode` link back to the documentation
+    as ``PAGE#SOURCE_MODULE.NAME`` once :func:`_source_module_backlinks` has set that prefix:
+    this id makes each of those anchors exist. Connected to ``doctree-read``.
+    """
+    from sphinx import addnodes
+    from sphinx.ext.viewcode import _get_full_modname
+
+    for signode in doctree.findall(addnodes.desc_signature):
+        module, fullname = signode.get("module"), signode.get("fullname")
+        if not module or not fullname:
+            continue
+        source = _get_full_modname(module, fullname)
+        if source and source != module and f"{source}.{fullname}" not in signode["ids"]:
+            signode["ids"].append(f"{source}.{fullname}")
+
+
+def _source_module_backlinks(app):
+    """Make viewcode's "[docs]" back-links of a source module ``SOURCE_MODULE.NAME``.
+
+    viewcode writes each back-link as ``PAGE#PREFIX.NAME`` with one prefix per source module,
+    the module name of whichever signature it met first (``krein`` for a module some of
+    whose names are re-exported at the top level), so the anchors of the module's other
+    names did not exist. Connected to ``html-collect-pages`` before viewcode's own handler.
+    """
+    modules = getattr(app.env, "_viewcode_modules", {})
+    for name, entry in list(modules.items()):
+        if entry:
+            code, tags, used, _ = entry
+            modules[name] = (code, tags, used, name)
+    return []
+
+
 def guide_role(name, rawtext, text, lineno, inliner, options=None, content=None):
     """``:guide:`spectrum``` links the user-guide page ``user_guide/spectrum``.
 
@@ -247,6 +316,9 @@ def setup(app):
             autosummary.WELL_KNOWN_ABBREVIATIONS + NUMBERING_ABBREVIATIONS))
     app.connect("autodoc-process-docstring", _on_process_docstring, priority=400)
     app.connect("include-read", _on_include_read)
+    app.connect("doctree-resolved", link_images_to_full_size)
+    app.connect("doctree-read", _add_source_module_ids)
+    app.connect("html-collect-pages", _source_module_backlinks, priority=400)
     app.add_role("guide", guide_role)
     app.add_directive("krein-cli-help", CommandLineHelp)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

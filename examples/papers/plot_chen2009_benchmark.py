@@ -67,7 +67,7 @@ ax.axhline(0.0, color="k", lw=0.6)
 ax.set_xlabel("eigenvalue rank / n (decreasing)")
 ax.set_ylabel("lambda / lambda_max")
 ax.set_ylim(-0.15, 0.3)
-ax.legend(fontsize=8)
+ax.legend(fontsize=9)
 ax.set_title(
     "Spectra of the four similarity matrices (zoom near zero)"
 )
@@ -102,7 +102,7 @@ for name, (S, y) in data.items():
         )
 
 width = 0.8 / len(METHODS)
-fig, ax = plt.subplots(figsize=(9, 3.8))
+fig, ax = plt.subplots(figsize=(8.5, 4))
 for j, method in enumerate(METHODS):
     means = [scores[name, method].mean() for name in DATASETS]
     stds = [scores[name, method].std() for name in DATASETS]
@@ -118,7 +118,7 @@ for j, method in enumerate(METHODS):
 ax.set_xticks(np.arange(len(DATASETS)), DATASETS)
 ax.set_ylabel(f"test accuracy ({N_SPLITS} splits)")
 ax.set_ylim(0.4, 1.0)
-ax.legend(ncol=len(METHODS), fontsize=8, loc="lower right")
+ax.legend(ncol=len(METHODS), fontsize=9, loc="lower right")
 ax.set_title("Default parameters, no tuning")
 fig.tight_layout()
 plt.show()

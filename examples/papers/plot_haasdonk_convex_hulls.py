@@ -62,7 +62,11 @@ panels = [
     ),
 ]
 
-fig, axes = plt.subplots(1, 3, figsize=(14, 4.6))
+# for the width of the page: the flat panel (a) on a row of its own, (b) and (c) below
+fig = plt.figure(figsize=(8.5, 7.4))
+grid = fig.add_gridspec(2, 2, height_ratios=[1, 1.7])
+axes = [fig.add_subplot(grid[0, :]), fig.add_subplot(grid[1, 0]),
+        fig.add_subplot(grid[1, 1])]
 for ax, (title, (X, y), mu) in zip(axes, panels):
     K = pseudo_euclidean_kernel(X)
     model = ConvexHullClassifier(
@@ -124,11 +128,12 @@ for ax, (title, (X, y), mu) in zip(axes, panels):
         zorder=3,
         label="z+, z-",
     )
-    ax.set_title(f"{title}\nw'Mw = {w_mw:+.2f}", fontsize=10)
+    ax.set_title(f"{title}\nw'Mw = {w_mw:+.2f}", fontsize=11)
     ax.set_xlabel("positive direction")
     ax.set_aspect("equal")
-axes[0].set_ylabel("negative direction")
-axes[0].legend(loc="lower left", fontsize=8)
+for ax in axes[:2]:
+    ax.set_ylabel("negative direction")
+axes[0].legend(loc="lower left", fontsize=9)
 fig.tight_layout()
 plt.show()
 

@@ -92,9 +92,9 @@ g0, g1 = np.meshgrid(grid, grid)
 mesh = np.column_stack([g0.ravel(), g1.ravel()])
 
 fig, axes = plt.subplots(
-    1, 4, figsize=(14, 3.8), sharex=True, sharey=True
+    2, 2, figsize=(8, 8.4), sharex=True, sharey=True
 )
-for ax, (name, model) in zip(axes, models.items()):
+for ax, (name, model) in zip(axes.ravel(), models.items()):
     f = model.decision_function(mesh).reshape(g0.shape)
     ax.contourf(
         g0,
@@ -109,7 +109,7 @@ for ax, (name, model) in zip(axes, models.items()):
     )
     ax.set_title(
         f"{name}\naccuracy {model.score(X_test, y_test):.2f}",
-        fontsize=10,
+        fontsize=11,
     )
     ax.set_aspect("equal")
 fig.suptitle(

@@ -119,7 +119,7 @@ print(
     f"clip {clip_svm.score(stack_rows[..., 0], y_test):.3f}"
 )
 
-fig, axes = plt.subplots(1, 3, figsize=(12, 3.8))
+fig, axes = plt.subplots(1, 3, figsize=(8.5, 3.1))
 K_clc = clc.transform(stack)
 vmax = np.abs(K_star).max()
 order = np.argsort(y_train, kind="stable")

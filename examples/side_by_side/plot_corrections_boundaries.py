@@ -96,7 +96,7 @@ grid = np.linspace(-1.9, 1.9, MESH)
 g0, g1 = np.meshgrid(grid, grid)
 mesh = np.column_stack([g0.ravel(), g1.ravel()])
 fig, axes = plt.subplots(
-    2, 4, figsize=(14, 7.4), sharex=True, sharey=True
+    4, 2, figsize=(7.5, 15), sharex=True, sharey=True
 )
 for ax, (name, model) in zip(axes.ravel(), models.items()):
     f = model.decision_function(mesh).reshape(g0.shape)
@@ -112,11 +112,11 @@ for ax, (name, model) in zip(axes.ravel(), models.items()):
         X[:, 0], X[:, 1], c=y, cmap="coolwarm", s=7, edgecolors="none"
     )
     ax.set_title(
-        f"{name}: {model.score(X_test, y_test):.2f}", fontsize=10
+        f"{name}: {model.score(X_test, y_test):.2f}", fontsize=11
     )
     ax.set_aspect("equal")
 fig.suptitle(
-    f"Checkerboard, n = {N}: corrections of the sigmoid kernel "
+    f"Checkerboard, n = {N}: corrections of the sigmoid kernel\n"
     "(test accuracy)"
 )
 fig.tight_layout()

@@ -103,9 +103,9 @@ grid = np.linspace(-1.9, 1.9, MESH)
 g0, g1 = np.meshgrid(grid, grid)
 mesh = np.column_stack([g0.ravel(), g1.ravel()])
 fig, axes = plt.subplots(
-    1, 4, figsize=(14, 3.9), sharex=True, sharey=True
+    2, 2, figsize=(8, 8.4), sharex=True, sharey=True
 )
-for ax, (name, model) in zip(axes, models.items()):
+for ax, (name, model) in zip(axes.ravel(), models.items()):
     f = model.decision_function(mesh).reshape(g0.shape)
     ax.contourf(
         g0,
@@ -120,7 +120,7 @@ for ax, (name, model) in zip(axes, models.items()):
     )
     ax.set_title(
         f"{name}\ntest accuracy {model.score(X_test, y_test):.2f}",
-        fontsize=10,
+        fontsize=11,
     )
     ax.set_aspect("equal")
 fig.tight_layout()

@@ -90,7 +90,7 @@ for rho in RHOS:
 # The points are sorted by class. The last panel is what the labels add to the
 # clipped kernel at small ``rho``: ``K* - clip(K0)``, a block pattern that makes
 # same-class pairs more similar and different-class pairs less.
-fig, axes = plt.subplots(1, 4, figsize=(15, 3.8))
+fig, axes = plt.subplots(2, 2, figsize=(8, 7.2))
 small = proxies[RHOS[0]]
 panels = [
     ("K0 (indefinite)", K0),
@@ -98,16 +98,16 @@ panels = [
     (f"proxy K*, rho = {RHOS[0]:g}", small),
     (f"K* - clip(K0), rho = {RHOS[0]:g}", small - K_clip),
 ]
-for ax, (title, K) in zip(axes, panels):
+for ax, (title, K) in zip(axes.ravel(), panels):
     vmax = np.abs(K).max()
     im = ax.imshow(K, cmap="RdBu_r", vmin=-vmax, vmax=vmax)
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=11)
     ax.set_xticks([])
     ax.set_yticks([])
     fig.colorbar(im, ax=ax, shrink=0.75)
 fig.tight_layout()
 
-fig, ax = plt.subplots(figsize=(8, 3.6))
+fig, ax = plt.subplots(figsize=(8, 4))
 for title, K in panels[:3] + [
     (f"proxy K*, rho = {RHOS[-1]:g}", proxies[RHOS[-1]])
 ]:
@@ -118,7 +118,7 @@ ax.axhline(0.0, color="k", lw=0.6)
 ax.set_yscale("symlog", linthresh=0.1)
 ax.set_xlabel("index (decreasing)")
 ax.set_ylabel("eigenvalue (symlog)")
-ax.legend(fontsize=8)
+ax.legend(fontsize=9)
 ax.set_title("Spectra: K0 has negative eigenvalues, the proxies none")
 fig.tight_layout()
 plt.show()

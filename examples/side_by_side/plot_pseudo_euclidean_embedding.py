@@ -88,7 +88,7 @@ print(
 # %%
 # The first positive and the first negative directions
 # ----------------------------------------------------
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.2))
+fig, axes = plt.subplots(1, 2, figsize=(8.5, 4.2))
 for label in np.unique(y[train]):
     mask = y[train] == label
     axes[0].scatter(
@@ -101,7 +101,7 @@ axes[0].set_xlabel("positive direction 1")
 axes[0].set_ylabel("positive direction 2")
 axes[1].set_xlabel("positive direction 1")
 axes[1].set_ylabel("negative direction 1")
-axes[0].legend(fontsize=8)
+axes[0].legend(fontsize=9)
 axes[0].set_title("the Euclidean part")
 axes[1].set_title("with the first negative direction")
 fig.tight_layout()

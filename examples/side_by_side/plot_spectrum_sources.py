@@ -100,7 +100,10 @@ for p in (1.0, 1.5, 2.0, 3.0, 6.0):
 # %%
 # The three pictures
 # ------------------
-fig, axes = plt.subplots(1, 3, figsize=(15, 4.2))
+# two panels a row, for the width of the page (the fourth place stays empty)
+fig, axes = plt.subplots(2, 2, figsize=(8.5, 7.6))
+axes = axes.ravel()
+axes[3].axis("off")
 im = axes[0].pcolormesh(
     slopes, offsets, r_neg, shading="nearest", cmap="magma"
 )
@@ -122,7 +125,7 @@ axes[2].axhline(0.0, color="k", lw=0.6)
 axes[2].set_xlabel("index (decreasing), first 80 of 208")
 axes[2].set_ylabel("lambda / lambda_max")
 axes[2].set_title("classical scaling of Minkowski distances")
-axes[2].legend(fontsize=8)
+axes[2].legend(fontsize=9)
 fig.tight_layout()
 plt.show()
 

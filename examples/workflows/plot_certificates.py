@@ -98,7 +98,10 @@ print(
 # never increases (Armijo steps).
 ksvm_trace = models["KSVC"].trace_
 dc_trace = dc.trace_
-fig, axes = plt.subplots(1, 3, figsize=(14, 3.6))
+# two panels a row, for the width of the page (the fourth place stays empty)
+fig, axes = plt.subplots(2, 2, figsize=(8.5, 6.6))
+axes = axes.ravel()
+axes[3].axis("off")
 axes[0].plot(ksvm_trace["iter"], ksvm_trace["objective"])
 axes[0].set_title("KSVC: objective of (26)")
 axes[1].semilogy(
@@ -107,7 +110,7 @@ axes[1].semilogy(
 axes[1].set_title("KSVC: KKT residual")
 axes[2].plot(dc_trace["iter"], dc_trace["objective"], "o-", ms=3)
 axes[2].set_title("DCSVC: objective F")
-for ax in axes:
+for ax in axes[:3]:
     ax.set_xlabel("iteration")
 fig.tight_layout()
 plt.show()

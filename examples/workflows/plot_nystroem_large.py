@@ -94,7 +94,10 @@ for n in SIZES:
         f"test accuracy {accuracy[-1]:.3f}"
     )
 
-fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
+# two panels a row, for the width of the page (the fourth place stays empty)
+fig, axes = plt.subplots(2, 2, figsize=(8.5, 7))
+axes = axes.ravel()
+axes[3].axis("off")
 axes[0].plot(np.sort(lam)[::-1], "o", ms=3)
 axes[0].axhline(0.0, color="k", lw=0.6)
 axes[0].set_yscale("symlog", linthresh=1.0)

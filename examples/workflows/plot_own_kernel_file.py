@@ -127,12 +127,12 @@ print(f"ESVC on the transductively centred K: {score.mean():.3f}")
 # The data and the spectrum
 # -------------------------
 lam = data.spectrum().eigenvalues
-fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+fig, axes = plt.subplots(1, 2, figsize=(8.5, 4.4))
 for label, marker in (("spiral-a", "o"), ("spiral-b", "^")):
     mask = labels == label
     axes[0].scatter(*points[mask].T, s=10, marker=marker, label=label)
 axes[0].set_title(
-    "the objects (the file holds only their L1 distances)"
+    "the objects\n(the file holds only their L1 distances)"
 )
 axes[0].legend()
 axes[0].set_aspect("equal")

@@ -78,7 +78,7 @@ for name, model in models.items():
 # --------------------------
 # Left: the ROC curve of each model's decision values. Right: the reliability
 # diagram of its Platt probabilities (perfect calibration is the diagonal).
-fig, axes = plt.subplots(1, 2, figsize=(11, 4.4))
+fig, axes = plt.subplots(1, 2, figsize=(8.5, 4.4))
 for name, model in models.items():
     RocCurveDisplay.from_predictions(
         y_test == positive,
@@ -96,7 +96,7 @@ for name, model in models.items():
 axes[1].plot([0, 1], [0, 1], "k:", lw=1)
 axes[1].set_xlabel("mean predicted probability")
 axes[1].set_ylabel("fraction of positives")
-axes[1].legend(fontsize=8)
+axes[1].legend(fontsize=9)
 axes[0].set_title("ROC on the test part")
 axes[1].set_title("calibration of predict_proba")
 fig.tight_layout()

@@ -89,7 +89,7 @@ for solver, objective, residual, gap, seconds in rows:
 # %%
 # The objectives agree to within the solvers' tolerances; krein's own residual and
 # gap say how far each point is from optimal, independently of the solver's status.
-fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.8))
 names = [r[0] for r in rows]
 axes[0].barh(names, [max(r[1] - best, 1e-16) for r in rows])
 axes[0].set_xscale("log")

@@ -139,6 +139,23 @@ class Bending(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     ----------
     A. Munoz and I. Martin de Diego (2006), §3.2 Algorithm 1, eq. (8), §4.
     J. F. Hayes and W. G. Hill (1981), Biometrics 37, 483-493.
+
+    Examples
+    --------
+    The sigmoid kernel matrix of two Gaussian blobs is indefinite; the corrected one is positive
+    semi-definite:
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import Bending
+    >>> from krein.kernels import sigmoid_kernel
+    >>> X, _ = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> K = sigmoid_kernel(X, X, a=0.05, r=-0.5)
+    >>> bool(np.linalg.eigvalsh(K).min() < 0)
+    True
+    >>> K_psd = Bending(correction="clip").fit_transform(K)
+    >>> bool(np.linalg.eigvalsh(K_psd).min() >= -1e-8 * np.abs(K_psd).max())
+    True
     """
 
     _parameter_constraints: dict = {

@@ -124,6 +124,23 @@ class ConformalTransformation(OneToOneFeatureMixin, TransformerMixin, BaseEstima
     References
     ----------
     A. Munoz and I. Martin de Diego (2006), §3.4, eqs. (13)-(14); Tables 1-2.
+
+    Examples
+    --------
+    The sigmoid kernel matrix of two Gaussian blobs is indefinite; the corrected one is positive
+    semi-definite:
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import ConformalTransformation
+    >>> from krein.kernels import sigmoid_kernel
+    >>> X, _ = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> K = sigmoid_kernel(X, X, a=0.05, r=-0.5)
+    >>> bool(np.linalg.eigvalsh(K).min() < 0)
+    True
+    >>> K_psd = ConformalTransformation().fit_transform(K)
+    >>> bool(np.linalg.eigvalsh(K_psd).min() >= -1e-8 * np.abs(K_psd).max())
+    True
     """
 
     _parameter_constraints: dict = {

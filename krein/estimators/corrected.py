@@ -221,10 +221,20 @@ against ``approximation_.landmarks_``.
         on the raw kernel (then equal to :class:`~krein.estimators.DirectSVC`).
     C : float > 0
         Box bound of the SVM.
-    kernel : "precomputed", str or callable
-        See :class:`~krein.estimators.base.KernelClassifierBase`.
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"``: ``fit`` takes the square ``(n, n)`` kernel matrix of the
+        training points and ``predict``/``decision_function`` the ``(m, n)`` matrix
+        of new points against them. A name of :data:`krein.kernels.KERNELS`:
+        ``"gaussian"`` (``exp(-gamma ||x - z||^2)``, parameter ``gamma``),
+        ``"sigmoid"`` (``tanh(a <x, z> + r)``, parameters ``a`` and ``r``; indefinite
+        for most of them), ``"linear"``, ``"epanechnikov"``, ``"simpson"``,
+        ``"tangent-distance"``; the kernel matrices are then computed from feature
+        rows ``X``. Or a callable ``kernel(X, Z, **kernel_params)`` returning the
+        ``(len(X), len(Z))`` matrix.
     kernel_params : dict, optional
-        Parameters of a named or callable ``kernel``.
+        Keyword arguments of the named or callable kernel, e.g. ``{"gamma": 0.5}``
+        for the Gaussian or ``{"a": 0.5, "r": -1.0}`` for the sigmoid; None takes
+        the kernel's defaults.
     class_weight : None, "balanced" or dict {label: weight}
         Per-class box bounds ``C * weight`` of the SVM (scikit-learn SVC's meaning;
         the correction itself does not see them).
@@ -301,8 +311,19 @@ against ``approximation_.landmarks_``.
 
     Examples
     --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import CorrectedKernelSVC, NearestPSD
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = CorrectedKernelSVC(correction=NearestPSD(), kernel="sigmoid",
+    ...                          kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
+
     >>> from krein import SpectrumCorrection
-    >>> est = CorrectedKernelSVC(correction=SpectrumCorrection(correction="clip"), kernel="precomputed")
+    >>> est = CorrectedKernelSVC(correction=SpectrumCorrection(correction="clip"),
+    ...                          kernel="precomputed")
     >>> est = est.set_params(C=10.0, correction__correction="flip")
     >>> est.get_params()["correction__correction"]
     'flip'

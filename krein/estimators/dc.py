@@ -98,9 +98,19 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
     C : float > 0, default=1.0
         Weight of the squared slacks, ``1 / gamma`` of xu.
     kernel : "precomputed", str or callable, default="gaussian"
-        See :class:`~krein.estimators.base.KernelClassifierBase`.
+        ``"precomputed"``: ``fit`` takes the square ``(n, n)`` kernel matrix of the
+        training points and ``predict``/``decision_function`` the ``(m, n)`` matrix
+        of new points against them. A name of :data:`krein.kernels.KERNELS`:
+        ``"gaussian"`` (``exp(-gamma ||x - z||^2)``, parameter ``gamma``),
+        ``"sigmoid"`` (``tanh(a <x, z> + r)``, parameters ``a`` and ``r``; indefinite
+        for most of them), ``"linear"``, ``"epanechnikov"``, ``"simpson"``,
+        ``"tangent-distance"``; the kernel matrices are then computed from feature
+        rows ``X``. Or a callable ``kernel(X, Z, **kernel_params)`` returning the
+        ``(len(X), len(Z))`` matrix.
     kernel_params : dict, optional
-        Parameters of a named or callable kernel.
+        Keyword arguments of the named or callable kernel, e.g. ``{"gamma": 0.5}``
+        for the Gaussian or ``{"a": 0.5, "r": -1.0}`` for the sigmoid; None takes
+        the kernel's defaults.
     class_weight : None, "balanced" or dict, default=None
         Per-class slack weights ``C_i = C * weight[y_i]`` (scikit-learn SVC's meaning).
     tol : float > 0, default=1e-6
@@ -173,6 +183,18 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
     Xu, Xue, Chen & Wang (2017), AAAI, the DC split (12), DCA with a line search;
     Xue, Xu, Chen & Wang (2020), Front. Comput. Sci. 14:349-363; Tao & An (1997), DCA;
     Lee & Mangasarian (2001), "RSVM: reduced support vector machines", SDM.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import DCSVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = DCSVC(kernel="sigmoid", kernel_params={"a": 0.05, "r": -0.5},
+    ...             random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {

@@ -257,6 +257,22 @@ class PseudoEuclideanPCA(ClassNamePrefixFeaturesOutMixin, KernelMixin, Transform
     eigenvalue); LAPACK decides, so compare invariants (``Z M Z'``, ``|Z|``)
     across libraries.  Scale: ``K -> s K`` scales the coordinates by ``sqrt(s)``
     and keeps the selection.
+
+    Examples
+    --------
+    The embedding of the points in the pseudo-Euclidean space of the sigmoid kernel has negative
+    directions:
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import PseudoEuclideanPCA
+    >>> X, _ = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> pca = PseudoEuclideanPCA(kernel="sigmoid", kernel_params={"a": 0.05, "r": -0.5})
+    >>> Z = pca.fit_transform(X)
+    >>> Z.shape == (40, pca.n_components_)
+    True
+    >>> bool((pca.signs_ < 0).any())
+    True
     """
 
     _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_SELECTION_CONSTRAINTS,
@@ -494,6 +510,18 @@ class PseudoEuclideanKNeighbors(KernelKNeighborsClassifier):
     Multiclass is native; a tied vote goes to the first class in ``classes_``,
     ties in distance to the lower training index.  Scale: ``K -> s K`` scales every
     ``d2`` by ``s`` and changes no prediction.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import PseudoEuclideanKNeighbors
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = PseudoEuclideanKNeighbors(n_neighbors=5, kernel="sigmoid",
+    ...                                 kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {**KernelKNeighborsClassifier._parameter_constraints,

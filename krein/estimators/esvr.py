@@ -187,6 +187,20 @@ class ESVR(FrontEndMixin, KernelMixin, RegressorMixin, BaseEstimator):
     on support vector regression", eq. (10); Oglic & Gärtner (2019), "Scalable learning
     in reproducing kernel Krein spaces", ICML, §3 (the signed Nyström features); Ho &
     Lin (2012), "Large-scale linear support vector regression", JMLR 13 (liblinear).
+
+    Examples
+    --------
+    A sine on 40 points under the (indefinite) sigmoid kernel:
+
+    >>> import numpy as np
+    >>> from krein import ESVR
+    >>> X = np.linspace(-1, 1, 40)[:, None]
+    >>> y = np.sin(3 * X[:, 0])
+    >>> reg = ESVR(kernel="sigmoid", kernel_params={"a": 1.0, "r": -0.5}).fit(X, y)
+    >>> reg.predict(X[:3]).shape
+    (3,)
+    >>> bool(reg.score(X, y) >= 0.5)
+    True
     """
 
     _parameter_constraints: dict = {

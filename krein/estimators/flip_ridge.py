@@ -67,9 +67,19 @@ class FlippedKernelRidgeClassifier(FrontEndMixin, KernelClassifierBase):
         ``class_weight``, sample ``i`` of class ``c`` weighs ``C * class_weight_[c]``.
         ``K -> s K`` is compensated by ``C -> C / s``.
     kernel : "precomputed", str or callable, default="gaussian"
-        See :class:`~krein.estimators.base.KernelClassifierBase`.
+        ``"precomputed"``: ``fit`` takes the square ``(n, n)`` kernel matrix of the
+        training points and ``predict``/``decision_function`` the ``(m, n)`` matrix
+        of new points against them. A name of :data:`krein.kernels.KERNELS`:
+        ``"gaussian"`` (``exp(-gamma ||x - z||^2)``, parameter ``gamma``),
+        ``"sigmoid"`` (``tanh(a <x, z> + r)``, parameters ``a`` and ``r``; indefinite
+        for most of them), ``"linear"``, ``"epanechnikov"``, ``"simpson"``,
+        ``"tangent-distance"``; the kernel matrices are then computed from feature
+        rows ``X``. Or a callable ``kernel(X, Z, **kernel_params)`` returning the
+        ``(len(X), len(Z))`` matrix.
     kernel_params : dict, optional
-        Parameters of a named or callable kernel.
+        Keyword arguments of the named or callable kernel, e.g. ``{"gamma": 0.5}``
+        for the Gaussian or ``{"a": 0.5, "r": -1.0}`` for the sigmoid; None takes
+        the kernel's defaults.
     class_weight : dict, "balanced" or None, default=None
         Per-class multipliers of ``C``.
     approximation : transformer or None, default=None

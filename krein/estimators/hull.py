@@ -175,6 +175,18 @@ class ConvexHullClassifier(ApproximationMixin, KernelClassifierBase):
     kernels", IEEE TPAMI 27(4): §4 (CH-DU, eqs. (4)-(7)), Prop. 1 (the embedding),
     Prop. 3, §7.2.  Oglic & Gärtner (2019), "Scalable learning in reproducing kernel
     Krein spaces", ICML, §3 (the signed Nyström features).
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import ConvexHullClassifier
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = ConvexHullClassifier(kernel="sigmoid",
+    ...                            kernel_params={"a": 0.05, "r": -0.5}, random_state=0).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.6)
+    True
     """
 
     _parameter_constraints: dict = {

@@ -285,6 +285,18 @@ class IndefiniteSVC(ApproximationMixin, _ProxyMixin, KernelClassifierBase):
     approximate path: Oglic & Gärtner (2019), "Scalable learning in reproducing
     kernel Krein spaces", ICML, §3 (the Nyström eigenfeatures), with luss Theorem 1's
     rank-one update on the factored kernel (module docstring, "Large data").
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import IndefiniteSVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = IndefiniteSVC(rho=1.0, kernel="sigmoid",
+    ...                     kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {**KernelClassifierBase._parameter_constraints,
@@ -645,6 +657,20 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
     References
     ----------
     Luss & d'Aspremont (2009), §4.1, eqs. (14)-(17).
+
+    Examples
+    --------
+    A sine on 40 points under the (indefinite) sigmoid kernel:
+
+    >>> import numpy as np
+    >>> from krein import IndefiniteSVR
+    >>> X = np.linspace(-1, 1, 40)[:, None]
+    >>> y = np.sin(3 * X[:, 0])
+    >>> reg = IndefiniteSVR(kernel="sigmoid", kernel_params={"a": 1.0, "r": -0.5}).fit(X, y)
+    >>> reg.predict(X[:3]).shape
+    (3,)
+    >>> bool(reg.score(X, y) >= 0.3)
+    True
     """
 
     _model = "svr"
@@ -796,6 +822,18 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
     References
     ----------
     Luss & d'Aspremont (2009), §4.2, eqs. (18)-(20).
+
+    Examples
+    --------
+    Under the sigmoid kernel, with ``nu=0.5`` about half of the points are outliers:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import IndefiniteOneClassSVM
+    >>> X, _ = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> oc = IndefiniteOneClassSVM(nu=0.5, kernel="sigmoid",
+    ...                            kernel_params={"a": 0.05, "r": -0.5}).fit(X)
+    >>> sorted(set(oc.predict(X).tolist()))
+    [-1, 1]
     """
 
     _model = "one-class"
@@ -971,6 +1009,17 @@ class PerturbSVC(KernelClassifierBase):
     References
     ----------
     Luss & d'Aspremont (2009), §4.3, eqs. (21)-(22).
+
+    Examples
+    --------
+    PerturbSVC needs a positive semi-definite kernel (the Gaussian here):
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import PerturbSVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = PerturbSVC(kernel="gaussian", kernel_params={"gamma": 0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {

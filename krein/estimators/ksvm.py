@@ -69,11 +69,20 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
     ----------
     C : float > 0
         Box bound.
-    kernel : "precomputed", str or callable
-        See :class:`~krein.estimators.base.KernelClassifierBase`.
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"``: ``fit`` takes the square ``(n, n)`` kernel matrix of the
+        training points and ``predict``/``decision_function`` the ``(m, n)`` matrix
+        of new points against them. A name of :data:`krein.kernels.KERNELS`:
+        ``"gaussian"`` (``exp(-gamma ||x - z||^2)``, parameter ``gamma``),
+        ``"sigmoid"`` (``tanh(a <x, z> + r)``, parameters ``a`` and ``r``; indefinite
+        for most of them), ``"linear"``, ``"epanechnikov"``, ``"simpson"``,
+        ``"tangent-distance"``; the kernel matrices are then computed from feature
+        rows ``X``. Or a callable ``kernel(X, Z, **kernel_params)`` returning the
+        ``(len(X), len(Z))`` matrix.
     kernel_params : dict, optional
-        Parameters of a named or callable kernel (e.g. ``{"a": 0.5, "r": -1.0}``
-        for the sigmoid).
+        Keyword arguments of the named or callable kernel, e.g. ``{"gamma": 0.5}``
+        for the Gaussian or ``{"a": 0.5, "r": -1.0}`` for the sigmoid; None takes
+        the kernel's defaults.
     class_weight : None, "balanced" or dict, default=None
         Per-class box bounds ``0 <= alpha_i <= C_i = C * weight[y_i]`` in (26)
         (scikit-learn SVC's meaning), for both solvers; tolerances are then
@@ -152,6 +161,17 @@ class KSVC(ApproximationMixin, KernelClassifierBase):
     ----------
     Loosli, Ong & Canu (2013), "Learning SVM in Krein spaces", §5, eqs. (21)-(30),
     Table 1, Algorithm 2.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import KSVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = KSVC(kernel="sigmoid", kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {

@@ -178,6 +178,17 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
     Y.-J. Lee & O. L. Mangasarian (2001), "RSVM: reduced support vector machines", SDM;
     P. S. Bradley & O. L. Mangasarian (2000), "Massive data discrimination via linear
     support vector machines", Optimization Methods and Software 13.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import LPSVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = LPSVC(kernel="sigmoid", kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {

@@ -142,6 +142,17 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
     (2009), "Support vector machine classification with indefinite kernels",
     §5.1 ("Mod SVM"); Y.-J. Lee & O. L. Mangasarian (2001), "RSVM: reduced support
     vector machines", SDM.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import ModSVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = ModSVC(kernel="sigmoid", kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {

@@ -108,6 +108,18 @@ class PseudoEuclideanNearestMean(FrontEndMixin, ProbabilityMixin, KernelMixin, C
     -----
     Ties in the distance go to the first class in ``classes_``.  Scale: ``K -> s
     K`` (``s > 0``) scales every ``d^2`` by ``s`` and changes no prediction.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein.estimators import PseudoEuclideanNearestMean
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = PseudoEuclideanNearestMean(kernel="sigmoid",
+    ...                                  kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **PROBABILITY_CONSTRAINTS,

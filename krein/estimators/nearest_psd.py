@@ -288,6 +288,23 @@ class NearestPSD(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
     H. Qi and D. Sun (2006), "A quadratically convergent Newton method for
     computing the nearest correlation matrix", SIAM J. Matrix Anal. Appl. 28,
     360-385, Algorithm 5.1.
+
+    Examples
+    --------
+    The sigmoid kernel matrix of two Gaussian blobs is indefinite; the corrected one is positive
+    semi-definite:
+
+    >>> import numpy as np
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import NearestPSD
+    >>> from krein.kernels import sigmoid_kernel
+    >>> X, _ = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> K = sigmoid_kernel(X, X, a=0.05, r=-0.5)
+    >>> bool(np.linalg.eigvalsh(K).min() < 0)
+    True
+    >>> K_psd = NearestPSD().fit_transform(K)
+    >>> bool(np.linalg.eigvalsh(K_psd).min() >= -1e-8 * np.abs(K_psd).max())
+    True
     """
 
     _parameter_constraints: dict = {

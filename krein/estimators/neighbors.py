@@ -260,6 +260,18 @@ class KernelKNeighborsClassifier(FrontEndMixin, ProbabilityMixin, KernelMixin, C
     first class in ``classes_``, as scikit-learn's ``KNeighborsClassifier``.
     Scale: ``K -> s K`` (``s > 0``) scales every ``d^2`` by ``s`` and changes no
     prediction.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein.estimators import KernelKNeighborsClassifier
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = KernelKNeighborsClassifier(n_neighbors=5, kernel="sigmoid",
+    ...                                  kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {
@@ -484,10 +496,10 @@ class AffinityKNeighborsClassifier(KernelKNeighborsClassifier):
         Number of neighbours ``k`` that vote; at most the number of training
         points (tuned in {1, 3, 5, 7} by the registry's grid).
     kernel : "precomputed", str or callable, default="gaussian"
-        As :class:`KernelKNeighborsClassifier`: ``"precomputed"`` takes the
-        ``(n, n)`` training kernel in ``fit`` and the ``(m, n)`` rows
-        ``K(test, train)`` in ``predict``; a name of :data:`krein.kernels.KERNELS`
-        or a callable is evaluated on feature vectors.
+        ``"precomputed"`` takes the ``(n, n)`` training kernel in ``fit`` and the
+        ``(m, n)`` rows ``K(test, train)`` in ``predict``; a name of
+        :data:`krein.kernels.KERNELS` or a callable ``kernel(X, Z, **kernel_params)``
+        is evaluated on feature vectors.
     kernel_params : dict, optional
         Parameters of the named or callable kernel.
     probability : bool, default=False
@@ -525,6 +537,18 @@ class AffinityKNeighborsClassifier(KernelKNeighborsClassifier):
     by ``s`` and changes no prediction (registry scale exponents ``{}``).  The
     rule is §4's affinity weighting; the implementation is not checked against the
     paper's own text.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein.estimators import AffinityKNeighborsClassifier
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = AffinityKNeighborsClassifier(n_neighbors=5, kernel="sigmoid",
+    ...                                    kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     def _vote_weights(self, values):

@@ -347,9 +347,19 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
     krein_penalty : float >= 0, default=0.0
         ``lambda``, the weight of the Kreĭn inner product ``<f, f>_K``.
     kernel : "precomputed", str or callable, default="gaussian"
-        As :class:`~krein.estimators.base.KernelClassifierBase`.
+        ``"precomputed"``: ``fit`` takes the square ``(n, n)`` kernel matrix of the
+        training points and ``predict``/``decision_function`` the ``(m, n)`` matrix
+        of new points against them. A name of :data:`krein.kernels.KERNELS`:
+        ``"gaussian"`` (``exp(-gamma ||x - z||^2)``, parameter ``gamma``),
+        ``"sigmoid"`` (``tanh(a <x, z> + r)``, parameters ``a`` and ``r``; indefinite
+        for most of them), ``"linear"``, ``"epanechnikov"``, ``"simpson"``,
+        ``"tangent-distance"``; the kernel matrices are then computed from feature
+        rows ``X``. Or a callable ``kernel(X, Z, **kernel_params)`` returning the
+        ``(len(X), len(Z))`` matrix.
     kernel_params : dict, optional
-        Parameters of a named or callable kernel.
+        Keyword arguments of the named or callable kernel, e.g. ``{"gamma": 0.5}``
+        for the Gaussian or ``{"a": 0.5, "r": -1.0}`` for the sigmoid; None takes
+        the kernel's defaults.
     approximation : transformer or None, default=None
         :class:`krein.approximation.IndefiniteNystroem` (cloned, given ``kernel`` and
         ``kernel_params``): (P) on its signed features (module docstring, "Large n").
@@ -384,6 +394,21 @@ class KreinLeastSquaresRegressor(_KreinLeastSquaresMixin, KernelMixin, Regressor
     ----------
     Oglic & Gärtner (2018), "Learning in reproducing kernel Kreĭn spaces", ICML, PMLR 80.
     Oglic & Gärtner (2019), "Scalable learning in reproducing kernel Kreĭn spaces", ICML.
+
+    Examples
+    --------
+    A sine on 40 points under the (indefinite) sigmoid kernel:
+
+    >>> import numpy as np
+    >>> from krein import KreinLeastSquaresRegressor
+    >>> X = np.linspace(-1, 1, 40)[:, None]
+    >>> y = np.sin(3 * X[:, 0])
+    >>> reg = KreinLeastSquaresRegressor(kernel="sigmoid",
+    ...                                  kernel_params={"a": 1.0, "r": -0.5}).fit(X, y)
+    >>> reg.predict(X[:3]).shape
+    (3,)
+    >>> bool(reg.score(X, y) >= 0.5)
+    True
     """
 
     _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_RKKS_CONSTRAINTS,
@@ -596,9 +621,19 @@ class KreinLeastSquaresClassifier(_KreinLeastSquaresMixin, ApproximationMixin,
     krein_penalty : float >= 0, default=0.0
         ``lambda``, the weight of ``<f, f>_K``.
     kernel : "precomputed", str or callable, default="gaussian"
-        See :class:`~krein.estimators.base.KernelClassifierBase`.
+        ``"precomputed"``: ``fit`` takes the square ``(n, n)`` kernel matrix of the
+        training points and ``predict``/``decision_function`` the ``(m, n)`` matrix
+        of new points against them. A name of :data:`krein.kernels.KERNELS`:
+        ``"gaussian"`` (``exp(-gamma ||x - z||^2)``, parameter ``gamma``),
+        ``"sigmoid"`` (``tanh(a <x, z> + r)``, parameters ``a`` and ``r``; indefinite
+        for most of them), ``"linear"``, ``"epanechnikov"``, ``"simpson"``,
+        ``"tangent-distance"``; the kernel matrices are then computed from feature
+        rows ``X``. Or a callable ``kernel(X, Z, **kernel_params)`` returning the
+        ``(len(X), len(Z))`` matrix.
     kernel_params : dict, optional
-        Parameters of a named or callable kernel.
+        Keyword arguments of the named or callable kernel, e.g. ``{"gamma": 0.5}``
+        for the Gaussian or ``{"a": 0.5, "r": -1.0}`` for the sigmoid; None takes
+        the kernel's defaults.
     approximation : transformer or None, default=None
         :class:`krein.approximation.IndefiniteNystroem` (cloned, given ``kernel`` and
         ``kernel_params``): (P) on the pair's signed features
@@ -629,6 +664,18 @@ class KreinLeastSquaresClassifier(_KreinLeastSquaresMixin, ApproximationMixin,
     References
     ----------
     Oglic & Gärtner (2018), "Learning in reproducing kernel Kreĭn spaces", ICML, PMLR 80.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import KreinLeastSquaresClassifier
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = KreinLeastSquaresClassifier(kernel="sigmoid",
+    ...                                   kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {

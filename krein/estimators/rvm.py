@@ -166,6 +166,17 @@ class RVC(LandmarkExpansionMixin, KernelClassifierBase):
     D. J. C. MacKay (1992), "The evidence framework applied to classification
     networks", Neural Computation 4(5) (moderated output).
     G. Loosli, C. S. Ong & S. Canu (2013), "SVM in Krein spaces", §6.1.2.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import RVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = RVC(kernel="sigmoid", kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     def __init__(self, *, kernel="gaussian", kernel_params=None, bias=True, tol=1e-6, max_iter=1000,

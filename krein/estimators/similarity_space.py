@@ -334,6 +334,18 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
     landmark_features_ : ndarray of shape (m, m)
         With an approximation and ``feature_kernel="rbf"``: the landmarks' feature
         vectors (the landmark block ``W``).
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein.estimators import SimilaritySpaceSVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = SimilaritySpaceSVC(kernel="sigmoid",
+    ...                          kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {

@@ -212,11 +212,20 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
     ----------
     C : float > 0
         Box bound.
-    kernel : "precomputed", str or callable
-        See :class:`~krein.estimators.base.KernelClassifierBase`.
+    kernel : "precomputed", str or callable, default="gaussian"
+        ``"precomputed"``: ``fit`` takes the square ``(n, n)`` kernel matrix of the
+        training points and ``predict``/``decision_function`` the ``(m, n)`` matrix
+        of new points against them. A name of :data:`krein.kernels.KERNELS`:
+        ``"gaussian"`` (``exp(-gamma ||x - z||^2)``, parameter ``gamma``),
+        ``"sigmoid"`` (``tanh(a <x, z> + r)``, parameters ``a`` and ``r``; indefinite
+        for most of them), ``"linear"``, ``"epanechnikov"``, ``"simpson"``,
+        ``"tangent-distance"``; the kernel matrices are then computed from feature
+        rows ``X``. Or a callable ``kernel(X, Z, **kernel_params)`` returning the
+        ``(len(X), len(Z))`` matrix.
     kernel_params : dict, optional
-        Parameters of a named or callable kernel (e.g. ``{"a": 0.01, "r": -1}``
-        for the sigmoid).
+        Keyword arguments of the named or callable kernel, e.g. ``{"gamma": 0.5}``
+        for the Gaussian or ``{"a": 0.5, "r": -1.0}`` for the sigmoid; None takes
+        the kernel's defaults.
     class_weight : None, "balanced" or dict {label: weight}
         Per-class box bounds ``C * weight`` as scikit-learn's SVC (see
         :class:`~krein.estimators.base.KernelClassifierBase`), with libsvm or a
@@ -335,6 +344,15 @@ class ESVC(ApproximationMixin, KernelClassifierBase):
 
     Examples
     --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import ESVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = ESVC(kernel="sigmoid", kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
+
     Large data: with an ``approximation`` the default ``solver="auto"`` runs
     liblinear on the features (``solver_`` records it):
 
@@ -657,6 +675,18 @@ default="flip"
     ----------
     Loosli et al. (2013) §6.1.1; Munoz & de Diego (2006) eqs. (1)-(7);
     Wu, Chang & Zhang (2005) for the transductive map.
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import SpectrumSVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = SpectrumSVC(correction="clip", kernel="sigmoid",
+    ...                   kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {
@@ -919,6 +949,17 @@ class DirectSVC(KernelClassifierBase):
     ----------
     dual_coef_, support_, intercept_, classes_, n_iter_, class_weight_ :
         As scikit-learn's SVC (binary: ``y_i alpha_i`` on the support vectors).
+
+    Examples
+    --------
+    Two Gaussian blobs under the sigmoid kernel, which is indefinite on them:
+
+    >>> from sklearn.datasets import make_blobs
+    >>> from krein import DirectSVC
+    >>> X, y = make_blobs(n_samples=40, centers=2, cluster_std=1.5, random_state=0)
+    >>> clf = DirectSVC(kernel="sigmoid", kernel_params={"a": 0.05, "r": -0.5}).fit(X, y)
+    >>> bool(clf.score(X, y) >= 0.7)
+    True
     """
 
     _parameter_constraints: dict = {
