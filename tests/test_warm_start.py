@@ -124,3 +124,25 @@ def test_warm_starts_hold_on_a_scaled_kernel(scale):
         iters_warm += int(warm.n_iter_.sum())
         iters_cold += int(cold.n_iter_.sum())
     assert iters_warm < iters_cold
+
+
+def test_svr_and_one_class_warm_starts_agree_within_their_certified_gaps():
+    """IndefiniteSVR along C and IndefiniteOneClassSVM along nu: the same problems as
+    cold fits, certified to the same tolerance, in fewer iterations."""
+    from krein import IndefiniteOneClassSVM, IndefiniteSVR
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((60, 3))
+    t = np.sin(X[:, 0]) + 0.1 * rng.standard_normal(60)
+    K = np.tanh(0.5 * X @ X.T - 0.5)
+    for est, name, values, y in ((IndefiniteSVR, "C", (0.1, 1.0, 10.0), t),
+                                 (IndefiniteOneClassSVM, "nu", (0.1, 0.3, 0.5), None)):
+        warm = est(kernel="precomputed", warm_start=True, max_iter=3000)
+        iters_warm = iters_cold = 0
+        for v in values:
+            warm.set_params(**{name: v}).fit(K, y)
+            cold = est(kernel="precomputed", max_iter=3000, **{name: v}).fit(K, y)
+            assert abs(warm.objective_ - cold.objective_) <= warm.duality_gap_ + cold.duality_gap_
+            iters_warm += warm.n_iter_
+            iters_cold += cold.n_iter_
+        assert iters_warm < iters_cold, est.__name__

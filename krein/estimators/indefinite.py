@@ -431,7 +431,7 @@ class _SingleProxyEstimator(FrontEndMixin, _ProxyMixin, KernelMixin, BaseEstimat
     _model = None
 
     _parameter_constraints: dict = {**KERNEL_CONSTRAINTS, **_PROXY_CONSTRAINTS,
-                                    "approximation": _APPROXIMATION}
+                                    "approximation": _APPROXIMATION, "warm_start": ["boolean"]}
 
     @fit_wrapper
     def fit(self, X, y=None):
@@ -460,6 +460,7 @@ class _SingleProxyEstimator(FrontEndMixin, _ProxyMixin, KernelMixin, BaseEstimat
         return self._fit(X, y)
 
     def _fit(self, X, y):
+        self.__dict__.pop("_warm_point", None)   # set again by an exact-path fit only
         if self._model == "svr":
             X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
         else:
@@ -472,10 +473,25 @@ class _SingleProxyEstimator(FrontEndMixin, _ProxyMixin, KernelMixin, BaseEstimat
         else:
             X_fit = X
             K = check_square_kernel(self._gram(X), "kernel matrix")
+        start = warm_starts(self)
         P = self._problem(K, y)
-        sol = self._solve_proxy(P)
+        beta0 = start.get("beta")
+        if beta0 is not None and beta0.shape != (P.m,):
+            beta0 = None
+        if beta0 is not None and self._model == "svr" and self.rho is None:
+            # the default rho follows C^2: scaling the point by the ratio of the C values
+            # keeps the proxy kernel's update u u' / (4 rho) of the previous fit
+            beta0 = beta0 * (float(self.C) / start["C"])
+        sol = self._solve_proxy(P, beta0)
         self._set_fitted(K, X_fit, P, sol, sol.primal["u"], sol.intercept, sol.coef)
         return self
+
+    def _warm_start_points(self):
+        """The previous exact-path fit's point ``beta`` (:func:`krein._fitting.warm_starts`);
+        None when not fitted, or fitted on the approximate path."""
+        if getattr(self, "solution_", None) is None:
+            return None
+        return getattr(self, "_warm_point", None)
 
     def _set_fitted(self, K, X_fit, P, sol, u, nu, coef):
         n = K.shape[0]
@@ -487,6 +503,9 @@ class _SingleProxyEstimator(FrontEndMixin, _ProxyMixin, KernelMixin, BaseEstimat
         self.n_iter_ = int(sol.iterations)
         self.trace_ = sol.trace
         self.solution_ = sol
+        # the point a warm_start refit starts from, with the box bound it was solved at
+        self._warm_point = {"beta": np.asarray(sol.primal["beta"]),
+                            "C": float(getattr(self, "C", 1.0))}
         self.shape_fit_ = (n,) if X_fit is None else X_fit.shape
         if self.out_of_sample == "transductive":
             support = np.arange(n)
@@ -619,6 +638,12 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
         ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
         is a ``ValueError`` at fit time.
+    warm_start : bool, default=False
+        Start the algorithm ("pg", "apg", "accpm") at the previous exact-path fit's
+        point on a training set of the same size, projected onto the new feasible set
+        (scikit-learn's ``warm_start``; as :class:`IndefiniteSVC`): the same problem,
+        certified to the same ``tol``, in fewer iterations along a path of the
+        parameters.
     approximation : transformer or None, default=None
         A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`; None:
         the exact kernel), as in :class:`IndefiniteSVC`: ``fit`` and the prediction
@@ -681,7 +706,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
 
     def __init__(self, *, C=1.0, epsilon=None, rho=None, solver="pg", kernel="gaussian",
                  kernel_params=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
-                 gap_every=10, solver_options=None, approximation=None):
+                 gap_every=10, solver_options=None, warm_start=False, approximation=None):
         self.C = C
         self.epsilon = epsilon
         self.rho = rho
@@ -694,6 +719,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         self.max_iter = max_iter
         self.gap_every = gap_every
         self.solver_options = solver_options
+        self.warm_start = warm_start
         self.approximation = approximation
 
     def _problem(self, K, y):
@@ -794,6 +820,12 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         problem) for "exchange"); ``tol``, ``atol``, ``max_iter``, ``gap_every``,
         ``oracle`` and ``out_of_sample`` are set by the estimator, and an unknown key
         is a ``ValueError`` at fit time.
+    warm_start : bool, default=False
+        Start the algorithm ("pg", "apg", "accpm") at the previous exact-path fit's
+        point on a training set of the same size, projected onto the new feasible set
+        (scikit-learn's ``warm_start``; as :class:`IndefiniteSVC`): the same problem,
+        certified to the same ``tol``, in fewer iterations along a path of the
+        parameters.
     approximation : transformer or None, default=None
         A low-rank front end (:class:`krein.approximation.IndefiniteNystroem`; None:
         the exact kernel), as in :class:`IndefiniteSVC`: ``fit`` and the prediction
@@ -843,7 +875,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
 
     def __init__(self, *, nu=0.5, rho=1.0, solver="pg", kernel="gaussian", kernel_params=None,
                  out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10,
-                 solver_options=None, approximation=None):
+                 solver_options=None, warm_start=False, approximation=None):
         self.nu = nu
         self.rho = rho
         self.solver = solver
@@ -855,6 +887,7 @@ class IndefiniteOneClassSVM(OutlierMixin, _SingleProxyEstimator):
         self.max_iter = max_iter
         self.gap_every = gap_every
         self.solver_options = solver_options
+        self.warm_start = warm_start
         self.approximation = approximation
 
     def _problem(self, K, y):
