@@ -16,6 +16,7 @@ from .modsvm import ModSVC
 from .nearest_mean import PseudoEuclideanNearestMean
 from .nearest_psd import NearestPSD
 from .neighbors import AffinityKNeighborsClassifier, KernelKNeighborsClassifier
+from .regression import CorrectedKernelRidge, KernelKNeighborsRegressor
 from .rkks import KreinLeastSquaresClassifier, KreinLeastSquaresRegressor
 from .rvm import RVC
 from .similarity_space import SimilaritySpaceSVC
@@ -27,4 +28,5 @@ __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "Direct
            "ConformalTransformation", "ConformalLinearCombination", "NearestPSD",
            "KernelKNeighborsClassifier", "AffinityKNeighborsClassifier", "SimilaritySpaceSVC",
            "PseudoEuclideanNearestMean", "PseudoEuclideanPCA", "PseudoEuclideanKNeighbors", "DCSVC",
-           "KreinLeastSquaresClassifier", "KreinLeastSquaresRegressor", "ESVR"]
+           "KreinLeastSquaresClassifier", "KreinLeastSquaresRegressor", "ESVR",
+           "CorrectedKernelRidge", "KernelKNeighborsRegressor"]

@@ -145,6 +145,15 @@ SUSPECT_REASON = ("at or below the majority-class rate on a matrix that looks li
 #: beside them ``inner_error``, the first failed inner fit's exception on one line.
 _INNER = ("n_inner_failures", "n_inner_warnings")
 
+#: The per-fold scores of a regression in ``folds.csv`` (empty in a classification), and their
+#: means and sample standard deviations in ``summary.csv``.
+_REGRESSION_SCORES = ("rmse", "mae", "r2")
+_REGRESSION_SUMMARY = tuple(f"{k}_{s}" for k in _REGRESSION_SCORES for s in ("mean", "std"))
+
+#: The column of ``folds.csv`` (``summary.csv``: with ``_mean``) that a fold without an
+#: error always has, per task (``run.json``'s ``protocol.task``; classification when absent).
+PRIMARY_SCORE = {"classification": "accuracy", "regression": "rmse"}
+
 #: Counts in ``summary.csv`` behind a ``warning`` status, per method: folds whose refit
 #: warned, folds whose refit raised a ``ConvergenceWarning``, and the sums of :data:`_INNER`.
 _HONEST = ("n_warnings", "n_not_converged", *_INNER)
@@ -228,27 +237,30 @@ COMPARISON_FILES = {f.name: f for f in (
     ComparisonFile(
         SUMMARY_FILE,
         columns=("method", "status", "accuracy_mean", "accuracy_std", "auc_mean", "auc_std",
-                 "best_params",
+                 *_REGRESSION_SUMMARY, "best_params",
                  "fit_seconds_mean", "n_support_mean", "min_eigenvalue_mean", "r_mm_mean",
                  "r_neg_mean", "certificate", "n_folds", "n_errors", "note", *_HONEST,
                  # significance vs the best and the edge-of-grid flag (krein.experiment.statistics)
                  "p_value", "group", "edge", "extended"),
         required=("method", "status", "accuracy_mean", "accuracy_std"),
-        numeric=("accuracy_mean", "accuracy_std", "auc_mean", "auc_std", "fit_seconds_mean",
+        numeric=("accuracy_mean", "accuracy_std", "auc_mean", "auc_std", *_REGRESSION_SUMMARY,
+                 "fit_seconds_mean",
                  "n_support_mean",
                  "min_eigenvalue_mean", "r_mm_mean", "r_neg_mean", "n_folds", "n_errors",
                  *_HONEST, "p_value"),
         integer=("n_folds", "n_errors", *_HONEST), key="method"),
     ComparisonFile(
         FOLDS_FILE,
-        columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "auc", "best_params",
+        columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "auc",
+                 *_REGRESSION_SCORES, "best_params",
                  "inner_score", "fit_seconds", "select_seconds", "n_support", "min_eigenvalue",
                  "r_mm", "r_neg", "solver_status", "gap", "certificate", "certificate_value",
                  "error", "warnings", "solver_used", *_INNER, "inner_error",
                  # the adaptive search of the inner CV (krein.experiment.tuning)
                  "grid_search", "n_grid_points"),
         required=("method", "accuracy", "error"),
-        numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "auc", "inner_score",
+        numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "auc", *_REGRESSION_SCORES,
+                 "inner_score",
                  "fit_seconds", "select_seconds", "n_support", "min_eigenvalue", "r_mm",
                  "r_neg", "gap", "certificate_value", *_INNER, "n_grid_points"),
         integer=("repeat", "fold", "n_train", "n_test"), key=("method", "repeat", "fold")),
@@ -517,21 +529,23 @@ def _count(value):
         else None
 
 
-def _check_empty(directory, summary, folds, scans):
-    """An accuracy is empty only where the writer leaves it empty: a failed fold (its
-    ``error`` set), a method that failed or was skipped."""
-    bad = folds["accuracy"].isna().to_numpy() & (folds["error"].str.strip() == "").to_numpy()
+def _check_empty(directory, summary, folds, scans, task="classification"):
+    """The task's score (:data:`PRIMARY_SCORE`: the accuracy, a regression's RMSE) is empty
+    only where the writer leaves it empty: a failed fold (its ``error`` set), a method that
+    failed or was skipped."""
+    score = PRIMARY_SCORE.get(task, "accuracy")
+    bad = folds[score].isna().to_numpy() & (folds["error"].str.strip() == "").to_numpy()
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ResultFileError(os.path.join(directory, FOLDS_FILE),
-                              "empty accuracy in a fold without an error",
+                              f"empty {score} in a fold without an error",
                               scans[FOLDS_FILE].rows[i].line)
-    bad = (summary["accuracy_mean"].isna().to_numpy()
+    bad = (summary[f"{score}_mean"].isna().to_numpy()
            & summary["status"].isin(("ok", "warning", "suspect", "partial")).to_numpy())
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ResultFileError(os.path.join(directory, SUMMARY_FILE),
-                              f"empty accuracy_mean for a method with status "
+                              f"empty {score}_mean for a method with status "
                               f"{summary['status'].iloc[i]}", scans[SUMMARY_FILE].rows[i].line)
 
 
@@ -694,7 +708,8 @@ def read_comparison(directory):
         raise ValueError(f"{os.path.join(directory, SPECTRUM_FILE)}: expected one finite "
                          f"eigenvalue per object, got {eigenvalues.size} values"
                          + ("" if np.isfinite(eigenvalues).all() else " with NaN or inf"))
-    _check_empty(directory, summary, folds, scans)
+    _check_empty(directory, summary, folds, scans,
+                 (run.get("protocol") or {}).get("task", "classification"))
     _check_counts(directory, run, summary, folds, eigenvalues, scans)
     has = [os.path.isfile(os.path.join(directory, f)) for f in (POINTS_FILE, BOUNDARIES_FILE)]
     points = boundaries = None
