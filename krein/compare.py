@@ -445,6 +445,8 @@ def _comparison_values(arguments):
     if task != "classification" and approximation is not None:
         raise InvalidArgument("task", f"{task}: not with an approximation (--approximation, "
                                       f"--landmarks): the exact kernel only")
+    if task == "regression" and entry.get("data_file") is not None:
+        entry = {**entry, "data_file": {**entry["data_file"], "real_labels": True}}
     methods = check_methods(a["methods"], task)
     solver = check_solver(a["solver"], approximation)
     outer_folds = check_count("outer_folds", a["outer_folds"], 2, " (number of folds)")

@@ -102,13 +102,13 @@ _FILE_KINDS = {"kernel": "kernel", "dissimilarity": "dissimilarity", "features":
 DATA_FILE_DEFAULTS = {"kind": "kernel", "path": None, "labels": None, "label_column": None,
                       "symmetrize": False, "test_path": None, "test_labels": None,
                       "landmarks": None, "names": None, "edge_list": None,
-                      "edge_columns": None, "missing": None}
+                      "edge_columns": None, "missing": None, "real_labels": None}
 
 #: Keys of a ``data_file`` entry left out of it when None (the cells of files without a test
 #: part or a format option, their keys and seeds, stay what they were before these keys
 #: existed).
 _OPTIONAL_FILE_KEYS = ("test_path", "test_labels", "landmarks", "names", "edge_list",
-                       "edge_columns", "missing")
+                       "edge_columns", "missing", "real_labels")
 
 
 def _as_grid(grid, name):
@@ -144,10 +144,21 @@ def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_st
 
 def _load_kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_state,
                       data_file_json, approximation):
+    import contextlib
+
+    from ..datasets._user_files import real_labels
+
+    spec = json.loads(data_file_json)
+    with real_labels() if (spec or {}).get("real_labels") else contextlib.nullcontext():
+        return _load_data(dataset, kernel, params_json, n_samples, binary_json, random_state,
+                          spec, approximation)
+
+
+def _load_data(dataset, kernel, params_json, n_samples, binary_json, random_state, spec,
+               approximation):
     from .. import kernel_data
 
     params = json.loads(params_json) or None
-    spec = json.loads(data_file_json)
     if spec is None:
         return kernel_data.load_kernel_data(
             dataset, kernel, params, n_samples=n_samples, binary=_tuples(json.loads(binary_json)),
@@ -192,7 +203,9 @@ def check_data_file(spec):
         columns: ``landmarks`` (the file of the landmarks' row indices; ``path``
         then holds the ``n x m`` columns, :func:`krein.kernel_data.load_landmark_file`);
         a matrix's format: ``names``, ``edge_list``, ``edge_columns``, ``missing``
-        (:func:`krein.kernel_data.load_kernel_file`).
+        (:func:`krein.kernel_data.load_kernel_file`); ``real_labels`` True: the
+        labels are a regression's real targets (every object may have its own
+        value; :func:`krein.datasets._user_files.real_labels`).
 
     Returns
     -------

@@ -33,7 +33,12 @@ The directory
   adaptive search only those at a limit of it), ``extended`` the grids the
   adaptive search extended (:func:`krein.experiment.statistics.grid_extensions`),
   ``auc_mean`` / ``auc_std`` the mean and standard deviation of the folds'
-  ``auc`` (empty for a multiclass problem).
+  ``auc`` (empty for a multiclass problem).  A regression (``protocol.task``
+  ``"regression"`` in ``run.json``, with ``data.target``: the targets' count,
+  mean, standard deviation, least and largest value, and ``data.classes``
+  empty) leaves the accuracies and AUCs empty and writes ``rmse_mean``,
+  ``rmse_std``, ``mae_mean``, ``mae_std``, ``r2_mean``, ``r2_std``; its
+  ``p_value`` and ``group`` test the folds' RMSE (lower is better).
 * ``folds.csv``: one row per (method, repeat, fold), ``error`` empty when the
   fold succeeded (``accuracy`` NaN when it failed), ``auc`` the ROC AUC of
   the method's decision values on the fold's test part (binary problems;
@@ -43,12 +48,15 @@ The directory
   ``range`` searched, extensions ``down`` and ``up``, ``limit`` the limit its
   chosen end stopped at, ``feasible`` the range its values were placed in;
   :mod:`krein.experiment.tuning`; empty when the grids were searched as
-  given) and ``n_grid_points`` the grid points it scored.
+  given) and ``n_grid_points`` the grid points it scored; a regression's folds
+  have ``rmse``, ``mae`` and ``r2`` (the targets' unit; R^2 a ratio) and an empty
+  ``accuracy`` and ``auc``.
 * ``predictions.csv``: one row per (method, repeat, fold, test object) of
   every fold that succeeded: ``object`` the object's 0-based row in the file
   that holds it (the matrix file; with a predefined test part, the test
   file's row), ``name`` its name where the data have names, ``y_true`` and
-  ``y_pred`` the labels as text, ``correct`` 1 or 0, ``decision`` the
+  ``y_pred`` the labels as text (a regression: the true and predicted values
+  as numbers in text, ``correct`` empty), ``correct`` 1 or 0, ``decision`` the
   decision value of the second class (binary problems), ``probability`` the
   estimated probability of the predicted class (methods fitted with
   ``probability=True``).  The reader rebuilds each fold's per-object
