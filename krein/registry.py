@@ -1111,12 +1111,14 @@ def _register_regression_baselines():
 
     no_solver = Without("a closed form: one linear solve on the corrected kernel plus "
                         "alpha I, no iterative solver to certify")
+    exact = ("the regression baselines of krein compare --task regression, which runs on the "
+             "exact kernel only")
     register_method("flip-ridge-regressor", CorrectedKernelRidge,
                     "kernel ridge regression on the flipped kernel |K|, coefficients mapped "
                     "back to the Krein space (Saunders et al. 1998; Loosli et al. 2016)",
                     task="regressor", compare=True, probability=Without(_NO_CLASSES),
                     certificate=no_solver, grid={"alpha": list(ALPHA_GRID)},
-                    scale={"alpha": 1}, checks=({}, _PRECOMPUTED),
+                    scale={"alpha": 1}, checks=({}, _PRECOMPUTED), approximate=exact,
                     readme=("`CorrectedKernelRidge(correction=\"flip\")`", "kernel ridge "
                             "regression on the flipped (or clipped) kernel, Krein coefficients "
                             "`c = V g(Λ) V' c~`", "Saunders et al. 1998; Chen et al. 2009 §3"))
@@ -1125,7 +1127,7 @@ def _register_regression_baselines():
                     "Chen et al. 2009)",
                     task="regressor", compare=True, probability=Without(_NO_CLASSES),
                     certificate=no_solver, grid={"alpha": list(ALPHA_GRID)},
-                    scale={"alpha": 1}, checks=({"correction": "clip"},),
+                    scale={"alpha": 1}, checks=({"correction": "clip"},), approximate=exact,
                     readme="flip-ridge-regressor")
     register_method("knn-regressor", KernelKNeighborsRegressor,
                     "k-NN regression in the kernel-induced distance d^2 = K_ii + K_jj - 2 K_ij, "
@@ -1134,7 +1136,7 @@ def _register_regression_baselines():
                     certificate=Without("the mean target of the nearest training points: no "
                                         "optimization problem is solved"),
                     grid={"n_neighbors": list(KNN_REGRESSION_GRID)}, scale={},
-                    checks=({}, _PRECOMPUTED),
+                    checks=({}, _PRECOMPUTED), approximate=exact,
                     readme=("`KernelKNeighborsRegressor()`", "mean target of the `k` nearest "
                             "neighbours in the kernel-induced distance, `k` tuned in {2, 5, 10, 20}; test rows "
                             "suffice",
