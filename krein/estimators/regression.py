@@ -45,21 +45,61 @@ __all__ = ["CorrectedKernelRidge", "KernelKNeighborsRegressor", "RIDGE_CORRECTIO
 RIDGE_CORRECTIONS = ("flip", "clip")
 
 
-def _regression_input(est, X, y):
-    """Validated training input of a kernel regressor: ``(X, K, y)`` with ``K`` square."""
-    X, y = validate_data(est, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
-    K = (check_square_kernel(X, "X (precomputed kernel)") if est._precomputed()
-         else check_square_kernel(est._gram(X), "kernel matrix"))
-    return X, K, np.asarray(y, dtype=np.float64)
+class _KernelRegressor(KernelMixin, RegressorMixin, BaseEstimator):
+    """A regressor on a kernel: ``fit`` validates the input and hands the square training
+    kernel to ``_fit_kernel(K, y)``, ``predict`` hands the test rows ``k(x, X)`` to
+    ``_predict_rows``."""
+
+    @fit_wrapper
+    def fit(self, X, y):
+        """Fit on the training kernel.
+
+        Parameters
+        ----------
+        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+            Training vectors, or the square (symmetric) training kernel.
+        y : array of shape (n,)
+            Real targets.
+
+        Returns
+        -------
+        self : object
+            The fitted estimator.
+
+        Raises
+        ------
+        ValueError
+            Bad parameters, NaN/inf, a non-square or asymmetric kernel, or (k-NN)
+            ``n_neighbors`` above ``n``.
+        """
+        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
+                             ensure_min_samples=2)
+        K = (check_square_kernel(X, "X (precomputed kernel)") if self._precomputed()
+             else check_square_kernel(self._gram(X), "kernel matrix"))
+        self._fit_kernel(K, np.asarray(y, dtype=np.float64))
+        if not self._precomputed():
+            self.X_fit_ = X
+        return self
+
+    def predict(self, X):
+        """The predicted targets of new points from their kernel rows.
+
+        Parameters
+        ----------
+        X : array of shape (m, n_features), or (m, n) with ``kernel="precomputed"``
+            New vectors, or their kernel rows ``k(x, X)`` against the training objects.
+
+        Returns
+        -------
+        ndarray of shape (m,)
+            The predicted targets.
+        """
+        check_is_fitted(self, self._fitted_attribute)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._predict_rows(X if self._precomputed() else self._gram(X, self.X_fit_))
 
 
-def _test_rows(est, X):
-    """The test rows ``k(x, X_train)`` of a fitted kernel regressor."""
-    X = validate_data(est, X, dtype=np.float64, reset=False)
-    return X if est._precomputed() else est._gram(X, est.X_fit_)
-
-
-class CorrectedKernelRidge(KernelMixin, RegressorMixin, BaseEstimator):
+class CorrectedKernelRidge(_KernelRegressor):
     """Kernel ridge regression on the flipped or clipped kernel, Krein coefficients.
 
     Solves ``(K_c + alpha I) c~ = y - b`` with ``b`` the mean target and ``K_c``
@@ -117,28 +157,10 @@ class CorrectedKernelRidge(KernelMixin, RegressorMixin, BaseEstimator):
         self.kernel = kernel
         self.kernel_params = kernel_params
 
-    @fit_wrapper
-    def fit(self, X, y):
-        """Solve the ridge system on the corrected training kernel.
+    _fitted_attribute = "dual_coef_"
 
-        Parameters
-        ----------
-        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
-            Training vectors, or the square (symmetric) training kernel.
-        y : array of shape (n,)
-            Real targets.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            Bad parameters, NaN/inf, or a non-square or asymmetric kernel.
-        """
-        X, K, y = _regression_input(self, X, y)
+    def _fit_kernel(self, K, y):
+        """Solve the ridge system on the corrected training kernel (module docstring)."""
         spec = Spectrum.from_kernel(K)
         lam, V = spec.eigenvalues, spec.eigenvectors
         g = spec.signs() if self.correction == "flip" else (lam > spec.tol).astype(float)
@@ -151,28 +173,13 @@ class CorrectedKernelRidge(KernelMixin, RegressorMixin, BaseEstimator):
         self.intercept_ = b
         self.spectrum_ = spec
         self.min_eigenvalue_ = float(spec.min_eigenvalue)
-        if not self._precomputed():
-            self.X_fit_ = X
-        return self
 
-    def predict(self, X):
-        """``f(x) = k(x, X) c + b`` from the ORIGINAL kernel rows.
-
-        Parameters
-        ----------
-        X : array of shape (m, n_features), or (m, n) with ``kernel="precomputed"``
-            New vectors, or their kernel rows against the training objects.
-
-        Returns
-        -------
-        ndarray of shape (m,)
-            The predicted targets.
-        """
-        check_is_fitted(self, "dual_coef_")
-        return _test_rows(self, X) @ self.dual_coef_ + self.intercept_
+    def _predict_rows(self, rows):
+        """``f(x) = k(x, X) c + b`` from the ORIGINAL kernel rows."""
+        return rows @ self.dual_coef_ + self.intercept_
 
 
-class KernelKNeighborsRegressor(KernelMixin, RegressorMixin, BaseEstimator):
+class KernelKNeighborsRegressor(_KernelRegressor):
     """k nearest neighbours regression in the kernel-induced distance.
 
     The prediction is the mean target of the ``n_neighbors`` training points with
@@ -218,53 +225,18 @@ class KernelKNeighborsRegressor(KernelMixin, RegressorMixin, BaseEstimator):
         self.kernel = kernel
         self.kernel_params = kernel_params
 
-    @fit_wrapper
-    def fit(self, X, y):
-        """Keep the training targets and self-similarities.
+    _fitted_attribute = "train_diagonal_"
 
-        Parameters
-        ----------
-        X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
-            Training vectors, or the square training kernel.
-        y : array of shape (n,)
-            Real targets.
-
-        Returns
-        -------
-        self : object
-            The fitted estimator.
-
-        Raises
-        ------
-        ValueError
-            Bad parameters, NaN/inf, a non-square or asymmetric kernel, or
-            ``n_neighbors`` above ``n``.
-        """
-        X, K, y = _regression_input(self, X, y)
+    def _fit_kernel(self, K, y):
+        """Keep the training targets and self-similarities."""
         if self.n_neighbors > K.shape[0]:
             raise ValueError(f"n_neighbors = {self.n_neighbors} exceeds the {K.shape[0]} "
                              "training points")
         self.train_diagonal_ = np.diag(K).copy()
         self.y_fit_ = y
-        if not self._precomputed():
-            self.X_fit_ = X
-        return self
 
-    def predict(self, X):
-        """The mean target of each row's ``n_neighbors`` nearest training points.
-
-        Parameters
-        ----------
-        X : array of shape (m, n_features), or (m, n) with ``kernel="precomputed"``
-            New vectors, or their kernel rows against the training objects.
-
-        Returns
-        -------
-        ndarray of shape (m,)
-            The predicted targets.
-        """
-        check_is_fitted(self, "train_diagonal_")
-        rows = _test_rows(self, X)
+    def _predict_rows(self, rows):
+        """The mean target of each row's ``n_neighbors`` nearest training points."""
         # d^2 - k(x, x): the same order as d^2 for each test row
         order = np.argsort(self.train_diagonal_[None, :] - 2.0 * rows, axis=1, kind="stable")
         return self.y_fit_[order[:, :self.n_neighbors]].mean(axis=1)
