@@ -164,7 +164,7 @@ def _significance_lines(result):
     if "group" not in summary.columns:
         return []
     s = summary[summary["status"] != "skipped"]
-    score = "rmse" if result.task == "regression" else "accuracy"
+    score = {"regression": "rmse", "novelty": "auc"}.get(result.task, "accuracy")
     sig = significance_groups(result.folds[result.folds["method"].isin(s["method"])],
                               score=score)
     test, alpha = summary.attrs.get("test") or sig.attrs["test"], sig.attrs["alpha"]
@@ -238,7 +238,7 @@ def _display_table(summary, tuned=True, edges=None, task="classification"):
     from .experiment.comparison_files import status_text
 
     # AUC beside the accuracy for a binary problem (summary.csv's auc_mean; empty: multiclass)
-    show_auc = "auc_mean" in summary.columns and task == "classification" and \
+    show_auc = "auc_mean" in summary.columns and task != "regression" and \
         pd.to_numeric(summary["auc_mean"], errors="coerce").notna().any()
     rows = []
     for _, r in summary.iterrows():
@@ -284,6 +284,12 @@ def _protocol_line(result):
                 f"({result.data.n_test}); seed {result.random_state}; {solver}")
     tuned = (f"parameters chosen by inner {inner} on each training fold" if result.tuned
              else fixed)
+    if result.task == "novelty":
+        from .compare import NOVELTY_NU
+
+        tuned = (f"every method fitted on the inliers (label 1) of each training fold, nothing "
+                 f"tuned (nu = {NOVELTY_NU:g}), scored by the ROC AUC of its decision values "
+                 "on the whole test fold")
     if result.task == "regression" and result.tuned:
         tuned += (f" by the lowest RMSE; C, epsilon, rho, radius_squared relative to the "
                   f"targets' std t = {result.target_scale:.3g} too")

@@ -174,6 +174,12 @@ EPSILON_GRID = (0.01, 0.1, 0.3)
 #: depend on ``t``.
 TARGET_EXPONENTS = {"C": 1, "epsilon": 1, "rho": 2, "radius_squared": 2}
 
+#: The ``nu`` of every novelty method that has one (``krein compare --task novelty``): the
+#: bound on the fraction of training inliers called outliers.  Nothing is tuned in a
+#: novelty comparison: an inner score would need outliers, and the training split's
+#: outliers are never used.
+NOVELTY_NU = 0.1
+
 
 class _DeclaredOnce(type):
     """Metaclass of :class:`Comparison`: ``Comparison(**arguments)`` is built once, final.
@@ -339,7 +345,16 @@ class Comparison(metaclass=_DeclaredOnce):
         folds' RMSE, and the regressors' ``C``, ``epsilon``, ``rho`` and
         ``radius_squared`` placed relative to the targets' spread as well
         (:data:`TARGET_EXPONENTS`, ``epsilon`` over :data:`EPSILON_GRID`
-        times ``std(y)``).  Not with ``approximation`` or ``landmarks``.
+        times ``std(y)``).  ``"novelty"``: labels +1 (inlier) and -1 (outlier),
+        the registered outlier detectors (``indefinite-one-class`` and the
+        baselines one-class SVM on the flipped and on the clipped kernel and the
+        k-NN distance score), stratified folds, every method fitted on the
+        inliers of each training fold only and scored on the whole test fold by
+        the ROC AUC of its decision values; nothing is tuned (the rule: no
+        outlier label may enter training, and an inlier-only inner score cannot
+        compare ``nu`` values), ``nu`` = :data:`NOVELTY_NU`, the kernel's
+        parameters and the methods' others at their defaults (on the kernel's
+        scale).  Not with ``approximation`` or ``landmarks``.
 
     Attributes
     ----------
@@ -445,6 +460,10 @@ def _comparison_values(arguments):
     if task != "classification" and approximation is not None:
         raise InvalidArgument("task", f"{task}: not with an approximation (--approximation, "
                                       f"--landmarks): the exact kernel only")
+    if task == "novelty" and (a["grid"] or a["C"] is not None):
+        raise InvalidArgument("grid" if a["grid"] else "C",
+                              "not with --task novelty: nothing is tuned or set (nu = "
+                              f"{NOVELTY_NU}, the rest at the methods' defaults)")
     if task == "regression" and entry.get("data_file") is not None:
         entry = {**entry, "data_file": {**entry["data_file"], "real_labels": True}}
     methods = check_methods(a["methods"], task)
@@ -470,6 +489,7 @@ def _comparison_values(arguments):
             "validation_fraction": validation_fraction,
             "grid": grid, "random_state": random_state, "kernel_params": kernel_params,
             "grid_extension": grid_extension, "task": task,
+            "tune": a["tune"] and task != "novelty",     # a novelty comparison tunes nothing
             "data_entry": entry, "outer_split": outer_split}
 
 
@@ -533,6 +553,10 @@ def _declare(spec, data):
         scaled = {}
         if spec.tune:
             scaled = scaled_defaults(m, scale, exclude=set(g) | set(fixed) | set(method_over))
+        if spec.task == "novelty":      # nothing tuned: nu fixed, the rest on the scale
+            scaled = scaled_defaults(m, scale, exclude=set(fixed) | {"nu"})
+            g = {}
+            fixed.update({"nu": NOVELTY_NU} if "nu" in accepted else {})
         if spread is not None and spec.tune:    # regression: the targets' spread too
             if "epsilon" in accepted:
                 g["epsilon"] = list(EPSILON_GRID)
@@ -549,7 +573,7 @@ def _declare(spec, data):
                                       f"and not to the kernel {data.kernel!r} (kernel parameters:"
                                       f" {', '.join(sorted(kernel_keys)) or 'none'})")
     kernel_grid = {}
-    if spec.tune:
+    if spec.tune and spec.task != "novelty":
         if data.X is not None and not data.label_dependent:
             kernel_grid = default_kernel_grid(data.kernel, data.kernel_params)
         kernel_grid.update(kernel_over)
@@ -571,7 +595,7 @@ def _declare(spec, data):
 
 
 #: The inner score of each task (:func:`krein.experiment.classification_cell`).
-_SCORING = {"classification": "accuracy", "regression": "neg_rmse"}
+_SCORING = {"classification": "accuracy", "regression": "neg_rmse", "novelty": "accuracy"}
 
 
 def _target_spread(data):
@@ -686,6 +710,9 @@ def _load(entry, kernel, kernel_params, random_state, approximation=None,
     if task == "regression":
         _check_real_targets(entry, data)
         return data
+    if task == "novelty":
+        _check_inlier_labels(entry, data)
+        return data
     labels, _ = data.classes
     if labels.size < 2:
         raise InvalidArgument("labels", f"{data.dataset!r} has a single class; need at least two")
@@ -714,6 +741,21 @@ def _check_real_targets(entry, data):
     if np.unique(np.asarray(data.y).astype(float)).size < 2:
         raise InvalidArgument("labels", f"--task regression: {where} holds one value; need at "
                                         "least two")
+
+
+def _check_inlier_labels(entry, data):
+    """Novelty labels: +1 (inlier) and -1 (outlier), scikit-learn's convention, both there."""
+    file = entry.get("data_file") or {}
+    where = (f"the labels file {file['labels']}" if file.get("labels") else
+             f"the label column of {file['path']}" if file.get("path") else
+             f"the labels of {data.dataset!r}")
+    values = {str(v) for v in np.unique(data.y)}
+    if not values <= {"1", "-1"} or len(values) < 2:
+        shown = ", ".join(sorted(values)[:5])
+        raise InvalidArgument("labels", f"--task novelty needs the labels 1 (inlier) and -1 "
+                                        f"(outlier), both present; {where} holds {shown} (a "
+                                        f"bundled set: --binary INLIERS:OUTLIERS, e.g. "
+                                        f"--binary 1:2,3,4)")
 
 
 def _is_number(v):

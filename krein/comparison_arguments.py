@@ -53,7 +53,8 @@ def is_int(v):
 
 # --------------------------------------------------------------------------- the declaration
 #: The tasks of ``krein compare`` and the registry task of the methods each one runs.
-COMPARE_TASKS = {"classification": "classifier", "regression": "regressor"}
+COMPARE_TASKS = {"classification": "classifier", "regression": "regressor",
+                 "novelty": "outlier"}
 
 
 def check_task(task):
@@ -62,7 +63,7 @@ def check_task(task):
     Parameters
     ----------
     task : str
-        ``"classification"`` or ``"regression"``.
+        ``"classification"``, ``"regression"`` or ``"novelty"``.
 
     Returns
     -------
@@ -86,9 +87,10 @@ def check_methods(methods, task="classification"):
     ----------
     methods : list of str, str or None
         Names of :func:`krein.list_methods` (a string is split at commas);
-        None: the methods of the task's kind (classifiers, or regressors with
-        ``task="regression"``) registered with ``compare=True``.
-    task : {"classification", "regression"}, default "classification"
+        None: the methods of the task's kind (classifiers; regressors with
+        ``task="regression"``; outlier detectors with ``task="novelty"``)
+        registered with ``compare=True``.
+    task : {"classification", "regression", "novelty"}, default "classification"
         The comparison's task (:data:`COMPARE_TASKS`).
 
     Returns
@@ -117,8 +119,10 @@ def check_methods(methods, task="classification"):
     bad = [m for m in methods if m not in registered]
     if bad:
         other = [m for m in bad if m in list_methods()]
-        what = (f"not a {kind} ({', '.join(map(repr, other))}: --task {task} runs "
-                f"{kind}s)" if other else f"unknown method(s) {', '.join(map(repr, bad))}")
+        word = {"outlier": "outlier detector"}.get(kind, kind)
+        what = (f"not a{'n' if word[0] in 'aeiou' else ''} {word} "
+                f"({', '.join(map(repr, other))}: --task {task} runs {word}s)" if other
+                else f"unknown method(s) {', '.join(map(repr, bad))}")
         raise InvalidArgument("methods", f"{what}; registered: {', '.join(registered)}")
     return tuple(dict.fromkeys(methods))
 

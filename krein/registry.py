@@ -634,6 +634,7 @@ def _register_builtin():
     _register_trik()
     _register_flip_ridge()
     _register_regression_baselines()
+    _register_novelty_baselines()
 
 
 def _register_esvm_and_svm():
@@ -760,7 +761,7 @@ def _register_proxy_kernel():
                             "Luss & d'Aspremont 2009, eq. (17)"))
     register_method("indefinite-one-class", IndefiniteOneClassSVM,
                     "Indefinite one-class SVM with a learned proxy kernel "
-                    "(Luss & d'Aspremont 2009, eq. 20)", task="outlier", compare=False,
+                    "(Luss & d'Aspremont 2009, eq. 20)", task="outlier", compare=True,
                     probability=Without(_NO_LABELS), certificate="relative_gap",
                     scale={"rho": -1}, approximate={}, checks=({},),
                     readme=("`IndefiniteOneClassSVM()`", "one-class SVM with a learned proxy "
@@ -1141,6 +1142,47 @@ def _register_regression_baselines():
                             "neighbours in the kernel-induced distance, `k` tuned in {2, 5, 10, 20}; test rows "
                             "suffice",
                             "Chen, Garcia, Gupta, Rahimi & Cazzanti 2009 (baseline)"))
+
+
+def _register_novelty_baselines():
+    """One-class SVM on the flipped / clipped kernel and the k-NN distance score: the
+    baselines of ``krein compare --task novelty`` (Schoelkopf et al. 2001; Ramaswamy et
+    al. 2000)."""
+    from .estimators.novelty import CorrectedOneClassSVM, KernelKNeighborsOutlier
+
+    exact = ("the novelty baselines of krein compare --task novelty, which runs on the exact "
+             "kernel only")
+    register_method("flip-one-class", CorrectedOneClassSVM,
+                    "one-class SVM on the flipped kernel |K| (libsvm), coefficients mapped back "
+                    "to the Krein space (Schoelkopf et al. 2001; Loosli et al. 2016)",
+                    task="outlier", compare=True, probability=Without(_NO_LABELS),
+                    certificate=Without("scikit-learn's OneClassSVM keeps no Solution"),
+                    grid={}, scale={}, approximate=exact,
+                    # scikit-learn's outlier checks give feature rows to a precomputed
+                    # instance (as for indefinite-one-class): the exact path is checked
+                    checks=({},),
+                    readme=("`CorrectedOneClassSVM(correction=\"flip\")`", "one-class SVM "
+                            "(libsvm) on the flipped (or clipped) kernel, Krein coefficients "
+                            "`c = V g(Λ) V' a`", "Schölkopf et al. 2001; Loosli et al. 2016"))
+    register_method("clip-one-class", lambda: CorrectedOneClassSVM(correction="clip"),
+                    "one-class SVM on the clipped kernel K_+ (Schoelkopf et al. 2001; Chen et "
+                    "al. 2009)", task="outlier", compare=True, probability=Without(_NO_LABELS),
+                    certificate=Without("scikit-learn's OneClassSVM keeps no Solution"),
+                    grid={}, scale={}, checks=({"correction": "clip"},), approximate=exact,
+                    readme="flip-one-class")
+    register_method("knn-outlier", KernelKNeighborsOutlier,
+                    "k-NN novelty score: minus the mean squared kernel-induced distance to the "
+                    "k nearest training points (Ramaswamy et al. 2000; Chen et al. 2009)",
+                    task="outlier", compare=True, probability=Without(_NO_LABELS),
+                    certificate=Without("a distance to the nearest training points: no "
+                                        "optimization problem is solved"),
+                    grid={}, scale={}, approximate=exact,
+                    # scikit-learn's outlier checks give feature rows to a precomputed
+                    # instance (as for indefinite-one-class): the exact path is checked
+                    checks=({},),
+                    readme=("`KernelKNeighborsOutlier()`", "minus the mean squared "
+                            "kernel-induced distance to the `k` nearest training points",
+                            "Ramaswamy, Rastogi & Shim 2000 (baseline)"))
 
 
 _register_builtin()

@@ -1,4 +1,5 @@
-"""``krein compare --task regression``: real targets through the one CV loop, checked outside it.
+"""``krein compare --task regression`` and ``--task novelty`` through the one CV loop,
+checked outside it.
 
 * the bundled regression set ``liver-drinks`` is the ``drinks`` column of the BUPA file
   (McDermott & Forsyth 2016) with the five blood tests as features, and its default
@@ -13,7 +14,13 @@
   lowest mean RMSE, the epsilon grid is relative to the targets' spread, and the page and
   ``read_comparison`` read the directory back;
 * the command line runs the task end to end and refuses string labels and a classifier
-  on one line with exit status 2.
+  on one line with exit status 2;
+* novelty: the one-class SVM on ``|K|`` / ``K_+`` equals scikit-learn's ``OneClassSVM``
+  on the corrected kernel (Krein coefficients for new points), the k-NN score equals
+  ``NearestNeighbors``' distances; a comparison on ``protein-similarity`` (class 1 the
+  inliers) fits on the inliers of ``StratifiedKFold``'s training splits only, its AUCs
+  are ``roc_auc_score`` of ``predictions.csv``'s decision values, and its flip fold is
+  ``OneClassSVM(nu=0.1)`` refitted by hand.
 """
 
 from __future__ import annotations
@@ -25,12 +32,15 @@ import pandas as pd
 import pytest
 from sklearn.kernel_ridge import KernelRidge
 from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
-from sklearn.model_selection import KFold
-from sklearn.neighbors import KNeighborsRegressor
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.neighbors import KNeighborsRegressor, NearestNeighbors
+from sklearn.svm import OneClassSVM
 
 from krein.cli import main
-from krein.compare import EPSILON_GRID, Comparison, run_comparison
-from krein.datasets import load
+from krein.compare import EPSILON_GRID, NOVELTY_NU, Comparison, run_comparison
+from krein.datasets import load, load_similarity
+from krein.estimators.novelty import CorrectedOneClassSVM, KernelKNeighborsOutlier
 from krein.estimators.regression import CorrectedKernelRidge, KernelKNeighborsRegressor
 from krein.experiment.comparison_files import read_comparison, read_predictions
 from krein.experiment.statistics import significance_groups
@@ -218,3 +228,96 @@ def test_cli_regression_refuses_string_labels_and_classifiers(tmp_path, capsys):
     assert exc.value.code == 2
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "not a regressor" in err
+
+
+# ----------------------------------------------------------------------------- novelty
+@pytest.mark.parametrize("correction", ["flip", "clip"])
+def test_corrected_one_class_svm_is_libsvm_on_the_corrected_kernel(correction):
+    _, _, K = _indefinite_kernel()
+    tr, te = np.arange(30), np.arange(30, 40)
+    lam, V = np.linalg.eigh(K[np.ix_(tr, tr)])
+    g = np.sign(lam) if correction == "flip" else (lam > 0).astype(float)
+    K_c = (V * (lam * g)) @ V.T
+    ref = OneClassSVM(kernel="precomputed", nu=0.2).fit(K_c)
+    est = CorrectedOneClassSVM(0.2, correction=correction, kernel="precomputed")
+    est.fit(K[np.ix_(tr, tr)])
+    np.testing.assert_allclose(est.decision_function(K[np.ix_(tr, tr)]),
+                               ref.decision_function(K_c), rtol=1e-6, atol=1e-8)
+    a = np.zeros(tr.size)
+    a[ref.support_] = ref.dual_coef_[0]
+    c = V @ (g * (V.T @ a))
+    np.testing.assert_allclose(est.decision_function(K[np.ix_(te, tr)]),
+                               K[np.ix_(te, tr)] @ c + ref.intercept_[0], rtol=1e-6, atol=1e-8)
+
+
+def test_knn_outlier_score_is_the_mean_squared_distance_to_the_nearest():
+    X, _, _ = _indefinite_kernel()
+    sq = ((X[:, None, :] - X[None, :, :]) ** 2).sum(-1)
+    K = np.exp(-0.3 * sq)                           # unit diagonal: d^2 = 2 - 2 K
+    tr, te = np.arange(30), np.arange(30, 40)
+    nn = NearestNeighbors(n_neighbors=3, metric="precomputed").fit(
+        np.sqrt(np.maximum(2 - 2 * K[np.ix_(tr, tr)], 0)))
+    dist, _ = nn.kneighbors(np.sqrt(np.maximum(2 - 2 * K[np.ix_(te, tr)], 0)))
+    est = KernelKNeighborsOutlier(n_neighbors=3, kernel="precomputed").fit(K[np.ix_(tr, tr)])
+    np.testing.assert_allclose(est.score_samples(K[np.ix_(te, tr)]), -(dist ** 2).mean(axis=1),
+                               rtol=1e-9, atol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def novelty_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("novelty") / "run"
+    res = run_comparison(Comparison(dataset="protein-similarity", task="novelty",
+                                    binary=(1, (2, 3, 4)), outer_folds=3,
+                                    methods="flip-one-class,knn-outlier"),
+                         progress=False, out=out)
+    return res, out
+
+
+def test_novelty_fits_on_inliers_and_its_auc_is_roc_auc_score(novelty_run):
+    res, out = novelty_run
+    S, labels = load_similarity("protein-similarity")
+    y = np.where(labels == 1, 1, -1)
+    S = (S + S.T) / 2
+    folds = pd.read_csv(out / "folds.csv")
+    pred = read_predictions(out)
+    splits = list(StratifiedKFold(3, shuffle=True, random_state=0).split(S, y))
+    for f, (tr, te) in enumerate(splits):
+        inl = tr[y[tr] == 1]
+        for m in ("flip-one-class", "knn-outlier"):
+            row = folds[(folds["method"] == m) & (folds["fold"] == f)].iloc[0]
+            assert row["n_train"] == inl.size and row["n_test"] == te.size
+            rows = pred[(pred["method"] == m) & (pred["fold"] == f)]
+            np.testing.assert_array_equal(rows["object"].to_numpy(), te)
+            auc = roc_auc_score(rows["y_true"].astype(int) == 1, rows["decision"])
+            assert row["auc"] == pytest.approx(auc, rel=1e-9)
+        lam, V = np.linalg.eigh(S[np.ix_(inl, inl)])
+        svm = OneClassSVM(kernel="precomputed", nu=NOVELTY_NU).fit((V * np.abs(lam)) @ V.T)
+        a = np.zeros(inl.size)
+        a[svm.support_] = svm.dual_coef_[0]
+        decision = S[np.ix_(te, inl)] @ (V @ (np.sign(lam) * (V.T @ a))) + svm.intercept_[0]
+        rows = pred[(pred["method"] == "flip-one-class") & (pred["fold"] == f)]
+        np.testing.assert_allclose(rows["decision"], decision, rtol=1e-6, atol=1e-6)
+    summary = pd.read_csv(out / "summary.csv")
+    best = summary.loc[summary["auc_mean"].idxmax(), "method"]
+    assert summary.set_index("method").loc[best, "group"] == "best"
+    run = json.loads((out / "run.json").read_text())
+    assert run["protocol"]["task"] == "novelty" and run["protocol"]["tuned"] is False
+    assert run["protocol"]["fixed"]["flip-one-class"] == {"nu": NOVELTY_NU}
+    page = (out / "report.html").read_text()
+    assert "Novelty" in page and "AUC" in page
+    read_comparison(out)
+
+
+def test_cli_novelty_writes_a_page_and_refuses_other_labels(tmp_path, capsys):
+    out = tmp_path / "run"
+    rc = main(["compare", "--task", "novelty", "--dataset", "protein-similarity", "--binary",
+               "1:2,3,4", "--cv", "2", "--methods", "clip-one-class,knn-outlier",
+               "--out", str(out), "--no-progress", "--n-jobs", "1"])
+    assert rc == 0
+    assert "AUC" in capsys.readouterr().out
+    assert "AUC" in (out / "report.html").read_text()
+    with pytest.raises(SystemExit) as exc:
+        main(["compare", "--task", "novelty", "--dataset", "protein-similarity", "--no-save"])
+    assert exc.value.code == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "1 (inlier) and -1 (outlier)" in err

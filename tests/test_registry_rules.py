@@ -226,6 +226,7 @@ DELIBERATE_DIFFERENCES = {
                                            "without them"},
     "conformal": {"correction": "the kernel repair the method is named after"},
     "clip-ridge-regressor": {"correction": "the correction the method is named after"},
+    "clip-one-class": {"correction": "the correction the method is named after"},
     "clc": {"correction": "the kernel combination the method is named after"},
     "akm": {"correction": "the kernel combination the method is named after",
             "correction__combination": "AKM is the average of the base kernels"},

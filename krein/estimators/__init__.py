@@ -17,6 +17,7 @@ from .nearest_mean import PseudoEuclideanNearestMean
 from .nearest_psd import NearestPSD
 from .neighbors import AffinityKNeighborsClassifier, KernelKNeighborsClassifier
 from .regression import CorrectedKernelRidge, KernelKNeighborsRegressor
+from .novelty import CorrectedOneClassSVM, KernelKNeighborsOutlier
 from .rkks import KreinLeastSquaresClassifier, KreinLeastSquaresRegressor
 from .rvm import RVC
 from .similarity_space import SimilaritySpaceSVC
@@ -29,4 +30,5 @@ __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "Direct
            "KernelKNeighborsClassifier", "AffinityKNeighborsClassifier", "SimilaritySpaceSVC",
            "PseudoEuclideanNearestMean", "PseudoEuclideanPCA", "PseudoEuclideanKNeighbors", "DCSVC",
            "KreinLeastSquaresClassifier", "KreinLeastSquaresRegressor", "ESVR",
-           "CorrectedKernelRidge", "KernelKNeighborsRegressor"]
+           "CorrectedKernelRidge", "KernelKNeighborsRegressor",
+           "CorrectedOneClassSVM", "KernelKNeighborsOutlier"]

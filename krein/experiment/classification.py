@@ -53,10 +53,13 @@ __all__ = ["classification_metrics", "classification_cell", "classification_grid
 #: :func:`classification_metrics`).
 SCORINGS = ("accuracy", "recall", "average", "sensitivity", "specificity")
 
-#: The prediction tasks of a cell (its ``problem``): ``"classification"`` (class labels, stratified splits,
-#: the scores of :data:`SCORINGS`) and ``"regression"`` (real targets, plain K-fold
-#: splits, :func:`krein.experiment.metrics.regression_metrics`).
-TASKS = ("classification", "regression")
+#: The prediction tasks of a cell (its ``problem``): ``"classification"`` (class labels,
+#: stratified splits, the scores of :data:`SCORINGS`), ``"regression"`` (real targets,
+#: plain K-fold splits, :func:`krein.experiment.metrics.regression_metrics`) and
+#: ``"novelty"`` (labels +1 inlier / -1 outlier, stratified splits, the method fitted on
+#: the inliers of the training split only, nothing tuned, scored like a binary classifier:
+#: ROC AUC of the decision values, the accuracy of the +1 / -1 calls).
+TASKS = ("classification", "regression", "novelty")
 
 #: The inner score of a regression cell: minus the root mean squared error (higher is
 #: better, as every inner score).
@@ -565,7 +568,10 @@ def classification_cell(params):
           and 3 instead of their stratified versions, the inner score minus the
           RMSE, and the outer scores ``rmse``, ``mae``, ``r2``
           (:func:`krein.experiment.metrics.regression_metrics`) instead of the
-          classification scores;
+          classification scores; or ``"novelty"``: labels +1 (inlier) and -1
+          (outlier), no step 3 (no grid), step 4 fits on the inliers of the outer
+          training split only and scores the whole test split (``auc`` of the
+          decision values, positive for +1; ``n_train`` the inliers fitted);
         * ``grid_extension``: 0 (the grids searched as given) or ``N``: step 3
           searches adaptively (:mod:`krein.experiment.tuning`: every grid made
           feasible for the inner training parts, a parameter chosen at an end
@@ -645,6 +651,10 @@ def classification_cell(params):
         if p.get(req) is None:
             raise ValueError(f"classification_cell: parameter {req!r} is required")
     _check_task_scoring(p["problem"], p["scoring"])
+    if p["problem"] == "novelty" and (p["param_grid"] or p["kernel_grid"]):
+        raise ValueError("problem='novelty' is not tuned (an inner score would need the "
+                         "outliers' labels of the training split); give no param_grid or "
+                         "kernel_grid")
     outer, fold, inner = p["outer_folds"], p["fold"], p["inner_folds"]
     scheme = check_outer_split(p["outer_split"], p["test_size"], outer)
     checks = [("inner_folds", inner, 1), ("repeat", p["repeat"], 0), ("fold", fold, 0)]
@@ -718,6 +728,8 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
         search = _inner_search(fold, datas, method_combos, y, classes, splits, p["scoring"])
         kernel_combo, method_combo = kernel_combos[search.best_k], method_combos[search.best_m]
         data = datas[search.best_k]
+    if p["problem"] == "novelty":    # fitted on the inliers of the training split only
+        fold = replace(fold, train=fold.train[np.asarray(y)[fold.train] == 1])
     refit = _refit(fold, data, method_combo, y)
     return _fold_record(refit, fold, search, y, y_te, classes, kernel_combo, method_combo,
                         p["save_trace"])

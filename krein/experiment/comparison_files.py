@@ -160,7 +160,7 @@ _REGRESSION_SUMMARY = tuple(f"{k}_{s}" for k in _REGRESSION_SCORES for s in ("me
 
 #: The column of ``folds.csv`` (``summary.csv``: with ``_mean``) that a fold without an
 #: error always has, per task (``run.json``'s ``protocol.task``; classification when absent).
-PRIMARY_SCORE = {"classification": "accuracy", "regression": "rmse"}
+PRIMARY_SCORE = {"classification": "accuracy", "regression": "rmse", "novelty": "auc"}
 
 #: Counts in ``summary.csv`` behind a ``warning`` status, per method: folds whose refit
 #: warned, folds whose refit raised a ``ConvergenceWarning``, and the sums of :data:`_INNER`.

@@ -322,8 +322,9 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None,
     grids, kernel_grid : dict, optional
         The grids as run (``ComparisonResult.grids`` / ``kernel_grid``), for
         the ``edge`` column; without them ``edge`` is empty.
-    task : {"classification", "regression"}, default "classification"
-        A regression has ``rmse_mean``, ``rmse_std``, ``mae_mean``,
+    task : {"classification", "regression", "novelty"}, default "classification"
+        A novelty comparison's best method and paired tests are on the folds'
+        AUC.  A regression has ``rmse_mean``, ``rmse_std``, ``mae_mean``,
         ``mae_std``, ``r2_mean``, ``r2_std`` (the mean and sample standard
         deviation over the successful folds) instead of the accuracies and
         AUCs, and its best method and paired tests are on the folds' RMSE
@@ -383,7 +384,7 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None,
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     # significance against the best and the edge-of-grid flag
     sig = significance_groups(folds[folds["method"].isin(order) & ~folds["method"].isin(
-        list(skipped))], score="rmse" if task == "regression" else "accuracy")
+        list(skipped))], score=SIGNIFICANCE_SCORE[task])
     test, sig = sig.attrs["test"], sig.set_index("method")
     summary["p_value"] = summary["method"].map(sig["p_value"]).astype(float)
     summary["group"] = [sig["group"].get(m, "") for m in summary["method"]]
@@ -447,6 +448,9 @@ def flag_suspect(summary, diagnosis, y):
         summary.at[i, "status"] = "suspect"
     return summary.loc[hit, "method"].tolist()
 
+
+#: The per-fold score each task's paired tests compare (a novelty comparison: the AUC).
+SIGNIFICANCE_SCORE = {"classification": "accuracy", "regression": "rmse", "novelty": "auc"}
 
 #: The per-fold scores of a regression (``folds.csv``) summarised as ``<score>_mean`` and
 #: ``<score>_std`` in ``summary.csv``.
@@ -667,7 +671,8 @@ def run_info(result, command=None):
     source = getattr(data, "source", "") or f"bundled data set {data.dataset}"
     fixed = {m: ({"C": result.C} if result.C is not None and "C" in
                  build_estimator(m).get_params(deep=False) else {}) for m in result.methods}
-    if result.approximation is not None and result.experiment is not None:
+    if (result.approximation is not None or result.task == "novelty") \
+            and result.experiment is not None:
         fixed = {m: result.method_params(m) for m in result.methods}
     spectrum = {k: s[k] for k in SPECTRUM_KEYS}
     approximation = None
@@ -706,7 +711,8 @@ def run_info(result, command=None):
                      "validation_fraction": result.validation_fraction,
                      "seed": result.random_state,
                      "tuned": result.tuned, "task": result.task,
-                     "scoring": "rmse" if result.task == "regression" else "accuracy",
+                     "scoring": {"regression": "rmse", "novelty": "auc"}.get(result.task,
+                                                                             "accuracy"),
                      "target_scale": result.target_scale, "solver": result.solver,
                      "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed,
                      "grid_extension": result.grid_extension,

@@ -255,9 +255,11 @@ def _page_html(c, images):
     view = score_view(c)
     if sig.attrs.get("best") is not None:
         r = s.set_index("method").loc[sig.attrs["best"]]
-        if view.task == "regression":
-            score = (f"RMSE {view.text(r['rmse_mean'])}"
-                     + (")" if r["n_folds"] == 1 else f" ± {view.text(r['rmse_std'])})"))
+        if view.task in ("regression", "novelty"):
+            name = view.column.upper()
+            score = (f"{name} {view.text(r[view.column + '_mean'])}"
+                     + (")" if r["n_folds"] == 1 else
+                        f" ± {view.text(r[view.column + '_std'])})"))
         else:
             score = (f"{percent(r['accuracy_mean'])}"
                      + ("%)" if r["n_folds"] == 1 else f" ± {percent(r['accuracy_std'])}%)"))
@@ -265,7 +267,7 @@ def _page_html(c, images):
                     f"<strong>{escape(sig.attrs['best'])}</strong> (best, {score}"
                     + "".join(f", {escape(m)}" for m, g in sig["group"].items()
                               if g == "not worse"))
-        if np.isfinite(c.majority_rate):
+        if np.isfinite(c.majority_rate) and view.task == "classification":
             headline += f"; the majority class alone scores {100 * c.majority_rate:.1f}%"
         headline += f"; {n_ran} of {len(s)} methods ran"
         not_ran = len(s) - n_ran

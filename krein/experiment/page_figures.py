@@ -193,6 +193,8 @@ def accuracy_figure(comparison):
         reference = float(target["std"]) if isinstance(target.get("std"), (int, float)) \
             else np.nan
         reference_label = "predicting the mean (std of the targets, {:.4g})"
+    if view.task == "novelty":
+        reference, reference_label = 0.5, "chance (AUC {:.1f})"
     column, factor = view.column, view.factor
     fig = new_figure((8.5, max(2.6, 0.36 * m + 1.5)))
     ax = fig.add_subplot(1, 1, 1)
@@ -248,7 +250,7 @@ def accuracy_figure(comparison):
         ax.axvline(factor * reference, color="0.35", ls="--", lw=1.1, zorder=1,
                    label=reference_label.format(factor * reference))
         lows.append(reference)
-    if view.task == "regression":
+    if factor == 1:         # not a percentage: the range of the values shown
         finite = [v for v in lows if np.isfinite(v)] or [0.0, 1.0]
         lo, hi = min(finite), max(finite)
         pad = 0.05 * (hi - lo) if hi > lo else 0.05 * max(abs(hi), 1.0)
@@ -273,8 +275,9 @@ def accuracy_figure(comparison):
         ax.spines[spine].set_visible(False)
         right.spines[spine].set_visible(False)
     ax.grid(axis="x", alpha=0.3, lw=0.5)
-    ax.set_xlabel("test RMSE (unit of the targets)" if view.task == "regression"
-                  else "test accuracy (%)")
+    ax.set_xlabel({"regression": "test RMSE (unit of the targets)",
+                   "novelty": "test ROC AUC, inliers against outliers"}.get(
+                       view.task, "test accuracy (%)"))
     ax.errorbar([], [], xerr=[], fmt="D", ms=6, color=_MEAN, capsize=4,
                 label="mean ± std over folds")
     if group:

@@ -52,7 +52,8 @@ class ScoreView:
 
 #: The score of each task (``run.json``'s ``protocol.task``; classification when absent).
 _VIEWS = {"classification": ScoreView("accuracy", "accuracy (%)", True, 100.0, "classification"),
-          "regression": ScoreView("rmse", "RMSE", False, 1.0, "regression")}
+          "regression": ScoreView("rmse", "RMSE", False, 1.0, "regression"),
+          "novelty": ScoreView("auc", "AUC", True, 1.0, "novelty")}
 
 
 def score_view(comparison):
@@ -67,7 +68,8 @@ def score_view(comparison):
     -------
     ScoreView
         The accuracy (percent, higher is better) of a classification; the RMSE
-        (the targets' unit, lower is better) of a regression.
+        (the targets' unit, lower is better) of a regression; the ROC AUC of
+        inliers against outliers (higher is better) of a novelty comparison.
     """
     return _VIEWS.get(comparison.protocol.get("task") or "classification",
                       _VIEWS["classification"])

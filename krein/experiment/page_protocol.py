@@ -107,6 +107,14 @@ def protocol_section(c):
                           "features of the kernel, or on its columns to the landmarks (the "
                           "reduced-set forms; no n x n kernel formed); methods without an "
                           "approximate path skipped"))
+    if p.get("task") == "novelty":
+        facts.append(fact("Novelty", escape(
+            "labels 1 (inlier) and -1 (outlier); every method fitted on the inliers of each "
+            "training fold only and scored on the whole test fold by the ROC AUC of its "
+            "decision values. Nothing tuned: no outlier label may enter training, and a score "
+            "on held-out inliers alone cannot compare nu values (it prefers the smallest), so "
+            "nu is fixed (the table below) and the kernel and the other parameters keep "
+            "their defaults")))
     if regression:
         target = c.data.get("target") if isinstance(c.data.get("target"), dict) else {}
         t = p.get("target_scale")

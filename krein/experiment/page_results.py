@@ -168,7 +168,13 @@ def results_section(c, png):
     target = c.data.get("target") if isinstance(c.data.get("target"), dict) else {}
     spread = (f" ({_regression_number(target['std'])})"
               if isinstance(target.get("std"), (int, float)) else "")
-    caption = _REGRESSION_CAPTION.format(spread=spread) if regression else (
+    novelty = ("Novelty detection: every method fitted on the inliers (label 1) of each "
+               "training fold only, scored on the whole test fold (inliers and outliers); "
+               "nothing tuned. AUC: area under the ROC curve of the decision values, inliers "
+               "against outliers (0.5 is chance), the score the methods are ranked and tested "
+               "by; accuracy: of the inlier / outlier calls at each method's own threshold. "
+               if view.task == "novelty" else "")
+    caption = _REGRESSION_CAPTION.format(spread=spread) if regression else novelty + (
               "Accuracy: mean ± standard deviation over the test folds, in percent"
                + (f"; always predicting the largest class scores {100 * majority:.1f}%"
                   if np.isfinite(majority) else "")
@@ -181,11 +187,16 @@ def results_section(c, png):
                + (" AUC: the area under the ROC curve of each method's decision values on the "
                   "test folds (mean ± standard deviation over the folds; 0.5 is chance)."
                   if show_auc else ""))
+    if view.task == "novelty":
+        caption = caption.replace("The best mean accuracy", "The best mean AUC")
     score_heads = ("".join(f'<th class="num">{h}</th>' for _, h in _REGRESSION_COLUMNS)
                    if regression else '<th class="num">accuracy (%)</th>')
     figure_text = ("Test RMSE per method: diamonds with bars are the mean ± std over the "
                    "folds, dots the single folds, the dashed line predicting the mean"
                    if regression else
+                   "Test AUC per method: diamonds with bars are the mean ± std over the "
+                   "folds, dots the single folds, the dashed line chance (0.5)"
+                   if view.task == "novelty" else
                    "Test accuracy per method: diamonds with bars are the mean ± std over the "
                    "folds, dots the single folds, the dashed line the majority class")
     out = ['<section id="results"><h2>Results</h2><table id="results-table"><thead><tr>'
