@@ -38,7 +38,10 @@ The directory
   mean, standard deviation, least and largest value, and ``data.classes``
   empty) leaves the accuracies and AUCs empty and writes ``rmse_mean``,
   ``rmse_std``, ``mae_mean``, ``mae_std``, ``r2_mean``, ``r2_std``; its
-  ``p_value`` and ``group`` test the folds' RMSE (lower is better).
+  ``p_value`` and ``group`` test the folds' RMSE (lower is better).  A novelty
+  comparison (``protocol.task`` ``"novelty"``, labels 1 / -1) writes the
+  classification columns; its ``auc`` is of inliers against outliers and its
+  ``p_value`` and ``group`` test the folds' AUC.
 * ``folds.csv``: one row per (method, repeat, fold), ``error`` empty when the
   fold succeeded (``accuracy`` NaN when it failed), ``auc`` the ROC AUC of
   the method's decision values on the fold's test part (binary problems;
