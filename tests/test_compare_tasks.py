@@ -237,17 +237,19 @@ def test_corrected_one_class_svm_is_libsvm_on_the_corrected_kernel(correction):
     tr, te = np.arange(30), np.arange(30, 40)
     lam, V = np.linalg.eigh(K[np.ix_(tr, tr)])
     g = np.sign(lam) if correction == "flip" else (lam > 0).astype(float)
-    K_c = (V * (lam * g)) @ V.T
+    s = np.abs(np.diag(K[np.ix_(tr, tr)])).mean()     # libsvm runs on K_c / s
+    K_c = (V * (lam * g)) @ V.T / s
     ref = OneClassSVM(kernel="precomputed", nu=0.2).fit(K_c)
     est = CorrectedOneClassSVM(0.2, correction=correction, kernel="precomputed")
     est.fit(K[np.ix_(tr, tr)])
     np.testing.assert_allclose(est.decision_function(K[np.ix_(tr, tr)]),
-                               ref.decision_function(K_c), rtol=1e-6, atol=1e-8)
+                               s * ref.decision_function(K_c), rtol=1e-6, atol=1e-8)
     a = np.zeros(tr.size)
     a[ref.support_] = ref.dual_coef_[0]
     c = V @ (g * (V.T @ a))
     np.testing.assert_allclose(est.decision_function(K[np.ix_(te, tr)]),
-                               K[np.ix_(te, tr)] @ c + ref.intercept_[0], rtol=1e-6, atol=1e-8)
+                               K[np.ix_(te, tr)] @ c + s * ref.intercept_[0], rtol=1e-6,
+                               atol=1e-8)
 
 
 def test_knn_outlier_score_is_the_mean_squared_distance_to_the_nearest():
@@ -290,7 +292,7 @@ def test_novelty_fits_on_inliers_and_its_auc_is_roc_auc_score(novelty_run):
             np.testing.assert_array_equal(rows["object"].to_numpy(), te)
             auc = roc_auc_score(rows["y_true"].astype(int) == 1, rows["decision"])
             assert row["auc"] == pytest.approx(auc, rel=1e-9)
-        lam, V = np.linalg.eigh(S[np.ix_(inl, inl)])
+        lam, V = np.linalg.eigh(S[np.ix_(inl, inl)])      # unit diagonal: K_c / s = K_c
         svm = OneClassSVM(kernel="precomputed", nu=NOVELTY_NU).fit((V * np.abs(lam)) @ V.T)
         a = np.zeros(inl.size)
         a[svm.support_] = svm.dual_coef_[0]

@@ -10,7 +10,11 @@ of Luss & d'Aspremont (2009, eq. 20):
   ``g = 1[lam > 0]`` (clip), so that the score of a new point is ``k(x, X) c`` from its
   ORIGINAL kernel row and equals ``K_c a`` on the training points (``K V g V' = K_c``):
   the Krein-space map of ESVM (Loosli et al. 2016, Algorithm 1).  ``decision_function =
-  score_samples - offset_`` is scikit-learn's, positive for inliers.
+  score_samples - offset_`` is scikit-learn's, positive for inliers.  libsvm solves on
+  ``K_c / s`` with ``s`` the mean ``|K_ii|`` of the training kernel and the scores are
+  multiplied back by ``s``: its stopping tolerance is absolute, and so the model of
+  ``c K`` is that of ``K`` (the nu-problem's ``a`` does not change with the kernel's
+  scale; its ``rho`` scales with it).
 * :class:`KernelKNeighborsOutlier`: the distance-based score of the k-NN baseline: minus
   the mean squared kernel-induced distance ``d(x, x_j)^2 = k(x, x) + K_jj - 2 k(x, x_j)``
   to the ``n_neighbors`` nearest training points (Ramaswamy, Rastogi & Shim 2000, with
@@ -150,9 +154,12 @@ class CorrectedOneClassSVM(_KernelOutlier):
     dual_coef_ : ndarray of shape (n,)
         The Krein coefficients ``c`` (every training point).
     offset_ : float
-        Minus scikit-learn's intercept: ``decision_function = score_samples - offset_``.
+        Minus scikit-learn's intercept times ``kernel_scale_``:
+        ``decision_function = score_samples - offset_``.
     svm_ : sklearn.svm.OneClassSVM
-        The fitted one-class SVM on the corrected kernel.
+        The fitted one-class SVM on the corrected kernel over ``kernel_scale_``.
+    kernel_scale_ : float
+        The mean ``|K_ii|`` of the training kernel (module docstring).
     spectrum_ : krein.spectrum.Spectrum
         The eigendecomposition of the training kernel.
 
@@ -188,11 +195,15 @@ class CorrectedOneClassSVM(_KernelOutlier):
         lam, V = spec.eigenvalues, spec.eigenvectors
         g = spec.signs() if self.correction == "flip" else (lam > spec.tol).astype(float)
         corrected = (V * (lam * g)) @ V.T
-        svm = OneClassSVM(kernel="precomputed", nu=self.nu).fit((corrected + corrected.T) / 2)
+        scale = float(np.mean(np.abs(np.diag(K))))
+        scale = scale if np.isfinite(scale) and scale > 0 else 1.0
+        svm = OneClassSVM(kernel="precomputed", nu=self.nu).fit(
+            (corrected + corrected.T) / (2.0 * scale))
         a = np.zeros(K.shape[0])
         a[svm.support_] = svm.dual_coef_[0]
         self.dual_coef_ = V @ (g * (V.T @ a))
-        self.offset_ = float(-svm.intercept_[0])
+        self.offset_ = float(-svm.intercept_[0]) * scale
+        self.kernel_scale_ = scale
         self.svm_ = svm
         self.spectrum_ = spec
 
