@@ -17,7 +17,8 @@ from .experiment import build_estimator
 from .registry import list_methods
 
 __all__ = ["is_int", "check_task", "COMPARE_TASKS", "check_methods", "check_solver",
-           "check_count", "check_C", "check_grid", "check_kernel_grid", "data_set_entry", "run_name", "safe_name",
+           "check_count", "check_C", "check_grid", "check_kernel_grid", "data_set_entry",
+           "run_name", "safe_name",
            "check_validation_fraction", "resolve_inner_folds",
            "INNER_FOLDS", "VALIDATION_SPLIT_ABOVE", "VALIDATION_FRACTION"]
 
