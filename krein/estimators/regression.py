@@ -180,7 +180,7 @@ class CorrectedKernelRidge(_KernelRegressor):
 
 
 class KernelKNeighborsRegressor(_KernelRegressor):
-    """k nearest neighbours regression in the kernel-induced distance.
+    """The k nearest neighbours regression in the kernel-induced distance.
 
     The prediction is the mean target of the ``n_neighbors`` training points with
     the smallest ``d(x, x_j)^2 = k(x, x) + K_jj - 2 k(x, x_j)`` (module docstring).

@@ -22,7 +22,7 @@ __all__ = ["approximation", "best_rows", "significance", "score_view", "ScoreVie
 class ScoreView:
     """The score a comparison ranks its methods by, as the page shows it.
 
-    Attributes
+    Parameters
     ----------
     column : str
         Its column in ``folds.csv`` (``summary.csv``: ``<column>_mean``, ``_std``).
@@ -33,7 +33,7 @@ class ScoreView:
     factor : float
         The factor of the shown numbers (100 for a percentage).
     task : str
-        ``"classification"`` or ``"regression"``.
+        ``"classification"``, ``"regression"`` or ``"novelty"``.
     """
 
     column: str
@@ -43,7 +43,18 @@ class ScoreView:
     task: str
 
     def text(self, value):
-        """``value`` as the page shows it (a percentage to one decimal, else 4 digits)."""
+        """``value`` as the page shows it.
+
+        Parameters
+        ----------
+        value : float
+            A value of the score (a fraction for the accuracy).
+
+        Returns
+        -------
+        str
+            A percentage to one decimal, else four significant digits; "–" for NaN.
+        """
         value = float(value)
         if not np.isfinite(value):
             return "–"
