@@ -35,14 +35,12 @@ import numpy as np
 from sklearn.base import BaseEstimator, OutlierMixin
 from sklearn.svm import OneClassSVM
 from sklearn.utils._param_validation import Interval, StrOptions
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted
 
 from .._fitting import fit_wrapper
-from .._validation import check_square_kernel
 from ..kernels import pairwise_kernel
-from ..spectrum import Spectrum
 from .base import KERNEL_CONSTRAINTS, KernelMixin
-from .regression import RIDGE_CORRECTIONS
+from .regression import RIDGE_CORRECTIONS, corrected_kernel, kernel_rows, training_kernel
 
 __all__ = ["CorrectedOneClassSVM", "KernelKNeighborsOutlier"]
 
@@ -74,18 +72,8 @@ class _KernelOutlier(KernelMixin, OutlierMixin, BaseEstimator):
             Bad parameters, NaN/inf, a non-square or asymmetric kernel, or (k-NN)
             ``n_neighbors`` of at least ``n``.
         """
-        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-        K = (check_square_kernel(X, "X (precomputed kernel)") if self._precomputed()
-             else check_square_kernel(self._gram(X), "kernel matrix"))
-        if not self._precomputed():
-            self.X_fit_ = X
-        self._fit_kernel(K)
+        self._fit_kernel(training_kernel(self, X, targets=False)[0])
         return self
-
-    def _rows(self, X):
-        check_is_fitted(self, "offset_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X, (X if self._precomputed() else self._gram(X, self.X_fit_))
 
     def score_samples(self, X):
         """The score of new points (higher: more normal), without the offset.
@@ -100,8 +88,8 @@ class _KernelOutlier(KernelMixin, OutlierMixin, BaseEstimator):
         ndarray of shape (m,)
             The scores.
         """
-        X, rows = self._rows(X)
-        return self._score_rows(X, rows)
+        check_is_fitted(self, "offset_")
+        return self._score_rows(*kernel_rows(self, X))
 
     def decision_function(self, X):
         """``score_samples(X) - offset_``: positive for inliers, negative for outliers.
@@ -191,17 +179,13 @@ class CorrectedOneClassSVM(_KernelOutlier):
         self.kernel_params = kernel_params
 
     def _fit_kernel(self, K):
-        spec = Spectrum.from_kernel(K)
-        lam, V = spec.eigenvalues, spec.eigenvectors
-        g = spec.signs() if self.correction == "flip" else (lam > spec.tol).astype(float)
-        corrected = (V * (lam * g)) @ V.T
+        spec, krein_map, corrected = corrected_kernel(K, self.correction)
         scale = float(np.mean(np.abs(np.diag(K))))
         scale = scale if np.isfinite(scale) and scale > 0 else 1.0
-        svm = OneClassSVM(kernel="precomputed", nu=self.nu).fit(
-            (corrected + corrected.T) / (2.0 * scale))
+        svm = OneClassSVM(kernel="precomputed", nu=self.nu).fit(corrected / scale)
         a = np.zeros(K.shape[0])
         a[svm.support_] = svm.dual_coef_[0]
-        self.dual_coef_ = V @ (g * (V.T @ a))
+        self.dual_coef_ = krein_map(a)
         self.offset_ = float(-svm.intercept_[0]) * scale
         self.kernel_scale_ = scale
         self.svm_ = svm

@@ -38,11 +38,100 @@ from .._validation import check_square_kernel
 from ..spectrum import Spectrum
 from .base import KERNEL_CONSTRAINTS, KernelMixin
 
-__all__ = ["CorrectedKernelRidge", "KernelKNeighborsRegressor", "RIDGE_CORRECTIONS"]
+__all__ = ["CorrectedKernelRidge", "KernelKNeighborsRegressor", "RIDGE_CORRECTIONS",
+           "training_kernel", "kernel_rows", "corrected_kernel"]
 
 #: Spectrum corrections of :class:`CorrectedKernelRidge`: the eigenvalue map of the
 #: training kernel and the map ``g`` of the coefficients back to the Krein space.
 RIDGE_CORRECTIONS = ("flip", "clip")
+
+
+def training_kernel(est, X, y=None, *, targets=True):
+    """The validated training input of a kernel estimator and its square training kernel.
+
+    Parameters
+    ----------
+    est : KernelMixin
+        The estimator (its ``kernel``, ``kernel_params``); with a named kernel its
+        ``X_fit_`` is set to ``X``.
+    X : array of shape (n, n_features), or (n, n) with ``kernel="precomputed"``
+        Training vectors, or the square training kernel.
+    y : array of shape (n,) or None
+        Real targets (validated as numbers; None refused) with ``targets``.
+    targets : bool, default True
+        False: an unsupervised fit, ``y`` ignored.
+
+    Returns
+    -------
+    K : ndarray of shape (n, n)
+        The symmetric training kernel.
+    y : ndarray of shape (n,) or None
+        The targets as floats (None without ``targets``).
+
+    Raises
+    ------
+    ValueError
+        NaN/inf, fewer than two objects, a non-square or asymmetric kernel.
+    """
+    if not targets:
+        X, y = validate_data(est, X, dtype=np.float64, ensure_min_samples=2), None
+    else:
+        X, y = validate_data(est, X, y, dtype=np.float64, y_numeric=True, ensure_min_samples=2)
+        y = np.asarray(y, dtype=np.float64)
+    K = (check_square_kernel(X, "X (precomputed kernel)") if est._precomputed()
+         else check_square_kernel(est._gram(X), "kernel matrix"))
+    if not est._precomputed():
+        est.X_fit_ = X
+    return K, y
+
+
+def kernel_rows(est, X):
+    """The kernel rows ``k(x, X_train)`` of new points for a fitted kernel estimator.
+
+    Parameters
+    ----------
+    est : KernelMixin
+        A fitted estimator (:func:`training_kernel`).
+    X : array of shape (m, n_features), or (m, n) with ``kernel="precomputed"``
+        New vectors, or their kernel rows.
+
+    Returns
+    -------
+    X : ndarray
+        The validated input.
+    rows : ndarray of shape (m, n)
+        Their kernel rows against the training objects.
+    """
+    X = validate_data(est, X, dtype=np.float64, reset=False)
+    return X, (X if est._precomputed() else est._gram(X, est.X_fit_))
+
+
+def corrected_kernel(K, correction):
+    """The flipped or clipped training kernel and the map of its coefficients back.
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        The symmetric training kernel, ``V diag(lam) V'``.
+    correction : {"flip", "clip"}
+        ``|K|`` (``g = sign(lam)``) or ``K_+`` (``g = 1[lam > 0]``), eigenvalues within
+        the spectrum's null tolerance counted as zero.
+
+    Returns
+    -------
+    spectrum : krein.spectrum.Spectrum
+        The eigendecomposition of ``K``.
+    krein_map : callable
+        ``a -> V g V' a``: coefficients on the corrected kernel to Krein coefficients,
+        ``K (V g V' a) = K_c a``.
+    K_c : ndarray of shape (n, n)
+        ``V diag(lam g) V'``, symmetrized.
+    """
+    spec = Spectrum.from_kernel(K)
+    lam, V = spec.eigenvalues, spec.eigenvectors
+    g = spec.signs() if correction == "flip" else (lam > spec.tol).astype(float)
+    K_c = (V * (lam * g)) @ V.T
+    return spec, (lambda a: V @ (g * (V.T @ a))), (K_c + K_c.T) / 2.0
 
 
 class _KernelRegressor(KernelMixin, RegressorMixin, BaseEstimator):
@@ -72,13 +161,8 @@ class _KernelRegressor(KernelMixin, RegressorMixin, BaseEstimator):
             Bad parameters, NaN/inf, a non-square or asymmetric kernel, or (k-NN)
             ``n_neighbors`` above ``n``.
         """
-        X, y = validate_data(self, X, y, dtype=np.float64, y_numeric=True,
-                             ensure_min_samples=2)
-        K = (check_square_kernel(X, "X (precomputed kernel)") if self._precomputed()
-             else check_square_kernel(self._gram(X), "kernel matrix"))
-        self._fit_kernel(K, np.asarray(y, dtype=np.float64))
-        if not self._precomputed():
-            self.X_fit_ = X
+        K, y = training_kernel(self, X, y)
+        self._fit_kernel(K, y)
         return self
 
     def predict(self, X):
@@ -95,8 +179,7 @@ class _KernelRegressor(KernelMixin, RegressorMixin, BaseEstimator):
             The predicted targets.
         """
         check_is_fitted(self, self._fitted_attribute)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return self._predict_rows(X if self._precomputed() else self._gram(X, self.X_fit_))
+        return self._predict_rows(kernel_rows(self, X)[1])
 
 
 class CorrectedKernelRidge(_KernelRegressor):
@@ -161,15 +244,10 @@ class CorrectedKernelRidge(_KernelRegressor):
 
     def _fit_kernel(self, K, y):
         """Solve the ridge system on the corrected training kernel (module docstring)."""
-        spec = Spectrum.from_kernel(K)
-        lam, V = spec.eigenvalues, spec.eigenvectors
-        g = spec.signs() if self.correction == "flip" else (lam > spec.tol).astype(float)
-        corrected = (V * (lam * g)) @ V.T            # |K| or K_+
-        corrected = (corrected + corrected.T) / 2.0
+        spec, krein_map, corrected = corrected_kernel(K, self.correction)   # |K| or K_+
         corrected[np.diag_indices_from(corrected)] += self.alpha
         b = float(np.mean(y))
-        c_corrected = scipy.linalg.solve(corrected, y - b, assume_a="pos")
-        self.dual_coef_ = V @ (g * (V.T @ c_corrected))
+        self.dual_coef_ = krein_map(scipy.linalg.solve(corrected, y - b, assume_a="pos"))
         self.intercept_ = b
         self.spectrum_ = spec
         self.min_eigenvalue_ = float(spec.min_eigenvalue)
