@@ -333,6 +333,9 @@ def _relative_grid_line(result):
     scale = getattr(result, "kernel_scale", 1.0)
     head = (f"grids relative to s = {getattr(result, 'kernel_scale_measure', '1')} = "
             f"{scale:.3g}")
+    if getattr(result, "target_scale", None) is not None:   # a regression: y's spread too
+        head += (f" and t = std(y) = {result.target_scale:.3g} (C and epsilon x t, rho and "
+                 "radius_squared x t^2; epsilon in {0.01, 0.1, 0.3} x t)")
     if not groups:
         return head + " (no default grid scaled)"
     return head + ": " + "; ".join(f"{t} ({', '.join(ms)})" for t, ms in groups.items())
@@ -352,8 +355,10 @@ def _grid_lines(result):
     lines = [_relative_grid_line(result),
              f"{start}: " + "; ".join(f"{text} ({', '.join(ms)})" for text, ms in groups.items())]
     if ext["steps"]:
-        lines.append(f"adaptive search: values placed in the range the inner training parts "
-                     f"make feasible (mu >= 1 / smallest class, k <= smallest class); a value "
+        feasible = ("" if result.task == "regression" else
+                    "values placed in the range the inner training parts make feasible (mu >= "
+                    "1 / smallest class, k <= smallest class); ")
+        lines.append(f"adaptive search: {feasible}a value "
                      f"chosen at an end extended by one step of its grid, at most "
                      f"{ext['steps']} per side" + (" (--grid values searched as given)"
                                                    if ext["fixed"] else ""))
