@@ -113,7 +113,7 @@ def _cmd_compare(args):
                               n_samples=args.n_samples, binary=binary, tune=not args.no_tune,
                               grid=grid or None, inner_folds=args.inner_folds,
                               validation_fraction=args.validation_fraction,
-                              grid_extension=args.grid_extension,
+                              grid_extension=args.grid_extension, task=args.task,
                               approximation=args.approximation, **data)
             n_jobs = args.n_jobs if args.n_jobs is not None else (
                 1 if args.dask else DEFAULT_N_JOBS)

@@ -25,13 +25,16 @@ def _params_text(params):
     return ", ".join(f"{k}={_fmt_num(v)}" for k, v in params.items()) or "(none)"
 
 
-def data_lines(data):
+def data_lines(data, task="classification"):
     """The data set, classes and kernel of a run, line by line (``compare``, ``diagnose``).
 
     Parameters
     ----------
     data : krein.kernel_data.KernelData
         The data and kernel.
+    task : {"classification", "regression"}, default "classification"
+        A regression shows ``targets:`` (count, range, mean, standard
+        deviation) in place of ``classes:``.
 
     Returns
     -------
@@ -39,8 +42,16 @@ def data_lines(data):
         ``dataset:``, ``source:`` and ``note:`` when known, ``classes:`` and
         ``kernel:`` (with the default sigmoid parameters explained).
     """
-    labels, counts = data.classes
-    cls = ", ".join(f"{lab}: {c}" for lab, c in zip(labels.tolist(), counts.tolist()))
+    if task == "regression":
+        import numpy as np
+
+        y = np.asarray(data.y).astype(float)
+        cls = (f"targets: {y.size} real values in [{y.min():.4g}, {y.max():.4g}], mean "
+               f"{y.mean():.4g}, std {y.std():.4g}")
+    else:
+        labels, counts = data.classes
+        cls = "classes: " + ", ".join(f"{lab}: {c}" for lab, c in zip(labels.tolist(),
+                                                                      counts.tolist()))
     if getattr(data, "landmark_block", None) is not None:
         shape = f"{data.n_samples} objects x {data.landmark_block.shape[0]} landmark columns"
     elif data.X is not None:
@@ -54,7 +65,7 @@ def data_lines(data):
         lines.append(f"source:  {data.source}")
     lines += [f"note:    {n}" for n in getattr(data, "notes", ())]
     lines += [
-             f"classes: {cls}",
+             cls,
              f"kernel:  {data.kernel}  {_params_text(data.kernel_params)}"]
     if data.kernel in ("sigmoid", "tanh") and data.X is not None:
         from .kernel_data import SIGMOID_A_TIMES_D, SIGMOID_R, default_kernel_params
@@ -153,7 +164,9 @@ def _significance_lines(result):
     if "group" not in summary.columns:
         return []
     s = summary[summary["status"] != "skipped"]
-    sig = significance_groups(result.folds[result.folds["method"].isin(s["method"])])
+    score = {"regression": "rmse", "novelty": "auc"}.get(result.task, "accuracy")
+    sig = significance_groups(result.folds[result.folds["method"].isin(s["method"])],
+                              score=score)
     test, alpha = summary.attrs.get("test") or sig.attrs["test"], sig.attrs["alpha"]
     lines = []
     if test:
@@ -165,7 +178,7 @@ def _significance_lines(result):
         lines.append(f"Not significantly worse than the best ({test.split(',')[0]}, alpha "
                      f"{alpha:g}): " + ", ".join(f"{m} (best)" if i == 0 else m
                                                 for i, m in enumerate(group)))
-    untested = s[(s["group"] == "") & s["accuracy_mean"].notna()]
+    untested = s[(s["group"] == "") & s[f"{score}_mean"].notna()]
     if len(untested):
         lines.append("not tested against the best: " + "; ".join(
             f"{m} ({why})" for m, why in zip(untested["method"], untested["method"].map(
@@ -208,24 +221,37 @@ def _edges(result):
     return edge_of_grid(result.folds, result.grids, result.kernel_grid)
 
 
-def _display_table(summary, tuned=True, edges=None):
+def _regression_cells(r):
+    """The RMSE, MAE and R^2 cells of a regression's summary row (mean ± std)."""
+    import pandas as pd
+
+    if pd.isna(r["rmse_mean"]):
+        return {"RMSE": "failed", "MAE": "-", "R^2": "-"}
+    return {name: f"{r[f'{k}_mean']:.4g}" + ("" if r["n_folds"] == 1 else
+                                             f" ± {r[f'{k}_std']:.2g}")
+            for k, name in (("rmse", "RMSE"), ("mae", "MAE"), ("r2", "R^2"))}
+
+
+def _display_table(summary, tuned=True, edges=None, task="classification"):
     import pandas as pd
 
     from .experiment.comparison_files import status_text
 
     # AUC beside the accuracy for a binary problem (summary.csv's auc_mean; empty: multiclass)
-    show_auc = "auc_mean" in summary.columns and \
+    show_auc = "auc_mean" in summary.columns and task != "regression" and \
         pd.to_numeric(summary["auc_mean"], errors="coerce").notna().any()
     rows = []
     for _, r in summary.iterrows():
         if r["status"] == "skipped":
             continue
-        if pd.isna(r["accuracy_mean"]):
-            acc = "failed"
+        if task == "regression":
+            row = {"method": r["method"], **_regression_cells(r), "vs best": _group_mark(r)}
+        elif pd.isna(r["accuracy_mean"]):
+            row = {"method": r["method"], "accuracy %": "failed", "vs best": _group_mark(r)}
         else:
             acc = f"{100 * r['accuracy_mean']:.1f}" + (  # one test split: no spread to show
                 "" if r["n_folds"] == 1 else f" ± {100 * r['accuracy_std']:.1f}")
-        row = {"method": r["method"], "accuracy %": acc, "vs best": _group_mark(r)}
+            row = {"method": r["method"], "accuracy %": acc, "vs best": _group_mark(r)}
         if show_auc:  # after the mark of the accuracy it belongs to
             auc = pd.to_numeric(pd.Series([r["auc_mean"], r["auc_std"]]), errors="coerce")
             row["AUC"] = "-" if pd.isna(auc[0]) else f"{auc[0]:.3f}" + (
@@ -247,8 +273,9 @@ def _display_table(summary, tuned=True, edges=None):
 def _protocol_line(result):
     solver = f"solver = {result.solver or 'each method default'}"
     fixed = f"fixed parameters (C = {result.C if result.C is not None else 1:g})"
-    inner = (f"{result.inner_folds}-fold stratified CV" if result.inner_folds != 1 else
-             f"one stratified validation split ({result.validation_fraction:.0%})")
+    strat = "" if result.task == "regression" else " stratified"
+    inner = (f"{result.inner_folds}-fold{strat} CV" if result.inner_folds != 1 else
+             f"one{strat} validation split ({result.validation_fraction:.0%})")
     if getattr(result.comparison, "outer_split", "kfold") == "predefined":
         how = (f"tuned by {inner} on the training part "
                f"({result.data.n_samples})" if result.tuned else f"{fixed}, fitted on the "
@@ -257,7 +284,16 @@ def _protocol_line(result):
                 f"({result.data.n_test}); seed {result.random_state}; {solver}")
     tuned = (f"parameters chosen by inner {inner} on each training fold" if result.tuned
              else fixed)
-    return (f"protocol: {result.outer_folds}-fold stratified CV x {result.repeats} repeat(s) (seed "
+    if result.task == "novelty":
+        from .compare import NOVELTY_NU
+
+        tuned = (f"every method fitted on the inliers (label 1) of each training fold, nothing "
+                 f"tuned (nu = {NOVELTY_NU:g}), scored by the ROC AUC of its decision values "
+                 "on the whole test fold")
+    if result.task == "regression" and result.tuned:
+        tuned += (f" by the lowest RMSE; C, epsilon, rho, radius_squared relative to the "
+                  f"targets' std t = {result.target_scale:.3g} too")
+    return (f"protocol: {result.outer_folds}-fold{strat} CV x {result.repeats} repeat(s) (seed "
             f"{result.random_state}), same folds for every method; {tuned}; {solver}")
 
 
@@ -297,6 +333,9 @@ def _relative_grid_line(result):
     scale = getattr(result, "kernel_scale", 1.0)
     head = (f"grids relative to s = {getattr(result, 'kernel_scale_measure', '1')} = "
             f"{scale:.3g}")
+    if getattr(result, "target_scale", None) is not None:   # a regression: y's spread too
+        head += (f" and t = std(y) = {result.target_scale:.3g} (C and epsilon x t, rho and "
+                 "radius_squared x t^2; epsilon in {0.01, 0.1, 0.3} x t)")
     if not groups:
         return head + " (no default grid scaled)"
     return head + ": " + "; ".join(f"{t} ({', '.join(ms)})" for t, ms in groups.items())
@@ -316,8 +355,10 @@ def _grid_lines(result):
     lines = [_relative_grid_line(result),
              f"{start}: " + "; ".join(f"{text} ({', '.join(ms)})" for text, ms in groups.items())]
     if ext["steps"]:
-        lines.append(f"adaptive search: values placed in the range the inner training parts "
-                     f"make feasible (mu >= 1 / smallest class, k <= smallest class); a value "
+        feasible = ("" if result.task == "regression" else
+                    "values placed in the range the inner training parts make feasible (mu >= "
+                    "1 / smallest class, k <= smallest class); ")
+        lines.append(f"adaptive search: {feasible}a value "
                      f"chosen at an end extended by one step of its grid, at most "
                      f"{ext['steps']} per side" + (" (--grid values searched as given)"
                                                    if ext["fixed"] else ""))
@@ -352,14 +393,14 @@ def comparison_lines(result):
         note = "; centered on all objects, the folds use training centering"
     else:
         note = ""
-    lines = ["krein compare"] + data_lines(data)
+    lines = ["krein compare"] + data_lines(data, result.task)
     if _approximation_line(result):
         lines.append(_approximation_line(result))
     lines.append(_spectrum_line(data.spectrum(), note, result.approximation))
     lines.append(_fold_deviation_line(result.folds, result.approximation))
     lines.append(_protocol_line(result))
     lines += _grid_lines(result)
-    lines += ["", _display_table(result.summary, result.tuned, _edges(result))]
+    lines += ["", _display_table(result.summary, result.tuned, _edges(result), result.task)]
     lines += _significance_lines(result) + [""]
     suspect = result.summary[result.summary["status"] == "suspect"]
     if len(suspect):

@@ -51,6 +51,7 @@ FLAGS = {
     "inner_folds": "--inner-folds",
     "validation_fraction": "--validation-fraction",
     "grid_extension": "--grid-extension",
+    "task": "--task",
     "scheduler": "--dask",
     "n_jobs": "--n-jobs",
     "blas_threads": "--blas-threads",
@@ -549,8 +550,18 @@ def build_parser(commands):
                        "kernel, every method, 5-fold CV.")
     _add_data_args(p)
     _add_test_args(p)
+    p.add_argument("--task", default="classification",
+                   choices=("classification", "regression", "novelty"),
+                   help="classification (default: class labels, the classifiers); regression: "
+                        "real-valued labels, the regressors (indefinite SVR, ESVR, Krein least "
+                        "squares, kernel ridge on the flipped / clipped kernel, kernel k-NN), "
+                        "K-fold CV, RMSE, MAE and R^2 (e.g. --dataset liver-drinks); novelty: "
+                        "labels 1 (inlier) / -1 (outlier), the one-class methods fitted on the "
+                        "inliers of each training fold, ROC AUC on the test fold, nothing tuned "
+                        "(e.g. --dataset protein-similarity --binary 1:2,3,4)")
     p.add_argument("--methods", default=None, metavar="A,B,C",
-                   help="comma-separated method names (default: all; see 'krein methods')")
+                   help="comma-separated method names (default: every method of the task "
+                        "registered for the main job; see 'krein methods')")
     p.add_argument("--cv", type=int, default=5, metavar="K",
                    help="number of folds (default 5; not with a predefined test part)")
     p.add_argument("--repeats", type=int, default=1, metavar="R",

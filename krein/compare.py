@@ -134,7 +134,7 @@ from .kernel_data import (check_approximation, check_data_arguments, default_ker
 from .registry import (REQUIREMENTS, default_grid, list_methods, method_requirements,
                        scaled_defaults)
 from .comparison_arguments import (VALIDATION_FRACTION, check_C, check_count, check_grid,
-                                   check_kernel_grid, check_methods, check_solver,
+                                   check_kernel_grid, check_methods, check_solver, check_task,
                                    check_validation_fraction, data_set_entry, is_int,
                                    MATRIX_FORMAT_DEFAULTS,
                                    resolve_inner_folds, run_name, safe_name)
@@ -160,6 +160,25 @@ __all__ = [
 
 #: ``metadata`` of the fields of :class:`Comparison` derived from the others (not arguments).
 _DERIVED = {"derived": True}
+
+#: Default inner-CV grid of ``epsilon`` (the width of the insensitive zone) of the
+#: regressors that have one, relative to the targets' spread: ``epsilon = e * std(y)``.
+EPSILON_GRID = (0.01, 0.1, 0.3)
+
+#: How a regressor's parameters follow the targets ``y -> t y``: with each listed parameter
+#: times ``t ** exponent`` the fit on ``t y`` is ``t`` times the fit on ``y`` (the SVR duals:
+#: ``alpha -> t alpha`` within ``C``, the insensitive zone ``epsilon``; the proxy kernel's
+#: ``u u' / 4 rho``, Luss & d'Aspremont 2009 eq. 17; the Krein norm ``||f||^2 = r^2``).
+#: ``krein compare --task regression`` places the grids and the fixed defaults of these
+#: parameters at ``t = std(y)``; the others (``alpha`` of ridge, ``n_neighbors``) do not
+#: depend on ``t``.
+TARGET_EXPONENTS = {"C": 1, "epsilon": 1, "rho": 2, "radius_squared": 2}
+
+#: The ``nu`` of every novelty method that has one (``krein compare --task novelty``): the
+#: bound on the fraction of training inliers called outliers.  Nothing is tuned in a
+#: novelty comparison: an inner score would need outliers, and the training split's
+#: outliers are never used.
+NOVELTY_NU = 0.1
 
 
 class _DeclaredOnce(type):
@@ -316,6 +335,26 @@ class Comparison(metaclass=_DeclaredOnce):
         an integer: that many steps for every tuned parameter, those of
         ``grid`` included; 0: every grid searched as given (the fixed grids,
         the reference of ``benchmarks/tuning.py``).
+    task : {"classification", "regression"}, default "classification"
+        ``"regression"``: real-valued labels (an error names the labels when
+        one is not a number), the registered regressors (default those with
+        ``compare=True``: the indefinite regressors and the baselines kernel
+        ridge on the flipped and on the clipped kernel and kernel k-NN),
+        ``KFold`` outer and inner splits (not stratified), the inner score
+        minus the RMSE, RMSE, MAE and R^2 per fold, the paired tests on the
+        folds' RMSE, and the regressors' ``C``, ``epsilon``, ``rho`` and
+        ``radius_squared`` placed relative to the targets' spread as well
+        (:data:`TARGET_EXPONENTS`, ``epsilon`` over :data:`EPSILON_GRID`
+        times ``std(y)``).  ``"novelty"``: labels +1 (inlier) and -1 (outlier),
+        the registered outlier detectors (``indefinite-one-class`` and the
+        baselines one-class SVM on the flipped and on the clipped kernel and the
+        k-NN distance score), stratified folds, every method fitted on the
+        inliers of each training fold only and scored on the whole test fold by
+        the ROC AUC of its decision values; nothing is tuned (the rule: no
+        outlier label may enter training, and an inlier-only inner score cannot
+        compare ``nu`` values), ``nu`` = :data:`NOVELTY_NU`, the kernel's
+        parameters and the methods' others at their defaults (on the kernel's
+        scale).  Not with ``approximation`` or ``landmarks``.
 
     Attributes
     ----------
@@ -364,6 +403,7 @@ class Comparison(metaclass=_DeclaredOnce):
     edge_columns: object = None
     missing: float | None = None
     grid_extension: int | None = None
+    task: str = "classification"
     data_entry: dict = field(repr=False, compare=False, metadata=_DERIVED)
     outer_split: str = field(repr=False, compare=False, metadata=_DERIVED)
 
@@ -379,7 +419,7 @@ def _comparison_values(arguments):
 
     The checks run in a fixed order (the first bad argument is the one
     named): ``approximation``, the data arguments (:func:`data_set_entry`),
-    ``methods``, ``solver``, ``outer_folds``, ``repeats``, ``inner_folds``,
+    ``task``, ``methods``, ``solver``, ``outer_folds``, ``repeats``, ``inner_folds``,
     ``validation_fraction``, ``C``, ``grid``, ``random_state``, then the outer
     split (:func:`_outer_split`).
 
@@ -416,7 +456,17 @@ def _comparison_values(arguments):
                            matrix_format={k: a[k] for k in MATRIX_FORMAT_DEFAULTS})
     if a["landmarks"] is not None:
         approximation = LANDMARK_COLUMNS
-    methods = check_methods(a["methods"])
+    task = check_task(a["task"])
+    if task != "classification" and approximation is not None:
+        raise InvalidArgument("task", f"{task}: not with an approximation (--approximation, "
+                                      f"--landmarks): the exact kernel only")
+    if task == "novelty" and (a["grid"] or a["C"] is not None):
+        raise InvalidArgument("grid" if a["grid"] else "C",
+                              "not with --task novelty: nothing is tuned or set (nu = "
+                              f"{NOVELTY_NU}, the rest at the methods' defaults)")
+    if task == "regression" and entry.get("data_file") is not None:
+        entry = {**entry, "data_file": {**entry["data_file"], "real_labels": True}}
+    methods = check_methods(a["methods"], task)
     solver = check_solver(a["solver"], approximation)
     outer_folds = check_count("outer_folds", a["outer_folds"], 2, " (number of folds)")
     repeats = check_count("repeats", a["repeats"], 1)
@@ -438,7 +488,8 @@ def _comparison_values(arguments):
             "outer_folds": outer_folds, "repeats": repeats, "inner_folds": inner_folds, "C": C,
             "validation_fraction": validation_fraction,
             "grid": grid, "random_state": random_state, "kernel_params": kernel_params,
-            "grid_extension": grid_extension,
+            "grid_extension": grid_extension, "task": task,
+            "tune": a["tune"] and task != "novelty",     # a novelty comparison tunes nothing
             "data_entry": entry, "outer_split": outer_split}
 
 
@@ -493,16 +544,27 @@ def _declare(spec, data):
     check_kernel_grid(data, kernel_over)
     entries, grids = [], {}
     accepted_params = {m: build_estimator(m).get_params(deep=False) for m in run}
+    spread = _target_spread(data) if spec.task == "regression" else None
     for m in run:
         accepted = accepted_params[m]
         fixed = {"C": spec.C} if spec.C is not None and "C" in accepted else {}
         fixed.update(approx_params.get(m, {}))
         g = default_grid(m, scale) if spec.tune else {}
+        scaled = {}
+        if spec.tune:
+            scaled = scaled_defaults(m, scale, exclude=set(g) | set(fixed) | set(method_over))
+        if spec.task == "novelty":      # nothing tuned: nu fixed, the rest on the scale
+            scaled = scaled_defaults(m, scale, exclude=set(fixed) | {"nu"})
+            g = {}
+            fixed.update({"nu": NOVELTY_NU} if "nu" in accepted else {})
+        if spread is not None and spec.tune:    # regression: the targets' spread too
+            if "epsilon" in accepted:
+                g["epsilon"] = list(EPSILON_GRID)
+            g, scaled = (_on_target_scale(d, spread) for d in (g, scaled))
         g.update({k: v for k, v in method_over.items() if k in accepted and spec.tune})
         g = {k: v for k, v in g.items() if k not in fixed}
         # the scale parameters that are not tuned follow the kernel's scale too
-        if spec.tune:
-            fixed.update(scaled_defaults(m, scale, exclude=set(g) | set(fixed) | set(method_over)))
+        fixed.update(scaled)
         grids[m] = g
         entries.append({"method": m, "params": fixed, "grid": g})
     unused = [k for k in method_over if not any(k in accepted_params[m] for m in run)]
@@ -511,7 +573,7 @@ def _declare(spec, data):
                                       f"and not to the kernel {data.kernel!r} (kernel parameters:"
                                       f" {', '.join(sorted(kernel_keys)) or 'none'})")
     kernel_grid = {}
-    if spec.tune:
+    if spec.tune and spec.task != "novelty":
         if data.X is not None and not data.label_dependent:
             kernel_grid = default_kernel_grid(data.kernel, data.kernel_params)
         kernel_grid.update(kernel_over)
@@ -519,6 +581,7 @@ def _declare(spec, data):
     kernel_grid = {k: v for k, v in kernel_grid.items() if k not in given or k in kernel_over}
     kernels = [{"kernel": spec.kernel, "params": given, "grid": kernel_grid}]
     cells = classification_grid([spec.data_entry], entries, kernels, outer_folds=spec.outer_folds,
+                                task=spec.task, scoring=_SCORING[spec.task],
                                 repeats=spec.repeats, solvers=[spec.solver],
                                 inner_folds=_inner_folds(spec, data), save_trace=False,
                                 validation_fraction=spec.validation_fraction,
@@ -528,7 +591,31 @@ def _declare(spec, data):
     experiment = Experiment(f"compare-{data.dataset}", cells, random_state=spec.random_state)
     return experiment, {"methods": run, "skipped": skipped, "notes": notes, "grids": grids,
                         "kernel_grid": kernel_grid, "kernel_scale": scale,
-                        "kernel_scale_measure": measure}
+                        "kernel_scale_measure": measure, "target_scale": spread}
+
+
+#: The inner score of each task (:func:`krein.experiment.classification_cell`).
+_SCORING = {"classification": "accuracy", "regression": "neg_rmse", "novelty": "accuracy"}
+
+
+def _target_spread(data):
+    """The spread ``t`` of a regression's targets: their standard deviation (ddof 0) over
+    every training object (as the kernel's scale is taken over the whole kernel); 1 for
+    constant targets."""
+    t = float(np.std(np.asarray(data.y).astype(float)))
+    return t if np.isfinite(t) and t > 0 else 1.0
+
+
+def _on_target_scale(values, spread):
+    """``values`` (a grid ``{p: list}`` or fixed ``{p: value}``) with each parameter of
+    :data:`TARGET_EXPONENTS` times ``spread ** exponent``."""
+    def move(k, v):
+        e = TARGET_EXPONENTS.get(k)
+        if not e or isinstance(v, bool) or not isinstance(v, (int, float)):
+            return v
+        return float(v) * spread ** e
+    return {k: ([move(k, x) for x in v] if isinstance(v, list) else move(k, v))
+            for k, v in values.items()}
 
 
 def _extension(spec):
@@ -601,8 +688,10 @@ def _warn_distance_like(data, spec):
 
 
 # --------------------------------------------------------------------------- data
-def _load(entry, kernel, kernel_params, random_state, approximation=None):
-    """The KernelData of a grid's data entry, through the cells' own (cached) loader."""
+def _load(entry, kernel, kernel_params, random_state, approximation=None,
+          task="classification"):
+    """The KernelData of a grid's data entry, through the cells' own (cached) loader; with
+    ``task="regression"`` its labels must be numbers (an InvalidArgument naming them)."""
     if entry.get("data_file") is None:
         check_data_arguments(entry["dataset"], kernel, kernel_params)
     try:
@@ -618,10 +707,63 @@ def _load(entry, kernel, kernel_params, random_state, approximation=None):
         from dataclasses import replace
 
         data = replace(data, approximation_seed=int(random_state), _spectrum=None)
+    if task == "regression":
+        _check_real_targets(entry, data)
+        return data
+    if task == "novelty":
+        _check_inlier_labels(entry, data)
+        return data
     labels, _ = data.classes
     if labels.size < 2:
         raise InvalidArgument("labels", f"{data.dataset!r} has a single class; need at least two")
     return data
+
+
+def _check_real_targets(entry, data):
+    """Real-valued labels for a regression: every label a finite number, and two distinct."""
+    file = entry.get("data_file") or {}
+    where = (f"the labels file {file['labels']}" if file.get("labels") else
+             f"the label column of {file['path']}" if file.get("path") else
+             f"the labels of {data.dataset!r}")
+    for part in (data.y, data.y_test):
+        if part is None:
+            continue
+        try:
+            values = np.asarray(part).astype(float)
+        except (TypeError, ValueError):
+            bad = next(v for v in np.asarray(part).tolist() if not _is_number(v))
+            raise InvalidArgument("labels", f"--task regression needs real-valued labels; "
+                                            f"{where} holds {str(bad)!r} (accepted: numbers "
+                                            f"such as 3, 0.5, -1.2e3)") from None
+        if not np.isfinite(values).all():
+            raise InvalidArgument("labels", f"--task regression needs finite labels; {where} "
+                                            "holds NaN or inf")
+    if np.unique(np.asarray(data.y).astype(float)).size < 2:
+        raise InvalidArgument("labels", f"--task regression: {where} holds one value; need at "
+                                        "least two")
+
+
+def _check_inlier_labels(entry, data):
+    """Novelty labels: +1 (inlier) and -1 (outlier), scikit-learn's convention, both there."""
+    file = entry.get("data_file") or {}
+    where = (f"the labels file {file['labels']}" if file.get("labels") else
+             f"the label column of {file['path']}" if file.get("path") else
+             f"the labels of {data.dataset!r}")
+    values = {str(v) for v in np.unique(data.y)}
+    if not values <= {"1", "-1"} or len(values) < 2:
+        shown = ", ".join(sorted(values)[:5])
+        raise InvalidArgument("labels", f"--task novelty needs the labels 1 (inlier) and -1 "
+                                        f"(outlier), both present; {where} holds {shown} (a "
+                                        f"bundled set: --binary INLIERS:OUTLIERS, e.g. "
+                                        f"--binary 1:2,3,4)")
+
+
+def _is_number(v):
+    try:
+        float(v)
+    except (TypeError, ValueError):
+        return False
+    return True
 
 
 def load_comparison_data(dataset="sonar", kernel=None, kernel_params=None, n_samples=None,
@@ -748,9 +890,12 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
     # the data every cell uses (the same cached computation): a bad file or kernel
     # argument fails here, before any model is fitted and before anything is written
     data = _load(spec.data_entry, spec.kernel, spec.kernel_params, spec.random_state,
-                 spec.approximation)
+                 spec.approximation, spec.task)
     _, counts = data.classes
-    if spec.outer_folds > counts.min():
+    if spec.task == "regression" and spec.outer_folds > data.n_samples:
+        raise InvalidArgument("outer_folds", f"{spec.outer_folds} folds but {data.dataset!r} "
+                                             f"has {data.n_samples} objects")
+    if spec.task == "classification" and spec.outer_folds > counts.min():
         raise InvalidArgument("outer_folds", f"{spec.outer_folds} folds but the smallest class "
                                              f"of {data.dataset!r} has {counts.min()} objects; "
                                              f"use at most {counts.min()} folds")
@@ -784,14 +929,16 @@ def _run(spec, *, out, progress, n_jobs, blas_threads, force, resume, fresh, hol
             rows = report.results
             folds = fold_table(rows[rows["key"].isin({c.key for c in experiment.cells})])
             summary = summarize(folds, plan["skipped"], spec.methods, plan["notes"],
-                                grids=plan["grids"], kernel_grid=plan["kernel_grid"])
-            flag_suspect(summary, plan["diagnosis"],
-                         data.y if data.y_test is None else data.y_test)
+                                grids=plan["grids"], kernel_grid=plan["kernel_grid"],
+                                task=spec.task)
+            if spec.task == "classification":
+                flag_suspect(summary, plan["diagnosis"],
+                             data.y if data.y_test is None else data.y_test)
             result = ComparisonResult(comparison=spec, summary=summary, folds=folds, data=data,
                                       experiment=experiment, directory=out,
                                       n_reused=report.n_skipped, **plan)
             if out is not None and data.X is not None and data.X.shape[1] == 2 \
-                    and data.landmark_block is None:
+                    and data.landmark_block is None and spec.task == "classification":
                 t_boundaries = time.perf_counter()
                 _boundaries(result, os.path.join(cells_dir, "boundaries"), runner)
                 result.boundary_seconds = time.perf_counter() - t_boundaries

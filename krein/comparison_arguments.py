@@ -16,8 +16,9 @@ from ._validation import InvalidArgument
 from .experiment import build_estimator
 from .registry import list_methods
 
-__all__ = ["is_int", "check_methods", "check_solver", "check_count", "check_C", "check_grid",
-           "check_kernel_grid", "data_set_entry", "run_name", "safe_name",
+__all__ = ["is_int", "check_task", "COMPARE_TASKS", "check_methods", "check_solver",
+           "check_count", "check_C", "check_grid", "check_kernel_grid", "data_set_entry",
+           "run_name", "safe_name",
            "check_validation_fraction", "resolve_inner_folds",
            "INNER_FOLDS", "VALIDATION_SPLIT_ABOVE", "VALIDATION_FRACTION"]
 
@@ -52,14 +53,46 @@ def is_int(v):
 
 
 # --------------------------------------------------------------------------- the declaration
-def check_methods(methods):
-    """The comparison's classifiers: registered names, in the order given, each once.
+#: The tasks of ``krein compare`` and the registry task of the methods each one runs.
+COMPARE_TASKS = {"classification": "classifier", "regression": "regressor",
+                 "novelty": "outlier"}
+
+
+def check_task(task):
+    """The comparison's task, one of :data:`COMPARE_TASKS`.
+
+    Parameters
+    ----------
+    task : str
+        ``"classification"``, ``"regression"`` or ``"novelty"``.
+
+    Returns
+    -------
+    str
+        ``task``.
+
+    Raises
+    ------
+    InvalidArgument
+        ``task``: any other value.
+    """
+    if not isinstance(task, str) or task not in COMPARE_TASKS:
+        raise InvalidArgument("task", f"must be one of {', '.join(COMPARE_TASKS)}; got {task!r}")
+    return task
+
+
+def check_methods(methods, task="classification"):
+    """The comparison's methods: registered names of the task's kind, in the order given, once.
 
     Parameters
     ----------
     methods : list of str, str or None
         Names of :func:`krein.list_methods` (a string is split at commas);
-        None: the classifiers registered with ``compare=True``.
+        None: the methods of the task's kind (classifiers; regressors with
+        ``task="regression"``; outlier detectors with ``task="novelty"``)
+        registered with ``compare=True``.
+    task : {"classification", "regression", "novelty"}, default "classification"
+        The comparison's task (:data:`COMPARE_TASKS`).
 
     Returns
     -------
@@ -70,11 +103,12 @@ def check_methods(methods):
     ------
     InvalidArgument
         ``methods``: not a list, empty, or an unregistered name (the message
-        lists the registered classifiers).
+        lists the registered methods of the task).
     """
-    registered = list(list_methods(task="classifier"))
+    kind = COMPARE_TASKS[task]
+    registered = list(list_methods(task=kind))
     if methods is None:
-        return tuple(list_methods(task="classifier", compare=True))
+        return tuple(list_methods(task=kind, compare=True))
     if isinstance(methods, str):
         methods = [m.strip() for m in methods.split(",") if m.strip()]
     try:
@@ -85,8 +119,12 @@ def check_methods(methods):
         raise InvalidArgument("methods", f"no method given; registered: {', '.join(registered)}")
     bad = [m for m in methods if m not in registered]
     if bad:
-        raise InvalidArgument("methods", f"unknown method(s) {', '.join(map(repr, bad))}; "
-                                         f"registered: {', '.join(registered)}")
+        other = [m for m in bad if m in list_methods()]
+        word = {"outlier": "outlier detector"}.get(kind, kind)
+        what = (f"not a{'n' if word[0] in 'aeiou' else ''} {word} "
+                f"({', '.join(map(repr, other))}: --task {task} runs {word}s)" if other
+                else f"unknown method(s) {', '.join(map(repr, bad))}")
+        raise InvalidArgument("methods", f"{what}; registered: {', '.join(registered)}")
     return tuple(dict.fromkeys(methods))
 
 

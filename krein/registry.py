@@ -83,9 +83,10 @@ def register_method(name, factory, description, task="classifier", *, compare, p
     task : {"classifier", "regressor", "outlier"}
         Kind of estimator: scikit-learn's estimator type of ``factory()``.
     compare : bool
-        Whether ``krein compare`` runs it by default, in its main job (classifiers
-        that accept any symmetric kernel; e.g. PerturbSVM needs a PSD kernel and is
-        left out).  The sample table of docs/getting_started.rst lists exactly
+        Whether ``krein compare`` runs it by default, in the main job of its task
+        (``--task classification`` for a classifier, ``regression`` for a regressor,
+        ``novelty`` for an outlier detector; methods that accept any symmetric
+        kernel: e.g. PerturbSVM needs a PSD kernel and is left out).  The sample table of docs/getting_started.rst lists exactly
         these methods: a method with ``compare=True`` is added to it.
     probability : True or Without
         True: the estimator takes ``probability`` (default False; True fits
@@ -648,6 +649,8 @@ def _register_builtin():
     _register_rkks()
     _register_trik()
     _register_flip_ridge()
+    _register_regression_baselines()
+    _register_novelty_baselines()
 
 
 def _register_esvm_and_svm():
@@ -767,14 +770,14 @@ def _register_proxy_kernel():
                                           "Luss & d'Aspremont 2009, eq. (22)"))
     register_method("indefinite-svr", IndefiniteSVR,
                     "Indefinite SVR with a learned proxy kernel (Luss & d'Aspremont 2009, eq. 17)",
-                    task="regressor", compare=False, probability=Without(_NO_CLASSES),
+                    task="regressor", compare=True, probability=Without(_NO_CLASSES),
                     certificate="relative_gap", scale={"C": -1, "rho": -3}, approximate={},
                     checks=({},),
                     readme=("`IndefiniteSVR()`", "ε-SVR with a learned proxy kernel",
                             "Luss & d'Aspremont 2009, eq. (17)"))
     register_method("indefinite-one-class", IndefiniteOneClassSVM,
                     "Indefinite one-class SVM with a learned proxy kernel "
-                    "(Luss & d'Aspremont 2009, eq. 20)", task="outlier", compare=False,
+                    "(Luss & d'Aspremont 2009, eq. 20)", task="outlier", compare=True,
                     probability=Without(_NO_LABELS), certificate="relative_gap",
                     scale={"rho": -1}, approximate={}, checks=({},),
                     readme=("`IndefiniteOneClassSVM()`", "one-class SVM with a learned proxy "
@@ -1046,7 +1049,7 @@ def _register_rkks():
     register_method("krein-ls-regressor", KreinLeastSquaresRegressor,
                     "Krein least-squares regression over the hypersphere ||f||_H = r, global "
                     "optimum by the secular equation (Oglic & Gaertner 2018)",
-                    task="regressor", compare=False, probability=Without(_NO_CLASSES),
+                    task="regressor", compare=True, probability=Without(_NO_CLASSES),
                     certificate="kkt_residual",
                     grid={"radius_squared": list(RADIUS_SQUARED_GRID)}, scale=scale,
                     approximate={},      # (P) on the Nystroem features: nothing else changes
@@ -1086,7 +1089,7 @@ def _register_trik():
                             "c = L^-T sign(D) L' c~", "Loosli 2019 (TrIK-SVM, arXiv 1902.10569)"))
     register_method("esvr", ESVR, "Krein SVR: epsilon-SVR on the flipped kernel (eigh or LDL'), "
                     "coefficients mapped back to the Krein space (Loosli et al. 2013; Loosli 2019)",
-                    task="regressor", compare=False, probability=Without(_NO_CLASSES),
+                    task="regressor", compare=True, probability=Without(_NO_CLASSES),
                     certificate="residual",
                     # the linear SVR on the Nystroem features, liblinear under solver="auto"
                     approximate={},
@@ -1113,6 +1116,95 @@ def _register_flip_ridge():
                     readme=("`FlippedKernelRidgeClassifier()`", "kernel ridge on the flipped "
                             "kernel, one-vs-rest, Krein coefficients c = V sign(Λ) V' c~",
                             "Loosli, Canu & Ong 2016 §3.1; Saunders et al. 1998"))
+
+
+#: Default inner-CV grid of the ridge parameter of the kernel ridge baselines (relative to
+#: the kernel's scale: ``alpha -> s alpha``).
+ALPHA_GRID = (0.01, 0.1, 1.0, 10.0)
+
+#: Default inner-CV grid of ``n_neighbors`` of k-NN regression: a mean of targets wants more
+#: neighbours than a vote between classes.
+KNN_REGRESSION_GRID = (2, 5, 10, 20)
+
+
+def _register_regression_baselines():
+    """Kernel ridge on the flipped / clipped kernel and kernel k-NN regression: the baselines
+    of ``krein compare --task regression`` (Saunders et al. 1998; Chen et al. 2009)."""
+    from .estimators.regression import CorrectedKernelRidge, KernelKNeighborsRegressor
+
+    no_solver = Without("a closed form: one linear solve on the corrected kernel plus "
+                        "alpha I, no iterative solver to certify")
+    exact = ("the regression baselines of krein compare --task regression, which runs on the "
+             "exact kernel only")
+    register_method("flip-ridge-regressor", CorrectedKernelRidge,
+                    "kernel ridge regression on the flipped kernel |K|, coefficients mapped "
+                    "back to the Krein space (Saunders et al. 1998; Loosli et al. 2016)",
+                    task="regressor", compare=True, probability=Without(_NO_CLASSES),
+                    certificate=no_solver, grid={"alpha": list(ALPHA_GRID)},
+                    scale={"alpha": 1}, checks=({}, _PRECOMPUTED), approximate=exact,
+                    readme=("`CorrectedKernelRidge(correction=\"flip\")`", "kernel ridge "
+                            "regression on the flipped (or clipped) kernel, Krein coefficients "
+                            "`c = V g(Λ) V' c~`", "Saunders et al. 1998; Chen et al. 2009 §3"))
+    register_method("clip-ridge-regressor", lambda: CorrectedKernelRidge(correction="clip"),
+                    "kernel ridge regression on the clipped kernel K_+ (Saunders et al. 1998; "
+                    "Chen et al. 2009)",
+                    task="regressor", compare=True, probability=Without(_NO_CLASSES),
+                    certificate=no_solver, grid={"alpha": list(ALPHA_GRID)},
+                    scale={"alpha": 1}, checks=({"correction": "clip"},), approximate=exact,
+                    readme="flip-ridge-regressor")
+    register_method("knn-regressor", KernelKNeighborsRegressor,
+                    "k-NN regression in the kernel-induced distance d^2 = K_ii + K_jj - 2 K_ij, "
+                    "k tuned (the baseline of Chen et al. 2009 for real targets)",
+                    task="regressor", compare=True, probability=Without(_NO_CLASSES),
+                    certificate=Without("the mean target of the nearest training points: no "
+                                        "optimization problem is solved"),
+                    grid={"n_neighbors": list(KNN_REGRESSION_GRID)}, scale={},
+                    checks=({}, _PRECOMPUTED), approximate=exact,
+                    readme=("`KernelKNeighborsRegressor()`", "mean target of the `k` nearest "
+                            "neighbours in the kernel-induced distance, `k` tuned in {2, 5, 10, 20}; test rows "
+                            "suffice",
+                            "Chen, Garcia, Gupta, Rahimi & Cazzanti 2009 (baseline)"))
+
+
+def _register_novelty_baselines():
+    """One-class SVM on the flipped / clipped kernel and the k-NN distance score: the
+    baselines of ``krein compare --task novelty`` (Schoelkopf et al. 2001; Ramaswamy et
+    al. 2000)."""
+    from .estimators.novelty import CorrectedOneClassSVM, KernelKNeighborsOutlier
+
+    exact = ("the novelty baselines of krein compare --task novelty, which runs on the exact "
+             "kernel only")
+    register_method("flip-one-class", CorrectedOneClassSVM,
+                    "one-class SVM on the flipped kernel |K| (libsvm), coefficients mapped back "
+                    "to the Krein space (Schoelkopf et al. 2001; Loosli et al. 2016)",
+                    task="outlier", compare=True, probability=Without(_NO_LABELS),
+                    certificate=Without("scikit-learn's OneClassSVM keeps no Solution"),
+                    grid={}, scale={}, approximate=exact,
+                    # scikit-learn's outlier checks give feature rows to a precomputed
+                    # instance (as for indefinite-one-class): the exact path is checked
+                    checks=({},),
+                    readme=("`CorrectedOneClassSVM(correction=\"flip\")`", "one-class SVM "
+                            "(libsvm) on the flipped (or clipped) kernel, Krein coefficients "
+                            "`c = V g(Λ) V' a`", "Schölkopf et al. 2001; Loosli et al. 2016"))
+    register_method("clip-one-class", lambda: CorrectedOneClassSVM(correction="clip"),
+                    "one-class SVM on the clipped kernel K_+ (Schoelkopf et al. 2001; Chen et "
+                    "al. 2009)", task="outlier", compare=True, probability=Without(_NO_LABELS),
+                    certificate=Without("scikit-learn's OneClassSVM keeps no Solution"),
+                    grid={}, scale={}, checks=({"correction": "clip"},), approximate=exact,
+                    readme="flip-one-class")
+    register_method("knn-outlier", KernelKNeighborsOutlier,
+                    "k-NN novelty score: minus the mean squared kernel-induced distance to the "
+                    "k nearest training points (Ramaswamy et al. 2000; Chen et al. 2009)",
+                    task="outlier", compare=True, probability=Without(_NO_LABELS),
+                    certificate=Without("a distance to the nearest training points: no "
+                                        "optimization problem is solved"),
+                    grid={}, scale={}, approximate=exact,
+                    # scikit-learn's outlier checks give feature rows to a precomputed
+                    # instance (as for indefinite-one-class): the exact path is checked
+                    checks=({},),
+                    readme=("`KernelKNeighborsOutlier()`", "minus the mean squared "
+                            "kernel-induced distance to the `k` nearest training points",
+                            "Ramaswamy, Rastogi & Shim 2000 (baseline)"))
 
 
 _register_builtin()

@@ -77,8 +77,8 @@ class MethodEntry:
     task : {"classifier", "regressor", "outlier"}
         Kind of estimator (scikit-learn's estimator type of ``factory()``).
     compare : bool
-        Whether ``krein compare`` runs it by default (its main job; the sample
-        table of docs/getting_started.rst lists exactly these methods).
+        Whether ``krein compare`` runs it by default in the main job of its task
+        (the sample table of docs/getting_started.rst lists exactly the classifiers).
     grid : tuple of (str, tuple) or None
         The default inner-CV grid (None: ``C`` over :data:`C_GRID` if the
         estimator has one).
@@ -206,8 +206,7 @@ def check_against_estimator(name, fields, estimator):
         classifier does not declare ``probability=True`` (every classifier takes
         it: Platt scaling, :class:`krein.estimators.base.ProbabilityMixin`);
         ``probability=True`` and the estimator has no ``probability`` parameter
-        defaulting to False, or ``Without`` and it has one; ``compare=True`` for
-        a method that is not a classifier; or a parameter of ``grid``, ``scale``,
+        defaulting to False, or ``Without`` and it has one; or a parameter of ``grid``, ``scale``,
         ``approximate`` (with ``approximation``) or ``checks`` is not one of the
         estimator's.
     """
@@ -226,8 +225,6 @@ def check_against_estimator(name, fields, estimator):
     elif fields["task"] == "classifier":
         raise ValueError(f"{where}: every classifier takes probability (Platt scaling: "
                          "krein.estimators.base.ProbabilityMixin); declare probability=True")
-    if fields["compare"] and fields["task"] != "classifier":
-        raise ValueError(f"{where}: compare=True, but krein compare runs classifiers only")
     accepted = estimator.get_params(deep=True)
     named = [*(fields["grid"] or {}), *(fields["scale"] or {})]
     if isinstance(fields["approximate"], dict):

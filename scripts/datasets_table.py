@@ -6,7 +6,7 @@ Usage::
     python scripts/datasets_table.py --write    # rewrite it in docs/datasets.rst
 
 The table has one row per data set shipped in ``krein/datasets/data``: its name,
-kind, number of objects and classes, its source (the citation recorded when it was
+kind, number of objects and classes (``regression`` for real targets), its source (the citation recorded when it was
 converted) and its licence as stated upstream.  ``tests/test_docs_datasets.py``
 checks that the page holds what this prints.
 """
@@ -37,7 +37,9 @@ def table():
     for name in sorted(sets):
         v = sets[name]
         counts = v.get("label_counts") or {}
-        if counts and isinstance(next(iter(counts.values())), dict):   # train / test parts
+        if v.get("task") == "regression":                                 # real targets
+            n, k = str(v["target"]["n"]), "regression"
+        elif counts and isinstance(next(iter(counts.values())), dict):   # train / test parts
             parts = [counts[p] for p in ("train", "test") if p in counts]
             n = " + ".join(str(sum(c.values())) for c in parts)
             k = len(set().union(*[set(c) for c in parts]))

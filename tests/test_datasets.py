@@ -28,6 +28,7 @@ DATA = files("krein.datasets") / "data"
 VECTOR = ["sonar", "heart", "breast_cancer", "wdbc", "diabetes", "ionosphere", "german", "liver", "a1a", "usps"]
 DISSIM = ["catcortex", "balls3d", "newsgroups", "protein", "coilyork"]
 SIMILARITY = ["aural-sonar", "protein-similarity", "voting", "yeast"]
+REGRESSION = ["liver-drinks"]       # vector sets with real targets (a column of another's file)
 
 # name -> (shape, n_positive, n_negative) with the default mapping (MANIFEST.md counts)
 EXPECTED_VECTOR = {
@@ -51,8 +52,8 @@ USPS_TEST = [359, 264, 198, 166, 200, 160, 170, 147, 166, 177]
 # ---------------------------------------------------------------------------
 def test_list_datasets():
     d = list_datasets()
-    assert sorted(d) == sorted(VECTOR + DISSIM + SIMILARITY)
-    for n in VECTOR:
+    assert sorted(d) == sorted(VECTOR + DISSIM + SIMILARITY + REGRESSION)
+    for n in VECTOR + REGRESSION:
         assert d[n].startswith("[vector]")
     for n in DISSIM:
         assert d[n].startswith("[dissimilarity]")
@@ -305,12 +306,13 @@ def _sources():
 
 def test_sources_json_matches_shipped_files():
     src = _sources()
-    assert sorted(src) == sorted(VECTOR + DISSIM + SIMILARITY)
+    assert sorted(src) == sorted(VECTOR + DISSIM + SIMILARITY + REGRESSION)
     for name, entry in src.items():
         blob = (DATA / entry["file"]).read_bytes()
         assert hashlib.sha256(blob).hexdigest() == entry["sha256"], name
         assert len(blob) == entry["bytes"]
-        for key in ("citation", "licence", "notes", "sources", "label_counts", "arrays"):
+        labels = "target" if name in REGRESSION else "label_counts"
+        for key in ("citation", "licence", "notes", "sources", labels, "arrays"):
             assert entry[key], (name, key)
         with np.load(DATA.joinpath(entry["file"]).open("rb"), allow_pickle=False) as z:
             assert sorted(z.files) == sorted(entry["arrays"])

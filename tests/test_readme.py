@@ -174,6 +174,9 @@ SLOW = {
     KREIN_METHODS: "four methods tuned on Sonar (about a minute on two cores)",
     CHECKERBOARD: "every method on 300 points plus the decision-boundary grid (about 100 s on "
                   "two cores)",
+    "krein compare --task regression --dataset liver-drinks":
+        "six regressors tuned by nested CV (tens of minutes on two cores, indefinite-svr's "
+        "inner CV); tests/test_compare_tasks.py runs the task end to end on the same data",
 }
 RUN_SLOW = os.environ.get("KREIN_README_SLOW", "") not in ("", "0")
 
@@ -256,6 +259,19 @@ def _check_krein_methods_compare(r, d):
     assert {"ksvm", "ch", "mod-svm", "rvm"} <= _table_rows(r.out)
 
 
+def _check_regression(r, d):
+    assert re.search(r"^method\s+RMSE\s+MAE\s+R\^2", r.out, flags=re.M), r.out[-2000:]
+    assert {"indefinite-svr", "esvr", "krein-ls-regressor", "flip-ridge-regressor",
+            "clip-ridge-regressor", "knn-regressor"} <= _table_rows(r.out)
+
+
+def _check_novelty(r, d):
+    assert re.search(r"^method\s+accuracy %\s+vs best\s+AUC", r.out, flags=re.M), r.out[-2000:]
+    assert {"indefinite-one-class", "flip-one-class", "clip-one-class",
+            "knn-outlier"} <= _table_rows(r.out)
+    assert "fitted on the inliers (label 1)" in r.out
+
+
 def _check_solvers(r, d):
     assert "CLARABEL" in r.out and "SCS" in r.out  # installed with krein
 
@@ -313,6 +329,8 @@ CHECKS = {
     CHECKERBOARD: _check_checkerboard,
     "krein diagnose --dataset protein --kernel dissimilarity-linear": _check_diagnose,
     KREIN_METHODS: _check_krein_methods_compare,
+    "krein compare --task regression --dataset liver-drinks": _check_regression,
+    "krein compare --task novelty --dataset protein-similarity --binary 1:2,3,4": _check_novelty,
     "krein solvers": _check_solvers,
     "krein methods": _check_methods,
     "krein experiment run experiments/loosli_table2.py --quick": _check_quick_run,

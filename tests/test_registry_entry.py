@@ -3,7 +3,7 @@
 * :func:`krein.registry.register_method` validates every field declaratively
   (:data:`krein.registry.ENTRY_CONSTRAINTS`) and every declaration against its
   estimator (:func:`krein.registry_entry.check_against_estimator`): its task,
-  its ``probability`` parameter, ``compare`` of a non-classifier, the parameters
+  its ``probability`` parameter, the parameters
   an entry names; ``checks=()`` without a reason is refused;
 * :func:`krein.registry.temporary_method` registers a method for a ``with``
   block and removes it, also on an exception;
@@ -103,20 +103,19 @@ def test_declarations_are_checked_against_the_estimator(scratch):
          "every classifier takes probability"),
         (dict(factory=KNeighborsClassifier), "probability=True needs"),
         (dict(factory=ESVR, task="regressor"), "probability=True needs"),
-        # krein compare runs classifiers only
-        (dict(factory=ESVR, task="regressor", probability=Without("r"), compare=True),
-         "compare=True"),
     ]
     for kw, message in bad:
         args = {"factory": DirectSVC, **DECLARED, **kw}
         with pytest.raises(ValueError, match=re.escape(message)):
             register_method("m", description="a method", **args)
     assert not scratch
-    register_method("r", ESVR, "a regressor", task="regressor", compare=False,
+    # compare=True puts a regressor in krein compare --task regression's main job
+    register_method("r", ESVR, "a regressor", task="regressor", compare=True,
                     probability=Without("a regressor"), certificate="residual",
                     checks=Without("none here"), readme=("`R`", "r", "s"))
     entry = method_entry("r")
     assert entry.probability == Without("a regressor") and entry.checks == Without("none here")
+    assert "r" in registry.list_methods(task="regressor", compare=True)
     assert registry.estimator_check_instances() == []
 
 

@@ -18,8 +18,8 @@ own declarations, so that no test keeps a list of method names:
 * ``checks``: instances that ``tests/test_estimator_checks.py`` runs through
   scikit-learn's estimator checks, or a reason whose ``tests/`` files exist;
 * ``compare``: the sample output of the main job in docs/getting_started.rst lists
-  exactly the methods with ``compare=True``, in registration order (those that need
-  base kernels as skipped), and every one of them is a classifier;
+  exactly the classifiers with ``compare=True``, in registration order (those that need
+  base kernels as skipped);
 * ``readme``: README.md's method table is :func:`krein.registry.readme_table`;
 * docs/layout.md, "Adding a method": every path it names exists and its example runs;
 * ``approximate``: every method has a path on large data (the parameters an approximated
@@ -225,6 +225,8 @@ DELIBERATE_DIFFERENCES = {
                                            "need labels; the transformer NearestPSD also fits "
                                            "without them"},
     "conformal": {"correction": "the kernel repair the method is named after"},
+    "clip-ridge-regressor": {"correction": "the correction the method is named after"},
+    "clip-one-class": {"correction": "the correction the method is named after"},
     "clc": {"correction": "the kernel combination the method is named after"},
     "akm": {"correction": "the kernel combination the method is named after",
             "correction__combination": "AKM is the average of the base kernels"},
@@ -278,8 +280,7 @@ def _main_job_sample():
 
 
 def test_the_documented_main_job_is_the_compare_declaration():
-    main_job = list(list_methods(compare=True))
-    assert main_job == list(list_methods(task="classifier", compare=True))
+    main_job = list(list_methods(task="classifier", compare=True))
     rows, skipped = _main_job_sample()
     # the sample's sigmoid kernel on feature vectors has no base kernels
     assert rows == [m for m in main_job if not method_requirements(m)]

@@ -169,10 +169,14 @@ def _is_int(v):
 
 
 def _stratified_subsample(y, n, random_state):
+    """A subsample of ``n`` objects, stratified by class; real targets (a regression set's
+    non-integral numbers) are drawn uniformly."""
     from sklearn.model_selection import train_test_split
 
     idx = np.arange(y.shape[0])
-    keep, _ = train_test_split(idx, train_size=n, stratify=y, random_state=random_state)
+    real = y.dtype.kind == "f" and bool(np.any(y != np.round(y)))
+    keep, _ = train_test_split(idx, train_size=n, stratify=None if real else y,
+                               random_state=random_state)
     return np.sort(keep)
 
 
@@ -299,5 +303,7 @@ def load_dataset(name, *, n_samples=None, binary=None, random_state=0, feature_s
                 S = S[np.ix_(keep, keep)]
             else:
                 D = D[np.ix_(keep, keep)]
-            desc += f", stratified subsample of {n_samples} (seed {random_state})"
+            real = y.dtype.kind == "f" and bool(np.any(y != np.round(y)))
+            desc += (f", {'random' if real else 'stratified'} subsample of {n_samples} "
+                     f"(seed {random_state})")
     return Dataset(name, kind, np.asarray(y), X, D, desc, S)

@@ -27,7 +27,9 @@ USPS_PAPER_PAIRS = ((3, 5), (4, 6))
 # registry
 # ---------------------------------------------------------------------------
 # Vector data sets. ``pos``/``neg``: the raw label mapped to +1 / -1 by default
-# (None for the multiclass USPS). ``splits``: predefined train/test split.
+# (None for the multiclass USPS). ``splits``: predefined train/test split.  A regression
+# set reads another set's ``file`` and takes its feature column ``target`` as the real
+# target (the other columns are the features).
 _VECTOR = {
     "sonar": dict(
         description="UCI Sonar (mines vs. rocks), 208 x 60, binary: M (mine) = +1, R (rock) = -1",
@@ -66,6 +68,13 @@ _VECTOR = {
             "(selector is really a split indicator, see notes)"
         ),
         pos=2, neg=1, splits=False,
+    ),
+    "liver-drinks": dict(
+        description=(
+            "UCI Liver Disorders (BUPA), 345 x 5 blood tests, regression: drinks per day "
+            "(half-pint equivalents; McDermott & Forsyth 2016)"
+        ),
+        pos=None, neg=None, splits=False, file="liver", target=5,
     ),
     "a1a": dict(
         description=(
@@ -424,6 +433,9 @@ def load(name, *, scale=None, binary=None, split=None, missing="drop", return_in
           indicator per UCI, McDermott & Forsyth 2016; used as label as in
           most SVM papers)
         - a1a: +1 (income > 50K) / -1, as in the file -- train 395 / 1210
+        - liver-drinks (regression): ``y`` the real ``drinks`` column of the liver
+          file (half-pint equivalents per day, 0-20; the target UCI documents,
+          McDermott & Forsyth 2016), ``X`` the five blood tests, float64
     info : dict
         Only if ``return_info``: ``name``, ``kind``, ``description``,
         ``citation``, ``licence``, ``sources`` (source files with sha256 and
@@ -469,7 +481,9 @@ def load(name, *, scale=None, binary=None, split=None, missing="drop", return_in
     if missing not in ("drop", "median", "keep"):
         raise ValueError(f"missing must be 'drop', 'median' or 'keep'; got {missing!r}")
 
-    z = _arrays(name)
+    z = _arrays(spec.get("file", name))
+    if spec.get("target") is not None:
+        return _regression_set(name, z, spec, scale, binary, return_info)
     if name == "a1a":
         data, ind, ptr = z[f"{split}_data"], z[f"{split}_indices"], z[f"{split}_indptr"]
         n, nf = len(ptr) - 1, int(z["n_features"])
@@ -528,6 +542,22 @@ def load(name, *, scale=None, binary=None, split=None, missing="drop", return_in
         n_samples=int(X.shape[0]),
         n_features=int(X.shape[1]),
     )
+    return X, y, info
+
+
+def _regression_set(name, z, spec, scale, binary, return_info):
+    """The features and real targets of a regression set (``target`` column of its file)."""
+    if binary is not None:
+        raise ValueError(f"{name!r} is a regression set (real targets); binary must be None, "
+                         f"got {binary!r}")
+    X = np.array(z["X"], dtype=np.float64)
+    y = X[:, spec["target"]].copy()
+    X = scale_features(np.ascontiguousarray(np.delete(X, spec["target"], axis=1)), scale)
+    if not return_info:
+        return X, y
+    info = _info(name, "vector")
+    info.update(label_mapping=None, split=None, scale=scale, missing="drop",
+                n_samples=int(X.shape[0]), n_features=int(X.shape[1]))
     return X, y, info
 
 

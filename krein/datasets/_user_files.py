@@ -22,6 +22,8 @@ diagonal (up to :data:`FILE_DIAGONAL_RTOL` ``* max |D|``).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import os
 from dataclasses import dataclass
 
@@ -298,11 +300,30 @@ def _file_labels(labels, argument="labels"):
 def _check_test_classes(y_test, y_train, shown, argument):
     """Every test label is a class of the training part (a classifier knows no other)."""
     unseen = np.setdiff1d(np.unique(y_test), np.unique(y_train))
-    if unseen.size:
+    if unseen.size and not _REAL_LABELS.get():
         known = ", ".join(repr(_py(v)) for v in np.unique(y_train)[:10])
         raise InvalidArgument(argument, f"{shown}: test label(s) "
                                         f"{', '.join(repr(_py(v)) for v in unseen[:5])} are no "
                                         f"class of the training labels ({known})")
+
+
+#: Whether the labels being read are real-valued targets (a regression): then every object
+#: may have a value of its own and a test value need not occur among the training values.
+_REAL_LABELS = contextvars.ContextVar("krein_real_labels", default=False)
+
+
+@contextlib.contextmanager
+def real_labels():
+    """Read the user's labels as real-valued targets inside the block (``--task regression``).
+
+    The label checks that make sense for classes only are off: all labels distinct (every
+    object a class of its own) and test labels that are no training label.
+    """
+    token = _REAL_LABELS.set(True)
+    try:
+        yield
+    finally:
+        _REAL_LABELS.reset(token)
 
 
 def _check_file_labels(y, shown, argument, hint=""):
@@ -312,7 +333,7 @@ def _check_file_labels(y, shown, argument, hint=""):
     if classes.size < 2:
         raise InvalidArgument(argument, f"{shown}: a single class ({_py(classes[0])!r}) in all "
                                         f"{n} labels; need at least two classes{hint}")
-    if classes.size == n and n >= 3:
+    if classes.size == n and n >= 3 and not _REAL_LABELS.get():
         first = ", ".join(repr(_py(v)) for v in y[:3])
         raise InvalidArgument(argument, f"{shown}: all {n} labels are different ({first}, ...): "
                                         "every object would be a class of its own; expected one "

@@ -16,6 +16,8 @@ from .modsvm import ModSVC
 from .nearest_mean import PseudoEuclideanNearestMean
 from .nearest_psd import NearestPSD
 from .neighbors import AffinityKNeighborsClassifier, KernelKNeighborsClassifier
+from .regression import CorrectedKernelRidge, KernelKNeighborsRegressor
+from .novelty import CorrectedOneClassSVM, KernelKNeighborsOutlier
 from .rkks import KreinLeastSquaresClassifier, KreinLeastSquaresRegressor
 from .rvm import RVC
 from .similarity_space import SimilaritySpaceSVC
@@ -27,4 +29,6 @@ __all__ = ["KernelClassifierBase", "KernelMixin", "ESVC", "SpectrumSVC", "Direct
            "ConformalTransformation", "ConformalLinearCombination", "NearestPSD",
            "KernelKNeighborsClassifier", "AffinityKNeighborsClassifier", "SimilaritySpaceSVC",
            "PseudoEuclideanNearestMean", "PseudoEuclideanPCA", "PseudoEuclideanKNeighbors", "DCSVC",
-           "KreinLeastSquaresClassifier", "KreinLeastSquaresRegressor", "ESVR"]
+           "KreinLeastSquaresClassifier", "KreinLeastSquaresRegressor", "ESVR",
+           "CorrectedKernelRidge", "KernelKNeighborsRegressor",
+           "CorrectedOneClassSVM", "KernelKNeighborsOutlier"]

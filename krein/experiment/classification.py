@@ -36,7 +36,8 @@ from ..approximation_spec import check_approximable
 from ..registry import NO_APPROXIMATE_PATH, approximation_defaults  # noqa: F401
 from ..solvers.core import CERTIFICATE_KINDS as _SOLUTION_CERTIFICATE_KINDS
 from .metrics import (classification_metrics, decision_values, fold_auc,  # noqa: F401
-                      fold_predictions, solver_version)
+                      fold_predictions, regression_metrics, regression_predictions,
+                      solver_version)
 from .seeds import cell_seed, location_free
 from .splits import LOO, OUTER_SPLITS, check_outer_split, fold_correctness, split_indices
 
@@ -45,12 +46,24 @@ __all__ = ["classification_metrics", "classification_cell", "classification_grid
            "check_data_file", "certificate_measure", "approximation_defaults",
            "NO_APPROXIMATE_PATH", "CLASSIFICATION_DEFAULTS",
            "CERTIFICATE_KINDS", "DATA_FILE_DEFAULTS", "SCORINGS", "LOO", "OUTER_SPLITS",
-           "fold_correctness", "inner_splits"]
+           "fold_correctness", "inner_splits", "TASKS", "REGRESSION_SCORING"]
 
 
 #: Scores accepted by ``scoring`` of :func:`classification_cell` (keys of
 #: :func:`classification_metrics`).
 SCORINGS = ("accuracy", "recall", "average", "sensitivity", "specificity")
+
+#: The prediction tasks of a cell (its ``problem``): ``"classification"`` (class labels,
+#: stratified splits, the scores of :data:`SCORINGS`), ``"regression"`` (real targets,
+#: plain K-fold splits, :func:`krein.experiment.metrics.regression_metrics`) and
+#: ``"novelty"`` (labels +1 inlier / -1 outlier, stratified splits, the method fitted on
+#: the inliers of the training split only, nothing tuned, scored like a binary classifier:
+#: ROC AUC of the decision values, the accuracy of the +1 / -1 calls).
+TASKS = ("classification", "regression", "novelty")
+
+#: The inner score of a regression cell: minus the root mean squared error (higher is
+#: better, as every inner score).
+REGRESSION_SCORING = "neg_rmse"
 
 # --------------------------------------------------------------------------- classification task
 #: Parameters of :func:`classification_cell` and their defaults (``dataset`` and
@@ -80,6 +93,7 @@ CLASSIFICATION_DEFAULTS = {
     "validation_fraction": 0.2,
     "grid_extension": 0,
     "grid_fixed": [],
+    "problem": "classification",
 }
 
 #: Data kind (:func:`krein.kernel_data.available_kernels`) of each ``data_file`` kind.
@@ -91,13 +105,13 @@ _FILE_KINDS = {"kernel": "kernel", "dissimilarity": "dissimilarity", "features":
 DATA_FILE_DEFAULTS = {"kind": "kernel", "path": None, "labels": None, "label_column": None,
                       "symmetrize": False, "test_path": None, "test_labels": None,
                       "landmarks": None, "names": None, "edge_list": None,
-                      "edge_columns": None, "missing": None}
+                      "edge_columns": None, "missing": None, "real_labels": None}
 
 #: Keys of a ``data_file`` entry left out of it when None (the cells of files without a test
 #: part or a format option, their keys and seeds, stay what they were before these keys
 #: existed).
 _OPTIONAL_FILE_KEYS = ("test_path", "test_labels", "landmarks", "names", "edge_list",
-                       "edge_columns", "missing")
+                       "edge_columns", "missing", "real_labels")
 
 
 def _as_grid(grid, name):
@@ -133,10 +147,21 @@ def _kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_st
 
 def _load_kernel_data(dataset, kernel, params_json, n_samples, binary_json, random_state,
                       data_file_json, approximation):
+    import contextlib
+
+    from ..datasets._user_files import real_labels
+
+    spec = json.loads(data_file_json)
+    with real_labels() if (spec or {}).get("real_labels") else contextlib.nullcontext():
+        return _load_data(dataset, kernel, params_json, n_samples, binary_json, random_state,
+                          spec, approximation)
+
+
+def _load_data(dataset, kernel, params_json, n_samples, binary_json, random_state, spec,
+               approximation):
     from .. import kernel_data
 
     params = json.loads(params_json) or None
-    spec = json.loads(data_file_json)
     if spec is None:
         return kernel_data.load_kernel_data(
             dataset, kernel, params, n_samples=n_samples, binary=_tuples(json.loads(binary_json)),
@@ -181,7 +206,9 @@ def check_data_file(spec):
         columns: ``landmarks`` (the file of the landmarks' row indices; ``path``
         then holds the ``n x m`` columns, :func:`krein.kernel_data.load_landmark_file`);
         a matrix's format: ``names``, ``edge_list``, ``edge_columns``, ``missing``
-        (:func:`krein.kernel_data.load_kernel_file`).
+        (:func:`krein.kernel_data.load_kernel_file`); ``real_labels`` True: the
+        labels are a regression's real targets (every object may have its own
+        value; :func:`krein.datasets._user_files.real_labels`).
 
     Returns
     -------
@@ -409,7 +436,8 @@ def outer_splits(params, y, n_test=None):
     if p["outer_split"] == "predefined" and n_test is None:
         n_test = cell_kernel_data(params)[0].n_test
     return split_indices(p["outer_split"], p["outer_folds"], p["test_size"],
-                         _seeds(params)["outer"], y, n_test)
+                         _seeds(params)["outer"], y, n_test,
+                         stratify=p["problem"] != "regression")
 
 
 #: ``(kind, words)`` pairs of :data:`krein.solvers.core.CERTIFICATE_KINDS` (declared
@@ -534,7 +562,16 @@ def classification_cell(params):
           directly, as scikit-learn's ``cross_val_score`` over ``GridSearchCV``
           with those ``random_state`` values would split (``krein compare``);
         * ``scoring``: one of :data:`SCORINGS` for the inner CV (luss:
-          ``"average"``);
+          ``"average"``); with ``problem="regression"`` :data:`REGRESSION_SCORING`;
+        * ``problem``: ``"classification"`` (default) or ``"regression"``: real
+          targets (:func:`_targets`), ``KFold`` / ``ShuffleSplit`` in steps 2
+          and 3 instead of their stratified versions, the inner score minus the
+          RMSE, and the outer scores ``rmse``, ``mae``, ``r2``
+          (:func:`krein.experiment.metrics.regression_metrics`) instead of the
+          classification scores; or ``"novelty"``: labels +1 (inlier) and -1
+          (outlier), no step 3 (no grid), step 4 fits on the inliers of the outer
+          training split only and scores the whole test split (``auc`` of the
+          decision values, positive for +1; ``n_train`` the inliers fitted);
         * ``grid_extension``: 0 (the grids searched as given) or ``N``: step 3
           searches adaptively (:mod:`krein.experiment.tuning`: every grid made
           feasible for the inner training parts, a parameter chosen at an end
@@ -589,7 +626,10 @@ def classification_cell(params):
         test object in test-index order); ``test_predictions``
         (:func:`krein.experiment.metrics.fold_predictions`: the predicted class,
         decision value and probability per test object, JSON); and ``trace`` (``trace_``) when
-        ``save_trace``.
+        ``save_trace``.  A regression cell has ``rmse``, ``mae``, ``r2`` and
+        ``train_rmse`` in place of the classification scores, AUC,
+        ``train_accuracy`` and ``test_correct``, and ``test_predictions`` holds the
+        predicted values (:func:`krein.experiment.metrics.regression_predictions`).
 
     Raises
     ------
@@ -610,8 +650,11 @@ def classification_cell(params):
     for req in ("dataset", "method", "seed"):
         if p.get(req) is None:
             raise ValueError(f"classification_cell: parameter {req!r} is required")
-    if p["scoring"] not in SCORINGS:
-        raise ValueError(f"scoring must be one of {SCORINGS}; got {p['scoring']!r}")
+    _check_task_scoring(p["problem"], p["scoring"])
+    if p["problem"] == "novelty" and (p["param_grid"] or p["kernel_grid"]):
+        raise ValueError("problem='novelty' is not tuned (an inner score would need the "
+                         "outliers' labels of the training split); give no param_grid or "
+                         "kernel_grid")
     outer, fold, inner = p["outer_folds"], p["fold"], p["inner_folds"]
     scheme = check_outer_split(p["outer_split"], p["test_size"], outer)
     checks = [("inner_folds", inner, 1), ("repeat", p["repeat"], 0), ("fold", fold, 0)]
@@ -643,6 +686,25 @@ def classification_cell(params):
         return _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos)
 
 
+def _check_task_scoring(task, scoring):
+    """``task`` one of :data:`TASKS` and ``scoring`` one of its scores, else ValueError."""
+    if task not in TASKS:
+        raise ValueError(f"task must be one of {TASKS}; got {task!r}")
+    allowed = (REGRESSION_SCORING,) if task == "regression" else SCORINGS
+    if scoring not in allowed:
+        raise ValueError(f"scoring must be one of {allowed} with task={task!r}; got {scoring!r}")
+
+
+def _targets(data, task):
+    """The labels of ``data`` (training part, test part or None) for ``task``: real targets
+    as floats for a regression (the data's label conversion keeps non-integral numbers as
+    text, :func:`krein.kernel_data.class_labels`)."""
+    if task != "regression":
+        return data.y, data.y_test
+    as_float = (lambda v: None if v is None else np.asarray(v).astype(float))
+    return as_float(data.y), as_float(data.y_test)
+
+
 def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     """Steps 2-4 of :func:`classification_cell` on the loaded kernels ``datas``.
 
@@ -652,12 +714,13 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
     (:func:`_refit`) and the cell's record (:func:`_fold_record`).
     """
     fold = _outer_fold(p, params, datas, seeds, method_combos[0])
-    y = datas[0].y
-    y_te = datas[0].y_test[fold.test] if fold.predefined else y[fold.test]
-    classes = np.unique(np.concatenate([y, y_te]))
+    regression = p["problem"] == "regression"
+    y, y_test = _targets(datas[0], p["problem"])
+    y_te = y_test[fold.test] if fold.predefined else y[fold.test]
+    classes = None if regression else np.unique(np.concatenate([y, y_te]))
     splits = functools.partial(inner_splits, inner_folds=p["inner_folds"],
                                validation_fraction=p["validation_fraction"],
-                               random_state=seeds["inner"])
+                               random_state=seeds["inner"], stratify=not regression)
     if p["grid_extension"]:
         search = _adaptive_search(fold, params, p, datas, y, classes, splits, p["scoring"])
         kernel_combo, method_combo, data = search.kernel_combo, search.method_combo, search.data
@@ -665,6 +728,8 @@ def _select_refit_score(p, params, datas, seeds, kernel_combos, method_combos):
         search = _inner_search(fold, datas, method_combos, y, classes, splits, p["scoring"])
         kernel_combo, method_combo = kernel_combos[search.best_k], method_combos[search.best_m]
         data = datas[search.best_k]
+    if p["problem"] == "novelty":    # fitted on the inliers of the training split only
+        fold = replace(fold, train=fold.train[np.asarray(y)[fold.train] == 1])
     refit = _refit(fold, data, method_combo, y)
     return _fold_record(refit, fold, search, y, y_te, classes, kernel_combo, method_combo,
                         p["save_trace"])
@@ -848,7 +913,8 @@ class _InnerSearch:
     n_fits: int = 0
 
 
-def inner_splits(train, y, *, inner_folds, validation_fraction=0.2, random_state=None):
+def inner_splits(train, y, *, inner_folds, validation_fraction=0.2, random_state=None,
+                 stratify=True):
     """The inner splits of an outer training split: k folds, or one validation split.
 
     Every method of an outer fold gets the same splits (the seed is the fold's,
@@ -871,6 +937,9 @@ def inner_splits(train, y, *, inner_folds, validation_fraction=0.2, random_state
         ``inner_folds = 1`` only).
     random_state : int, optional
         The splitter's seed (a cell's inner seed).
+    stratify : bool, default True
+        False (real targets): ``KFold`` and ``ShuffleSplit`` with the same
+        arguments instead.
 
     Returns
     -------
@@ -883,17 +952,18 @@ def inner_splits(train, y, *, inner_folds, validation_fraction=0.2, random_state
         ``inner_folds < 1``, a fraction outside (0, 1), or a class too small
         for the split (scikit-learn's message).
     """
-    from sklearn.model_selection import StratifiedKFold, StratifiedShuffleSplit
+    from sklearn.model_selection import KFold, ShuffleSplit, StratifiedKFold, StratifiedShuffleSplit
 
     train = np.asarray(train)
     if isinstance(inner_folds, bool) or not isinstance(inner_folds, numbers.Integral) \
             or inner_folds < 1:
         raise ValueError(f"inner_folds must be an integer >= 1; got {inner_folds!r}")
     if inner_folds == 1:
-        splitter = StratifiedShuffleSplit(n_splits=1, test_size=_check_fraction(
-            validation_fraction), random_state=random_state)
+        splitter = (StratifiedShuffleSplit if stratify else ShuffleSplit)(
+            n_splits=1, test_size=_check_fraction(validation_fraction), random_state=random_state)
     else:
-        splitter = StratifiedKFold(int(inner_folds), shuffle=True, random_state=random_state)
+        splitter = (StratifiedKFold if stratify else KFold)(int(inner_folds), shuffle=True,
+                                                            random_state=random_state)
     return [(train[a], train[b]) for a, b in splitter.split(np.zeros((train.size, 1)), y[train])]
 
 
@@ -1028,7 +1098,7 @@ def _adaptive_search(fold, params, p, datas, y, classes, splits, scoring):
                             method_combo=_as_grid(param_grid, "param_grid")[0], data=datas[0],
                             grid_search={})
     splits = splits(fold.train, y)
-    n_min = smallest_class(splits, y)
+    n_min = smallest_class(splits, y) if classes is not None else None
     fixed = set(p["grid_fixed"] or ())
     axes = {}
     for name, values in given.items():
@@ -1170,8 +1240,7 @@ def _kernel_fold_scores(fold, data, method_combos, splits, y, classes, scoring):
                 try:
                     est = previous = _warm_started(fold.estimator(mc, data), previous)
                     est.fit(K_a, y[a])
-                    fold_scores[j, s] = classification_metrics(y[b], est.predict(K_b),
-                                                               classes)[scoring]
+                    fold_scores[j, s] = _score(y[b], est.predict(K_b), classes, scoring)
                 except Exception as exc:
                     n_fail += 1
                     fold_scores[j, s] = np.nan
@@ -1227,6 +1296,14 @@ def _warm_started(est, previous):
     if previous is None or type(previous) is not type(est):
         return est.set_params(warm_start=True)
     return previous.set_params(**{**params, "warm_start": True})
+
+
+def _score(y_true, y_pred, classes, scoring):
+    """One inner score: of :func:`classification_metrics`, or with ``classes`` None (real
+    targets) of :func:`krein.experiment.metrics.regression_metrics`."""
+    if classes is None:
+        return regression_metrics(y_true, y_pred)[scoring]
+    return classification_metrics(y_true, y_pred, classes)[scoring]
 
 
 def _mean_scores(fold_scores):
@@ -1358,14 +1435,20 @@ def _fold_record(refit, fold, search, y, y_te, classes, kernel_combo, method_com
     """The result dict of :func:`classification_cell` (its Returns, in that column order)."""
     est, tr = refit.estimator, fold.train
     out = {"n_train": int(tr.size), "n_test": int(fold.test.size)}
-    out.update(classification_metrics(y_te, refit.pred, classes))
-    decision = decision_values(est, refit.X_test, classes)  # binary problems only
-    out["auc"] = fold_auc(est, refit.X_test, y_te, classes, score=decision)
-    out["test_correct"] = fold_correctness(y_te, refit.pred)
-    out["test_predictions"] = fold_predictions(est, refit.X_test, refit.pred, classes,
-                                               decision=decision)
-    # training accuracy with the kernel the method was given (Loosli Figs. 6-7, bottom)
-    out["train_accuracy"] = float(np.mean(est.predict(refit.X_train) == y[tr]))
+    if classes is None:     # real targets
+        scores = regression_metrics(y_te, refit.pred)
+        out.update({k: scores[k] for k in ("rmse", "mae", "r2")})
+        out["test_predictions"] = regression_predictions(refit.pred)
+        out["train_rmse"] = regression_metrics(y[tr], est.predict(refit.X_train))["rmse"]
+    else:
+        out.update(classification_metrics(y_te, refit.pred, classes))
+        decision = decision_values(est, refit.X_test, classes)  # binary problems only
+        out["auc"] = fold_auc(est, refit.X_test, y_te, classes, score=decision)
+        out["test_correct"] = fold_correctness(y_te, refit.pred)
+        out["test_predictions"] = fold_predictions(est, refit.X_test, refit.pred, classes,
+                                                   decision=decision)
+        # training accuracy with the kernel the method was given (Loosli Figs. 6-7, bottom)
+        out["train_accuracy"] = float(np.mean(est.predict(refit.X_train) == y[tr]))
     out["inner_score"] = search.score
     out.update(_chosen_params(kernel_combo, method_combo))
     out.update({"fit_seconds": refit.fit_seconds, "predict_seconds": refit.predict_seconds,
@@ -1439,7 +1522,7 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
                         repeats=1, solvers=(None,), inner_folds=3, scoring="accuracy",
                         save_trace=True, random_state=None, order="method", approximation=None,
                         outer_split="kfold", test_size=0.2, validation_fraction=0.2,
-                        grid_extension=0, grid_fixed=()):
+                        grid_extension=0, grid_fixed=(), task="classification"):
     """Cells of :func:`classification_cell`: data sets x kernels x methods x solvers x folds.
 
     Parameters
@@ -1518,6 +1601,12 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
     grid_fixed : sequence of str, default ()
         With ``grid_extension``, parameters searched as given (``kernel_<p>``
         for a kernel parameter).
+    task : {"classification", "regression"}, default "classification"
+        ``"regression"``: real targets (the methods are regressors), plain
+        ``KFold`` outer and inner splits, ``scoring`` must be
+        :data:`REGRESSION_SCORING` (stored in the cells as ``problem`` only
+        when not ``"classification"``: ``task`` names the cell function in
+        the results file).
 
     Returns
     -------
@@ -1547,8 +1636,7 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
                         ("repeats", repeats, 1), ("inner_folds", inner_folds, 1)):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < lo:
             raise ValueError(f"{name} must be an integer >= {lo}; got {v!r}")
-    if scoring not in SCORINGS:
-        raise ValueError(f"scoring must be one of {SCORINGS}; got {scoring!r}")
+    _check_task_scoring(task, scoring)
     validation_fraction = _check_fraction(validation_fraction)
     grid_extension = _check_extension(grid_extension, list(grid_fixed))
     if order not in ("method", "fold"):
@@ -1602,7 +1690,8 @@ def classification_grid(datasets, methods, kernels=(None,), *, param_grid=None, 
              "test_size": float(test_size) if outer_split == "shuffle" else None,
              "validation_fraction": validation_fraction if inner_folds == 1 else None,
              "grid_extension": grid_extension or None,
-             "grid_fixed": sorted(grid_fixed) if grid_extension and grid_fixed else None}
+             "grid_fixed": sorted(grid_fixed) if grid_extension and grid_fixed else None,
+             "problem": None if task == "classification" else task}
     for d in ds_specs:
         kind = (_FILE_KINDS[d["data_file"]["kind"]] if d["data_file"] is not None
                 else dataset_kind(d["dataset"]))

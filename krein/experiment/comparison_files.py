@@ -33,7 +33,15 @@ The directory
   adaptive search only those at a limit of it), ``extended`` the grids the
   adaptive search extended (:func:`krein.experiment.statistics.grid_extensions`),
   ``auc_mean`` / ``auc_std`` the mean and standard deviation of the folds'
-  ``auc`` (empty for a multiclass problem).
+  ``auc`` (empty for a multiclass problem).  A regression (``protocol.task``
+  ``"regression"`` in ``run.json``, with ``data.target``: the targets' count,
+  mean, standard deviation, least and largest value, and ``data.classes``
+  empty) leaves the accuracies and AUCs empty and writes ``rmse_mean``,
+  ``rmse_std``, ``mae_mean``, ``mae_std``, ``r2_mean``, ``r2_std``; its
+  ``p_value`` and ``group`` test the folds' RMSE (lower is better).  A novelty
+  comparison (``protocol.task`` ``"novelty"``, labels 1 / -1) writes the
+  classification columns; its ``auc`` is of inliers against outliers and its
+  ``p_value`` and ``group`` test the folds' AUC.
 * ``folds.csv``: one row per (method, repeat, fold), ``error`` empty when the
   fold succeeded (``accuracy`` NaN when it failed), ``auc`` the ROC AUC of
   the method's decision values on the fold's test part (binary problems;
@@ -43,12 +51,15 @@ The directory
   ``range`` searched, extensions ``down`` and ``up``, ``limit`` the limit its
   chosen end stopped at, ``feasible`` the range its values were placed in;
   :mod:`krein.experiment.tuning`; empty when the grids were searched as
-  given) and ``n_grid_points`` the grid points it scored.
+  given) and ``n_grid_points`` the grid points it scored; a regression's folds
+  have ``rmse``, ``mae`` and ``r2`` (the targets' unit; R^2 a ratio) and an empty
+  ``accuracy`` and ``auc``.
 * ``predictions.csv``: one row per (method, repeat, fold, test object) of
   every fold that succeeded: ``object`` the object's 0-based row in the file
   that holds it (the matrix file; with a predefined test part, the test
   file's row), ``name`` its name where the data have names, ``y_true`` and
-  ``y_pred`` the labels as text, ``correct`` 1 or 0, ``decision`` the
+  ``y_pred`` the labels as text (a regression: the true and predicted values
+  as numbers in text, ``correct`` empty), ``correct`` 1 or 0, ``decision`` the
   decision value of the second class (binary problems), ``probability`` the
   estimated probability of the predicted class (methods fitted with
   ``probability=True``).  The reader rebuilds each fold's per-object
@@ -145,6 +156,15 @@ SUSPECT_REASON = ("at or below the majority-class rate on a matrix that looks li
 #: beside them ``inner_error``, the first failed inner fit's exception on one line.
 _INNER = ("n_inner_failures", "n_inner_warnings")
 
+#: The per-fold scores of a regression in ``folds.csv`` (empty in a classification), and their
+#: means and sample standard deviations in ``summary.csv``.
+_REGRESSION_SCORES = ("rmse", "mae", "r2")
+_REGRESSION_SUMMARY = tuple(f"{k}_{s}" for k in _REGRESSION_SCORES for s in ("mean", "std"))
+
+#: The column of ``folds.csv`` (``summary.csv``: with ``_mean``) that a fold without an
+#: error always has, per task (``run.json``'s ``protocol.task``; classification when absent).
+PRIMARY_SCORE = {"classification": "accuracy", "regression": "rmse", "novelty": "auc"}
+
 #: Counts in ``summary.csv`` behind a ``warning`` status, per method: folds whose refit
 #: warned, folds whose refit raised a ``ConvergenceWarning``, and the sums of :data:`_INNER`.
 _HONEST = ("n_warnings", "n_not_converged", *_INNER)
@@ -228,27 +248,30 @@ COMPARISON_FILES = {f.name: f for f in (
     ComparisonFile(
         SUMMARY_FILE,
         columns=("method", "status", "accuracy_mean", "accuracy_std", "auc_mean", "auc_std",
-                 "best_params",
+                 *_REGRESSION_SUMMARY, "best_params",
                  "fit_seconds_mean", "n_support_mean", "min_eigenvalue_mean", "r_mm_mean",
                  "r_neg_mean", "certificate", "n_folds", "n_errors", "note", *_HONEST,
                  # significance vs the best and the edge-of-grid flag (krein.experiment.statistics)
                  "p_value", "group", "edge", "extended"),
         required=("method", "status", "accuracy_mean", "accuracy_std"),
-        numeric=("accuracy_mean", "accuracy_std", "auc_mean", "auc_std", "fit_seconds_mean",
+        numeric=("accuracy_mean", "accuracy_std", "auc_mean", "auc_std", *_REGRESSION_SUMMARY,
+                 "fit_seconds_mean",
                  "n_support_mean",
                  "min_eigenvalue_mean", "r_mm_mean", "r_neg_mean", "n_folds", "n_errors",
                  *_HONEST, "p_value"),
         integer=("n_folds", "n_errors", *_HONEST), key="method"),
     ComparisonFile(
         FOLDS_FILE,
-        columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "auc", "best_params",
+        columns=("method", "repeat", "fold", "n_train", "n_test", "accuracy", "auc",
+                 *_REGRESSION_SCORES, "best_params",
                  "inner_score", "fit_seconds", "select_seconds", "n_support", "min_eigenvalue",
                  "r_mm", "r_neg", "solver_status", "gap", "certificate", "certificate_value",
                  "error", "warnings", "solver_used", *_INNER, "inner_error",
                  # the adaptive search of the inner CV (krein.experiment.tuning)
                  "grid_search", "n_grid_points"),
         required=("method", "accuracy", "error"),
-        numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "auc", "inner_score",
+        numeric=("repeat", "fold", "n_train", "n_test", "accuracy", "auc", *_REGRESSION_SCORES,
+                 "inner_score",
                  "fit_seconds", "select_seconds", "n_support", "min_eigenvalue", "r_mm",
                  "r_neg", "gap", "certificate_value", *_INNER, "n_grid_points"),
         integer=("repeat", "fold", "n_train", "n_test"), key=("method", "repeat", "fold")),
@@ -517,21 +540,23 @@ def _count(value):
         else None
 
 
-def _check_empty(directory, summary, folds, scans):
-    """An accuracy is empty only where the writer leaves it empty: a failed fold (its
-    ``error`` set), a method that failed or was skipped."""
-    bad = folds["accuracy"].isna().to_numpy() & (folds["error"].str.strip() == "").to_numpy()
+def _check_empty(directory, summary, folds, scans, task="classification"):
+    """The task's score (:data:`PRIMARY_SCORE`: the accuracy, a regression's RMSE) is empty
+    only where the writer leaves it empty: a failed fold (its ``error`` set), a method that
+    failed or was skipped."""
+    score = PRIMARY_SCORE.get(task, "accuracy")
+    bad = folds[score].isna().to_numpy() & (folds["error"].str.strip() == "").to_numpy()
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ResultFileError(os.path.join(directory, FOLDS_FILE),
-                              "empty accuracy in a fold without an error",
+                              f"empty {score} in a fold without an error",
                               scans[FOLDS_FILE].rows[i].line)
-    bad = (summary["accuracy_mean"].isna().to_numpy()
+    bad = (summary[f"{score}_mean"].isna().to_numpy()
            & summary["status"].isin(("ok", "warning", "suspect", "partial")).to_numpy())
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise ResultFileError(os.path.join(directory, SUMMARY_FILE),
-                              f"empty accuracy_mean for a method with status "
+                              f"empty {score}_mean for a method with status "
                               f"{summary['status'].iloc[i]}", scans[SUMMARY_FILE].rows[i].line)
 
 
@@ -694,7 +719,8 @@ def read_comparison(directory):
         raise ValueError(f"{os.path.join(directory, SPECTRUM_FILE)}: expected one finite "
                          f"eigenvalue per object, got {eigenvalues.size} values"
                          + ("" if np.isfinite(eigenvalues).all() else " with NaN or inf"))
-    _check_empty(directory, summary, folds, scans)
+    _check_empty(directory, summary, folds, scans,
+                 (run.get("protocol") or {}).get("task", "classification"))
     _check_counts(directory, run, summary, folds, eigenvalues, scans)
     has = [os.path.isfile(os.path.join(directory, f)) for f in (POINTS_FILE, BOUNDARIES_FILE)]
     points = boundaries = None

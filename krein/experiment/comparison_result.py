@@ -93,6 +93,10 @@ class ComparisonResult:
     diagnosis : dict or None, default None
         :func:`krein.diagnosis.kernel_suitability` of a matrix given as a kernel
         (None for other data).
+    target_scale : float or None, default None
+        A regression's targets' spread ``std(y)`` that ``C``, ``epsilon``,
+        ``rho`` and ``radius_squared`` were placed relative to
+        (:data:`krein.compare.TARGET_EXPONENTS`); None for a classification.
     """
 
     comparison: object
@@ -117,7 +121,13 @@ class ComparisonResult:
     kernel_scale: float = 1.0
     kernel_scale_measure: str = "1"
     diagnosis: dict | None = field(default=None, repr=False)
+    target_scale: float | None = None
     _lock: object = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def task(self):
+        """The comparison's task, ``"classification"`` or ``"regression"``."""
+        return getattr(self.comparison, "task", "classification")
 
     @property
     def predictions(self):
@@ -295,7 +305,8 @@ def _honest_counts(ok):
             "n_not_converged": int(warned.str.contains("ConvergenceWarning").sum()), **inner}
 
 
-def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
+def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None,
+              task="classification"):
     """The summary table: one row per method of ``order`` (:data:`SUMMARY_COLUMNS`).
 
     Parameters
@@ -311,6 +322,13 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
     grids, kernel_grid : dict, optional
         The grids as run (``ComparisonResult.grids`` / ``kernel_grid``), for
         the ``edge`` column; without them ``edge`` is empty.
+    task : {"classification", "regression", "novelty"}, default "classification"
+        A novelty comparison's best method and paired tests are on the folds'
+        AUC.  A regression has ``rmse_mean``, ``rmse_std``, ``mae_mean``,
+        ``mae_std``, ``r2_mean``, ``r2_std`` (the mean and sample standard
+        deviation over the successful folds) instead of the accuracies and
+        AUCs, and its best method and paired tests are on the folds' RMSE
+        (lower is better).
 
     Returns
     -------
@@ -341,12 +359,14 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
         honest = _honest_counts(ok)
         status = ("failed" if len(ok) == 0 else "partial" if n_err else
                   "warning" if any(honest.values()) else "ok")
+        scores = (_regression_summary(ok) if task == "regression" else {
+            "accuracy_mean": _exact_accuracy_mean(ok),
+            "accuracy_std": ok["accuracy"].std() if len(ok) > 1 else (0.0 if len(ok) else np.nan),
+            **_auc_summary(ok)})
         rows.append({
             "method": m,
             "status": status,
-            "accuracy_mean": _exact_accuracy_mean(ok),
-            "accuracy_std": ok["accuracy"].std() if len(ok) > 1 else (0.0 if len(ok) else np.nan),
-            **_auc_summary(ok),
+            **scores,
             "best_params": json.dumps(_chosen_params(ok["best_params"].tolist())),
             "fit_seconds_mean": ok["fit_seconds"].mean() if len(ok) else np.nan,
             "n_support_mean": ok["n_support"].mean() if len(ok) else np.nan,
@@ -364,7 +384,7 @@ def summarize(folds, skipped, order, notes=None, grids=None, kernel_grid=None):
     summary = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     # significance against the best and the edge-of-grid flag
     sig = significance_groups(folds[folds["method"].isin(order) & ~folds["method"].isin(
-        list(skipped))])
+        list(skipped))], score=SIGNIFICANCE_SCORE[task])
     test, sig = sig.attrs["test"], sig.set_index("method")
     summary["p_value"] = summary["method"].map(sig["p_value"]).astype(float)
     summary["group"] = [sig["group"].get(m, "") for m in summary["method"]]
@@ -427,6 +447,25 @@ def flag_suspect(summary, diagnosis, y):
         summary.at[i, "note"] = f"{why}; {note}" if note else why
         summary.at[i, "status"] = "suspect"
     return summary.loc[hit, "method"].tolist()
+
+
+#: The per-fold score each task's paired tests compare (a novelty comparison: the AUC).
+SIGNIFICANCE_SCORE = {"classification": "accuracy", "regression": "rmse", "novelty": "auc"}
+
+#: The per-fold scores of a regression (``folds.csv``) summarised as ``<score>_mean`` and
+#: ``<score>_std`` in ``summary.csv``.
+REGRESSION_SCORES = ("rmse", "mae", "r2")
+
+
+def _regression_summary(ok):
+    """Mean and sample standard deviation of each of :data:`REGRESSION_SCORES` over the
+    successful folds (NaN without one; a standard deviation of 0 for one fold)."""
+    out = {}
+    for k in REGRESSION_SCORES:
+        v = pd.to_numeric(ok[k], errors="coerce").to_numpy(dtype=float)
+        out[f"{k}_mean"] = float(np.mean(v)) if v.size else np.nan
+        out[f"{k}_std"] = float(np.std(v, ddof=1)) if v.size > 1 else (0.0 if v.size else np.nan)
+    return out
 
 
 def _auc_summary(ok):
@@ -494,9 +533,12 @@ def prediction_table(result):
         predefined = getattr(data, "n_test", 0) and len(splits[int(row.repeat)]) == 1 \
             and getattr(data, "y_test", None) is not None
         y_true = np.asarray(data.y_test if predefined else data.y)[test]
+        names = getattr(data, "test_names" if predefined else "names", None)
+        if "value" in rec:     # a regression: the predicted values
+            parts.append(_regression_rows(row, test, y_true, rec["value"], names, columns))
+            continue
         classes = np.unique(np.concatenate([np.asarray(data.y), y_true]))
         y_pred = classes[np.asarray(rec["pred"], dtype=int)]
-        names = getattr(data, "test_names" if predefined else "names", None)
         n = test.size
         parts.append(pd.DataFrame({
             "method": row.method, "repeat": int(row.repeat), "fold": int(row.fold),
@@ -512,10 +554,33 @@ def prediction_table(result):
     return pd.concat(parts, ignore_index=True)
 
 
+def _regression_rows(row, test, y_true, values, names, columns):
+    """The ``predictions.csv`` rows of one regression fold: the true and predicted targets
+    as numbers in text (``repr`` of the float), ``correct``, ``decision`` and
+    ``probability`` empty."""
+    n = test.size
+    empty = np.full(n, np.nan)
+    return pd.DataFrame({
+        "method": row.method, "repeat": int(row.repeat), "fold": int(row.fold),
+        "object": test, "name": (np.asarray(names, dtype=object)[test] if names is not None
+                                 else np.full(n, "", dtype=object)),
+        "y_true": [repr(float(v)) for v in np.asarray(y_true).astype(float)],
+        "y_pred": [repr(float(v)) for v in values],
+        "correct": empty, "decision": empty, "probability": empty}, columns=columns)
+
+
 # --------------------------------------------------------------------------- files
 def _label_names(data):
     labels, counts = data.classes
     return [[str(v), int(c)] for v, c in zip(labels.tolist(), counts.tolist())]
+
+
+def _target_record(data):
+    """``run.json``'s ``data.target`` of a regression: the targets' count, mean, standard
+    deviation (ddof 0: the spread the grids are relative to), least and largest value."""
+    y = np.asarray(data.y).astype(float)
+    return {"n": int(y.size), "mean": float(y.mean()), "std": float(y.std()),
+            "min": float(y.min()), "max": float(y.max())}
 
 
 def _json_default(v):
@@ -606,7 +671,8 @@ def run_info(result, command=None):
     source = getattr(data, "source", "") or f"bundled data set {data.dataset}"
     fixed = {m: ({"C": result.C} if result.C is not None and "C" in
                  build_estimator(m).get_params(deep=False) else {}) for m in result.methods}
-    if result.approximation is not None and result.experiment is not None:
+    if (result.approximation is not None or result.task == "novelty") \
+            and result.experiment is not None:
         fixed = {m: result.method_params(m) for m in result.methods}
     spectrum = {k: s[k] for k in SPECTRUM_KEYS}
     approximation = None
@@ -634,7 +700,9 @@ def run_info(result, command=None):
         "output_seconds": _seconds_or_none(result.output_seconds), "command": command,
         "data": {"name": data.dataset, "source": source, "kind": data.kind,
                  "n_samples": data.n_samples, "n_features": data.n_features,
-                 "description": data.description, "classes": _label_names(data),
+                 "description": data.description,
+                 "classes": _label_names(data) if result.task == "classification" else [],
+                 **({"target": _target_record(data)} if result.task == "regression" else {}),
                  "kernel": data.kernel, "kernel_params": dict(data.kernel_params),
                  "notes": list(getattr(data, "notes", ()))},
         "spectrum": spectrum,
@@ -642,7 +710,10 @@ def run_info(result, command=None):
                      "inner_folds": result.inner_folds, "inner": result.inner_protocol,
                      "validation_fraction": result.validation_fraction,
                      "seed": result.random_state,
-                     "tuned": result.tuned, "scoring": "accuracy", "solver": result.solver,
+                     "tuned": result.tuned, "task": result.task,
+                     "scoring": {"regression": "rmse", "novelty": "auc"}.get(result.task,
+                                                                             "accuracy"),
+                     "target_scale": result.target_scale, "solver": result.solver,
                      "kernel_grid": result.kernel_grid, "grids": result.grids, "fixed": fixed,
                      "grid_extension": result.grid_extension,
                      "approximation": result.approximation, "kernel_scale": result.kernel_scale,

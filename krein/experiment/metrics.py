@@ -1,7 +1,7 @@
-"""Scores of a classification cell and the versions of the solvers it used.
+"""Scores of a classification or regression cell and the versions of the solvers it used.
 
 :func:`classification_metrics` (accuracy, recall, their average, sensitivity,
-specificity), :func:`fold_auc` (ROC AUC of a fitted model's scores) and
+specificity), :func:`regression_metrics` (RMSE, MAE, R^2), :func:`fold_auc` (ROC AUC of a fitted model's scores) and
 :func:`solver_version` (the installed version of the package behind a solver
 name), the per-cell measurements of
 :func:`krein.experiment.classification.classification_cell`, which re-exports
@@ -12,7 +12,54 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["classification_metrics", "fold_auc", "solver_version"]
+__all__ = ["classification_metrics", "regression_metrics", "regression_predictions", "fold_auc",
+           "solver_version"]
+
+
+def regression_metrics(y_true, y_pred):
+    """Scores of real-valued predictions: RMSE, MAE, R^2 and the inner score ``neg_rmse``.
+
+    Parameters
+    ----------
+    y_true, y_pred : array of shape (n,)
+        True and predicted targets.
+
+    Returns
+    -------
+    dict
+        ``rmse`` (root mean squared error, in the targets' unit), ``mae``
+        (mean absolute error, same unit), ``r2`` (the coefficient of
+        determination ``1 - SSE / SST`` about the mean of ``y_true``:
+        :func:`sklearn.metrics.r2_score`, NaN for fewer than two objects) and
+        ``neg_rmse`` (``-rmse``: the higher-is-better score of the inner CV).
+    """
+    from sklearn.metrics import mean_absolute_error, mean_squared_error, r2_score
+
+    y_true = np.asarray(y_true, dtype=float)
+    y_pred = np.asarray(y_pred, dtype=float)
+    rmse = float(np.sqrt(mean_squared_error(y_true, y_pred)))
+    r2 = float(r2_score(y_true, y_pred)) if y_true.size >= 2 else float("nan")
+    return {"rmse": rmse, "mae": float(mean_absolute_error(y_true, y_pred)), "r2": r2,
+            "neg_rmse": -rmse}
+
+
+def regression_predictions(pred):
+    """Per-object predictions of a regression fold as compact JSON text (``test_predictions``).
+
+    Parameters
+    ----------
+    pred : array of shape (m,)
+        The predicted targets, in test-index order.
+
+    Returns
+    -------
+    str
+        A JSON object ``{"value": [...]}``, values to 12 significant digits.
+    """
+    import json
+
+    return json.dumps({"value": [float(f"{v:.12g}") for v in np.asarray(pred, dtype=float)]},
+                      separators=(",", ":"))
 
 
 def classification_metrics(y_true, y_pred, classes=None):

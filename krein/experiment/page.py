@@ -36,7 +36,7 @@ from .comparison_files import (BOUNDARIES_FILE, COMPARISON_COLUMNS, FIGURE_FILES
                                read_comparison)
 from .page_diagnosis import diagnosis_section
 from .page_figures import accuracy_figure, boundary_figure, spectrum_figure
-from .page_findings import approximation, significance
+from .page_findings import approximation, score_view, significance
 from .page_format import (CLASS_COLORS, duration, escape, fact, kernel_label, missing, number,
                           param_value, percent, png_image, timestamp)
 from .page_protocol import protocol_section
@@ -167,6 +167,12 @@ def _data_section(c):
         if bar:
             value += f'<div class="classbar" aria-hidden="true">{"".join(bar)}</div>'
         facts.append(fact(f"Classes ({len(classes)})", value))
+    elif isinstance(d.get("target"), dict):     # a regression: real targets
+        t = d["target"]
+        facts.append(fact("Targets", escape(
+            f"real-valued, {number(t.get('n'))} values from {number(t.get('min'))} to "
+            f"{number(t.get('max'))}; mean {number(t.get('mean'))}, standard deviation "
+            f"{number(t.get('std'))}")))
     else:
         facts.append(fact("Classes", missing()))
     kernel = escape(d["kernel"]) if d.get("kernel") else missing()
@@ -246,15 +252,22 @@ def _page_html(c, images):
     bits.append(kernel_label(d))
     bits.append(f"created {timestamp(run.get('created'))}")
     sig, _ = significance(c)
+    view = score_view(c)
     if sig.attrs.get("best") is not None:
         r = s.set_index("method").loc[sig.attrs["best"]]
+        if view.task in ("regression", "novelty"):
+            name = view.column.upper()
+            score = (f"{name} {view.text(r[view.column + '_mean'])}"
+                     + (")" if r["n_folds"] == 1 else
+                        f" ± {view.text(r[view.column + '_std'])})"))
+        else:
+            score = (f"{percent(r['accuracy_mean'])}"
+                     + ("%)" if r["n_folds"] == 1 else f" ± {percent(r['accuracy_std'])}%)"))
         headline = (f"Not significantly worse than the best ({escape(sig.attrs['test'])}): "
-                    f"<strong>{escape(sig.attrs['best'])}</strong> (best, "
-                    f"{percent(r['accuracy_mean'])}"
-                    + ("%)" if r["n_folds"] == 1 else f" ± {percent(r['accuracy_std'])}%)")
+                    f"<strong>{escape(sig.attrs['best'])}</strong> (best, {score}"
                     + "".join(f", {escape(m)}" for m, g in sig["group"].items()
                               if g == "not worse"))
-        if np.isfinite(c.majority_rate):
+        if np.isfinite(c.majority_rate) and view.task == "classification":
             headline += f"; the majority class alone scores {100 * c.majority_rate:.1f}%"
         headline += f"; {n_ran} of {len(s)} methods ran"
         not_ran = len(s) - n_ran
@@ -265,7 +278,8 @@ def _page_html(c, images):
             headline += f", {n_warned} with warnings (status column)"
         headline += "."
     else:
-        headline = "No method produced an accuracy."
+        headline = ("No method produced an RMSE." if view.task == "regression" else
+                    "No method produced an accuracy.")
     command = run.get("command")
     parts = [
         "<!DOCTYPE html>",

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._io import new_figure
 from .comparison_files import SavedComparison, read_comparison
-from .page_findings import approximation, best_rows, significance
+from .page_findings import approximation, best_rows, score_view, significance
 from .page_format import CLASS_COLORS, kernel_label, number
 
 __all__ = ["spectrum_figure", "accuracy_figure", "boundary_figure", "BOUNDARY_POINTS_SHOWN"]
@@ -49,9 +49,9 @@ def _class_order(comparison, extra=()):
     return names
 
 
-def _fold_accuracies(folds, method):
+def _fold_accuracies(folds, method, column="accuracy"):
     f = folds[(folds["method"] == method) & (folds["error"].str.strip() == "")]
-    acc = f["accuracy"].to_numpy(dtype=float)
+    acc = f[column].to_numpy(dtype=float)
     return acc[np.isfinite(acc)]
 
 
@@ -161,7 +161,10 @@ def accuracy_figure(comparison):
     successful fold's accuracy as a dot spread vertically, the majority-class
     rate as a dashed line; on the right, the mean ± std, the group mark and
     the number of failed folds.  Skipped and failed methods keep their row,
-    greyed or red, with "skipped" / "failed" written in it.
+    greyed or red, with "skipped" / "failed" written in it.  A regression
+    shows the test RMSE instead (:func:`krein.experiment.page_findings.score_view`;
+    lowest best), the dashed line at the targets' standard deviation (about
+    the RMSE of predicting the mean).
 
     Parameters
     ----------
@@ -178,10 +181,21 @@ def accuracy_figure(comparison):
     comparison = _as_comparison(comparison)
     s = comparison.summary.reset_index(drop=True)
     m = len(s)
-    best = best_rows(s)
+    view = score_view(comparison)
+    best = best_rows(s, view)
     sig, _ = significance(comparison)
     group = sig["group"].to_dict() if len(sig) else {}
     majority = comparison.majority_rate
+    reference, reference_label = majority, "majority class ({:.1f}%)"
+    if view.task == "regression":
+        target = comparison.data.get("target") if isinstance(comparison.data.get("target"),
+                                                             dict) else {}
+        reference = float(target["std"]) if isinstance(target.get("std"), (int, float)) \
+            else np.nan
+        reference_label = "predicting the mean (std of the targets, {:.4g})"
+    if view.task == "novelty":
+        reference, reference_label = 0.5, "chance (AUC {:.1f})"
+    column, factor = view.column, view.factor
     fig = new_figure((8.5, max(2.6, 0.36 * m + 1.5)))
     ax = fig.add_subplot(1, 1, 1)
     if not m:
@@ -193,8 +207,8 @@ def accuracy_figure(comparison):
     right_labels, right_colors, lows = [], [], []
     for i, row in s.iterrows():
         status = row["status"]
-        acc = _fold_accuracies(comparison.folds, row["method"])
-        if status in ("skipped", "failed") or not np.isfinite(row["accuracy_mean"]):
+        acc = _fold_accuracies(comparison.folds, row["method"], column)
+        if status in ("skipped", "failed") or not np.isfinite(row[f"{column}_mean"]):
             color = _SKIPPED if status == "skipped" else _FAILED
             band = "#f1f3f5" if status == "skipped" else "#fbeaea"
             ax.axhspan(i - 0.4, i + 0.4, color=band, lw=0, zorder=0)
@@ -211,18 +225,18 @@ def accuracy_figure(comparison):
         k = len(acc)
         if k:
             offsets = np.linspace(-0.22, 0.22, k) if k > 1 else np.zeros(1)
-            ax.scatter(100 * acc, i + offsets, s=14, color=_FOLD, alpha=0.8, linewidths=0,
+            ax.scatter(factor * acc, i + offsets, s=14, color=_FOLD, alpha=0.8, linewidths=0,
                        zorder=2, label="one fold" if not lows else None)
-            lows.append(acc.min())
-        mean = 100 * row["accuracy_mean"]
-        std = 100 * row["accuracy_std"] if np.isfinite(row["accuracy_std"]) else 0.0
-        lows.append(row["accuracy_mean"] - (std / 100))
+            lows += [acc.min(), acc.max()]
+        mean = factor * row[f"{column}_mean"]
+        std = factor * row[f"{column}_std"] if np.isfinite(row[f"{column}_std"]) else 0.0
+        lows += [row[f"{column}_mean"] - (std / factor), row[f"{column}_mean"] + (std / factor)]
         g = group.get(row["method"], "")
         top = g == "best" if sig.attrs.get("best") is not None else i in best
         color = _BEST if top or g == "not worse" else _MEAN
         ax.errorbar(mean, i, xerr=std, fmt="D", ms=6, color=color, ecolor=color,
                     elinewidth=1.6, capsize=4, zorder=3, mfc=color if top else "white")
-        label = f"{mean:.1f} ± {std:.1f}" + {"best": "  best", "not worse": "  =",
+        label = (f"{mean:.1f} ± {std:.1f}" if factor != 1 else f"{mean:.3g} ± {std:.2g}") + {"best": "  best", "not worse": "  =",
                                               "worse": "  <"}.get(g, "")
         n_err = row["n_errors"]
         if status == "partial" or (np.isfinite(n_err) and n_err > 0):
@@ -232,12 +246,18 @@ def accuracy_figure(comparison):
             color = "#9a6700"
         right_labels.append(label)
         right_colors.append(color)
-    if np.isfinite(majority):
-        ax.axvline(100 * majority, color="0.35", ls="--", lw=1.1, zorder=1,
-                   label=f"majority class ({100 * majority:.1f}%)")
-        lows.append(majority)
-    lo = min(lows) if lows else 0.5
-    ax.set_xlim(max(0.0, 100 * lo - 5), 100.5)
+    if np.isfinite(reference):
+        ax.axvline(factor * reference, color="0.35", ls="--", lw=1.1, zorder=1,
+                   label=reference_label.format(factor * reference))
+        lows.append(reference)
+    if factor == 1:         # not a percentage: the range of the values shown
+        finite = [v for v in lows if np.isfinite(v)] or [0.0, 1.0]
+        lo, hi = min(finite), max(finite)
+        pad = 0.05 * (hi - lo) if hi > lo else 0.05 * max(abs(hi), 1.0)
+        ax.set_xlim(max(0.0, lo - pad), hi + pad)
+    else:
+        lo = min(lows) if lows else 0.5
+        ax.set_xlim(max(0.0, 100 * lo - 5), 100.5)
     ax.set_ylim(m - 0.5, -0.5)
     ax.set_yticks(range(m))
     ax.set_yticklabels([_mpl(x) for x in s["method"]], fontsize=9)
@@ -255,7 +275,9 @@ def accuracy_figure(comparison):
         ax.spines[spine].set_visible(False)
         right.spines[spine].set_visible(False)
     ax.grid(axis="x", alpha=0.3, lw=0.5)
-    ax.set_xlabel("test accuracy (%)")
+    ax.set_xlabel({"regression": "test RMSE (unit of the targets)",
+                   "novelty": "test ROC AUC, inliers against outliers"}.get(
+                       view.task, "test accuracy (%)"))
     ax.errorbar([], [], xerr=[], fmt="D", ms=6, color=_MEAN, capsize=4,
                 label="mean ± std over folds")
     if group:

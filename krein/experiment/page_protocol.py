@@ -50,6 +50,7 @@ def protocol_section(c):
     """
     p = c.protocol
     facts = []
+    regression = p.get("task") == "regression"
     cv, repeats = p.get("cv"), p.get("repeats")
     if cv == 1 and len(c.folds):  # a predefined split: one fold (krein.compare)
         n_train, n_test = (number(c.folds[k].iloc[0]) for k in ("n_train", "n_test"))
@@ -60,7 +61,8 @@ def protocol_section(c):
     elif cv is not None:
         total = f" ({number(cv * repeats)} test folds per method)" if isinstance(cv, int) \
             and isinstance(repeats, int) else ""
-        facts.append(fact("Evaluation", f"stratified {escape(number(cv))}-fold "
+        facts.append(fact("Evaluation", f"{'' if regression else 'stratified '}"
+                          f"{escape(number(cv))}-fold "
                           "cross-validation × "
                           f"{escape(number(repeats if repeats is not None else 1))} "
                           f"repeat{'s' if repeats != 1 else ''}{escape(total)}; every method "
@@ -71,10 +73,13 @@ def protocol_section(c):
     if tuned:
         inner = p.get("inner_folds")
         scoring = p.get("scoring") or "accuracy"
+        if regression:
+            scoring = "RMSE, the lowest mean chosen"
         fraction = p.get("validation_fraction")
         how = (f"inner {escape(number(inner))}-fold cross-validation on each outer training "
                "part (" if inner != 1 else
-               "one stratified validation split of each outer training part "
+               f"one {'' if regression else 'stratified '}validation split of each outer "
+               "training part "
                f"({escape(_percent(fraction))} of it held out, the same split for every method: "
                "one fit per grid point; ")
         facts.append(fact("Model selection",
@@ -102,6 +107,26 @@ def protocol_section(c):
                           "features of the kernel, or on its columns to the landmarks (the "
                           "reduced-set forms; no n x n kernel formed); methods without an "
                           "approximate path skipped"))
+    if p.get("task") == "novelty":
+        facts.append(fact("Novelty", escape(
+            "labels 1 (inlier) and -1 (outlier); every method fitted on the inliers of each "
+            "training fold only and scored on the whole test fold by the ROC AUC of its "
+            "decision values. Nothing tuned: no outlier label may enter training, and a score "
+            "on held-out inliers alone cannot compare nu values (it prefers the smallest), so "
+            "nu is fixed (the table below) and the kernel and the other parameters keep "
+            "their defaults")))
+    if regression:
+        target = c.data.get("target") if isinstance(c.data.get("target"), dict) else {}
+        t = p.get("target_scale")
+        facts.append(fact("Targets", escape(
+            "real-valued (regression, plain K-fold splits, not stratified)"
+            + (f": {number(target.get('n'))} values from {number(target.get('min'))} to "
+               f"{number(target.get('max'))}, mean {number(target.get('mean'))}, standard "
+               f"deviation {number(target.get('std'))}" if target else "")
+            + (f"; the regressors' C, epsilon, rho and radius_squared placed relative to the "
+               f"targets' spread t = std(y) = {t:.3g} as well (C t / s, epsilon over "
+               "{0.01, 0.1, 0.3} t, rho t^2 / s^3, radius_squared t^2 s: y and c y choose the "
+               "same models)" if isinstance(t, (int, float)) else ""))))
     if isinstance(p.get("kernel_scale"), (int, float)):
         facts.append(fact("Grid scale", f"default grids relative to the training kernel's "
                           f"scale s = {escape(p.get('kernel_scale_measure') or '?')} = "

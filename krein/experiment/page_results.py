@@ -1,7 +1,7 @@
 """The results section of the report page: the table, the significance, every fold.
 
 One row per method of ``summary.csv`` (its order): the mean accuracy ± std over the
-test folds (the best highlighted, the methods not significantly worse than it lightly),
+test folds (a regression: RMSE, MAE and R^2, each mean ± std) (the best highlighted, the methods not significantly worse than it lightly),
 the AUC of a binary problem, the parameters chosen most often, the "vs best" mark of
 the paired test (:func:`krein.experiment.page_findings.significance`), fit time,
 support vectors, certificate and status; under it the paragraph that states the test,
@@ -16,7 +16,7 @@ import textwrap
 import numpy as np
 
 from .comparison_files import FIGURE_FILES, status_text
-from .page_findings import best_rows, significance
+from .page_findings import best_rows, score_view, significance
 from .page_format import escape, json_object, number, param_list, percent, png_image, seconds
 
 __all__ = ["results_section"]
@@ -44,6 +44,34 @@ def _group_mark(sig, method):
     mark = {"best": "best", "not worse": "=", "worse": "&lt;"}.get(
         g, f'<span title="{escape(why)}">–</span>' if why else "–")
     return g, mark + (f' <span class="pm">p {p:.2g}</span>' if np.isfinite(p) else "")
+
+
+def _mean_std(mean, std, n_folds, fmt):
+    """``mean ± std`` (the std in a muted span; alone for one fold), "–" without a mean."""
+    if not np.isfinite(mean):
+        return "–"
+    if n_folds == 1 or not np.isfinite(std):
+        return fmt(mean)
+    return f'{fmt(mean)} <span class="pm">± {fmt(std)}</span>'
+
+
+def _regression_number(v):
+    return f"{float(v):.4g}" if np.isfinite(float(v)) else "–"
+
+
+#: A regression's columns in the results table: (summary prefix, header).
+_REGRESSION_COLUMNS = (("rmse", "RMSE"), ("mae", "MAE"), ("r2", "R²"))
+
+#: The caption of a regression's results table.
+_REGRESSION_CAPTION = (
+    "RMSE (root mean squared error) and MAE (mean absolute error), in the unit of the "
+    "targets, and R² (1 - SSE/SST on each test fold; 0: predicting the fold's mean, "
+    "negative: worse): mean ± standard deviation over the test folds. Predicting the "
+    "training mean scores an RMSE of about the targets' standard deviation{spread}. "
+    "Parameters: the value chosen most often over the folds (by the inner RMSE). Fit time "
+    "and #SV: means over the folds. The lowest mean RMSE is highlighted, the methods not "
+    "significantly worse than it (paired test on the folds' RMSE) lightly. A parameter "
+    "chosen at an end of its grid in most folds is named in the status column.")
 
 
 def _params_cell(text):
@@ -87,8 +115,10 @@ def results_section(c, png):
         The HTML of ``<section id="results">``.
     """
     s = c.summary.reset_index(drop=True)
-    show_auc = _has_auc(s, "auc_mean")
-    best = best_rows(s)
+    view = score_view(c)
+    regression = view.task == "regression"
+    show_auc = _has_auc(s, "auc_mean") and not regression
+    best = best_rows(s, view)
     sig, edges = significance(c)
     rows = []
     for i, r in s.iterrows():
@@ -101,10 +131,16 @@ def results_section(c, png):
             classes.append("group")
         if status in ("skipped", "failed"):
             classes.append("muted")
-        ran = status in ("ok", "warning", "suspect", "partial") and np.isfinite(r["accuracy_mean"])
-        spread = ("" if r["n_folds"] == 1 else  # one test split: no spread to show
-                  f' <span class="pm">± {percent(r["accuracy_std"])}</span>')
-        acc = f'{percent(r["accuracy_mean"])}{spread}' if ran else "–"
+        ran = (status in ("ok", "warning", "suspect", "partial")
+               and np.isfinite(r[f"{view.column}_mean"]))
+        if regression:
+            acc = "</td><td class=\"num\">".join(
+                _mean_std(r[f"{k}_mean"], r[f"{k}_std"], r["n_folds"], _regression_number)
+                if ran else "–" for k, _ in _REGRESSION_COLUMNS)
+        else:
+            spread = ("" if r["n_folds"] == 1 else  # one test split: no spread to show
+                      f' <span class="pm">± {percent(r["accuracy_std"])}</span>')
+            acc = f'{percent(r["accuracy_mean"])}{spread}' if ran else "–"
         badge = f'<span class="badge {escape(status)}">{escape(status)}</span>'
         detail = status_text(r)[len(status):].strip(" ()")
         if detail:  # e.g. "5/5 not converged", "2/5 failed; 3 inner fits failed"
@@ -129,7 +165,17 @@ def results_section(c, png):
             f'<td class="cert">{escape(r["certificate"]) or "–"}</td>'
             f"<td>{badge}</td></tr>")
     majority = c.majority_rate
-    caption = ("Accuracy: mean ± standard deviation over the test folds, in percent"
+    target = c.data.get("target") if isinstance(c.data.get("target"), dict) else {}
+    spread = (f" ({_regression_number(target['std'])})"
+              if isinstance(target.get("std"), (int, float)) else "")
+    novelty = ("Novelty detection: every method fitted on the inliers (label 1) of each "
+               "training fold only, scored on the whole test fold (inliers and outliers); "
+               "nothing tuned. AUC: area under the ROC curve of the decision values, inliers "
+               "against outliers (0.5 is chance), the score the methods are ranked and tested "
+               "by; accuracy: of the inlier / outlier calls at each method's own threshold. "
+               if view.task == "novelty" else "")
+    caption = _REGRESSION_CAPTION.format(spread=spread) if regression else novelty + (
+              "Accuracy: mean ± standard deviation over the test folds, in percent"
                + (f"; always predicting the largest class scores {100 * majority:.1f}%"
                   if np.isfinite(majority) else "")
                + ". Parameters: the value chosen most often over the folds. Fit time and "
@@ -141,27 +187,37 @@ def results_section(c, png):
                + (" AUC: the area under the ROC curve of each method's decision values on the "
                   "test folds (mean ± standard deviation over the folds; 0.5 is chance)."
                   if show_auc else ""))
+    if view.task == "novelty":
+        caption = caption.replace("The best mean accuracy", "The best mean AUC")
+    score_heads = ("".join(f'<th class="num">{h}</th>' for _, h in _REGRESSION_COLUMNS)
+                   if regression else '<th class="num">accuracy (%)</th>')
+    figure_text = ("Test RMSE per method: diamonds with bars are the mean ± std over the "
+                   "folds, dots the single folds, the dashed line predicting the mean"
+                   if regression else
+                   "Test AUC per method: diamonds with bars are the mean ± std over the "
+                   "folds, dots the single folds, the dashed line chance (0.5)"
+                   if view.task == "novelty" else
+                   "Test accuracy per method: diamonds with bars are the mean ± std over the "
+                   "folds, dots the single folds, the dashed line the majority class")
     out = ['<section id="results"><h2>Results</h2><table id="results-table"><thead><tr>'
-           '<th class="num">#</th><th>method</th><th class="num">accuracy (%)</th>'
+           '<th class="num">#</th><th>method</th>' + score_heads
            + ('<th class="num">AUC</th>' if show_auc else "") +
            '<th>chosen parameters</th><th>vs best</th><th class="num">fit time</th>'
            '<th class="num">#SV</th><th>certificate</th><th>status</th></tr></thead><tbody>',
            *rows, f'</tbody></table><p class="caption">{escape(caption)}</p>',
            f'<p class="caption" id="significance">{escape(_significance_text(sig))}</p>',
-           f'<figure>{png_image(png, "accuracy per method")}<figcaption>Test accuracy per method: '
-           "diamonds with bars are the mean ± std over the folds, dots the single folds, the "
-           f"dashed line the majority class ({escape(FIGURE_FILES['accuracy'])}).</figcaption>"
-           "</figure>"]
-    out.append(_folds_details(c))
+           f'<figure>{png_image(png, view.column + " per method")}<figcaption>{figure_text} '
+           f"({escape(FIGURE_FILES['accuracy'])}).</figcaption></figure>"]
+    out.append(_folds_details(c, regression))
     out.append("</section>")
     return "".join(out)
 
 
-def _folds_details(c):
+def _folds_details(c, regression=False):
     f = c.folds
     if not len(f):
         return ""
-    show_auc = _has_auc(f, "auc")
+    show_auc = _has_auc(f, "auc") and not regression
     failed = int((f["error"].str.strip() != "").sum())
     head = (f"All folds ({len(f)} rows"
             + (f", {failed} failed" if failed else "") + ")")
@@ -188,20 +244,27 @@ def _folds_details(c):
             f'<tr class="{classes}"><td class="method">{escape(r["method"]) if first else ""}</td>'
             f'<td class="num">{escape(number(r["repeat"]))}</td>'
             f'<td class="num">{escape(number(r["fold"]))}</td>'
-            f'<td class="num">{escape(percent(r["accuracy"]))}</td>'
+            + ("".join(f'<td class="num">{_regression_number(r[k])}</td>'
+                       for k, _ in _REGRESSION_COLUMNS) if regression else
+               f'<td class="num">{escape(percent(r["accuracy"]))}</td>')
             + (f'<td class="num">{_auc(float(r["auc"]))}</td>' if show_auc else "")
             + f'<td class="params">{_params_cell(r["best_params"])}</td>'
-            f'<td class="num">{escape(percent(r["inner_score"]))}</td>'
-            f'<td class="num">{escape(seconds(r["fit_seconds"]))}</td>'
+            + (f'<td class="num">{_regression_number(-float(r["inner_score"]))}</td>'
+               if regression else f'<td class="num">{escape(percent(r["inner_score"]))}</td>')
+            + f'<td class="num">{escape(seconds(r["fit_seconds"]))}</td>'
             f'<td class="num">{escape(number(r["n_support"]))}</td>'
             f'<td>{escape(r["solver_status"])}</td>'
             f'<td class="num">{escape(number(r["gap"], 2))}</td>'
             f"{msg_cell}</tr>")
     return (f'<details id="folds"><summary>{escape(head)}</summary><table><thead><tr>'
             '<th>method</th><th class="num">repeat</th><th class="num">fold</th>'
-            '<th class="num">accuracy (%)</th>' + ('<th class="num">AUC</th>' if show_auc else "")
+            + ("".join(f'<th class="num">{h}</th>' for _, h in _REGRESSION_COLUMNS)
+               if regression else '<th class="num">accuracy (%)</th>')
+            + ('<th class="num">AUC</th>' if show_auc else "")
             + '<th>chosen parameters</th>'
-            '<th class="num">inner score (%)</th><th class="num">fit</th>'
+            + ('<th class="num">inner RMSE</th>' if regression else
+               '<th class="num">inner score (%)</th>')
+            + '<th class="num">fit</th>'
             '<th class="num">#SV</th><th>solver status</th><th class="num">gap</th>'
             "<th>error / warnings</th></tr></thead><tbody>" + "".join(rows)
             + "</tbody></table></details>")

@@ -66,7 +66,8 @@ def check_outer_split(outer_split, test_size, outer_folds):
     return outer_split
 
 
-def split_indices(outer_split, outer_folds, test_size, random_state, y, n_test=None):
+def split_indices(outer_split, outer_folds, test_size, random_state, y, n_test=None, *,
+                  stratify=True):
     """Training and test indices of every fold of one outer scheme.
 
     Parameters
@@ -86,6 +87,10 @@ def split_indices(outer_split, outer_folds, test_size, random_state, y, n_test=N
         Labels (of the training part with ``"predefined"``).
     n_test : int, optional
         ``"predefined"``: the size of the data's test part.
+    stratify : bool, default True
+        False (real targets, ``task="regression"``): ``KFold`` and
+        ``ShuffleSplit`` with the same arguments instead of their stratified
+        versions.
 
     Returns
     -------
@@ -98,7 +103,8 @@ def split_indices(outer_split, outer_folds, test_size, random_state, y, n_test=N
     ValueError
         ``"predefined"`` without ``n_test``.
     """
-    from sklearn.model_selection import LeaveOneOut, StratifiedKFold, StratifiedShuffleSplit
+    from sklearn.model_selection import (KFold, LeaveOneOut, ShuffleSplit, StratifiedKFold,
+                                         StratifiedShuffleSplit)
 
     zeros = np.zeros((len(y), 1))
     if outer_split == "predefined":
@@ -108,10 +114,11 @@ def split_indices(outer_split, outer_folds, test_size, random_state, y, n_test=N
     if outer_folds == LOO:
         return list(LeaveOneOut().split(zeros))
     if outer_split == "shuffle":
-        splitter = StratifiedShuffleSplit(n_splits=outer_folds, test_size=test_size,
-                                          random_state=random_state)
+        splitter = (StratifiedShuffleSplit if stratify else ShuffleSplit)(
+            n_splits=outer_folds, test_size=test_size, random_state=random_state)
     else:
-        splitter = StratifiedKFold(outer_folds, shuffle=True, random_state=random_state)
+        splitter = (StratifiedKFold if stratify else KFold)(outer_folds, shuffle=True,
+                                                            random_state=random_state)
     return list(splitter.split(zeros, y))
 
 

@@ -62,7 +62,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-__all__ = ["corrected_resampled_ttest", "mcnemar_test", "holm", "significance_groups",
+__all__ = ["corrected_resampled_ttest", "mcnemar_test", "holm", "significance_groups", "SCORES",
            "detectable_difference", "edge_of_grid", "grid_extensions", "average_ranks",
            "friedman_nemenyi",
            "nemenyi_q", "cd_diagram", "exact_accuracy", "exact_mean", "tie_codes",
@@ -399,7 +399,12 @@ def _test_name(predefined, n_splits, alpha, m):
     return f"{name}, one-sided vs the best{holm_text}, alpha {alpha:g}"
 
 
-def significance_groups(fold_table, alpha=0.05, *, outer_split=None):
+#: Scores :func:`significance_groups` compares: the column of the fold table and whether
+#: a higher value is better (a regression's RMSE: lower is better).
+SCORES = {"accuracy": True, "auc": True, "rmse": False}
+
+
+def significance_groups(fold_table, alpha=0.05, *, outer_split=None, score="accuracy"):
     """The best method of a comparison and the group not significantly worse than it.
 
     The best method has the highest mean accuracy over its splits, compared
@@ -426,6 +431,13 @@ def significance_groups(fold_table, alpha=0.05, *, outer_split=None):
     outer_split : {"kfold", "shuffle", "predefined"} or None, default None
         The outer scheme; None: "predefined" when every method has one split
         and ``test_correct`` strings, else a resampling scheme (the t-test).
+    score : {"accuracy", "auc", "rmse"}, default "accuracy"
+        The per-split score compared (:data:`SCORES`).  Other than the
+        accuracy it is compared as a float (:func:`tie_codes`), the best has
+        the lowest mean RMSE, and the t-test is on the paired differences of
+        the score, one-sided in the direction "worse" (a larger RMSE); a single
+        split has no per-object test for it (no test).  The output column
+        ``accuracy_mean`` then holds that score's mean.
 
     Returns
     -------
@@ -445,6 +457,9 @@ def significance_groups(fold_table, alpha=0.05, *, outer_split=None):
     """
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be in (0, 1); got {alpha!r}")
+    if score not in SCORES:
+        raise ValueError(f"score must be one of {tuple(SCORES)}; got {score!r}")
+    sign = 1.0 if SCORES[score] else -1.0      # higher is better after the sign
     if outer_split not in (None, "kfold", "shuffle", "predefined"):
         raise ValueError(f"outer_split must be 'kfold', 'shuffle', 'predefined' or None; got "
                          f"{outer_split!r}")
@@ -460,18 +475,22 @@ def significance_groups(fold_table, alpha=0.05, *, outer_split=None):
     for i, m in enumerate(methods):
         f = folds[folds["method"] == m]
         failed = (f["error"].fillna("").astype(str) != "") | ~np.isfinite(
-            f["accuracy"].to_numpy(dtype=float))
+            f[score].to_numpy(dtype=float))
         if failed.any():
             out.loc[i, "reason"] = (f"{int(failed.sum())} of {len(f)} splits failed: "
                                     "not paired on every split")
             continue
         keys = list(zip(f["repeat"].astype(int), f["fold"].astype(int)))
-        table[m] = pd.Series(f["accuracy"].to_numpy(dtype=float), index=keys).sort_index()
-        exact[m] = exact_mean(exact_accuracy(a, n) for a, n in zip(
-            f["accuracy"].to_numpy(dtype=float), f["n_test"].to_numpy(dtype=float)))
-        out.loc[i, "accuracy_mean"] = float(exact[m])
+        values = sign * f[score].to_numpy(dtype=float)
+        table[m] = pd.Series(values, index=keys).sort_index()
+        if score == "accuracy":
+            exact[m] = exact_mean(exact_accuracy(a, n) for a, n in zip(
+                values, f["n_test"].to_numpy(dtype=float)))
+        else:
+            exact[m] = exact_mean(float(v) for v in values)
+        out.loc[i, "accuracy_mean"] = sign * float(exact[m])
         sizes[m] = (f["n_train"].to_numpy(dtype=float), f["n_test"].to_numpy(dtype=float))
-        if has_correct:
+        if has_correct and score == "accuracy":
             correct[m] = dict(zip(keys, f["test_correct"].fillna("").astype(str)))
     if not table:
         return out
