@@ -50,6 +50,7 @@ MACHINE = re.compile(
     rf"\b(?:loaded|quiet|busy|idle){SEP}(?:two-core{SEP})?(?:machine|cores?)\b"
     rf"|\bother{SEP}jobs?\b[^.]{{0,20}}\brunning\b|\bjobs?{SEP}running\b"
     rf"|\bnext{SEP}morning\b"
+    rf"|\bshared{SEP}with{SEP}other\b|\btwo{SEP}shared{SEP}cores\b"
     rf"|\bload{SEP}average\b"
     rf"|\bmachine{SEP}was{SEP}(?:loaded|quiet|busy|shared)\b"
     rf"|\b(?:when|while){SEP}the{SEP}machine{SEP}(?:was|is)\b", re.I)
@@ -190,6 +191,8 @@ def test_the_scan_covers_the_sources():
     "load average 4-7",
     "Searched on 2026-11-26 in the corpora",
     "(about 100 s on two busy cores)",
+    "took 28 minutes on two cores shared with other jobs",
+    "3 min 16 s on two shared cores",
     "def test_issue28_item5",
 ])
 def test_the_patterns_find_the_history(text):
