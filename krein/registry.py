@@ -9,8 +9,8 @@ needs, its approximate path (what an ``--approximation`` run changes,
 :func:`approximation_defaults`), how its parameters follow a rescaled kernel,
 whether it takes ``probability``, the kind of certificate its Solutions carry,
 the instances scikit-learn's estimator checks run
-(:func:`estimator_check_instances`) and its row of README.md's method table
-(:func:`readme_table`).  A method that lacks probabilities, a certificate or
+(:func:`estimator_check_instances`) and its row of the method table of
+``docs/methods.md`` (:func:`readme_table`).  A method that lacks probabilities, a certificate or
 estimator checks declares why (:class:`Without`).  Every field is validated
 declaratively when the entry is registered (:data:`ENTRY_CONSTRAINTS`, as
 scikit-learn's ``_parameter_constraints``) and against the estimator
@@ -107,7 +107,7 @@ def register_method(name, factory, description, task="classifier", *, compare, p
         no instance runs (e.g. the estimator class is checked through another
         method's instances); an empty tuple is refused.
     readme : tuple or str
-        Its row of README.md's method table (:func:`readme_table`):
+        Its row of the method table of ``docs/methods.md`` (:func:`readme_table`):
         ``(estimator, method, source)`` as Markdown, or the name of an earlier
         method whose row it shares.
     grid : dict, optional
@@ -501,7 +501,7 @@ def estimator_check_instances():
 
 
 def readme_table():
-    """README.md's method table, generated from the registry.
+    """The method table of ``docs/methods.md``, generated from the registry.
 
     Returns
     -------

@@ -89,7 +89,7 @@ class MethodEntry:
     checks : tuple of (dict, dict) or Without
         Estimator-check instances and their expected failures, or why it has none.
     readme : tuple of str or str
-        The README method-table row (:func:`readme_table`), or the name of the
+        The method-table row of ``docs/methods.md`` (:func:`readme_table`), or the name of the
         earlier method whose row it shares.
     scale : tuple of (str, int) or None
         How each scale parameter follows the kernel scale (:func:`scale_exponents`).

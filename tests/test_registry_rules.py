@@ -20,7 +20,7 @@ own declarations, so that no test keeps a list of method names:
 * ``compare``: the sample output of the main job in docs/getting_started.rst lists
   exactly the classifiers with ``compare=True``, in registration order (those that need
   base kernels as skipped);
-* ``readme``: README.md's method table is :func:`krein.registry.readme_table`;
+* ``readme``: the method table of ``docs/methods.md`` is :func:`krein.registry.readme_table`;
 * docs/layout.md, "Adding a method": every path it names exists and its example runs;
 * ``approximate``: every method has a path on large data (the parameters an approximated
   run sets, and an ``approximation`` parameter) or one sentence on why it has none.
@@ -288,10 +288,10 @@ def test_the_documented_main_job_is_the_compare_declaration():
 
 
 # ----------------------------------------------------------------------------- readme
-def _readme_method_table():
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    m = re.search(r"^\| registry name \|.*?\n(?=\s*\n)", text, flags=re.S | re.M)
-    assert m, "README.md has no method table"
+def _method_table():
+    text = (REPO / "docs" / "methods.md").read_text(encoding="utf-8")
+    m = re.search(r"^\| registry name \|.*?\n(?=\s*\n|\Z)", text, flags=re.S | re.M)
+    assert m, "docs/methods.md has no method table"
     return m.group(0)
 
 
@@ -307,11 +307,20 @@ def test_every_method_has_a_large_data_path_or_says_why_not(name):
         assert "approximation" in make_method(name).get_params(deep=False), name
 
 
-def test_readme_method_table_is_the_registry():
-    assert _readme_method_table() == readme_table()
+def test_the_method_table_is_the_registry():
+    """docs/methods.md holds the table the registry generates, every method in it."""
+    assert _method_table() == readme_table()
     listed = re.findall(r"`([a-z0-9-]+)`", "\n".join(
         line.split("|")[1] for line in readme_table().splitlines()[2:]))
     assert listed == METHODS          # every method, in registration order
+
+
+def test_the_readme_names_every_method_once():
+    """README.md's Methods section names each registered method once, by family."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("\n## Methods\n", 1)[1].split("\n## ", 1)[0]
+    named = [n for n in re.findall(r"`([a-z0-9-]+)`", section) if n in METHODS]
+    assert sorted(named) == sorted(METHODS)
 
 
 # ----------------------------------------------------------------------------- docs/layout.md
