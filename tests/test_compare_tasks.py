@@ -89,7 +89,7 @@ def test_corrected_kernel_ridge_is_kernel_ridge_on_the_corrected_kernel(correcti
     K_c = (V * (lam * g)) @ V.T
     b = y[tr].mean()
     ref = KernelRidge(alpha=0.3, kernel="precomputed").fit(K_c, y[tr] - b)
-    est = CorrectedKernelRidge(0.3, correction=correction, kernel="precomputed")
+    est = CorrectedKernelRidge(alpha=0.3, correction=correction, kernel="precomputed")
     est.fit(K[np.ix_(tr, tr)], y[tr])
     np.testing.assert_allclose(est.predict(K[np.ix_(tr, tr)]), ref.predict(K_c) + b,
                                rtol=1e-9, atol=1e-9)
@@ -240,7 +240,7 @@ def test_corrected_one_class_svm_is_libsvm_on_the_corrected_kernel(correction):
     s = np.abs(np.diag(K[np.ix_(tr, tr)])).mean()     # libsvm runs on K_c / s
     K_c = (V * (lam * g)) @ V.T / s
     ref = OneClassSVM(kernel="precomputed", nu=0.2).fit(K_c)
-    est = CorrectedOneClassSVM(0.2, correction=correction, kernel="precomputed")
+    est = CorrectedOneClassSVM(nu=0.2, correction=correction, kernel="precomputed")
     est.fit(K[np.ix_(tr, tr)])
     np.testing.assert_allclose(est.decision_function(K[np.ix_(tr, tr)]),
                                s * ref.decision_function(K_c), rtol=1e-6, atol=1e-8)

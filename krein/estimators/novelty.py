@@ -172,7 +172,7 @@ class CorrectedOneClassSVM(_KernelOutlier):
         **KERNEL_CONSTRAINTS,
     }
 
-    def __init__(self, nu=0.5, *, correction="flip", kernel="gaussian", kernel_params=None):
+    def __init__(self, *, nu=0.5, correction="flip", kernel="gaussian", kernel_params=None):
         self.nu = nu
         self.correction = correction
         self.kernel = kernel
@@ -205,9 +205,13 @@ class KernelKNeighborsOutlier(_KernelOutlier):
     nu : float in (0, 1), default=0.1
         The fraction of training points (each scored without itself) below ``offset_``.
     kernel : "precomputed", str or callable, default="gaussian"
-        As :class:`CorrectedOneClassSVM`.
+        ``"precomputed"``: ``fit`` takes the square ``(n, n)`` kernel matrix of the
+        training points and the prediction methods the ``(m, n)`` rows ``k(x, X)`` of
+        new points against them; a name of :data:`krein.kernels.KERNELS` or a callable
+        ``kernel(X, Z, **kernel_params)``, computed from feature rows ``X``.
     kernel_params : dict, optional
-        Parameters of a named or callable kernel.
+        Keyword arguments of the named or callable kernel, e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid.
 
     Attributes
     ----------

@@ -234,7 +234,7 @@ class CorrectedKernelRidge(_KernelRegressor):
         **KERNEL_CONSTRAINTS,
     }
 
-    def __init__(self, alpha=1.0, *, correction="flip", kernel="gaussian", kernel_params=None):
+    def __init__(self, *, alpha=1.0, correction="flip", kernel="gaussian", kernel_params=None):
         self.alpha = alpha
         self.correction = correction
         self.kernel = kernel
@@ -268,9 +268,13 @@ class KernelKNeighborsRegressor(_KernelRegressor):
     n_neighbors : int >= 1, default=5
         Number of neighbours.
     kernel : "precomputed", str or callable, default="gaussian"
-        As :class:`CorrectedKernelRidge`.
+        ``"precomputed"``: ``fit`` takes the square ``(n, n)`` kernel matrix of the
+        training points and the prediction methods the ``(m, n)`` rows ``k(x, X)`` of
+        new points against them; a name of :data:`krein.kernels.KERNELS` or a callable
+        ``kernel(X, Z, **kernel_params)``, computed from feature rows ``X``.
     kernel_params : dict, optional
-        Parameters of a named or callable kernel.
+        Keyword arguments of the named or callable kernel, e.g. ``{"a": 0.5, "r": -1.0}``
+        for the sigmoid.
 
     Attributes
     ----------
