@@ -701,7 +701,7 @@ def run_info(result, command=None):
         "data": {"name": data.dataset, "source": source, "kind": data.kind,
                  "n_samples": data.n_samples, "n_features": data.n_features,
                  "description": data.description,
-                 "classes": _label_names(data) if result.task == "classification" else [],
+                 "classes": _label_names(data) if result.task != "regression" else [],
                  **({"target": _target_record(data)} if result.task == "regression" else {}),
                  "kernel": data.kernel, "kernel_params": dict(data.kernel_params),
                  "notes": list(getattr(data, "notes", ()))},

@@ -98,7 +98,8 @@ code, pre, td.params, td.cert { font-family: ui-monospace, SFMono-Regular, Menlo
 td.params, td.cert { font-size: 12.5px; color: #3d444d; }
 tbody tr:hover td { background: #f3f6f9; }
 tr.best td { background: var(--best); }
-tr.best td.acc { font-weight: 700; color: #116329; }
+tr.best td.acc, tr.best td.auc.score { font-weight: 700; color: #116329; }
+table.by-auc tr.best td.acc { font-weight: normal; color: inherit; }
 tr.group td { background: #f4fbf6; }
 tr.muted td, tr.muted td.params, tr.muted td.cert { color: #8c959f; }
 tr.muted td.method { font-weight: 500; }

@@ -155,7 +155,7 @@ def results_section(c, png):
             f'<tr class="{" ".join(classes)}" data-method="{escape(r["method"])}">'
             f'<td class="num rank">{i + 1}</td><td class="method">{escape(r["method"])}</td>'
             f'<td class="num acc">{acc}</td>'
-            + ('<td class="num auc">'
+            + (f'<td class="num auc{" score" if view.task == "novelty" else ""}">'
                f'{_auc(r["auc_mean"], r["auc_std"], r["n_folds"]) if ran else "–"}</td>'
                if show_auc else "")
             + f'<td class="params">{_params_cell(r["best_params"])}'
@@ -186,7 +186,7 @@ def results_section(c, png):
                "without it the best value may lie outside the grid)."
                + (" AUC: the area under the ROC curve of each method's decision values on the "
                   "test folds (mean ± standard deviation over the folds; 0.5 is chance)."
-                  if show_auc else ""))
+                  if show_auc and view.task != "novelty" else ""))
     if view.task == "novelty":
         caption = caption.replace("The best mean accuracy", "The best mean AUC")
     score_heads = ("".join(f'<th class="num">{h}</th>' for _, h in _REGRESSION_COLUMNS)
@@ -199,7 +199,8 @@ def results_section(c, png):
                    if view.task == "novelty" else
                    "Test accuracy per method: diamonds with bars are the mean ± std over the "
                    "folds, dots the single folds, the dashed line the majority class")
-    out = ['<section id="results"><h2>Results</h2><table id="results-table"><thead><tr>'
+    by_auc = ' class="by-auc"' if view.task == "novelty" else ""
+    out = [f'<section id="results"><h2>Results</h2><table id="results-table"{by_auc}><thead><tr>'
            '<th class="num">#</th><th>method</th>' + score_heads
            + ('<th class="num">AUC</th>' if show_auc else "") +
            '<th>chosen parameters</th><th>vs best</th><th class="num">fit time</th>'
