@@ -601,10 +601,13 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
         Penalty on ``||K - K0||_F^2`` (luss eq. 3); large ``rho`` keeps the proxy
         kernel close to ``K0`` (the clipped kernel in the limit).  None:
         ``n C^2 / (4 * 0.1 * ||K0||_F)`` (``rho_``; class docstring).
-    solver : {"pg", "apg", "accpm", "exchange"}, default="pg"
+    solver : {"pg", "apg", "accpm", "exchange"}, default="apg"
         The algorithm (case-insensitive): projected gradient (luss Algorithm 1),
         accelerated projected gradient (FISTA), ACCPM (Algorithm 2) or the
-        exchange method (Algorithm 3); all stop on a certified duality gap.
+        exchange method (Algorithm 3); all stop on a certified duality gap.  The
+        default is "apg": the SVR's problem has two variables per point, and plain
+        projected gradient reaches ``max_iter`` at large ``C`` where the accelerated
+        one certifies its gap in fewer iterations (``benchmarks/svr_solver.py``).
     kernel : "precomputed", str or callable, default="gaussian"
         ``"precomputed"`` (``fit`` takes the square ``(n, n)`` Gram matrix, the
         prediction methods an ``(m, n)`` matrix against the training points, or
@@ -704,7 +707,7 @@ class IndefiniteSVR(RegressorMixin, _SingleProxyEstimator):
                                     "C": [POSITIVE], "epsilon": [NONNEGATIVE, None],
                                     "rho": [POSITIVE, None]}
 
-    def __init__(self, *, C=1.0, epsilon=None, rho=None, solver="pg", kernel="gaussian",
+    def __init__(self, *, C=1.0, epsilon=None, rho=None, solver="apg", kernel="gaussian",
                  kernel_params=None, out_of_sample="spectral", tol=1e-3, atol=1e-8, max_iter=1000,
                  gap_every=10, solver_options=None, warm_start=False, approximation=None):
         self.C = C
