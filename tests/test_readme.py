@@ -175,7 +175,7 @@ SLOW = {
     CHECKERBOARD: "every method on 300 points plus the decision-boundary grid (about 100 s on "
                   "two cores)",
     "krein compare --task regression --dataset liver-drinks":
-        "six regressors tuned by nested CV (about 20 minutes on two cores, indefinite-svr's "
+        "six regressors tuned by nested CV (about 5 minutes on two cores, indefinite-svr's "
         "inner CV); tests/test_compare_tasks.py runs the task end to end on the same data",
 }
 RUN_SLOW = os.environ.get("KREIN_README_SLOW", "") not in ("", "0")
