@@ -121,6 +121,7 @@ from .experiment import (Experiment, build_estimator, cell_kernel_data, classifi
 from .experiment.boundaries import (boundary_cell, boundary_grid, boundary_table, chosen_params,
                                    points_table)
 from .experiment.classification import approximation_defaults
+from .registry import approximate_size_limit
 from .experiment.comparison_dir import check_out, claim_out, new_run_directory
 from .experiment.comparison_files import CELLS_DIR, OUTPUT_FILES
 from .experiment.comparison_result import (FOLD_COLUMNS, SUMMARY_COLUMNS, ComparisonResult,
@@ -363,6 +364,10 @@ class Comparison(metaclass=_DeclaredOnce):
         file as a ``data_file`` entry).
     outer_split : {"kfold", "predefined"}
         ``"predefined"`` when the data have their own test part.
+    methods_named : bool
+        Whether ``methods`` was given (else the task's default list): a method
+        named in it runs its approximate path at any size
+        (:func:`krein.registry.approximate_size_limit`).
 
     Raises
     ------
@@ -406,6 +411,7 @@ class Comparison(metaclass=_DeclaredOnce):
     task: str = "classification"
     data_entry: dict = field(repr=False, compare=False, metadata=_DERIVED)
     outer_split: str = field(repr=False, compare=False, metadata=_DERIVED)
+    methods_named: bool = field(repr=False, compare=False, metadata=_DERIVED)
 
 
 #: Field names of :class:`Comparison` that are arguments (the keyword form of
@@ -490,7 +496,8 @@ def _comparison_values(arguments):
             "grid": grid, "random_state": random_state, "kernel_params": kernel_params,
             "grid_extension": grid_extension, "task": task,
             "tune": a["tune"] and task != "novelty",     # a novelty comparison tunes nothing
-            "data_entry": entry, "outer_split": outer_split}
+            "data_entry": entry, "outer_split": outer_split,
+            "methods_named": a["methods"] is not None}
 
 
 def _outer_split(entry, outer_folds, repeats):
@@ -527,6 +534,13 @@ def _declare(spec, data):
                 approx_params[m], lines = approximation_defaults(m, spec.solver)
             except ValueError as exc:
                 skipped[m] = str(exc)
+                continue
+            limit = approximate_size_limit(m)
+            if limit is not None and not spec.methods_named and _n_train(spec, data) > limit[0]:
+                # a method whose cost outgrows the others' runs when the user asks for it
+                skipped[m] = (f"not run by default above {limit[0]} training objects on the "
+                              f"approximate path ({limit[1]}); name it in --methods to run it")
+                del approx_params[m]
                 continue
             notes[m] = "; ".join([f"approximation {spec.approximation}"] + lines)
     run = [m for m in spec.methods if m not in skipped]
@@ -631,12 +645,17 @@ def _extension(spec):
     return {"grid_extension": GRID_EXTENSION, "grid_fixed": sorted(fixed)}
 
 
-def _inner_folds(spec, data):
-    """The inner folds of the comparison's cells (:func:`resolve_inner_folds`): the size of
-    an outer training part is ``n - ceil(n / k)``, or the training part of a predefined split."""
+def _n_train(spec, data):
+    """The size of an outer training part: ``n - ceil(n / k)``, or the training part of a
+    predefined split."""
     n = data.n_samples
-    n_train = n if spec.outer_split == "predefined" else n - -(-n // spec.outer_folds)
-    return resolve_inner_folds(spec.inner_folds, n_train, spec.tune)
+    return n if spec.outer_split == "predefined" else n - -(-n // spec.outer_folds)
+
+
+def _inner_folds(spec, data):
+    """The inner folds of the comparison's cells (:func:`resolve_inner_folds`) for an outer
+    training part of :func:`_n_train` objects."""
+    return resolve_inner_folds(spec.inner_folds, _n_train(spec, data), spec.tune)
 
 
 def _training_scale(data):

@@ -28,7 +28,7 @@ from .registry_entry import (ENTRY_CONSTRAINTS, REQUIREMENTS, TASKS, MethodEntry
 
 __all__ = ["make_method", "list_methods", "register_method", "temporary_method",
            "default_grid", "method_requirements", "method_entry", "approximation_defaults",
-           "large_data_path",
+           "large_data_path", "approximate_size_limit",
            "estimator_check_instances", "readme_table", "scale_exponents", "scaled_defaults",
            "MethodEntry", "Without",
            "TASKS", "C_GRID", "RHO_GRID", "MU_GRID", "K_GRID", "REQUIREMENTS",
@@ -51,6 +51,10 @@ MU_GRID = (0.03, 0.1, 0.3, 1.0)
 #: Default inner-CV grid of k-NN's ``n_neighbors`` (odd: no tied vote between two classes).
 K_GRID = (1, 3, 5, 7)
 
+#: Training objects above which ``krein compare`` leaves the RVM's approximate path out
+#: of its default list (:func:`approximate_size_limit`).
+RVM_APPROXIMATE_MAX_N = 5000
+
 #: Reason a method is skipped in an approximated run (:func:`approximation_defaults`).
 NO_APPROXIMATE_PATH = "no approximate path: needs the n x n kernel"
 
@@ -64,7 +68,7 @@ _REGISTRY: dict[str, MethodEntry] = {}
 
 def register_method(name, factory, description, task="classifier", *, compare, probability,
                     certificate, checks, readme, grid=None, requires=(), approximate=None,
-                    scale=None):
+                    approximate_max_n=None, scale=None):
     """Add a method to the registry: everything about it, in one entry.
 
     The declarations without a default (``compare``, ``probability``,
@@ -127,6 +131,13 @@ def register_method(name, factory, description, task="classifier", *, compare, p
         (or ``{parameter: (value, note)}``), the parameters an approximated run
         sets, the estimator must have an ``approximation`` parameter
         (:func:`approximation_defaults`).
+    approximate_max_n : tuple of (int, str), optional
+        ``(n, reason)``: the most training objects at which ``krein compare`` runs the
+        approximate path from its default list of methods, and why not above
+        (:func:`approximate_size_limit`: a method whose cost grows faster than the
+        others' with ``n``).  Above ``n`` the method is skipped with the reason
+        unless it is named in ``--methods``.  None: no limit.  Only with an
+        approximate path (a dict ``approximate``).
     scale : dict, optional
         How its parameters follow the kernel ``K -> s K`` (``{parameter:
         exponent}``: the value times ``s ** exponent`` makes the same model;
@@ -145,12 +156,16 @@ def register_method(name, factory, description, task="classifier", *, compare, p
     """
     fields = {"name": name, "factory": factory, "description": description, "task": task,
               "compare": compare, "grid": grid, "requires": requires,
-              "approximate": approximate, "checks": checks, "readme": readme, "scale": scale,
+              "approximate": approximate, "approximate_max_n": approximate_max_n,
+              "checks": checks, "readme": readme, "scale": scale,
               "probability": probability, "certificate": certificate}
     for key, (ok, accepted) in ENTRY_CONSTRAINTS.items():
         if not ok(fields[key]):
             raise ValueError(f"register_method({name!r}): {key} must be {accepted}; "
                              f"got {fields[key]!r}")
+    if approximate_max_n is not None and not isinstance(approximate, dict):
+        raise ValueError(f"register_method({name!r}): approximate_max_n needs an approximate "
+                         f"path (a dict approximate); got approximate={approximate!r}")
     if name in _REGISTRY:
         raise ValueError(f"method {name!r} is already registered")
     if isinstance(readme, str) and not isinstance(getattr(_REGISTRY.get(readme), "readme", None),
@@ -165,6 +180,7 @@ def register_method(name, factory, description, task="classifier", *, compare, p
         approximate=tuple((k, *(v if isinstance(v, tuple) else (v, None)))
                           for k, v in approximate.items())
         if isinstance(approximate, dict) else approximate,
+        approximate_max_n=None if approximate_max_n is None else tuple(approximate_max_n),
         checks=checks if isinstance(checks, Without) else tuple(
             (dict(c), {}) if isinstance(c, dict) else (dict(c[0]), dict(c[1])) for c in checks),
         readme=readme, scale=None if scale is None else tuple(scale.items()), name=name,
@@ -448,6 +464,29 @@ def approximation_defaults(name, solver=None):
     return params, notes
 
 
+def approximate_size_limit(name):
+    """The most training objects at which ``krein compare`` runs a method's approximate path by default.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`list_methods`.
+
+    Returns
+    -------
+    tuple of (int, str) or None
+        ``(n, reason)`` from the entry's ``approximate_max_n``: above ``n`` training
+        objects ``krein compare`` skips the method's approximate path with the reason
+        unless the method is named in ``--methods``; None: no limit.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name.
+    """
+    return _entry(name).approximate_max_n
+
+
 def large_data_path(name):
     """One sentence on a method's path on large data, or why it has none.
 
@@ -472,6 +511,10 @@ def large_data_path(name):
         _, notes = approximation_defaults(name)
     except ValueError as exc:
         return str(exc)
+    limit = approximate_size_limit(name)
+    if limit is not None:
+        notes = [*notes, f"by default up to {limit[0]} training objects ({limit[1]}; named in "
+                         f"--methods it runs at any size)"]
     return "approximate path (landmark columns or nystroem:M)" + (
         f": {'; '.join(notes)}" if notes else "")
 
@@ -825,6 +868,10 @@ def _register_ksvm_ch_modsvm_rvm():
                     "fast marginal-likelihood updates (Tipping 2001; Tipping & Faul 2003)",
                     compare=True, probability=True, certificate="max_abs_gradient",
                     approximate={},      # the landmarks' kernel columns are the basis functions
+                    approximate_max_n=(RVM_APPROXIMATE_MAX_N, "Tipping & Faul's loop makes one "
+                                       "pass over the n x m landmark columns per relevance "
+                                       "vector added or re-estimated, and the relevance "
+                                       "vectors grow in number with n"),
                     checks=({"max_iter": 100},),
                     readme=("`RVC()`", "relevance vector classifier: Laplace approximation, fast "
                             "marginal-likelihood updates, `predict_proba`",

@@ -86,6 +86,10 @@ class MethodEntry:
         Inputs besides the kernel matrix, keys of :data:`REQUIREMENTS`.
     approximate : tuple, str or None
         The approximate path (:func:`approximation_defaults`).
+    approximate_max_n : tuple of (int, str) or None
+        The most training objects at which ``krein compare`` runs the approximate path
+        from its default list, and why not above
+        (:func:`~krein.registry.approximate_size_limit`).
     checks : tuple of (dict, dict) or Without
         Estimator-check instances and their expected failures, or why it has none.
     readme : tuple of str or str
@@ -111,6 +115,7 @@ class MethodEntry:
     grid: tuple | None
     requires: tuple
     approximate: object
+    approximate_max_n: tuple | None
     checks: object
     readme: object
     scale: tuple | None
@@ -160,6 +165,11 @@ ENTRY_CONSTRAINTS = {
                  f"a tuple of keys of REQUIREMENTS {list(REQUIREMENTS)}"),
     "approximate": (_is_approximate, "None, a str (why there is no approximate path) or a "
                                      "dict {parameter: value or (value, note)}"),
+    "approximate_max_n": (lambda v: v is None or (
+        isinstance(v, tuple) and len(v) == 2 and isinstance(v[0], int)
+        and not isinstance(v[0], bool) and v[0] > 0 and isinstance(v[1], str) and v[1] != ""
+        and "\n" not in v[1]),
+        "None or a pair (positive int, one-line reason)"),
     "checks": (lambda v: isinstance(v, Without) or (
         isinstance(v, (tuple, list)) and len(v) > 0 and all(_is_check(c) for c in v)),
         "a non-empty tuple of dicts of parameters or (parameters, {check: reason}) pairs, "

@@ -193,3 +193,35 @@ def test_memory_at_n_20000_stays_far_below_n_squared():
     assert res.summary["status"].iloc[0] == "ok", res.summary["note"].iloc[0]
     assert peak < 400e6, f"peak {peak / 1e6:.0f} MB"
     assert res.summary["accuracy_mean"].iloc[0] > 0.8
+
+
+# ---------------------------------------------------------------------------- size limits
+def test_size_limit_skips_a_default_method_above_it_and_runs_it_when_named(monkeypatch):
+    """A method whose approximate path declares a size limit (the RVM's) is skipped from the
+    default list above it, with the reason, and runs at any size when named in ``methods``."""
+    import krein.compare as cmp
+
+    monkeypatch.setattr(cmp, "check_methods", lambda methods, task: tuple(methods or
+                                                                          ("esvm", "flip")))
+    limits = {"flip": (50, "grows too fast")}
+    monkeypatch.setattr(cmp, "approximate_size_limit", lambda m: limits.get(m))
+    kw = dict(**SMALL, n_samples=150, tune=False, approximation="nystroem:40")   # n_train 100
+    res = run_comparison(**kw)
+    s = res.summary.set_index("method")
+    assert s.loc["esvm", "status"] == "ok" and s.loc["flip", "status"] == "skipped"
+    assert "above 50 training objects" in s.loc["flip", "note"]
+    assert "grows too fast" in s.loc["flip", "note"] and "--methods" in s.loc["flip", "note"]
+    assert res.methods == ["esvm"]
+    named = run_comparison(**kw, methods=["esvm", "flip"]).summary.set_index("method")
+    assert (named["status"] == "ok").all()
+    limits["flip"] = (100, "grows too fast")          # at the limit: runs
+    assert (run_comparison(**kw).summary["status"] == "ok").all()
+
+
+def test_rvm_declares_its_size_limit():
+    from krein.registry import RVM_APPROXIMATE_MAX_N, approximate_size_limit, large_data_path
+
+    n, reason = approximate_size_limit("rvm")
+    assert n == RVM_APPROXIMATE_MAX_N and "Tipping & Faul" in reason
+    assert f"up to {n} training objects" in large_data_path("rvm")
+    assert approximate_size_limit("esvm") is None

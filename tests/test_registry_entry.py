@@ -56,6 +56,9 @@ BAD_FIELDS = [
     ({"grid": {"C": []}}, "grid"),
     ({"requires": ("gpu",)}, "requires"),
     ({"approximate": {"solver": ("x",)}}, "approximate"),
+    ({"approximate": {}, "approximate_max_n": (0, "why")}, "approximate_max_n"),
+    ({"approximate": {}, "approximate_max_n": (100, "")}, "approximate_max_n"),
+    ({"approximate": {}, "approximate_max_n": 100}, "approximate_max_n"),
     ({"checks": (({"C": 1.0}, {"check_x": ""}),)}, "checks"),
     ({"checks": ()}, "checks"),                       # no instance and no reason
     ({"readme": ("only", "two")}, "readme"),
@@ -208,3 +211,10 @@ def test_grid_and_classification_do_not_import_each_other():
     from krein.experiment import seeds
 
     assert grid_module.cell_seed is seeds.cell_seed
+
+
+def test_a_size_limit_needs_an_approximate_path(scratch):
+    with pytest.raises(ValueError, match="approximate_max_n needs an approximate path"):
+        register_method("m", DirectSVC, "a method", **DECLARED,
+                        approximate_max_n=(100, "why"))
+    assert not scratch

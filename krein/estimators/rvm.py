@@ -54,14 +54,11 @@ class RVC(LandmarkExpansionMixin, KernelClassifierBase):
     iteration still costs ``O(n (m - M) M)`` for ``M`` active columns (the sparsity
     factors of every inactive column at the new mode, faul eq. 22) plus one IRLS of
     ``O(n M^2)`` per Newton step for every candidate tried, and the fit holds three
-    copies of the ``n x m`` design matrix.  Measured on one core on the words of
-    five languages (m = 1000 landmark columns, one one-vs-rest model): at
-    n = 10 000 the first 300 iterations take 31 s (42 s with the plain loop) and
-    end with M = 214 relevance vectors, still adding; 900 iterations give M = 314
-    with the log marginal likelihood still increasing; at n = 50 000 the first 100
-    iterations take 28 s (31 s).  The number of relevant columns grows with n, the
-    loop adds one per iteration, and every iteration is a full pass over the
-    ``n x m`` design, so n = 10^5 with m = 1000 takes far beyond a 60 s budget.
+    copies of the ``n x m`` design matrix.  The number of relevance vectors grows
+    with n and the loop adds one per iteration, each a full pass over the design,
+    so ``krein compare`` leaves this path out of its default list above
+    :data:`krein.registry.RVM_APPROXIMATE_MAX_N` training objects
+    (:func:`krein.registry.approximate_size_limit`).
 
     Parameters
     ----------
