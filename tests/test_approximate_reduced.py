@@ -425,3 +425,26 @@ def test_bad_parameters():
     for make in ESTIMATORS.values():
         with pytest.raises(ValueError, match="approximation"):
             make(kernel="precomputed", approximation="nystroem").fit(K, y)
+
+
+def test_mod_svm_pairs_on_threads_give_the_serial_fit():
+    """ModSVC's one-vs-one problems on the landmark columns run on two threads (its linear
+    solvers read their arguments only) with the serial fit's models."""
+    import joblib
+
+    from krein.approximation import IndefiniteNystroem
+    from krein.estimators import ModSVC
+
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((150, 4))
+    y = np.digitize(X[:, 0] + 0.3 * X[:, 1], [-0.5, 0.5])       # three classes
+    kw = dict(kernel="sigmoid", kernel_params={"a": 0.5, "r": -1.0}, solver="ipm",
+              approximation=IndefiniteNystroem(n_components=30, random_state=0))
+    serial = ModSVC(**kw).fit(X, y)
+    assert serial._parallel_pairs
+    with joblib.parallel_config(n_jobs=2, prefer="threads"):
+        threaded = ModSVC(**kw).fit(X, y)
+    np.testing.assert_array_equal(threaded.decision_function(X), serial.decision_function(X))
+    through_cvxpy = ModSVC(solver="clarabel")
+    through_cvxpy._check_params()
+    assert not through_cvxpy._parallel_pairs

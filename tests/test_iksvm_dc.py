@@ -179,3 +179,65 @@ def test_estimator_attributes_and_multiclass(pe_problem):
         DCSVC(kernel="precomputed", tol=0.0).fit(K, y)
     with pytest.raises(ValueError, match="solver"):
         DCSVC(kernel="precomputed", solver="nope").fit(K, y)
+
+
+def test_ordered_draws_follow_the_problems_order_whatever_the_threads():
+    """Problem k draws the k-th block of the stream even when later problems ask first."""
+    import threading
+
+    from krein.estimators.base import OrderedDraws, _PROBLEM
+
+    draws = OrderedDraws(np.random.RandomState(0))
+    sizes = [3, 5, 2, 4]
+    got = {}
+
+    def problem(k):
+        _PROBLEM.set(k)
+        got[k] = draws.uniform(sizes[k])
+
+    threads = [threading.Thread(target=problem, args=(k,)) for k in reversed(range(4))]
+    for t in threads:       # started last problem first
+        t.start()
+    for t in threads:
+        t.join(timeout=30)
+    expected = np.random.RandomState(0).uniform(-1.0, 1.0, sum(sizes))
+    np.testing.assert_array_equal(np.concatenate([got[k] for k in range(4)]), expected)
+
+
+@pytest.mark.parametrize("landmarks", [False, True])
+def test_pairs_on_threads_give_the_serial_fit(pe_problem, landmarks, monkeypatch):
+    """The one-vs-one pairs run on two threads with the serial fit's starts (the shared
+    random stream drawn in pair order) and so the same models, exact and landmark paths."""
+    import krein.estimators.dc as dcmod
+    from krein.approximation import IndefiniteNystroem
+
+    X, K, y = pe_problem
+    labels = np.where(X[:, 1] > 0.5, 2, np.where(y > 0, 1, 0))
+    starts = {}
+    name = "dca_landmarks" if landmarks else "dca"
+    solver = getattr(dcmod, name)
+
+    def spy(*args, start=None, **kw):
+        from krein.estimators.base import current_problem
+        starts[current_problem()] = start
+        return solver(*args, start=start, **kw)
+
+    monkeypatch.setattr(dcmod, name, spy)
+    import joblib
+
+    kw = dict(kernel="precomputed", C=1.0, random_state=0, max_iter=40)
+    if landmarks:           # the columns of every third point
+        lm = np.arange(0, K.shape[0], 3)
+        kw["approximation"] = IndefiniteNystroem(landmarks=lm)
+        K = K[:, lm]
+    serial = DCSVC(**kw).fit(K, labels)
+    first = dict(starts)
+    with joblib.parallel_config(n_jobs=2, prefer="threads"):
+        threaded = DCSVC(**kw).fit(K, labels)
+    assert sorted(first) == [0, 1, 2]
+    expected = np.random.RandomState(0).uniform(
+        -1.0, 1.0, sum(first[k].size for k in range(3)))
+    np.testing.assert_array_equal(np.concatenate([first[k] for k in range(3)]), expected)
+    for k in range(3):
+        np.testing.assert_array_equal(starts[k], first[k])
+    np.testing.assert_array_equal(threaded.decision_function(K), serial.decision_function(K))

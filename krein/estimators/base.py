@@ -10,7 +10,9 @@ the subclass's ``_fit_binary``, which wires a formulation to a solver.  Every
 
 from __future__ import annotations
 
+import contextvars
 import itertools
+import threading
 from dataclasses import dataclass, field
 from numbers import Integral
 
@@ -30,7 +32,7 @@ from ..kernels import KERNELS, pairwise_kernel
 from ..solvers.libsvm import libsvm_binary, libsvm_solution, libsvm_solve  # noqa: F401 (re-export)
 
 __all__ = ["KernelClassifierBase", "KernelMixin", "ProbabilityMixin", "BinaryModel",
-           "fit_pairs", "pair_indices", "positive_weight_rows", "libsvm_binary", "libsvm_solve",
+           "fit_pairs", "current_problem", "OrderedDraws", "pair_indices", "positive_weight_rows", "libsvm_binary", "libsvm_solve",
            "libsvm_solution", "least_eigenvalue"]
 
 
@@ -888,15 +890,95 @@ def pair_indices(y_idx, i, j, n_classes):
     return np.flatnonzero((y_idx == i) | (y_idx == j))
 
 
-def _in_context(shared, fit_binary, problem):
-    """``fit_binary(*problem)`` inside a shared-computations context when the caller had one
-    (the context is per thread: a worker thread enters its own)."""
-    if not shared:
-        return fit_binary(*problem)
-    from .._cache import shared_computations
+#: The position of the binary problem being fitted in its fit's order (:func:`fit_pairs`,
+#: :func:`current_problem`); set per thread around each problem.
+_PROBLEM = contextvars.ContextVar("krein_binary_problem", default=0)
 
-    with shared_computations():
-        return fit_binary(*problem)
+
+def current_problem():
+    """The position of the binary problem being fitted, in the order of the fit's problems.
+
+    Inside a ``fit_binary`` call of :func:`fit_pairs` (serial or on a worker thread) it is
+    the problem's index in ``problems``; elsewhere 0.  An estimator whose problems share a
+    random stream draws from it in this order (:class:`OrderedDraws`), so that the
+    problems can be fitted concurrently with the results of the serial fit.
+
+    Returns
+    -------
+    int
+        The index of the current problem.
+    """
+    return _PROBLEM.get()
+
+
+class OrderedDraws:
+    """Draws from one random stream in the order of the binary problems, whichever asks first.
+
+    ``uniform(size)`` called from the ``k``-th problem of :func:`fit_pairs` waits until the
+    problems before it have drawn, then draws ``random_state.uniform(-1, 1, size)``: the
+    same numbers as a serial fit whose problems draw in turn, whatever the threads'
+    schedule.  Each problem must draw exactly once, before anything that can raise: a
+    problem that never draws holds the later ones, which give up with a ``RuntimeError``
+    after :attr:`patience` seconds (the problems before one start before it, and draw
+    first, so a wait is normally the time of one draw).
+
+    Parameters
+    ----------
+    random_state : numpy.random.RandomState
+        The shared stream.
+    """
+
+    #: Seconds a problem waits for the earlier ones to draw before it raises.
+    patience = 600.0
+
+    def __init__(self, random_state):
+        self.random_state = random_state
+        self._next = 0
+        self._turn = threading.Condition()
+
+    def uniform(self, size):
+        """``random_state.uniform(-1, 1, size)`` in the problems' order.
+
+        Parameters
+        ----------
+        size : int
+            Number of draws.
+
+        Returns
+        -------
+        ndarray of shape (size,)
+            Uniform on ``[-1, 1)``.
+
+        Raises
+        ------
+        RuntimeError
+            An earlier problem did not draw within :attr:`patience` seconds.
+        """
+        k = current_problem()
+        with self._turn:
+            if not self._turn.wait_for(lambda: self._next >= k, timeout=self.patience):
+                raise RuntimeError(f"binary problem {k} waited {self.patience:g} s for problem "
+                                   f"{self._next} to draw its start; it never did")
+            draws = self.random_state.uniform(-1.0, 1.0, size)
+            self._next = k + 1
+            self._turn.notify_all()
+        return draws
+
+
+def _in_context(shared, fit_binary, problem, k=0):
+    """``fit_binary(*problem)`` as the ``k``-th problem (:func:`current_problem`), inside a
+    shared-computations context when the caller had one (the context is per thread: a
+    worker thread enters its own)."""
+    token = _PROBLEM.set(k)
+    try:
+        if not shared:
+            return fit_binary(*problem)
+        from .._cache import shared_computations
+
+        with shared_computations():
+            return fit_binary(*problem)
+    finally:
+        _PROBLEM.reset(token)
 
 
 def fit_pairs(fit_binary, problems, n_problems, *, n_jobs=None, parallel=True,
@@ -952,10 +1034,11 @@ def fit_pairs(fit_binary, problems, n_problems, *, n_jobs=None, parallel=True,
     workers = joblib.effective_n_jobs(n_jobs) if parallel and n_problems > 1 else 1
     workers = min(workers, n_problems)
     if workers <= 1:
-        return [fit_binary(*p) for p in problems]
+        return [_in_context(False, fit_binary, p, k) for k, p in enumerate(problems)]
     shared = prefer == "threads" and shared_computations_active()
     run = joblib.Parallel(n_jobs=workers, prefer=prefer)
-    jobs = (joblib.delayed(_in_context)(shared, fit_binary, p) for p in problems)
+    jobs = (joblib.delayed(_in_context)(shared, fit_binary, p, k)
+            for k, p in enumerate(problems))
     if prefer != "threads":
         return list(run(jobs))
     import os

@@ -17,7 +17,7 @@ from sklearn.utils._param_validation import HasMethods, Interval
 from .._fitting import fit_wrapper
 from ..solvers import SolverName, resolve_solver
 from ..solvers.dca import dca, dca_landmarks
-from .base import BinaryModel, KernelClassifierBase, positive_weight_rows
+from .base import BinaryModel, KernelClassifierBase, OrderedDraws, positive_weight_rows
 from .reduced import LandmarkExpansionMixin
 
 __all__ = ["DCSVC"]
@@ -237,14 +237,19 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
             raise ValueError("solver_options apply to a CVXPY solver; solver='dca' takes none "
                              f"(got {sorted(self.solver_options)})")
 
+    #: The binary problems run concurrently (:func:`~krein.estimators.base.fit_pairs`): their
+    #: starts are drawn from the one ``random_state`` stream in the problems' order
+    #: (:class:`~krein.estimators.base.OrderedDraws`), as in a serial fit.
+    _parallel_pairs = True
+
     def _fit(self, X, y):
         from sklearn.utils import check_random_state
 
-        self._rng = check_random_state(self.random_state)
+        self._draws = OrderedDraws(check_random_state(self.random_state))
         try:
             return super()._fit(X, y)
         finally:
-            self.__dict__.pop("_rng", None)
+            self.__dict__.pop("_draws", None)
 
     @fit_wrapper
     def fit(self, X, y, sample_weight=None):
@@ -281,10 +286,12 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
         return self._fit_and_diagnose(X, y, sample_weight)
 
     def _fit_binary(self, K, y, idx, C):
+        # the start first (OrderedDraws: nothing may raise before it), of the kept rows' size
+        start = self._draws.uniform(int(np.count_nonzero(np.broadcast_to(C, y.shape) > 0)))
         keep = positive_weight_rows(C, y)
         if keep is not None:      # weight 0: the sample's row and column removed
             K, y, C = K[np.ix_(keep, keep)], y[keep], C[keep]
-        sol = dca(K, y, C, tol=self.tol, max_iter=self.max_iter, random_state=self._rng,
+        sol = dca(K, y, C, tol=self.tol, max_iter=self.max_iter, start=start,
                   solver=self._solver, solver_options=self.solver_options)
         info = {"n_iter": int(sol.iterations), "solution": sol, "objective": sol.objective,
                 "stationarity": sol.certificate["grad_norm"],
@@ -297,7 +304,7 @@ class DCSVC(LandmarkExpansionMixin, KernelClassifierBase):
 
     def _fit_landmarks(self, C_rows, W, y, C_box):
         sol = dca_landmarks(C_rows, W, y, C_box, tol=self.tol, max_iter=self.max_iter,
-                            random_state=self._rng, accelerate=self.accelerate)
+                            start=self._draws.uniform(W.shape[0]), accelerate=self.accelerate)
         info = {"n_iter": int(sol.iterations), "solution": sol, "objective": sol.objective,
                 "stationarity": sol.certificate["grad_norm"],
                 "dc_constant": sol.certificate["dc_constant"]}

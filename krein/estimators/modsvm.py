@@ -185,6 +185,12 @@ class ModSVC(LandmarkExpansionMixin, KernelClassifierBase):
                 raise ValueError(f"unknown solver_options {bad} for solver='{self._solver}'; "
                                  f"accepted: {sorted(own)}")
 
+    @property
+    def _parallel_pairs(self):
+        """The binary problems run concurrently (:func:`~krein.estimators.base.fit_pairs`)
+        with the linear solvers (each reads its arguments only), serially through CVXPY."""
+        return getattr(self, "_solver", None) in ("libsvm", "liblinear", "ipm")
+
     def _fit_landmarks(self, C_rows, W, y, C_box):
         # the same problem on the landmark columns: the linear SVM on the features C_rows
         if self._solver in ("libsvm", "liblinear", "ipm"):

@@ -123,6 +123,18 @@ def _scale(K):
     return m if np.isfinite(m) and m > 0 else 1.0
 
 
+def _start(start, random_state, size):
+    """The uniform draws in ``[-1, 1]^size`` of a DCA start: ``start`` if given (checked),
+    else drawn from ``random_state``."""
+    if start is None:
+        return check_random_state(random_state).uniform(-1.0, 1.0, size)
+    start = np.asarray(start, dtype=float)
+    if start.shape != (size,) or not np.all(np.isfinite(start)):
+        raise ValueError(f"start must be a finite array of shape ({size},); got shape "
+                         f"{start.shape}")
+    return start
+
+
 def _exact_line_search(r, ye, Cv, a0, a1):
     """Exact minimizer ``t > 0`` of the convex piecewise quadratic along a direction:
     the root of the increasing piecewise-linear
@@ -311,7 +323,7 @@ def _final_status(stop, max_iter, rows, tol):
     return "max_iter"
 
 
-def dca(K, y, C=1.0, *, tol=1e-6, max_iter=300, random_state=None, solver="dca",
+def dca(K, y, C=1.0, *, tol=1e-6, max_iter=300, random_state=None, start=None, solver="dca",
         line_search=True, solver_options=None, verbose=False):
     """IKSVM-DC: DCA with the Armijo step (xu; module docstring) on one binary problem.
 
@@ -331,6 +343,10 @@ def dca(K, y, C=1.0, *, tol=1e-6, max_iter=300, random_state=None, solver="dca",
         DCA iterations at most (``ConvergenceWarning`` when reached; xu's demo: 300).
     random_state : None, int or RandomState
         Seed of the start ``beta_0`` (uniform in ``[-1, 1]^n / scale``).
+    start : ndarray of shape (n,), optional
+        The uniform draws themselves (``beta_0 = start / scale``), for a caller that
+        draws them in its own order (:class:`krein.estimators.base.OrderedDraws`);
+        ``random_state`` is then not used.
     solver : str
         ``"dca"``: each subproblem by the finite Newton method (:func:`dc_subproblem`);
         an installed CVXPY solver name: by :class:`~krein.formulations.dc.DCSubproblem`.
@@ -379,8 +395,7 @@ def dca(K, y, C=1.0, *, tol=1e-6, max_iter=300, random_state=None, solver="dca",
     else:
         form = DCSubproblem(K, y, C=C, dc_constant=rho)
     setup = time.perf_counter() - t0
-    rng = check_random_state(random_state)
-    beta = rng.uniform(-1.0, 1.0, n) / scale
+    beta = _start(start, random_state, n) / scale
     b = 1.0
     Kbeta = K @ beta
     F = dc_objective(K, y, Cv, beta, b)
@@ -942,7 +957,7 @@ def _predicted_start(history, v_beta, v_b, v_Cbeta):
     return (beta1 + a * (beta1 - beta0), b1 + a * (b1 - b0), Cbeta1 + a * (Cbeta1 - Cbeta0))
 
 
-def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
+def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None, start=None,
                   line_search=True, accelerate=False, verbose=False):
     """IKSVM-DC on the landmark expansion ``f(x) = k(x, L) beta + b`` (DCA with the Armijo step).
 
@@ -988,6 +1003,9 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
         DCA iterations at most (``ConvergenceWarning`` when reached).
     random_state : None, int or RandomState
         Seed of ``beta_0``.
+    start : ndarray of shape (m,), optional
+        The uniform draws of ``beta_0`` themselves (``beta_0 = start / scale``), as
+        for :func:`dca`; ``random_state`` is then not used.
     line_search : bool
         Whether to take the Armijo step after each DCA step.
     accelerate : bool
@@ -1043,8 +1061,7 @@ def dca_landmarks(C, W, y, Cw=1.0, *, tol=1e-6, max_iter=300, random_state=None,
     rho = dc_constant(W, scale)
     gram = _ActiveGram(C, Cv)
     setup = time.perf_counter() - t0
-    rng = check_random_state(random_state)
-    beta = rng.uniform(-1.0, 1.0, m) / scale
+    beta = _start(start, random_state, m) / scale
     b = 1.0
     Cbeta = C @ beta
     F = landmark_dc_objective(C, W, y, Cv, beta, b)
