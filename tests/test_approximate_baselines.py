@@ -349,3 +349,23 @@ def test_approximate_run_is_close_to_the_exact_run_with_many_landmarks():
     approx = run_comparison(approximation="nystroem:200", **kw).summary.set_index("method")
     gap = (exact["accuracy_mean"] - approx["accuracy_mean"]).loc[list(METHODS)]
     assert (gap.abs() < 0.05).all(), gap.to_dict()
+
+
+def test_similarity_space_pairs_on_threads_give_the_serial_fit():
+    """The prototype form's one-vs-one linear problems run on two threads with the serial
+    fit's models."""
+    import joblib
+
+    from krein.approximation import IndefiniteNystroem
+    from krein.estimators import SimilaritySpaceSVC
+
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((150, 4))
+    y = np.digitize(X[:, 0] - 0.4 * X[:, 2], [-0.5, 0.5])       # three classes
+    kw = dict(kernel="sigmoid", kernel_params={"a": 0.5, "r": -1.0}, solver="ipm",
+              approximation=IndefiniteNystroem(n_components=30, random_state=0))
+    serial = SimilaritySpaceSVC(**kw).fit(X, y)
+    with joblib.parallel_config(n_jobs=2, prefer="threads"):
+        threaded = SimilaritySpaceSVC(**kw).fit(X, y)
+    np.testing.assert_array_equal(threaded.decision_function(X), serial.decision_function(X))
+    np.testing.assert_array_equal(threaded.intercept_, serial.intercept_)

@@ -90,7 +90,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from .._fitting import fit_wrapper
 from ..solvers.linear import linear_svm
 from .approximate import FrontEndMixin
-from .base import (BinaryModel, KernelClassifierBase, libsvm_solve, pair_indices,
+from .base import (BinaryModel, KernelClassifierBase, fit_pairs, libsvm_solve, pair_indices,
                    positive_weight_rows)
 from .neighbors import APPROXIMATION_CONSTRAINT
 
@@ -486,22 +486,27 @@ class SimilaritySpaceSVC(FrontEndMixin, KernelClassifierBase):
         F = Phi @ basis
         del Phi
         pairs = list(itertools.combinations(range(classes.size), 2))
-        coefs, intercepts, models = [], [], []
-        for i, j in pairs:
-            idx = pair_indices(y_idx, i, j, classes.size)
-            sub = F if classes.size == 2 else F[idx]
-            y_pm = np.where(y_idx[idx] == j, 1.0, -1.0)
-            C_box = self._per_sample_C(y_idx[idx], idx)
+
+        def problems():
+            for i, j in pairs:
+                idx = pair_indices(y_idx, i, j, classes.size)
+                yield (F if classes.size == 2 else F[idx], np.where(y_idx[idx] == j, 1.0, -1.0),
+                       self._per_sample_C(y_idx[idx], idx))
+
+        def fit_one(sub, y_pm, C_box):
             keep = positive_weight_rows(C_box, y_pm)
             if keep is not None:      # weight 0: the sample's row removed
                 sub, y_pm, C_box = sub[keep], y_pm[keep], C_box[keep]
             w_F, b, sol = linear_svm(sub, y_pm, C_box,
                                      solver=self.solver_, tol=self.tol, max_iter=self.max_iter)
-            w = basis @ w_F
-            coefs.append(w)
-            intercepts.append(b)
-            models.append(BinaryModel(np.arange(0), w, b,
-                                      {"n_iter": sol.iterations, "solution": sol}))
+            return BinaryModel(np.arange(0), basis @ w_F, b,
+                               {"n_iter": sol.iterations, "solution": sol})
+
+        # the pairs concurrently when joblib allows (the linear solvers read their
+        # arguments only): the same models as in turn
+        models = fit_pairs(fit_one, problems(), len(pairs), prefer=self._pair_prefer)
+        coefs = [m.coef for m in models]
+        intercepts = [m.intercept for m in models]
         lam = np.asarray(rep.eigenvalues, dtype=float)
         # ---- every binary model trained: set the fitted attributes
         self.approximation_ = approx
