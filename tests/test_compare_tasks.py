@@ -187,6 +187,9 @@ def test_regression_summary_page_and_reader(regression_run):
     page = (out / "report.html").read_text()
     assert ">RMSE</th>" in page and ">R²</th>" in page and "accuracy (%)" not in page
     assert "RMSE " + f"{summary.set_index('method').loc[best, 'rmse_mean']:.4g}" in page
+    # the significance paragraph names the score compared, and no per-object test
+    significance = page.split('id="significance">')[1].split("</p>")[0]
+    assert "on the RMSE of each split" in significance and "McNemar" not in significance
 
 
 def test_epsilon_grid_is_relative_to_the_targets_spread(tmp_path):

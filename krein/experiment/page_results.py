@@ -22,18 +22,26 @@ from .page_format import escape, json_object, number, param_list, percent, png_i
 __all__ = ["results_section"]
 
 
-def _significance_text(sig):
-    """The paragraph under the results table that states the test, "" without a best method."""
+def _significance_text(sig, score="accuracy"):
+    """The paragraph under the results table that states the test, "" without a best method.
+
+    ``score``: the per-fold score compared (``"accuracy"``, ``"auc"`` or ``"rmse"``,
+    :data:`krein.experiment.statistics.SCORES`); only the accuracy has a per-object test
+    on a single predefined split (McNemar's)."""
     if sig.attrs.get("best") is None:
         return ""
+    name = {"accuracy": "accuracy", "auc": "AUC", "rmse": "RMSE"}.get(score, score)
+    single = ("on one predefined test split by the exact McNemar test on the objects the "
+              "two methods classify differently" if score == "accuracy" else
+              f"a single predefined test split has no paired test of the {name}")
     return (f"“=”: not significantly worse than the best method ({sig.attrs['best']}), "
             f"“<”: significantly worse; {sig.attrs['test']}; p is the adjusted p-value. The "
-            "methods ran on the same splits, so each is compared paired with the best: over "
-            "resampled splits by the corrected resampled t-test (Nadeau & Bengio 2003), whose "
-            "variance term (1/J + n_test/n_train) accounts for the overlap of the training "
-            "sets; on one predefined test split by the exact McNemar test on the objects the "
-            "two methods classify differently. Few splits detect only large differences (one "
-            "repeat of 5-fold CV: 4 degrees of freedom); “=” is not a proof of equality.")
+            f"methods ran on the same splits, so each is compared paired with the best on the "
+            f"{name} of each split: over resampled splits by the corrected resampled t-test "
+            "(Nadeau & Bengio 2003), whose variance term (1/J + n_test/n_train) accounts for "
+            f"the overlap of the training sets; {single}. Few splits detect only large "
+            "differences (one repeat of 5-fold CV: 4 degrees of freedom); “=” is not a proof "
+            "of equality.")
 
 
 def _group_mark(sig, method):
@@ -206,7 +214,7 @@ def results_section(c, png):
            '<th>chosen parameters</th><th>vs best</th><th class="num">fit time</th>'
            '<th class="num">#SV</th><th>certificate</th><th>status</th></tr></thead><tbody>',
            *rows, f'</tbody></table><p class="caption">{escape(caption)}</p>',
-           f'<p class="caption" id="significance">{escape(_significance_text(sig))}</p>',
+           f'<p class="caption" id="significance">{escape(_significance_text(sig, view.column))}</p>',
            f'<figure>{png_image(png, view.column + " per method")}<figcaption>{figure_text} '
            f"({escape(FIGURE_FILES['accuracy'])}).</figcaption></figure>"]
     out.append(_folds_details(c, regression))
