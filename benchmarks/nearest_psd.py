@@ -31,13 +31,31 @@ before and 3 after the solvers) as the reference,
   stopping criterion over the last third of its iterations (marked ``~``; its
   time is then the extrapolated iterations times the seconds per iteration, and
   its distance is that of the stopped iterate, so no difference is printed);
+* with ``--methods ...,estimator``: the estimator,
+  ``NearestPSD(diagonal=1.0, tol=tol).fit(K)`` (its spectrum of ``K``, the
+  Newton method, the KKT certificate and the row map included; ``eigh`` counts
+  the spectrum too);
+* with ``--before PATH``: the same for an older krein, a package renamed
+  ``krein_before`` in the folder ``PATH`` (rows ``newton-0``, ``estim.-0``), in
+  the same process;
+* with ``--qisun PATH``: Qi and Sun's own Newton code, Yancheng Yuan's
+  ``CorrelationMatrix.py`` (``files/CorrelationMatrix.py`` of
+  ``defengwebsite/defengwebsite.github.io``, Defeng Sun's page), read from the
+  folder ``PATH`` outside the repository and run unchanged but for two shims
+  (its module-level test run at ``n = 3000`` is cut off, ``time.clock`` is
+  ``time.perf_counter``; its prints are discarded), with ``b = 1``,
+  ``tau = 0`` and ``tol``: its stopping test is ``relative gap <= tol`` or
+  ``||grad|| / (1 + ||b||) <= tol``; its eigendecompositions (one per
+  line-search trial) are counted by wrapping its ``my_mexeig``;
 * with ``--sdp``: the CVXPY SDP of munoz (9)
   (:class:`krein.formulations.nearest_psd.NearestPSDSDP`) with SCS
   (``eps_abs = eps_rel = 1e-6``) at n = 25, 50, 100, ... while the next size is
   predicted to fit the remaining budget, and its relative objective difference
   from the Newton answer.
 
-Everything runs in one process with ``--threads`` BLAS threads (default 1, via
+Newton, the estimator and Qi and Sun's code run ``--repeat`` times each, in turn
+(so that a load change on a shared machine falls on all of them), the least time
+of each kept.  Everything runs in one process with ``--threads`` BLAS threads (default 1, via
 threadpoolctl) within ``--budget`` seconds (default 1800, shared equally by the
 (family, n) cells, unused time carried over; Newton always runs to the end).
 
@@ -46,18 +64,27 @@ Usage::
     python benchmarks/nearest_psd.py                 # n = 500, 1000, 2000, three families
     python benchmarks/nearest_psd.py --quick         # n = 100, 200, within 90 s
     python benchmarks/nearest_psd.py --families pickout --sizes 300,600 --sdp
+    python benchmarks/nearest_psd.py --families randcorr,minkowski --sizes 1000,2000 \
+        --methods newton,estimator --tol 1e-6 --repeat 2 --qisun /path/to/folder
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import os
+import re
+import sys
 import time
+import types
 import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from threadpoolctl import threadpool_limits
 
+from krein import NearestPSD
 from krein.formulations.nearest_psd import NearestPSDSDP
 from krein.kernels import gaussian_kernel, sigmoid_kernel
 from krein.solvers import solve
@@ -124,14 +151,86 @@ def time_eigh(K, repeat=3):
     return best
 
 
-def run_newton(K, tol, repeat=1):
-    """Newton to ``tol``, best time of ``repeat`` runs (the answer is the same each time)."""
-    best = np.inf
-    for _ in range(repeat):
-        sol = nearest_psd_newton(K, 1.0, tol=tol, certify=False, check_input=False)
-        best = min(best, sol.setup_time + sol.solve_time)
-    return {"sol": sol, "seconds": best, "iters": f"{sol.iterations}",
+def run_newton(K, tol, newton=nearest_psd_newton):
+    """One Newton run to ``tol`` (``newton``: the solver; an older one with ``--before``)."""
+    t0 = time.perf_counter()
+    sol = newton(K, 1.0, tol=tol, certify=False, check_input=False)
+    return {"sol": sol, "seconds": time.perf_counter() - t0, "iters": f"{sol.iterations}",
             "eigh": int(sol.certificate["eigh"]), "converged": sol.status == "converged",
+            "extrapolated": False}
+
+
+def run_estimator(K, tol, estimator=NearestPSD):
+    """One ``NearestPSD(diagonal=1.0, tol=tol).fit(K)``; ``eigh`` counts the spectrum of ``K``."""
+    t0 = time.perf_counter()
+    est = estimator(diagonal=1.0, tol=tol).fit(K)
+    seconds = time.perf_counter() - t0
+    sol = est.solution_
+    return {"sol": sol, "seconds": seconds, "iters": f"{sol.iterations}",
+            "eigh": int(sol.certificate["eigh"]) + 1,    # the solver's and the spectrum of K
+            "converged": sol.status == "converged", "extrapolated": False}
+
+
+def interleaved(runners, repeat):
+    """Run each of ``runners`` (name -> zero-argument function returning a result dict)
+    ``repeat`` times, in turn, and keep for each the least seconds (with the last result):
+    a load change on a shared machine then falls on every column alike."""
+    best = {}
+    for _ in range(repeat):
+        for name, fn in runners.items():
+            res = fn()
+            if name not in best or res["seconds"] < best[name]["seconds"]:
+                best[name] = res
+    return best
+
+
+def load_qisun(folder):
+    """Qi and Sun's ``CorrelationMatrix.py`` from ``folder``: (namespace, eigh counter)."""
+    path = os.path.join(folder, "CorrelationMatrix.py")
+    with open(path) as f:
+        src = f.read()
+    cut = src.find("\n#test")          # its module-level test run (n = 3000)
+    if cut >= 0:
+        src = src[:cut]
+    ns = {"__name__": "qisun_correlation_matrix"}
+    exec(compile(src, path, "exec"), ns)
+    ns["time"] = types.SimpleNamespace(clock=time.perf_counter)  # time.clock left Python 3.8
+    counter = {"eigh": 0}
+    mexeig = ns["my_mexeig"]
+
+    def counted(x):
+        counter["eigh"] += 1
+        return mexeig(x)
+
+    ns["my_mexeig"] = counted
+    return ns, counter
+
+
+class _QiSunSolution:
+    """The fields of a krein ``Solution`` that the table reads."""
+
+    def __init__(self, X, K, seconds):
+        self.objective = float(np.linalg.norm(K - X))
+        self.setup_time, self.solve_time = 0.0, seconds
+
+
+def run_qisun(qisun, K, tol):
+    """One run of Qi and Sun's code on ``K`` with ``b = 1``, ``tau = 0``, ``tol``."""
+    ns, counter = qisun
+    n = K.shape[0]
+    counter["eigh"] = 0
+    out = io.StringIO()
+    t0 = time.perf_counter()
+    with contextlib.redirect_stdout(out):
+        X, _ = ns["my_correlationmatrix"](K, np.ones((n, 1)), 0.0, tol)
+    best = time.perf_counter() - t0
+    text = out.getvalue()
+    its = int(re.search(r"Number of iterations: (\d+)", text).group(1))
+    gap = abs(float(re.findall(r"relative duality gap: \[*([-+0-9.e]+)", text)[-1]))
+    grad = float(re.findall(r"Norm of Relative Gradient: \[*([-+0-9.e]+)", text)[-1]) \
+        if its else np.inf
+    return {"sol": _QiSunSolution(X, K, best), "seconds": best, "iters": f"{its}",
+            "eigh": counter["eigh"], "converged": gap <= tol or grad <= tol,
             "extrapolated": False}
 
 
@@ -213,8 +312,16 @@ def main(argv=None):
     ap.add_argument("--budget", type=float, default=1800.0, help="seconds in all")
     ap.add_argument("--threads", type=int, default=1, help="BLAS threads")
     ap.add_argument("--repeat", type=int, default=1,
-                    help="Newton runs per cell, the best time kept (as for the reference)")
+                    help="runs per cell of Newton, the estimator and Qi and Sun's code, "
+                         "interleaved, the best time of each kept (as for the reference)")
     ap.add_argument("--sdp", action="store_true", help="also time the CVXPY SDP with SCS")
+    ap.add_argument("--before", default=None, metavar="PATH",
+                    help="folder holding an older krein package renamed krein_before (git "
+                         "archive REV krein | tar -x -C PATH; mv PATH/krein PATH/krein_before): "
+                         "adds its Newton solver (newton-0) and estimator (estim.-0)")
+    ap.add_argument("--qisun", default=None, metavar="PATH",
+                    help="folder holding Qi and Sun's CorrelationMatrix.py (Yancheng Yuan's "
+                         "Python code), outside the repository: adds its column")
     ap.add_argument("--quick", action="store_true", help="n = 100, 200 within 90 s")
     args = ap.parse_args(argv)
     if args.quick:
@@ -224,6 +331,18 @@ def main(argv=None):
     if bad:
         ap.error(f"--families: unknown {bad}; choose among {sorted(KERNELS)}")
     methods = args.methods.split(",")
+    before = None
+    if args.before:
+        sys.path.insert(0, args.before)
+        from krein_before import NearestPSD as before_estimator
+        from krein_before.solvers.psd_newton import nearest_psd_newton as before_newton
+        before = (before_newton, before_estimator)
+    qisun = None
+    if args.qisun:
+        if os.path.exists(os.path.join(args.qisun, "CorrelationMatrix.py")):
+            qisun = load_qisun(args.qisun)
+        else:
+            print(f"no CorrelationMatrix.py in {args.qisun} (--qisun): its column is skipped")
     sizes = [int(s) for s in args.sizes.split(",")]
     t_start = time.perf_counter()
     loop_budget = (0.8 if args.sdp else 1.0) * args.budget
@@ -236,15 +355,24 @@ def main(argv=None):
         for i, (fam, n) in enumerate(cells):
             K = KERNELS[fam](n)
             t_eigh = time_eigh(K)
-            results = {}
+            runners = {}
             if "newton" in methods:
-                results["newton"] = run_newton(K, args.tol, args.repeat)
+                runners["newton"] = lambda: run_newton(K, args.tol)
+                if before is not None:
+                    runners["newton-0"] = lambda: run_newton(K, args.tol, before[0])
+            if "estimator" in methods:
+                runners["estimator"] = lambda: run_estimator(K, args.tol)
+                if before is not None:
+                    runners["estim.-0"] = lambda: run_estimator(K, args.tol, before[1])
+            if qisun is not None:
+                runners["qisun"] = lambda: run_qisun(qisun, K, args.tol)
+            results = interleaved(runners, args.repeat)
             left = loop_budget - (time.perf_counter() - t_start)
             share = max(left / (len(cells) - i), 5 * t_eigh)
             others = [m for m in ("anderson", "dykstra") if m in methods]
             for j, m in enumerate(others):
                 used = sum(r["sol"].setup_time + r["sol"].solve_time
-                           for k, r in results.items() if k != "newton")
+                           for k, r in results.items() if k in others)
                 results[m] = run_loop(K, m, args.tol,
                                       max((share - used) / (len(others) - j), 5 * t_eigh))
             t_eigh = min(t_eigh, time_eigh(K))

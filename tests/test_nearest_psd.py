@@ -163,6 +163,35 @@ def test_certificate_detects_a_wrong_point(random_symmetric):
     assert cert["primal_residual"] < 1e-13 and cert["dual_residual"] < 1e-9
 
 
+@pytest.mark.parametrize("weights_kind", ["identity", "diagonal", "matrix"])
+def test_certificate_complementarity_and_gap_by_their_definitions(weights_kind,
+                                                                  random_symmetric):
+    """``||X N||_F`` and ``<X, N>`` with ``N = W (K - X) W - Diag(theta)`` formed here, on a
+    point far from optimal (a random rank-3 correlation matrix), for the recovered
+    ``theta`` and for a given one."""
+    n = 12
+    K = random_symmetric(n, 5)
+    rng = np.random.default_rng(2)
+    Z = rng.normal(size=(n, 3))
+    X = Z @ Z.T
+    X /= np.sqrt(np.outer(np.diag(X), np.diag(X)))
+    W = {"identity": None, "diagonal": rng.uniform(0.5, 2.0, n),
+         "matrix": (lambda B: B @ B.T + n * np.eye(n))(rng.normal(size=(n, n)))}[weights_kind]
+    norm = check_weights(W, n)
+    G = norm.sandwich(K - X)
+    G = 0.5 * (G + G.T)
+    for theta in (None, rng.normal(size=n)):
+        cert = nearest_psd_certificate(K, X, np.ones(n), W, theta=theta)
+        N = G - np.diag(cert["theta"])
+        scale = np.linalg.norm(X) * np.linalg.norm(G)
+        assert cert["complementarity"] == pytest.approx(np.linalg.norm(X @ N) / scale,
+                                                        rel=1e-12)
+        assert cert["complementarity"] > 1e-3
+        dres = np.diag(X) - 1.0
+        assert cert["gap"] == pytest.approx(abs(-np.sum(X * N) + cert["theta"] @ dres) / scale,
+                                            rel=1e-12)
+
+
 # ------------------------------------------------------------------ the projections
 @pytest.mark.parametrize("weights_kind", ["identity", "diagonal", "matrix"])
 def test_projections_satisfy_their_optimality_conditions(weights_kind, random_symmetric):

@@ -201,3 +201,69 @@ def test_bad_kernel():
         nearest_psd_newton(np.ones((3, 4)), 1.0)
     with pytest.raises(ValueError, match="K contains NaN"):
         nearest_psd_newton(np.full((3, 3), np.nan), 1.0)
+
+
+def perturbed_correlation(n, seed=0, alpha=0.1):
+    """A random correlation matrix (geometric eigenvalues 1 ... 1e-3) plus ``alpha E``,
+    ``E`` symmetric uniform on [-1, 1], unit diagonal (Qi & Sun 2006's kind of test matrix)."""
+    rng = np.random.default_rng(seed)
+    Q, _ = np.linalg.qr(rng.normal(size=(n, n)))
+    lam = np.geomspace(1.0, 1e-3, n)
+    C = (Q * (lam * n / lam.sum())) @ Q.T
+    d = np.sqrt(np.diag(C))
+    C /= np.outer(d, d)
+    E = rng.uniform(-1.0, 1.0, size=(n, n))
+    K = C + alpha * (np.triu(E) + np.triu(E, 1).T)
+    np.fill_diagonal(K, 1.0)
+    return K
+
+
+def test_estimator_takes_one_eigendecomposition_per_newton_step():
+    """NearestPSD(diagonal=1.0) on a perturbed correlation matrix: unit steps, one
+    ``eigh`` per step (the first iterate is K, whose spectrum the estimator has), a
+    handful of CG steps each (measured: 4 steps, CG 2, 2, 3, 2)."""
+    K = perturbed_correlation(200)
+    est = NearestPSD(diagonal=1.0, tol=1e-8).fit(K)
+    sol, tr = est.solution_, est.trace_
+    assert sol.status == "converged" and est.n_iter_ <= 5
+    assert tr["step"].iloc[1:].eq(1.0).all()
+    assert sol.certificate["eigh"] == est.n_iter_ and tr["eigh"].iloc[0] == 0
+    assert tr["cg_iterations"].sum() <= 3 * est.n_iter_
+    assert tr["gradient"].iloc[-1] <= 1e-8
+
+
+def test_estimator_against_cvxpy_sdp():
+    """NearestPSD(diagonal=1.0) (its spectrum serving the first Newton iterate) against
+    the CVXPY SDP of munoz (9) with SCS."""
+    K = perturbed_correlation(30, seed=3, alpha=0.3)
+    est = NearestPSD(diagonal=1.0, tol=1e-10).fit(K)
+    ref = solve(NearestPSDSDP(K, 1.0), "SCS", eps_abs=1e-9, eps_rel=1e-9, max_iters=200000)
+    np.testing.assert_allclose(est.kernel_, ref.primal["X"], atol=1e-6)
+    assert est.distance_ == pytest.approx(ref.objective, rel=1e-7)
+    assert est.distance_ <= ref.objective * (1 + 1e-9)   # SCS's X is feasible only to 1e-9
+
+
+def test_given_spectrum_serves_the_first_iterate_only_when_it_is_K():
+    K = sigmoid_unit(80)
+    spec = np.linalg.eigh(K)
+    plain = nearest_psd_newton(K, 1.0, tol=1e-10)
+    given = nearest_psd_newton(K, 1.0, tol=1e-10, spectrum=spec)
+    assert given.certificate["eigh"] == plain.certificate["eigh"] - 1
+    assert (plain.trace["eigh"].iloc[0], given.trace["eigh"].iloc[0]) == (1, 0)
+    np.testing.assert_allclose(given.primal["X"], plain.primal["X"], atol=1e-10)
+    # no diagonal constraint: the clip from the given spectrum, no eigendecomposition
+    clip = nearest_psd_newton(K, None, spectrum=spec)
+    assert clip.certificate["eigh"] == 0
+    lam, V = spec
+    np.testing.assert_allclose(clip.primal["X"], (V * np.maximum(lam, 0)) @ V.T, atol=1e-12)
+    # the first iterate is not K: diag(K) != c, weights, tau > 0
+    for kwargs in ({"diagonal": 2.0}, {"diagonal": 1.0, "weights": np.linspace(1, 2, 80)},
+                   {"diagonal": 1.0, "tau": 0.01}):
+        with_spec = nearest_psd_newton(K, tol=1e-10, spectrum=spec, **kwargs)
+        without = nearest_psd_newton(K, tol=1e-10, **kwargs)
+        assert with_spec.certificate["eigh"] == without.certificate["eigh"]
+        np.testing.assert_array_equal(with_spec.primal["X"], without.primal["X"])
+    with pytest.raises(ValueError, match="spectrum"):
+        nearest_psd_newton(K, 1.0, spectrum=(spec[0][:-1], spec[1]))
+    with pytest.raises(ValueError, match="spectrum"):
+        nearest_psd_newton(K, 1.0, spectrum=spec[0])

@@ -392,8 +392,10 @@ class NearestPSD(OneToOneFeatureMixin, TransformerMixin, BaseEstimator):
         if solver == "auto":
             solver = "dykstra" if norm.kind == "matrix" else "newton"
         if solver == "newton":
+            # the spectrum of K is the first Newton iterate's when that iterate is K
             sol = nearest_psd_newton(K, c, norm, tol=float(self.tol), max_iter=int(self.max_iter),
-                                     verbose=bool(self.verbose), check_input=False)
+                                     verbose=bool(self.verbose), check_input=False,
+                                     spectrum=(spec.eigenvalues, spec.eigenvectors))
         else:
             sol = alternating_projections(K, c, norm, solver=solver, tol=float(self.tol),
                                           max_iter=int(self.max_iter), verbose=bool(self.verbose),

@@ -378,6 +378,7 @@ def nearest_psd_certificate(K, X, diagonal=None, weights=None, theta=None):
     G = 0.5 * (G + G.T)
     nX = float(np.linalg.norm(X))
     nG = float(np.linalg.norm(G))
+    XG = X @ G  # X N = X G - X Diag(theta): one product serves theta and the complementarity
     if diagonal is None:
         th = np.zeros(n)
         dviol = 0.0
@@ -387,7 +388,6 @@ def nearest_psd_certificate(K, X, diagonal=None, weights=None, theta=None):
         dres = np.diag(X) - c
         dviol = float(np.max(np.abs(dres))) / max(1.0, float(np.max(c)))
         if theta is None:
-            XG = X @ G
             col2 = np.einsum("ij,ij->j", X, X)
             num = np.einsum("ij,ij->j", X, XG)
             small = col2 <= (1e-12 * max(nX, np.finfo(float).tiny)) ** 2
@@ -403,7 +403,8 @@ def nearest_psd_certificate(K, X, diagonal=None, weights=None, theta=None):
     dual = max(0.0, float(lam_N[-1])) / max(1.0, nG)
     scale = nX * nG
     if scale > 0:
-        comp = float(np.linalg.norm(X @ N)) / scale
+        XG -= X * th[None, :]
+        comp = float(np.linalg.norm(XG)) / scale
         gap = abs(-float(np.sum(X * N)) + float(th @ dres)) / scale
     else:
         comp = gap = 0.0

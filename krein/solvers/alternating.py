@@ -399,7 +399,7 @@ def alternating_projections(K, diagonal="keep", weights=None, *, solver="dykstra
     certify : bool
         Compute the certificate
         (:func:`krein.formulations.nearest_psd.nearest_psd_certificate`: two
-        ``eigvalsh`` and two ``n x n`` products); ``False`` leaves the residuals NaN.
+        ``eigvalsh`` and one ``n x n`` product); ``False`` leaves the residuals NaN.
 
     Returns
     -------

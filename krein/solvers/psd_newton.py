@@ -49,7 +49,10 @@ Algorithm (Qi & Sun 2006, Algorithm 5.1)
 ----------------------------------------
 The line search and the CG settings follow Qi and Sun's ``CorNewton`` code.
 Start from ``y_0 = b - diag(G)`` (the diagonal of ``G + Diag(y_0)`` is ``b``;
-``y_0 = 0`` for ``diagonal="keep"`` and ``tau = 0``).  At ``y_k``:
+``y_0 = 0`` for ``diagonal="keep"`` and ``tau = 0``, and when ``diag(K) = c``,
+``W = I``, ``tau = 0``: then the first iterate is ``K``, and a caller that has
+its eigendecomposition, e.g. :class:`krein.estimators.nearest_psd.NearestPSD`,
+passes it as ``spectrum``).  At ``y_k``:
 
 1. Newton direction: preconditioned conjugate gradients on the regularized
    system ``(V_k + eps_k I) d = -grad theta(y_k)`` with
@@ -58,7 +61,13 @@ Start from ``y_0 = b - diag(G)`` (the diagonal of ``G + Diag(y_0)`` is ``b``;
    ``min(1e-2, g_k)`` took 9-12 Newton iterations instead of 6-8 on the
    pick-out kernel at ``n = 500, 1000``), the diagonal preconditioner
    ``max(diag(V_k), 1e-8) + eps_k``, stopped at a relative residual
-   ``min(1e-2, g_k)`` or after ``cg_max_iter`` iterations.
+   ``eta_k = min(1e-2, max(g_k, tol / (2 g_k)))`` or after ``cg_max_iter``
+   iterations: the forcing term ``min(1e-2, g_k)`` of the quadratic rate, but not
+   below what the step needs to reach ``tol`` (a gradient ``g_k`` times the
+   relative residual, plus the quadratic term; Kelley 1995, eq. (6.20)), which
+   spares the CG iterations of an oversolved last step (measured: 2 instead of
+   4-5 on the ``randcorr`` and ``minkowski`` kernels of
+   ``benchmarks/nearest_psd.py`` at ``n = 1000``, ``tol = 1e-8``).
 2. Armijo line search on ``theta``: the first ``alpha`` in ``1, 1/2, 1/4, ...``
    (at most 20 halvings) with
    ``theta(y_k + alpha d) <= theta(y_k) + 1e-4 alpha grad' d`` (plus a rounding
@@ -105,6 +114,9 @@ Certificates
 
 References
 ----------
+C. T. Kelley (1995), "Iterative Methods for Linear and Nonlinear Equations",
+SIAM, §6.3 (the forcing terms of inexact Newton methods, eq. (6.20): no smaller
+than half the stopping tolerance over the current residual norm).
 H. Qi and D. Sun (2006), "A quadratically convergent Newton method for
 computing the nearest correlation matrix", SIAM J. Matrix Anal. Appl. 28,
 360-385 (the dual, its generalized Jacobian, Algorithm 5.1, the extensions to
@@ -139,6 +151,8 @@ NEWTON_TRACE_COLUMNS = ("iter", "objective", "dual_value", "relative_gap", "grad
 _SIGMA = 1e-4          # Armijo constant (Qi & Sun's code)
 _MAX_HALVINGS = 20     # line-search halvings (Qi & Sun's code)
 _ETA = 1e-2            # CG relative residual and regularization cap
+_OVERSOLVE = 0.5       # CG relative residual >= _OVERSOLVE * tol / g_k (Kelley 1995)
+_ROUNDING = 8 * np.finfo(float).eps   # diag(K) = c "up to rounding", entrywise relative
 
 
 class _DualPoint:
@@ -147,11 +161,14 @@ class _DualPoint:
     ``A = G + Diag(y) = P Diag(lam) P'``; eigenvalues ascending, ``lam[:s] <= 0 < lam[s:]``.
     """
 
-    def __init__(self, G, dG, y, b):
+    def __init__(self, G, dG, y, b, decomposition=None):
         n = y.size
-        A = G.copy()
-        A.flat[::n + 1] += y
-        lam, P = sla.eigh(A, driver="evd", overwrite_a=True, check_finite=False)
+        if decomposition is None:
+            A = G.copy()
+            A.flat[::n + 1] += y
+            lam, P = sla.eigh(A, driver="evd", overwrite_a=True, check_finite=False)
+        else:  # the eigendecomposition of G + Diag(y), given by the caller
+            lam, P = decomposition
         s = int(np.searchsorted(lam, 0.0, side="right"))
         self.n, self.s, self.r = n, s, n - s
         self.y = y
@@ -274,6 +291,21 @@ def _pcg(point, rhs, eps, tol, max_iter):
     return d, k
 
 
+def _check_spectrum(spectrum, n):
+    """``spectrum`` as ``(eigenvalues, eigenvectors)`` of shapes ``(n,)``, ``(n, n)`` (or None)."""
+    if spectrum is None:
+        return None
+    try:
+        lam, P = spectrum
+    except (TypeError, ValueError):
+        raise ValueError("spectrum must be a pair (eigenvalues, eigenvectors)") from None
+    lam, P = np.asarray(lam, dtype=float), np.asarray(P, dtype=float)
+    if lam.shape != (n,) or P.shape != (n, n):
+        raise ValueError(f"spectrum: eigenvalues of shape ({n},) and eigenvectors of shape "
+                         f"({n}, {n}) expected; got {lam.shape} and {P.shape}")
+    return lam, P
+
+
 def _check_options(tau, tol, max_iter, cg_max_iter):
     if (isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not np.isfinite(tau)
             or tau < 0):
@@ -288,7 +320,8 @@ def _check_options(tau, tol, max_iter, cg_max_iter):
 
 
 def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, max_iter=200,
-                       cg_max_iter=200, verbose=False, check_input=True, certify=True):
+                       cg_max_iter=200, verbose=False, check_input=True, certify=True,
+                       spectrum=None):
     """Nearest PSD matrix with a fixed diagonal by semismooth Newton-CG (Qi & Sun 2006).
 
     Solves ``min ||X - K||_W  s.t.  diag(X) = c,  X >= tau I`` (munoz eq. 9 when
@@ -328,8 +361,16 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
     certify : bool
         Compute the KKT certificate
         (:func:`krein.formulations.nearest_psd.nearest_psd_certificate`: two
-        ``eigvalsh`` and two ``n x n`` products); ``False`` leaves its residuals
+        ``eigvalsh`` and one ``n x n`` product); ``False`` leaves its residuals
         NaN (the duality gap is always computed).
+    spectrum : tuple (eigenvalues, eigenvectors), optional
+        The eigendecomposition of ``K`` (eigenvalues ascending, shape (n,);
+        orthonormal eigenvectors, shape (n, n)), e.g. a
+        :class:`krein.spectrum.Spectrum`'s.  Used as the first iterate's when
+        that iterate is ``K`` itself (``W = I``, ``tau = 0`` and ``diag(K) = c``
+        up to rounding, ``|K_ii - c_i| <= 8 eps max(|K_ii|, |c_i|)``, so
+        ``y_0 = 0``; or no diagonal constraint with ``W = I``, ``tau = 0``),
+        which saves one eigendecomposition; ignored otherwise.
 
     Returns
     -------
@@ -361,7 +402,7 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
     ValueError
         Bad ``K``, ``diagonal`` (or ``c < tau`` somewhere: infeasible),
         ``weights`` (a general SPD matrix included), ``tau``, ``tol``,
-        ``max_iter`` or ``cg_max_iter``.
+        ``max_iter``, ``cg_max_iter`` or ``spectrum`` (wrong shapes).
 
     Warns
     -----
@@ -391,19 +432,20 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
     Kshift.flat[::n + 1] -= tau
     G = norm.to_scaled(Kshift)
     dG = np.diag(G).copy()
+    given = _check_spectrum(spectrum, n) if norm.kind == "identity" and tau == 0 else None
     t_setup = time.perf_counter() - t0
     rows = []
     if c is None:
-        point = _DualPoint(G, dG, np.zeros(n), np.zeros(n))
+        point = _DualPoint(G, dG, np.zeros(n), np.zeros(n), given)
         Xt = point.positive_part(G)
         Xd = Xt
         y = np.zeros(n)
-        it, converged, n_eigh, solver = 0, True, 1, "weighted-clip"
+        it, converged, n_eigh, solver = 0, True, int(given is None), "weighted-clip"
         p_val = 0.5 * float(np.linalg.norm(Xt - G) ** 2)
         dual_val, rel_g = p_val, 0.0
         rows.append({"iter": 0, "objective": np.sqrt(2 * p_val), "dual_value": dual_val,
                      "relative_gap": 0.0, "gradient": 0.0, "step": np.nan, "cg_iterations": 0,
-                     "n_positive": point.r, "eigh": 1, "seconds": time.perf_counter() - t0})
+                     "n_positive": point.r, "eigh": n_eigh, "seconds": time.perf_counter() - t0})
     else:
         solver = "newton"
         b = w * (c - tau)
@@ -429,7 +471,14 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
                       f"step {step:g}, {cg_it} CG, {point.r} positive eigenvalues")
             return d_val, rel_g
 
-        point = evaluate(y)
+        if given is not None and np.all(np.abs(y) <= _ROUNDING * np.maximum(np.abs(b),
+                                                                           np.abs(dG))):
+            # diag(K) = c up to rounding (a kernel scaled to unit diagonal): the first
+            # iterate is K, whose decomposition is given
+            y = np.zeros(n)
+            point = _DualPoint(G, dG, y, b, given)
+        else:
+            point = evaluate(y)
         dual_val, rel_g = record(0, point, np.nan, 0)
         converged = rel_g <= tol
         it = 0
@@ -437,7 +486,10 @@ def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, m
             it += 1
             g = point.grad
             eps = min(_ETA, rel_g) ** 2
-            d, cg_it = _pcg(point, -g, eps, min(_ETA, rel_g), cg_max_iter)
+            # forcing term min(1e-2, g_k), but no smaller than needed to reach tol at
+            # this step (Kelley 1995, eq. 6.20)
+            eta = min(_ETA, max(rel_g, _OVERSOLVE * tol / rel_g))
+            d, cg_it = _pcg(point, -g, eps, eta, cg_max_iter)
             slope = float(g @ d)
             if not slope < 0:  # not a descent direction (rounding): preconditioned gradient
                 d = -g / (np.maximum(point.jacobian_diagonal(), 1e-8) + eps)
