@@ -189,7 +189,7 @@ def run(cert, name, step, *, tol, atol, max_iter, gap_every, t0, t_setup, verbos
         s = step(k)
         it_s = time.perf_counter() - it0
         g0 = time.perf_counter()
-        if gap_every and (k % gap_every == 0):
+        if cert.check_due(k, gap_every):
             point, ev = s.check if s.check is not None else (s.beta, s.ev)
             cert.libsvm_bound(point, ev)
             last_checked = point
