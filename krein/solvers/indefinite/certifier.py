@@ -15,12 +15,39 @@ intercept), so the bound holds whatever the accuracy of the SVM solver:
 
 * every iteration with ``v = u_i`` — free, since ``K_i u_i`` is the gradient; this
   equals the Frank-Wolfe gap ``max_{beta in A} grad f(beta_i)'(beta - beta_i)``;
-* every ``gap_every`` iterations with ``v`` from libsvm on ``K_i`` (as the
-  MATLAB IndefiniteSVM does), which is tighter: the proxy kernel is formed
-  (all roots of the secular equation, one ``n x n`` product) and one SVM is
-  solved.
+* at the gap checks, with ``v`` from a solve of the SVM dual on ``K_i``, which is
+  tighter.  How (:data:`CHECK_METHODS`, ``checks="auto"``): above
+  :data:`INNER_CHECK_MIN_N` training points by the *inner check*
+  (:meth:`Certifier.inner_bound`), at or below it by libsvm as described next (as the
+  MATLAB IndefiniteSVM does: the proxy kernel is formed, all roots of the secular
+  equation and one ``n x n`` product, and one SVM is solved).
 
-Accuracy of the libsvm bound.  libsvm's point at its default tolerance (1e-4)
+Inner checks.  The SVM dual on ``K_i`` is a QP over the same set ``A`` the loop
+projects onto; the check solves it by projected gradient steps alternating with
+conjugate gradients on the face of the current point (free coordinates, ``a'b`` kept;
+Moré & Toraldo 1991), never forming ``K_i``: each product ``K_i v`` is the oracle's
+sign rule applied to ``v``
+(:meth:`~krein.solvers.indefinite.oracle.ProxyKernelOracle.proxy_operator`, the cost
+of one oracle call).  It starts from the better of the iterate (whose product is the
+oracle's, free) and the previous check's point, and every point ``b`` it visits gives
+the certified bound ``omega_upper(K_i M b)`` plus the penalty and the dual value
+``h(b)`` plus the penalty, below which no bound from ``K_i`` can go.  It stops when
+its own duality gap is at most :data:`INNER_SHARE` of the certified gap, when its
+dual value shows that ``K_i`` cannot give a gap within the tolerance of the last
+:meth:`Certifier.converged` (the check could not stop the loop: most checks end
+here after a few products), when a round does not raise ``h``, or after
+:data:`INNER_MAX_PRODUCTS` products.  Where the check could stop the loop and its own
+point did not certify it, libsvm is solved on the formed ``K_i`` as below (counted in
+``n_inner_fallback``; ``upper_source`` says which gave the least bound): on the
+near-singular proxy kernels of the benchmark kernels the first-order solve raises
+``h`` quickly but its primal value converges slowly, where libsvm's stopping rule on
+the KKT violation makes its primal value tight.  The checks are scheduled by their
+cost (:meth:`Certifier.check_due`): at least ``gap_every`` iterations apart, and only
+once the loop's oracle calls since the last check reach its products over
+:data:`CHECK_SHARE`.  The bound is certified whatever solver produced ``v``.
+
+Accuracy of the libsvm bound (``checks="libsvm"``, and the fallback of an inner
+check).  libsvm's point at its default tolerance (1e-4)
 gives an SVM primal value far above ``omega(K_i)`` near the optimum (its primal
 converges at first order where its dual converges at second order): with C = 10
 the single libsvm bound at the returned point was 36x the exact gap there (sonar,
@@ -336,6 +363,10 @@ class Certifier:
     out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
         Out-of-sample map whose test coefficients :meth:`solution` returns
         (:func:`out_of_sample_coef`); ``None``: none.
+    checks : {"auto", "inner", "libsvm"}
+        How the gap checks of a dense oracle solve the SVM on ``K_i``
+        (:data:`CHECK_METHODS`, module docstring); a low-rank oracle keeps its
+        liblinear checks.
 
     Attributes
     ----------
@@ -365,6 +396,12 @@ class Certifier:
         ``1/2 max|lam(K0)| max_i upper_i^2``, the kernel term of one point at its
         bound: the unit of ``atol`` in :meth:`converged` (it follows the objective
         under ``K0 -> s K0`` with ``C`` / ``rho`` scaled to match, unlike ``1``).
+    checks : str
+        ``"inner"`` or ``"libsvm"``: the checks in use.
+    n_inner, n_inner_products, n_inner_fallback : int
+        Inner checks made, their products with ``K_i``, and those finished by libsvm.
+    inner_seconds : float
+        Seconds of the inner checks (their libsvm fallbacks included).
     libsvm_tol_reached : float
         The tolerance the next gap check starts from.
     last_libsvm : tuple of float or None
@@ -547,6 +584,12 @@ class Certifier:
         upper : float
             The least bound of this check: the SVM primal value at libsvm's point
             plus the penalty term ``rho ||K_i - K0||_F^2``.
+
+        Notes
+        -----
+        With :attr:`checks` ``"inner"`` the check is :meth:`inner_bound` (which calls
+        this method with libsvm's checks as its fallback); on a low-rank oracle it is
+        :meth:`_linear_bound`.
         """
         if getattr(self.oracle, "low_rank", False):
             return self._linear_bound(beta, ev, final)
@@ -653,13 +696,15 @@ class Certifier:
         """Certified bound from the SVM dual on ``K_i = X(beta)_+`` solved inexactly; recorded.
 
         ``omega(K_i) = max_{b in A} h(b)``, ``h(b) = c'b - 1/2 (M b)'K_i (M b)``, is a
-        QP over the feasible set ``A`` of the loop, so the check runs accelerated
-        projected gradient on it (FISTA with backtracking and function-value restart,
-        O'Donoghue & Candes 2015) with the exact projection onto ``A``.  Each
-        iteration takes one product with ``K_i`` by
+        QP over the feasible set ``A`` of the loop.  The check alternates one projected
+        gradient step (backtracking on the sufficient-ascent condition, exact
+        projection onto ``A``), which moves the active set, with conjugate gradients
+        on the face of the current point (the free coordinates, ``a'b`` kept), cut
+        where a coordinate reaches its bound (gradient projection with conjugate
+        gradients, Moré & Toraldo 1991).  Each product with ``K_i`` comes from
         :meth:`~krein.solvers.indefinite.oracle.ProxyKernelOracle.proxy_operator`
-        (the proxy kernel is never formed; the extrapolated point's product follows by
-        linearity), and every iterate ``b`` gives two numbers:
+        (the proxy kernel is never formed; along a conjugate direction the product
+        follows by linearity), and every point ``b`` gives two numbers:
 
         * the bound ``omega_upper(K_i M b) + rho ||K_i - K0||_F^2``
           (:meth:`ProxyKernelProblem.omega_upper
@@ -674,9 +719,11 @@ class Certifier:
         :data:`INNER_SHARE` of the certified gap (so the reported gap is within a
         factor 2 of the gap with the exact ``omega(K_i)``); when ``h`` shows that no
         bound from ``K_i`` can meet the tolerance of the last :meth:`converged`
-        (except for the check after the loop, ``final``); when it stops improving;
-        or after :data:`INNER_MAX_PRODUCTS` products (:data:`INNER_FINAL_PRODUCTS`
-        when ``final``).
+        (except for the check after the loop, ``final``); when three rounds do not
+        raise ``h``; or after :data:`INNER_MAX_PRODUCTS` products
+        (:data:`INNER_FINAL_PRODUCTS` when ``final``).  If then the check could stop
+        the loop but its duality gap is above that share, libsvm finishes it
+        (:meth:`libsvm_bound` with libsvm's checks; ``n_inner_fallback``).
 
         Parameters
         ----------

@@ -5,7 +5,9 @@ next iterate, evaluates ``f`` there through the :class:`~.certifier.Certifier`
 (which records the best point and the free Frank-Wolfe bound) and returns a
 :class:`Step`.  :func:`run` does the rest, the same for all four:
 
-1. the libsvm gap check every ``gap_every`` iterations (:meth:`Certifier.libsvm_bound`);
+1. the gap check where :meth:`Certifier.check_due` says (every ``gap_every``
+   iterations with libsvm's checks; with the inner checks at least ``gap_every``
+   apart and as their cost allows) (:meth:`Certifier.libsvm_bound`);
 2. the stopping test on the certified gap (:meth:`Certifier.converged`), or the
    algorithm's own optimality test (:attr:`Step.stationary`);
 3. when the loop goes on, the algorithm's work between iterations (``after``:
@@ -13,7 +15,7 @@ next iterate, evaluates ``f`` there through the :class:`~.certifier.Certifier`
    iteration;
 4. one trace row: ``iter, objective, lower, upper, gap``, the algorithm's own
    columns, ``seconds, gap_seconds``;
-5. after the loop, the last libsvm check at the returned point
+5. after the loop, the last check at the returned point
    (:meth:`Certifier.final_check`), the status (``"optimal"`` when the tolerance
    was met, ``"max_iter"`` otherwise, with a ``ConvergenceWarning``) and the
    complete :class:`~krein.solvers.Solution` (:meth:`Certifier.solution`).
