@@ -180,8 +180,8 @@ EXACT_SVM_MAX_N = 300
 
 
 #: How the gap checks of a dense oracle get their point ``v`` (:class:`Certifier`):
-#: ``"inner"``, the accelerated projected gradient of :meth:`Certifier.inner_bound` on the
-#: SVM dual over ``K_i``, matrix-free and warm-started; ``"libsvm"``, libsvm's solve on the
+#: ``"inner"``, the gradient projection and conjugate gradients of
+#: :meth:`Certifier.inner_bound` on the SVM dual over ``K_i``, matrix-free and warm-started; ``"libsvm"``, libsvm's solve on the
 #: formed ``K_i`` (refined as :meth:`Certifier.libsvm_bound` describes); ``"auto"``:
 #: ``"inner"`` above :data:`INNER_CHECK_MIN_N` training points, ``"libsvm"`` (with the
 #: interior-point refinement of a small svc) at or below it.
@@ -198,10 +198,13 @@ INNER_SHARE = 0.5
 #: after the loop (:meth:`Certifier.final_check`) it may spend :data:`INNER_FINAL_PRODUCTS`.
 INNER_MAX_PRODUCTS = 30
 INNER_FINAL_PRODUCTS = 400
-#: A libsvm solve of a check, in products with ``K_i`` (its cost in the schedule of
-#: :meth:`Certifier.check_due`): forming ``K_i`` and one SMO solve took 150-250 times one
-#: product at n = 2000 on the benchmark kernels (``benchmarks/certified_fit.py``).
+#: A libsvm solve of a check, in oracle calls: forming ``K_i`` and one SMO solve took
+#: 150-1000 times one oracle call at n = 2000 on the benchmark kernels
+#: (``benchmarks/certified_fit.py``).  An inner check falls back to libsvm only where the
+#: Frank-Wolfe bound is predicted to need more oracle calls than this to stop the loop.
 INNER_LIBSVM_PRODUCTS = 150
+#: Iterations over which the Frank-Wolfe bound's rate is measured (:meth:`Certifier._frank_wolfe_evals`).
+_FW_WINDOW = 10
 #: The inner checks' share of the loop's work: a check is made only once the oracle
 #: calls of the loop since the last check are at least the products of that check
 #: divided by this share (:meth:`Certifier.check_due`), so the checks cost at most
@@ -461,6 +464,7 @@ class Certifier:
         self.n_inner_fallback = 0          # inner checks finished by libsvm
         self.inner_seconds = 0.0           # seconds of the inner checks
         self._inner_point = None           # the last inner check's best dual point
+        self._fw_history = []              # (oracle calls, Frank-Wolfe gap) per iteration
         self._inner_t = None               # and its step
         self._last_check_cost = 0          # products of the last inner check
         self._evals_at_check = 0           # oracle calls of the loop at the last check
@@ -544,7 +548,26 @@ class Certifier:
         val, _ = box_hyperplane_lp(grad, P.a, P.b0, P.upper, check=False)
         ub = f + val - float(grad @ beta)
         self.offer_upper(ub, "frank-wolfe")
+        self._fw_history.append((self.oracle.n_evals, ub - self.lower))
+        del self._fw_history[:-_FW_WINDOW - 1]
         return ub
+
+    def _frank_wolfe_evals(self, target):
+        """Oracle calls the Frank-Wolfe bound is predicted to need to meet ``target``.
+
+        From its geometric rate of decrease per oracle call over the last
+        :data:`_FW_WINDOW` iterations (``inf`` when it has not decreased, or without
+        that history)."""
+        h = self._fw_history
+        if target is None or len(h) < 2:
+            return np.inf
+        (e0, g0), (e1, g1) = h[0], h[-1]
+        if g1 <= target:
+            return 0.0
+        if not (0.0 < g1 < g0) or e1 <= e0:
+            return np.inf
+        rate = np.log(g1 / g0) / (e1 - e0)          # < 0
+        return float(np.log(target / g1) / rate)
 
     def libsvm_bound(self, beta, ev, final=False, start_tol=None):
         """Certified bound from libsvm on ``K_i = X(beta)_+`` (luss §3.2); recorded.
@@ -792,7 +815,8 @@ class Certifier:
             stall = stall + 1 if lb <= lb_round + 1e-12 * max(abs(lb), self.unit) else 0
             lb_round = lb
             if (best - (lb + penalty) <= INNER_SHARE * self.gap or products >= cap
-                    or (target is not None and lb + penalty - self.lower > target)
+                    or (target is not None and (lb + penalty - self.lower > target
+                                                or self.gap <= target))
                     or stall >= 3):
                 break
             # one projected gradient step (backtracking): moves the active set
@@ -859,24 +883,26 @@ class Certifier:
                 if hb > lb:
                     lb, b_best = hb, b.copy()
                 if (best - (lb + penalty) <= INNER_SHARE * self.gap
-                        or (target is not None and lb + penalty - self.lower > target)):
+                        or (target is not None and (lb + penalty - self.lower > target
+                                                    or self.gap <= target))):
                     break
             uvb = P.u_of(b)
             hb = float(P.c @ b) - 0.5 * float(uvb @ Kb)
         self._inner_point = b_best
         self._inner_t = t
-        cost = products
         could_stop = target is None or lb + penalty - self.lower <= target
-        if could_stop and best - (lb + penalty) > INNER_SHARE * self.gap:
-            # the inner solve could not certify what K_i may: libsvm on the formed K_i
+        if (could_stop and best - (lb + penalty) > INNER_SHARE * self.gap
+                and (final or target is None or self.gap > target)
+                and (final or self._frank_wolfe_evals(target) > INNER_LIBSVM_PRODUCTS)):
+            # the inner solve could not certify what K_i may, and the Frank-Wolfe bound
+            # is not about to stop the loop: libsvm on the formed K_i
             self.checks = "libsvm"
             try:
                 best = min(best, self.libsvm_bound(beta, ev, final=final))
             finally:
                 self.checks = "inner"
             self.n_inner_fallback += 1
-            cost += 0
-        self._last_check_cost = cost
+        self._last_check_cost = products
         self._evals_at_check = self.oracle.n_evals
         self.n_inner += 1
         self.n_inner_products += products
