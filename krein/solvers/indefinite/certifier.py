@@ -35,13 +35,16 @@ the certified bound ``omega_upper(K_i M b)`` plus the penalty and the dual value
 its own duality gap is at most :data:`INNER_SHARE` of the certified gap, when its
 dual value shows that ``K_i`` cannot give a gap within the tolerance of the last
 :meth:`Certifier.converged` (the check could not stop the loop: most checks end
-here after a few products), when a round does not raise ``h``, or after
-:data:`INNER_MAX_PRODUCTS` products.  Where the check could stop the loop and its own
-point did not certify it, libsvm is solved on the formed ``K_i`` as below (counted in
-``n_inner_fallback``; ``upper_source`` says which gave the least bound): on the
-near-singular proxy kernels of the benchmark kernels the first-order solve raises
-``h`` quickly but its primal value converges slowly, where libsvm's stopping rule on
-the KKT violation makes its primal value tight.  The checks are scheduled by their
+here after a few products), when the certified gap meets that tolerance, when a
+round does not raise ``h``, or after :data:`INNER_MAX_PRODUCTS` products.  Where the
+check could stop the loop, its own point did not certify it, and the Frank-Wolfe bound
+is not predicted to stop the loop soon (its geometric rate over the last
+:data:`_FW_WINDOW` iterations needs more than :data:`INNER_LIBSVM_PRODUCTS` oracle
+calls), libsvm is solved on the formed ``K_i`` as below (counted in
+``n_inner_fallback``; ``upper_source`` says which bound is the least): on the
+near-singular proxy kernels of the benchmark kernels the inner solve raises ``h``
+quickly but its primal value converges slowly, where libsvm's stopping rule on the
+KKT violation makes its primal value tight.  The checks are scheduled by their
 cost (:meth:`Certifier.check_due`): at least ``gap_every`` iterations apart, and only
 once the loop's oracle calls since the last check reach its products over
 :data:`CHECK_SHARE`.  The bound is certified whatever solver produced ``v``.
@@ -742,11 +745,15 @@ class Certifier:
         :data:`INNER_SHARE` of the certified gap (so the reported gap is within a
         factor 2 of the gap with the exact ``omega(K_i)``); when ``h`` shows that no
         bound from ``K_i`` can meet the tolerance of the last :meth:`converged`
-        (except for the check after the loop, ``final``); when three rounds do not
-        raise ``h``; or after :data:`INNER_MAX_PRODUCTS` products
-        (:data:`INNER_FINAL_PRODUCTS` when ``final``).  If then the check could stop
-        the loop but its duality gap is above that share, libsvm finishes it
-        (:meth:`libsvm_bound` with libsvm's checks; ``n_inner_fallback``).
+        (except for the check after the loop, ``final``); when the certified gap meets
+        that tolerance; when three rounds do not raise ``h``; or after
+        :data:`INNER_MAX_PRODUCTS` products (:data:`INNER_FINAL_PRODUCTS` when
+        ``final``).  If then the check could stop the loop, its duality gap is above
+        that share, the gap above the tolerance, and the Frank-Wolfe bound is not
+        predicted to meet the tolerance within :data:`INNER_LIBSVM_PRODUCTS` oracle
+        calls (:meth:`_frank_wolfe_evals`), libsvm finishes it (:meth:`libsvm_bound`
+        with libsvm's checks; ``n_inner_fallback``); after the loop (``final``) it
+        does whenever the duality gap is above the share.
 
         Parameters
         ----------
