@@ -709,6 +709,7 @@ class Certifier:
         Returns
         -------
         bool
+            True when iteration ``k`` makes a check (then recorded as the last one).
         """
         if not gap_every:
             return False
