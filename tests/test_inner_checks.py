@@ -122,5 +122,8 @@ def test_default_fit_checks_with_the_inner_solver(problem):
     assert c["n_libsvm"] == c["n_inner_fallback"] + c["n_libsvm_refined"], c
     assert c["n_inner_fallback"] <= 2 and 4 * c["n_libsvm"] <= c_old["n_libsvm"], (c, c_old)
     assert sol.status == "optimal" and sol.certificate["relative_gap"] <= 1e-3
+    # the trace names the source of the least bound at every iteration
+    assert sol.trace["bound"].iloc[-1] == c["upper_source"]
+    assert set(sol.trace["bound"]) <= {"frank-wolfe", "inner", "libsvm", "interior-point"}
     m = min(len(sol.trace), len(old.trace))
     np.testing.assert_array_equal(sol.trace["objective"][:m], old.trace["objective"][:m])

@@ -13,8 +13,10 @@ next iterate, evaluates ``f`` there through the :class:`~.certifier.Certifier`
 3. when the loop goes on, the algorithm's work between iterations (``after``:
    ACCPM's new cut, the exchange method's pruning and new kernel), timed with the
    iteration;
-4. one trace row: ``iter, objective, lower, upper, gap``, the algorithm's own
-   columns, ``seconds, gap_seconds``;
+4. one trace row: ``iter, objective, lower, upper, gap, bound`` (``bound``: the
+   source of the least upper bound so far, :attr:`Certifier.upper_source`: e.g.
+   ``"frank-wolfe"``, ``"inner"``, ``"libsvm"``), the algorithm's own columns,
+   ``seconds, gap_seconds``;
 5. after the loop, the last check at the returned point
    (:meth:`Certifier.final_check`), the status (``"optimal"`` when the tolerance
    was met, ``"max_iter"`` otherwise, with a ``ConvergenceWarning``) and the
@@ -202,7 +204,7 @@ def run(cert, name, step, *, tol, atol, max_iter, gap_every, t0, t_setup, verbos
             after(k, s.columns)
             it_s += time.perf_counter() - t1
         trace.append({"iter": k, "objective": s.f, "lower": cert.lower, "upper": cert.upper,
-                      "gap": cert.gap, **s.columns, "seconds": it_s, "gap_seconds": gap_s})
+                      "gap": cert.gap, "bound": cert.upper_source, **s.columns, "seconds": it_s, "gap_seconds": gap_s})
         if verbose:
             print(s.describe(cert.gap) if s.describe is not None
                   else f"{name} {k:5d}  f={s.f:.8g}  gap={cert.gap:.3g}")

@@ -122,7 +122,8 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
         ``beta`` and ``coef`` the test coefficients for ``out_of_sample``
         (:meth:`Certifier.solution`);
         ``trace`` has one row per iteration (``iter, objective, lower, upper, gap,
-        step, n_negative, seconds, gap_seconds``).
+        bound, step, n_negative, seconds, gap_seconds``; ``bound`` names the source
+        of the least upper bound).
 
     Raises
     ------
