@@ -47,22 +47,25 @@ def problem():
     return P
 
 
+@pytest.mark.parametrize("n", [120, N], ids=["factor", "rule"])
 @pytest.mark.parametrize("weighted", [False, True])
-def test_proxy_operator_is_the_proxy_kernel(problem, weighted):
+def test_proxy_operator_is_the_proxy_kernel(problem, weighted, n):
+    """The sign rule above DENSE_EIGH_MAX_N points, the proxy kernel's factor below."""
     rng = np.random.default_rng(1)
-    w = rng.uniform(0.5, 2.0, N) if weighted else None
-    oracle = ProxyKernelOracle(problem.K0, 0.7, weights=w, check=False)
-    u = problem.y * rng.uniform(0.0, 1.0, N)
+    P = problem if n == N else _null_cluster_problem(n)
+    w = rng.uniform(0.5, 2.0, n) if weighted else None
+    oracle = ProxyKernelOracle(P.K0, 0.7, weights=w, check=False)
+    u = P.y * rng.uniform(0.0, 1.0, n)
     K = oracle.proxy_kernel(u)
     apply = oracle.proxy_operator(u)
-    v = rng.normal(size=N)
+    v = rng.normal(size=n)
     scale = np.abs(K).max() * np.abs(v).sum()
     assert np.abs(apply(v) - K @ v).max() <= 1e-11 * scale
     ev = oracle.evaluate(u)
-    assert np.abs(apply(u) - ev.Ku).max() <= 1e-12 * np.abs(ev.Ku).max() * N
+    assert np.abs(apply(u) - ev.Ku).max() <= 1e-12 * np.abs(ev.Ku).max() * n
     # positive semidefinite up to round-off: v'K*v >= 0 on random directions
     for _ in range(5):
-        v = rng.normal(size=N)
+        v = rng.normal(size=n)
         assert v @ apply(v) >= -1e-12 * np.abs(K).max() * (v @ v)
 
 
