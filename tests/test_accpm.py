@@ -38,7 +38,7 @@ from krein.solvers.indefinite.analytic_center import (HessianSolver, analytic_ce
                                                       outer_radius)
 from krein.solvers.indefinite.oracle import ProxyKernelOracle
 
-TRACE_COLUMNS = ["iter", "objective", "lower", "upper", "gap", "n_cuts", "newton_steps",
+TRACE_COLUMNS = ["iter", "objective", "lower", "upper", "gap", "bound", "n_cuts", "newton_steps",
                  "seconds", "gap_seconds"]
 
 

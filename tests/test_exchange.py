@@ -127,8 +127,8 @@ def test_every_upper_bound_in_the_trace_is_valid(name):
     slack = 1e-9 * abs(ref.objective) + 1e-9
     opt = ref.certificate["lower"]          # a value attained by a feasible point
     tr = sol.trace
-    assert list(tr.columns[:9]) == ["iter", "objective", "lower", "upper", "gap", "t",
-                                    "exchange_upper", "n_cuts", "n_pruned"]
+    assert list(tr.columns[:10]) == ["iter", "objective", "lower", "upper", "gap", "bound",
+                                     "t", "exchange_upper", "n_cuts", "n_pruned"]
     for col in ("seconds", "gap_seconds", "qclp_seconds", "qclp_status"):
         assert col in tr.columns
     assert np.all(tr["upper"] >= opt - slack)

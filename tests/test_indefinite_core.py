@@ -786,7 +786,7 @@ def test_relative_gap_finite_when_best_point_is_zero():
 # =============================================================================
 # 9. The Solution contract of the custom loops
 # =============================================================================
-TRACE_COLUMNS = {"iter", "objective", "lower", "upper", "gap", "step", "n_negative", "seconds",
+TRACE_COLUMNS = {"iter", "objective", "lower", "upper", "gap", "bound", "step", "n_negative", "seconds",
                  "gap_seconds"}
 
 

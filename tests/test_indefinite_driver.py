@@ -113,8 +113,8 @@ def test_driver_contract_on_a_toy_step():
     assert sol.status == "optimal" and sol.iterations == 3
     assert calls == [1, 2]                       # not after the last iteration
     assert list(sol.trace["mine"]) == [1, 2, -1]
-    assert list(sol.trace.columns) == ["iter", "objective", "lower", "upper", "gap", "mine",
-                                       "seconds", "gap_seconds"]
+    assert list(sol.trace.columns) == ["iter", "objective", "lower", "upper", "gap", "bound",
+                                       "mine", "seconds", "gap_seconds"]
     assert sol.certificate_kind == "relative_gap"
 
     cert, step, after, calls = make(stop_at=None)

@@ -126,6 +126,7 @@ NOT_RUN = {
     "python benchmarks/compare.py": "benchmark: minutes, timing targets that need the machine to themselves",
     "python benchmarks/nearest_psd.py": "benchmark: minutes, timing targets that need the machine to themselves",
     "python benchmarks/certificates.py": "benchmark: minutes, exact gaps by CLARABEL",
+    "python benchmarks/certified_fit.py": "benchmark: minutes, three fits at n = 2000 per check method",
     "python benchmarks/threads.py": "benchmark: tens of minutes, loads the machine on purpose",
     "python benchmarks/nystroem.py": "benchmark: about 10 minutes and 12 GB (n = 10^6)",
     "python benchmarks/nystroem_accuracy.py": "benchmark: minutes (exact ESVC on all of USPS)",

@@ -213,8 +213,8 @@ def accpm(problem, *, tol=1e-3, atol=1e-8, max_iter=1000, gap_every=10, beta0=No
         (or the center is stationary), ``"max_iter"`` otherwise; ``primal`` holds ``beta``, ``alpha`` and ``u`` of the
         best center; ``gap`` is certified; ``intercept`` and ``coef`` as in
         :func:`~krein.solvers.projected_gradient`; ``trace`` has one row per center
-        (``iter, objective, lower, upper, gap, n_cuts, newton_steps, seconds,
-        gap_seconds``; ``n_cuts`` is the number of cuts of ``L_k``,
+        (``iter, objective, lower, upper, gap, bound, n_cuts, newton_steps, seconds,
+        gap_seconds``; ``bound`` the source of the least upper bound; ``n_cuts`` is the number of cuts of ``L_k``,
         ``newton_steps`` the Newton steps, or solver iterations with cvxpy, spent
         on ``x_k``); ``certificate`` adds ``n_cuts``, ``n_pruned``,
         ``newton_steps`` (total), ``center`` and ``inaccurate_centers`` (cvxpy

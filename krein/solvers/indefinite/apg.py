@@ -19,7 +19,7 @@ __all__ = ["accelerated_gradient"]
 
 def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1000,
                          gap_every=10, beta0=None, libsvm_tol=1e-4, oracle=None, restart=True,
-                         out_of_sample=None, verbose=False):
+                         out_of_sample=None, verbose=False, checks="auto"):
     """Accelerated projected gradient (FISTA, Beck & Teboulle 2009) on luss eq. (7).
 
     ``grad f`` is Lipschitz (:func:`~krein.solvers.indefinite.pg.lipschitz_bound`), so Nesterov's method
@@ -56,6 +56,11 @@ def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1
         (:func:`out_of_sample_coef`) in ``Solution.coef``.
     verbose : bool
         Print one line per iteration.
+    checks : {"auto", "inner", "libsvm"}
+        How the gap checks solve the SVM on the proxy kernel
+        (:data:`~krein.solvers.indefinite.certifier.CHECK_METHODS`): ``"auto"``
+        (default) the matrix-free inner solver above ``EXACT_SVM_MAX_N`` training
+        points (:meth:`Certifier.inner_bound`), libsvm at or below it.
 
     Returns
     -------
@@ -75,7 +80,7 @@ def accelerated_gradient(problem, *, step0=None, tol=1e-3, atol=1e-8, max_iter=1
     """
     check_options(problem, tol, atol, max_iter, gap_every)
     t0 = time.perf_counter()
-    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample)
+    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample, checks)
     t_setup = time.perf_counter() - t0
     P = problem
     lmax = max(float(cert.oracle.eigenvalues[-1]), 1e-12)

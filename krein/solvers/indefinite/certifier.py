@@ -15,12 +15,42 @@ intercept), so the bound holds whatever the accuracy of the SVM solver:
 
 * every iteration with ``v = u_i`` — free, since ``K_i u_i`` is the gradient; this
   equals the Frank-Wolfe gap ``max_{beta in A} grad f(beta_i)'(beta - beta_i)``;
-* every ``gap_every`` iterations with ``v`` from libsvm on ``K_i`` (as the
-  MATLAB IndefiniteSVM does), which is tighter: the proxy kernel is formed
-  (all roots of the secular equation, one ``n x n`` product) and one SVM is
-  solved.
+* at the gap checks, with ``v`` from a solve of the SVM dual on ``K_i``, which is
+  tighter.  How (:data:`CHECK_METHODS`, ``checks="auto"``): above
+  :data:`INNER_CHECK_MIN_N` training points by the *inner check*
+  (:meth:`Certifier.inner_bound`), at or below it by libsvm as described next (as the
+  MATLAB IndefiniteSVM does: the proxy kernel is formed, all roots of the secular
+  equation and one ``n x n`` product, and one SVM is solved).
 
-Accuracy of the libsvm bound.  libsvm's point at its default tolerance (1e-4)
+Inner checks.  The SVM dual on ``K_i`` is a QP over the same set ``A`` the loop
+projects onto; the check solves it by projected gradient steps alternating with
+conjugate gradients on the face of the current point (free coordinates, ``a'b`` kept;
+Moré & Toraldo 1991), never forming ``K_i``: each product ``K_i v`` is the oracle's
+sign rule applied to ``v``
+(:meth:`~krein.solvers.indefinite.oracle.ProxyKernelOracle.proxy_operator`, the cost
+of one oracle call).  It starts from the better of the iterate (whose product is the
+oracle's, free) and the previous check's point, and every point ``b`` it visits gives
+the certified bound ``omega_upper(K_i M b)`` plus the penalty and the dual value
+``h(b)`` plus the penalty, below which no bound from ``K_i`` can go.  It stops when
+its own duality gap is at most :data:`INNER_SHARE` of the certified gap, when its
+dual value shows that ``K_i`` cannot give a gap within the tolerance of the last
+:meth:`Certifier.converged` (the check could not stop the loop: most checks end
+here after a few products), when the certified gap meets that tolerance, when a
+round does not raise ``h``, or after :data:`INNER_MAX_PRODUCTS` products.  Where the
+check could stop the loop, its own point did not certify it, and the Frank-Wolfe bound
+is not predicted to stop the loop soon (its geometric rate over the last
+:data:`_FW_WINDOW` iterations, slowed down by :data:`_FW_SLOWDOWN`, needs more than
+:data:`INNER_LIBSVM_PRODUCTS` oracle calls), libsvm is solved on the formed ``K_i`` as below (counted in
+``n_inner_fallback``; ``upper_source`` says which bound is the least): on the
+near-singular proxy kernels of the benchmark kernels the inner solve raises ``h``
+quickly but its primal value converges slowly, where libsvm's stopping rule on the
+KKT violation makes its primal value tight.  The checks are scheduled by their
+cost (:meth:`Certifier.check_due`): at least ``gap_every`` iterations apart, and only
+once the loop's oracle calls since the last check reach its products over
+:data:`CHECK_SHARE`.  The bound is certified whatever solver produced ``v``.
+
+Accuracy of the libsvm bound (``checks="libsvm"``, and the fallback of an inner
+check).  libsvm's point at its default tolerance (1e-4)
 gives an SVM primal value far above ``omega(K_i)`` near the optimum (its primal
 converges at first order where its dual converges at second order): with C = 10
 the single libsvm bound at the returned point was 36x the exact gap there (sonar,
@@ -97,14 +127,14 @@ import pandas as pd
 
 from ..core import Solution
 from ..libsvm import libsvm_dual_point
-from ...projections import box_hyperplane_lp, check_feasible_set
+from ...projections import box_hyperplane_lp, check_feasible_set, project_box_hyperplane
 from .lowrank import LowRankProxyOracle, linear_svm_bound
 from .oracle import ProxyKernelOracle
 from .svm_qp import box_qp_interior_point
 
 __all__ = ["Certifier", "libsvm_point", "svm_dual_value", "out_of_sample_coef",
            "OUT_OF_SAMPLE_MAPS", "LIBSVM_SHARE", "STATUS_OPTIMAL", "STATUS_MAX_ITER",
-           "EXACT_SVM_MAX_N"]
+           "EXACT_SVM_MAX_N", "CHECK_METHODS", "INNER_CHECK_MIN_N"]
 
 #: Status of a loop that met its gap tolerance (the one spelling of every CVXPY solve too).
 STATUS_OPTIMAL = "optimal"
@@ -150,6 +180,43 @@ _LINEAR_REACH = 2.0
 #: sonar, n = 208).  Above this size, and for svr / one-class, libsvm's refinement.
 #: 0: libsvm only (the MATLAB IndefiniteSVM's check).
 EXACT_SVM_MAX_N = 300
+
+
+#: How the gap checks of a dense oracle get their point ``v`` (:class:`Certifier`):
+#: ``"inner"``, the gradient projection and conjugate gradients of
+#: :meth:`Certifier.inner_bound` on the SVM dual over ``K_i``, matrix-free and warm-started; ``"libsvm"``, libsvm's solve on the
+#: formed ``K_i`` (refined as :meth:`Certifier.libsvm_bound` describes); ``"auto"``:
+#: ``"inner"`` above :data:`INNER_CHECK_MIN_N` training points, ``"libsvm"`` (with the
+#: interior-point refinement of a small svc) at or below it.
+CHECK_METHODS = ("auto", "inner", "libsvm")
+#: Up to this many training points ``checks="auto"`` keeps libsvm's checks: there
+#: forming ``K_i`` and one SMO solve cost little, and a small svc's refinement is exact
+#: (:data:`EXACT_SVM_MAX_N`).
+INNER_CHECK_MIN_N = 300
+#: An inner check stops once its own duality gap (the bound at its point minus its
+#: dual value) is at most this share of the certified gap: the reported gap is then
+#: within ``1 / (1 - INNER_SHARE) = 2`` of the one the exact ``omega(K_i)`` gives.
+INNER_SHARE = 0.5
+#: Products with ``K_i`` an inner check may spend (each costs about one oracle call);
+#: after the loop (:meth:`Certifier.final_check`) it may spend :data:`INNER_FINAL_PRODUCTS`.
+INNER_MAX_PRODUCTS = 30
+INNER_FINAL_PRODUCTS = 400
+#: A libsvm solve of a check, in oracle calls: forming ``K_i`` and one SMO solve took
+#: 150-1000 times one oracle call at n = 2000 on the benchmark kernels
+#: (``benchmarks/certified_fit.py``).  An inner check falls back to libsvm only where the
+#: Frank-Wolfe bound is predicted to need more oracle calls than this to stop the loop.
+INNER_LIBSVM_PRODUCTS = 150
+#: Iterations over which the Frank-Wolfe bound's rate is measured (:meth:`Certifier._frank_wolfe_evals`).
+_FW_WINDOW = 10
+#: The Frank-Wolfe bound slows down near the optimum, so its prediction is taken times
+#: this factor (on ``sigmoid-2d`` at n = 2000 it predicted 142 oracle calls where more than
+#: 120 were not enough; on ``truncated-l1`` it predicted 6 and needed 3 iterations).
+_FW_SLOWDOWN = 2.0
+#: The inner checks' share of the loop's work: a check is made only once the oracle
+#: calls of the loop since the last check are at least the products of that check
+#: divided by this share (:meth:`Certifier.check_due`), so the checks cost at most
+#: about this share of the iterations (plus one check).
+CHECK_SHARE = 0.5
 
 
 def _null_tol(lam):
@@ -306,6 +373,10 @@ class Certifier:
     out_of_sample : {"spectral", "transductive", "clip", "raw"}, optional
         Out-of-sample map whose test coefficients :meth:`solution` returns
         (:func:`out_of_sample_coef`); ``None``: none.
+    checks : {"auto", "inner", "libsvm"}
+        How the gap checks of a dense oracle solve the SVM on ``K_i``
+        (:data:`CHECK_METHODS`, module docstring); a low-rank oracle keeps its
+        liblinear checks.
 
     Attributes
     ----------
@@ -335,6 +406,12 @@ class Certifier:
         ``1/2 max|lam(K0)| max_i upper_i^2``, the kernel term of one point at its
         bound: the unit of ``atol`` in :meth:`converged` (it follows the objective
         under ``K0 -> s K0`` with ``C`` / ``rho`` scaled to match, unlike ``1``).
+    checks : str
+        ``"inner"`` or ``"libsvm"``: the checks in use.
+    n_inner, n_inner_products, n_inner_fallback : int
+        Inner checks made, their products with ``K_i``, and those finished by libsvm.
+    inner_seconds : float
+        Seconds of the inner checks (their libsvm fallbacks included).
     libsvm_tol_reached : float
         The tolerance the next gap check starts from.
     last_libsvm : tuple of float or None
@@ -342,10 +419,13 @@ class Certifier:
         that proxy kernel can give) and the tolerance, of the last libsvm solve.
     """
 
-    def __init__(self, problem, oracle=None, libsvm_tol=1e-4, out_of_sample=None):
+    def __init__(self, problem, oracle=None, libsvm_tol=1e-4, out_of_sample=None,
+                 checks="auto"):
         if out_of_sample is not None and out_of_sample not in OUT_OF_SAMPLE_MAPS:
             raise ValueError(f"out_of_sample must be one of {OUT_OF_SAMPLE_MAPS} or None; "
                              f"got {out_of_sample!r}")
+        if checks not in CHECK_METHODS:
+            raise ValueError(f"checks must be one of {CHECK_METHODS}; got {checks!r}")
         self.problem = problem
         # the feasible set, validated once: frank_wolfe's LP skips the check per iteration
         check_feasible_set(problem.a, problem.b0, problem.upper)
@@ -380,6 +460,22 @@ class Certifier:
         self._linear_calls = 0             # gap checks asked of a low-rank oracle so far
         self._linear_next = 1              # ... and the call of the next one made
         self._linear_reach = _LINEAR_REACH  # checks only within this factor of the target
+        if getattr(self.oracle, "low_rank", False):
+            checks = "libsvm"               # the liblinear checks of _linear_bound
+        elif checks == "auto":
+            checks = "inner" if problem.n > INNER_CHECK_MIN_N else "libsvm"
+        #: "inner" or "libsvm": how the gap checks solve the SVM on ``K_i``
+        self.checks = checks
+        self.n_inner = 0                   # inner checks made
+        self.n_inner_products = 0          # products with K_i they took
+        self.n_inner_fallback = 0          # inner checks finished by libsvm
+        self.inner_seconds = 0.0           # seconds of the inner checks
+        self._inner_point = None           # the last inner check's best dual point
+        self._fw_history = []              # (oracle calls, Frank-Wolfe gap) per iteration
+        self._inner_t = None               # and its step
+        self._last_check_cost = 0          # products of the last inner check
+        self._evals_at_check = 0           # oracle calls of the loop at the last check
+        self._iter_at_check = 0
         lam = self.oracle.eigenvalues
         self._abs_lam = np.abs(lam)
         self._abs_lam_max = float(self._abs_lam.max()) if lam.size else 0.0
@@ -459,7 +555,26 @@ class Certifier:
         val, _ = box_hyperplane_lp(grad, P.a, P.b0, P.upper, check=False)
         ub = f + val - float(grad @ beta)
         self.offer_upper(ub, "frank-wolfe")
+        self._fw_history.append((self.oracle.n_evals, ub - self.lower))
+        del self._fw_history[:-_FW_WINDOW - 1]
         return ub
+
+    def _frank_wolfe_evals(self, target):
+        """Oracle calls the Frank-Wolfe bound is predicted to need to meet ``target``.
+
+        From its geometric rate of decrease per oracle call over the last
+        :data:`_FW_WINDOW` iterations (``inf`` when it has not decreased, or without
+        that history)."""
+        h = self._fw_history
+        if target is None or len(h) < 2:
+            return np.inf
+        (e0, g0), (e1, g1) = h[0], h[-1]
+        if g1 <= target:
+            return 0.0
+        if not (0.0 < g1 < g0) or e1 <= e0:
+            return np.inf
+        rate = np.log(g1 / g0) / (e1 - e0)          # < 0
+        return float(np.log(target / g1) / rate)
 
     def libsvm_bound(self, beta, ev, final=False, start_tol=None):
         """Certified bound from libsvm on ``K_i = X(beta)_+`` (luss §3.2); recorded.
@@ -499,9 +614,17 @@ class Certifier:
         upper : float
             The least bound of this check: the SVM primal value at libsvm's point
             plus the penalty term ``rho ||K_i - K0||_F^2``.
+
+        Notes
+        -----
+        With :attr:`checks` ``"inner"`` the check is :meth:`inner_bound` (which calls
+        this method with libsvm's checks as its fallback); on a low-rank oracle it is
+        :meth:`_linear_bound`.
         """
         if getattr(self.oracle, "low_rank", False):
             return self._linear_bound(beta, ev, final)
+        if self.checks == "inner":
+            return self.inner_bound(beta, ev, final=final)
         t0 = time.perf_counter()
         P = self.problem
         K = self.oracle.proxy_kernel(P.u_of(beta))
@@ -563,6 +686,241 @@ class Certifier:
             self.n_libsvm_refined += 1
             self.libsvm_tol_reached = tol
         self.libsvm_seconds += time.perf_counter() - t0
+        return best
+
+    def check_due(self, k, gap_every):
+        """Whether the loop's iteration ``k`` makes a gap check.
+
+        With libsvm checks (:attr:`checks` ``"libsvm"``): every ``gap_every``
+        iterations.  With inner checks: at least ``gap_every`` iterations after the
+        last check, and only once the oracle calls of the loop since that check are
+        at least its products with ``K_i`` divided by :data:`CHECK_SHARE`, so the
+        checks cost at most about that share of the loop.  A check that cannot stop
+        the loop stops early (:meth:`inner_bound`), so checks stay frequent while they
+        are cheap and thin out when they are not.
+
+        Parameters
+        ----------
+        k : int
+            The iteration (1, 2, ...).
+        gap_every : int
+            Iterations between checks (libsvm), or the least spacing (inner); 0: never.
+
+        Returns
+        -------
+        bool
+            True when iteration ``k`` makes a check (then recorded as the last one).
+        """
+        if not gap_every:
+            return False
+        if self.checks != "inner":
+            return k % gap_every == 0
+        if k - self._iter_at_check < gap_every:
+            return False
+        since = self.oracle.n_evals - self._evals_at_check
+        if CHECK_SHARE * since < self._last_check_cost:
+            return False
+        self._iter_at_check = k
+        return True
+
+    def inner_bound(self, beta, ev, final=False, max_products=None):
+        """Certified bound from the SVM dual on ``K_i = X(beta)_+`` solved inexactly; recorded.
+
+        ``omega(K_i) = max_{b in A} h(b)``, ``h(b) = c'b - 1/2 (M b)'K_i (M b)``, is a
+        QP over the feasible set ``A`` of the loop.  The check alternates one projected
+        gradient step (backtracking on the sufficient-ascent condition, exact
+        projection onto ``A``), which moves the active set, with conjugate gradients
+        on the face of the current point (the free coordinates, ``a'b`` kept), cut
+        where a coordinate reaches its bound (gradient projection with conjugate
+        gradients, Moré & Toraldo 1991).  Each product with ``K_i`` comes from
+        :meth:`~krein.solvers.indefinite.oracle.ProxyKernelOracle.proxy_operator`
+        (the proxy kernel is never formed; along a conjugate direction the product
+        follows by linearity), and every point ``b`` gives two numbers:
+
+        * the bound ``omega_upper(K_i M b) + rho ||K_i - K0||_F^2``
+          (:meth:`ProxyKernelProblem.omega_upper
+          <krein.formulations.indefinite.ProxyKernelProblem.omega_upper>`, the SVM
+          primal value at ``v = M b`` with the exact optimal intercept): certified
+          whatever the accuracy of ``b`` (luss §3.2, "Stopping criterion");
+        * ``h(b) + rho ||K_i - K0||_F^2``: no bound from ``K_i`` can be below it.
+
+        It starts from the better (higher ``h``) of ``beta`` (where ``K_i M beta`` is
+        the oracle's, free, and the bound is the Frank-Wolfe one) and the last check's
+        point (warm start), and stops when its duality gap is at most
+        :data:`INNER_SHARE` of the certified gap (so the reported gap is within a
+        factor 2 of the gap with the exact ``omega(K_i)``); when ``h`` shows that no
+        bound from ``K_i`` can meet the tolerance of the last :meth:`converged`
+        (except for the check after the loop, ``final``); when the certified gap meets
+        that tolerance; when three rounds do not raise ``h``; or after
+        :data:`INNER_MAX_PRODUCTS` products (:data:`INNER_FINAL_PRODUCTS` when
+        ``final``).  If then the check could stop the loop, its duality gap is above
+        that share, the gap above the tolerance, and the Frank-Wolfe bound is not
+        predicted to meet the tolerance within :data:`INNER_LIBSVM_PRODUCTS` oracle
+        calls (:meth:`_frank_wolfe_evals` times :data:`_FW_SLOWDOWN`), libsvm finishes it (:meth:`libsvm_bound`
+        with libsvm's checks; ``n_inner_fallback``); after the loop (``final``) it
+        does whenever the duality gap is above the share.
+
+        Parameters
+        ----------
+        beta : ndarray of shape (m,)
+            A feasible point of the dual problem.
+        ev : ProxyEval
+            The oracle's record at ``beta``.
+        final : bool, default=False
+            The check of the returned point after the loop.
+        max_products : int, optional
+            Cap on the products with ``K_i`` (default from ``final``, see above).
+
+        Returns
+        -------
+        upper : float
+            The least bound of this check.
+        """
+        t0 = time.perf_counter()
+        P = self.problem
+        apply = self.oracle.proxy_operator(P.u_of(beta))
+        penalty = P.rho * ev.dist2
+        cap = (INNER_FINAL_PRODUCTS if final else INNER_MAX_PRODUCTS) \
+            if max_products is None else int(max_products)
+        target = None
+        if not final and self._stop is not None:
+            target = max(self._floor(self._stop[1]), self._stop[0] * self.scale)
+        products = 0
+
+        def at(b, Kv=None):
+            nonlocal products
+            v = P.u_of(b)
+            if Kv is None:
+                Kv = apply(v)
+                products += 1
+            vKv = float(v @ Kv)
+            return Kv, vKv, float(P.c @ b) - 0.5 * vKv
+
+        b = np.array(beta, dtype=float)
+        Kb, vKv, hb = at(b, ev.Ku)
+        prev = self._inner_point
+        if prev is not None:
+            Kp, pKp, hp = at(prev)
+            if hp > hb:
+                b, Kb, vKv, hb = prev.copy(), Kp, pKp, hp
+        best = np.inf
+        lb = hb
+        b_best = b.copy()
+        t = self._inner_t
+        if t is None:
+            # 1 / L for L = ||M||^2 lam_max(K_i) <= ||M||^2 (lam_max(K0') + |z|^2 / (4 rho)) / min h
+            z2 = self._u_norm2(b)
+            hmin = 1.0 if P.weights is None else float(np.min(P.weights))
+            lmax = max(float(self.oracle.eigenvalues[-1]), 0.0) + z2 / (4.0 * P.rho)
+            t = hmin / ((2.0 if P.model == "svr" else 1.0) * max(lmax, 1e-300))
+        U, a = P.upper, P.a
+        stall = 0
+        lb_round = -np.inf
+        while True:
+            # the bound at b, and the stopping tests
+            ub, _ = P.omega_upper(Kb, float(P.u_of(b) @ Kb))
+            best = min(best, ub + penalty)
+            self.offer_upper(ub + penalty, "inner")
+            if hb > lb:
+                lb, b_best = hb, b.copy()
+            # a round (gradient step and conjugate gradients) that does not raise h
+            stall = stall + 1 if lb <= lb_round + 1e-12 * max(abs(lb), self.unit) else 0
+            lb_round = lb
+            if (best - (lb + penalty) <= INNER_SHARE * self.gap or products >= cap
+                    or (target is not None and (lb + penalty - self.lower > target
+                                                or self.gap <= target))
+                    or stall >= 3):
+                break
+            # one projected gradient step (backtracking): moves the active set
+            g = P.c - P.pullback(Kb)
+            while True:
+                bn = project_box_hyperplane(b + t * g, a, P.b0, U, check=False)
+                Kn, _, hn = at(bn)
+                d = bn - b
+                if hn >= hb + g @ d - (d @ d) / (2.0 * t) - 1e-12 * abs(hb) or products >= cap:
+                    break
+                t *= 0.5
+            t *= 1.5
+            b, Kb, hb = bn, Kn, hn
+            # conjugate gradient on the face of b: the free coordinates, a'b = b0 kept
+            free = (b > 1e-12 * U) & (b < U * (1.0 - 1e-12))
+            nf = int(np.count_nonzero(free))
+            if nf < 2:
+                continue
+            af = a[free]
+
+            def face(gr):
+                r = np.zeros_like(gr)
+                gf = gr[free]
+                r[free] = gf - af * (float(af @ gf) / nf)     # a = +-1: |a_F|^2 = nf
+                return r
+
+            g = P.c - P.pullback(Kb)
+            r = face(g)
+            rr = float(r @ r)
+            pdir = r.copy()
+            for _ in range(cap):
+                if products >= cap or rr <= 0.0:
+                    break
+                Kp = apply(P.u_of(pdir))
+                products += 1
+                Hp = P.pullback(Kp)
+                pHp = float(pdir @ Hp)
+                with np.errstate(divide="ignore", invalid="ignore"):
+                    lim = np.where(pdir > 0, (U - b) / pdir, np.where(pdir < 0, -b / pdir, np.inf))
+                amax = float(np.min(lim[free])) if nf else np.inf
+                amax = max(amax, 0.0)
+                alpha = rr / pHp if pHp > 0 else np.inf
+                hit = alpha >= amax
+                alpha = min(alpha, amax)
+                if not np.isfinite(alpha):
+                    break
+                b = b + alpha * pdir
+                Kb = Kb + alpha * Kp
+                if hit:
+                    b = np.clip(b, 0.0, U)
+                    uvb = P.u_of(b)
+                    hb = float(P.c @ b) - 0.5 * float(uvb @ Kb)
+                    break
+                g = g - alpha * Hp
+                r_new = face(g)
+                rr_new = float(r_new @ r_new)
+                pdir = r_new + (rr_new / rr) * pdir
+                rr = rr_new
+                uvb = P.u_of(b)
+                hb = float(P.c @ b) - 0.5 * float(uvb @ Kb)
+                ub, _ = P.omega_upper(Kb, float(uvb @ Kb))
+                best = min(best, ub + penalty)
+                self.offer_upper(ub + penalty, "inner")
+                if hb > lb:
+                    lb, b_best = hb, b.copy()
+                if (best - (lb + penalty) <= INNER_SHARE * self.gap
+                        or (target is not None and (lb + penalty - self.lower > target
+                                                    or self.gap <= target))):
+                    break
+            uvb = P.u_of(b)
+            hb = float(P.c @ b) - 0.5 * float(uvb @ Kb)
+        self._inner_point = b_best
+        self._inner_t = t
+        could_stop = target is None or lb + penalty - self.lower <= target
+        if (could_stop and best - (lb + penalty) > INNER_SHARE * self.gap
+                and (final or target is None or self.gap > target)
+                and (final or _FW_SLOWDOWN * self._frank_wolfe_evals(target)
+                     > INNER_LIBSVM_PRODUCTS)):
+            # the inner solve could not certify what K_i may, and the Frank-Wolfe bound
+            # is not about to stop the loop: libsvm on the formed K_i
+            self.checks = "libsvm"
+            try:
+                best = min(best, self.libsvm_bound(beta, ev, final=final))
+            finally:
+                self.checks = "inner"
+            self.n_inner_fallback += 1
+        self._last_check_cost = products
+        self._evals_at_check = self.oracle.n_evals
+        self.n_inner += 1
+        self.n_inner_products += products
+        self.last_libsvm = (lb + penalty, 0.0)
+        self.inner_seconds += time.perf_counter() - t0
         return best
 
     def _linear_bound(self, beta, ev, final=False):
@@ -735,6 +1093,12 @@ class Certifier:
         best = self.best_beta
         at_best = last_checked is not None and best is not None and np.array_equal(
             last_checked, best)
+        if self.checks == "inner" and not getattr(self.oracle, "low_rank", False):
+            if best is not None and not converged:
+                # warm-started at the last check's point: cheap where that check was good
+                _, _, ev = self.evaluate(best)
+                self.inner_bound(best, ev, final=True)
+            return
         if best is not None and not converged and not at_best:
             _, _, ev = self.evaluate(best)
             self.libsvm_bound(best, ev, final=True)
@@ -792,7 +1156,13 @@ class Certifier:
                 "n_libsvm": self.n_libsvm, "n_libsvm_refined": self.n_libsvm_refined,
                 "libsvm_tol": self.libsvm_tol_reached, "libsvm_seconds": self.libsvm_seconds,
                 "libsvm_max_smo": self.libsvm_max_smo, "n_libsvm_capped": self.n_libsvm_capped,
-                "n_interior_point": self.n_interior_point,
+                "n_interior_point": self.n_interior_point, "checks": self.checks,
+                "n_inner_checks": self.n_inner, "n_inner_products": self.n_inner_products,
+                "n_inner_fallback": self.n_inner_fallback,
+                "inner_seconds": self.inner_seconds,
+                # an inner check's libsvm fallback runs inside it
+                "check_seconds": self.inner_seconds + (
+                    0.0 if self.checks == "inner" else self.libsvm_seconds),
                 **(certificate or {})}
         u = P.u_of(beta)
         intercept = None

@@ -5,15 +5,19 @@ next iterate, evaluates ``f`` there through the :class:`~.certifier.Certifier`
 (which records the best point and the free Frank-Wolfe bound) and returns a
 :class:`Step`.  :func:`run` does the rest, the same for all four:
 
-1. the libsvm gap check every ``gap_every`` iterations (:meth:`Certifier.libsvm_bound`);
+1. the gap check where :meth:`Certifier.check_due` says (every ``gap_every``
+   iterations with libsvm's checks; with the inner checks at least ``gap_every``
+   apart and as their cost allows) (:meth:`Certifier.libsvm_bound`);
 2. the stopping test on the certified gap (:meth:`Certifier.converged`), or the
    algorithm's own optimality test (:attr:`Step.stationary`);
 3. when the loop goes on, the algorithm's work between iterations (``after``:
    ACCPM's new cut, the exchange method's pruning and new kernel), timed with the
    iteration;
-4. one trace row: ``iter, objective, lower, upper, gap``, the algorithm's own
-   columns, ``seconds, gap_seconds``;
-5. after the loop, the last libsvm check at the returned point
+4. one trace row: ``iter, objective, lower, upper, gap, bound`` (``bound``: the
+   source of the least upper bound so far, :attr:`Certifier.upper_source`: e.g.
+   ``"frank-wolfe"``, ``"inner"``, ``"libsvm"``), the algorithm's own columns,
+   ``seconds, gap_seconds``;
+5. after the loop, the last check at the returned point
    (:meth:`Certifier.final_check`), the status (``"optimal"`` when the tolerance
    was met, ``"max_iter"`` otherwise, with a ``ConvergenceWarning``) and the
    complete :class:`~krein.solvers.Solution` (:meth:`Certifier.solution`).
@@ -189,7 +193,7 @@ def run(cert, name, step, *, tol, atol, max_iter, gap_every, t0, t_setup, verbos
         s = step(k)
         it_s = time.perf_counter() - it0
         g0 = time.perf_counter()
-        if gap_every and (k % gap_every == 0):
+        if cert.check_due(k, gap_every):
             point, ev = s.check if s.check is not None else (s.beta, s.ev)
             cert.libsvm_bound(point, ev)
             last_checked = point
@@ -200,7 +204,7 @@ def run(cert, name, step, *, tol, atol, max_iter, gap_every, t0, t_setup, verbos
             after(k, s.columns)
             it_s += time.perf_counter() - t1
         trace.append({"iter": k, "objective": s.f, "lower": cert.lower, "upper": cert.upper,
-                      "gap": cert.gap, **s.columns, "seconds": it_s, "gap_seconds": gap_s})
+                      "gap": cert.gap, "bound": cert.upper_source, **s.columns, "seconds": it_s, "gap_seconds": gap_s})
         if verbose:
             print(s.describe(cert.gap) if s.describe is not None
                   else f"{name} {k:5d}  f={s.f:.8g}  gap={cert.gap:.3g}")

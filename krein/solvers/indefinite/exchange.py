@@ -389,7 +389,7 @@ def exchange(problem, *, solver="CLARABEL", tol=1e-3, atol=1e-8, max_iter=200, g
         ``qclp_solver``, ``n_inaccurate`` (QCLPs accepted as
         ``optimal_inaccurate``) and ``n_fallback`` (QCLPs solved by a fallback
         solver).  ``trace`` has one row per iteration: ``iter, objective, lower,
-        upper, gap, t, exchange_upper, n_cuts, n_pruned, qclp_status,
+        upper, gap, bound, t, exchange_upper, n_cuts, n_pruned, qclp_status,
         qclp_solver, qclp_seconds, qclp_objective, step, level, projection_status,
         projection_seconds, seconds, gap_seconds`` (``objective`` is ``f`` at the
         trial point, ``qclp_objective`` at the QCLP point (with the level step

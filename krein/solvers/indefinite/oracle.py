@@ -497,6 +497,44 @@ class ProxyKernelOracle:
             L /= self._sqrt_h[:, None]
         return L
 
+    def proxy_operator(self, u):
+        """The product ``v -> K*(u) v`` with the proxy kernel, without forming it.
+
+        ``K* = W^-1/2 Q A_+ Q' W^-1/2`` with ``A = diag(lam) + z z'/(4 rho)``,
+        ``z = Q' W^-1/2 u`` (luss Theorem 1, eq. 5; eq. 24 with weights), and
+        ``A_+ x = (y + sign(A) y) / 2`` for ``y = A x``.  On the default
+        ``"rational"`` path above :data:`DENSE_EIGH_MAX_N`, ``sign(A) y`` is the
+        trapezoidal rule of the module docstring applied to a general vector: each
+        node's resolvent is Sherman-Morrison,
+        ``(A - i t)^-1 y = (D - i t)^-1 y - r (D - i t)^-1 z (z'(D - i t)^-1 y) / beta(i t)``,
+        so one product costs the two products with ``Q`` and two passes over the
+        cached node arrays, as much as one :meth:`evaluate` (and no eigenvalue of
+        ``A``).  Elsewhere (other paths, small ``n``, an update too large for the
+        rule) the factor of :meth:`proxy_factor` is formed once and applied,
+        ``O(n r)`` per product.
+
+        Parameters
+        ----------
+        u : array of shape (n,)
+            The point of luss eq. (4) (``y * alpha`` for svc) that defines ``K*``.
+
+        Returns
+        -------
+        callable
+            ``apply(v)`` for ``v`` of shape (n,): ``K*(u) v``, shape (n,).  Up to
+            round-off the operator is symmetric positive semidefinite (its
+            eigenvalues are ``(1 + s(mu)) mu / 2`` for the rule's ``s(mu)`` of the sign,
+            of the sign of ``mu`` and within ``1e-17 max|lam|`` of ``mu_+``).
+        """
+        z = self._to_z(u)
+        op = None
+        if self.secular == "rational" and self.n > DENSE_EIGH_MAX_N:
+            op = self._rule.positive_operator(z, self.sigma)
+        if op is None:
+            L = self.proxy_factor(u)
+            return lambda v: L @ (L.T @ np.asarray(v, dtype=float))
+        return lambda v: self._from_z(op(self._to_z(v)))
+
     def proxy_kernel(self, u):
         """The proxy kernel ``K* = X(u)_+`` (luss Theorem 1, eq. 5; eq. 24 with weights).
 
@@ -564,6 +602,59 @@ class _SignRule:
             q = 1.0 / (self.d[None, :] ** 2 + (t * t)[:, None])
             self.t, self.q, self.q2 = t, q, q * q
         return self.t, self.q, self.q2
+
+    def positive_operator(self, z, r):
+        """``x -> A_+ x`` for ``A = diag(lam) + r z z'`` by the same rule.
+
+        ``A_+ x = (y + sign(A) y) / 2`` with ``y = A x``; the rule's
+        ``sign(A) y = sum_j c_j Re (A - i t_j)^-1 y`` with the Sherman-Morrison
+        resolvent ``(D - i t)^-1 y - rr a (z'(a y)) / beta(i t)``, ``a = 1 / (d - i t)``
+        (units of ``max|lam|``, ``z`` normalized, as in :meth:`negative_part`).  The
+        denominators ``beta(i t_j)`` depend on ``z`` only and are computed here once.
+
+        Parameters
+        ----------
+        z : ndarray of shape (n,)
+            The update vector (``Q'u``).
+        r : float > 0
+            The update weight (``1 / (4 rho)``).
+
+        Returns
+        -------
+        callable or None
+            ``apply(x)``: ``A_+ x`` for ``x`` of shape (n,); None when
+            ``r |z|^2 > RATIONAL_MAX_UPDATE max|lam|`` (as :meth:`negative_part`).
+        """
+        lam = self.lam
+        z = np.asarray(z, dtype=float)
+        zz = float(z @ z)
+        if self.scale == 0.0:                        # A = r z z'
+            return lambda x: (r * float(z @ x)) * z
+        if r * zz == 0.0:                            # A = D
+            pos = np.maximum(lam, 0.0)
+            return lambda x: pos * x
+        d, s = self.d, self.scale
+        rr = r * zz / s
+        if rr > RATIONAL_MAX_UPDATE:
+            return None
+        zh = z / np.sqrt(zz)
+        t, q, _ = self._nodes(1.0 + rr)
+        c = (2.0 * SIGN_STEP / np.pi) * t
+        M = q @ np.column_stack([zh * zh, zh * zh * d])
+        beta = 1.0 + rr * (M[:, 1] + 1j * t * M[:, 0])
+        cb = c / beta
+        sD = d * (c @ q)                             # the rule's sign of D
+
+        def apply(x):
+            y = d * x + (rr * float(zh @ x)) * zh    # (A / s) x
+            zy = zh * y
+            P = q @ np.column_stack([zy * d, zy])
+            gam = cb * (P[:, 0] + 1j * t * P[:, 1])
+            G = np.vstack([gam.real, t * gam.imag]) @ q
+            sy = sD * y - rr * zh * (d * G[0] - G[1])
+            return (0.5 * s) * (y + sy)
+
+        return apply
 
     def negative_part(self, z, r):
         """``A_- z``, ``||A_-||_F^2`` and the number of negative eigenvalues of ``A``.

@@ -55,7 +55,7 @@ def lipschitz_bound(problem, oracle):
 
 def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, atol=1e-8,
                        max_iter=1000, gap_every=10, beta0=None, libsvm_tol=1e-4,
-                       oracle=None, out_of_sample=None, verbose=False):
+                       oracle=None, out_of_sample=None, verbose=False, checks="auto"):
     """Projected gradient ascent on luss eq. (7) (luss Algorithm 1).
 
     ``beta_{k+1} = P_A(beta_k + t_k grad f(beta_k))`` with the exact projection of
@@ -105,6 +105,11 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
         (:func:`out_of_sample_coef`) in ``Solution.coef``.
     verbose : bool
         Print one line per iteration.
+    checks : {"auto", "inner", "libsvm"}
+        How the gap checks solve the SVM on the proxy kernel
+        (:data:`~krein.solvers.indefinite.certifier.CHECK_METHODS`): ``"auto"``
+        (default) the matrix-free inner solver above ``EXACT_SVM_MAX_N`` training
+        points (:meth:`Certifier.inner_bound`), libsvm at or below it.
 
     Returns
     -------
@@ -117,7 +122,8 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
         ``beta`` and ``coef`` the test coefficients for ``out_of_sample``
         (:meth:`Certifier.solution`);
         ``trace`` has one row per iteration (``iter, objective, lower, upper, gap,
-        step, n_negative, seconds, gap_seconds``).
+        bound, step, n_negative, seconds, gap_seconds``; ``bound`` names the source
+        of the least upper bound).
 
     Raises
     ------
@@ -133,7 +139,7 @@ def projected_gradient(problem, *, step="backtracking", step0=None, tol=1e-3, at
     if step not in STEP_RULES:
         raise ValueError(f"step must be one of {STEP_RULES}; got {step!r}")
     t0 = time.perf_counter()
-    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample)
+    cert = Certifier(problem, oracle, libsvm_tol, out_of_sample, checks)
     t_setup = time.perf_counter() - t0
     P = problem
     L = lipschitz_bound(P, cert.oracle)
