@@ -26,9 +26,13 @@ identity to the ``(d + 1) x (d + 1)`` positive definite system
     ``d_alpha = Theta^-1 (r - y (Phi~ [u; d_b]))``,
 
 (the normal equations of the primal in ``(w, b)``; Fine & Scheinberg 2001 use the
-same low-rank structure), one Cholesky factorization per iteration, reused by
-the corrector.  An iteration costs ``O(n d^2)`` (forming ``Phi' Theta^-1 Phi``)
-and ``O(d^3)``; the number of iterations hardly depends on ``n`` (typically
+same low-rank structure), one preconditioner per iteration, reused by the corrector:
+for ``d >= 256`` conjugate gradients on the exact system, preconditioned by the
+Cholesky factor of the part of the normal matrix that the rows of large estimated
+leverage carry (:class:`_NormalEquations`: every row in the first iterations, a
+shrinking fraction near the solution, where most rows are far from the margin).  An
+iteration costs at most ``O(n d^2)`` (forming ``Phi' Theta^-1 Phi``) and ``O(d^3)``;
+the number of iterations hardly depends on ``n`` (typically
 15-40), where dual coordinate descent needs many passes when
 ``C max ||phi_i||^2`` is large or the features are collinear.
 
@@ -44,7 +48,12 @@ M. C. Ferris & T. S. Munson (2002), "Interior-point methods for massive support
 vector machines", SIAM J. Optim. 13(3), 783-804.  S. Fine & K. Scheinberg (2001),
 "Efficient SVM training using low-rank kernel representations", JMLR 2, 243-264.
 S. Mehrotra (1992), "On the implementation of a primal-dual interior point
-method", SIAM J. Optim. 2(4), 575-601.
+method", SIAM J. Optim. 2(4), 575-601.  J. Gondzio (2012), "Matrix-free interior point
+method", Comput. Optim. Appl. 51(2), 457-480.  E. M. Gertz & J. D. Griffin (2010),
+"Using an iterative linear solver in an interior-point method for generating support
+vector machines", Comput. Optim. Appl. 47(3), 431-453.  P. Drineas, M. Magdon-Ismail,
+M. W. Mahoney & D. P. Woodruff (2012), "Fast approximation of matrix coherence and
+statistical leverage", JMLR 13, 3475-3506.
 """
 
 from __future__ import annotations
@@ -140,10 +149,13 @@ class _NormalEquations:
     (``O(k n d)``; Drineas, Magdon-Ismail, Mahoney & Woodruff 2012), and the rows of
     least estimate summing to at most :data:`_DROPPED_LEVERAGE` are left out when they
     are at least :data:`_MIN_DROPPED_FRACTION` of the rows; the first system keeps every
-    row.  This is the partial preconditioner of the interior-point methods for SVMs that
-    keep the rows of large weight (Ferris & Munson 2002, §4; Gertz & Griffin 2010;
-    Gondzio 2012, matrix-free IPM with a preconditioner from the dominant part of the
-    normal matrix); the CG residual test keeps the solve exact.
+    row.  This is the preconditioner of the SVM interior-point method of Gertz & Griffin
+    (2010), formed from the rows of large weight, and of Gondzio's (2012) matrix-free
+    interior point (the dominant part of the normal matrix); the CG residual test keeps
+    the solve exact.  Held to :data:`_CG_TOL_REDUCED` (the residual the full
+    preconditioner's CG attains), it gives the Newton directions of the full one; where
+    it needs more than :data:`_CG_REDUCED_MAX_ITER` CG iterations every row is put back,
+    in this and every later iteration.
 
     ``P`` is formed in single precision, or in double precision when at most
     :data:`_DOUBLE_FRACTION` of the rows are kept (near the solution, where ``theta_inv``
