@@ -111,7 +111,8 @@ def test_reduced_preconditioner_keeps_the_rows_that_carry_the_normal_matrix():
     assert info["status"] == "converged" and info["direct_factorizations"] == 0
     rows = info["preconditioner_rows"]
     assert len(rows) == info["iterations"] - 1 and rows[0] == n
-    assert min(rows) <= n // 4                   # the last systems on a fraction of the rows
+    # the last systems on a fraction of the rows (a fall back to every row lasts to the end)
+    assert max(rows[-3:]) <= n // 4
     assert info["products"] <= 12 * len(rows)    # CG converges on the reduced preconditioner
     # every row kept (the leverage test never drops any): the same problem to the gaps
     saved = ipm._MIN_DROPPED_FRACTION
