@@ -97,6 +97,36 @@ def test_large_n_takes_the_preconditioned_path():
     assert cert["gap"] == pytest.approx(info["gap"], rel=1e-6, abs=1e-12)
 
 
+def test_reduced_preconditioner_keeps_the_rows_that_carry_the_normal_matrix():
+    """Near the solution the preconditioner holds the rows of large estimated leverage only
+    (a recorded count below n, decreasing towards the margin's rows), CG stays on it (no
+    direct factorization, a few products per Newton system), and the solution = the one
+    with every row in the preconditioner, to the certified gaps."""
+    import krein.solvers.linear_ipm as ipm
+    rng = np.random.default_rng(7)
+    n, d = 8000, 300
+    X = rng.standard_normal((n, d)) / np.sqrt(np.arange(1, d + 1))
+    y = np.where(X[:, :20] @ rng.standard_normal(20) + 0.5 * rng.standard_normal(n) > 0, 1.0, -1.0)
+    alpha, w, b, info = linear_svm_ipm(X, y, 1.0, tol=1e-6)
+    assert info["status"] == "converged" and info["direct_factorizations"] == 0
+    rows = info["preconditioner_rows"]
+    assert len(rows) == info["iterations"] - 1 and rows[0] == n
+    # the last systems on a fraction of the rows (a fall back to every row lasts to the end)
+    assert max(rows[-3:]) <= n // 4
+    assert info["products"] <= 12 * len(rows)    # CG converges on the reduced preconditioner
+    # every row kept (the leverage test never drops any): the same problem to the gaps
+    saved = ipm._MIN_DROPPED_FRACTION
+    ipm._MIN_DROPPED_FRACTION = 2.0
+    try:
+        alpha_f, w_f, b_f, full = linear_svm_ipm(X, y, 1.0, tol=1e-6)
+    finally:
+        ipm._MIN_DROPPED_FRACTION = saved
+    assert full["preconditioner_rows"] == [n] * len(full["preconditioner_rows"])
+    gaps = sum(i["gap"] * max(1.0, abs(i["primal_objective"])) for i in (info, full))
+    assert abs(info["primal_objective"] - full["primal_objective"]) <= gaps
+    assert np.linalg.norm(w - w_f) <= np.sqrt(2 * gaps)
+
+
 def test_bordered_single_precision_normal_matrix():
     """The preconditioner's matrix from the bordered float32 rows [Phi, 1] (one ssyrk on the
     kept rows) = E + Phi~' diag(theta) Phi~ formed in float64, to single-precision round-off."""
@@ -107,7 +137,7 @@ def test_bordered_single_precision_normal_matrix():
     keep = np.sort(rng.choice(500, 350, replace=False))
     Phi32 = np.hstack([X, np.ones((500, 1))]).astype(np.float32)
     ne = _NormalEquations(X, theta, None, None)          # exact: no preconditioner built
-    G32 = ne._bordered_normal(Phi32, keep, theta[keep])
+    G32 = ne._bordered_normal(Phi32, keep, theta)
     G64 = ne._normal(X[keep], theta[keep])
     assert G32.dtype == np.float64 and G32.shape == (301, 301)
     assert np.abs(G32 - G64).max() <= 1e-5 * np.abs(G64).max()

@@ -26,9 +26,13 @@ identity to the ``(d + 1) x (d + 1)`` positive definite system
     ``d_alpha = Theta^-1 (r - y (Phi~ [u; d_b]))``,
 
 (the normal equations of the primal in ``(w, b)``; Fine & Scheinberg 2001 use the
-same low-rank structure), one Cholesky factorization per iteration, reused by
-the corrector.  An iteration costs ``O(n d^2)`` (forming ``Phi' Theta^-1 Phi``)
-and ``O(d^3)``; the number of iterations hardly depends on ``n`` (typically
+same low-rank structure), one preconditioner per iteration, reused by the corrector:
+for ``d >= 256`` conjugate gradients on the exact system, preconditioned by the
+Cholesky factor of the part of the normal matrix that the rows of large estimated
+leverage carry (:class:`_NormalEquations`: every row in the first iterations, a
+shrinking fraction near the solution, where most rows are far from the margin).  An
+iteration costs at most ``O(n d^2)`` (forming ``Phi' Theta^-1 Phi``) and ``O(d^3)``;
+the number of iterations hardly depends on ``n`` (typically
 15-40), where dual coordinate descent needs many passes when
 ``C max ||phi_i||^2`` is large or the features are collinear.
 
@@ -44,13 +48,18 @@ M. C. Ferris & T. S. Munson (2002), "Interior-point methods for massive support
 vector machines", SIAM J. Optim. 13(3), 783-804.  S. Fine & K. Scheinberg (2001),
 "Efficient SVM training using low-rank kernel representations", JMLR 2, 243-264.
 S. Mehrotra (1992), "On the implementation of a primal-dual interior point
-method", SIAM J. Optim. 2(4), 575-601.
+method", SIAM J. Optim. 2(4), 575-601.  J. Gondzio (2012), "Matrix-free interior point
+method", Comput. Optim. Appl. 51(2), 457-480.  E. M. Gertz & J. D. Griffin (2010),
+"Using an iterative linear solver in an interior-point method for generating support
+vector machines", Comput. Optim. Appl. 47(3), 431-453.  P. Drineas, M. Magdon-Ismail,
+M. W. Mahoney & D. P. Woodruff (2012), "Fast approximation of matrix coherence and
+statistical leverage", JMLR 13, 3475-3506.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import cho_factor, cho_solve
+from scipy.linalg import cho_factor, cho_solve, solve_triangular
 
 __all__ = ["linear_svm_ipm", "optimal_intercept", "IPM_MAX_ITER"]
 
@@ -69,14 +78,43 @@ _STALL_GAP = 1e-6
 #: float64 factorization is cheap).
 _PRECONDITION_MIN_D = 256
 
-#: Rows left out of the preconditioner: those of least ``theta_i^-1 ||phi~_i||^2`` whose
-#: sum stays below this (their part of the normal matrix has at most this norm).
-_DROPPED_MASS = 0.5
+#: Leverage left out of the preconditioner: the rows of least estimated leverage
+#: ``theta_i phi~_i' P^-1 phi~_i`` (``P`` the previous Newton system's preconditioner) whose
+#: sum stays below this; the left-out part of the normal matrix then has
+#: ``tr(P^-1/2 G_out P^-1/2)`` of about this size, so the preconditioned matrix has its
+#: eigenvalues in about ``[1, 1 + _DROPPED_LEVERAGE]``.
+_DROPPED_LEVERAGE = 0.5
+
+#: Least fraction of the rows left out for the reduced preconditioner to be used (below,
+#: every row is kept: the few rows saved do not pay for the extra CG iterations).
+_MIN_DROPPED_FRACTION = 0.1
+
+#: Columns of the Gaussian sketch that estimates the leverages (Johnson-Lindenstrauss).
+_SKETCH_COLUMNS = 24
+
+#: At most this fraction of the rows kept: the preconditioner is formed in double
+#: precision (near the solution ``theta`` spans many decades and the single-precision
+#: product is too coarse a preconditioner; the few kept rows make double precision cheap).
+_DOUBLE_FRACTION = 0.25
+
+#: Rows per block of the normal matrix's product with a vector (a block of 128 x 1000
+#: float64 stays in cache between its two products).
+_BLOCK_ROWS = 128
+
+#: Conjugate-gradient iterations on the reduced preconditioner after which every row is
+#: put into it, in this and every later iteration (the rows left out carry more of the
+#: normal matrix than estimated: such ill-conditioned systems keep the full preconditioner).
+_CG_REDUCED_MAX_ITER = 12
 
 #: Conjugate-gradient iterations on the preconditioned normal equations before the
 #: direct factorization is used instead, and their relative residual.
 _CG_MAX_ITER = 40
 _CG_TOL = 1e-11
+#: The relative residual of CG on the reduced preconditioner: the full preconditioner's CG
+#: ends far below _CG_TOL (its first iterate is already at the single-precision rounding),
+#: and the reduced one reaches the same accuracy of the Newton directions only when it is
+#: held to the residual that the full one attains.
+_CG_TOL_REDUCED = 1e-13
 
 
 def _regularized_cholesky(G):
@@ -95,48 +133,123 @@ class _NormalEquations:
     """The normal equations ``G x = r``, ``G = E + Phi~' diag(theta_inv) Phi~``, of one iteration.
 
     ``G`` is applied exactly in float64 through ``Phi`` (``O(n d)``); it is solved by
-    conjugate gradients preconditioned with the Cholesky factor of ``E + sum over the
-    kept rows theta_inv_i phi~_i phi~_i'`` formed in single precision (in double
-    precision where the single-precision matrix is not positive definite; the rows of
-    least ``theta_inv_i ||phi~_i||^2``, summing to at most :data:`_DROPPED_MASS`, left
-    out; near the solution most rows are far from the margin and have
-    ``theta_inv_i -> 0``), to a relative residual :data:`_CG_TOL` (Golub & Van Loan
-    2013, §11.5: the preconditioned matrix is the identity plus a perturbation of the
-    size of the rounding and of the left-out rows).  When the preconditioner cannot be
-    factored or CG does not reach the tolerance in :data:`_CG_MAX_ITER` iterations,
-    ``G`` is formed in float64 and factored directly (``direct``; where round-off makes
-    it numerically indefinite, ``G + delta I`` with the least ``delta`` that factors,
-    as the preconditioner of CG on the exact ``G``).
+    conjugate gradients preconditioned with the Cholesky factor of ``P = E + sum over the
+    kept rows theta_inv_i phi~_i phi~_i'``, to a relative residual :data:`_CG_TOL`
+    (Golub & Van Loan 2013, §11.5: the preconditioned matrix is the identity plus a
+    perturbation of the size of the rounding and of the left-out rows).
+
+    The kept rows carry the normal matrix.  Row ``i`` has the leverage ``l_i = theta_i
+    phi~_i' G^-1 phi~_i`` (``sum_i l_i <= d + 1``); leaving out rows of total leverage
+    ``L`` leaves ``P^-1 G`` with eigenvalues in about ``[1, 1 + L]``, so CG still needs
+    only a few iterations, while the product over the kept rows, the ``O(n_kept d^2)``
+    cost of an iteration, shrinks as the iterates approach the solution (most rows are
+    then far from the margin, ``theta_inv_i -> 0``).  The leverages are estimated against
+    the previous iteration's preconditioner ``P' = R' R`` with a Gaussian sketch ``Omega``
+    of :data:`_SKETCH_COLUMNS` columns, ``l_i ~ theta_i ||phi~_i' R^-1 Omega||^2 / k``
+    (``O(k n d)``; Drineas, Magdon-Ismail, Mahoney & Woodruff 2012), and the rows of
+    least estimate summing to at most :data:`_DROPPED_LEVERAGE` are left out when they
+    are at least :data:`_MIN_DROPPED_FRACTION` of the rows; the first system keeps every
+    row.  This is the preconditioner of the SVM interior-point method of Gertz & Griffin
+    (2010), formed from the rows of large weight, and of Gondzio's (2012) matrix-free
+    interior point (the dominant part of the normal matrix); the CG residual test keeps
+    the solve exact.  Held to :data:`_CG_TOL_REDUCED` (the residual the full
+    preconditioner's CG attains), it gives the Newton directions of the full one; where
+    it needs more than :data:`_CG_REDUCED_MAX_ITER` CG iterations every row is put back,
+    in this and every later iteration.
+
+    ``P`` is formed in single precision, or in double precision when at most
+    :data:`_DOUBLE_FRACTION` of the rows are kept (near the solution, where ``theta_inv``
+    spans many decades) or the single-precision matrix is not positive definite.  When
+    CG does not reach the tolerance in :data:`_CG_MAX_ITER` iterations, ``G`` is formed in
+    float64 and factored directly (``direct``; where round-off makes it numerically
+    indefinite, ``G + delta I`` with the least ``delta`` that factors, as the
+    preconditioner of CG on the exact ``G``).
+
+    Parameters
+    ----------
+    Phi : ndarray of shape (n, d)
+        Features.
+    theta_inv : ndarray of shape (n,)
+        Row weights (positive).
+    Phi32 : ndarray of shape (n, d + 1), float32, or None
+        The bordered rows ``[Phi, 1]`` in single precision; None: ``G`` is factored directly.
+    previous : _NormalEquations or None
+        The previous iteration's system, whose preconditioner estimates the leverages.
+    rng : numpy.random.Generator or None
+        Draws the sketch.
+
+    Attributes
+    ----------
+    n_kept : int
+        Rows in the preconditioner (``n`` for a direct factorization).
+    applies : int
+        Products with ``G`` made by the solves (CG iterations and initial residuals).
     """
 
-    def __init__(self, Phi, theta_inv, Phi32, row_norms):
+    def __init__(self, Phi, theta_inv, Phi32, previous=None, rng=None):
         self.Phi, self.theta_inv = Phi, theta_inv
-        self.d = Phi.shape[1]
+        n, self.d = Phi.shape
         self.direct = 0
+        self.applies = 0
         self.factor = None
+        self.n_kept = n
+        # once the reduced preconditioner has failed, every later system keeps every row
+        self.reduction_failed = previous is not None and previous.reduction_failed
+        self._Phi32 = Phi32
         self.exact = Phi32 is None
         if self.exact:
             self._direct()
             return
-        mass = theta_inv * row_norms
-        order = np.argsort(mass)
-        n_drop = int(np.searchsorted(np.cumsum(mass[order]), _DROPPED_MASS, side="right"))
-        keep = np.sort(order[n_drop:])
+        keep = None
+        if (previous is not None and previous.factor is not None and rng is not None
+                and not self.reduction_failed):
+            lev = self._leverage_estimate(Phi32, previous.factor[0], rng)
+            order = np.argsort(lev)
+            n_drop = int(np.searchsorted(np.cumsum(lev[order]), _DROPPED_LEVERAGE, side="right"))
+            if n_drop >= _MIN_DROPPED_FRACTION * n:
+                keep = np.sort(order[n_drop:])
+                self.n_kept = keep.size
+        self._factor_kept(Phi32, keep)
+
+    def _factor_kept(self, Phi32, keep):
+        """The Cholesky factor of ``P`` on the kept rows (None: every row).  The left-out
+        rows' part is not compensated by its diagonal: that makes ``P^-1 G`` spread on both
+        sides of 1 and costs more CG iterations than the part itself."""
+        Phi, theta_inv = self.Phi, self.theta_inv
+        if keep is not None and keep.size <= _DOUBLE_FRACTION * Phi.shape[0]:
+            self.factor = _regularized_cholesky(self._normal(Phi[keep], theta_inv[keep]))
+            return
         try:
-            self.factor = cho_factor(self._bordered_normal(Phi32, keep, theta_inv[keep]),
+            self.factor = cho_factor(self._bordered_normal(Phi32, keep, theta_inv),
                                      lower=False, check_finite=False)
             return
         except np.linalg.LinAlgError:
             pass
         # single precision too coarse for this theta: the kept rows in float64
-        self.factor = _regularized_cholesky(self._normal(Phi[keep], theta_inv[keep]))
+        if keep is None:
+            self.factor = _regularized_cholesky(self._normal(Phi, theta_inv))
+        else:
+            self.factor = _regularized_cholesky(self._normal(Phi[keep], theta_inv[keep]))
+
+    def _leverage_estimate(self, Phi32, R, rng):
+        """``theta_i ||phi~_i' R^-1 Omega||^2 / k`` for a Gaussian ``Omega`` of ``k`` columns:
+        an unbiased estimate of ``theta_i phi~_i' (R' R)^-1 phi~_i``."""
+        k = _SKETCH_COLUMNS
+        omega = rng.standard_normal((self.d + 1, k))
+        M = solve_triangular(R, omega, lower=False, check_finite=False).astype(np.float32)
+        U = Phi32 @ M
+        return self.theta_inv * (np.einsum("ij,ij->i", U, U, dtype=float) / k)
 
     def _bordered_normal(self, Phi32, keep, theta):
         """``E + sum_{i in keep} theta_i phi~_i phi~_i'`` from the single-precision
-        bordered rows ``Phi32 = [Phi, 1]``: one scaled copy of the kept rows and one
-        symmetric rank-k product (BLAS ``ssyrk``) that yields the intercept's row too."""
-        B = Phi32[keep]
-        B *= np.sqrt(theta).astype(np.float32)[:, None]
+        bordered rows ``Phi32 = [Phi, 1]`` (``keep`` None: every row; ``theta`` over every
+        row): one scaled copy of the kept rows and one symmetric rank-k product (BLAS
+        ``ssyrk``) that yields the intercept's row too."""
+        if keep is None:
+            B = Phi32 * np.sqrt(theta).astype(np.float32)[:, None]
+        else:
+            B = Phi32[keep]
+            B *= np.sqrt(theta[keep]).astype(np.float32)[:, None]
         G = (B.T @ B).astype(float)
         del B
         G.flat[: self.d * (self.d + 2): self.d + 2] += 1.0
@@ -155,6 +268,7 @@ class _NormalEquations:
 
     def _direct(self):
         self.direct = 1
+        self.n_kept = self.Phi.shape[0]
         G = self._normal(self.Phi, self.theta_inv)
         try:
             self.factor = cho_factor(G, lower=False, check_finite=False)
@@ -166,11 +280,21 @@ class _NormalEquations:
             self.exact = False
 
     def _apply(self, x):
+        """``G x`` in float64, one pass over ``Phi`` in blocks of :data:`_BLOCK_ROWS` rows
+        (each block's two products while it is in cache)."""
+        self.applies += 1
         d = self.d
-        v = self.theta_inv * (self.Phi @ x[:d] + x[d])
-        out = np.empty(d + 1)
-        out[:d] = x[:d] + self.Phi.T @ v
-        out[d] = float(v.sum())
+        xd, xb = x[:d], float(x[d])
+        out = np.zeros(d + 1)
+        acc = out[:d]
+        total = 0.0
+        for start in range(0, self.Phi.shape[0], _BLOCK_ROWS):
+            B = self.Phi[start:start + _BLOCK_ROWS]
+            v = self.theta_inv[start:start + _BLOCK_ROWS] * (B @ xd + xb)
+            acc += B.T @ v
+            total += float(v.sum())
+        acc += xd
+        out[d] = total
         return out
 
     def solve(self, r):
@@ -182,9 +306,17 @@ class _NormalEquations:
         norm_r = float(np.linalg.norm(r))
         p = cho_solve(self.factor, res, check_finite=False)
         rz = float(res @ p)
-        for _ in range(_CG_MAX_ITER):
-            if float(np.linalg.norm(res)) <= _CG_TOL * norm_r:
+        reduced = self.n_kept < self.Phi.shape[0] and not self.direct
+        tol = _CG_TOL_REDUCED if reduced else _CG_TOL
+        for k in range(_CG_MAX_ITER):
+            if float(np.linalg.norm(res)) <= tol * norm_r:
                 return x
+            if reduced and k == _CG_REDUCED_MAX_ITER:
+                # the left-out rows carry more than estimated: every row in P
+                self.reduction_failed = True
+                self.n_kept = self.Phi.shape[0]
+                self._factor_kept(self._Phi32, None)
+                return self.solve(r)
             Gp = self._apply(p)
             step = rz / float(p @ Gp)
             x += step * p
@@ -287,7 +419,10 @@ def linear_svm_ipm(Phi, y, C, tol=1e-6, max_iter=-1):
     info : dict
         ``iterations``, ``status`` ("converged"; "max_iter"; "stalled": the best gap,
         below 1e-6, not halved in 5 iterations: round-off bounds it above ``tol``), ``gap`` (relative),
-        ``primal_objective``, ``dual_objective``.
+        ``primal_objective``, ``dual_objective``, ``direct_factorizations`` (Newton
+        systems whose CG fell back to the factored float64 normal matrix),
+        ``preconditioner_rows`` (list, per Newton system: the rows in its preconditioner,
+        ``n`` for every row) and ``products`` (products with the normal matrix in CG).
 
     Raises
     ------
@@ -309,8 +444,10 @@ def linear_svm_ipm(Phi, y, C, tol=1e-6, max_iter=-1):
         Phi32 = np.empty((n, d + 1), dtype=np.float32)
         Phi32[:, :d] = Phi
         Phi32[:, d] = 1.0
-    row_norms = np.einsum("ij,ij->i", Phi, Phi) + 1.0      # ||phi~_i||^2, phi~ = [phi, 1]
     n_direct = 0
+    rows_kept, applies = [], 0
+    normal = None
+    rng = np.random.default_rng(0)      # the leverage sketches (only the CG's path depends on it)
 
     # interior starting point: the middle of the box, unit multipliers
     alpha = 0.5 * C
@@ -346,8 +483,9 @@ def linear_svm_ipm(Phi, y, C, tol=1e-6, max_iter=-1):
             break
 
         theta_inv = 1.0 / (z / alpha + s / t)
-        normal = _NormalEquations(Phi, theta_inv, Phi32, row_norms)
-        n_direct += normal.direct
+        if normal is not None:
+            applies += normal.applies
+        normal = _NormalEquations(Phi, theta_inv, Phi32, previous=normal, rng=rng)
 
         def newton(r_z, r_s):
             rhs = -r_d + r_z / alpha - r_s / t
@@ -383,7 +521,12 @@ def linear_svm_ipm(Phi, y, C, tol=1e-6, max_iter=-1):
         b = b + step * db
         z = z + step * dz
         s = s + step * ds
+        n_direct += normal.direct
+        rows_kept.append(normal.n_kept)
+    if normal is not None:
+        applies += normal.applies
     gap, alpha, w, b, P, Dobj = best
     return alpha, w, b, {"iterations": it, "status": status, "gap": gap,
                          "primal_objective": P, "dual_objective": Dobj,
-                         "direct_factorizations": n_direct}
+                         "direct_factorizations": n_direct, "preconditioner_rows": rows_kept,
+                         "products": applies}
