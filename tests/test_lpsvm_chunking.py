@@ -127,3 +127,22 @@ def test_lpsvc_block_at_the_threshold_uses_the_interior_point_working_set():
     kept = sol.certificate["normal_rows"][0]
     assert kept[0] == n and kept[-1] < n // 4
     assert sol.certificate["relative_gap"] < 1e-9 and sol.certificate["dual_residual"] < 1e-8
+
+
+@pytest.mark.parametrize("chunk_from", [None, 100])
+def test_lpsvc_landmark_pairs_on_threads_give_the_serial_fit(monkeypatch, chunk_from):
+    """The landmark path's one-vs-one LPs run on two threads (row-chunked ones concurrently,
+    CVXPY ones one at a time) with the serial fit's models."""
+    import joblib
+
+    Cm, W, y = _landmark_problem(450, 30)
+    if chunk_from is not None:
+        monkeypatch.setattr(lpsvm_module, "CHUNKING_MIN_ENTRIES", chunk_from)
+        monkeypatch.setattr(lpsvm_module, "CHUNK_INITIAL_ROWS", 30)
+    ny = IndefiniteNystroem(kernel="precomputed", landmark_block=W)
+    serial = LPSVC(kernel="precomputed", solver="HIGHS", approximation=ny).fit(Cm, y)
+    assert serial._parallel_pairs and len(serial.solutions_) == 3
+    with joblib.parallel_config(n_jobs=2, prefer="threads"):
+        threaded = LPSVC(kernel="precomputed", solver="HIGHS", approximation=ny).fit(Cm, y)
+    assert [s.solver for s in threaded.solutions_] == [s.solver for s in serial.solutions_]
+    np.testing.assert_array_equal(threaded.decision_function(Cm), serial.decision_function(Cm))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from numbers import Real
 
 import numpy as np
@@ -28,6 +29,11 @@ REUSE_MAX_N = 150
 #: m = 1000 HiGHS takes 9.7 s of CPU, the interior-point method and its crossover 0.8 s,
 #: both to the same vertex (decision values within 1e-12).
 CHUNKING_MIN_ENTRIES = 2_000_000
+
+#: Held around a CVXPY solve of a binary problem: on the landmark path the problems run
+#: on threads (:func:`~krein.estimators.base.fit_pairs`), the row-chunked ones
+#: concurrently (NumPy and LAPACK), the CVXPY ones one at a time.
+_CVXPY_LOCK = threading.Lock()
 
 
 def solve_margin(formulation, K, y, C, solver, options):
@@ -261,11 +267,21 @@ class LPSVC(LandmarkExpansionMixin, KernelClassifierBase):
         c[keep] = c_keep
         return BinaryModel(idx, c, b, info)
 
+    @property
+    def _parallel_pairs(self):
+        """The binary problems of the landmark path run on threads
+        (:func:`~krein.estimators.base.fit_pairs`): the row-chunked interior point reads its
+        arguments only; a CVXPY solve holds :data:`_CVXPY_LOCK`."""
+        return self._approximate()
+
     def _fit_landmarks(self, C_rows, W, y, C_box):
         # the same LP on the rectangular block of landmark columns; a large block by
         # the interior-point method of lp_chunking (the same LP, certified on all rows
         # and columns)
-        return self._solve_lp(C_rows, y, C_box, chunked=C_rows.size >= CHUNKING_MIN_ENTRIES)
+        if C_rows.size >= CHUNKING_MIN_ENTRIES:
+            return self._solve_lp(C_rows, y, C_box, chunked=True)
+        with _CVXPY_LOCK:
+            return self._solve_lp(C_rows, y, C_box)
 
     def _solve_lp(self, K, y, C, chunked=False):
         """The LP on a kernel block ``K`` (n, m): coefficients (m,), intercept, info."""
