@@ -530,17 +530,16 @@ def _declare(spec, data):
                 skipped[m] = REQUIREMENTS[req]
         if spec.approximation is not None and m not in skipped:
             # the methods with an approximate path, with the map and solver it takes
-            try:
-                approx_params[m], lines = approximation_defaults(m, spec.solver)
-            except ValueError as exc:
-                skipped[m] = str(exc)
-                continue
             limit = approximate_size_limit(m)
             if limit is not None and not spec.methods_named and _n_train(spec, data) > limit[0]:
                 # a method whose cost outgrows the others' runs when the user asks for it
                 skipped[m] = (f"not run by default above {limit[0]} training objects on the "
                               f"approximate path ({limit[1]}); name it in --methods to run it")
-                del approx_params[m]
+                continue
+            try:
+                approx_params[m], lines = approximation_defaults(m, spec.solver)
+            except ValueError as exc:
+                skipped[m] = str(exc)
                 continue
             notes[m] = "; ".join([f"approximation {spec.approximation}"] + lines)
     run = [m for m in spec.methods if m not in skipped]
