@@ -101,9 +101,10 @@ the accepted values):
     Bool: print progress (RVC; a progress bar over the kernel's row blocks in
     IndefiniteNystroem).
 
-BLAS threads: every ``fit`` on at most 1000 rows runs with one BLAS thread (threaded
-BLAS only spins on such matrices), a larger one with the libraries' threads;
-``with krein.blas_threads("default"):`` (or ``k`` threads at most, or ``"auto"``)
+BLAS threads: every ``fit`` on at most 300 rows, and every solver loop on at most
+2000 (an active set, a projected gradient, a Newton-CG), runs with one BLAS thread
+(threaded BLAS only spins on such work), a large factorization with the libraries'
+threads; ``with krein.blas_threads("default"):`` (or ``k`` threads at most, or ``"auto"``)
 sets the policy for a block, ``$KREIN_BLAS_THREADS`` for the process.
 """
 

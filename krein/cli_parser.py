@@ -297,7 +297,7 @@ def _add_experiment_parser(sub, commands):
     r.add_argument("--n-jobs", type=int, default=1, metavar="N",
                    help="parallel joblib workers (-1: all cores; default 1)")
     r.add_argument("--blas-threads", default=None, metavar="auto|N|default",
-                   help="BLAS threads per fit: auto (default: one on kernels of at most 1000 objects, threaded BLAS only spins there; the library default above), N (at most N), or default (no limit); also read from $KREIN_BLAS_THREADS")
+                   help="BLAS threads per fit: auto (default: one on kernels of at most 300 objects and in solver loops on at most 2000, threaded BLAS only spins there; the library default elsewhere), N (at most N), or default (no limit); also read from $KREIN_BLAS_THREADS")
     r.add_argument("--dask", default=None, metavar="ADDRESS",
                    help="run on a Dask cluster, e.g. tcp://127.0.0.1:8786 (pip install "
                         "\"krein[dask]\")")
@@ -615,7 +615,7 @@ def build_parser(commands):
                         "tables as a local run; workers need krein and the data files at the "
                         "same paths; pip install \"krein[dask]\")")
     p.add_argument("--blas-threads", default=None, metavar="auto|N|default",
-                   help="BLAS threads per fit: auto (default: one on kernels of at most 1000 objects, threaded BLAS only spins there; the library default above), N (at most N), or default (no limit); also read from $KREIN_BLAS_THREADS")
+                   help="BLAS threads per fit: auto (default: one on kernels of at most 300 objects and in solver loops on at most 2000, threaded BLAS only spins there; the library default elsewhere), N (at most N), or default (no limit); also read from $KREIN_BLAS_THREADS")
     p.add_argument("--out", default=None, metavar="DIR",
                    help=f"output directory (default: a new ./{DEFAULT_OUT}/NAME[-N] per run); one "
                         "that holds an earlier comparison is refused without --force")

@@ -50,6 +50,7 @@ from sklearn.utils.validation import check_array, check_is_fitted, validate_data
 from ._cache import shared_computations_active, shared_eigh
 from ._fitting import fit_wrapper
 from ._memory import check_dense
+from ._threads import loop_threads
 from ._vocabulary import declared
 from ._validation import check_kernel_rows, check_square_kernel
 
@@ -675,6 +676,18 @@ def _by_magnitude(lam, V, k):
     return lam[idx], V[:, idx]
 
 
+def _arpack(K, k):
+    """ARPACK's ``k`` eigenpairs of largest ``|lam|``, on one BLAS thread (policy ``"auto"``).
+
+    Its implicit restarts apply rotations and small updates to the ``n x ncv``
+    Lanczos basis, level-1 and level-2 BLAS that threads slow down more than they
+    speed up its products with ``K`` (ESVM-L in ``benchmarks/estimator_threads.py``;
+    :func:`krein._threads.loop_threads`).
+    """
+    with loop_threads(K.shape[0], up_to=np.inf):
+        return scipy.sparse.linalg.eigsh(K, k=k, which="LM")
+
+
 def _top_magnitude(K, k, full=None):
     n = K.shape[0]
     if full is not None:
@@ -682,7 +695,7 @@ def _top_magnitude(K, k, full=None):
     if n < _FULL_EIGH_BELOW or k > n // 4:
         lam, V = shared_eigh(K)
         return _by_magnitude(lam, V, k)
-    lam, V = scipy.sparse.linalg.eigsh(K, k=k, which="LM")
+    lam, V = _arpack(K, k)
     order = np.argsort(lam)
     return lam[order], V[:, order]
 
@@ -700,7 +713,7 @@ def _energy_spectrum(K, energy, full=None):
     k = max(8, int(np.ceil(0.05 * n)))
     while n >= _FULL_EIGH_BELOW and k <= n // 4:
         if full is None:
-            lam, V = scipy.sparse.linalg.eigsh(K, k=k, which="LM")
+            lam, V = _arpack(K, k)
             order = np.argsort(-np.abs(lam), kind="stable")
         else:
             lam, V = full

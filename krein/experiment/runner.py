@@ -481,8 +481,9 @@ def run_experiment(experiment, out=None, *, n_jobs=1, backend=None, scheduler=No
     blas_threads : {"auto", "default"} or int >= 1, optional
         BLAS threads of the cells' fits (:mod:`krein._threads`), in whatever
         process runs them: ``"auto"`` (one thread for kernels of at most
-        :data:`krein._threads.SMALL_KERNEL` objects, the libraries' default
-        above), ``k`` threads at most, or ``"default"`` (no limit).  None: the
+        :data:`krein._threads.SMALL_KERNEL` objects and for solver loops on at
+        most :data:`krein._threads.LOOP_KERNEL`, the libraries' default
+        elsewhere), ``k`` threads at most, or ``"default"`` (no limit).  None: the
         environment variable ``KREIN_BLAS_THREADS``, else ``"auto"``.
 
     Returns

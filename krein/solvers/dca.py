@@ -73,6 +73,7 @@ from sklearn.utils import check_random_state
 
 from ..formulations.dc import (DCSubproblem, dc_objective, dc_stationarity,
                                dc_subproblem_gradient)
+from .._threads import loop_threads_of
 from .core import Solution, SolverError, solve
 from .table import resolve_solver
 
@@ -323,6 +324,7 @@ def _final_status(stop, max_iter, rows, tol):
     return "max_iter"
 
 
+@loop_threads_of(lambda K, y, *args, **kwargs: len(y))
 def dca(K, y, C=1.0, *, tol=1e-6, max_iter=300, random_state=None, start=None, solver="dca",
         line_search=True, solver_options=None, verbose=False):
     """IKSVM-DC: DCA with the Armijo step (xu; module docstring) on one binary problem.

@@ -40,6 +40,7 @@ from scipy.linalg.lapack import dsyevd
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils import check_random_state
 
+from .._threads import loop_threads
 from .._validation import check_int, check_positive
 from ..formulations.hull import (ConvexHullDual, check_hull_data, check_hull_mu, hull_face_basis,
                                  hull_gradient_scale, hull_lipschitz, hull_local_minimality,
@@ -79,8 +80,14 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
 
     Stops a column when its residual ``||a - P(a - grad F / scale)||_inf <= tol``.
     ``trace``: None or :func:`_new_trace`'s dict, one entry per iteration appended to
-    each column.  Returns ``A, n_iter (S,), converged (S,), residual (S,)``.
+    each column.  Returns ``A, n_iter (S,), converged (S,), residual (S,)``.  The loop
+    runs on one BLAS thread up to a few thousand objects (:func:`krein._threads.loop_threads`).
     """
+    with loop_threads(y.size):
+        return _spg_loop(K, y, mu, A, tol, max_iter, scale, trace, t0)
+
+
+def _spg_loop(K, y, mu, A, tol, max_iter, scale, trace, t0):
     S = A.shape[1]
     L = hull_lipschitz(K)
     A = project_hulls(A, y, mu, check_input=False)
@@ -162,7 +169,10 @@ def _spg(K, y, mu, A, tol, max_iter, scale, trace, t0):
         settled = ~changed & np.any(free != tried, axis=0)
         for c in np.flatnonzero(settled):
             tried[:, c] = free[:, c]
-            a_new, ku_new, steps = _face_descent(K, y, mu, Aa[:, c], KUa[:, c], free[:, c])
+            # the face steps work on the free block (at most _max_free(n) rows): one
+            # BLAS thread whatever n (krein._threads.loop_threads)
+            with loop_threads(int(free[:, c].sum())):
+                a_new, ku_new, steps = _face_descent(K, y, mu, Aa[:, c], KUa[:, c], free[:, c])
             if steps:
                 Aa[:, c], KUa[:, c] = a_new, ku_new
                 Fa[-1, c] = float(np.sum(y * a_new * ku_new))

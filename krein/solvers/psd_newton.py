@@ -137,6 +137,7 @@ import pandas as pd
 import scipy.linalg as sla
 from sklearn.exceptions import ConvergenceWarning
 
+from .._threads import loop_threads_of
 from .._validation import check_square_kernel
 from ..formulations.nearest_psd import (check_weights, nearest_psd_certificate,
                                         resolve_diagonal)
@@ -319,6 +320,7 @@ def _check_options(tau, tol, max_iter, cg_max_iter):
     return float(tau), float(tol), int(max_iter), int(cg_max_iter)
 
 
+@loop_threads_of(lambda K, *args, **kwargs: len(K))
 def nearest_psd_newton(K, diagonal="keep", weights=None, *, tau=0.0, tol=1e-6, max_iter=200,
                        cg_max_iter=200, verbose=False, check_input=True, certify=True,
                        spectrum=None):

@@ -127,6 +127,7 @@ from scipy.linalg.lapack import dpotrf, dpotrs
 from scipy.special import expit
 from sklearn.exceptions import ConvergenceWarning
 
+from .._threads import loop_threads_of
 from .core import Solution
 
 __all__ = ["LIKELIHOODS", "LaplaceMode", "posterior_mode", "log_marginal_likelihood",
@@ -702,6 +703,7 @@ def _incremental_loop(Phin, Phi2, t, j0, a0, addable, likelihood, beta, alpha_ma
     return act, alpha, mode, lml, trace, n_rejected_total, converged, it
 
 
+@loop_threads_of(lambda Phi, *args, **kwargs: len(Phi))
 def sparse_bayes(Phi, t, *, likelihood="bernoulli", noise_precision=None, bias_column=None,
                  tol=1e-6, max_iter=1000, alpha_max=1e9, min_delta_log_alpha=1e-3,
                  align_max=1 - 1e-3, priority_deletion=True, grad_tol=1e-10, max_newton=100,
