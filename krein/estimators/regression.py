@@ -28,7 +28,6 @@ from __future__ import annotations
 from numbers import Integral, Real
 
 import numpy as np
-import scipy.linalg
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -129,9 +128,28 @@ def corrected_kernel(K, correction):
     """
     spec = Spectrum.from_kernel(K)
     lam, V = spec.eigenvalues, spec.eigenvectors
-    g = spec.signs() if correction == "flip" else (lam > spec.tol).astype(float)
+    g = correction_signs(spec, correction)
     K_c = (V * (lam * g)) @ V.T
     return spec, (lambda a: V @ (g * (V.T @ a))), (K_c + K_c.T) / 2.0
+
+
+def correction_signs(spec, correction):
+    """The ``g`` of :func:`corrected_kernel`: ``sign(lam)`` (flip) or ``1[lam > 0]`` (clip).
+
+    Parameters
+    ----------
+    spec : krein.spectrum.Spectrum
+        The full eigendecomposition of the training kernel.
+    correction : {"flip", "clip"}
+        The spectrum correction.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        ``g``, zero on the eigenvalues within the spectrum's null tolerance.
+    """
+    lam = spec.eigenvalues
+    return spec.signs() if correction == "flip" else (lam > spec.tol).astype(float)
 
 
 class _KernelRegressor(KernelMixin, RegressorMixin, BaseEstimator):
@@ -244,10 +262,14 @@ class CorrectedKernelRidge(_KernelRegressor):
 
     def _fit_kernel(self, K, y):
         """Solve the ridge system on the corrected training kernel (module docstring)."""
-        spec, krein_map, corrected = corrected_kernel(K, self.correction)   # |K| or K_+
-        corrected[np.diag_indices_from(corrected)] += self.alpha
+        spec = Spectrum.from_kernel(K)
+        lam, V = spec.eigenvalues, spec.eigenvectors
+        g = correction_signs(spec, self.correction)                       # |K| or K_+
         b = float(np.mean(y))
-        self.dual_coef_ = krein_map(scipy.linalg.solve(corrected, y - b, assume_a="pos"))
+        # K_c + alpha I = V (lam g + alpha) V': the system is solved in K's eigenvectors
+        # (n^2), and c = V g V' c~ (corrected_kernel's map) is V (g a) for c~ = V a
+        a = (V.T @ (y - b)) / (lam * g + self.alpha)
+        self.dual_coef_ = V @ (g * a)
         self.intercept_ = b
         self.spectrum_ = spec
         self.min_eigenvalue_ = float(spec.min_eigenvalue)
