@@ -5,7 +5,7 @@ hundred objects, and a user fits small problems from a script, a notebook or
 ``GridSearchCV``.  Threaded BLAS gains nothing on such matrices, and its threads
 spin against each other and against other work (``benchmarks/README.md`` has the
 measurements: the main job and the Loosli Table 2 quick run under each policy, and
-one fit of every registered classifier at n = 100 to 3000,
+one fit of every registered method at n = 100 to 3000,
 ``benchmarks/estimator_threads.py``).  The parallelism of a run is over its cells
 (``--n-jobs``); a large factorization keeps the threads.
 
