@@ -162,12 +162,11 @@ class FlippedKernelRidgeClassifier(FrontEndMixin, KernelClassifierBase):
         V = spec.eigenvectors
         if not spec.partial and np.all(weights == weights[0]):
             # one weight c: |K| + I / c = V (|lam| + 1 / c) V', solved in K's own
-            # eigenvectors in n^2 (the |lam| of flipped_kernel: lam flipped below -tol)
-            lam = spec.eigenvalues
-            den = np.where(lam < -spec.tol, -lam, lam) + 1.0 / weights[0]
-            if np.all(den > 0):
-                coef = V @ (spec.signs() * ((V.T @ (y - b)) / den))
-                return BinaryModel(idx, coef, b, {"n_iter": 0})
+            # eigenvectors in n^2 (|lam| = lam * sign(lam), 0 within the null tolerance)
+            s = spec.signs()
+            den = spec.eigenvalues * s + 1.0 / weights[0]
+            coef = V @ (s * ((V.T @ (y - b)) / den))
+            return BinaryModel(idx, coef, b, {"n_iter": 0})
         system = spec.flipped_kernel(K) + np.diag(1.0 / weights)
         c_flip = scipy.linalg.solve(system, y - b, assume_a="pos")
         coef = V @ (spec.signs() * (V.T @ c_flip))
